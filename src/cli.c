@@ -1,0 +1,898 @@
+/*
+ * cli.c - the command-line verbs.  Each verb is a row in the table at the
+ * bottom: name, handler, usage and help text.  Exit statuses (corral.1): 0
+ * success, 1 an error reported by corral or the server, 2 a usage error;
+ * `exec --raw` exits with the command's own status and uses 125 for its own
+ * failures.
+ */
+#include "config.h"
+
+#include "cli.h"
+#include "client.h"
+#include "paths.h"
+#include "proto.h"
+#include "server.h"
+#include "uexec.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_ERR 1
+#define EXIT_USAGE 2
+#define EXIT_RAW_ERR 125
+
+typedef struct verb {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *usage;
+    const char *help;
+} verb;
+
+static const verb *current_verb;
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "corral %s: ", current_verb->name);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nusage: corral %s\nTry 'corral %s --help'.\n", current_verb->usage, current_verb->name);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "corral: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_ERR;
+}
+
+static void print_help(const verb *v)
+{
+    printf("usage: corral %s\n\n%s", v->usage, v->help);
+}
+
+static const char *client_name(void)
+{
+    const char *n = getenv("CORRAL_CLIENT");
+    return n && *n ? n : "user";
+}
+
+/* Connect (starting a server if needed); prints the error. */
+static int connect_or_fail(client_t *c, bool autostart)
+{
+    char err[1024];
+    if (client_connect(c, client_name(), autostart, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Make a call; on a connection failure or an error reply print it and
+ * return NULL. */
+static json_t *call(client_t *c, json_t *req)
+{
+    char err[1024];
+    json_t *r = client_call(c, req, NULL, NULL, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "corral: %s\n", err);
+        return NULL;
+    }
+    char buf[1024];
+    const char *msg = client_error_message(r, buf, sizeof buf);
+    if (msg) {
+        fprintf(stderr, "corral: %s\n", msg);
+        json_decref(r);
+        return NULL;
+    }
+    return r;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_session_id(const char *s, long *id)
+{
+    if (parse_int(s, 0, INT32_MAX, id) < 0)
+        return usage_error("'%s' is not a session id (a number, see corral ls)", s);
+    return 0;
+}
+
+static json_t *argv_to_json(int argc, char **argv, int *bad)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < argc; i++) {
+        json_t *s = json_string(argv[i]);
+        if (!s) {
+            *bad = i;
+            json_decref(a);
+            return NULL;
+        }
+        json_array_append_new(a, s);
+    }
+    return a;
+}
+
+static char *current_dir(void)
+{
+    char *d = getcwd(NULL, 0);
+    return d ? d : xstrdup(paths_home());
+}
+
+/* Options shared by verbs: -h/--help. Returns 1 if help was printed. */
+#define HELP_OPTION {"help", no_argument, NULL, 'h'}
+
+/* ---- server ------------------------------------------------------------------ */
+
+static int verb_server(int argc, char **argv)
+{
+    bool foreground = false, stop = false;
+    int ready_fd = -1;
+    static const struct option opts[] = {
+        {"foreground", no_argument, NULL, 'f'}, {"stop", no_argument, NULL, 's'},
+        {"ready-fd", required_argument, NULL, 'r'}, HELP_OPTION, {0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "+fsh", opts, NULL)) != -1) {
+        long v;
+        switch (o) {
+        case 'f': foreground = true; break;
+        case 's': stop = true; break;
+        case 'r':
+            if (parse_int(optarg, 0, 1 << 20, &v) < 0)
+                return usage_error("--ready-fd needs a file descriptor number");
+            ready_fd = (int)v;
+            break;
+        case 'h': print_help(current_verb); return 0;
+        default: return usage_error("unknown option");
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (stop) {
+        client_t c;
+        if (connect_or_fail(&c, false) < 0)
+            return EXIT_ERR;
+        json_t *r = call(&c, json_pack("{s:s}", "cmd", "shutdown"));
+        if (!r) {
+            client_close(&c);
+            return EXIT_ERR;
+        }
+        /* Wait until the server has closed the connection: it is gone. */
+        char buf[256];
+        while (read(c.fd, buf, sizeof buf) > 0)
+            ;
+        printf("corral: server (pid %lld) stopped\n", (long long)json_integer_value(json_object_get(r, "pid")));
+        json_decref(r);
+        client_close(&c);
+        return 0;
+    }
+    if (foreground)
+        return server_run(ready_fd);
+    char err[1024];
+    int pid = 0;
+    char *sock = paths_socket(err, sizeof err);
+    if (!sock)
+        return fail("%s", err);
+    /* An explicit start reports a running server instead of joining it. */
+    client_t probe;
+    if (client_connect(&probe, client_name(), false, err, sizeof err) == 0) {
+        long long spid = json_integer_value(json_object_get(probe.hello, "pid"));
+        client_close(&probe);
+        fail("a server is already running on %s (pid %lld)", sock, spid);
+        free(sock);
+        return EXIT_ERR;
+    }
+    if (server_spawn_daemon(err, sizeof err, &pid) < 0) {
+        free(sock);
+        return fail("%s", err);
+    }
+    printf("corral: server started (pid %d), socket %s\n", pid, sock);
+    free(sock);
+    return 0;
+}
+
+/* ---- ls ---------------------------------------------------------------------- */
+
+static void format_age(double secs, char *out, size_t n)
+{
+    if (secs < 0)
+        secs = 0;
+    if (secs < 60)
+        snprintf(out, n, "%ds", (int)secs);
+    else if (secs < 3600)
+        snprintf(out, n, "%dm", (int)(secs / 60));
+    else if (secs < 86400)
+        snprintf(out, n, "%dh", (int)(secs / 3600));
+    else
+        snprintf(out, n, "%dd", (int)(secs / 86400));
+}
+
+static void print_table(json_t *r)
+{
+    json_t *list = json_object_get(r, "sessions");
+    printf("%-6s %-16s %-14s %-8s %-10s %-5s %s\n", "ID", "NAME", "STATE", "PROFILE", "CLIENT", "AGE", "COMMAND");
+    size_t i;
+    json_t *s;
+    json_array_foreach(list, i, s) {
+        char age[16];
+        format_age(json_real_value(json_object_get(s, "age_seconds")), age, sizeof age);
+        json_t *cmd = json_object_get(s, "command");
+        buf_t line;
+        buf_init(&line);
+        size_t k;
+        json_t *a;
+        json_array_foreach(cmd, k, a) {
+            if (k)
+                buf_putc(&line, ' ');
+            buf_puts(&line, json_string_value(a));
+        }
+        char *shown = sanitize_text(line.data ? line.data : "", line.len, 60);
+        char *name = sanitize_text(json_string_value(json_object_get(s, "name")),
+                                   strlen(json_string_value(json_object_get(s, "name"))), 16);
+        char *client = sanitize_text(json_string_value(json_object_get(s, "client")),
+                                     strlen(json_string_value(json_object_get(s, "client"))), 10);
+        printf("%-6lld %-16s %-14s %-8s %-10s %-5s %s%s\n", (long long)json_integer_value(json_object_get(s, "id")),
+               name, json_string_value(json_object_get(s, "status")),
+               json_string_value(json_object_get(s, "profile")), client, age, shown,
+               json_is_true(json_object_get(s, "pinned")) ? "  [pinned]" : "");
+        free(shown);
+        free(name);
+        free(client);
+        buf_free(&line);
+    }
+    printf("%lld live, %lld stored of %lld\n", (long long)json_integer_value(json_object_get(r, "live")),
+           (long long)json_integer_value(json_object_get(r, "stored")),
+           (long long)json_integer_value(json_object_get(r, "max")));
+}
+
+static int verb_ls(int argc, char **argv)
+{
+    bool as_json = false;
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, HELP_OPTION, {0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+        if (o == 'j')
+            as_json = true;
+        else if (o == 'h')
+            return print_help(current_verb), 0;
+        else
+            return usage_error("unknown option");
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    client_t c;
+    if (connect_or_fail(&c, true) < 0)
+        return EXIT_ERR;
+    json_t *r = call(&c, json_pack("{s:s}", "cmd", "ls"));
+    client_close(&c);
+    if (!r)
+        return EXIT_ERR;
+    if (as_json) {
+        json_object_del(r, "id");
+        json_object_del(r, "ok");
+        char *s = json_dumps(r, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        puts(s);
+        free(s);
+    } else {
+        print_table(r);
+    }
+    json_decref(r);
+    return 0;
+}
+
+/* ---- new ------------------------------------------------------------------------ */
+
+static void terminal_size(int *rows, int *cols)
+{
+    struct winsize ws;
+    if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) {
+        *rows = ws.ws_row;
+        *cols = ws.ws_col;
+    }
+}
+
+static int parse_size(const char *s, int *cols, int *rows)
+{
+    int c, r;
+    char x;
+    if (sscanf(s, "%d%c%d", &c, &x, &r) != 3 || (x != 'x' && x != 'X') || c < 1 || r < 1 || c > 1000 || r > 1000)
+        return -1;
+    *cols = c;
+    *rows = r;
+    return 0;
+}
+
+static int verb_new(int argc, char **argv)
+{
+    const char *name = NULL, *dir = NULL;
+    bool pin = false;
+    int rows = 0, cols = 0;
+    static const struct option opts[] = {
+        {"name", required_argument, NULL, 'n'}, {"directory", required_argument, NULL, 'C'},
+        {"pin", no_argument, NULL, 'p'}, {"size", required_argument, NULL, 's'}, HELP_OPTION, {0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "+n:C:ps:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'n': name = optarg; break;
+        case 'C': dir = optarg; break;
+        case 'p': pin = true; break;
+        case 's':
+            if (parse_size(optarg, &cols, &rows) < 0)
+                return usage_error("--size wants COLSxROWS, e.g. 120x40 (each 1..1000)");
+            break;
+        case 'h': print_help(current_verb); return 0;
+        default: return usage_error("unknown option");
+        }
+    }
+    if (!rows)
+        terminal_size(&rows, &cols);
+    json_t *req = json_pack("{s:s, s:b}", "cmd", "new", "pin", pin);
+    char *cwd = dir ? realpath(dir, NULL) : current_dir();
+    if (!cwd) {
+        json_decref(req);
+        return fail("cannot use directory '%s': %s", dir, strerror(errno));
+    }
+    json_object_set_new(req, "cwd", json_string(cwd));
+    free(cwd);
+    if (name)
+        json_object_set_new(req, "name", json_string(name));
+    if (rows) {
+        json_object_set_new(req, "rows", json_integer(rows));
+        json_object_set_new(req, "cols", json_integer(cols));
+    }
+    if (optind < argc) {
+        int bad;
+        json_t *a = argv_to_json(argc - optind, argv + optind, &bad);
+        if (!a) {
+            json_decref(req);
+            return fail("argument %d is not valid UTF-8", bad + 1);
+        }
+        json_object_set_new(req, "argv", a);
+    }
+    client_t c;
+    if (connect_or_fail(&c, true) < 0) {
+        json_decref(req);
+        return EXIT_ERR;
+    }
+    json_t *r = call(&c, req);
+    client_close(&c);
+    if (!r)
+        return EXIT_ERR;
+    const char *warning = json_string_value(json_object_get(r, "warning"));
+    if (warning)
+        fprintf(stderr, "corral: warning: %s\n", warning);
+    printf("%lld\n", (long long)json_integer_value(json_object_get(json_object_get(r, "session"), "id")));
+    json_decref(r);
+    return 0;
+}
+
+/* ---- exec ----------------------------------------------------------------------- */
+
+typedef struct raw_state {
+    bool broken; /* stdout went away */
+} raw_state;
+
+static void on_raw_event(json_t *ev, void *user)
+{
+    raw_state *st = user;
+    const char *kind = json_string_value(json_object_get(ev, "event"));
+    if (kind && strcmp(kind, "warning") == 0) {
+        fprintf(stderr, "corral: warning: %s\n", json_string_value(json_object_get(ev, "message")));
+        return;
+    }
+    if (!kind || strcmp(kind, "output") != 0 || st->broken)
+        return;
+    json_t *d = json_object_get(ev, "data_b64");
+    size_t n;
+    char *bytes = base64_decode(json_string_value(d), json_string_length(d), &n);
+    if (bytes && write_all(STDOUT_FILENO, bytes, n) < 0)
+        st->broken = true;
+    free(bytes);
+}
+
+static void on_exec_event(json_t *ev, void *user)
+{
+    (void)user;
+    const char *kind = json_string_value(json_object_get(ev, "event"));
+    if (kind && strcmp(kind, "warning") == 0)
+        fprintf(stderr, "corral: warning: %s\n", json_string_value(json_object_get(ev, "message")));
+}
+
+static int verb_exec(int argc, char **argv)
+{
+    bool tty = false, raw = false;
+    const char *dir = NULL, *shell_cmd = NULL, *name = NULL;
+    long yield = -1, max_tokens = -1;
+    static const struct option opts[] = {
+        {"tty", no_argument, NULL, 't'}, {"directory", required_argument, NULL, 'C'},
+        {"yield", required_argument, NULL, 'y'}, {"max-tokens", required_argument, NULL, 'm'},
+        {"raw", no_argument, NULL, 'r'}, {"command", required_argument, NULL, 'c'},
+        {"name", required_argument, NULL, 'n'}, HELP_OPTION, {0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "+tC:y:m:rc:n:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 't': tty = true; break;
+        case 'C': dir = optarg; break;
+        case 'y':
+            if (parse_int(optarg, 0, INT32_MAX, &yield) < 0)
+                return usage_error("--yield wants milliseconds (clamped to 250..30000)");
+            break;
+        case 'm':
+            if (parse_int(optarg, 0, INT32_MAX, &max_tokens) < 0)
+                return usage_error("--max-tokens wants a whole number");
+            break;
+        case 'r': raw = true; break;
+        case 'c': shell_cmd = optarg; break;
+        case 'n': name = optarg; break;
+        case 'h': print_help(current_verb); return 0;
+        default: return usage_error("unknown option");
+        }
+    }
+    int err_status = raw ? EXIT_RAW_ERR : EXIT_ERR;
+    if (!shell_cmd && optind >= argc)
+        return usage_error("no command given (corral exec -- CMD [ARG...], or -c 'SHELL COMMAND')");
+    if (shell_cmd && optind < argc)
+        return usage_error("give either -c 'COMMAND' or -- CMD ARGS, not both");
+    json_t *req = json_pack("{s:s, s:b}", "cmd", "exec", "tty", tty);
+    char *cwd = dir ? realpath(dir, NULL) : current_dir();
+    if (!cwd) {
+        json_decref(req);
+        fprintf(stderr, "corral: cannot use directory '%s': %s\n", dir, strerror(errno));
+        return err_status;
+    }
+    json_object_set_new(req, "workdir", json_string(cwd));
+    free(cwd);
+    if (shell_cmd) {
+        json_t *s = json_string(shell_cmd);
+        if (!s) {
+            json_decref(req);
+            fprintf(stderr, "corral: the command is not valid UTF-8\n");
+            return err_status;
+        }
+        json_object_set_new(req, "command", s);
+    } else {
+        int bad;
+        json_t *a = argv_to_json(argc - optind, argv + optind, &bad);
+        if (!a) {
+            json_decref(req);
+            fprintf(stderr, "corral: argument %d is not valid UTF-8\n", bad + 1);
+            return err_status;
+        }
+        json_object_set_new(req, "argv", a);
+    }
+    if (name)
+        json_object_set_new(req, "name", json_string(name));
+    if (yield >= 0)
+        json_object_set_new(req, "yield_time_ms", json_integer(yield));
+    if (max_tokens >= 0)
+        json_object_set_new(req, "max_output_tokens", json_integer(max_tokens));
+    if (raw)
+        json_object_set_new(req, "stream", json_true());
+
+    client_t c;
+    if (connect_or_fail(&c, true) < 0) {
+        json_decref(req);
+        return err_status;
+    }
+    char err[1024];
+    raw_state st = {0};
+    json_t *r = client_call(&c, req, raw ? on_raw_event : on_exec_event, &st, err, sizeof err);
+    client_close(&c);
+    if (!r) {
+        fprintf(stderr, "corral: %s\n", err);
+        return err_status;
+    }
+    char buf[1024];
+    const char *msg = client_error_message(r, buf, sizeof buf);
+    if (msg) {
+        fprintf(stderr, "corral: %s\n", msg);
+        json_decref(r);
+        return err_status;
+    }
+    int status = 0;
+    if (raw) {
+        status = (int)json_integer_value(json_object_get(r, "exit_code"));
+    } else {
+        json_t *text = json_object_get(r, "text");
+        fwrite(json_string_value(text), 1, json_string_length(text), stdout);
+        size_t n = json_string_length(text);
+        if (n == 0 || json_string_value(text)[n - 1] != '\n')
+            fputc('\n', stdout);
+    }
+    json_decref(r);
+    return status;
+}
+
+/* ---- send / poll ------------------------------------------------------------------- */
+
+/* Interpret C-style escapes: \n \r \t \e \a \b \\ \xHH \0NNN. */
+static char *unescape(const char *s, size_t *len)
+{
+    buf_t b;
+    buf_init(&b);
+    for (const char *p = s; *p; p++) {
+        if (*p != '\\' || !p[1]) {
+            buf_putc(&b, *p);
+            continue;
+        }
+        p++;
+        switch (*p) {
+        case 'n': buf_putc(&b, '\n'); break;
+        case 'r': buf_putc(&b, '\r'); break;
+        case 't': buf_putc(&b, '\t'); break;
+        case 'e': buf_putc(&b, '\033'); break;
+        case 'a': buf_putc(&b, '\a'); break;
+        case 'b': buf_putc(&b, '\b'); break;
+        case '\\': buf_putc(&b, '\\'); break;
+        case 'x': {
+            int v = 0, k = 0;
+            while (k < 2 && strchr("0123456789abcdefABCDEF", p[1]) && p[1]) {
+                char ch = *++p;
+                v = v * 16 + (ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
+                k++;
+            }
+            buf_putc(&b, (char)v);
+            break;
+        }
+        default:
+            buf_putc(&b, '\\');
+            buf_putc(&b, *p);
+        }
+    }
+    *len = b.len;
+    return buf_steal(&b);
+}
+
+static int write_stdin(long id, const char *chars, size_t len, long yield, long max_tokens)
+{
+    json_t *req = json_pack("{s:s, s:i}", "cmd", "write_stdin", "session_id", (int)id);
+    json_t *text = json_stringn(chars, len);
+    if (!text) {
+        json_decref(req);
+        return fail("the text to send is not valid UTF-8");
+    }
+    json_object_set_new(req, "chars", text);
+    if (yield >= 0)
+        json_object_set_new(req, "yield_time_ms", json_integer(yield));
+    if (max_tokens >= 0)
+        json_object_set_new(req, "max_output_tokens", json_integer(max_tokens));
+    client_t c;
+    if (connect_or_fail(&c, true) < 0) {
+        json_decref(req);
+        return EXIT_ERR;
+    }
+    json_t *r = call(&c, req);
+    client_close(&c);
+    if (!r)
+        return EXIT_ERR;
+    json_t *t = json_object_get(r, "text");
+    fwrite(json_string_value(t), 1, json_string_length(t), stdout);
+    if (json_string_length(t) == 0 || json_string_value(t)[json_string_length(t) - 1] != '\n')
+        fputc('\n', stdout);
+    json_decref(r);
+    return 0;
+}
+
+static int send_or_poll(int argc, char **argv, bool is_send)
+{
+    bool escapes = false, enter = false;
+    long yield = -1, max_tokens = -1;
+    static const struct option opts[] = {
+        {"escapes", no_argument, NULL, 'e'}, {"enter", no_argument, NULL, 'E'},
+        {"yield", required_argument, NULL, 'y'}, {"max-tokens", required_argument, NULL, 'm'},
+        HELP_OPTION, {0}};
+    int o;
+    while ((o = getopt_long(argc, argv, is_send ? "+ey:m:h" : "+y:m:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'e': escapes = true; break;
+        case 'E': enter = true; break;
+        case 'y':
+            if (parse_int(optarg, 0, INT32_MAX, &yield) < 0)
+                return usage_error("--yield wants milliseconds");
+            break;
+        case 'm':
+            if (parse_int(optarg, 0, INT32_MAX, &max_tokens) < 0)
+                return usage_error("--max-tokens wants a whole number");
+            break;
+        case 'h': print_help(current_verb); return 0;
+        default: return usage_error("unknown option");
+        }
+    }
+    int want = is_send ? 2 : 1;
+    if (argc - optind != want)
+        return usage_error(is_send ? "wants a session id and the text to send" : "wants a session id");
+    long id;
+    if (parse_session_id(argv[optind], &id))
+        return EXIT_USAGE;
+    if (!is_send)
+        return write_stdin(id, "", 0, yield, max_tokens);
+    size_t len;
+    char *text = escapes ? unescape(argv[optind + 1], &len) : xstrdup(argv[optind + 1]);
+    if (!escapes)
+        len = strlen(text);
+    if (enter) {
+        text = xrealloc(text, len + 2);
+        text[len++] = '\r';
+        text[len] = '\0';
+    }
+    if (len == 0) {
+        free(text);
+        return usage_error("the text is empty (to wait for output, use corral poll)");
+    }
+    int rc = write_stdin(id, text, len, yield, max_tokens);
+    free(text);
+    return rc;
+}
+
+static int verb_send(int argc, char **argv)
+{
+    return send_or_poll(argc, argv, true);
+}
+
+static int verb_poll(int argc, char **argv)
+{
+    return send_or_poll(argc, argv, false);
+}
+
+/* ---- screen, kill, pin, resize ---------------------------------------------------- */
+
+/* Parse "[options] ID" with only --help and the given flag; returns the
+ * index of ID in argv or -1 (status in *rc). */
+static int simple_id_verb(int argc, char **argv, const char *flag, bool *flag_set, long *id, int *rc)
+{
+    struct option opts[] = {{flag ? flag : "no-such-option", no_argument, NULL, 'f'}, HELP_OPTION, {0}};
+    int o;
+    *rc = 0;
+    while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        if (o == 'f' && flag_set)
+            *flag_set = true;
+        else if (o == 'h') {
+            print_help(current_verb);
+            return -1;
+        } else {
+            *rc = usage_error("unknown option");
+            return -1;
+        }
+    }
+    if (argc - optind != 1) {
+        *rc = usage_error("wants one session id");
+        return -1;
+    }
+    if (parse_session_id(argv[optind], id)) {
+        *rc = EXIT_USAGE;
+        return -1;
+    }
+    return optind;
+}
+
+static int verb_screen(int argc, char **argv)
+{
+    bool history = false;
+    long id;
+    int rc;
+    if (simple_id_verb(argc, argv, "history", &history, &id, &rc) < 0)
+        return rc;
+    client_t c;
+    if (connect_or_fail(&c, true) < 0)
+        return EXIT_ERR;
+    json_t *r = call(&c, json_pack("{s:s, s:i, s:b}", "cmd", "screen", "session", (int)id, "history", history));
+    client_close(&c);
+    if (!r)
+        return EXIT_ERR;
+    json_t *t = json_object_get(r, "text");
+    fwrite(json_string_value(t), 1, json_string_length(t), stdout);
+    json_decref(r);
+    return 0;
+}
+
+static int verb_kill(int argc, char **argv)
+{
+    long id;
+    int rc;
+    if (simple_id_verb(argc, argv, NULL, NULL, &id, &rc) < 0)
+        return rc;
+    client_t c;
+    if (connect_or_fail(&c, true) < 0)
+        return EXIT_ERR;
+    json_t *r = call(&c, json_pack("{s:s, s:i}", "cmd", "kill", "session", (int)id));
+    client_close(&c);
+    if (!r)
+        return EXIT_ERR;
+    printf("session %ld: %s\n", id, json_string_value(json_object_get(r, "state")));
+    json_decref(r);
+    return 0;
+}
+
+static int verb_pin(int argc, char **argv)
+{
+    bool off = false;
+    long id;
+    int rc;
+    if (simple_id_verb(argc, argv, "off", &off, &id, &rc) < 0)
+        return rc;
+    client_t c;
+    if (connect_or_fail(&c, true) < 0)
+        return EXIT_ERR;
+    json_t *r = call(&c, json_pack("{s:s, s:i, s:b}", "cmd", "pin", "session", (int)id, "pinned", !off));
+    client_close(&c);
+    if (!r)
+        return EXIT_ERR;
+    printf("session %ld: %s\n", id, off ? "unpinned" : "pinned");
+    json_decref(r);
+    return 0;
+}
+
+static int verb_resize(int argc, char **argv)
+{
+    static const struct option opts[] = {HELP_OPTION, {0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        if (o == 'h')
+            return print_help(current_verb), 0;
+        return usage_error("unknown option");
+    }
+    if (argc - optind != 2)
+        return usage_error("wants a session id and COLSxROWS");
+    long id;
+    int rows, cols;
+    if (parse_session_id(argv[optind], &id))
+        return EXIT_USAGE;
+    if (parse_size(argv[optind + 1], &cols, &rows) < 0)
+        return usage_error("size wants COLSxROWS, e.g. 120x40 (each 1..1000)");
+    client_t c;
+    if (connect_or_fail(&c, true) < 0)
+        return EXIT_ERR;
+    json_t *r = call(&c, json_pack("{s:s, s:i, s:i, s:i}", "cmd", "resize", "session", (int)id, "cols", cols,
+                                   "rows", rows));
+    client_close(&c);
+    if (!r)
+        return EXIT_ERR;
+    json_decref(r);
+    return 0;
+}
+
+static int verb_version(int argc, char **argv)
+{
+    static const struct option opts[] = {HELP_OPTION, {0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        if (o == 'h')
+            return print_help(current_verb), 0;
+        return usage_error("unknown option");
+    }
+    printf("%s (protocol %d)\n", PACKAGE_STRING, PROTO_VERSION);
+    client_t c;
+    char err[1024];
+    if (client_connect(&c, client_name(), false, err, sizeof err) == 0) {
+        printf("server: %s, pid %lld\n", json_string_value(json_object_get(c.hello, "server")),
+               (long long)json_integer_value(json_object_get(c.hello, "pid")));
+        client_close(&c);
+    } else {
+        printf("server: not running\n");
+    }
+    return 0;
+}
+
+/* ---- the table -------------------------------------------------------------------- */
+
+static const verb verbs[] = {
+    {"server", verb_server, "server [--foreground] [--stop]",
+     "Start the corral server in the background (every other verb also starts it\n"
+     "when none answers).  One server runs per socket: a second start says which\n"
+     "pid serves.\n\n"
+     "  -f, --foreground  run in this process, logging to stderr\n"
+     "  -s, --stop        stop the running server: every session's process tree is\n"
+     "                    killed, logs and recordings are flushed, the socket removed\n"},
+    {"ls", verb_ls, "ls [--json]",
+     "List the sessions in the process store, most recently used first: id, name,\n"
+     "state (running, exited N, killed SIGNAL), sandbox profile, the client that\n"
+     "created it, age and command.\n\n"
+     "  -j, --json  print the server's JSON instead of a table\n"},
+    {"new", verb_new, "new [-n NAME] [-C DIR] [--pin] [--size COLSxROWS] [-- CMD [ARG...]]",
+     "Start an interactive session on a terminal (default: your shell) and print\n"
+     "its id.\n\n"
+     "  -n, --name NAME       a name to show in lists\n"
+     "  -C, --directory DIR   where it starts (default: the current directory)\n"
+     "  -p, --pin             never prune this session from the store\n"
+     "  -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)\n"},
+    {"exec", verb_exec,
+     "exec [--tty] [-C DIR] [--yield MS] [--max-tokens N] [--raw] [-n NAME] (-- CMD [ARG...] | -c 'COMMAND')",
+     "Run a command the way an agent's exec_command does and print the reply\n"
+     "envelope (Chunk ID, Wall time, exit code or session id, Original token\n"
+     "count, Output).  A command still running after the yield keeps running:\n"
+     "use its session id with corral poll and corral send.\n\n"
+     "  -t, --tty             run on a terminal (stdin stays open for send);\n"
+     "                        default: pipes, stdin closed\n"
+     "  -C, --directory DIR   working directory (default: the current directory)\n"
+     "  -y, --yield MS        wait this long for output (250..30000, default 10000)\n"
+     "  -m, --max-tokens N    output budget in tokens of 4 bytes (default 10000)\n"
+     "  -c, --command STRING  run STRING with your shell (SHELL -lc STRING)\n"
+     "  -n, --name NAME       a name to show in lists\n"
+     "  -r, --raw             print the command's output as it comes, untruncated,\n"
+     "                        and exit with its status (128+N for signal N); corral's\n"
+     "                        own errors exit 125.  Interrupting corral kills the command.\n"},
+    {"send", verb_send, "send [-e] [--enter] [--yield MS] ID TEXT",
+     "Write TEXT to a session's terminal (write_stdin) and print the reply envelope\n"
+     "with the output that follows (yield default 250 ms, at most 30000).\n\n"
+     "  -e, --escapes   interpret \\n \\r \\t \\e \\a \\b \\\\ \\xHH in TEXT\n"
+     "      --enter     append a carriage return (the Enter key)\n"
+     "  -y, --yield MS  how long to collect output\n"},
+    {"poll", verb_poll, "poll [--yield MS] ID",
+     "Collect a session's new output without writing (an empty write_stdin): waits\n"
+     "up to the yield (5000..300000 ms, default 5000) unless the process ends.\n"},
+    {"screen", verb_screen, "screen [--history] ID",
+     "Print a session's current screen as text, from the server's terminal model.\n\n"
+     "      --history  include the scrollback above the screen\n"},
+    {"kill", verb_kill, "kill ID",
+     "End a session's whole process tree and wait until it is gone.\n"},
+    {"pin", verb_pin, "pin [--off] ID",
+     "Pin a session so the store never prunes it (--off to unpin).\n"},
+    {"resize", verb_resize, "resize ID COLSxROWS",
+     "Resize a session's terminal.\n"},
+    {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
+};
+
+static void main_usage(FILE *f)
+{
+    fprintf(f, "usage: corral [VERB [ARGS...]]\n\n"
+               "corral supervises AI-agent shells: sandboxed terminal sessions you can watch,\n"
+               "approve and review.  Verbs:\n\n");
+    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+        fprintf(f, "  corral %s\n", verbs[i].usage);
+    fprintf(f, "\nWithout a verb: start the server if needed and list the sessions.\n"
+               "'corral VERB --help' explains a verb; see corral(1).\n");
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        static verb ls = {"ls", verb_ls, "ls", ""};
+        current_verb = &ls;
+        optind = 0;
+        char *args[] = {"ls", NULL};
+        return verb_ls(1, args);
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        main_usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("%s\n", PACKAGE_STRING);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++) {
+        if (strcmp(argv[1], verbs[i].name) == 0) {
+            current_verb = &verbs[i];
+            optind = 0; /* reset getopt for the verb's own options */
+            opterr = 1;
+            return verbs[i].fn(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "corral: unknown verb '%s'\n\n", argv[1]);
+    main_usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,39 @@
+/*
+ * client.h - a blocking client of the admin socket, used by the CLI (and by
+ * tests): connect (starting a server when none answers), say hello, send
+ * requests and wait for their replies, passing events to a callback.
+ */
+#ifndef CORRAL_CLIENT_H
+#define CORRAL_CLIENT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "proto.h"
+
+typedef struct client {
+    int fd;
+    proto_reader rd;
+    long next_id;
+    json_t *hello; /* the server's hello reply */
+} client_t;
+
+/* Connect and say hello as client_name.  With autostart, a server is
+ * started when none answers.  0, or -1 with a message in err. */
+int client_connect(client_t *c, const char *client_name, bool autostart, char *err, size_t errlen);
+
+/* Events that arrive while waiting for a reply. */
+typedef void (*client_event_fn)(json_t *event, void *user);
+
+/* Send req (an "id" is added; req is stolen) and return the reply with that
+ * id, which may be an error reply.  NULL on a connection failure, with err
+ * set. */
+json_t *client_call(client_t *c, json_t *req, client_event_fn on_event, void *user, char *err, size_t errlen);
+
+void client_close(client_t *c);
+
+/* "code: message" of an error reply, or NULL if it is not one. */
+const char *client_error_message(json_t *reply, char *buf, size_t buflen);
+
+#endif

@@ -1,0 +1,386 @@
+/*
+ * dispatch.c - the protocol's commands (docs/protocol.md): each request is
+ * validated field by field, answered with a precise error on bad input, and
+ * otherwise turned into calls on the server and its sessions.
+ */
+#include "config.h"
+
+#include "server_int.h"
+#include "paths.h"
+#include "uexec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef void (*cmd_fn)(conn_t *c, json_t *id, json_t *req);
+
+static void bad(conn_t *c, json_t *id, const proto_err *e)
+{
+    conn_reply_error(c, id, e->code, e->message);
+}
+
+/* The session named by field "session" (or "session_id"), or NULL after
+ * replying with the error. */
+static session_t *session_arg(conn_t *c, json_t *id, json_t *req, const char *field)
+{
+    proto_err e;
+    int64_t sid;
+    if (proto_get_int(req, field, true, 0, INT32_MAX, &sid, &e) < 0) {
+        bad(c, id, &e);
+        return NULL;
+    }
+    session_t *s = server_find(c->srv, (int)sid);
+    if (!s) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "no session with id %lld", (long long)sid);
+        conn_reply_error(c, id, PERR_NOT_FOUND, msg);
+    }
+    return s;
+}
+
+static session_t *start(conn_t *c, json_t *id, session_spec *spec, char **warning)
+{
+    char err[1024];
+    session_t *s = server_start_session(c->srv, spec, err, sizeof err, warning);
+    if (!s)
+        conn_reply_error(c, id, PERR_SPAWN, err);
+    return s;
+}
+
+static void cmd_hello(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    int64_t version;
+    const char *client = NULL;
+    if (proto_get_int(req, "protocol", true, 0, 1000000, &version, &e) < 0 ||
+        proto_get_string(req, "client", false, &client, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    if (version != PROTO_VERSION) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "this server speaks protocol %d, the client %lld: restart the server "
+                 "(corral server --stop) after upgrading corral", PROTO_VERSION, (long long)version);
+        conn_reply_error(c, id, PERR_VERSION, msg);
+        return;
+    }
+    free(c->client);
+    c->client = sanitize_text(client ? client : "user", strlen(client ? client : "user"), 64);
+    c->hello = true;
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "protocol", json_integer(PROTO_VERSION));
+    json_object_set_new(r, "server", json_string(PACKAGE_STRING));
+    json_object_set_new(r, "pid", json_integer(getpid()));
+    conn_send(c, r);
+}
+
+static void cmd_ls(conn_t *c, json_t *id, json_t *req)
+{
+    (void)req;
+    server_t *srv = c->srv;
+    json_t *list = json_array();
+    size_t live = 0;
+    /* Most recently used first. */
+    size_t n = store_len(&srv->store);
+    session_t **sorted = xcalloc(n ? n : 1, sizeof *sorted);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = srv->store.entries[i].item;
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && sorted[j]->last_used > sorted[j - 1]->last_used; j--) {
+            session_t *t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    for (size_t i = 0; i < n; i++) {
+        json_array_append_new(list, server_session_json(srv, sorted[i]));
+        if (sorted[i]->state == SESSION_RUNNING)
+            live++;
+    }
+    free(sorted);
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "sessions", list);
+    json_object_set_new(r, "live", json_integer((json_int_t)live));
+    json_object_set_new(r, "stored", json_integer((json_int_t)n));
+    json_object_set_new(r, "max", json_integer(STORE_MAX));
+    conn_send(c, r);
+}
+
+/* Fields shared by new and exec: argv or cmd, cwd, name, size. */
+typedef struct spawn_args {
+    char **argv;
+    const char *cwd;
+    const char *name;
+    int64_t rows, cols;
+} spawn_args;
+
+static int common_args(conn_t *c, json_t *id, json_t *req, const char *cwd_field, spawn_args *a)
+{
+    proto_err e;
+    memset(a, 0, sizeof *a);
+    if (proto_get_string(req, cwd_field, false, &a->cwd, &e) < 0 ||
+        proto_get_string(req, "name", false, &a->name, &e) < 0 ||
+        proto_get_int(req, "rows", false, 1, 1000, &a->rows, &e) < 0 ||
+        proto_get_int(req, "cols", false, 1, 1000, &a->cols, &e) < 0) {
+        bad(c, id, &e);
+        return -1;
+    }
+    if (a->cwd && a->cwd[0] != '/') {
+        proto_fail(&e, PERR_BAD_REQUEST, "field '%s' must be an absolute path", cwd_field);
+        bad(c, id, &e);
+        return -1;
+    }
+    if (!a->cwd)
+        a->cwd = paths_home();
+    return 0;
+}
+
+static void cmd_new(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    spawn_args a;
+    bool pin = false, tty = true;
+    char **argv = NULL;
+    if (common_args(c, id, req, "cwd", &a) < 0)
+        return;
+    if (proto_get_argv(req, "argv", false, &argv, &e) < 0 || proto_get_bool(req, "pin", false, &pin, &e) < 0 ||
+        proto_get_bool(req, "tty", false, &tty, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    if (!argv) {
+        argv = xcalloc(2, sizeof *argv);
+        argv[0] = xstrdup(paths_user_shell());
+    }
+    session_spec spec = {
+        .argv = argv, .cwd = a.cwd, .name = a.name, .client = c->client, .profile = "full",
+        .kind = SESSION_USER, .tty = tty, .pinned = pin, .rows = (int)a.rows, .cols = (int)a.cols,
+        .lifetime_ms = c->srv->conf.session_lifetime_ms, .scrollback = c->srv->conf.scrollback,
+    };
+    char *warning = NULL;
+    session_t *s = start(c, id, &spec, &warning);
+    proto_free_argv(argv);
+    if (!s)
+        return;
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "session", server_session_json(c->srv, s));
+    if (warning)
+        json_object_set_new(r, "warning", json_string(warning));
+    free(warning);
+    conn_send(c, r);
+}
+
+static void cmd_exec(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    spawn_args a;
+    const char *shell = NULL;
+    char **argv = NULL;
+    bool tty = false, login = true, stream = false, raw = false;
+    int64_t yield = -1, max_tokens = UEXEC_DEFAULT_MAX_TOKENS;
+    if (common_args(c, id, req, "workdir", &a) < 0)
+        return;
+    if (proto_get_argv(req, "argv", false, &argv, &e) < 0 ||
+        proto_get_string(req, "shell", false, &shell, &e) < 0 || proto_get_bool(req, "tty", false, &tty, &e) < 0 ||
+        proto_get_bool(req, "login", false, &login, &e) < 0 || proto_get_bool(req, "stream", false, &stream, &e) < 0 ||
+        proto_get_bool(req, "raw", false, &raw, &e) < 0 ||
+        proto_get_int(req, "yield_time_ms", false, INT32_MIN, INT32_MAX, &yield, &e) < 0 ||
+        proto_get_int(req, "max_output_tokens", false, 0, INT32_MAX, &max_tokens, &e) < 0) {
+        proto_free_argv(argv);
+        bad(c, id, &e);
+        return;
+    }
+    /* "cmd" is the protocol's command verb; the shell command line of
+     * exec_command travels as "command" (or "argv" for an exact argv). */
+    const char *line = NULL;
+    if (proto_get_string(req, "command", false, &line, &e) < 0) {
+        proto_free_argv(argv);
+        bad(c, id, &e);
+        return;
+    }
+    if (!argv && !line) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "give the command as 'argv' (array) or 'command' (string)");
+        return;
+    }
+    if (argv && line) {
+        proto_free_argv(argv);
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "give either 'argv' or 'command', not both");
+        return;
+    }
+    if (line) {
+        argv = xcalloc(4, sizeof *argv);
+        argv[0] = xstrdup(shell ? shell : paths_user_shell());
+        argv[1] = xstrdup(login ? "-lc" : "-c");
+        argv[2] = xstrdup(line);
+    }
+    session_spec spec = {
+        .argv = argv, .cwd = a.cwd, .name = a.name, .client = c->client, .profile = "full",
+        .kind = SESSION_EXEC, .tty = tty, .rows = (int)a.rows, .cols = (int)a.cols,
+        .lifetime_ms = c->srv->conf.exec_lifetime_ms, .scrollback = c->srv->conf.scrollback,
+    };
+    char *warning = NULL;
+    session_t *s = start(c, id, &spec, &warning);
+    proto_free_argv(argv);
+    if (!s)
+        return;
+    if (warning) {
+        json_t *ev = json_pack("{s:s, s:i, s:s}", "event", "warning", "session", s->id, "message", warning);
+        conn_send(c, ev);
+        free(warning);
+    }
+    waiter_start(c, id, s, uexec_exec_yield(yield), 0, max_tokens, stream, raw);
+}
+
+static void cmd_write_stdin(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    const char *chars = "";
+    int64_t yield = -1, max_tokens = UEXEC_DEFAULT_MAX_TOKENS;
+    bool raw = false;
+    session_t *s = session_arg(c, id, req, "session_id");
+    if (!s)
+        return;
+    if (proto_get_string(req, "chars", false, &chars, &e) < 0 ||
+        proto_get_int(req, "yield_time_ms", false, INT32_MIN, INT32_MAX, &yield, &e) < 0 ||
+        proto_get_int(req, "max_output_tokens", false, 0, INT32_MAX, &max_tokens, &e) < 0 ||
+        proto_get_bool(req, "raw", false, &raw, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    if (sx(s)->waiter) {
+        conn_reply_error(c, id, PERR_BUSY, "another request is already waiting on this session; try again when it returns");
+        return;
+    }
+    server_touch(c->srv, s);
+    size_t n = strlen(chars);
+    uint32_t settle = 0;
+    if (n > 0) {
+        if (!s->tty) {
+            conn_reply_error(c, id, PERR_STDIN_CLOSED, UEXEC_STDIN_CLOSED_MSG);
+            return;
+        }
+        /* Writing to a process that has exited is not an error: the reply
+         * reports the exit (Codex does the same). */
+        if (s->state == SESSION_RUNNING && session_write(s, chars, n) == 0)
+            settle = UEXEC_POST_WRITE_SETTLE_MS;
+    }
+    uint32_t y = uexec_write_yield(yield, n == 0, c->srv->conf.background_timeout_ms);
+    waiter_start(c, id, s, y, settle, max_tokens, false, raw);
+}
+
+static void cmd_screen(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    bool history = false;
+    session_t *s = session_arg(c, id, req, "session");
+    if (!s)
+        return;
+    if (proto_get_bool(req, "history", false, &history, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    int first = history ? -vt_scrollback_len(s->vt) : 0;
+    size_t len;
+    char *text = vt_text(s->vt, first, vt_rows(s->vt) - 1, &len);
+    int row, col;
+    vt_cursor(s->vt, &row, &col);
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "text", json_stringn(text, len));
+    json_object_set_new(r, "rows", json_integer(vt_rows(s->vt)));
+    json_object_set_new(r, "cols", json_integer(vt_cols(s->vt)));
+    json_object_set_new(r, "cursor", json_pack("[i, i]", row, col));
+    free(text);
+    conn_send(c, r);
+}
+
+static void cmd_kill(conn_t *c, json_t *id, json_t *req)
+{
+    session_t *s = session_arg(c, id, req, "session");
+    if (!s)
+        return;
+    if (s->finished) {
+        char state[64];
+        session_state_text(s, state, sizeof state);
+        json_t *r = proto_ok(id);
+        json_object_set_new(r, "session", json_integer(s->id));
+        json_object_set_new(r, "state", json_string(state));
+        conn_send(c, r);
+        return;
+    }
+    server_kill_and_wait(c->srv, c, id, s);
+}
+
+static void cmd_pin(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    bool pinned = true;
+    session_t *s = session_arg(c, id, req, "session");
+    if (!s)
+        return;
+    if (proto_get_bool(req, "pinned", false, &pinned, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    s->pinned = pinned;
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "session", json_integer(s->id));
+    json_object_set_new(r, "pinned", json_boolean(pinned));
+    conn_send(c, r);
+}
+
+static void cmd_resize(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    int64_t rows, cols;
+    session_t *s = session_arg(c, id, req, "session");
+    if (!s)
+        return;
+    if (proto_get_int(req, "rows", true, 1, 1000, &rows, &e) < 0 ||
+        proto_get_int(req, "cols", true, 1, 1000, &cols, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    session_resize(s, (int)rows, (int)cols);
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "session", json_integer(s->id));
+    conn_send(c, r);
+}
+
+static void cmd_shutdown(conn_t *c, json_t *id, json_t *req)
+{
+    (void)req;
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "pid", json_integer(getpid()));
+    conn_send(c, r);
+    server_begin_shutdown(c->srv);
+}
+
+static const struct {
+    const char *name;
+    cmd_fn fn;
+} commands[] = {
+    {"hello", cmd_hello}, {"ls", cmd_ls}, {"new", cmd_new}, {"exec", cmd_exec},
+    {"write_stdin", cmd_write_stdin}, {"screen", cmd_screen}, {"kill", cmd_kill},
+    {"pin", cmd_pin}, {"resize", cmd_resize}, {"shutdown", cmd_shutdown},
+};
+
+void dispatch(conn_t *c, json_t *id, json_t *req)
+{
+    const char *name = json_string_value(json_object_get(req, "cmd"));
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        if (strcmp(commands[i].name, name) != 0)
+            continue;
+        if (!c->hello && commands[i].fn != cmd_hello) {
+            conn_reply_error(c, id, PERR_NEED_HELLO, "send {\"cmd\":\"hello\",\"protocol\":1} first");
+            return;
+        }
+        commands[i].fn(c, id, req);
+        return;
+    }
+    char msg[200];
+    char *safe = sanitize_text(name, strlen(name), 64);
+    snprintf(msg, sizeof msg, "unknown command '%s'", safe);
+    free(safe);
+    conn_reply_error(c, id, PERR_UNKNOWN_CMD, msg);
+}

@@ -1,0 +1,68 @@
+/*
+ * eventlog.c - events.jsonl writer.
+ */
+#include "config.h"
+
+#include "eventlog.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct eventlog {
+    int fd;
+};
+
+eventlog_t *eventlog_open(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    eventlog_t *el = xcalloc(1, sizeof *el);
+    el->fd = fd;
+    return el;
+}
+
+int eventlog_write(eventlog_t *el, const char *name, json_t *fields, bool durable)
+{
+    if (!el) {
+        json_decref(fields);
+        return -EBADF;
+    }
+    char when[32];
+    iso_time(when, wall_sec());
+    json_t *o = json_object();
+    json_object_set_new(o, "time", json_string(when));
+    json_object_set_new(o, "event", json_string(name));
+    if (fields) {
+        json_object_update(o, fields);
+        json_decref(fields);
+    }
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!s)
+        return -ENOMEM;
+    size_t n = strlen(s);
+    s = xrealloc(s, n + 2);
+    s[n] = '\n';
+    s[n + 1] = '\0';
+    int rc = write_all(el->fd, s, n + 1);
+    free(s);
+    if (rc == 0 && durable && fsync(el->fd) < 0)
+        rc = -errno;
+    return rc;
+}
+
+void eventlog_close(eventlog_t *el)
+{
+    if (!el)
+        return;
+    close(el->fd);
+    free(el);
+}

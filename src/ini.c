@@ -1,0 +1,228 @@
+/*
+ * ini.c - git-config style INI reader.
+ */
+#include "config.h"
+
+#include "ini.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *skip_space(char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+static void rtrim(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+}
+
+/* Parse a quoted string at p (just after the opening quote) into out;
+ * returns the position after the closing quote or NULL. */
+static char *parse_quoted(char *p, buf_t *out, const char **why)
+{
+    for (;;) {
+        char c = *p++;
+        if (c == '\0') {
+            *why = "missing closing '\"'";
+            return NULL;
+        }
+        if (c == '"')
+            return p;
+        if (c == '\\') {
+            char e = *p++;
+            switch (e) {
+            case '"': buf_putc(out, '"'); break;
+            case '\\': buf_putc(out, '\\'); break;
+            case 'n': buf_putc(out, '\n'); break;
+            case 't': buf_putc(out, '\t'); break;
+            default:
+                *why = "unknown escape (use \\\" \\\\ \\n or \\t)";
+                return NULL;
+            }
+            continue;
+        }
+        buf_putc(out, c);
+    }
+}
+
+static int valid_name(const char *s, size_t n)
+{
+    if (n == 0 || !isalpha((unsigned char)s[0]))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return 0;
+    return 1;
+}
+
+int ini_parse(const char *name, const char *text, ini_key_fn fn, void *user, char *err,
+              size_t errlen)
+{
+    char *copy = xstrdup(text);
+    char *section = NULL, *subsection = NULL;
+    int rc = 0, lineno = 0;
+    char msg[512];
+    buf_t value;
+    buf_init(&value);
+    for (char *line = copy, *next; line; line = next) {
+        lineno++;
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        rtrim(line);
+        char *p = skip_space(line);
+        if (*p == '\0' || *p == '#' || *p == ';')
+            continue;
+        msg[0] = '\0';
+        if (*p == '[') {
+            char *q = ++p;
+            while (*q && *q != ']' && *q != ' ' && *q != '\t' && *q != '"')
+                q++;
+            if (!valid_name(p, (size_t)(q - p))) {
+                snprintf(msg, sizeof msg, "bad section name (expected [name] or [name \"sub\"])");
+                goto fail;
+            }
+            free(section);
+            free(subsection);
+            section = xstrndup(p, (size_t)(q - p));
+            subsection = NULL;
+            q = skip_space(q);
+            if (*q == '"') {
+                buf_t sub;
+                buf_init(&sub);
+                const char *why = NULL;
+                q = parse_quoted(q + 1, &sub, &why);
+                if (!q) {
+                    buf_free(&sub);
+                    snprintf(msg, sizeof msg, "bad subsection name: %s", why);
+                    goto fail;
+                }
+                subsection = buf_steal(&sub);
+                q = skip_space(q);
+            }
+            if (*q != ']') {
+                snprintf(msg, sizeof msg, "expected ']' to close the section header");
+                goto fail;
+            }
+            q = skip_space(q + 1);
+            if (*q && *q != '#' && *q != ';') {
+                snprintf(msg, sizeof msg, "unexpected text after the section header");
+                goto fail;
+            }
+            continue;
+        }
+        if (!section) {
+            snprintf(msg, sizeof msg, "key outside of any [section]");
+            goto fail;
+        }
+        char *k = p;
+        while (*p && *p != '=' && *p != ' ' && *p != '\t')
+            p++;
+        size_t klen = (size_t)(p - k);
+        if (!valid_name(k, klen)) {
+            snprintf(msg, sizeof msg, "bad key name (letters, digits, '-' and '_', starting with a letter)");
+            goto fail;
+        }
+        char *key = xstrndup(k, klen);
+        p = skip_space(p);
+        buf_reset(&value);
+        if (*p == '\0') {
+            buf_puts(&value, "true"); /* git: a bare key is boolean true */
+        } else if (*p != '=') {
+            free(key);
+            snprintf(msg, sizeof msg, "expected '=' after the key");
+            goto fail;
+        } else {
+            p = skip_space(p + 1);
+            if (*p == '"') {
+                const char *why = NULL;
+                p = parse_quoted(p + 1, &value, &why);
+                if (!p) {
+                    free(key);
+                    snprintf(msg, sizeof msg, "bad value: %s", why);
+                    goto fail;
+                }
+                p = skip_space(p);
+                if (*p && *p != '#' && *p != ';') {
+                    free(key);
+                    snprintf(msg, sizeof msg, "unexpected text after the quoted value");
+                    goto fail;
+                }
+            } else {
+                char *end = p;
+                while (*end && *end != '#' && *end != ';')
+                    end++;
+                *end = '\0';
+                rtrim(p);
+                buf_puts(&value, p);
+            }
+        }
+        char cberr[400] = "";
+        int r = fn(user, section, subsection, key, value.data ? value.data : "", cberr, sizeof cberr);
+        free(key);
+        if (r < 0) {
+            snprintf(msg, sizeof msg, "%s", cberr[0] ? cberr : "rejected");
+            goto fail;
+        }
+        continue;
+    fail:
+        snprintf(err, errlen, "%s:%d: %s", name, lineno, msg);
+        rc = -1;
+        break;
+    }
+    buf_free(&value);
+    free(section);
+    free(subsection);
+    free(copy);
+    return rc;
+}
+
+int ini_parse_file(const char *path, int optional, ini_key_fn fn, void *user, char *err,
+                   size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (optional && errno == ENOENT)
+            return 0;
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    buf_t b;
+    buf_init(&b);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        buf_append(&b, chunk, n);
+        if (b.len > (4u << 20)) {
+            fclose(f);
+            buf_free(&b);
+            snprintf(err, errlen, "%s: file is larger than 4 MiB", path);
+            return -1;
+        }
+    }
+    int rd_err = ferror(f);
+    fclose(f);
+    if (rd_err) {
+        buf_free(&b);
+        snprintf(err, errlen, "%s: read error", path);
+        return -1;
+    }
+    if (b.len && memchr(b.data, '\0', b.len)) {
+        buf_free(&b);
+        snprintf(err, errlen, "%s: file contains a NUL byte (not a text file?)", path);
+        return -1;
+    }
+    int rc = ini_parse(path, b.data ? b.data : "", fn, user, err, errlen);
+    buf_free(&b);
+    return rc;
+}

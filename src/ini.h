@@ -1,0 +1,26 @@
+/*
+ * ini.h - a git-config style INI reader: "[section]", "[section \"sub\"]",
+ * "key = value", '#' and ';' comments, double-quoted values with \" \\ \n \t
+ * escapes.  Used for the config file and themes.  Every problem is reported
+ * as "FILE:LINE: what was wrong", never skipped silently.
+ */
+#ifndef CORRAL_INI_H
+#define CORRAL_INI_H
+
+#include <stddef.h>
+
+/* Called for each key.  subsection is NULL when the section has none.
+ * Return 0 to go on, or -1 after writing a message (without the file:line
+ * prefix, which the reader adds) into err. */
+typedef int (*ini_key_fn)(void *user, const char *section, const char *subsection,
+                          const char *key, const char *value, char *err, size_t errlen);
+
+/* Parse text (NUL-terminated) read from name.  0 or -1 with err set. */
+int ini_parse(const char *name, const char *text, ini_key_fn fn, void *user, char *err,
+              size_t errlen);
+
+/* Read and parse a file.  A missing file is not an error when optional. */
+int ini_parse_file(const char *path, int optional, ini_key_fn fn, void *user, char *err,
+                   size_t errlen);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * server_int.h - the server's internal types, shared by server.c (loop,
+ * socket, connections, lifecycle) and dispatch.c (protocol commands) and
+ * waiter.c (unified-exec waits).  Not for other modules.
+ */
+#ifndef CORRAL_SERVER_INT_H
+#define CORRAL_SERVER_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "conf.h"
+#include "proto.h"
+#include "session.h"
+#include "store.h"
+
+typedef struct server server_t;
+typedef struct conn conn_t;
+typedef struct waiter waiter_t;
+
+/* A list node for the intrusive doubly linked lists below. */
+typedef struct link {
+    struct link *prev, *next;
+} link_t;
+
+struct conn {
+    link_t node; /* in server->conns */
+    server_t *srv;
+    uv_pipe_t pipe;
+    proto_reader rd;
+    bool hello;
+    bool closing;
+    char *client;     /* name given in hello */
+    pid_t peer_pid;
+    int refs;         /* the connection plus each waiter that points at it */
+    link_t waiters;   /* waiter_t.conn_node */
+};
+
+/* Per-session data the server keeps beside the session. */
+typedef struct session_extra {
+    link_t node;       /* in server->sessions (every session not yet freed) */
+    session_t *s;
+    bool in_store;
+    waiter_t *waiter;  /* at most one exec/write_stdin waits on a session */
+    link_t kill_waits; /* kill requests answered when the session ends */
+} session_extra;
+
+struct waiter {
+    link_t conn_node;
+    conn_t *conn;
+    json_t *id;
+    session_t *s;
+    uv_timer_t timer;
+    uint64_t not_before; /* monotonic ms: the 100 ms settle after a write */
+    uint64_t deadline;   /* monotonic ms; 0 = until the process ends */
+    double start;        /* monotonic s, for the wall time */
+    int64_t max_tokens;
+    bool stream;         /* send output events as it comes; reply at the end */
+    bool raw;            /* no token truncation */
+    bool kill_on_disconnect;
+    bool done;
+};
+
+struct server {
+    uv_loop_t *loop;
+    uv_pipe_t listener;
+    uv_signal_t sig_term, sig_int, sig_chld, sig_hup;
+    uv_timer_t shutdown_timer;
+    store_t store;
+    link_t sessions; /* session_extra.node */
+    link_t conns;
+    conf_t conf;
+    char *state_dir;
+    char *socket_path;
+    char *lock_path;
+    int lock_fd;
+    uint64_t use_clock;
+    bool shutting_down;
+    int exit_status;
+};
+
+#define link_entry(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+void link_init(link_t *l);
+void link_add(link_t *head, link_t *node);
+void link_del(link_t *node);
+bool link_empty(const link_t *l);
+
+/* server.c */
+void conn_send(conn_t *c, json_t *msg); /* steals msg */
+void conn_reply_error(conn_t *c, json_t *id, const char *code, const char *message);
+void conn_unref(conn_t *c);
+session_extra *sx(session_t *s);
+void server_touch(server_t *srv, session_t *s);
+session_t *server_find(server_t *srv, int id);
+/* Spawn and store a session (pruning first if the store is full).  NULL
+ * with err filled on failure; *warning receives the 60-process warning. */
+session_t *server_start_session(server_t *srv, const session_spec *spec, char *err, size_t errlen,
+                                char **warning);
+void server_begin_shutdown(server_t *srv);
+json_t *server_session_json(server_t *srv, session_t *s);
+/* Kill s's tree and answer request id on c once it has ended. */
+void server_kill_and_wait(server_t *srv, conn_t *c, json_t *id, session_t *s);
+
+/* dispatch.c */
+void dispatch(conn_t *c, json_t *id, json_t *req);
+
+/* waiter.c */
+/* Wait on s for conn, answering request id with the unified-exec reply. */
+void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32_t settle_ms,
+                  int64_t max_tokens, bool stream, bool raw);
+void waiter_session_output(session_t *s, const char *data, size_t len);
+void waiter_session_finished(session_t *s);
+void waiter_conn_closed(conn_t *c);
+/* Flow control: the connection's queue drained below the low mark. */
+void waiter_conn_drained(conn_t *c);
+
+#endif

@@ -1,0 +1,639 @@
+/*
+ * session.c - a session's process tree, PTY I/O, terminal model, recording
+ * and event log.
+ *
+ * Output path, for every read: terminal model (vt), recording (cast), the
+ * agent's pending buffer (head/tail), then the owner's output hook.  End of
+ * a session: the server reaps the init (session_reaped) and the PTY reports
+ * end-of-file; whichever comes second "finishes" the session, with a 100 ms
+ * grace for output still in flight (Codex's TRAILING_OUTPUT_GRACE).
+ */
+#include "config.h"
+
+#include "session.h"
+#include "launch.h"
+#include "uexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define READ_CHUNK (64u * 1024u)
+#define READ_BUDGET (4u * READ_CHUNK) /* per readable event, for fairness */
+#define KILL_BACKSTOP_MS 3000
+#define CAST_FLUSH_MS 200
+
+static char read_buf[READ_CHUNK];
+
+static double rec_time(const session_t *s)
+{
+    return now_sec() - s->started_mono;
+}
+
+char *session_command_line(char *const *argv)
+{
+    buf_t b;
+    buf_init(&b);
+    for (size_t i = 0; argv && argv[i]; i++) {
+        const char *a = argv[i];
+        if (i)
+            buf_putc(&b, ' ');
+        bool plain = *a != '\0';
+        for (const char *p = a; *p && plain; p++)
+            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-", *p) != NULL;
+        if (plain) {
+            buf_puts(&b, a);
+            continue;
+        }
+        buf_putc(&b, '\'');
+        for (const char *p = a; *p; p++) {
+            if (*p == '\'')
+                buf_puts(&b, "'\\''");
+            else
+                buf_putc(&b, *p);
+        }
+        buf_putc(&b, '\'');
+    }
+    return buf_steal(&b);
+}
+
+static const char *signal_name(int sig, char *tmp, size_t tmplen)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev)
+        snprintf(tmp, tmplen, "SIG%s", abbrev);
+    else
+        snprintf(tmp, tmplen, "signal %d", sig);
+    return tmp;
+}
+
+void session_state_text(const session_t *s, char *out, size_t outlen)
+{
+    char tmp[32];
+    if (s->state == SESSION_RUNNING)
+        snprintf(out, outlen, s->killing ? "stopping" : "running");
+    else if (s->exit_signal)
+        snprintf(out, outlen, "killed %s", signal_name(s->exit_signal, tmp, sizeof tmp));
+    else
+        snprintf(out, outlen, "exited %d", s->exit_code);
+}
+
+/* Create the session's state directory; an older session that had the same
+ * id keeps its files under <id>.<n>. */
+static char *make_session_dir(const char *state_dir, int id, char *err, size_t errlen)
+{
+    char *parent = xasprintf("%s/sessions", state_dir);
+    int rc = mkdir_p(parent, 0700);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", parent, strerror(-rc));
+        free(parent);
+        return NULL;
+    }
+    char *dir = xasprintf("%s/%d", parent, id);
+    if (mkdir(dir, 0700) < 0) {
+        if (errno != EEXIST) {
+            snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+            goto fail;
+        }
+        for (int n = 1;; n++) {
+            char *old = xasprintf("%s/%d.%d", parent, id, n);
+            struct stat st;
+            if (lstat(old, &st) < 0 && errno == ENOENT) {
+                int r = rename(dir, old);
+                free(old);
+                if (r < 0 || mkdir(dir, 0700) < 0) {
+                    snprintf(err, errlen, "cannot set aside the old %s: %s", dir, strerror(errno));
+                    goto fail;
+                }
+                break;
+            }
+            free(old);
+            if (n > 100000) {
+                snprintf(err, errlen, "too many old copies of %s", dir);
+                goto fail;
+            }
+        }
+    }
+    free(parent);
+    return dir;
+fail:
+    free(parent);
+    free(dir);
+    return NULL;
+}
+
+/* A PTY pair of the given size; the master is non-blocking. */
+static int open_pty(int rows, int cols, int *master, int *slave, char *err, size_t errlen)
+{
+    int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (m < 0) {
+        snprintf(err, errlen, "cannot open a PTY: %s", strerror(errno));
+        return -1;
+    }
+    char name[128];
+    if (grantpt(m) < 0 || unlockpt(m) < 0 || ptsname_r(m, name, sizeof name) != 0) {
+        snprintf(err, errlen, "cannot set up the PTY: %s", strerror(errno));
+        close(m);
+        return -1;
+    }
+    int sl = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (sl < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", name, strerror(errno));
+        close(m);
+        return -1;
+    }
+    struct winsize ws = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
+    ioctl(m, TIOCSWINSZ, &ws);
+    struct termios tio;
+    if (tcgetattr(sl, &tio) == 0) {
+        tio.c_iflag |= IUTF8; /* backspace removes a whole UTF-8 character */
+        tcsetattr(sl, TCSANOW, &tio);
+    }
+    fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK);
+    *master = m;
+    *slave = sl;
+    return 0;
+}
+
+static void vt_reply(void *user, const char *bytes, size_t len)
+{
+    session_write(user, bytes, len);
+}
+
+static const vt_callbacks session_vt_cb = {.reply = vt_reply};
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    session_t *s = h->data;
+    if (h == (uv_handle_t *)&s->poll && s->fd >= 0) {
+        close(s->fd);
+        s->fd = -1;
+    }
+    if (--s->open_handles == 0 && s->hooks->closed)
+        s->hooks->closed(s, s->hooks_user);
+}
+
+static void close_handle(session_t *s, uv_handle_t *h)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, on_handle_closed);
+}
+
+static void flush_cast_cb(uv_timer_t *t)
+{
+    session_t *s = t->data;
+    if (s->cast)
+        cast_flush(s->cast);
+}
+
+static void finish(session_t *s)
+{
+    if (s->finished || s->state != SESSION_EXITED || !s->output_closed)
+        return;
+    s->finished = true;
+    uv_timer_stop(&s->grace_timer);
+    uv_timer_stop(&s->kill_timer);
+    uv_timer_stop(&s->lifetime_timer);
+    uv_timer_stop(&s->flush_timer);
+    if (s->cast) {
+        char label[64], tmp[32];
+        if (s->exit_signal)
+            snprintf(label, sizeof label, "killed by %s", signal_name(s->exit_signal, tmp, sizeof tmp));
+        else
+            snprintf(label, sizeof label, "exited with code %d", s->exit_code);
+        cast_marker(s->cast, rec_time(s), label);
+        cast_close(s->cast);
+        s->cast = NULL;
+    }
+    if (s->hooks->finished)
+        s->hooks->finished(s, s->hooks_user);
+}
+
+static void output_closed(session_t *s)
+{
+    if (s->output_closed)
+        return;
+    s->output_closed = true;
+    s->poll_active = false;
+    close_handle(s, (uv_handle_t *)&s->poll);
+    buf_free(&s->wq);
+    finish(s);
+}
+
+/* Feed one chunk of output everywhere it goes. */
+static void handle_output(session_t *s, const char *data, size_t len)
+{
+    if (s->tty) {
+        vt_write(s->vt, data, len);
+        if (s->cast)
+            cast_output(s->cast, rec_time(s), data, len);
+    } else {
+        /* Pipes have no ONLCR: show "\n" as a new line in the model. */
+        buf_t crlf;
+        buf_init(&crlf);
+        buf_reserve(&crlf, len + len / 16);
+        for (size_t i = 0; i < len; i++) {
+            if (data[i] == '\n' && (i == 0 || data[i - 1] != '\r'))
+                buf_putc(&crlf, '\r');
+            buf_putc(&crlf, data[i]);
+        }
+        vt_write(s->vt, crlf.data, crlf.len);
+        if (s->cast)
+            cast_output(s->cast, rec_time(s), crlf.data, crlf.len);
+        buf_free(&crlf);
+    }
+    if (s->cast && !uv_is_active((uv_handle_t *)&s->flush_timer))
+        uv_timer_start(&s->flush_timer, flush_cast_cb, CAST_FLUSH_MS, 0);
+    headtail_push(&s->pending, data, len);
+    if (s->hooks->output)
+        s->hooks->output(s, data, len, s->hooks_user);
+}
+
+/* Read until EAGAIN, end of file, or the budget is spent.  Returns false
+ * when the output has closed. */
+static bool read_output(session_t *s, size_t budget)
+{
+    size_t got = 0;
+    while (got < budget && !s->read_paused) {
+        ssize_t n = read(s->fd, read_buf, sizeof read_buf);
+        if (n > 0) {
+            handle_output(s, read_buf, (size_t)n);
+            got += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return true;
+        /* 0 (pipe closed) or EIO (every PTY slave closed). */
+        output_closed(s);
+        return false;
+    }
+    return true;
+}
+
+static void update_poll(session_t *s);
+
+static void flush_writes(session_t *s)
+{
+    while (s->wq.len > 0) {
+        ssize_t n = write(s->fd, s->wq.data, s->wq.len);
+        if (n > 0) {
+            buf_consume(&s->wq, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        buf_reset(&s->wq); /* the terminal is gone */
+        break;
+    }
+    update_poll(s);
+}
+
+static void on_poll(uv_poll_t *h, int status, int events)
+{
+    session_t *s = h->data;
+    if (status < 0) {
+        output_closed(s);
+        return;
+    }
+    if (events & UV_READABLE) {
+        if (!read_output(s, READ_BUDGET))
+            return;
+    }
+    if ((events & UV_WRITABLE) && !s->output_closed)
+        flush_writes(s);
+}
+
+static void update_poll(session_t *s)
+{
+    if (s->output_closed || s->closing)
+        return;
+    int events = 0;
+    if (!s->read_paused)
+        events |= UV_READABLE;
+    if (s->wq.len > 0)
+        events |= UV_WRITABLE;
+    if (events) {
+        uv_poll_start(&s->poll, events, on_poll);
+        s->poll_active = true;
+    } else if (s->poll_active) {
+        uv_poll_stop(&s->poll);
+        s->poll_active = false;
+    }
+}
+
+static void grace_cb(uv_timer_t *t)
+{
+    session_t *s = t->data;
+    if (s->output_closed)
+        return;
+    /* Take what is still buffered in the kernel, then stop waiting for
+     * an end of file that some escaped holder of the PTY may never give. */
+    bool was_paused = s->read_paused;
+    s->read_paused = false;
+    if (read_output(s, SIZE_MAX))
+        output_closed(s);
+    s->read_paused = was_paused;
+}
+
+static void lifetime_cb(uv_timer_t *t)
+{
+    session_kill(t->data, "lifetime");
+}
+
+static void kill_backstop_cb(uv_timer_t *t)
+{
+    session_t *s = t->data;
+    if (s->state == SESSION_RUNNING && s->pid > 0)
+        kill(s->pid, SIGKILL);
+}
+
+static void init_timer(uv_loop_t *loop, session_t *s, uv_timer_t *t)
+{
+    uv_timer_init(loop, t);
+    t->data = s;
+    s->open_handles++;
+}
+
+static json_t *argv_json(char *const *argv)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; argv[i]; i++) {
+        size_t n;
+        char *fixed = uexec_lossy_utf8(argv[i], strlen(argv[i]), &n);
+        json_array_append_new(a, json_stringn(fixed, n));
+        free(fixed);
+    }
+    return a;
+}
+
+static char **copy_argv(char *const *argv)
+{
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char **out = xcalloc(n + 1, sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i] = xstrdup(argv[i]);
+    return out;
+}
+
+static char *default_name(char *const *argv)
+{
+    const char *a0 = argv[0];
+    const char *slash = strrchr(a0, '/');
+    return sanitize_text(slash ? slash + 1 : a0, strlen(slash ? slash + 1 : a0), 64);
+}
+
+session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, const char *state_dir,
+                         const session_hooks *hooks, void *hooks_user, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(spec->cwd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "working directory '%s' %s", spec->cwd,
+                 errno == ENOENT || !S_ISDIR(st.st_mode) ? "does not exist or is not a directory"
+                                                        : strerror(errno));
+        return NULL;
+    }
+    int rows = spec->rows > 0 ? spec->rows : 24, cols = spec->cols > 0 ? spec->cols : 80;
+    session_t *s = xcalloc(1, sizeof *s);
+    s->id = id;
+    s->fd = -1;
+    s->kind = spec->kind;
+    s->tty = spec->tty;
+    s->pinned = spec->pinned;
+    s->rows = rows;
+    s->cols = cols;
+    s->argv = copy_argv(spec->argv);
+    s->cwd = xstrdup(spec->cwd);
+    s->name = spec->name ? sanitize_text(spec->name, strlen(spec->name), 64) : default_name(spec->argv);
+    s->client = xstrdup(spec->client ? spec->client : "user");
+    s->profile = xstrdup(spec->profile ? spec->profile : "full");
+    s->created = wall_sec();
+    s->started_mono = now_sec();
+    s->last_used_wall = s->created;
+    s->hooks = hooks;
+    s->hooks_user = hooks_user;
+    buf_init(&s->wq);
+    headtail_init(&s->pending, UEXEC_OUTPUT_MAX_BYTES);
+
+    int child_fd = -1, master = -1;
+    char *cmdline = NULL;
+    s->dir = make_session_dir(state_dir, id, err, errlen);
+    if (!s->dir)
+        goto fail;
+    char *path = xasprintf("%s/events.jsonl", s->dir);
+    s->events = eventlog_open(path, err, errlen);
+    free(path);
+    if (!s->events)
+        goto fail;
+    cmdline = session_command_line(s->argv);
+    path = xasprintf("%s/output.cast", s->dir);
+    s->cast = cast_open(path, cols, rows, s->created, cmdline, s->name, s->tty ? "xterm-256color" : "dumb",
+                        err, errlen);
+    free(path);
+    if (!s->cast)
+        goto fail;
+    s->vt = vt_new(rows, cols, spec->scrollback, &session_vt_cb, s);
+    if (!s->vt) {
+        snprintf(err, errlen, "cannot create a %dx%d terminal model", cols, rows);
+        goto fail;
+    }
+
+    launch_request req = {
+        .argv = spec->argv, .cwd = spec->cwd, .envp = spec->envp, .profile = s->profile, .tty = s->tty};
+    int devnull = -1;
+    if (s->tty) {
+        if (open_pty(rows, cols, &master, &child_fd, err, errlen) < 0)
+            goto fail;
+        req.stdin_fd = req.stdout_fd = req.stderr_fd = child_fd;
+    } else {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0) {
+            snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+            goto fail;
+        }
+        devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (devnull < 0) {
+            snprintf(err, errlen, "cannot open /dev/null: %s", strerror(errno));
+            close(p[0]);
+            close(p[1]);
+            goto fail;
+        }
+        master = p[0];
+        child_fd = p[1];
+        fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+        req.stdin_fd = devnull;
+        req.stdout_fd = req.stderr_fd = child_fd;
+    }
+    s->pid = launch_start(&req, err, errlen);
+    close(child_fd);
+    child_fd = -1;
+    if (devnull >= 0)
+        close(devnull);
+    if (s->pid < 0)
+        goto fail;
+    s->fd = master;
+    master = -1;
+
+    uv_poll_init(loop, &s->poll, s->fd);
+    s->poll.data = s;
+    s->open_handles++;
+    init_timer(loop, s, &s->grace_timer);
+    init_timer(loop, s, &s->lifetime_timer);
+    init_timer(loop, s, &s->kill_timer);
+    init_timer(loop, s, &s->flush_timer);
+    update_poll(s);
+    if (spec->lifetime_ms)
+        uv_timer_start(&s->lifetime_timer, lifetime_cb, spec->lifetime_ms, 0);
+
+    eventlog_write(s->events, "created",
+                   json_pack("{s:i, s:s, s:o, s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:i}", "session", id,
+                             "name", s->name, "command", argv_json(s->argv), "cwd", s->cwd, "client",
+                             s->client, "profile", s->profile, "kind",
+                             s->kind == SESSION_EXEC ? "exec" : "user", "tty", s->tty, "cols", cols,
+                             "rows", rows, "pid", (int)s->pid),
+                   false);
+    free(cmdline);
+    return s;
+
+fail:
+    if (child_fd >= 0)
+        close(child_fd);
+    if (master >= 0)
+        close(master);
+    free(cmdline);
+    s->hooks = NULL;
+    session_free(s);
+    return NULL;
+}
+
+int session_write(session_t *s, const char *data, size_t len)
+{
+    if (!s->tty || s->output_closed || s->fd < 0)
+        return -EPIPE;
+    if (len == 0)
+        return 0;
+    if (s->wq.len > (16u << 20))
+        return -ENOBUFS; /* the program is not reading its input */
+    buf_append(&s->wq, data, len);
+    flush_writes(s);
+    return 0;
+}
+
+int session_resize(session_t *s, int rows, int cols)
+{
+    if (rows < 1 || cols < 1 || rows > 1000 || cols > 1000)
+        return -EINVAL;
+    if (rows == s->rows && cols == s->cols)
+        return 0;
+    s->rows = rows;
+    s->cols = cols;
+    vt_resize(s->vt, rows, cols);
+    if (s->tty && s->fd >= 0) {
+        struct winsize ws = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
+        ioctl(s->fd, TIOCSWINSZ, &ws);
+    }
+    if (s->cast)
+        cast_resize(s->cast, rec_time(s), cols, rows);
+    eventlog_write(s->events, "resized", json_pack("{s:i, s:i}", "cols", cols, "rows", rows), false);
+    return 0;
+}
+
+void session_kill(session_t *s, const char *reason)
+{
+    if (s->state != SESSION_RUNNING || s->killing)
+        return;
+    s->killing = true;
+    s->kill_reason = xstrdup(reason);
+    if (strcmp(reason, "pruned") == 0)
+        eventlog_write(s->events, "pruned", NULL, false);
+    else
+        eventlog_write(s->events, "killed", json_pack("{s:s}", "reason", reason), false);
+    launch_kill_tree(s->pid);
+    uv_timer_start(&s->kill_timer, kill_backstop_cb, KILL_BACKSTOP_MS, 0);
+}
+
+void session_reaped(session_t *s, int status)
+{
+    if (s->state == SESSION_EXITED)
+        return;
+    s->state = SESSION_EXITED;
+    s->ended = wall_sec();
+    char tmp[32];
+    if (WIFSIGNALED(status)) {
+        s->exit_signal = WTERMSIG(status);
+        s->exit_code = 128 + s->exit_signal;
+    } else {
+        s->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    json_t *f = json_pack("{s:i, s:f}", "code", s->exit_code, "duration_seconds", s->ended - s->created);
+    if (s->exit_signal)
+        json_object_set_new(f, "signal", json_string(signal_name(s->exit_signal, tmp, sizeof tmp)));
+    eventlog_write(s->events, "exited", f, false);
+    uv_timer_stop(&s->kill_timer);
+    uv_timer_stop(&s->lifetime_timer);
+    if (!s->output_closed)
+        uv_timer_start(&s->grace_timer, grace_cb, UEXEC_TRAILING_OUTPUT_GRACE_MS, 0);
+    finish(s);
+}
+
+void session_pause_reading(session_t *s, bool paused)
+{
+    if (s->read_paused == paused)
+        return;
+    s->read_paused = paused;
+    update_poll(s);
+}
+
+char *session_take_pending(session_t *s, size_t *len)
+{
+    return headtail_drain(&s->pending, len);
+}
+
+void session_close(session_t *s)
+{
+    if (s->closing)
+        return;
+    s->closing = true;
+    close_handle(s, (uv_handle_t *)&s->poll);
+    close_handle(s, (uv_handle_t *)&s->grace_timer);
+    close_handle(s, (uv_handle_t *)&s->lifetime_timer);
+    close_handle(s, (uv_handle_t *)&s->kill_timer);
+    close_handle(s, (uv_handle_t *)&s->flush_timer);
+}
+
+void session_free(session_t *s)
+{
+    if (!s)
+        return;
+    if (s->fd >= 0)
+        close(s->fd);
+    if (s->cast)
+        cast_close(s->cast);
+    eventlog_close(s->events);
+    vt_free(s->vt);
+    headtail_free(&s->pending);
+    buf_free(&s->wq);
+    for (char **p = s->argv; p && *p; p++)
+        free(*p);
+    free(s->argv);
+    free(s->name);
+    free(s->cwd);
+    free(s->client);
+    free(s->profile);
+    free(s->dir);
+    free(s->kill_reason);
+    free(s);
+}

@@ -1,0 +1,144 @@
+/*
+ * session.h - one session: a process tree started through launch (its init
+ * and the command) on a PTY or on pipes, with everything the server keeps
+ * about it: the terminal model, the output not yet collected by an agent
+ * (a 1 MiB head/tail buffer), the recording (output.cast) and event log
+ * (events.jsonl), and its state.
+ *
+ * A session reads its output as fast as the terminal model takes it, except
+ * while the server pauses it for a slow streaming client.
+ */
+#ifndef CORRAL_SESSION_H
+#define CORRAL_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "cast.h"
+#include "eventlog.h"
+#include "headtail.h"
+#include "util.h"
+#include "vt.h"
+
+typedef enum session_kind {
+    SESSION_USER, /* an interactive session (corral new, the TUI) */
+    SESSION_EXEC, /* an agent's exec_command process */
+} session_kind;
+
+typedef enum session_state {
+    SESSION_RUNNING,
+    SESSION_EXITED, /* the process tree is gone; output may still drain */
+} session_state;
+
+typedef struct session session_t;
+
+/* What the owner wants to hear about. */
+typedef struct session_hooks {
+    void (*output)(session_t *s, const char *data, size_t len, void *user);
+    /* The process tree exited and its output is fully read (or the grace
+     * period ran out): the session's final state is known. */
+    void (*finished)(session_t *s, void *user);
+    /* Every handle is closed: the owner may call session_free. */
+    void (*closed)(session_t *s, void *user);
+} session_hooks;
+
+typedef struct session_spec {
+    char *const *argv;
+    const char *cwd;
+    char *const *envp;
+    const char *name;    /* NULL: derived from argv[0] */
+    const char *client;  /* who created it: "user", an agent's name */
+    const char *profile; /* sandbox profile */
+    session_kind kind;
+    bool tty;
+    bool pinned;
+    int rows, cols;
+    uint64_t lifetime_ms; /* 0: none */
+    int scrollback;
+} session_spec;
+
+struct session {
+    int id;
+    char *name;
+    char **argv;
+    char *cwd;
+    char *client;
+    char *profile;
+    char *dir; /* $XDG_STATE_HOME/corral/sessions/<id> */
+    session_kind kind;
+    bool tty;
+    bool pinned;
+    int rows, cols;
+
+    double created;      /* wall clock */
+    double started_mono; /* monotonic, for recording timestamps */
+    uint64_t last_used;  /* use counter: larger is more recent */
+    double last_used_wall;
+
+    pid_t pid; /* the session's init */
+    session_state state;
+    bool output_closed;
+    bool finished; /* exited and drained: final state known */
+    bool killing;
+    char *kill_reason;
+    int exit_code;   /* when exited: code, or 128+signal */
+    int exit_signal; /* 0, or the signal that ended it */
+    double ended;    /* wall clock */
+
+    vt_t *vt;
+    headtail_t pending; /* output not yet returned to an exec/poll */
+    cast_t *cast;
+    eventlog_t *events;
+
+    /* Owner's per-session data (the server's waiter, stream clients). */
+    void *owner_data;
+
+    /* I/O */
+    int fd;           /* PTY master, or read end of the output pipe */
+    uv_poll_t poll;
+    bool poll_active;
+    bool read_paused;
+    buf_t wq; /* bytes waiting to be written to the PTY */
+    uv_timer_t grace_timer;
+    uv_timer_t lifetime_timer;
+    uv_timer_t kill_timer;
+    uv_timer_t flush_timer;
+    int open_handles;
+    bool closing;
+
+    const session_hooks *hooks;
+    void *hooks_user;
+};
+
+/* Start a session with a reserved id.  Creates its directory, recording
+ * and event log, the PTY or pipes, and launches the process tree.  NULL on
+ * failure, with a message in err (nothing is left behind but the id, which
+ * the caller releases). */
+session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, const char *state_dir,
+                         const session_hooks *hooks, void *hooks_user, char *err, size_t errlen);
+
+/* Write to the session's terminal.  0, or -EPIPE for a pipes session (stdin
+ * closed) or one whose terminal is gone. */
+int session_write(session_t *s, const char *data, size_t len);
+int session_resize(session_t *s, int rows, int cols);
+/* End the whole process tree; reason goes to the event log ("user",
+ * "pruned", "lifetime", "shutdown").  No-op once exited. */
+void session_kill(session_t *s, const char *reason);
+/* The server reaped the session's init with this wait status. */
+void session_reaped(session_t *s, int status);
+/* Stop or resume reading output (flow control for slow clients). */
+void session_pause_reading(session_t *s, bool paused);
+/* Take what was output since the last take. Caller frees. */
+char *session_take_pending(session_t *s, size_t *len);
+/* Begin closing every handle; hooks->closed fires when done. */
+void session_close(session_t *s);
+void session_free(session_t *s);
+
+/* "running", "exited 0", "killed (SIGKILL)"... into out. */
+void session_state_text(const session_t *s, char *out, size_t outlen);
+/* The command as one shell-quoted line. Caller frees. */
+char *session_command_line(char *const *argv);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * util.h - small helpers every module uses: allocation that never returns
+ * NULL (corral aborts with a message instead of limping on), a growable byte
+ * buffer, clocks and random numbers.
+ */
+#ifndef CORRAL_UTIL_H
+#define CORRAL_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Growable byte buffer; data is always NUL-terminated for convenience. */
+typedef struct buf {
+    char *data;
+    size_t len;
+    size_t cap;
+} buf_t;
+
+void buf_init(buf_t *b);
+void buf_free(buf_t *b);
+void buf_reserve(buf_t *b, size_t extra);
+void buf_append(buf_t *b, const void *data, size_t len);
+void buf_puts(buf_t *b, const char *s);
+void buf_putc(buf_t *b, char c);
+void buf_printf(buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_consume(buf_t *b, size_t n); /* drop n bytes from the front */
+void buf_reset(buf_t *b);             /* len = 0, keep memory */
+char *buf_steal(buf_t *b);            /* hand over data, leave b empty */
+
+/* Milliseconds on the monotonic clock. */
+uint64_t now_ms(void);
+/* Seconds on the monotonic clock, with sub-microsecond resolution. */
+double now_sec(void);
+/* Wall-clock seconds since the epoch. */
+double wall_sec(void);
+/* ISO-8601 UTC time with milliseconds, e.g. 2026-11-29T07:30:01.123Z. */
+void iso_time(char out[32], double wall);
+
+/* Uniform random integer in [lo, hi); from getrandom(2). */
+uint32_t random_range(uint32_t lo, uint32_t hi);
+void random_bytes(void *out, size_t n);
+
+/* mkdir -p with the given mode for every directory it creates. 0 or -errno. */
+int mkdir_p(const char *path, unsigned mode);
+
+/* Write all of buf to fd, retrying on EINTR/partial writes. 0 or -errno. */
+int write_all(int fd, const void *buf, size_t len);
+
+/* Replace control characters (C0, DEL, C1) and invalid UTF-8 in s with '?'
+ * so that text from outside can be shown or logged safely.  Returns a new
+ * string cut to at most max bytes (on a character boundary). */
+char *sanitize_text(const char *s, size_t len, size_t max);
+
+/* Length of the longest prefix of s[0..len) that does not end in the middle
+ * of a UTF-8 sequence (an incomplete final sequence is held back). */
+size_t utf8_complete_prefix(const char *s, size_t len);
+
+#endif

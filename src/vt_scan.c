@@ -1,0 +1,437 @@
+/*
+ * vt_scan.c - hold escape sequences whole in front of libvterm.
+ *
+ * The scanner is a small DEC-style state machine that only cares where a
+ * sequence ends, not what it means:
+ *
+ *   ground --ESC--> escape --[--> CSI ----final--> ground
+ *                          --]/P/_/^/X--> string --BEL or ESC \--> ground
+ *
+ * In ground it looks for the next ESC with memchr and leaves everything in
+ * between in a "run" of input that is fed to libvterm with one call.  ESC and
+ * CSI sequences stay in the run too, unless a write ends inside one: then
+ * the part before it is fed and the unfinished sequence is copied to the
+ * hold buffer, completed byte by byte from the next write, and fed whole.
+ * Bytes that end an ESC/CSI sequence early (ESC, bytes >= 0x80, overlong
+ * sequences) are passed on unchanged, so libvterm sees exactly the stream
+ * it would have seen unsplit.
+ *
+ * Escape strings are the exception: their bytes always go to the hold buffer
+ * (C0 controls dropped, capped at VT_SCAN_STRING_MAX) and are never part of
+ * a run.  When the terminator arrives the string is reported (OSC 133, 7, 9,
+ * 777), fed whole with a BEL or ESC \ terminator (OSC 0/1/2, DCS), or
+ * dropped (every other OSC, APC, PM, SOS).  As libvterm does, an ESC inside a
+ * string that is not followed by '\' aborts the string and starts a new
+ * escape sequence; CAN and SUB abort it too.
+ */
+#include "config.h"
+
+#include "vt_scan.h"
+
+#include "util.h"
+#include "vt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { ST_GROUND, ST_ESC, ST_CSI, ST_STR, ST_STR_ESC };
+enum { STR_OSC, STR_DCS, STR_IGNORE };
+
+#define C_BEL 0x07
+#define C_CAN 0x18
+#define C_SUB 0x1a
+#define C_ESC 0x1b
+
+/* Hold buffers above this size are given back once their sequence is done,
+ * so an idle scanner costs nothing. */
+#define HOLD_KEEP 1024u
+
+/* Where the current write is: i is the byte being looked at, run the first
+ * byte not yet fed, start the ESC of an unheld sequence in progress. */
+typedef struct scan_pos {
+    const char *p;
+    size_t len, i, run, start;
+} scan_pos;
+
+void vt_scan_init(vt_scan *s, const vt_scan_ops *ops, void *user)
+{
+    memset(s, 0, sizeof *s);
+    s->ops = ops;
+    s->user = user;
+    s->state = ST_GROUND;
+}
+
+void vt_scan_free(vt_scan *s)
+{
+    free(s->hold);
+    s->hold = NULL;
+    s->hold_len = s->hold_cap = 0;
+}
+
+unsigned vt_scan_modes(const vt_scan *s)
+{
+    return s->modes;
+}
+
+/* Append to the hold buffer, growing it geometrically. */
+static void hold_append(vt_scan *s, const char *p, size_t n)
+{
+    if (s->hold_len + n > s->hold_cap) {
+        size_t cap = s->hold_cap ? s->hold_cap : 64;
+        while (cap < s->hold_len + n)
+            cap *= 2;
+        s->hold = xrealloc(s->hold, cap);
+        s->hold_cap = cap;
+    }
+    memcpy(s->hold + s->hold_len, p, n);
+    s->hold_len += n;
+}
+
+/* Forget the held bytes; a big buffer left by a long string is given back. */
+static void hold_reset(vt_scan *s)
+{
+    s->hold_len = 0;
+    if (s->hold_cap > HOLD_KEEP) {
+        free(s->hold);
+        s->hold = NULL;
+        s->hold_cap = 0;
+    }
+}
+
+static void feed(vt_scan *s, const char *p, size_t n)
+{
+    if (n && s->ops->feed)
+        s->ops->feed(s->user, p, n);
+}
+
+/* Feed the run up to (not including) end. */
+static void feed_run(vt_scan *s, scan_pos *x, size_t end)
+{
+    if (end > x->run)
+        feed(s, x->p + x->run, end - x->run);
+    x->run = end;
+}
+
+/* Tell the owner that dim/conceal changed, after everything before it. */
+static void set_sgr_extra(vt_scan *s, scan_pos *x, unsigned attrs)
+{
+    if (attrs == s->sgr_extra)
+        return;
+    s->sgr_extra = attrs;
+    if (x)
+        feed_run(s, x, x->i);
+    if (s->ops->sgr_extra)
+        s->ops->sgr_extra(s->user, attrs);
+}
+
+/* Read one decimal parameter; stops at the first non-digit. */
+static unsigned read_num(const char *p, size_t len, size_t *k)
+{
+    unsigned v = 0;
+    while (*k < len && p[*k] >= '0' && p[*k] <= '9') {
+        if (v < 100000)
+            v = v * 10 + (unsigned)(p[*k] - '0');
+        (*k)++;
+    }
+    return v;
+}
+
+/* DEC private modes set or reset by CSI ? Pm h / l. */
+static void private_modes(vt_scan *s, const char *body, size_t len, bool set)
+{
+    for (size_t k = 1; k < len; k++)
+        if (!(body[k] == ';' || (body[k] >= '0' && body[k] <= '9')))
+            return;
+    size_t k = 1;
+    while (k <= len) {
+        unsigned bit = 0;
+        switch (read_num(body, len, &k)) {
+        case 1: bit = VT_MODE_APP_CURSOR; break;
+        case 66: bit = VT_MODE_APP_KEYPAD; break;
+        case 1006: bit = VT_MODE_MOUSE_SGR; break;
+        case 2004: bit = VT_MODE_BRACKETED_PASTE; break;
+        default: break;
+        }
+        s->modes = set ? (s->modes | bit) : (s->modes & ~bit);
+        k++; /* the ';' */
+    }
+}
+
+/* The dim and conceal bits an SGR leaves in force; colour arguments
+ * (38;5;n, 38;2;r;g;b) are skipped so their numbers are not read as
+ * attributes. */
+static unsigned sgr_attrs(unsigned cur, const char *body, size_t len)
+{
+    for (size_t k = 0; k < len; k++)
+        if (!(body[k] == ';' || body[k] == ':' || (body[k] >= '0' && body[k] <= '9')))
+            return cur; /* a private SGR such as CSI > 4 ; 1 m */
+    if (len == 0)
+        return 0;
+    size_t k = 0;
+    int skip = 0;
+    while (k <= len) {
+        unsigned v = read_num(body, len, &k);
+        bool sub = k < len && body[k] == ':';
+        while (k < len && body[k] != ';')
+            k++; /* subparameters belong to this parameter */
+        k++;
+        if (skip > 0) {
+            if (skip == 9) /* the colour space selector after 38/48/58 */
+                skip = v == 5 ? 1 : v == 2 ? 3 : 0;
+            else
+                skip--;
+            continue;
+        }
+        switch (v) {
+        case 0: cur = 0; break;
+        case 2: cur |= VT_ATTR_DIM; break;
+        case 8: cur |= VT_ATTR_CONCEAL; break;
+        case 22: cur &= ~VT_ATTR_DIM; break;
+        case 28: cur &= ~VT_ATTR_CONCEAL; break;
+        case 38: case 48: case 58: skip = sub ? 0 : 9; break;
+        default: break;
+        }
+    }
+    return cur;
+}
+
+/* A CSI or ESC sequence is complete: note the state libvterm hides. */
+static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
+{
+    unsigned char fin = (unsigned char)seq[len - 1];
+    if (s->state == ST_ESC) {
+        if (s->esc_inter || len != 2)
+            return;
+        if (fin == '=')
+            s->modes |= VT_MODE_APP_KEYPAD;
+        else if (fin == '>')
+            s->modes &= ~VT_MODE_APP_KEYPAD;
+        else if (fin == 'c') { /* RIS */
+            s->modes = 0;
+            set_sgr_extra(s, x, 0);
+        }
+        return;
+    }
+    if (len < 3 || fin < 0x40 || fin > 0x7e)
+        return;
+    const char *body = seq + 2;
+    size_t blen = len - 3;
+    if ((fin == 'h' || fin == 'l') && blen > 0 && body[0] == '?')
+        private_modes(s, body, blen, fin == 'h');
+    else if (fin == 'p' && blen == 1 && body[0] == '!') { /* DECSTR */
+        s->modes &= ~(unsigned)(VT_MODE_APP_CURSOR | VT_MODE_APP_KEYPAD);
+        set_sgr_extra(s, x, 0);
+    } else if (fin == 'm')
+        set_sgr_extra(s, x, sgr_attrs(s->sgr_extra, body, blen));
+}
+
+/* The current byte belongs to the sequence in progress. */
+static void seq_take(vt_scan *s, scan_pos *x)
+{
+    if (s->held) {
+        hold_append(s, x->p + x->i, 1);
+        x->run = x->i + 1;
+    }
+    x->i++;
+}
+
+/* The current byte ended the sequence: analyse it, feed it if it was held. */
+static void seq_complete(vt_scan *s, scan_pos *x)
+{
+    seq_take(s, x);
+    if (s->held) {
+        feed(s, s->hold, s->hold_len); /* first, so a hook sees it done */
+        seq_done(s, NULL, s->hold, s->hold_len);
+        hold_reset(s);
+        s->held = false;
+    } else {
+        seq_done(s, x, x->p + x->start, x->i - x->start);
+    }
+    s->state = ST_GROUND;
+}
+
+/* The sequence ends before the current byte, which is looked at again in
+ * ground; held bytes go to libvterm unchanged. */
+static void seq_cut(vt_scan *s, scan_pos *x)
+{
+    if (s->held) {
+        feed(s, s->hold, s->hold_len);
+        hold_reset(s);
+        s->held = false;
+    }
+    s->state = ST_GROUND;
+}
+
+/* ESC ] / P / _ / ^ / X: what came before is fed, the string is collected. */
+static void string_start(vt_scan *s, scan_pos *x, unsigned char c)
+{
+    if (s->held) {
+        s->hold_len = 0;
+        s->held = false;
+    } else {
+        feed_run(s, x, x->start);
+    }
+    x->i++;
+    x->run = x->i;
+    s->str_kind = c == ']' ? STR_OSC : c == 'P' ? STR_DCS : STR_IGNORE;
+    s->overflow = false;
+    s->state = ST_STR;
+    s->hold_len = 0;
+    char intro[2] = { (char)C_ESC, (char)c };
+    hold_append(s, intro, 2);
+}
+
+/* Collect string bytes, without C0 controls, up to the cap. */
+static void string_append(vt_scan *s, const char *p, size_t n)
+{
+    if (s->str_kind == STR_IGNORE || s->overflow)
+        return;
+    size_t a = 0;
+    for (size_t k = 0; k <= n; k++) {
+        if (k < n && (unsigned char)p[k] >= 0x20)
+            continue;
+        if (k > a) {
+            if (s->hold_len - 2 + (k - a) > VT_SCAN_STRING_MAX) {
+                s->overflow = true;
+                hold_reset(s);
+                return;
+            }
+            hold_append(s, p + a, k - a);
+        }
+        a = k + 1;
+    }
+}
+
+/* An OSC is complete: report ours, hand titles to libvterm, drop the rest. */
+static void osc_done(vt_scan *s)
+{
+    const char *pl = s->hold + 2;
+    size_t n = s->hold_len - 2, k = 0;
+    unsigned num = read_num(pl, n, &k);
+    if (k == 0 || k > 5 || (k < n && pl[k] != ';'))
+        return;
+    if (num == 133 || num == 7 || num == 9 || num == 777) {
+        size_t skip = k < n ? k + 1 : k;
+        if (s->ops->osc)
+            s->ops->osc(s->user, (int)num, pl + skip, n - skip);
+    } else if (num <= 2) {
+        hold_append(s, "\a", 1);
+        feed(s, s->hold, s->hold_len);
+    }
+}
+
+/* The string terminator arrived. */
+static void string_done(vt_scan *s)
+{
+    if (!s->overflow) {
+        if (s->str_kind == STR_OSC)
+            osc_done(s);
+        else if (s->str_kind == STR_DCS) {
+            hold_append(s, "\033\\", 2);
+            feed(s, s->hold, s->hold_len);
+        }
+    }
+    hold_reset(s);
+    s->state = ST_GROUND;
+}
+
+/* One byte of an ESC or CSI sequence. */
+static void seq_byte(vt_scan *s, scan_pos *x)
+{
+    unsigned char c = (unsigned char)x->p[x->i];
+    size_t cur = s->held ? s->hold_len : x->i - x->start;
+    if (c == C_ESC || c >= 0x80 || cur >= VT_SCAN_SEQ_MAX) {
+        seq_cut(s, x);
+    } else if (c == C_CAN || c == C_SUB) {
+        seq_complete(s, x);
+    } else if (c < 0x20 || c == 0x7f) {
+        seq_take(s, x); /* C0 controls act inside a sequence */
+    } else if (s->state == ST_CSI) {
+        if (c >= 0x40)
+            seq_complete(s, x);
+        else
+            seq_take(s, x);
+    } else if (c < 0x30) {
+        s->esc_inter = true;
+        seq_take(s, x);
+    } else if (!s->esc_inter && c == '[') {
+        seq_take(s, x);
+        s->state = ST_CSI;
+    } else if (!s->esc_inter && (c == ']' || c == 'P' || c == '_' || c == '^' || c == 'X')) {
+        string_start(s, x, c);
+    } else {
+        seq_complete(s, x);
+    }
+}
+
+/* Bytes of an escape string up to its next terminator candidate. */
+static void string_bytes(vt_scan *s, scan_pos *x)
+{
+    const unsigned char *p = (const unsigned char *)x->p;
+    size_t j = x->i;
+    while (j < x->len && p[j] != C_BEL && p[j] != C_ESC && p[j] != C_CAN && p[j] != C_SUB)
+        j++;
+    string_append(s, x->p + x->i, j - x->i);
+    x->i = x->run = j;
+    if (j == x->len)
+        return;
+    unsigned char c = p[j];
+    x->i = x->run = j + 1;
+    if (c == C_BEL)
+        string_done(s);
+    else if (c == C_ESC)
+        s->state = ST_STR_ESC;
+    else { /* CAN, SUB: abandon the string */
+        hold_reset(s);
+        s->state = ST_GROUND;
+    }
+}
+
+void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
+{
+    scan_pos x = { bytes, len, 0, 0, 0 };
+    while (x.i < len) {
+        switch (s->state) {
+        case ST_GROUND: {
+            const char *e = memchr(bytes + x.i, C_ESC, len - x.i);
+            if (!e) {
+                x.i = len;
+                break;
+            }
+            x.start = (size_t)(e - bytes);
+            x.i = x.start + 1;
+            s->state = ST_ESC;
+            s->held = false;
+            s->esc_inter = false;
+            break;
+        }
+        case ST_ESC:
+        case ST_CSI:
+            seq_byte(s, &x);
+            break;
+        case ST_STR:
+            string_bytes(s, &x);
+            break;
+        case ST_STR_ESC:
+            if (bytes[x.i] == '\\') {
+                x.i++;
+                x.run = x.i;
+                string_done(s);
+            } else { /* ESC ends the string unfinished and starts anew */
+                hold_reset(s);
+                s->state = ST_ESC;
+                s->held = true;
+                s->esc_inter = false;
+                hold_append(s, "\033", 1);
+            }
+            break;
+        }
+    }
+    if ((s->state == ST_ESC || s->state == ST_CSI) && !s->held) {
+        feed_run(s, &x, x.start);
+        hold_append(s, bytes + x.start, len - x.start);
+        s->held = true;
+        x.run = len;
+    }
+    feed_run(s, &x, len);
+}

@@ -1,0 +1,194 @@
+/*
+ * waiter.c - unified-exec waits: an exec_command or write_stdin request
+ * that collects a session's output until its yield deadline, or until the
+ * process has exited and its output is drained, whichever comes first
+ * (../shared/reference/codex.md 1.4), then answers with the envelope.
+ * A streaming wait (corral exec --raw) forwards output as events instead and
+ * answers when the process ends; it applies flow control to the session
+ * when the client reads slowly.
+ */
+#include "config.h"
+
+#include "server_int.h"
+#include "uexec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STREAM_HIGH_WATER (8u << 20)
+
+static void waiter_free_cb(uv_handle_t *h)
+{
+    waiter_t *w = h->data;
+    json_decref(w->id);
+    free(w);
+}
+
+/* Detach w from its session and connection and free it. */
+static void waiter_dispose(waiter_t *w)
+{
+    session_t *s = w->s;
+    session_extra *x = sx(s);
+    if (x->waiter == w)
+        x->waiter = NULL;
+    link_del(&w->conn_node);
+    uv_timer_stop(&w->timer);
+    if (w->stream)
+        session_pause_reading(s, false);
+    conn_t *c = w->conn;
+    uv_close((uv_handle_t *)&w->timer, waiter_free_cb);
+    conn_unref(c);
+    /* An entry pruned from the store while we waited is closed now. */
+    if (!x->in_store && s->finished)
+        session_close(s);
+}
+
+static void waiter_complete(waiter_t *w)
+{
+    if (w->done)
+        return;
+    w->done = true;
+    session_t *s = w->s;
+    server_t *srv = w->conn->srv;
+    size_t raw_len;
+    char *raw = session_take_pending(s, &raw_len);
+    size_t text_len;
+    char *text = uexec_lossy_utf8(raw, raw_len, &text_len);
+    free(raw);
+    size_t out_len;
+    char *out = w->raw ? xstrndup(text, text_len)
+                       : uexec_format_output(text, text_len, (size_t)w->max_tokens, &out_len);
+    if (w->raw)
+        out_len = text_len;
+
+    uexec_reply r = {0};
+    uexec_chunk_id(r.chunk_id);
+    double wall = now_sec() - w->start;
+    r.wall_time = wall < 0 ? 0 : wall;
+    r.exited = s->finished;
+    r.exit_code = s->exit_code;
+    r.session_id = s->id;
+    r.original_token_count = uexec_approx_tokens(text_len);
+    r.output = out;
+    r.output_len = out_len;
+    size_t env_len;
+    char *envelope = uexec_envelope(&r, &env_len);
+
+    json_t *reply = proto_ok(w->id);
+    json_object_set_new(reply, "chunk_id", json_string(r.chunk_id));
+    json_object_set_new(reply, "wall_time_seconds", json_real(r.wall_time));
+    json_object_set_new(reply, "session", json_integer(s->id));
+    if (r.exited) {
+        json_object_set_new(reply, "exit_code", json_integer(s->exit_code));
+        if (s->exit_signal)
+            json_object_set_new(reply, "signal", json_integer(s->exit_signal));
+    } else {
+        json_object_set_new(reply, "session_id", json_integer(s->id));
+    }
+    json_object_set_new(reply, "original_token_count", json_integer((json_int_t)r.original_token_count));
+    if (!w->stream) {
+        json_object_set_new(reply, "output", json_stringn(out, out_len));
+        json_object_set_new(reply, "text", json_stringn(envelope, env_len));
+    }
+    (void)srv;
+    conn_send(w->conn, reply);
+    free(envelope);
+    free(out);
+    free(text);
+    waiter_dispose(w);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+    waiter_t *w = t->data;
+    uint64_t now = now_ms();
+    if (w->s->finished || (w->deadline && now >= w->deadline)) {
+        waiter_complete(w);
+        return;
+    }
+    if (w->deadline)
+        uv_timer_start(&w->timer, on_timer, w->deadline - now, 0);
+}
+
+void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32_t settle_ms,
+                  int64_t max_tokens, bool stream, bool raw)
+{
+    server_t *srv = c->srv;
+    waiter_t *w = xcalloc(1, sizeof *w);
+    w->conn = c;
+    c->refs++;
+    w->id = id ? json_incref(id) : NULL;
+    w->s = s;
+    w->max_tokens = max_tokens;
+    w->stream = stream;
+    w->raw = raw || stream;
+    w->kill_on_disconnect = stream;
+    uint64_t now = now_ms();
+    w->not_before = now + settle_ms;
+    w->deadline = stream ? 0 : w->not_before + yield_ms;
+    w->start = now_sec() + settle_ms / 1000.0;
+    link_add(&c->waiters, &w->conn_node);
+    sx(s)->waiter = w;
+    uv_timer_init(srv->loop, &w->timer);
+    w->timer.data = w;
+    if (stream) {
+        /* What came before the client subscribed goes out first. */
+        size_t len;
+        char *early = session_take_pending(s, &len);
+        if (len)
+            waiter_session_output(s, early, len);
+        free(early);
+    }
+    if (settle_ms)
+        uv_timer_start(&w->timer, on_timer, settle_ms, 0);
+    else if (s->finished)
+        waiter_complete(w);
+    else if (w->deadline)
+        uv_timer_start(&w->timer, on_timer, yield_ms, 0);
+}
+
+void waiter_session_output(session_t *s, const char *data, size_t len)
+{
+    waiter_t *w = sx(s)->waiter;
+    if (!w || !w->stream || w->done)
+        return;
+    /* Streamed output is not also kept for a later poll. */
+    size_t dropped_len;
+    free(session_take_pending(s, &dropped_len));
+    size_t b64_len;
+    char *b64 = base64_encode(data, len, &b64_len);
+    json_t *ev = json_pack("{s:s, s:i, s:s%}", "event", "output", "session", s->id, "data_b64", b64, b64_len);
+    free(b64);
+    conn_send(w->conn, ev);
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&w->conn->pipe) > STREAM_HIGH_WATER)
+        session_pause_reading(s, true);
+}
+
+void waiter_session_finished(session_t *s)
+{
+    waiter_t *w = sx(s)->waiter;
+    if (!w || w->done)
+        return;
+    if (now_ms() >= w->not_before)
+        waiter_complete(w); /* else the settle timer completes it */
+}
+
+void waiter_conn_closed(conn_t *c)
+{
+    while (!link_empty(&c->waiters)) {
+        waiter_t *w = link_entry(c->waiters.next, waiter_t, conn_node);
+        w->done = true;
+        if (w->kill_on_disconnect)
+            session_kill(w->s, "client disconnected");
+        waiter_dispose(w);
+    }
+}
+
+void waiter_conn_drained(conn_t *c)
+{
+    for (link_t *l = c->waiters.next; l != &c->waiters; l = l->next) {
+        waiter_t *w = link_entry(l, waiter_t, conn_node);
+        if (w->stream)
+            session_pause_reading(w->s, false);
+    }
+}

@@ -1,0 +1,148 @@
+/* Unit tests for the INI reader and the settings table: values, durations,
+ * and errors that name file:line and what was wrong. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "ini.h"
+
+static char dir[] = "/tmp/corral-test-conf-XXXXXX";
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd);
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void durations(void **state)
+{
+    (void)state;
+    uint64_t ms;
+    assert_int_equal(conf_parse_duration("0", &ms), 0);
+    assert_int_equal(ms, 0);
+    assert_int_equal(conf_parse_duration("90", &ms), 0);
+    assert_int_equal(ms, 90000);
+    assert_int_equal(conf_parse_duration("500ms", &ms), 0);
+    assert_int_equal(ms, 500);
+    assert_int_equal(conf_parse_duration("2h", &ms), 0);
+    assert_int_equal(ms, 7200000);
+    assert_int_equal(conf_parse_duration("1d", &ms), 0);
+    assert_int_equal(ms, 86400000);
+    assert_int_equal(conf_parse_duration("-1", &ms), -1);
+    assert_int_equal(conf_parse_duration("5 m", &ms), -1);
+    assert_int_equal(conf_parse_duration("lots", &ms), -1);
+}
+
+static void defaults_and_overrides(void **state)
+{
+    (void)state;
+    conf_t c;
+    conf_defaults(&c);
+    assert_int_equal(c.session_lifetime_ms, 0);
+    assert_int_equal(c.exec_lifetime_ms, 2u * 3600 * 1000);
+    char err[512];
+    const char *p = write_file("ok", "# corral config\n[limits]\n  exec-lifetime = 30m ; half an hour\n"
+                                     "session-lifetime = \"1h\"\n[session]\nscrollback=500\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
+    assert_int_equal(c.exec_lifetime_ms, 30u * 60 * 1000);
+    assert_int_equal(c.session_lifetime_ms, 3600u * 1000);
+    assert_int_equal(c.scrollback, 500);
+}
+
+static void missing_file_is_fine(void **state)
+{
+    (void)state;
+    conf_t c;
+    conf_defaults(&c);
+    char err[512];
+    assert_int_equal(conf_load(&c, "/nonexistent/corral/config", err, sizeof err), 0);
+}
+
+static void expect_conf_error(const char *text, const char *expected_suffix)
+{
+    conf_t c;
+    conf_defaults(&c);
+    char err[512];
+    const char *p = write_file("bad", text);
+    assert_int_equal(conf_load(&c, p, err, sizeof err), -1);
+    char want[600];
+    snprintf(want, sizeof want, "%s:%s", p, expected_suffix);
+    assert_string_equal(err, want);
+}
+
+static void errors_name_file_and_line(void **state)
+{
+    (void)state;
+    expect_conf_error("[limits]\nexec-lifetime = soon\n",
+                      "2: limits.exec-lifetime: 'soon' is not a duration (e.g. 0, 30s, 5m, 2h)");
+    expect_conf_error("[limits]\n\nfrobnicate = 1\n",
+                      "3: unknown key 'frobnicate' in [limits] (known: session-lifetime, exec-lifetime)");
+    expect_conf_error("[nosuch]\nx = 1\n", "2: unknown section [nosuch]");
+    expect_conf_error("exec-lifetime = 1\n", "1: key outside of any [section]");
+    expect_conf_error("[limits\n", "1: expected ']' to close the section header");
+    expect_conf_error("[session]\nscrollback = many\n",
+                      "2: session.scrollback: 'many' is not a whole number from 0 to 1000000");
+    expect_conf_error("[limits]\nexec-lifetime = \"2h\n", "2: bad value: missing closing '\"'");
+}
+
+static int collect(void *user, const char *section, const char *sub, const char *key, const char *value,
+                   char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    char *out = user;
+    char line[200];
+    snprintf(line, sizeof line, "%s|%s|%s=%s;", section, sub ? sub : "-", key, value);
+    strcat(out, line);
+    return 0;
+}
+
+static void subsections_quotes_and_bare_keys(void **state)
+{
+    (void)state;
+    char out[1000] = "", err[256];
+    int rc = ini_parse("t", "[profile \"my \\\"fast\\\" one\"]\nnet = \"a # b\"\nverbose\nx = 1 # c\n", collect,
+                       out, err, sizeof err);
+    assert_int_equal(rc, 0);
+    assert_string_equal(out, "profile|my \"fast\" one|net=a # b;profile|my \"fast\" one|verbose=true;"
+                             "profile|my \"fast\" one|x=1;");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(durations),
+        cmocka_unit_test(defaults_and_overrides),
+        cmocka_unit_test(missing_file_is_fine),
+        cmocka_unit_test(errors_name_file_and_line),
+        cmocka_unit_test(subsections_quotes_and_bare_keys),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

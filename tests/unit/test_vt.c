@@ -1,0 +1,861 @@
+/*
+ * test_vt.c - the terminal model as a user of corral sees it: what a stream
+ * of PTY bytes leaves on the screen and in history, which OSC marks reach
+ * the owner, and that the redraw bytes reproduce the screen.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "vt.h"
+
+/* What the callbacks saw. */
+typedef struct record {
+    int osc_count;
+    int osc_number[16];
+    char osc_payload[16][256];
+    int bells;
+    int titles;
+    char title[512];
+    char reply[256];
+    size_t reply_len;
+} record;
+
+static record rec;
+
+static void on_osc(void *user, int number, const char *payload, size_t len)
+{
+    (void)user;
+    if (rec.osc_count < 16) {
+        rec.osc_number[rec.osc_count] = number;
+        size_t n = len < 255 ? len : 255;
+        memcpy(rec.osc_payload[rec.osc_count], payload, n);
+        rec.osc_payload[rec.osc_count][n] = '\0';
+    }
+    rec.osc_count++;
+}
+
+static void on_bell(void *user)
+{
+    (void)user;
+    rec.bells++;
+}
+
+static void on_title(void *user, const char *title)
+{
+    (void)user;
+    rec.titles++;
+    snprintf(rec.title, sizeof rec.title, "%s", title);
+}
+
+static void on_reply(void *user, const char *bytes, size_t len)
+{
+    (void)user;
+    if (rec.reply_len + len < sizeof rec.reply) {
+        memcpy(rec.reply + rec.reply_len, bytes, len);
+        rec.reply_len += len;
+        rec.reply[rec.reply_len] = '\0';
+    }
+}
+
+static const vt_callbacks callbacks = { on_osc, on_bell, on_title, on_reply };
+
+static vt_t *mk(int rows, int cols, int sb)
+{
+    memset(&rec, 0, sizeof rec);
+    vt_t *vt = vt_new(rows, cols, sb, &callbacks, NULL);
+    assert_non_null(vt);
+    return vt;
+}
+
+static void w(vt_t *vt, const char *s)
+{
+    vt_write(vt, s, strlen(s));
+}
+
+/* Text of one row without its newline. */
+static char *row_text(vt_t *vt, int row)
+{
+    size_t len;
+    char *t = vt_text(vt, row, row, &len);
+    assert_true(len >= 1);
+    assert_int_equal(t[len - 1], '\n');
+    t[len - 1] = '\0';
+    return t;
+}
+
+#define assert_row(vt, row, want)                \
+    do {                                         \
+        char *got_ = row_text((vt), (row));      \
+        assert_string_equal(got_, (want));       \
+        free(got_);                              \
+    } while (0)
+
+static void assert_cursor(vt_t *vt, int row, int col)
+{
+    int r, c;
+    vt_cursor(vt, &r, &c);
+    assert_int_equal(r, row);
+    assert_int_equal(c, col);
+}
+
+static const vt_cell *cell(vt_t *vt, int row, int col)
+{
+    int len;
+    const vt_cell *l = vt_line(vt, row, &len);
+    assert_non_null(l);
+    assert_true(col < len);
+    return &l[col];
+}
+
+/* ---- text, wrap, history ------------------------------------------------- */
+
+static void test_bad_sizes(void **state)
+{
+    (void)state;
+    assert_null(vt_new(0, 80, 10, NULL, NULL));
+    assert_null(vt_new(24, 0, 10, NULL, NULL));
+    assert_null(vt_new(24, 80, -1, NULL, NULL));
+    vt_t *vt = vt_new(24, 80, 0, NULL, NULL);
+    assert_non_null(vt);
+    assert_int_equal(vt_rows(vt), 24);
+    assert_int_equal(vt_cols(vt), 80);
+    assert_int_not_equal(vt_resize(vt, 0, 10), 0);
+    vt_free(vt);
+}
+
+static void test_plain_text_and_wrap(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(5, 10, 100);
+    w(vt, "hello\r\nworld");
+    assert_row(vt, 0, "hello");
+    assert_row(vt, 1, "world");
+    assert_cursor(vt, 1, 5);
+    w(vt, "\r\n0123456789AB");
+    assert_row(vt, 2, "0123456789");
+    assert_row(vt, 3, "AB");
+    assert_cursor(vt, 3, 2);
+    assert_int_equal(cell(vt, 0, 0)->ch, 'h');
+    assert_int_equal(cell(vt, 0, 5)->ch, 0);
+    assert_int_equal(vt_scrollback_len(vt), 0);
+    vt_free(vt);
+}
+
+static void test_scrollback_order(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(3, 10, 100);
+    w(vt, "1\r\n2\r\n3\r\n4\r\n5\r\n6");
+    assert_row(vt, 0, "4");
+    assert_row(vt, 2, "6");
+    assert_int_equal(vt_scrollback_len(vt), 3);
+    assert_row(vt, -1, "3");
+    assert_row(vt, -3, "1");
+    int len = -1;
+    const vt_cell *l = vt_line(vt, -1, &len);
+    assert_non_null(l);
+    assert_int_equal(len, 1); /* stored trimmed */
+    assert_int_equal(l[0].ch, '3');
+    assert_null(vt_line(vt, -4, &len));
+    assert_null(vt_line(vt, 3, &len));
+    size_t n;
+    char *all = vt_text(vt, -3, 2, &n);
+    assert_string_equal(all, "1\n2\n3\n4\n5\n6\n");
+    assert_int_equal(n, strlen(all));
+    free(all);
+    /* Clamped range. */
+    all = vt_text(vt, -100, 100, NULL);
+    assert_string_equal(all, "1\n2\n3\n4\n5\n6\n");
+    free(all);
+    vt_free(vt);
+}
+
+static void test_scrollback_bound(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(4, 20, 5);
+    char line[32];
+    for (int i = 1; i <= 100; i++) {
+        snprintf(line, sizeof line, "line %d\r\n", i);
+        w(vt, line);
+    }
+    /* Lines 1..97 scrolled off; the newest five of them remain. */
+    assert_int_equal(vt_scrollback_len(vt), 5);
+    assert_row(vt, -1, "line 97");
+    assert_row(vt, -5, "line 93");
+    assert_row(vt, 0, "line 98");
+    assert_row(vt, 2, "line 100");
+    vt_free(vt);
+
+    vt = mk(2, 10, 0);
+    w(vt, "a\r\nb\r\nc\r\nd");
+    assert_int_equal(vt_scrollback_len(vt), 0);
+    assert_row(vt, 1, "d");
+    vt_free(vt);
+}
+
+static void test_coloured_history_keeps_colour(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 10, 10);
+    w(vt, "\033[31mred\033[0m\r\n\033[44m\033[K\033[0mx\r\n\r\n");
+    int len;
+    const vt_cell *l = vt_line(vt, -2, &len);
+    assert_non_null(l);
+    assert_int_equal(len, 3);
+    assert_int_equal(l[0].fg, VT_COLOR_INDEXED(1));
+    l = vt_line(vt, -1, &len);
+    assert_non_null(l);
+    assert_int_equal(len, 10); /* the blue background reaches the edge */
+    assert_int_equal(l[9].bg, VT_COLOR_INDEXED(4));
+    assert_int_equal(l[9].ch, 0);
+    vt_free(vt);
+}
+
+/* ---- characters ---------------------------------------------------------- */
+
+static void test_wide_chars(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(3, 10, 0);
+    w(vt, "\xe6\xbc\xa2x");
+    const vt_cell *c = cell(vt, 0, 0);
+    assert_int_equal(c->ch, 0x6f22);
+    assert_int_equal(c->width, 2);
+    assert_int_equal(cell(vt, 0, 1)->ch, VT_CH_WIDE_CONT);
+    assert_int_equal(cell(vt, 0, 2)->ch, 'x');
+    assert_cursor(vt, 0, 3);
+    assert_row(vt, 0, "\xe6\xbc\xa2x");
+    char buf[VT_CELL_TEXT_MAX];
+    assert_int_equal(vt_cell_text(vt, cell(vt, 0, 1), buf), 0);
+    assert_int_equal(vt_cell_text(vt, cell(vt, 0, 0), buf), 3);
+    assert_string_equal(buf, "\xe6\xbc\xa2");
+
+    /* Overwriting the right half leaves no half character behind. */
+    w(vt, "\033[1;2Hy");
+    assert_int_equal(cell(vt, 0, 0)->ch, 0);
+    assert_int_equal(cell(vt, 0, 0)->width, 1);
+    assert_int_equal(cell(vt, 0, 1)->ch, 'y');
+
+    /* A wide character that does not fit wraps whole. */
+    w(vt, "\033[2;10H\xe6\xbc\xa2");
+    assert_int_equal(cell(vt, 1, 9)->ch, 0);
+    assert_int_equal(cell(vt, 2, 0)->ch, 0x6f22);
+    vt_free(vt);
+}
+
+static void test_utf8_split_everywhere(void **state)
+{
+    (void)state;
+    const char *s = "a\xe6\xbc\xa2\xf0\x9f\x98\x80z";
+    size_t n = strlen(s);
+    for (size_t k = 0; k <= n; k++) {
+        vt_t *vt = mk(2, 10, 0);
+        vt_write(vt, s, k);
+        vt_write(vt, s + k, n - k);
+        assert_row(vt, 0, s);
+        assert_cursor(vt, 0, 6);
+        vt_free(vt);
+    }
+}
+
+static void test_combining(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 10, 0);
+    w(vt, "e\xcc\x81!");
+    const vt_cell *c = cell(vt, 0, 0);
+    assert_int_equal(c->ch, 'e');
+    assert_int_not_equal(c->comb, 0);
+    char buf[VT_CELL_TEXT_MAX];
+    assert_int_equal(vt_cell_text(vt, c, buf), 3);
+    assert_string_equal(buf, "e\xcc\x81");
+    assert_int_equal(cell(vt, 0, 1)->ch, '!');
+    assert_cursor(vt, 0, 2);
+    /* Split between base and mark, and the same marks share one entry. */
+    w(vt, "\r\ne");
+    w(vt, "\xcc\x81");
+    assert_int_equal(cell(vt, 1, 0)->comb, c->comb);
+    assert_row(vt, 1, "e\xcc\x81");
+    vt_free(vt);
+}
+
+static void test_many_combining_sequences_recycle(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 80, 0);
+    char s[16];
+    /* 300 distinct marks: more than the table holds. */
+    for (unsigned m = 0; m < 300; m++) {
+        unsigned cp = 0x300 + (m % 0x70);
+        unsigned cp2 = 0x300 + (m / 0x70);
+        snprintf(s, sizeof s, "\ra%c%c%c%c", 0xc0 | (cp >> 6), 0x80 | (cp & 0x3f),
+                 0xc0 | (cp2 >> 6), 0x80 | (cp2 & 0x3f));
+        w(vt, s);
+        char buf[VT_CELL_TEXT_MAX];
+        size_t n = vt_cell_text(vt, cell(vt, 0, 0), buf);
+        assert_int_equal(n, 5);
+        assert_memory_equal(buf, s + 2, 5);
+    }
+    vt_free(vt);
+}
+
+/* ---- colours and attributes ---------------------------------------------- */
+
+static void test_sgr_colours_and_attrs(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 20, 0);
+    w(vt, "\033[1;3;4;5;7;9;38;5;200;48;2;1;2;3mA"
+          "\033[0;2;8;31;42mB"
+          "\033[22;28;39;49mC"
+          "\033[38;5;2mD"
+          "\033[0;38;2;10;20;30;92;103mE"
+          "\033[2mF\033[mG");
+    const vt_cell *a = cell(vt, 0, 0);
+    assert_int_equal(a->attrs, VT_ATTR_BOLD | VT_ATTR_ITALIC | VT_ATTR_UNDERLINE | VT_ATTR_BLINK |
+                                   VT_ATTR_REVERSE | VT_ATTR_STRIKE);
+    assert_int_equal(a->fg, VT_COLOR_INDEXED(200));
+    assert_int_equal(a->bg, VT_COLOR_RGB(1, 2, 3));
+    const vt_cell *b = cell(vt, 0, 1);
+    assert_int_equal(b->attrs, VT_ATTR_DIM | VT_ATTR_CONCEAL);
+    assert_int_equal(b->fg, VT_COLOR_INDEXED(1));
+    assert_int_equal(b->bg, VT_COLOR_INDEXED(2));
+    const vt_cell *c = cell(vt, 0, 2);
+    assert_int_equal(c->attrs, 0);
+    assert_int_equal(c->fg, VT_COLOR_DEFAULT);
+    assert_int_equal(c->bg, VT_COLOR_DEFAULT);
+    const vt_cell *d = cell(vt, 0, 3);
+    assert_int_equal(d->attrs, 0); /* the 2 of 38;5;2 is not dim */
+    assert_int_equal(d->fg, VT_COLOR_INDEXED(2));
+    const vt_cell *e = cell(vt, 0, 4);
+    assert_int_equal(VT_COLOR_KIND(e->fg), VT_COLOR_KIND_INDEXED);
+    assert_int_equal(e->fg, VT_COLOR_INDEXED(10));
+    assert_int_equal(e->bg, VT_COLOR_INDEXED(11));
+    assert_int_equal(cell(vt, 0, 5)->attrs, VT_ATTR_DIM);
+    assert_int_equal(cell(vt, 0, 6)->attrs, 0);
+    vt_free(vt);
+}
+
+static void test_sgr_split_everywhere(void **state)
+{
+    (void)state;
+    const char *s = "\033[2;38;2;255;0;7mX\033[22mY";
+    size_t n = strlen(s);
+    for (size_t k = 0; k <= n; k++) {
+        vt_t *vt = mk(2, 10, 0);
+        vt_write(vt, s, k);
+        vt_write(vt, s + k, n - k);
+        assert_row(vt, 0, "XY");
+        assert_int_equal(cell(vt, 0, 0)->fg, VT_COLOR_RGB(255, 0, 7));
+        assert_int_equal(cell(vt, 0, 0)->attrs, VT_ATTR_DIM);
+        assert_int_equal(cell(vt, 0, 1)->attrs, 0);
+        vt_free(vt);
+    }
+}
+
+static void test_erase_uses_background(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 10, 0);
+    w(vt, "abcdef\033[1;3H\033[41m\033[K\033[0m");
+    assert_row(vt, 0, "ab");
+    assert_int_equal(cell(vt, 0, 2)->ch, 0);
+    assert_int_equal(cell(vt, 0, 2)->bg, VT_COLOR_INDEXED(1));
+    assert_int_equal(cell(vt, 0, 9)->bg, VT_COLOR_INDEXED(1));
+    assert_int_equal(cell(vt, 0, 1)->bg, VT_COLOR_DEFAULT);
+    vt_free(vt);
+}
+
+/* ---- editing --------------------------------------------------------------- */
+
+static void test_insert_delete_and_regions(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(5, 10, 10);
+    w(vt, "abcdef\033[1;2H\033[2P");
+    assert_row(vt, 0, "adef");
+    w(vt, "\033[2@");
+    assert_row(vt, 0, "a  def");
+    w(vt, "\033[2J\033[H1\r\n2\r\n3\r\n4\r\n5");
+    /* Scroll region rows 2-4: a line feed at its bottom scrolls only it. */
+    w(vt, "\033[2;4r\033[4;1H\n");
+    assert_row(vt, 0, "1");
+    assert_row(vt, 1, "3");
+    assert_row(vt, 2, "4");
+    assert_row(vt, 3, "");
+    assert_row(vt, 4, "5");
+    assert_int_equal(vt_scrollback_len(vt), 0);
+    /* Reverse index at the region's top scrolls it down. */
+    w(vt, "\033[2;1H\033M");
+    assert_row(vt, 1, "");
+    assert_row(vt, 2, "3");
+    assert_row(vt, 3, "4");
+    /* Insert and delete lines. */
+    w(vt, "\033[r\033[1;1H\033[L");
+    assert_row(vt, 0, "");
+    assert_row(vt, 1, "1");
+    w(vt, "\033[M");
+    assert_row(vt, 0, "1");
+    /* Scroll up the whole screen by two: both lines go to history. */
+    w(vt, "\033[2S");
+    assert_int_equal(vt_scrollback_len(vt), 2);
+    assert_row(vt, -2, "1");
+    vt_free(vt);
+}
+
+/* ---- alternate screen ---------------------------------------------------- */
+
+static void test_altscreen(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(3, 10, 100);
+    w(vt, "h1\r\nh2\r\np1\r\np2\r\np3");
+    assert_int_equal(vt_scrollback_len(vt), 2);
+    assert_cursor(vt, 2, 2);
+    w(vt, "\033[?1049h");
+    assert_true(vt_modes(vt) & VT_MODE_ALTSCREEN);
+    assert_row(vt, 0, "");
+    assert_row(vt, 2, "");
+    w(vt, "\033[HALT\r\na\r\nb\r\nc\r\nd");
+    assert_row(vt, 2, "d");
+    assert_int_equal(vt_scrollback_len(vt), 2);
+    assert_row(vt, -1, "h2");
+    w(vt, "\033[?1049l");
+    assert_false(vt_modes(vt) & VT_MODE_ALTSCREEN);
+    assert_row(vt, 0, "p1");
+    assert_row(vt, 1, "p2");
+    assert_row(vt, 2, "p3");
+    assert_cursor(vt, 2, 2);
+    assert_int_equal(vt_scrollback_len(vt), 2);
+    assert_row(vt, -2, "h1");
+    vt_free(vt);
+}
+
+/* ---- resize -------------------------------------------------------------- */
+
+static void test_resize(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(5, 10, 100);
+    w(vt, "1\r\n2\r\n3\r\n4\r\n5");
+    assert_cursor(vt, 4, 1);
+    assert_int_equal(vt_resize(vt, 3, 10), 0);
+    assert_int_equal(vt_rows(vt), 3);
+    assert_row(vt, 0, "3");
+    assert_row(vt, 2, "5");
+    assert_cursor(vt, 2, 1);
+    assert_int_equal(vt_scrollback_len(vt), 2);
+    assert_row(vt, -1, "2");
+    /* Taller again: the lines come back from history. */
+    assert_int_equal(vt_resize(vt, 5, 10), 0);
+    assert_row(vt, 0, "1");
+    assert_row(vt, 4, "5");
+    assert_cursor(vt, 4, 1);
+    assert_int_equal(vt_scrollback_len(vt), 0);
+    /* Still taller than the content: blank rows below. */
+    assert_int_equal(vt_resize(vt, 8, 20), 0);
+    assert_row(vt, 4, "5");
+    assert_row(vt, 7, "");
+    assert_cursor(vt, 4, 1);
+    w(vt, "xyz");
+    assert_row(vt, 4, "5xyz");
+    /* Narrower: rows are cut, a wide character on the edge goes whole. */
+    w(vt, "\033[1;1H123\xe6\xbc\xa2");
+    assert_int_equal(vt_resize(vt, 8, 4), 0);
+    assert_row(vt, 0, "123");
+    assert_int_equal(cell(vt, 0, 3)->ch, 0);
+    int r, c;
+    vt_cursor(vt, &r, &c);
+    assert_true(r >= 0 && r < 8 && c >= 0 && c < 4);
+    w(vt, "\033[8;4Hxy");
+    assert_row(vt, 7, "   x");
+    vt_free(vt);
+}
+
+static void test_resize_on_altscreen(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(4, 10, 100);
+    w(vt, "p1\r\np2\033[?1049h\033[4;1Halt");
+    assert_int_equal(vt_resize(vt, 2, 6), 0);
+    assert_row(vt, 1, "alt");
+    w(vt, "\033[?1049l");
+    assert_row(vt, 0, "p1");
+    assert_row(vt, 1, "p2");
+    int r, c;
+    vt_cursor(vt, &r, &c);
+    assert_true(r >= 0 && r < 2 && c >= 0 && c < 6);
+    vt_free(vt);
+}
+
+/* ---- escape strings ------------------------------------------------------- */
+
+static void check_osc_split(const char *s, int number, const char *payload, const char *screen)
+{
+    size_t n = strlen(s);
+    for (size_t k = 0; k <= n; k++) {
+        vt_t *vt = mk(2, 20, 0);
+        vt_write(vt, s, k);
+        vt_write(vt, s + k, n - k);
+        assert_int_equal(rec.osc_count, 1);
+        assert_int_equal(rec.osc_number[0], number);
+        assert_string_equal(rec.osc_payload[0], payload);
+        assert_row(vt, 0, screen);
+        assert_int_equal(rec.bells, 0);
+        vt_free(vt);
+    }
+}
+
+static void test_osc133_split_everywhere(void **state)
+{
+    (void)state;
+    check_osc_split("ab\033]133;A\007cd", 133, "A", "abcd");
+    check_osc_split("ab\033]133;D;0\033\\cd", 133, "D;0", "abcd");
+}
+
+static void test_osc_7_9_777(void **state)
+{
+    (void)state;
+    check_osc_split("\033]7;file://host/tmp/x\033\\$ ", 7, "file://host/tmp/x", "$");
+    check_osc_split("\033]777;notify;Done;build ok\007", 777, "notify;Done;build ok", "");
+    check_osc_split("\033]9;hello\007", 9, "hello", "");
+    vt_t *vt = mk(2, 20, 0);
+    w(vt, "\033]133\007");
+    assert_int_equal(rec.osc_count, 1);
+    assert_int_equal(rec.osc_number[0], 133);
+    assert_string_equal(rec.osc_payload[0], "");
+    vt_free(vt);
+}
+
+static void test_title_split_everywhere(void **state)
+{
+    (void)state;
+    const char *s = "\033]2;hello world\007x";
+    size_t n = strlen(s);
+    for (size_t k = 0; k <= n; k++) {
+        vt_t *vt = mk(2, 20, 0);
+        vt_write(vt, s, k);
+        vt_write(vt, s + k, n - k);
+        assert_string_equal(vt_title(vt), "hello world");
+        assert_int_equal(rec.titles, 1);
+        assert_string_equal(rec.title, "hello world");
+        assert_row(vt, 0, "x");
+        vt_free(vt);
+    }
+    vt_t *vt = mk(2, 20, 0);
+    assert_string_equal(vt_title(vt), "");
+    w(vt, "\033]0;bad\xff\x7f" "byte\033\\");
+    assert_string_equal(vt_title(vt), "bad??byte");
+    char big[1200];
+    memcpy(big, "\033]2;", 4);
+    memset(big + 4, 'a', 1000);
+    memcpy(big + 1004, "\007", 2);
+    w(vt, big);
+    assert_true(strlen(vt_title(vt)) <= 256);
+    assert_true(strlen(vt_title(vt)) > 0);
+    assert_row(vt, 0, "");
+    vt_free(vt);
+}
+
+static void test_other_strings_never_show(void **state)
+{
+    (void)state;
+    const char *s = "a\033]52;c;aGVsbG8gd29ybGQ=\007"
+                    "b\033_apc text\033\\"
+                    "c\033^pm text\033\\"
+                    "d\033Xsos text\033\\"
+                    "e\033P1$rtext\033\\"
+                    "f\033]4;1;rgb:00/00/00\033\\g";
+    size_t n = strlen(s);
+    for (size_t k = 0; k <= n; k++) {
+        vt_t *vt = mk(2, 20, 0);
+        vt_write(vt, s, k);
+        vt_write(vt, s + k, n - k);
+        assert_row(vt, 0, "abcdefg");
+        assert_int_equal(rec.osc_count, 0);
+        vt_free(vt);
+    }
+}
+
+static void test_long_string_capped(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 20, 0);
+    size_t n = 100 * 1024;
+    char *s = xmalloc(n);
+    memset(s, 'z', n);
+    w(vt, "a\033]133;");
+    vt_write(vt, s, n);
+    w(vt, "\007b\033]133;B\007c");
+    assert_row(vt, 0, "abc");
+    assert_int_equal(rec.osc_count, 1);
+    assert_string_equal(rec.osc_payload[0], "B");
+    /* ESC in a string ends it unfinished and starts a new sequence. */
+    w(vt, "\033]133;C\033[1mX");
+    assert_int_equal(rec.osc_count, 1);
+    assert_int_equal(cell(vt, 0, 3)->attrs, VT_ATTR_BOLD);
+    free(s);
+    vt_free(vt);
+}
+
+/* ---- bell, replies, modes ------------------------------------------------ */
+
+static void test_bell(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 10, 0);
+    w(vt, "a\007b");
+    assert_int_equal(rec.bells, 1);
+    assert_row(vt, 0, "ab");
+    w(vt, "\033]0;t\007");
+    assert_int_equal(rec.bells, 1);
+    vt_free(vt);
+}
+
+static void test_replies(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(5, 10, 0);
+    w(vt, "\033[c");
+    assert_true(rec.reply_len >= 4);
+    assert_memory_equal(rec.reply, "\033[?", 3);
+    assert_int_equal(rec.reply[rec.reply_len - 1], 'c');
+    rec.reply_len = 0;
+    w(vt, "\033[3;4H\033[6n");
+    assert_string_equal(rec.reply, "\033[3;4R");
+    vt_free(vt);
+}
+
+static void test_modes(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 10, 0);
+    unsigned m = vt_modes(vt);
+    assert_true(m & VT_MODE_CURSOR_VISIBLE);
+    assert_false(m & (VT_MODE_APP_CURSOR | VT_MODE_BRACKETED_PASTE | VT_MODE_MOUSE_CLICK));
+    w(vt, "\033[?1h\033[?2004h\033=\033[?1002;1006h\033[?25l");
+    m = vt_modes(vt);
+    assert_true(m & VT_MODE_APP_CURSOR);
+    assert_true(m & VT_MODE_BRACKETED_PASTE);
+    assert_true(m & VT_MODE_APP_KEYPAD);
+    assert_true(m & VT_MODE_MOUSE_CLICK);
+    assert_true(m & VT_MODE_MOUSE_DRAG);
+    assert_false(m & VT_MODE_MOUSE_MOVE);
+    assert_true(m & VT_MODE_MOUSE_SGR);
+    assert_false(m & VT_MODE_CURSOR_VISIBLE);
+    w(vt, "\033[?1l\033[?2004l\033>\033[?1002l\033[?1006l\033[?25h");
+    m = vt_modes(vt);
+    assert_false(m & (VT_MODE_APP_CURSOR | VT_MODE_BRACKETED_PASTE | VT_MODE_APP_KEYPAD |
+                      VT_MODE_MOUSE_CLICK | VT_MODE_MOUSE_DRAG | VT_MODE_MOUSE_SGR));
+    assert_true(m & VT_MODE_CURSOR_VISIBLE);
+    w(vt, "\033[?1003h");
+    assert_true(vt_modes(vt) & VT_MODE_MOUSE_MOVE);
+    /* Split mode sequence; RIS resets. */
+    w(vt, "\033[?20");
+    w(vt, "04h");
+    assert_true(vt_modes(vt) & VT_MODE_BRACKETED_PASTE);
+    w(vt, "\033c");
+    assert_false(vt_modes(vt) & (VT_MODE_BRACKETED_PASTE | VT_MODE_MOUSE_MOVE));
+    vt_free(vt);
+}
+
+/* ---- text and redraw ------------------------------------------------------ */
+
+static void test_vt_text(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(4, 10, 10);
+    w(vt, "a  b   \r\n\r\n \xe6\xbc\xa2 x\033[4;10Hz");
+    size_t len;
+    char *t = vt_text(vt, 0, 3, &len);
+    assert_string_equal(t, "a  b\n\n \xe6\xbc\xa2 x\n         z\n");
+    assert_int_equal(len, strlen(t));
+    free(t);
+    t = vt_text(vt, 2, 1, NULL);
+    assert_string_equal(t, "");
+    free(t);
+    vt_free(vt);
+}
+
+static void assert_same_screen(vt_t *a, vt_t *b)
+{
+    assert_int_equal(vt_rows(a), vt_rows(b));
+    for (int row = 0; row < vt_rows(a); row++) {
+        for (int col = 0; col < vt_cols(a); col++) {
+            const vt_cell *x = cell(a, row, col), *y = cell(b, row, col);
+            char tx[VT_CELL_TEXT_MAX], ty[VT_CELL_TEXT_MAX];
+            vt_cell_text(a, x, tx);
+            vt_cell_text(b, y, ty);
+            if (x->ch != y->ch || x->fg != y->fg || x->bg != y->bg || x->attrs != y->attrs ||
+                x->width != y->width || strcmp(tx, ty) != 0)
+                fail_msg("cell %d,%d differs: ch %x/%x fg %x/%x bg %x/%x attrs %x/%x", row, col,
+                         x->ch, y->ch, x->fg, y->fg, x->bg, y->bg, x->attrs, y->attrs);
+        }
+    }
+    int r1, c1, r2, c2;
+    vt_cursor(a, &r1, &c1);
+    vt_cursor(b, &r2, &c2);
+    assert_int_equal(r1, r2);
+    assert_int_equal(c1, c2);
+    assert_int_equal(vt_modes(a) & VT_MODE_CURSOR_VISIBLE, vt_modes(b) & VT_MODE_CURSOR_VISIBLE);
+}
+
+static void round_trip(vt_t *vt)
+{
+    size_t len;
+    char *bytes = vt_redraw_bytes(vt, &len);
+    assert_int_equal(len, strlen(bytes));
+    vt_t *copy = vt_new(vt_rows(vt), vt_cols(vt), 0, NULL, NULL);
+    vt_write(copy, bytes, len);
+    assert_same_screen(vt, copy);
+    /* The pen carries over too: text written next looks the same. */
+    vt_write(vt, "Q", 1);
+    vt_write(copy, "Q", 1);
+    assert_same_screen(vt, copy);
+    vt_free(copy);
+    free(bytes);
+}
+
+static void test_redraw_round_trip(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(6, 20, 10);
+    w(vt, "plain \033[1;31mbold red\033[0m \033[2;3;4mdim it ul\033[0m\r\n"
+          "\033[38;5;123;48;2;9;8;7mrgb\033[0m   \033[7mrev\033[0m \033[8mhid\033[9mst\033[0m\r\n"
+          "\xe6\xbc\xa2\xe5\xad\x97 e\xcc\x81 \033[44m\033[K\033[0m\r\n"
+          "\033[5;3H\033[45m   \033[0m gap \033[42m\033[2X\033[0m\033[3C end"
+          "\033[6;20Hq\033[1;5m\033[3;4H\033[?25l");
+    round_trip(vt);
+    /* Random screens: text, colours, attributes and cursor moves. */
+    for (int iter = 0; iter < 50; iter++) {
+        vt_t *r = mk(8, 30, 0);
+        buf_t b;
+        buf_init(&b);
+        for (int k = 0; k < 200; k++) {
+            switch (random_range(0, 8)) {
+            case 0: buf_printf(&b, "\033[%u;%uH", random_range(1, 9), random_range(1, 31)); break;
+            case 1: buf_printf(&b, "\033[%um", random_range(0, 10)); break;
+            case 2: buf_printf(&b, "\033[38;5;%um", random_range(0, 256)); break;
+            case 3: buf_printf(&b, "\033[48;2;%u;%u;%um", random_range(0, 256), 5u, 6u); break;
+            case 4: buf_puts(&b, "\xe6\xbc\xa2"); break;
+            case 5: buf_printf(&b, "\033[%uX", random_range(1, 5)); break;
+            case 6: buf_puts(&b, "o\xcc\x88"); break;
+            default: buf_printf(&b, "%c", (char)random_range('!', '~' + 1)); break;
+            }
+        }
+        vt_write(r, b.data, b.len);
+        buf_free(&b);
+        round_trip(r);
+        vt_free(r);
+    }
+    vt_free(vt);
+}
+
+/* ---- damage ---------------------------------------------------------------- */
+
+static void test_damage(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(4, 10, 10);
+    assert_true(vt_row_dirty(vt, 0));
+    vt_clear_damage(vt);
+    for (int r = 0; r < 4; r++)
+        assert_false(vt_row_dirty(vt, r));
+    w(vt, "\033[3;1Hx");
+    assert_false(vt_row_dirty(vt, 0));
+    assert_true(vt_row_dirty(vt, 2));
+    assert_false(vt_row_dirty(vt, 3));
+    vt_clear_damage(vt);
+    w(vt, "\033[2;1H\033[K");
+    assert_true(vt_row_dirty(vt, 1));
+    assert_false(vt_row_dirty(vt, 2));
+    vt_clear_damage(vt);
+    w(vt, "\033[4;1H\n");
+    for (int r = 0; r < 4; r++)
+        assert_true(vt_row_dirty(vt, r));
+    vt_clear_damage(vt);
+    w(vt, "\033[1;1H"); /* moving the cursor changes no row */
+    assert_false(vt_row_dirty(vt, 0));
+    assert_false(vt_row_dirty(vt, -1));
+    assert_false(vt_row_dirty(vt, 4));
+    vt_free(vt);
+}
+
+/* ---- garbage ---------------------------------------------------------------- */
+
+static void test_garbage(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(24, 80, 100);
+    size_t total = 1u << 20;
+    char *g = xmalloc(total);
+    random_bytes(g, total);
+    /* Make escape introducers common so every state is visited. */
+    for (size_t k = 0; k < total; k += random_range(1, 40))
+        g[k] = "\033[]P_\007\030\\;?"[random_range(0, 10)];
+    for (size_t off = 0; off < total;) {
+        size_t n = random_range(1, 5000);
+        if (n > total - off)
+            n = total - off;
+        vt_write(vt, g + off, n);
+        off += n;
+    }
+    for (int r = -vt_scrollback_len(vt); r < vt_rows(vt); r++)
+        assert_non_null(vt_line(vt, r, NULL));
+    char *t = vt_text(vt, -vt_scrollback_len(vt), vt_rows(vt) - 1, NULL);
+    free(t);
+    char *rb = vt_redraw_bytes(vt, NULL);
+    free(rb);
+    assert_int_equal(vt_resize(vt, 10, 30), 0);
+    /* Cancel whatever was in progress, reset, and the terminal still works. */
+    w(vt, "\030\033\\\033c\033[?1049lok");
+    assert_row(vt, 0, "ok");
+    free(g);
+    vt_free(vt);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_sizes),
+        cmocka_unit_test(test_plain_text_and_wrap),
+        cmocka_unit_test(test_scrollback_order),
+        cmocka_unit_test(test_scrollback_bound),
+        cmocka_unit_test(test_coloured_history_keeps_colour),
+        cmocka_unit_test(test_wide_chars),
+        cmocka_unit_test(test_utf8_split_everywhere),
+        cmocka_unit_test(test_combining),
+        cmocka_unit_test(test_many_combining_sequences_recycle),
+        cmocka_unit_test(test_sgr_colours_and_attrs),
+        cmocka_unit_test(test_sgr_split_everywhere),
+        cmocka_unit_test(test_erase_uses_background),
+        cmocka_unit_test(test_insert_delete_and_regions),
+        cmocka_unit_test(test_altscreen),
+        cmocka_unit_test(test_resize),
+        cmocka_unit_test(test_resize_on_altscreen),
+        cmocka_unit_test(test_osc133_split_everywhere),
+        cmocka_unit_test(test_osc_7_9_777),
+        cmocka_unit_test(test_title_split_everywhere),
+        cmocka_unit_test(test_other_strings_never_show),
+        cmocka_unit_test(test_long_string_capped),
+        cmocka_unit_test(test_bell),
+        cmocka_unit_test(test_replies),
+        cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_vt_text),
+        cmocka_unit_test(test_redraw_round_trip),
+        cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_garbage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
