@@ -79,23 +79,32 @@ pid_t launch_start(const launch_request *req, char *err, size_t errlen)
         args[n++] = req->argv[i];
     args[n] = NULL;
 
+    /* Block every signal across fork: a handler of the caller's (libuv's,
+     * which forwards signals to the event loop through a pipe) must never
+     * run in the child, where it would report a signal to the parent's
+     * loop.  The child resets every disposition before unblocking. */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(err, errlen, "fork failed: %s", strerror(errno));
+        int e = errno;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        snprintf(err, errlen, "fork failed: %s", strerror(e));
         free(args);
         return -1;
     }
     if (pid == 0) {
         /* Only async-signal-safe calls from here to exec. */
-        if (setup_stdio(req) < 0)
-            _exit(126);
-        close_from(3);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
         for (int s = 1; s < NSIG; s++)
             if (s != SIGKILL && s != SIGSTOP)
                 signal(s, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if (setup_stdio(req) < 0)
+            _exit(126);
+        close_from(3);
         setpgid(0, 0);
         execve("/proc/self/exe", (char *const *)args, req->envp);
         static const char msg[] = "corral: cannot start the session init (exec /proc/self/exe failed)\n";
@@ -103,6 +112,7 @@ pid_t launch_start(const launch_request *req, char *err, size_t errlen)
         (void)w;
         _exit(127);
     }
+    sigprocmask(SIG_SETMASK, &old, NULL);
     free(args);
     return pid;
 }

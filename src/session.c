@@ -199,6 +199,9 @@ static void finish(session_t *s)
     if (s->finished || s->state != SESSION_EXITED || !s->output_closed)
         return;
     s->finished = true;
+    /* Only now close the PTY master: every process of the tree is gone, so
+     * the hangup this causes can no longer reach one of them. */
+    close_handle(s, (uv_handle_t *)&s->poll);
     uv_timer_stop(&s->grace_timer);
     uv_timer_stop(&s->kill_timer);
     uv_timer_stop(&s->lifetime_timer);
@@ -217,13 +220,19 @@ static void finish(session_t *s)
         s->hooks->finished(s, s->hooks_user);
 }
 
+/* End of output: every holder of the PTY slave (or the pipe's write end)
+ * closed it.  The master stays open until the process tree is reaped: a
+ * process that closed its terminal may still be running (cat closes stdout
+ * in its exit handlers), and closing the master would hang up its session
+ * and kill it with SIGHUP. */
 static void output_closed(session_t *s)
 {
     if (s->output_closed)
         return;
     s->output_closed = true;
+    if (s->poll_active)
+        uv_poll_stop(&s->poll);
     s->poll_active = false;
-    close_handle(s, (uv_handle_t *)&s->poll);
     buf_free(&s->wq);
     finish(s);
 }

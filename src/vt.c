@@ -6,27 +6,13 @@
  * callbacks and we keep the cells.  (Its VTermScreen layer would keep them
  * for us, but copies the whole screen for every scrolled line.)
  *
- * The grid: each visible row is one cols-wide array of vt_cell plus "used",
- * a bound past which every cell is a default blank, so clearing a row or
- * saving it to history touches only its used part.  The rows form a ring
- * (top is the slot of visible row 0): a full-screen scroll by one line
- * advances top, hands the departing row to the scrollback and blanks it as
- * the new bottom row, O(used) instead of O(rows x cols).  Scrolls of a
- * region rotate row structs in place; anything else that is not full width
- * is declined, and libvterm falls back to moverect + erase.
- *
- * Invariants kept by every change: a blank cell (ch 0) has default fg, no
- * attributes, width 1 and only its background; a width-2 cell is always
- * followed by its VT_CH_WIDE_CONT cell and a continuation never stands
- * alone (repair() blanks broken halves); cells at or beyond a row's used are
- * default blanks.
- *
- * History is a ring of at most scrollback_max lines, each trimmed to its
- * last non-blank cell and allocated to exactly that size.  The alternate
- * screen is a second grid, allocated while it is shown, that never feeds
- * the history.  Combining marks live in a small per-vt table (cell.comb is
- * 1 + index); it holds up to 255 distinct mark sequences and then recycles
- * the oldest slot.
+ * The cells live in vt_grid.c: visible rows in a ring of row pointers, so
+ * a full-screen scroll by one line advances the ring, hands the departing
+ * row to the history and blanks it as the new bottom row, O(used cells)
+ * instead of O(rows x cols).  Scrolls of a full-width region rotate row
+ * structs in place; anything narrower is declined, and libvterm falls back
+ * to moverect + erase.  The alternate screen is a second grid, allocated
+ * while it is shown, that never feeds the history.
  *
  * libvterm 0.1.4 reports neither dim nor conceal and hides the DEC modes a
  * client needs; vt_scan tracks those (and keeps escape strings whole, see
@@ -37,8 +23,10 @@
 #include "vt.h"
 
 #include "util.h"
+#include "vt_grid.h"
 #include "vt_scan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vterm.h>
@@ -47,28 +35,6 @@
 #define VT_MAX_COLS 2000
 #define VT_MAX_SCROLLBACK 1000000
 #define VT_TITLE_MAX 256
-#define COMB_MAX 255
-#define COMB_MARKS (VTERM_MAX_CHARS_PER_CELL - 1)
-
-typedef struct vt_row {
-    vt_cell *cells; /* cols cells */
-    int used;       /* cells at or beyond used are default blanks */
-} vt_row;
-
-typedef struct vt_grid {
-    vt_row *rows; /* ring of vt->rows rows */
-    int top;      /* slot of visible row 0 */
-} vt_grid;
-
-typedef struct sb_line {
-    vt_cell *cells;
-    int len;
-} sb_line;
-
-typedef struct comb_entry {
-    uint32_t cp[COMB_MARKS];
-    int n;
-} comb_entry;
 
 struct vt {
     VTerm *vterm;
@@ -76,8 +42,8 @@ struct vt {
     vt_callbacks cb;
     void *user;
     int rows, cols;
-    vt_grid primary, alt;
-    vt_grid *cur; /* the grid on show */
+    vt_grid primary, alt; /* alt.rows is NULL unless it is shown */
+    vt_grid *cur;         /* the grid on show */
     bool altscreen;
     uint8_t *dirty; /* per visible row */
 
@@ -86,92 +52,22 @@ struct vt {
     uint16_t pen_extra; /* dim, conceal from the scanner */
     uint16_t attrs;     /* both */
 
-    sb_line *sb; /* ring of history lines, oldest at sb_head */
-    int sb_cap, sb_len, sb_head, sb_max;
-
-    comb_entry *comb;
-    int comb_len, comb_cap, comb_next, comb_last;
+    vt_history hist;
+    vt_comb_table comb;
 
     char *title;
     bool cursor_visible;
+    bool pending_wrap; /* the last glyph ended in the last column ... */
+    VTermPos wrap_pos; /* ... here, and the cursor has not left it */
     int mouse; /* VTERM_PROP_MOUSE_* */
     vt_scan scan;
 };
 
-static const vt_cell blank_cell = { 0, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0, 1, 0 };
 static const vt_cell empty_line[1] = { { 0, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0, 1, 0 } };
-
-/* ---- grid ---------------------------------------------------------------- */
-
-static inline vt_row *grid_row(const vt_grid *g, int nrows, int r)
-{
-    int k = g->top + r;
-    if (k >= nrows)
-        k -= nrows;
-    return &g->rows[k];
-}
 
 static inline vt_row *row_at(const vt_t *vt, int r)
 {
-    return grid_row(vt->cur, vt->rows, r);
-}
-
-static void fill_blank(vt_cell *c, int n, vt_color bg)
-{
-    vt_cell b = blank_cell;
-    b.bg = bg;
-    for (int k = 0; k < n; k++)
-        c[k] = b;
-}
-
-static inline bool is_default_blank(const vt_cell *c)
-{
-    return c->ch == 0 && c->bg == VT_COLOR_DEFAULT;
-}
-
-/* Make the row blank with the given background (erase colour). */
-static void blank_row(vt_row *r, int cols, vt_color bg)
-{
-    if (bg == VT_COLOR_DEFAULT) {
-        fill_blank(r->cells, r->used, bg);
-        r->used = 0;
-    } else {
-        fill_blank(r->cells, cols, bg);
-        r->used = cols;
-    }
-}
-
-static void grid_alloc(vt_grid *g, int rows, int cols)
-{
-    g->rows = xcalloc((size_t)rows, sizeof *g->rows);
-    g->top = 0;
-    for (int r = 0; r < rows; r++) {
-        g->rows[r].cells = xmalloc((size_t)cols * sizeof(vt_cell));
-        fill_blank(g->rows[r].cells, cols, VT_COLOR_DEFAULT);
-    }
-}
-
-static void grid_free(vt_grid *g, int rows)
-{
-    if (!g->rows)
-        return;
-    for (int r = 0; r < rows; r++)
-        free(g->rows[r].cells);
-    free(g->rows);
-    g->rows = NULL;
-}
-
-/* Keep wide characters whole at the boundary before col: a left half that
- * lost its right half, or a right half that lost its left, becomes blank. */
-static void repair(vt_row *r, int col, int cols)
-{
-    vt_cell *c = r->cells;
-    if (col > 0 && col <= cols && c[col - 1].width == 2 &&
-        (col == cols || c[col].ch != VT_CH_WIDE_CONT))
-        fill_blank(&c[col - 1], 1, c[col - 1].bg);
-    if (col >= 0 && col < cols && c[col].ch == VT_CH_WIDE_CONT &&
-        (col == 0 || c[col - 1].width != 2))
-        fill_blank(&c[col], 1, c[col].bg);
+    return vt_grid_row(vt->cur, r);
 }
 
 static void mark_dirty(vt_t *vt, int first, int end)
@@ -180,108 +76,9 @@ static void mark_dirty(vt_t *vt, int first, int end)
         memset(vt->dirty + first, 1, (size_t)(end - first));
 }
 
-/* ---- scrollback ---------------------------------------------------------- */
-
-/* Save a departing row as the newest history line, trimmed of default
- * blanks; when history is full the oldest line's memory is reused. */
-static void sb_push(vt_t *vt, const vt_row *r)
-{
-    if (vt->sb_max == 0)
-        return;
-    int n = r->used;
-    while (n > 0 && is_default_blank(&r->cells[n - 1]))
-        n--;
-    sb_line *l;
-    if (vt->sb_len == vt->sb_max) {
-        l = &vt->sb[vt->sb_head];
-        vt->sb_head = vt->sb_head + 1 == vt->sb_cap ? 0 : vt->sb_head + 1;
-    } else {
-        if (vt->sb_len == vt->sb_cap) {
-            int cap = vt->sb_cap ? vt->sb_cap * 2 : 64;
-            if (cap > vt->sb_max)
-                cap = vt->sb_max;
-            sb_line *nl = xcalloc((size_t)cap, sizeof *nl);
-            for (int k = 0; k < vt->sb_len; k++)
-                nl[k] = vt->sb[(vt->sb_head + k) % vt->sb_cap];
-            free(vt->sb);
-            vt->sb = nl;
-            vt->sb_cap = cap;
-            vt->sb_head = 0;
-        }
-        l = &vt->sb[(vt->sb_head + vt->sb_len) % vt->sb_cap];
-        vt->sb_len++;
-    }
-    if (l->len != n || !l->cells) {
-        if (n == 0) {
-            free(l->cells);
-            l->cells = NULL;
-        } else {
-            l->cells = xrealloc(l->cells, (size_t)n * sizeof(vt_cell));
-        }
-    }
-    if (n)
-        memcpy(l->cells, r->cells, (size_t)n * sizeof(vt_cell));
-    l->len = n;
-}
-
-/* Take the newest history line back as a visible row of cols cells. */
-static void sb_pop(vt_t *vt, vt_row *r, int cols)
-{
-    sb_line *l = &vt->sb[(vt->sb_head + vt->sb_len - 1) % vt->sb_cap];
-    int n = l->len < cols ? l->len : cols;
-    r->cells = xmalloc((size_t)cols * sizeof(vt_cell));
-    if (n)
-        memcpy(r->cells, l->cells, (size_t)n * sizeof(vt_cell));
-    fill_blank(r->cells + n, cols - n, VT_COLOR_DEFAULT);
-    r->used = n;
-    repair(r, n, cols);
-    free(l->cells);
-    l->cells = NULL;
-    l->len = 0;
-    vt->sb_len--;
-}
-
-/* ---- combining marks ----------------------------------------------------- */
-
-static bool comb_equal(const comb_entry *e, const uint32_t *cp, int n)
-{
-    return e->n == n && memcmp(e->cp, cp, (size_t)n * sizeof *cp) == 0;
-}
-
-/* The table index (plus one) for a cell's marks, reusing equal entries. */
-static uint8_t comb_intern(vt_t *vt, const uint32_t *marks)
-{
-    int n = 0;
-    while (n < COMB_MARKS && marks[n])
-        n++;
-    if (vt->comb_last >= 0 && comb_equal(&vt->comb[vt->comb_last], marks, n))
-        return (uint8_t)(vt->comb_last + 1);
-    int i;
-    for (i = 0; i < vt->comb_len; i++)
-        if (comb_equal(&vt->comb[i], marks, n))
-            break;
-    if (i == vt->comb_len) {
-        if (vt->comb_len < COMB_MAX) {
-            if (vt->comb_len == vt->comb_cap) {
-                vt->comb_cap = vt->comb_cap ? vt->comb_cap * 2 : 8;
-                if (vt->comb_cap > COMB_MAX)
-                    vt->comb_cap = COMB_MAX;
-                vt->comb = xrealloc(vt->comb, (size_t)vt->comb_cap * sizeof *vt->comb);
-            }
-            vt->comb_len++;
-        } else { /* full: recycle the oldest slot */
-            i = vt->comb_next;
-            vt->comb_next = (vt->comb_next + 1) % COMB_MAX;
-        }
-        memcpy(vt->comb[i].cp, marks, (size_t)n * sizeof *marks);
-        vt->comb[i].n = n;
-    }
-    vt->comb_last = i;
-    return (uint8_t)(i + 1);
-}
-
 /* ---- libvterm state callbacks -------------------------------------------- */
 
+/* A glyph in the pen's colours; halves of wide characters it breaks go. */
 static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 {
     vt_t *vt = user;
@@ -298,7 +95,7 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     c->bg = vt->bg;
     c->attrs = vt->attrs;
     c->width = (uint8_t)w;
-    c->comb = info->chars[0] && info->chars[1] ? comb_intern(vt, info->chars + 1) : 0;
+    c->comb = info->chars[0] && info->chars[1] ? vt_comb_intern(&vt->comb, info->chars + 1) : 0;
     if (w == 2) {
         c[1] = *c;
         c[1].ch = VT_CH_WIDE_CONT;
@@ -306,12 +103,26 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
         c[1].comb = 0;
     }
     if (!clean) {
-        repair(r, pos.col, cols);
-        repair(r, pos.col + w, cols);
+        vt_grid_repair(r, pos.col, cols);
+        vt_grid_repair(r, pos.col + w, cols);
     }
     if (pos.col + w > r->used)
         r->used = pos.col + w;
     vt->dirty[pos.row] = 1;
+    vt->pending_wrap = pos.col + w == cols;
+    vt->wrap_pos = pos;
+    return 1;
+}
+
+/* After a glyph in the last column the cursor stays on it, waiting to wrap;
+ * libvterm reports that position once, and any move elsewhere ends the wait.
+ * (A cursor command to the very same cell also ends it, unseen: libvterm
+ * does not report a move that goes nowhere.) */
+static int cb_movecursor(VTermPos pos, VTermPos oldpos, int visible, void *user)
+{
+    vt_t *vt = user;
+    if (pos.row != vt->wrap_pos.row || pos.col != vt->wrap_pos.col)
+        vt->pending_wrap = false;
     return 1;
 }
 
@@ -329,36 +140,20 @@ static bool clip(const vt_t *vt, VTermRect *rc)
     return rc->start_row < rc->end_row && rc->start_col < rc->end_col;
 }
 
-/* Blank cells [sc, ec) of a row in the pen's background (BCE). */
-static void erase_cells(vt_t *vt, vt_row *r, int sc, int ec)
-{
-    vt_color bg = vt->bg;
-    if (bg == VT_COLOR_DEFAULT) {
-        int end = ec < r->used ? ec : r->used;
-        if (sc < end)
-            fill_blank(r->cells + sc, end - sc, bg);
-        if (ec >= r->used && sc < r->used)
-            r->used = sc;
-    } else {
-        fill_blank(r->cells + sc, ec - sc, bg);
-        if (ec > r->used)
-            r->used = ec;
-    }
-    repair(r, sc, vt->cols);
-    repair(r, ec, vt->cols);
-}
-
+/* Erase in the pen's background, as xterm does (BCE). */
 static int cb_erase(VTermRect rect, int selective, void *user)
 {
     vt_t *vt = user;
     if (!clip(vt, &rect))
         return 1;
     for (int row = rect.start_row; row < rect.end_row; row++)
-        erase_cells(vt, row_at(vt, row), rect.start_col, rect.end_col);
+        vt_grid_erase(row_at(vt, row), rect.start_col, rect.end_col, vt->cols, vt->bg); /* BCE */
     mark_dirty(vt, rect.start_row, rect.end_row);
     return 1;
 }
 
+/* Cells moving within rows (ICH, DCH, narrow regions); rows are walked so
+ * that overlapping rects copy correctly. */
 static int cb_moverect(VTermRect dest, VTermRect src, void *user)
 {
     vt_t *vt = user;
@@ -382,24 +177,11 @@ static int cb_moverect(VTermRect dest, VTermRect src, void *user)
             if (e > d->used)
                 d->used = e;
         }
-        repair(d, dest.start_col, vt->cols);
-        repair(d, dest.end_col, vt->cols);
+        vt_grid_repair(d, dest.start_col, vt->cols);
+        vt_grid_repair(d, dest.end_col, vt->cols);
     }
     mark_dirty(vt, dest.start_row, dest.end_row);
     return 1;
-}
-
-static void swap_rows(vt_t *vt, int a, int b)
-{
-    vt_row *ra = row_at(vt, a), *rb = row_at(vt, b), t = *ra;
-    *ra = *rb;
-    *rb = t;
-}
-
-static void reverse_rows(vt_t *vt, int a, int b) /* [a, b) */
-{
-    for (b--; a < b; a++, b--)
-        swap_rows(vt, a, b);
 }
 
 /* Full-width vertical scroll.  The whole screen moving up rotates the ring
@@ -417,32 +199,35 @@ static int cb_scrollrect(VTermRect rect, int downward, int rightward, void *user
         n = h;
     vt_grid *g = vt->cur;
     if (h == vt->rows) {
+        /* Lines leave for history when the cursor is at the bottom (line
+         * feed, SU there); deleting lines elsewhere (DL) loses them. */
+        VTermPos cur;
+        vterm_state_get_cursorpos(vt->state, &cur);
+        bool keep = !vt->altscreen && downward > 0 && cur.row == vt->rows - 1;
         for (int k = 0; k < n; k++) {
             if (downward > 0) {
                 vt_row *r = row_at(vt, 0);
-                if (!vt->altscreen)
-                    sb_push(vt, r);
-                blank_row(r, vt->cols, vt->bg);
+                if (keep)
+                    vt_history_push(&vt->hist, r);
+                vt_grid_blank_row(r, vt->cols, vt->bg);
                 g->top = g->top + 1 == vt->rows ? 0 : g->top + 1;
             } else {
                 g->top = g->top == 0 ? vt->rows - 1 : g->top - 1;
-                blank_row(row_at(vt, 0), vt->cols, vt->bg);
+                vt_grid_blank_row(row_at(vt, 0), vt->cols, vt->bg);
             }
         }
     } else {
         int s = rect.start_row, e = rect.end_row;
-        int m = downward > 0 ? n : h - n; /* rotate up by m */
-        reverse_rows(vt, s, s + m);
-        reverse_rows(vt, s + m, e);
-        reverse_rows(vt, s, e);
+        vt_grid_rotate(g, s, e, downward > 0 ? n : h - n);
         int b0 = downward > 0 ? e - n : s;
         for (int k = 0; k < n; k++)
-            blank_row(row_at(vt, b0 + k), vt->cols, vt->bg);
+            vt_grid_blank_row(row_at(vt, b0 + k), vt->cols, vt->bg);
     }
     mark_dirty(vt, rect.start_row, rect.end_row);
     return 1;
 }
 
+/* libvterm's colour as ours: default, indexed and RGB stay what they are. */
 static vt_color color_of(const VTermColor *c, uint8_t default_flag)
 {
     if (c->type & default_flag)
@@ -457,6 +242,7 @@ static void set_flag(uint16_t *attrs, uint16_t bit, bool on)
     *attrs = on ? (uint16_t)(*attrs | bit) : (uint16_t)(*attrs & ~bit);
 }
 
+/* The pen cells are written with; dim and conceal come from the scanner. */
 static int cb_setpenattr(VTermAttr attr, VTermValue *val, void *user)
 {
     vt_t *vt = user;
@@ -481,20 +267,23 @@ static void set_altscreen(vt_t *vt, bool on)
     if (on == vt->altscreen)
         return;
     if (on) {
-        grid_alloc(&vt->alt, vt->rows, vt->cols);
+        vt_grid_init(&vt->alt, vt->rows, vt->cols);
         vt->cur = &vt->alt;
     } else {
         vt->cur = &vt->primary;
-        grid_free(&vt->alt, vt->rows);
+        vt_grid_free(&vt->alt);
     }
     vt->altscreen = on;
     mark_dirty(vt, 0, vt->rows);
 }
 
+/* Titles come from the session: sanitised and cut before anyone sees them. */
 static void set_title(vt_t *vt, const char *s)
 {
+    size_t len = s ? strlen(s) : 0;
     free(vt->title);
-    vt->title = sanitize_text(s ? s : "", s ? strlen(s) : 0, VT_TITLE_MAX);
+    /* (sanitize_text of nothing would not be NUL-terminated) */
+    vt->title = len ? sanitize_text(s, len, VT_TITLE_MAX) : xstrdup("");
     if (vt->cb.title)
         vt->cb.title(vt->user, vt->title);
 }
@@ -512,6 +301,15 @@ static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
     return 1;
 }
 
+/* Only a reset (RIS, DECSTR) starts a new pen; libvterm then reports every
+ * property but the mouse mode, which it turns off too. */
+static int cb_initpen(void *user)
+{
+    vt_t *vt = user;
+    vt->mouse = VTERM_PROP_MOUSE_NONE;
+    return 1;
+}
+
 static int cb_bell(void *user)
 {
     vt_t *vt = user;
@@ -520,59 +318,20 @@ static int cb_bell(void *user)
     return 1;
 }
 
-/* Give a grid new dimensions.  On the grid on show the cursor's line stays
- * visible: rows above it are pushed to history when the screen gets shorter
- * and history lines come back when it gets taller.  Returns how far the
- * content moved down. */
-static int grid_resize(vt_t *vt, vt_grid *g, int rows, int cols, int cursor_row, bool history)
-{
-    int old_rows = vt->rows, old_cols = vt->cols;
-    vt_row *nr = xcalloc((size_t)rows, sizeof *nr);
-    int skip = cursor_row >= rows ? cursor_row - rows + 1 : 0, pull = 0;
-    if (history && rows > old_rows && cursor_row >= 0)
-        pull = rows - old_rows < vt->sb_len ? rows - old_rows : vt->sb_len;
-    for (int k = 0; k < pull; k++)
-        sb_pop(vt, &nr[pull - 1 - k], cols);
-    for (int k = 0; k < old_rows; k++) {
-        vt_row *r = grid_row(g, old_rows, k);
-        int to = pull + k - skip;
-        if (k < skip && history)
-            sb_push(vt, r);
-        if (to >= 0 && to < rows)
-            nr[to] = *r;
-        else
-            free(r->cells);
-    }
-    for (int k = 0; k < rows; k++) {
-        vt_row *r = &nr[k];
-        if (!r->cells) {
-            r->cells = xmalloc((size_t)cols * sizeof(vt_cell));
-            fill_blank(r->cells, cols, VT_COLOR_DEFAULT);
-        } else if (k >= pull && cols != old_cols) {
-            r->cells = xrealloc(r->cells, (size_t)cols * sizeof(vt_cell));
-            if (cols > old_cols)
-                fill_blank(r->cells + old_cols, cols - old_cols, VT_COLOR_DEFAULT);
-            else if (r->used > cols)
-                r->used = cols;
-            repair(r, cols, cols);
-        }
-    }
-    free(g->rows);
-    g->rows = nr;
-    g->top = 0;
-    return pull - skip;
-}
-
+/* The grid on show keeps the cursor's line visible (rows above it go to
+ * history, and come back when the screen grows); the primary grid behind
+ * the alternate screen is only cut or padded. */
 static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 {
     vt_t *vt = user;
     VTermPos cur;
     vterm_state_get_cursorpos(vt->state, &cur);
-    int moved = grid_resize(vt, vt->cur, rows, cols, cur.row, !vt->altscreen);
+    int moved = vt_grid_resize(vt->cur, rows, cols, cur.row, vt->altscreen ? NULL : &vt->hist);
     if (vt->altscreen)
-        grid_resize(vt, &vt->primary, rows, cols, -1, false);
+        vt_grid_resize(&vt->primary, rows, cols, -1, NULL);
     vt->rows = rows;
     vt->cols = cols;
+    vt->pending_wrap = false;
     free(vt->dirty);
     vt->dirty = xmalloc((size_t)rows);
     mark_dirty(vt, 0, rows);
@@ -582,9 +341,11 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 
 static const VTermStateCallbacks state_callbacks = {
     .putglyph = cb_putglyph,
+    .movecursor = cb_movecursor,
     .scrollrect = cb_scrollrect,
     .moverect = cb_moverect,
     .erase = cb_erase,
+    .initpen = cb_initpen,
     .setpenattr = cb_setpenattr,
     .settermprop = cb_settermprop,
     .bell = cb_bell,
@@ -600,6 +361,7 @@ static void cb_output(const char *s, size_t len, void *user)
 
 /* ---- scanner hooks ------------------------------------------------------- */
 
+/* What the scanner lets through goes to libvterm. */
 static void scan_feed(void *user, const char *bytes, size_t len)
 {
     vt_t *vt = user;
@@ -640,10 +402,10 @@ vt_t *vt_new(int rows, int cols, int scrollback_max, const vt_callbacks *cb, voi
     vt->user = user;
     vt->rows = rows;
     vt->cols = cols;
-    vt->sb_max = scrollback_max < VT_MAX_SCROLLBACK ? scrollback_max : VT_MAX_SCROLLBACK;
-    vt->comb_last = -1;
+    vt_history_init(&vt->hist, scrollback_max < VT_MAX_SCROLLBACK ? scrollback_max : VT_MAX_SCROLLBACK);
+    vt_comb_init(&vt->comb);
     vt->cursor_visible = true;
-    grid_alloc(&vt->primary, rows, cols);
+    vt_grid_init(&vt->primary, rows, cols);
     vt->cur = &vt->primary;
     vt->dirty = xmalloc((size_t)rows);
     mark_dirty(vt, 0, rows);
@@ -659,12 +421,10 @@ void vt_free(vt_t *vt)
     if (!vt)
         return;
     vterm_free(vt->vterm);
-    grid_free(&vt->primary, vt->rows);
-    grid_free(&vt->alt, vt->rows);
-    for (int k = 0; k < vt->sb_cap; k++)
-        free(vt->sb[k].cells);
-    free(vt->sb);
-    free(vt->comb);
+    vt_grid_free(&vt->primary);
+    vt_grid_free(&vt->alt);
+    vt_history_free(&vt->hist);
+    vt_comb_free(&vt->comb);
     free(vt->title);
     free(vt->dirty);
     vt_scan_free(&vt->scan);
@@ -676,12 +436,23 @@ void vt_write(vt_t *vt, const char *bytes, size_t len)
     vt_scan_write(&vt->scan, bytes, len);
 }
 
+/* libvterm 0.1.4's resize keeps the scroll region and the saved cursor as
+ * they were, and the next scroll or DECRC past the new size writes outside
+ * its line array.  Like xterm and tmux we reset the region after a resize,
+ * and after a shrink the saved cursor becomes the current position. */
 int vt_resize(vt_t *vt, int rows, int cols)
 {
     if (rows < 1 || cols < 2 || rows > VT_MAX_ROWS || cols > VT_MAX_COLS)
         return -1;
-    if (rows != vt->rows || cols != vt->cols)
-        vterm_set_size(vt->vterm, rows, cols);
+    if (rows == vt->rows && cols == vt->cols)
+        return 0;
+    bool shrink = rows < vt->rows || cols < vt->cols;
+    vterm_set_size(vt->vterm, rows, cols);
+    VTermPos p;
+    vterm_state_get_cursorpos(vt->state, &p);
+    char fix[48];
+    int n = snprintf(fix, sizeof fix, "\033[r\033[%d;%dH%s", p.row + 1, p.col + 1, shrink ? "\0337" : "");
+    vterm_input_write(vt->vterm, fix, (size_t)n);
     return 0;
 }
 
@@ -697,7 +468,7 @@ int vt_cols(const vt_t *vt)
 
 int vt_scrollback_len(const vt_t *vt)
 {
-    return vt->sb_len;
+    return vt->hist.len;
 }
 
 const vt_cell *vt_line(const vt_t *vt, int row, int *len)
@@ -707,14 +478,15 @@ const vt_cell *vt_line(const vt_t *vt, int row, int *len)
             *len = vt->cols;
         return row_at(vt, row)->cells;
     }
-    if (row >= 0 || -row > vt->sb_len)
+    const vt_hist_line *l = row < 0 ? vt_history_line(&vt->hist, -row) : NULL;
+    if (!l)
         return NULL;
-    const sb_line *l = &vt->sb[(vt->sb_head + vt->sb_len + row) % vt->sb_cap];
     if (len)
         *len = l->len;
     return l->cells ? l->cells : empty_line;
 }
 
+/* Encode one scalar; anything that is not one becomes U+FFFD. */
 static size_t utf8_put(uint32_t c, char *out)
 {
     if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
@@ -746,11 +518,9 @@ size_t vt_cell_text(const vt_t *vt, const vt_cell *cell, char *out)
     size_t n = 0;
     if (cell->ch != 0 && cell->ch != VT_CH_WIDE_CONT) {
         n = utf8_put(cell->ch, out);
-        if (cell->comb && cell->comb <= vt->comb_len) {
-            const comb_entry *e = &vt->comb[cell->comb - 1];
-            for (int k = 0; k < e->n; k++)
-                n += utf8_put(e->cp[k], out + n);
-        }
+        const vt_comb_entry *e = vt_comb_get(&vt->comb, cell->comb);
+        for (int k = 0; e && k < e->n; k++)
+            n += utf8_put(e->cp[k], out + n);
     }
     out[n] = '\0';
     return n;
@@ -799,8 +569,8 @@ char *vt_text(const vt_t *vt, int first, int last, size_t *len)
 {
     buf_t b;
     buf_init(&b);
-    if (first < -vt->sb_len)
-        first = -vt->sb_len;
+    if (first < -vt->hist.len)
+        first = -vt->hist.len;
     if (last >= vt->rows)
         last = vt->rows - 1;
     for (int row = first; row <= last; row++) {
@@ -827,31 +597,59 @@ char *vt_text(const vt_t *vt, int first, int last, size_t *len)
     return buf_steal(&b);
 }
 
-static void put_color(buf_t *b, vt_color c, int base)
+/* SGR parameters for a colour; returns how many. */
+static int color_params(vt_color c, int base, unsigned out[5])
 {
     uint32_t v = c & 0xffffffu;
-    if (VT_COLOR_KIND(c) == VT_COLOR_KIND_INDEXED && v < 8)
-        buf_printf(b, ";%u", (unsigned)(base + (int)v));
-    else if (VT_COLOR_KIND(c) == VT_COLOR_KIND_INDEXED)
-        buf_printf(b, ";%d;5;%u", base + 8, (unsigned)v);
-    else if (VT_COLOR_KIND(c) == VT_COLOR_KIND_RGB)
-        buf_printf(b, ";%d;2;%u;%u;%u", base + 8, (unsigned)(v >> 16), (unsigned)((v >> 8) & 0xff),
-                   (unsigned)(v & 0xff));
+    switch (VT_COLOR_KIND(c)) {
+    case VT_COLOR_KIND_INDEXED:
+        if (v < 8) {
+            out[0] = (unsigned)base + v;
+            return 1;
+        }
+        out[0] = (unsigned)base + 8;
+        out[1] = 5;
+        out[2] = v;
+        return 3;
+    case VT_COLOR_KIND_RGB:
+        out[0] = (unsigned)base + 8;
+        out[1] = 2;
+        out[2] = v >> 16;
+        out[3] = (v >> 8) & 0xff;
+        out[4] = v & 0xff;
+        return 5;
+    default:
+        return 0;
+    }
 }
 
-/* The SGR sequence for a complete style, from a reset. */
+/* The SGR for a complete style from a reset, in sequences of at most 16
+ * parameters (what libvterm and st can take). */
 static void put_sgr(buf_t *b, vt_color fg, vt_color bg, unsigned attrs)
 {
-    static const struct { unsigned bit; int code; } codes[] = {
+    static const struct { unsigned bit; unsigned code; } codes[] = {
         { VT_ATTR_BOLD, 1 }, { VT_ATTR_DIM, 2 }, { VT_ATTR_ITALIC, 3 }, { VT_ATTR_UNDERLINE, 4 },
         { VT_ATTR_BLINK, 5 }, { VT_ATTR_REVERSE, 7 }, { VT_ATTR_CONCEAL, 8 }, { VT_ATTR_STRIKE, 9 },
     };
-    buf_puts(b, "\033[0");
+    unsigned p[20];
+    int n = 0, split;
+    p[n++] = 0;
     for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++)
         if (attrs & codes[k].bit)
-            buf_printf(b, ";%d", codes[k].code);
-    put_color(b, fg, 30);
-    put_color(b, bg, 40);
+            p[n++] = codes[k].code;
+    split = n;
+    n += color_params(fg, 30, p + n);
+    n += color_params(bg, 40, p + n);
+    if (n <= 16)
+        split = n;
+    buf_puts(b, "\033[");
+    for (int k = 0; k < n; k++) {
+        if (k == split)
+            buf_puts(b, "m\033[");
+        else if (k > 0)
+            buf_putc(b, ';');
+        buf_printf(b, "%u", p[k]);
+    }
     buf_putc(b, 'm');
 }
 
@@ -873,9 +671,7 @@ static void set_style(buf_t *b, style *cur, vt_color fg, vt_color bg, unsigned a
 static void redraw_row(const vt_t *vt, buf_t *b, style *st, int row)
 {
     const vt_row *r = row_at(vt, row);
-    int end = r->used;
-    while (end > 0 && is_default_blank(&r->cells[end - 1]))
-        end--;
+    int end = vt_grid_trimmed(r);
     if (end == 0)
         return;
     buf_printf(b, "\033[%d;1H", row + 1);
@@ -903,6 +699,30 @@ static void redraw_row(const vt_t *vt, buf_t *b, style *st, int row)
     }
 }
 
+/* Leave the cursor waiting to wrap, as it is after a glyph in the last
+ * column: write that glyph again, or, if it was erased since, a glyph that
+ * ECH then erases (ECH keeps the wait). */
+static void redraw_pending_wrap(const vt_t *vt, buf_t *b, style *st, int row, int col)
+{
+    const vt_cell *c = &row_at(vt, row)->cells[col];
+    buf_printf(b, "\033[%d;%dH", row + 1, col + 1);
+    if (c->ch && c->ch != VT_CH_WIDE_CONT && col + c->width == vt->cols) {
+        char tmp[VT_CELL_TEXT_MAX];
+        set_style(b, st, c->fg, c->bg, c->attrs);
+        buf_append(b, tmp, vt_cell_text(vt, c, tmp));
+        return;
+    }
+    if (col + 1 < vt->cols) { /* an erased wide glyph: U+3000 is wide */
+        set_style(b, st, VT_COLOR_DEFAULT, c[1].bg, 0);
+        buf_puts(b, "\xe3\x80\x80");
+    } else {
+        set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
+        buf_putc(b, ' ');
+    }
+    set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
+    buf_puts(b, "\033[X");
+}
+
 char *vt_redraw_bytes(const vt_t *vt, size_t *len)
 {
     buf_t b;
@@ -911,10 +731,14 @@ char *vt_redraw_bytes(const vt_t *vt, size_t *len)
     style st = { VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0 };
     for (int row = 0; row < vt->rows; row++)
         redraw_row(vt, &b, &st, row);
-    set_style(&b, &st, vt->fg, vt->bg, vt->attrs);
     int crow, ccol;
     vt_cursor(vt, &crow, &ccol);
-    buf_printf(&b, "\033[%d;%dH\033[?25%c", crow + 1, ccol + 1, vt->cursor_visible ? 'h' : 'l');
+    if (vt->pending_wrap && crow == vt->wrap_pos.row && ccol == vt->wrap_pos.col)
+        redraw_pending_wrap(vt, &b, &st, crow, ccol);
+    else
+        buf_printf(&b, "\033[%d;%dH", crow + 1, ccol + 1);
+    set_style(&b, &st, vt->fg, vt->bg, vt->attrs);
+    buf_printf(&b, "\033[?25%c", vt->cursor_visible ? 'h' : 'l');
     if (len)
         *len = b.len;
     return buf_steal(&b);

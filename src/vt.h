@@ -58,9 +58,9 @@ typedef struct vt_cell {
 #define VT_MODE_APP_CURSOR (1u << 0)   /* DECCKM */
 #define VT_MODE_APP_KEYPAD (1u << 1)
 #define VT_MODE_BRACKETED_PASTE (1u << 2)
-#define VT_MODE_MOUSE_CLICK (1u << 3)
-#define VT_MODE_MOUSE_DRAG (1u << 4)
-#define VT_MODE_MOUSE_MOVE (1u << 5)
+#define VT_MODE_MOUSE_CLICK (1u << 3) /* ?1000; also set with DRAG and MOVE */
+#define VT_MODE_MOUSE_DRAG (1u << 4)  /* ?1002; also set with MOVE */
+#define VT_MODE_MOUSE_MOVE (1u << 5)  /* ?1003 */
 #define VT_MODE_MOUSE_SGR (1u << 6)
 #define VT_MODE_CURSOR_VISIBLE (1u << 7)
 #define VT_MODE_ALTSCREEN (1u << 8)
@@ -82,14 +82,20 @@ typedef struct vt_callbacks {
 typedef struct vt vt_t;
 
 /* A model of rows x cols keeping at most scrollback_max lines of history.
- * cb may be NULL.  Returns NULL only on bad sizes or allocation failure. */
+ * cb may be NULL.  Returns NULL only on bad sizes (rows 1..1000, cols
+ * 2..2000, scrollback_max >= 0; above 1000000 it is cut to that) or
+ * allocation failure. */
 vt_t *vt_new(int rows, int cols, int scrollback_max, const vt_callbacks *cb, void *user);
 void vt_free(vt_t *vt);
 
 /* Feed bytes as read from the PTY; any split of the stream is fine. */
 void vt_write(vt_t *vt, const char *bytes, size_t len);
 
-/* Resize (no reflow: rows are cut or padded; the cursor is kept inside). */
+/* Resize (no reflow: rows are cut or padded; the cursor is kept inside).
+ * The cursor's line stays on screen: when the screen gets shorter the rows
+ * above it go to history, and history lines come back when it gets taller.
+ * As in xterm and tmux the scroll region is reset; after a shrink the saved
+ * cursor (DECSC) is the current position.  0, or -1 for bad sizes. */
 int vt_resize(vt_t *vt, int rows, int cols);
 
 int vt_rows(const vt_t *vt);
@@ -105,9 +111,9 @@ int vt_scrollback_len(const vt_t *vt);
  * Returns NULL for a row out of range. */
 const vt_cell *vt_line(const vt_t *vt, int row, int *len);
 
-/* UTF-8 text of one cell including its combining marks; returns bytes
- * written (0 for a blank or a wide-character continuation).  out must hold
- * VT_CELL_TEXT_MAX bytes. */
+/* UTF-8 text of one cell including its combining marks, NUL-terminated;
+ * returns bytes written (0 for a blank or a wide-character continuation).
+ * out must hold VT_CELL_TEXT_MAX bytes. */
 #define VT_CELL_TEXT_MAX 32
 size_t vt_cell_text(const vt_t *vt, const vt_cell *cell, char *out);
 
@@ -122,8 +128,11 @@ char *vt_text(const vt_t *vt, int first, int last, size_t *len);
 
 /* A byte sequence that, written to a blank terminal of the same size, draws
  * the current visible screen: SGR colours and attributes, the cursor
- * position and visibility.  Used to show a session as it is on attach.
- * Caller frees. */
+ * position and visibility, the pen, and a cursor waiting to wrap after the
+ * last column.  Fed to a fresh vt of the same size it gives the same cells.
+ * Not included (so safe for a real terminal): scroll region, modes (send
+ * vt_modes() along), character sets, and the primary screen behind the
+ * alternate one.  Used to show a session as it is on attach.  Caller frees. */
 char *vt_redraw_bytes(const vt_t *vt, size_t *len);
 
 /* Damage: one flag per visible row, set by any change to it. */

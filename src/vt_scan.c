@@ -12,17 +12,27 @@
  * CSI sequences stay in the run too, unless a write ends inside one: then
  * the part before it is fed and the unfinished sequence is copied to the
  * hold buffer, completed byte by byte from the next write, and fed whole.
- * Bytes that end an ESC/CSI sequence early (ESC, bytes >= 0x80, overlong
- * sequences) are passed on unchanged, so libvterm sees exactly the stream
- * it would have seen unsplit.
+ * Bytes that end a sequence early (ESC; in a CSI also bytes >= 0x80) are
+ * passed on unchanged, so libvterm sees the stream it would have seen
+ * unsplit and is never left inside a sequence the scanner thinks is over;
+ * libvterm ignores bytes >= 0x80 after an ESC, and so does the scanner.
  *
  * Escape strings are the exception: their bytes always go to the hold buffer
  * (C0 controls dropped, capped at VT_SCAN_STRING_MAX) and are never part of
  * a run.  When the terminator arrives the string is reported (OSC 133, 7, 9,
- * 777), fed whole with a BEL or ESC \ terminator (OSC 0/1/2, DCS), or
- * dropped (every other OSC, APC, PM, SOS).  As libvterm does, an ESC inside a
- * string that is not followed by '\' aborts the string and starts a new
- * escape sequence; CAN and SUB abort it too.
+ * 777), fed whole with a BEL or ESC \ terminator (OSC 0/1/2, the DECRQSS
+ * requests libvterm answers), or dropped (every other OSC and DCS, APC, PM,
+ * SOS).  As libvterm does, an ESC inside a string that is not followed by
+ * '\' aborts the string and starts a new escape sequence; CAN and SUB abort
+ * it too.
+ *
+ * A CSI is also where libvterm 0.1.4 can be made to write out of bounds
+ * (more than 16 parameters): such a CSI is held whole and rewritten.
+ *
+ * Where a sequence ends follows libvterm 0.1.4, found by probing it, so the
+ * two never disagree about being inside a string: after ESC, bytes >= 0x80
+ * are ignored and [ ] P open CSI, OSC and DCS even after intermediates; a
+ * CSI ends at its final byte, ESC, CAN, SUB or a byte >= 0x80.
  */
 #include "config.h"
 
@@ -34,13 +44,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ST_GROUND, ST_ESC, ST_CSI, ST_STR, ST_STR_ESC };
+enum { ST_GROUND, ST_ESC, ST_CSI, ST_CSI_IGNORE, ST_STR, ST_STR_ESC };
 enum { STR_OSC, STR_DCS, STR_IGNORE };
 
 #define C_BEL 0x07
 #define C_CAN 0x18
 #define C_SUB 0x1a
 #define C_ESC 0x1b
+
+/* libvterm 0.1.4 stores a CSI's parameters in 16 slots and does not bound
+ * the index: a 17th parameter is written past them while parsing.  A CSI
+ * with more separators than this is rewritten (csi_long_feed). */
+#define CSI_SEPARATORS_MAX 15
+
+/* Most bytes of an ESC sequence held across writes; more intermediates or
+ * controls than this are let go (libvterm keeps fewer). */
+#define ESC_HOLD_MAX 64u
+
+/* Largest single write of text handed to libvterm (see feed_text). */
+#define FEED_MAX 8192u
 
 /* Hold buffers above this size are given back once their sequence is done,
  * so an idle scanner costs nothing. */
@@ -98,17 +120,35 @@ static void hold_reset(vt_scan *s)
     }
 }
 
+/* Hand bytes to the owner (libvterm) as they are. */
 static void feed(vt_scan *s, const char *p, size_t n)
 {
     if (n && s->ops->feed)
         s->ops->feed(s->user, p, n);
 }
 
+/* Feed a run of text (and whole ESC/CSI sequences) in pieces of at most
+ * FEED_MAX bytes, cut between characters: libvterm 0.1.4 keeps a stack
+ * array of 4 bytes per input byte and overflows the stack on a write of a
+ * megabyte. */
+static void feed_text(vt_scan *s, const char *p, size_t n)
+{
+    while (n > FEED_MAX) {
+        size_t k = utf8_complete_prefix(p, FEED_MAX);
+        if (k == 0)
+            k = FEED_MAX;
+        feed(s, p, k);
+        p += k;
+        n -= k;
+    }
+    feed(s, p, n);
+}
+
 /* Feed the run up to (not including) end. */
 static void feed_run(vt_scan *s, scan_pos *x, size_t end)
 {
     if (end > x->run)
-        feed(s, x->p + x->run, end - x->run);
+        feed_text(s, x->p + x->run, end - x->run);
     x->run = end;
 }
 
@@ -200,7 +240,7 @@ static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
 {
     unsigned char fin = (unsigned char)seq[len - 1];
     if (s->state == ST_ESC) {
-        if (s->esc_inter || len != 2)
+        if (s->esc_inter) /* ESC ( B and the like */
             return;
         if (fin == '=')
             s->modes |= VT_MODE_APP_KEYPAD;
@@ -225,22 +265,169 @@ static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
         set_sgr_extra(s, x, sgr_attrs(s->sgr_extra, body, blen));
 }
 
-/* The current byte belongs to the sequence in progress. */
-static void seq_take(vt_scan *s, scan_pos *x)
+/* A CSI over VT_SCAN_SEQ_MAX bytes: what came before is fed, the sequence
+ * itself is dropped and the rest of it skipped. */
+static void csi_drop(vt_scan *s, scan_pos *x)
 {
     if (s->held) {
-        hold_append(s, x->p + x->i, 1);
+        hold_reset(s);
+        s->held = false;
+    } else {
+        feed_run(s, x, x->start);
+    }
+    s->csi_long = false;
+    x->run = x->i;
+    s->state = ST_CSI_IGNORE;
+}
+
+/* Bytes of a dropped CSI, up to and including its final byte. */
+static void csi_ignore(vt_scan *s, scan_pos *x)
+{
+    while (x->i < x->len) {
+        unsigned char c = (unsigned char)x->p[x->i];
+        if (c == C_ESC || c >= 0x80) {
+            s->state = ST_GROUND; /* looked at again in ground */
+            break;
+        }
+        x->i++;
+        if ((c >= 0x40 && c <= 0x7e) || c == C_CAN || c == C_SUB) {
+            s->state = ST_GROUND;
+            break;
+        }
+    }
+    x->run = x->i;
+}
+
+/* A CSI got more parameters than libvterm can store: collect it whole in
+ * the hold buffer so csi_long_feed() can rewrite it. */
+static void csi_go_long(vt_scan *s, scan_pos *x)
+{
+    if (!s->held) {
+        feed_run(s, x, x->start);
+        hold_append(s, x->p + x->start, x->i - x->start);
+        s->held = true;
+        x->run = x->i;
+    }
+    s->csi_long = true;
+}
+
+/* Number of libvterm parameter slots a parameter string takes. */
+static unsigned csi_slots(const char *p, size_t n)
+{
+    unsigned k = 1;
+    for (size_t i = 0; i < n; i++)
+        k += p[i] == ':' || p[i] == ';';
+    return k;
+}
+
+/* Feed a CSI of more than 16 parameters in a form libvterm survives.  An
+ * SGR is split into several SGRs between attributes (a colour and its
+ * arguments stay together), which means the same; any other CSI keeps its
+ * first 16 parameters, the ones a terminal acts on. */
+static void csi_long_feed(vt_scan *s, const char *held, size_t held_len)
+{
+    /* Controls inside are dropped: libvterm would act on them and go on
+     * counting parameters after them. */
+    char seq[VT_SCAN_SEQ_MAX + 2];
+    size_t len = 0;
+    for (size_t k = 0; k < held_len && len < sizeof seq; k++)
+        if (k < 2 || k == held_len - 1 || ((unsigned char)held[k] >= 0x20 && held[k] != 0x7f))
+            seq[len++] = held[k];
+    const char *body = seq + 2, *end = seq + len - 1;
+    const char *params = body;
+    if (params < end && *params >= '<' && *params <= '?')
+        params++;
+    const char *pend = params;
+    while (pend < end && *pend >= 0x30 && *pend <= 0x3f)
+        pend++;
+    bool sgr = *end == 'm' && params == body && pend == end;
+    char out[VT_SCAN_SEQ_MAX + 64];
+    size_t o = 0;
+    unsigned used = 0;
+    const char *p = params;
+    while (p < pend) {
+        /* One item: a parameter, or a colour with its ';' arguments. */
+        const char *q = p;
+        int more = 0;
+        while (q < pend && *q != ';')
+            q++;
+        size_t k = 0;
+        unsigned v = read_num(p, (size_t)(q - p), &k);
+        if (sgr && k == (size_t)(q - p) && (v == 38 || v == 48 || v == 58) && q < pend) {
+            size_t k2 = 0;
+            unsigned sel = read_num(q + 1, (size_t)(pend - q - 1), &k2);
+            more = sel == 5 ? 2 : sel == 2 ? 4 : 0;
+        }
+        for (; more > 0 && q < pend; more--)
+            for (q++; q < pend && *q != ';'; q++)
+                ;
+        unsigned slots = csi_slots(p, (size_t)(q - p));
+        if (slots <= 16) {
+            if (used + slots > 16) {
+                if (!sgr)
+                    break;
+                out[o++] = 'm';
+                feed(s, out, o);
+                o = used = 0;
+            }
+            if (o == 0) {
+                memcpy(out, seq, (size_t)(params - seq));
+                o = (size_t)(params - seq);
+            } else {
+                out[o++] = ';';
+            }
+            memcpy(out + o, p, (size_t)(q - p));
+            o += (size_t)(q - p);
+            used += slots;
+        }
+        p = q < pend ? q + 1 : q;
+    }
+    if (o == 0 && sgr)
+        return;
+    if (o == 0) {
+        memcpy(out, seq, (size_t)(params - seq));
+        o = (size_t)(params - seq);
+    }
+    memcpy(out + o, pend, (size_t)(end - pend) + 1);
+    o += (size_t)(end - pend) + 1;
+    feed(s, out, o);
+}
+
+/* Whether a byte of an ESC sequence is worth holding: libvterm ignores
+ * bytes >= 0x80 and DEL there, and only a few intermediates count. */
+static bool esc_keeps(const vt_scan *s, unsigned char c)
+{
+    return c < 0x7f && s->hold_len < ESC_HOLD_MAX;
+}
+
+/* The current byte belongs to the sequence in progress (a final byte is
+ * always kept). */
+static void seq_take_byte(vt_scan *s, scan_pos *x, bool final)
+{
+    if (s->held) {
+        if (final || s->state != ST_ESC || esc_keeps(s, (unsigned char)x->p[x->i]))
+            hold_append(s, x->p + x->i, 1);
         x->run = x->i + 1;
     }
     x->i++;
 }
 
+static void seq_take(vt_scan *s, scan_pos *x)
+{
+    seq_take_byte(s, x, false);
+}
+
 /* The current byte ended the sequence: analyse it, feed it if it was held. */
 static void seq_complete(vt_scan *s, scan_pos *x)
 {
-    seq_take(s, x);
+    seq_take_byte(s, x, true);
     if (s->held) {
-        feed(s, s->hold, s->hold_len); /* first, so a hook sees it done */
+        /* fed first, so a hook sees it done */
+        if (s->csi_long)
+            csi_long_feed(s, s->hold, s->hold_len);
+        else
+            feed(s, s->hold, s->hold_len);
+        s->csi_long = false;
         seq_done(s, NULL, s->hold, s->hold_len);
         hold_reset(s);
         s->held = false;
@@ -255,7 +442,9 @@ static void seq_complete(vt_scan *s, scan_pos *x)
 static void seq_cut(vt_scan *s, scan_pos *x)
 {
     if (s->held) {
-        feed(s, s->hold, s->hold_len);
+        if (!s->csi_long) /* an unfinished long CSI would overflow libvterm */
+            feed(s, s->hold, s->hold_len);
+        s->csi_long = false;
         hold_reset(s);
         s->held = false;
     }
@@ -320,13 +509,25 @@ static void osc_done(vt_scan *s)
     }
 }
 
+/* The DCS requests libvterm 0.1.4 answers (DECRQSS for SGR, margins and
+ * cursor style).  It answers any other DECRQSS through a printf format that
+ * takes an int for a string, so those, and every other DCS, are dropped. */
+static bool dcs_answered(const char *p, size_t n)
+{
+    static const char *const ok[] = { "$qm", "$qr", "$qs", "$q q", "$q\"q" };
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++)
+        if (n == strlen(ok[k]) && memcmp(p, ok[k], n) == 0)
+            return true;
+    return false;
+}
+
 /* The string terminator arrived. */
 static void string_done(vt_scan *s)
 {
     if (!s->overflow) {
         if (s->str_kind == STR_OSC)
             osc_done(s);
-        else if (s->str_kind == STR_DCS) {
+        else if (s->str_kind == STR_DCS && dcs_answered(s->hold + 2, s->hold_len - 2)) {
             hold_append(s, "\033\\", 2);
             feed(s, s->hold, s->hold_len);
         }
@@ -340,8 +541,12 @@ static void seq_byte(vt_scan *s, scan_pos *x)
 {
     unsigned char c = (unsigned char)x->p[x->i];
     size_t cur = s->held ? s->hold_len : x->i - x->start;
-    if (c == C_ESC || c >= 0x80 || cur >= VT_SCAN_SEQ_MAX) {
-        seq_cut(s, x);
+    if (s->state == ST_CSI && cur >= VT_SCAN_SEQ_MAX) {
+        csi_drop(s, x);
+    } else if (c == C_ESC || (c >= 0x80 && s->state == ST_CSI)) {
+        seq_cut(s, x); /* libvterm too ends a CSI at a byte >= 0x80 */
+    } else if (c >= 0x80) {
+        seq_take(s, x); /* ... and ignores it after ESC */
     } else if (c == C_CAN || c == C_SUB) {
         seq_complete(s, x);
     } else if (c < 0x20 || c == 0x7f) {
@@ -349,15 +554,20 @@ static void seq_byte(vt_scan *s, scan_pos *x)
     } else if (s->state == ST_CSI) {
         if (c >= 0x40)
             seq_complete(s, x);
-        else
+        else {
+            if ((c == ';' || c == ':') && ++s->csi_seps > CSI_SEPARATORS_MAX && !s->csi_long)
+                csi_go_long(s, x);
             seq_take(s, x);
+        }
     } else if (c < 0x30) {
         s->esc_inter = true;
         seq_take(s, x);
-    } else if (!s->esc_inter && c == '[') {
-        seq_take(s, x);
+    } else if (c == '[') { /* libvterm opens CSI, OSC and DCS after */
+        seq_take(s, x);        /* intermediates too */
         s->state = ST_CSI;
-    } else if (!s->esc_inter && (c == ']' || c == 'P' || c == '_' || c == '^' || c == 'X')) {
+        s->csi_seps = 0;
+        s->csi_long = false;
+    } else if (c == ']' || c == 'P' || (!s->esc_inter && (c == '_' || c == '^' || c == 'X'))) {
         string_start(s, x, c);
     } else {
         seq_complete(s, x);
@@ -387,9 +597,34 @@ static void string_bytes(vt_scan *s, scan_pos *x)
     }
 }
 
+/* Length of the UTF-8 sequence a lead byte starts (1 if it starts none). */
+static size_t utf8_lead_len(unsigned char c)
+{
+    return c >= 0xf0 && c < 0xf8 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc0 && c < 0xe0 ? 2 : 1;
+}
+
+/* Complete a character cut off by the previous write from the start of this
+ * one and feed it alone: libvterm keeps its decoder state across writes only
+ * when the character opens the write.  Returns false if the whole input went
+ * into the character and it is still incomplete. */
+static bool utf8_resume(vt_scan *s, scan_pos *x)
+{
+    size_t need = utf8_lead_len((unsigned char)s->utf8[0]);
+    while (s->utf8_len < need && x->i < x->len && ((unsigned char)x->p[x->i] & 0xc0) == 0x80)
+        s->utf8[s->utf8_len++] = x->p[x->i++];
+    if (s->utf8_len < need && x->i == x->len)
+        return false;
+    feed(s, s->utf8, s->utf8_len);
+    s->utf8_len = 0;
+    x->run = x->i;
+    return true;
+}
+
 void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
 {
     scan_pos x = { bytes, len, 0, 0, 0 };
+    if (s->utf8_len && !utf8_resume(s, &x))
+        return;
     while (x.i < len) {
         switch (s->state) {
         case ST_GROUND: {
@@ -408,6 +643,9 @@ void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
         case ST_ESC:
         case ST_CSI:
             seq_byte(s, &x);
+            break;
+        case ST_CSI_IGNORE:
+            csi_ignore(s, &x);
             break;
         case ST_STR:
             string_bytes(s, &x);
@@ -429,8 +667,20 @@ void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
     }
     if ((s->state == ST_ESC || s->state == ST_CSI) && !s->held) {
         feed_run(s, &x, x.start);
-        hold_append(s, bytes + x.start, len - x.start);
+        if (s->state == ST_CSI) {
+            hold_append(s, bytes + x.start, len - x.start);
+        } else {
+            for (size_t k = x.start; k < len; k++)
+                if (k == x.start || esc_keeps(s, (unsigned char)bytes[k]))
+                    hold_append(s, bytes + k, 1);
+        }
         s->held = true;
+        x.run = len;
+    } else if (s->state == ST_GROUND && x.run < len) {
+        size_t keep = utf8_complete_prefix(bytes + x.run, len - x.run);
+        feed_run(s, &x, x.run + keep);
+        s->utf8_len = len - x.run;
+        memcpy(s->utf8, bytes + x.run, s->utf8_len);
         x.run = len;
     }
     feed_run(s, &x, len);

@@ -16,6 +16,14 @@
  *
  * 8-bit C1 forms (0x9b, 0x9d, 0x90 ...) are not controls here: in UTF-8 mode
  * libvterm 0.1.4 decodes them as text (U+FFFD), and so does the scanner.
+ *
+ * Two libvterm 0.1.4 defects are kept away here: a UTF-8 character split
+ * between writes after other text in the same write decodes as U+FFFD (the
+ * incomplete tail is held and fed with its completion), and a CSI with more
+ * than 16 parameters writes past libvterm's argument array (it is rewritten:
+ * an SGR split in several, any other CSI cut to 16 parameters).  Text goes
+ * to libvterm in pieces of at most 8 KiB: one write of a megabyte overflows
+ * its stack.
  */
 #ifndef CORRAL_VT_SCAN_H
 #define CORRAL_VT_SCAN_H
@@ -25,7 +33,7 @@
 
 /* Longest escape string kept; a longer one is discarded up to its end. */
 #define VT_SCAN_STRING_MAX (64u * 1024u)
-/* Longest CSI or ESC sequence held across writes before it is let through. */
+/* Longest CSI kept; a longer one is dropped. */
 #define VT_SCAN_SEQ_MAX 1024u
 
 typedef struct vt_scan_ops {
@@ -48,6 +56,10 @@ typedef struct vt_scan {
     bool held;          /* the sequence in progress lives in hold */
     bool esc_inter;     /* ESC sequence has intermediates */
     bool overflow;      /* string longer than VT_SCAN_STRING_MAX */
+    unsigned csi_seps;  /* parameter separators of the CSI in progress */
+    bool csi_long;      /* ... more than libvterm can take: held and rewritten */
+    char utf8[4];       /* a character cut off at the end of the last write */
+    size_t utf8_len;
     char *hold;         /* held sequence or string ("ESC ]" + payload) */
     size_t hold_len;
     size_t hold_cap;

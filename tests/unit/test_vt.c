@@ -305,7 +305,7 @@ static void test_many_combining_sequences_recycle(void **state)
         char buf[VT_CELL_TEXT_MAX];
         size_t n = vt_cell_text(vt, cell(vt, 0, 0), buf);
         assert_int_equal(n, 5);
-        assert_memory_equal(buf, s + 2, 5);
+        assert_memory_equal(buf, s + 1, 5);
     }
     vt_free(vt);
 }
@@ -407,8 +407,10 @@ static void test_insert_delete_and_regions(void **state)
     assert_row(vt, 1, "1");
     w(vt, "\033[M");
     assert_row(vt, 0, "1");
-    /* Scroll up the whole screen by two: both lines go to history. */
-    w(vt, "\033[2S");
+    assert_int_equal(vt_scrollback_len(vt), 0); /* deleted, not scrolled off */
+    /* Scroll up the whole screen by two from the bottom: both lines go to
+     * history. */
+    w(vt, "\033[5;1H\033[2S");
     assert_int_equal(vt_scrollback_len(vt), 2);
     assert_row(vt, -2, "1");
     vt_free(vt);
@@ -478,7 +480,7 @@ static void test_resize(void **state)
     int r, c;
     vt_cursor(vt, &r, &c);
     assert_true(r >= 0 && r < 8 && c >= 0 && c < 4);
-    w(vt, "\033[8;4Hxy");
+    w(vt, "\033[8;4Hx");
     assert_row(vt, 7, "   x");
     vt_free(vt);
 }
@@ -555,8 +557,15 @@ static void test_title_split_everywhere(void **state)
     }
     vt_t *vt = mk(2, 20, 0);
     assert_string_equal(vt_title(vt), "");
+    w(vt, "\033]2;x\007\033]2;\007");
+    assert_string_equal(vt_title(vt), "");
+    assert_string_equal(rec.title, "");
     w(vt, "\033]0;bad\xff\x7f" "byte\033\\");
-    assert_string_equal(vt_title(vt), "bad??byte");
+    const char *t = vt_title(vt);
+    assert_int_equal(strncmp(t, "bad?", 4), 0);
+    assert_int_equal(strcmp(t + strlen(t) - 4, "byte"), 0);
+    for (const char *p = t; *p; p++)
+        assert_true(*p >= 0x20 && *p < 0x7f);
     char big[1200];
     memcpy(big, "\033]2;", 4);
     memset(big + 4, 'a', 1000);
@@ -609,6 +618,139 @@ static void test_long_string_capped(void **state)
     vt_free(vt);
 }
 
+/* ---- libvterm 0.1.4 defects kept away ------------------------------------- */
+
+static void test_csi_with_many_parameters(void **state)
+{
+    (void)state;
+    /* libvterm 0.1.4 writes a 17th CSI parameter past its array.  An SGR
+     * that long still means what it says; other CSIs keep 16 parameters. */
+    const char *s = "\033[0;1;2;3;4;5;7;8;9;38;5;43;48;2;112;5;6;1;1;1;1mX"
+                    "\033[2;3;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1HY";
+    size_t n = strlen(s);
+    for (size_t k = 0; k <= n; k++) {
+        vt_t *vt = mk(4, 10, 0);
+        vt_write(vt, s, k);
+        vt_write(vt, s + k, n - k);
+        const vt_cell *x = cell(vt, 0, 0);
+        assert_int_equal(x->ch, 'X');
+        assert_int_equal(x->attrs, VT_ATTR_BOLD | VT_ATTR_DIM | VT_ATTR_ITALIC | VT_ATTR_UNDERLINE |
+                                       VT_ATTR_BLINK | VT_ATTR_REVERSE | VT_ATTR_CONCEAL |
+                                       VT_ATTR_STRIKE);
+        assert_int_equal(x->fg, VT_COLOR_INDEXED(43));
+        assert_int_equal(x->bg, VT_COLOR_RGB(112, 5, 6));
+        assert_int_equal(cell(vt, 1, 2)->ch, 'Y');
+        vt_free(vt);
+    }
+    /* Controls inside a long CSI do not hide separators from the count. */
+    vt_t *c0 = mk(4, 10, 0);
+    w(c0, "\033[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1\n;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1"
+          ";1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1mZ");
+    assert_int_equal(cell(c0, 0, 0)->ch, 'Z');
+    assert_int_equal(cell(c0, 0, 0)->attrs, VT_ATTR_BOLD);
+    vt_free(c0);
+    /* Separators without end, and a CSI longer than the cap: nothing shows,
+     * nothing breaks. */
+    vt_t *vt = mk(4, 10, 0);
+    char big[3000];
+    memcpy(big, "\033[", 2);
+    memset(big + 2, ';', sizeof big - 2);
+    vt_write(vt, big, sizeof big);
+    memset(big + 2, '1', sizeof big - 2);
+    vt_write(vt, big, sizeof big);
+    w(vt, "mok");
+    assert_row(vt, 0, "ok");
+    vt_free(vt);
+}
+
+static void test_escape_with_high_bytes(void **state)
+{
+    (void)state;
+    /* libvterm ignores bytes >= 0x80 after ESC (so "ESC 0xd2 P" opens a
+     * DCS), but ends a CSI at them.  Fed a byte at a time, a string it
+     * opened would span writes and be read from a stale buffer. */
+    char s[200] = "\033\xd2[31mX\033\xd2Pq\0\033\0\\Y\033[3\xc3\xa9";
+    size_t n = strlen(s) + 6; /* through the NULs */
+    /* libvterm opens CSI, OSC and DCS after intermediates as well. */
+    for (size_t cut = 1; cut <= 2; cut++) {
+        const char *t = "\033+]2;ti\007\033 \x19[32mA\033++P$qz\033\\B";
+        vt_t *vt = mk(2, 10, 0);
+        for (size_t off = 0; off < strlen(t); off += cut)
+            vt_write(vt, t + off, strlen(t) - off < cut ? strlen(t) - off : cut);
+        assert_string_equal(vt_title(vt), "ti");
+        assert_row(vt, 0, "AB");
+        assert_int_equal(cell(vt, 0, 0)->fg, VT_COLOR_INDEXED(2));
+        vt_free(vt);
+    }
+    /* An ESC sequence longer than what is held still ends where it ends. */
+    memset(s + n, ' ', 100);
+    memcpy(s + n - 1, "\033", 1);
+    memcpy(s + n + 100, "B]Z", 3);
+    n += 103;
+    for (size_t cut = 1; cut <= 3; cut++) {
+        vt_t *vt = mk(2, 10, 0);
+        for (size_t off = 0; off < n; off += cut)
+            vt_write(vt, s + off, n - off < cut ? n - off : cut);
+        assert_int_equal(cell(vt, 0, 0)->ch, 'X');
+        assert_int_equal(cell(vt, 0, 0)->fg, VT_COLOR_INDEXED(1));
+        assert_int_equal(cell(vt, 0, 1)->ch, 'Y');
+        assert_row(vt, 0, "XY]Z"); /* the long ESC sequence ended at B */
+        vt_free(vt);
+    }
+}
+
+static void test_huge_single_write(void **state)
+{
+    (void)state;
+    /* libvterm 0.1.4 overflows its stack on one write of a megabyte.  Here
+     * a million euro signs: 100000 full lines of 10. */
+    size_t n = 3000000;
+    char *s = xmalloc(n);
+    for (size_t k = 0; k < n; k++)
+        s[k] = k % 3 == 0 ? '\xe2' : k % 3 == 1 ? '\x82' : '\xac'; /* U+20AC */
+    vt_t *vt = mk(3, 10, 10);
+    vt_write(vt, s, n);
+    assert_row(vt, 2, "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+                      "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac");
+    assert_int_equal(vt_scrollback_len(vt), 10);
+    /* A base character and 1.5 million combining marks. */
+    s[0] = 'e';
+    for (size_t k = 1; k + 1 < n; k += 2) {
+        s[k] = '\xcc';
+        s[k + 1] = '\x81';
+    }
+    w(vt, "\033[2J\033[H");
+    vt_write(vt, s, n - 1);
+    char buf[VT_CELL_TEXT_MAX];
+    assert_true(vt_cell_text(vt, cell(vt, 0, 0), buf) >= 3);
+    assert_memory_equal(buf, "e\xcc\x81", 3);
+    free(s);
+    vt_free(vt);
+}
+
+static void test_resize_with_scroll_region_and_saved_cursor(void **state)
+{
+    (void)state;
+    /* libvterm 0.1.4 keeps a scroll region and a saved cursor past a
+     * smaller size and then writes outside its line array (valgrind sees
+     * it); the region is reset on resize, as xterm and tmux do. */
+    vt_t *vt = mk(24, 80, 100);
+    w(vt, "\033[5;20r\033[20;70H\0337");
+    assert_int_equal(vt_resize(vt, 3, 10), 0);
+    w(vt, "\0338a\r\nb\r\nc\r\nd\033[L\033[M");
+    int r, c;
+    vt_cursor(vt, &r, &c);
+    assert_true(r >= 0 && r < 3 && c >= 0 && c < 10);
+    assert_row(vt, 1, "c");
+    assert_row(vt, 2, ""); /* d went down and out with IL, DL took the blank */
+    /* The region is the whole screen again: a line feed at the bottom
+     * scrolls everything into history. */
+    int before = vt_scrollback_len(vt);
+    w(vt, "\033[3;1H\n");
+    assert_int_equal(vt_scrollback_len(vt), before + 1);
+    vt_free(vt);
+}
+
 /* ---- bell, replies, modes ------------------------------------------------ */
 
 static void test_bell(void **state)
@@ -634,6 +776,12 @@ static void test_replies(void **state)
     rec.reply_len = 0;
     w(vt, "\033[3;4H\033[6n");
     assert_string_equal(rec.reply, "\033[3;4R");
+    /* DECRQSS for the scroll region, split; an unknown one gets nothing. */
+    rec.reply_len = 0;
+    rec.reply[0] = '\0';
+    w(vt, "\033[2;4r\033P$");
+    w(vt, "qr\033\\\033P$qx\033\\");
+    assert_string_equal(rec.reply, "\033P1$r2;4r\033\\");
     vt_free(vt);
 }
 
@@ -667,6 +815,9 @@ static void test_modes(void **state)
     assert_true(vt_modes(vt) & VT_MODE_BRACKETED_PASTE);
     w(vt, "\033c");
     assert_false(vt_modes(vt) & (VT_MODE_BRACKETED_PASTE | VT_MODE_MOUSE_MOVE));
+    /* libvterm ignores a byte >= 0x80 after ESC: this is still RIS. */
+    w(vt, "\033[?2004h\033\xd2" "c");
+    assert_false(vt_modes(vt) & VT_MODE_BRACKETED_PASTE);
     vt_free(vt);
 }
 
@@ -737,6 +888,18 @@ static void test_redraw_round_trip(void **state)
           "\033[5;3H\033[45m   \033[0m gap \033[42m\033[2X\033[0m\033[3C end"
           "\033[6;20Hq\033[1;5m\033[3;4H\033[?25l");
     round_trip(vt);
+    vt_free(vt);
+    /* The cursor waiting to wrap after the last column, also after the
+     * glyph there was erased. */
+    const char *waits[] = { "0123456789", "01234567\xe6\xbc\xa2", "0123456789\033[1X",
+                            "01234567\xe6\xbc\xa2\033[44m\033[1X" };
+    for (size_t k = 0; k < sizeof waits / sizeof waits[0]; k++) {
+        vt = mk(3, 10, 0);
+        w(vt, waits[k]);
+        round_trip(vt);
+        assert_int_equal(cell(vt, 1, 0)->ch, 'Q');
+        vt_free(vt);
+    }
     /* Random screens: text, colours, attributes and cursor moves. */
     for (int iter = 0; iter < 50; iter++) {
         vt_t *r = mk(8, 30, 0);
@@ -744,7 +907,7 @@ static void test_redraw_round_trip(void **state)
         buf_init(&b);
         for (int k = 0; k < 200; k++) {
             switch (random_range(0, 8)) {
-            case 0: buf_printf(&b, "\033[%u;%uH", random_range(1, 9), random_range(1, 31)); break;
+            case 0: buf_printf(&b, "\033[%u;%uH", random_range(1, 9), random_range(1, 30)); break;
             case 1: buf_printf(&b, "\033[%um", random_range(0, 10)); break;
             case 2: buf_printf(&b, "\033[38;5;%um", random_range(0, 256)); break;
             case 3: buf_printf(&b, "\033[48;2;%u;%u;%um", random_range(0, 256), 5u, 6u); break;
@@ -759,7 +922,6 @@ static void test_redraw_round_trip(void **state)
         round_trip(r);
         vt_free(r);
     }
-    vt_free(vt);
 }
 
 /* ---- damage ---------------------------------------------------------------- */
@@ -810,6 +972,8 @@ static void test_garbage(void **state)
             n = total - off;
         vt_write(vt, g + off, n);
         off += n;
+        if (random_range(0, 20) == 0)
+            assert_int_equal(vt_resize(vt, (int)random_range(1, 60), (int)random_range(2, 200)), 0);
     }
     for (int r = -vt_scrollback_len(vt); r < vt_rows(vt); r++)
         assert_non_null(vt_line(vt, r, NULL));
@@ -819,7 +983,7 @@ static void test_garbage(void **state)
     free(rb);
     assert_int_equal(vt_resize(vt, 10, 30), 0);
     /* Cancel whatever was in progress, reset, and the terminal still works. */
-    w(vt, "\030\033\\\033c\033[?1049lok");
+    w(vt, "\030\033\\\033[?1049l\033cok");
     assert_row(vt, 0, "ok");
     free(g);
     vt_free(vt);
@@ -849,6 +1013,10 @@ int main(void)
         cmocka_unit_test(test_title_split_everywhere),
         cmocka_unit_test(test_other_strings_never_show),
         cmocka_unit_test(test_long_string_capped),
+        cmocka_unit_test(test_csi_with_many_parameters),
+        cmocka_unit_test(test_escape_with_high_bytes),
+        cmocka_unit_test(test_huge_single_write),
+        cmocka_unit_test(test_resize_with_scroll_region_and_saved_cursor),
         cmocka_unit_test(test_bell),
         cmocka_unit_test(test_replies),
         cmocka_unit_test(test_modes),

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Unified exec over the real socket and through the CLI: envelopes, exit
+statuses, early return, yields, PTY sessions, stdin-closed pipes, output
+truncation."""
+import re
+
+from harness import Tap, World, run_tests
+
+ENVELOPE = re.compile(r"^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\n"
+                      r"(Process exited with code (\d+)|Process running with session ID (\d+))\n"
+                      r"Original token count: (\d+)\nOutput:\n(.*)$", re.S)
+
+w = World()
+w.start_server()
+
+
+def test_echo_envelope(t):
+    r = w.corral("exec", "--", "echo", "hi")
+    m = ENVELOPE.match(r.stdout)
+    t.ok(m is not None, "exec echo hi prints the envelope", r.stdout + r.stderr)
+    if m:
+        t.eq(m.group(2), "0", "envelope says exited with code 0")
+        t.eq(m.group(4), "1", "original token count is ceil(3 bytes / 4)")
+        t.eq(m.group(5), "hi\n", "output is the command's output")
+    t.eq(r.returncode, 0, "exec exits 0 when it got a reply")
+
+
+def test_socket_exit_code(t):
+    c = w.connect()
+    r = c.call({"cmd": "exec", "argv": ["sh", "-c", "echo out; echo err >&2; exit 7"], "workdir": "/"})
+    t.eq(r.get("exit_code"), 7, "exit code 7 comes back over the socket")
+    t.ok("session_id" not in r, "an exited process carries no session_id")
+    t.eq(r.get("output"), "out\nerr\n", "stdout and stderr share one pipe, in order")
+    t.ok(r.get("text", "").startswith("Chunk ID: "), "reply carries the envelope text")
+    c.close()
+
+
+def test_shell_command(t):
+    c = w.connect()
+    r = c.call({"cmd": "exec", "command": "echo $((6*7)) | tr 4 X", "shell": "/bin/sh", "workdir": "/"})
+    t.eq(r.get("output"), "X2\n", "a command string runs through the shell with -lc")
+    c.close()
+
+
+def test_raw(t):
+    r = w.corral("exec", "--raw", "--", "sh", "-c", "echo a; echo b >&2; exit 3")
+    t.eq((r.stdout, r.returncode), ("a\nb\n", 3), "--raw prints plain output and exits with the command's status")
+    r = w.corral("exec", "--raw", "--", "sh", "-c", "kill -9 $$")
+    t.eq(r.returncode, 137, "--raw: a command killed by SIGKILL exits 128+9")
+    r = w.corral("exec", "--raw", "--", "seq", "1", "200000")
+    want = "".join("%d\n" % i for i in range(1, 200001))
+    t.ok(r.stdout == want, "--raw streams large output whole (1.3 MB, nothing truncated)",
+         "got %d bytes" % len(r.stdout))
+
+
+def test_missing_command(t):
+    r = w.corral("exec", "--raw", "--", "no-such-command-xyz")
+    t.eq(r.returncode, 127, "a command that does not exist exits 127")
+    t.ok("cannot run 'no-such-command-xyz': No such file or directory" in r.stdout,
+         "and says why", r.stdout)
+
+
+def test_bad_workdir(t):
+    r = w.corral("exec", "-C", "/no/such/dir", "--", "true")
+    t.eq(r.returncode, 1, "a missing directory is an error")
+    t.ok("/no/such/dir" in r.stderr, "the error names the directory", r.stderr)
+    c = w.connect()
+    r = c.call({"cmd": "exec", "argv": ["true"], "workdir": "/no/such/dir"})
+    t.eq(r.get("error", {}).get("code"), "spawn_failed", "over the socket it is spawn_failed")
+    t.eq(r["error"].get("message"), "working directory '/no/such/dir' does not exist or is not a directory",
+         "with a message naming the directory")
+    r = c.call({"cmd": "exec", "argv": ["true"], "workdir": "relative/dir"})
+    t.eq(r.get("error", {}).get("message"), "field 'workdir' must be an absolute path", "relative workdir refused")
+    c.close()
+
+
+def test_early_return(t):
+    c = w.connect()
+    r = c.call({"cmd": "exec", "argv": ["sleep", "0.3"], "workdir": "/", "yield_time_ms": 30000})
+    t.eq(r.get("exit_code"), 0, "a short command reports its exit")
+    t.ok(r.get("wall_time_seconds", 99) < 29, "without waiting out the 30 s yield",
+         "wall time %r" % r.get("wall_time_seconds"))
+    c.close()
+
+
+def test_running_then_poll(t):
+    c = w.connect()
+    r = c.call({"cmd": "exec", "argv": ["sh", "-c", "echo started; sleep 100"], "workdir": "/",
+                "yield_time_ms": 250})
+    sid = r.get("session_id")
+    t.ok(isinstance(sid, int) and 1000 <= sid < 100000, "a running sleep returns a session id in 1000..99999",
+         r)
+    t.ok("Process running with session ID %s\n" % sid in r.get("text", ""), "the envelope says it is running")
+    t.eq(r.get("output"), "started\n", "with the output so far")
+    r = w.corral("poll", "--yield", "250", str(sid))
+    t.ok("Process running with session ID %s" % sid in r.stdout, "poll shows it still running later", r.stdout)
+    t.ok(r.stdout.endswith("Output:\n"), "with no new output", r.stdout)
+    ls = w.corral("ls")
+    t.ok(re.search(r"^%s\s+sh\s+running" % sid, ls.stdout, re.M) is not None, "ls lists it as running",
+         ls.stdout)
+    k = w.corral("kill", str(sid))
+    t.eq(k.stdout.strip(), "session %s: killed SIGKILL" % sid, "kill reports how it ended")
+    r = c.call({"cmd": "write_stdin", "session_id": sid, "chars": "", "yield_time_ms": 0})
+    t.eq(r.get("exit_code"), 137, "a poll after the kill reports exit code 137")
+    c.close()
+
+
+def test_tty_cat_echo(t):
+    c = w.connect()
+    r = c.call({"cmd": "exec", "argv": ["cat"], "tty": True, "workdir": "/", "yield_time_ms": 250})
+    sid = r.get("session_id")
+    t.ok(sid is not None, "a tty cat keeps running")
+    r = w.corral("send", "--escapes", str(sid), "hello\\r")
+    out = r.stdout.split("Output:\n", 1)[-1]
+    t.eq(out, "hello\r\nhello\r\n", "cat on a tty echoes what send writes (terminal echo + cat's copy)")
+    r = c.call({"cmd": "write_stdin", "session_id": sid, "chars": "\x04", "yield_time_ms": 5000})
+    t.eq(r.get("exit_code"), 0, "Ctrl-D ends cat and the reply reports the exit")
+    c.close()
+
+
+def test_stdin_closed(t):
+    c = w.connect()
+    r = c.call({"cmd": "exec", "argv": ["sleep", "100"], "workdir": "/", "yield_time_ms": 250})
+    sid = r.get("session_id")
+    r = c.call({"cmd": "write_stdin", "session_id": sid, "chars": "x"})
+    t.eq(r.get("error"), {"code": "stdin_closed", "message":
+                          "stdin is closed for this session; rerun exec_command with tty=true to keep stdin open"},
+         "writing to a tty=false process is refused with Codex's message")
+    c.call({"cmd": "kill", "session": sid})
+    r = c.call({"cmd": "write_stdin", "session_id": 7, "chars": ""})
+    t.eq(r.get("error", {}).get("code"), "not_found", "an unknown session id is not_found")
+    c.close()
+
+
+def test_truncation(t):
+    c = w.connect()
+    r = c.call({"cmd": "exec", "argv": ["seq", "1", "100000"], "workdir": "/", "max_output_tokens": 100})
+    out = r.get("output", "")
+    head = "Warning: truncated output (original token count: 147224)\nTotal output lines: 100000\n\n"
+    t.ok(out.startswith(head), "truncated output starts with Codex's warning header", out[:200])
+    body = out[len(head):]
+    t.ok(body.startswith("1\n2\n3\n"), "keeps the head")
+    t.ok(body.endswith("99999\n100000\n"), "keeps the tail")
+    m = re.search("\u2026(\\d+) tokens truncated\u2026", body)
+    t.ok(m is not None and int(m.group(1)) == (588895 - 400 + 3) // 4, "marks the middle with the token count",
+         m and m.group(0))
+    t.eq(r.get("original_token_count"), 147224, "original token count is ceil(588895 / 4)")
+    t.ok(len(body.encode()) <= 400 + 40, "and fits the 100-token budget plus the marker")
+    c.close()
+
+
+try:
+    run_tests(Tap(), [test_echo_envelope, test_socket_exit_code, test_shell_command, test_raw,
+                      test_missing_command, test_bad_workdir, test_early_return, test_running_then_poll,
+                      test_tty_cat_echo, test_stdin_closed, test_truncation])
+finally:
+    w.cleanup()
