@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -176,15 +178,28 @@ static int verb_server(int argc, char **argv)
         client_t c;
         if (connect_or_fail(&c, false) < 0)
             return EXIT_ERR;
+        /* The server holds an exclusive lock on its lock file until its
+         * process ends: taking the lock after the shutdown request is how
+         * we know it is gone. */
+        char err[1024];
+        char *sock = paths_socket(err, sizeof err);
+        char *lock = sock ? xasprintf("%.*s.lock", (int)strlen(sock) - 5, sock) : NULL;
+        int lockfd = lock ? open(lock, O_RDONLY | O_CLOEXEC) : -1;
+        free(sock);
+        free(lock);
         json_t *r = call(&c, json_pack("{s:s}", "cmd", "shutdown"));
         if (!r) {
             client_close(&c);
+            if (lockfd >= 0)
+                close(lockfd);
             return EXIT_ERR;
         }
-        /* Wait until the server has closed the connection: it is gone. */
-        char buf[256];
-        while (read(c.fd, buf, sizeof buf) > 0)
-            ;
+        if (lockfd >= 0) {
+            alarm(30); /* a server that does not end: give up with SIGALRM */
+            flock(lockfd, LOCK_EX);
+            alarm(0);
+            close(lockfd);
+        }
         printf("corral: server (pid %lld) stopped\n", (long long)json_integer_value(json_object_get(r, "pid")));
         json_decref(r);
         client_close(&c);

@@ -739,7 +739,8 @@ int server_run(int ready_fd)
     uv_loop_close(srv->loop);
     unlink(srv->socket_path);
     unlink(srv->lock_path);
-    close(srv->lock_fd);
+    /* The lock fd stays open until the process ends: `server --stop` waits
+     * for the lock to know the server is gone. */
     store_free(&srv->store);
     free(srv->socket_path);
     free(srv->lock_path);

@@ -57,6 +57,8 @@ struct vt {
 
     char *title;
     bool cursor_visible;
+    uint32_t last_ch;  /* the last glyph written, for REP */
+    uint8_t last_comb;
     bool pending_wrap; /* the last glyph ended in the last column ... */
     VTermPos wrap_pos; /* ... here, and the cursor has not left it */
     int mouse; /* VTERM_PROP_MOUSE_* */
@@ -111,6 +113,8 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     vt->dirty[pos.row] = 1;
     vt->pending_wrap = pos.col + w == cols;
     vt->wrap_pos = pos;
+    vt->last_ch = c->ch;
+    vt->last_comb = c->comb;
     return 1;
 }
 
@@ -382,7 +386,30 @@ static void scan_sgr_extra(void *user, unsigned attrs)
     vt->attrs = vt->pen_vterm | vt->pen_extra;
 }
 
-static const vt_scan_ops scan_ops = { scan_feed, scan_osc, scan_sgr_extra };
+/* REP: the last glyph written, again, as text (wrapping like xterm), at
+ * most a screenful. */
+static void scan_rep(void *user, unsigned count)
+{
+    vt_t *vt = user;
+    if (!vt->last_ch)
+        return;
+    vt_cell last = { vt->last_ch, 0, 0, 0, 1, vt->last_comb };
+    char one[VT_CELL_TEXT_MAX], buf[4096];
+    size_t n = vt_cell_text(vt, &last, one), used = 0;
+    if (count > (unsigned)(vt->rows * vt->cols))
+        count = (unsigned)(vt->rows * vt->cols);
+    for (unsigned k = 0; k < count; k++) {
+        if (used + n > sizeof buf) {
+            vterm_input_write(vt->vterm, buf, used);
+            used = 0;
+        }
+        memcpy(buf + used, one, n);
+        used += n;
+    }
+    vterm_input_write(vt->vterm, buf, used);
+}
+
+static const vt_scan_ops scan_ops = { scan_feed, scan_osc, scan_sgr_extra, scan_rep };
 
 /* ---- public API ---------------------------------------------------------- */
 

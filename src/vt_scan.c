@@ -32,7 +32,8 @@
  * Where a sequence ends follows libvterm 0.1.4, found by probing it, so the
  * two never disagree about being inside a string: after ESC, bytes >= 0x80
  * are ignored and [ ] P open CSI, OSC and DCS even after intermediates; a
- * CSI ends at its final byte, ESC, CAN, SUB or a byte >= 0x80.
+ * CSI ends at its final byte, ESC, CAN, SUB or a byte >= 0x80.  REP goes
+ * to the owner, never to libvterm (see vt_scan.h).
  */
 #include "config.h"
 
@@ -417,10 +418,43 @@ static void seq_take(vt_scan *s, scan_pos *x)
     seq_take_byte(s, x, false);
 }
 
+/* CSI Pn b (REP) as libvterm reads it: no leader, the count first.  With
+ * intermediates it is nothing libvterm knows; 0 is returned, and it goes
+ * too. */
+static bool is_rep(const char *seq, size_t len, unsigned *count)
+{
+    if (len < 3 || seq[len - 1] != 'b' || (seq[2] >= '<' && seq[2] <= '?'))
+        return false;
+    size_t k = 0;
+    *count = read_num(seq + 2, len - 3, &k);
+    if (*count == 0)
+        *count = 1;
+    for (; k < len - 3; k++)
+        if (seq[2 + k] >= 0x20 && seq[2 + k] < 0x30)
+            *count = 0;
+    return true;
+}
+
 /* The current byte ended the sequence: analyse it, feed it if it was held. */
 static void seq_complete(vt_scan *s, scan_pos *x)
 {
     seq_take_byte(s, x, true);
+    unsigned count;
+    if (s->state == ST_CSI &&
+        is_rep(s->held ? s->hold : x->p + x->start, s->held ? s->hold_len : x->i - x->start, &count)) {
+        if (s->held) {
+            hold_reset(s);
+            s->held = false;
+        } else {
+            feed_run(s, x, x->start);
+        }
+        x->run = x->i;
+        s->csi_long = false;
+        s->state = ST_GROUND;
+        if (count && s->ops->rep)
+            s->ops->rep(s->user, count);
+        return;
+    }
     if (s->held) {
         /* fed first, so a hook sees it done */
         if (s->csi_long)

@@ -21,7 +21,8 @@
  * between writes after other text in the same write decodes as U+FFFD (the
  * incomplete tail is held and fed with its completion), and a CSI with more
  * than 16 parameters writes past libvterm's argument array (it is rewritten:
- * an SGR split in several, any other CSI cut to 16 parameters).  Text goes
+ * an SGR split in several, any other CSI cut to 16 parameters).  REP, which
+ * can make libvterm loop for ever, goes to the owner instead.  Text goes
  * to libvterm in pieces of at most 8 KiB: one write of a megabyte overflows
  * its stack.
  */
@@ -46,6 +47,10 @@ typedef struct vt_scan_ops {
      * VT_ATTR_DIM and VT_ATTR_CONCEAL as now in force.  Every byte before
      * and including the SGR has been fed when this is called. */
     void (*sgr_extra)(void *user, unsigned attrs);
+    /* REP (CSI n b): repeat the last graphic character count times.  It
+     * never reaches libvterm, whose REP loops for ever after a zero-width
+     * glyph or before any text.  Everything before it has been fed. */
+    void (*rep)(void *user, unsigned count);
 } vt_scan_ops;
 
 typedef struct vt_scan {

@@ -43,8 +43,9 @@ class Tap:
         sys.stdout.flush()
         return cond
 
-    def eq(self, got, want, desc):
-        return self.ok(got == want, desc, "got:  %r\nwant: %r" % (got, want))
+    def eq(self, got, want, desc, detail=None):
+        more = "" if detail is None else "\n" + str(detail)
+        return self.ok(got == want, desc, "got:  %r\nwant: %r%s" % (got, want, more))
 
     def skip(self, desc, reason):
         self.n += 1

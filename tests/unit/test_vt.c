@@ -699,6 +699,24 @@ static void test_escape_with_high_bytes(void **state)
     }
 }
 
+static void test_rep(void **state)
+{
+    (void)state;
+    /* libvterm 0.1.4 loops for ever on REP with nothing (or a zero-width
+     * glyph) to repeat; REP of a real glyph repeats it. */
+    vt_t *vt = mk(3, 10, 0);
+    w(vt, "\033[b\033[5b\xe2\x80\x8b\033[3b\033#8\033[2J\033[H\033[b");
+    w(vt, "\033[Hab\033[3bc\xe6\xbc\xa2\033[2b\033[31mx\033[;b");
+    assert_row(vt, 0, "abbbbc\xe6\xbc\xa2\xe6\xbc\xa2");
+    assert_row(vt, 1, "\xe6\xbc\xa2xx");
+    assert_int_equal(cell(vt, 1, 3)->fg, VT_COLOR_INDEXED(1));
+    vt_free(vt);
+    vt = mk(3, 10, 0); /* nothing written yet: a long REP is no REP either */
+    w(vt, "\033[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1b");
+    assert_row(vt, 0, "");
+    vt_free(vt);
+}
+
 static void test_huge_single_write(void **state)
 {
     (void)state;
@@ -1015,6 +1033,7 @@ int main(void)
         cmocka_unit_test(test_long_string_capped),
         cmocka_unit_test(test_csi_with_many_parameters),
         cmocka_unit_test(test_escape_with_high_bytes),
+        cmocka_unit_test(test_rep),
         cmocka_unit_test(test_huge_single_write),
         cmocka_unit_test(test_resize_with_scroll_region_and_saved_cursor),
         cmocka_unit_test(test_bell),

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Server lifecycle: autostart by any client, one server per socket (a
+second start names the pid), SIGTERM and `server --stop` end every session
+and leave complete logs, the socket directory is private, config errors
+name file:line, lifetime limits kill abandoned processes."""
+import os
+import re
+import signal
+import stat
+
+from harness import Tap, World, pid_alive, read_jsonl, run_tests
+
+
+def lock_pid(w):
+    with open(os.path.join(w.runtime, "corral", "default.lock")) as f:
+        return int(f.read().strip())
+
+
+def test_autostart_and_single_server(t):
+    w = World()
+    try:
+        r = w.corral("ls")
+        t.eq(r.returncode, 0, "ls with no server running starts one", r.stderr)
+        t.ok(os.path.exists(w.socket_path), "the socket exists")
+        mode = stat.S_IMODE(os.stat(os.path.dirname(w.socket_path)).st_mode)
+        t.eq(oct(mode), oct(0o700), "the socket directory is private (0700)")
+        pid = lock_pid(w)
+        t.ok(pid_alive(pid), "the lock file names the live server pid")
+        r = w.corral("server")
+        t.eq(r.returncode, 1, "a second start fails")
+        t.eq(r.stderr.strip(), "corral: a server is already running on %s (pid %d)" % (w.socket_path, pid),
+             "and says which pid serves the socket")
+        r = w.corral("server", "--foreground")
+        t.ok("already running" in r.stderr and str(pid) in r.stderr, "so does a foreground start", r.stderr)
+        v = w.corral("version")
+        t.ok(re.search(r"server: corral \S+, pid %d" % pid, v.stdout), "version shows the server", v.stdout)
+        r = w.corral("server", "--stop")
+        t.eq(r.returncode, 0, "server --stop stops it", r.stderr)
+        t.ok(not pid_alive(pid), "the server process is gone when --stop returns")
+        t.ok(not os.path.exists(w.socket_path), "and its socket removed")
+        r = w.corral("kill", "1234")
+        t.ok(r.returncode == 1 and "no session with id 1234" in r.stderr, "a later command starts a new server",
+             r.stderr)
+    finally:
+        w.cleanup()
+
+
+def test_sigterm_ends_sessions(t):
+    w = World()
+    try:
+        srv = w.start_server()
+        c = w.connect()
+        a = c.call({"cmd": "new", "argv": ["sh", "-c", "echo hello; exec sleep 1000"], "cwd": "/"})["session"]
+        b = c.call({"cmd": "exec", "argv": ["sleep", "1000"], "workdir": "/", "yield_time_ms": 250})
+        c.close()
+        srv.send_signal(signal.SIGTERM)
+        code = srv.wait(30)
+        t.eq(code, 0, "SIGTERM: the server exits 0")
+        t.ok(not pid_alive(a["pid"]), "the sessions' process trees are gone")
+        t.ok(not os.path.exists(w.socket_path), "the socket is removed")
+        for sid in (a["id"], b["session"]):
+            ev = [e["event"] for e in read_jsonl(os.path.join(w.session_dir(sid), "events.jsonl"))]
+            t.eq(ev, ["created", "killed", "exited"], "session %d's log ends with killed, exited" % sid)
+        killed = read_jsonl(os.path.join(w.session_dir(a["id"]), "events.jsonl"))[1]
+        t.eq(killed.get("reason"), "shutdown", "the kill reason is shutdown")
+        with open(os.path.join(w.session_dir(a["id"]), "output.cast")) as f:
+            lines = f.read().splitlines()
+        t.ok('"hello\\r\\n"' in lines[1], "the recording kept the output", lines[:3])
+        t.ok(lines[-1].endswith('"m", "killed by SIGKILL"]'), "and ends with the exit marker", lines[-1])
+    finally:
+        w.cleanup()
+
+
+def test_config_error_names_file_and_line(t):
+    w = World(config="[limits]\nexec-lifetime = 5m\nsession-lifetme = 1h\n")
+    try:
+        r = w.corral("ls")
+        path = os.path.join(w.config, "corral", "config")
+        t.eq(r.returncode, 1, "a bad config stops the server from starting")
+        t.eq(r.stderr.strip(), "corral: %s:3: unknown key 'session-lifetme' in [limits] "
+             "(known: session-lifetime, exec-lifetime)" % path, "the error names file:line and the known keys")
+    finally:
+        w.cleanup()
+
+
+def test_lifetime_limit(t):
+    w = World(config="[limits]\nexec-lifetime = 1s\n")
+    try:
+        w.start_server()
+        c = w.connect()
+        r = c.call({"cmd": "exec", "argv": ["sleep", "100"], "workdir": "/", "yield_time_ms": 250})
+        sid = r["session_id"]
+        r = c.call({"cmd": "write_stdin", "session_id": sid, "chars": "", "yield_time_ms": 30000})
+        t.eq(r.get("exit_code"), 137, "an exec process past its lifetime is killed (the poll returns at its end)")
+        ev = read_jsonl(os.path.join(w.session_dir(sid), "events.jsonl"))
+        t.eq([(e["event"], e.get("reason")) for e in ev][1], ("killed", "lifetime"), "the log says why")
+        r = c.call({"cmd": "new", "argv": ["sleep", "100"], "cwd": "/"})
+        s = r["session"]
+        r = c.call({"cmd": "write_stdin", "session_id": s["id"], "chars": "", "yield_time_ms": 5000})
+        t.ok("session_id" in r, "user sessions have no lifetime limit by default")
+        c.close()
+    finally:
+        w.cleanup()
+
+
+try:
+    run_tests(Tap(), [test_autostart_and_single_server, test_sigterm_ends_sessions,
+                      test_config_error_names_file_and_line, test_lifetime_limit])
+finally:
+    pass
