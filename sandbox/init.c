@@ -138,9 +138,19 @@ static void end_tree(pid_t worker, int *worker_status, bool *worker_done)
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     for (;;) {
-        kill_descendants();
         int st;
         pid_t p;
+        /* Reap first: with no children left there can be no descendants
+         * (orphans are re-parented to us), and the /proc walk is skipped. */
+        while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+            if (p == worker && !*worker_done) {
+                *worker_status = st;
+                *worker_done = true;
+            }
+        }
+        if (p < 0 && errno == ECHILD)
+            return;
+        kill_descendants();
         while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
             if (p == worker && !*worker_done) {
                 *worker_status = st;

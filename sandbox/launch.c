@@ -11,43 +11,12 @@
 #include "launch.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-/* Close every fd from lowfd up, with close_range where the kernel has it. */
-static void close_from(int lowfd)
-{
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, (unsigned)lowfd, ~0u, 0) == 0)
-        return;
-#endif
-    long max = sysconf(_SC_OPEN_MAX);
-    if (max < 0 || max > 65536)
-        max = 65536;
-    for (int fd = lowfd; fd < max; fd++)
-        close(fd);
-}
-
-/* In the child: make fds 0-2 the requested ones even if they overlap. */
-static int setup_stdio(const launch_request *req)
-{
-    int src[3] = {req->stdin_fd, req->stdout_fd, req->stderr_fd};
-    int high[3];
-    for (int i = 0; i < 3; i++) {
-        high[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 10);
-        if (high[i] < 0)
-            return -1;
-    }
-    for (int i = 0; i < 3; i++)
-        if (dup2(high[i], i) < 0)
-            return -1;
-    return 0;
-}
 
 pid_t launch_start(const launch_request *req, char *err, size_t errlen)
 {
@@ -79,41 +48,36 @@ pid_t launch_start(const launch_request *req, char *err, size_t errlen)
         args[n++] = req->argv[i];
     args[n] = NULL;
 
-    /* Block every signal across fork: a handler of the caller's (libuv's,
-     * which forwards signals to the event loop through a pipe) must never
-     * run in the child, where it would report a signal to the parent's
-     * loop.  The child resets every disposition before unblocking. */
-    sigset_t all, old;
+    /* posix_spawn (a vfork-style clone in glibc) rather than fork: the
+     * server's memory is not copied, no handler of the server's runs in the
+     * child, every signal is reset to its default and unblocked, and only
+     * fds 0-2 survive into the init. */
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_adddup2(&fa, req->stdin_fd, 0);
+    posix_spawn_file_actions_adddup2(&fa, req->stdout_fd, 1);
+    posix_spawn_file_actions_adddup2(&fa, req->stderr_fd, 2);
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    sigset_t none, all;
+    sigemptyset(&none);
     sigfillset(&all);
-    sigprocmask(SIG_SETMASK, &all, &old);
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        snprintf(err, errlen, "fork failed: %s", strerror(e));
-        free(args);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    /* Its own process group: a Ctrl-C meant for a foreground server does
+     * not reach the sessions. */
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, (char *const *)args, req->envp);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    free(args);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot start the session init (/proc/self/exe): %s", strerror(rc));
         return -1;
     }
-    if (pid == 0) {
-        /* Only async-signal-safe calls from here to exec. */
-        for (int s = 1; s < NSIG; s++)
-            if (s != SIGKILL && s != SIGSTOP)
-                signal(s, SIG_DFL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        if (setup_stdio(req) < 0)
-            _exit(126);
-        close_from(3);
-        setpgid(0, 0);
-        execve("/proc/self/exe", (char *const *)args, req->envp);
-        static const char msg[] = "corral: cannot start the session init (exec /proc/self/exe failed)\n";
-        ssize_t w = write(2, msg, sizeof msg - 1);
-        (void)w;
-        _exit(127);
-    }
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    free(args);
     return pid;
 }
 

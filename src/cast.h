@@ -27,7 +27,7 @@ void cast_marker(cast_t *c, double t, const char *label);
 int cast_flush(cast_t *c);
 /* Bytes waiting in memory. */
 size_t cast_buffered(const cast_t *c);
-/* Flush, fsync and close; 0 or -errno. */
+/* Flush and close; 0 or -errno. */
 int cast_close(cast_t *c);
 
 /* Append s as the body of a JSON string (no quotes): '"', '\\' and control

@@ -75,11 +75,12 @@ static const char *client_name(void)
     return n && *n ? n : "user";
 }
 
-/* Connect (starting a server if needed); prints the error. */
+/* Connect (starting a server if needed); prints the error.  The hello
+ * reply is read with the first call's. */
 static int connect_or_fail(client_t *c, bool autostart)
 {
     char err[1024];
-    if (client_connect(c, client_name(), autostart, err, sizeof err) < 0) {
+    if (client_connect_lazy(c, client_name(), autostart, err, sizeof err) < 0) {
         fprintf(stderr, "corral: %s\n", err);
         return -1;
     }

@@ -35,7 +35,23 @@ static int try_connect(const char *path, int *fd_out)
     return 0;
 }
 
-int client_connect(client_t *c, const char *client_name, bool autostart, char *err, size_t errlen)
+static int send_request(client_t *c, json_t *req, long *id_out, char *err, size_t errlen)
+{
+    long id = c->next_id++;
+    json_object_set_new(req, "id", json_integer(id));
+    size_t len;
+    char *line = proto_dump(req, &len);
+    int rc = write_all(c->fd, line, len);
+    free(line);
+    if (rc < 0) {
+        snprintf(err, errlen, "writing to the server: %s", strerror(-rc));
+        return -1;
+    }
+    *id_out = id;
+    return 0;
+}
+
+static int connect_common(client_t *c, const char *client_name, bool autostart, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->fd = -1;
@@ -68,18 +84,46 @@ int client_connect(client_t *c, const char *client_name, bool autostart, char *e
     free(path);
     json_t *hello = json_pack("{s:s, s:i, s:s}", "cmd", "hello", "protocol", PROTO_VERSION, "client",
                               client_name ? client_name : "user");
-    json_t *reply = client_call(c, hello, NULL, NULL, err, errlen);
-    if (!reply)
-        return -1;
-    char buf[512];
-    const char *msg = client_error_message(reply, buf, sizeof buf);
-    if (msg) {
-        snprintf(err, errlen, "%s", msg);
-        json_decref(reply);
-        return -1;
+    return send_request(c, hello, &c->hello_id, err, errlen);
+}
+
+static json_t *read_message(client_t *c, char *err, size_t errlen);
+
+/* Read the hello reply if it is still pending; 0 or -1 with err. */
+static int finish_hello(client_t *c, char *err, size_t errlen)
+{
+    while (c->hello_id) {
+        json_t *m = read_message(c, err, errlen);
+        if (!m)
+            return -1;
+        json_t *mid = json_object_get(m, "id");
+        if (json_object_get(m, "event") || !json_is_integer(mid) || json_integer_value(mid) != c->hello_id) {
+            json_decref(m);
+            continue;
+        }
+        c->hello_id = 0;
+        char buf[512];
+        const char *msg = client_error_message(m, buf, sizeof buf);
+        if (msg) {
+            snprintf(err, errlen, "%s", msg);
+            json_decref(m);
+            return -1;
+        }
+        c->hello = m;
     }
-    c->hello = reply;
     return 0;
+}
+
+int client_connect_lazy(client_t *c, const char *client_name, bool autostart, char *err, size_t errlen)
+{
+    return connect_common(c, client_name, autostart, err, errlen);
+}
+
+int client_connect(client_t *c, const char *client_name, bool autostart, char *err, size_t errlen)
+{
+    if (connect_common(c, client_name, autostart, err, errlen) < 0)
+        return -1;
+    return finish_hello(c, err, errlen);
 }
 
 const char *client_error_message(json_t *reply, char *buf, size_t buflen)
@@ -129,16 +173,11 @@ static json_t *read_message(client_t *c, char *err, size_t errlen)
 
 json_t *client_call(client_t *c, json_t *req, client_event_fn on_event, void *user, char *err, size_t errlen)
 {
-    long id = c->next_id++;
-    json_object_set_new(req, "id", json_integer(id));
-    size_t len;
-    char *line = proto_dump(req, &len);
-    int rc = write_all(c->fd, line, len);
-    free(line);
-    if (rc < 0) {
-        snprintf(err, errlen, "writing to the server: %s", strerror(-rc));
+    long id;
+    if (send_request(c, req, &id, err, errlen) < 0)
         return NULL;
-    }
+    if (finish_hello(c, err, errlen) < 0)
+        return NULL;
     for (;;) {
         json_t *m = read_message(c, err, errlen);
         if (!m)

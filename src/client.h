@@ -16,12 +16,17 @@ typedef struct client {
     int fd;
     proto_reader rd;
     long next_id;
-    json_t *hello; /* the server's hello reply */
+    json_t *hello;     /* the server's hello reply, once read */
+    long hello_id;     /* id of a hello whose reply is still to be read */
 } client_t;
 
 /* Connect and say hello as client_name.  With autostart, a server is
- * started when none answers.  0, or -1 with a message in err. */
+ * started when none answers.  0, or -1 with a message in err.  With
+ * wait_hello false the hello reply is read together with the first call's
+ * (one round trip less for a one-shot CLI call); a refused hello then fails
+ * that call. */
 int client_connect(client_t *c, const char *client_name, bool autostart, char *err, size_t errlen);
+int client_connect_lazy(client_t *c, const char *client_name, bool autostart, char *err, size_t errlen);
 
 /* Events that arrive while waiting for a reply. */
 typedef void (*client_event_fn)(json_t *event, void *user);

@@ -260,12 +260,17 @@ session_t *server_start_session(server_t *srv, const session_spec *spec, char *e
     prune_if_needed(srv);
     store_add(&srv->store, id, s);
     x->in_store = true;
-    size_t n = store_len(&srv->store);
-    if (n >= STORE_WARN)
+    /* Codex counts the processes it stores, which are the running ones:
+     * it drops a process once its exit is reported.  corral keeps exited
+     * entries for review, so it counts the running ones. */
+    size_t live = 0;
+    for (size_t i = 0; i < store_len(&srv->store); i++)
+        live += ((session_t *)srv->store.entries[i].item)->state == SESSION_RUNNING;
+    if (live >= STORE_WARN)
         *warning = xasprintf("The maximum number of unified exec processes you can keep open is %d and you "
                              "currently have %zu processes open. Reuse older processes or close them to "
                              "prevent automatic pruning of old processes",
-                             STORE_WARN, n);
+                             STORE_WARN, live);
     return s;
 }
 

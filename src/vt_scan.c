@@ -236,6 +236,14 @@ static unsigned sgr_attrs(unsigned cur, const char *body, size_t len)
     return cur;
 }
 
+/* Where a CSI's parameters start: after its '[' (bytes libvterm ignores and
+ * intermediates may stand between ESC and '['). */
+static const char *csi_params(const char *seq, size_t len)
+{
+    const char *b = memchr(seq, '[', len);
+    return b ? b + 1 : seq + len;
+}
+
 /* A CSI or ESC sequence is complete: note the state libvterm hides. */
 static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
 {
@@ -253,10 +261,10 @@ static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
         }
         return;
     }
-    if (len < 3 || fin < 0x40 || fin > 0x7e)
+    const char *body = csi_params(seq, len);
+    if (body >= seq + len || fin < 0x40 || fin > 0x7e)
         return;
-    const char *body = seq + 2;
-    size_t blen = len - 3;
+    size_t blen = (size_t)(seq + len - 1 - body);
     if ((fin == 'h' || fin == 'l') && blen > 0 && body[0] == '?')
         private_modes(s, body, blen, fin == 'h');
     else if (fin == 'p' && blen == 1 && body[0] == '!') { /* DECSTR */
@@ -327,13 +335,14 @@ static unsigned csi_slots(const char *p, size_t n)
  * first 16 parameters, the ones a terminal acts on. */
 static void csi_long_feed(vt_scan *s, const char *held, size_t held_len)
 {
-    /* Controls inside are dropped: libvterm would act on them and go on
-     * counting parameters after them. */
-    char seq[VT_SCAN_SEQ_MAX + 2];
-    size_t len = 0;
-    for (size_t k = 0; k < held_len && len < sizeof seq; k++)
-        if (k < 2 || k == held_len - 1 || ((unsigned char)held[k] >= 0x20 && held[k] != 0x7f))
-            seq[len++] = held[k];
+    /* Rebuilt as ESC [ and the rest without controls (libvterm would act on
+     * them and go on counting parameters after them) or bytes >= 0x80. */
+    char seq[VT_SCAN_SEQ_MAX + 2] = { '\033', '[' };
+    size_t len = 2;
+    const char *from = csi_params(held, held_len), *last = held + held_len - 1;
+    for (const char *q = from; q <= last && len < sizeof seq; q++)
+        if (q == last || ((unsigned char)*q >= 0x20 && (unsigned char)*q < 0x7f))
+            seq[len++] = *q;
     const char *body = seq + 2, *end = seq + len - 1;
     const char *params = body;
     if (params < end && *params >= '<' && *params <= '?')
@@ -423,14 +432,15 @@ static void seq_take(vt_scan *s, scan_pos *x)
  * too. */
 static bool is_rep(const char *seq, size_t len, unsigned *count)
 {
-    if (len < 3 || seq[len - 1] != 'b' || (seq[2] >= '<' && seq[2] <= '?'))
+    const char *p = csi_params(seq, len);
+    if (p >= seq + len || seq[len - 1] != 'b' || (*p >= '<' && *p <= '?'))
         return false;
-    size_t k = 0;
-    *count = read_num(seq + 2, len - 3, &k);
+    size_t n = (size_t)(seq + len - 1 - p), k = 0;
+    *count = read_num(p, n, &k);
     if (*count == 0)
         *count = 1;
-    for (; k < len - 3; k++)
-        if (seq[2 + k] >= 0x20 && seq[2 + k] < 0x30)
+    for (; k < n; k++)
+        if (p[k] >= 0x20 && p[k] < 0x30)
             *count = 0;
     return true;
 }

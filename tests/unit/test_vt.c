@@ -642,6 +642,13 @@ static void test_csi_with_many_parameters(void **state)
         assert_int_equal(cell(vt, 1, 2)->ch, 'Y');
         vt_free(vt);
     }
+    /* Nor do bytes that libvterm ignores between ESC and '['. */
+    vt_t *hi = mk(4, 10, 0);
+    w(hi, "\033\xc7[;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;L"
+          "\033\xc7[?2004h\033\xc7[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;2mZ");
+    assert_true(vt_modes(hi) & VT_MODE_BRACKETED_PASTE);
+    assert_int_equal(cell(hi, 0, 0)->attrs, VT_ATTR_BOLD | VT_ATTR_DIM);
+    vt_free(hi);
     /* Controls inside a long CSI do not hide separators from the count. */
     vt_t *c0 = mk(4, 10, 0);
     w(c0, "\033[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1\n;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1"

@@ -1,0 +1,51 @@
+"""Helpers for corral's benchmarks: a private corral world (reusing the
+integration harness) and a private tmux server, plus statistics."""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import CORRAL, World, wait_until  # noqa: E402,F401
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+def p99(xs):
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(round(0.99 * (len(s) - 1))))]
+
+
+class Tmux:
+    """A tmux server of its own (-L), without user config."""
+
+    def __init__(self, name):
+        self.name = name
+        self.tmux = shutil.which("tmux")
+
+    def __call__(self, *args, check=True):
+        return subprocess.run([self.tmux, "-L", self.name, "-f", "/dev/null"] + list(args), check=check,
+                              capture_output=True, text=True)
+
+    def kill(self):
+        if self.tmux:
+            self("kill-server", check=False)
+
+    def server_pid(self):
+        return int(self("display-message", "-p", "#{pid}").stdout.strip())
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def now():
+    return time.monotonic()
