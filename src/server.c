@@ -124,8 +124,9 @@ static void on_session_finished(session_t *s, void *user)
         conn_unref(k->conn);
         free(k);
     }
-    /* A pruned session is out of the store: nothing refers to it now. */
-    if (!x->in_store)
+    /* A pruned session is out of the store: once no request waits on it
+     * (a waiter in its post-write settle closes it itself), it goes. */
+    if (!x->in_store && !x->waiter)
         session_close(s);
     if (srv->shutting_down)
         maybe_finish_shutdown(srv);
