@@ -266,9 +266,9 @@ static void handle_output(session_t *s, const char *data, size_t len)
         s->hooks->output(s, data, len, s->hooks_user);
 }
 
-/* Read until EAGAIN, end of file, or the budget is spent.  Returns false
- * when the output has closed. */
-static bool read_output(session_t *s, size_t budget)
+/* Read until EAGAIN, end of file, or the budget is spent (or, unless
+ * drain, a short read).  Returns false when the output has closed. */
+static bool read_output(session_t *s, size_t budget, bool drain)
 {
     size_t got = 0;
     while (got < budget && !s->read_paused) {
@@ -276,6 +276,11 @@ static bool read_output(session_t *s, size_t budget)
         if (n > 0) {
             handle_output(s, read_buf, (size_t)n);
             got += (size_t)n;
+            /* A short read drained the kernel's buffer (a PTY hands over
+             * at most 4 KiB at a time): wait for the next readable event
+             * rather than pay for a read that says EAGAIN. */
+            if ((size_t)n < sizeof read_buf && !drain)
+                return true;
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -317,7 +322,7 @@ static void on_poll(uv_poll_t *h, int status, int events)
         return;
     }
     if (events & UV_READABLE) {
-        if (!read_output(s, READ_BUDGET))
+        if (!read_output(s, READ_BUDGET, false))
             return;
     }
     if ((events & UV_WRITABLE) && !s->output_closed)
@@ -351,7 +356,7 @@ static void grace_cb(uv_timer_t *t)
      * an end of file that some escaped holder of the PTY may never give. */
     bool was_paused = s->read_paused;
     s->read_paused = false;
-    if (read_output(s, SIZE_MAX))
+    if (read_output(s, SIZE_MAX, true))
         output_closed(s);
     s->read_paused = was_paused;
 }
