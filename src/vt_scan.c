@@ -12,10 +12,11 @@
  * CSI sequences stay in the run too, unless a write ends inside one: then
  * the part before it is fed and the unfinished sequence is copied to the
  * hold buffer, completed byte by byte from the next write, and fed whole.
- * Bytes that end a sequence early (ESC; in a CSI also bytes >= 0x80) are
- * passed on unchanged, so libvterm sees the stream it would have seen
- * unsplit and is never left inside a sequence the scanner thinks is over;
- * libvterm ignores bytes >= 0x80 after an ESC, and so does the scanner.
+ * libvterm is never left inside a sequence between two writes: a sequence
+ * interrupted by ESC is dropped (libvterm would cancel it there, but the
+ * next sequence may be one it never sees), a CSI cut short by a byte
+ * >= 0x80 is fed with that byte right after it (libvterm ends it there),
+ * and libvterm ignores bytes >= 0x80 after an ESC, as the scanner does.
  *
  * Escape strings are the exception: their bytes always go to the hold buffer
  * (C0 controls dropped, capped at VT_SCAN_STRING_MAX) and are never part of
@@ -481,8 +482,8 @@ static void seq_complete(vt_scan *s, scan_pos *x)
     s->state = ST_GROUND;
 }
 
-/* The sequence ends before the current byte, which is looked at again in
- * ground; held bytes go to libvterm unchanged. */
+/* A CSI ends at a byte >= 0x80, which is looked at again in ground; held
+ * bytes go to libvterm unchanged, and it ends the CSI at that byte too. */
 static void seq_cut(vt_scan *s, scan_pos *x)
 {
     if (s->held) {
@@ -492,6 +493,23 @@ static void seq_cut(vt_scan *s, scan_pos *x)
         hold_reset(s);
         s->held = false;
     }
+    s->state = ST_GROUND;
+}
+
+/* An ESC interrupts the sequence: it is dropped, not fed.  libvterm would
+ * cancel it at that ESC, but the sequence the ESC opens may be one that
+ * never reaches libvterm (a string, REP), and libvterm would be left
+ * inside the first one, reading the text after as its parameters. */
+static void seq_abandon(vt_scan *s, scan_pos *x)
+{
+    if (s->held) {
+        hold_reset(s);
+        s->held = false;
+    } else {
+        feed_run(s, x, x->start);
+    }
+    x->run = x->i;
+    s->csi_long = false;
     s->state = ST_GROUND;
 }
 
@@ -587,7 +605,9 @@ static void seq_byte(vt_scan *s, scan_pos *x)
     size_t cur = s->held ? s->hold_len : x->i - x->start;
     if (s->state == ST_CSI && cur >= VT_SCAN_SEQ_MAX) {
         csi_drop(s, x);
-    } else if (c == C_ESC || (c >= 0x80 && s->state == ST_CSI)) {
+    } else if (c == C_ESC) {
+        seq_abandon(s, x);
+    } else if (c >= 0x80 && s->state == ST_CSI) {
         seq_cut(s, x); /* libvterm too ends a CSI at a byte >= 0x80 */
     } else if (c >= 0x80) {
         seq_take(s, x); /* ... and ignores it after ESC */

@@ -724,6 +724,26 @@ static void test_rep(void **state)
     vt_free(vt);
 }
 
+static void test_interrupted_sequences(void **state)
+{
+    (void)state;
+    /* A sequence cut short by ESC must not leave libvterm inside it when
+     * what follows never reaches libvterm (REP, OSC 133, a title). */
+    const char *s = "\033[;\033[1;3b33b\033\033]133;A\007c\033[1\033]2;t\007xy";
+    size_t n = strlen(s);
+    for (size_t k = 0; k <= n; k++) {
+        vt_t *vt = mk(3, 2, 0);
+        vt_write(vt, s, k);
+        vt_write(vt, s + k, n - k);
+        assert_row(vt, 0, "33");
+        assert_row(vt, 1, "bc");
+        assert_row(vt, 2, "xy");
+        assert_int_equal(rec.osc_count, 1);
+        assert_string_equal(vt_title(vt), "t");
+        vt_free(vt);
+    }
+}
+
 static void test_huge_single_write(void **state)
 {
     (void)state;
@@ -1041,6 +1061,7 @@ int main(void)
         cmocka_unit_test(test_csi_with_many_parameters),
         cmocka_unit_test(test_escape_with_high_bytes),
         cmocka_unit_test(test_rep),
+        cmocka_unit_test(test_interrupted_sequences),
         cmocka_unit_test(test_huge_single_write),
         cmocka_unit_test(test_resize_with_scroll_region_and_saved_cursor),
         cmocka_unit_test(test_bell),
