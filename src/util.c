@@ -102,6 +102,7 @@ void buf_reserve(buf_t *b, size_t extra)
         cap *= 2;
     b->data = xrealloc(b->data, cap);
     b->cap = cap;
+    b->data[b->len] = '\0'; /* an empty buffer is an empty string too */
 }
 
 void buf_append(buf_t *b, const void *data, size_t len)

@@ -341,6 +341,8 @@ static void csi_long_feed(vt_scan *s, const char *held, size_t held_len)
     char seq[VT_SCAN_SEQ_MAX + 2] = { '\033', '[' };
     size_t len = 2;
     const char *from = csi_params(held, held_len), *last = held + held_len - 1;
+    if (from > last)
+        return;
     for (const char *q = from; q <= last && len < sizeof seq; q++)
         if (q == last || ((unsigned char)*q >= 0x20 && (unsigned char)*q < 0x7f))
             seq[len++] = *q;
@@ -626,8 +628,8 @@ static void seq_byte(vt_scan *s, scan_pos *x)
     } else if (c < 0x30) {
         s->esc_inter = true;
         seq_take(s, x);
-    } else if (c == '[') { /* libvterm opens CSI, OSC and DCS after */
-        seq_take(s, x);        /* intermediates too */
+    } else if (c == '[') {             /* libvterm opens CSI, OSC and DCS */
+        seq_take_byte(s, x, true); /* after intermediates too */
         s->state = ST_CSI;
         s->csi_seps = 0;
         s->csi_long = false;

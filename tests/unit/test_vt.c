@@ -649,6 +649,24 @@ static void test_csi_with_many_parameters(void **state)
     assert_true(vt_modes(hi) & VT_MODE_BRACKETED_PASTE);
     assert_int_equal(cell(hi, 0, 0)->attrs, VT_ATTR_BOLD | VT_ATTR_DIM);
     vt_free(hi);
+    /* Nor does a CSI opened after more intermediates than are held, fed a
+     * byte at a time. */
+    char lng[200];
+    size_t ln = 0;
+    lng[ln++] = '\033';
+    memset(lng + ln, ' ', 80);
+    ln += 80;
+    lng[ln++] = '[';
+    for (int k = 0; k < 30; k++)
+        lng[ln++] = ';';
+    memcpy(lng + ln, "1mZ", 3);
+    ln += 3;
+    hi = mk(4, 10, 0);
+    for (size_t k = 0; k < ln; k++)
+        vt_write(hi, lng + k, 1);
+    assert_int_equal(cell(hi, 0, 0)->ch, 'Z');
+    assert_int_equal(cell(hi, 0, 0)->attrs, VT_ATTR_BOLD);
+    vt_free(hi);
     /* Controls inside a long CSI do not hide separators from the count. */
     vt_t *c0 = mk(4, 10, 0);
     w(c0, "\033[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1\n;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1"
