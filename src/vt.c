@@ -286,8 +286,7 @@ static void set_title(vt_t *vt, const char *s)
 {
     size_t len = s ? strlen(s) : 0;
     free(vt->title);
-    /* (sanitize_text of nothing would not be NUL-terminated) */
-    vt->title = len ? sanitize_text(s, len, VT_TITLE_MAX) : xstrdup("");
+    vt->title = sanitize_text(s, len, VT_TITLE_MAX);
     if (vt->cb.title)
         vt->cb.title(vt->user, vt->title);
 }

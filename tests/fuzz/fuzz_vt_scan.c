@@ -7,7 +7,7 @@
  * when the terminal is resized; the rest is the stream.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -I<dir with an
- *     empty config.h> tests/fuzz/fuzz_vt_scan.c src/vt.c src/vt_scan.c \
+ *     empty config.h> tests/fuzz/fuzz_vt_scan.c src/vt.c src/vt_grid.c src/vt_scan.c \
  *     src/util.c $(pkg-config --cflags --libs vterm) -o fuzz_vt_scan
  *   ./fuzz_vt_scan -max_len=65536
  *
