@@ -448,6 +448,23 @@ static bool is_rep(const char *seq, size_t len, unsigned *count)
     return true;
 }
 
+/* An ESC interrupts the sequence: it is dropped, not fed.  libvterm would
+ * cancel it at that ESC, but the sequence the ESC opens may be one that
+ * never reaches libvterm (a string, REP), and libvterm would be left
+ * inside the first one, reading the text after as its parameters. */
+static void seq_abandon(vt_scan *s, scan_pos *x)
+{
+    if (s->held) {
+        hold_reset(s);
+        s->held = false;
+    } else {
+        feed_run(s, x, x->start);
+    }
+    x->run = x->i;
+    s->csi_long = false;
+    s->state = ST_GROUND;
+}
+
 /* The current byte ended the sequence: analyse it, feed it if it was held. */
 static void seq_complete(vt_scan *s, scan_pos *x)
 {
@@ -455,15 +472,7 @@ static void seq_complete(vt_scan *s, scan_pos *x)
     unsigned count;
     if (s->state == ST_CSI &&
         is_rep(s->held ? s->hold : x->p + x->start, s->held ? s->hold_len : x->i - x->start, &count)) {
-        if (s->held) {
-            hold_reset(s);
-            s->held = false;
-        } else {
-            feed_run(s, x, x->start);
-        }
-        x->run = x->i;
-        s->csi_long = false;
-        s->state = ST_GROUND;
+        seq_abandon(s, x); /* REP never reaches libvterm (see rep) */
         if (count && s->ops->rep)
             s->ops->rep(s->user, count);
         return;
@@ -495,23 +504,6 @@ static void seq_cut(vt_scan *s, scan_pos *x)
         hold_reset(s);
         s->held = false;
     }
-    s->state = ST_GROUND;
-}
-
-/* An ESC interrupts the sequence: it is dropped, not fed.  libvterm would
- * cancel it at that ESC, but the sequence the ESC opens may be one that
- * never reaches libvterm (a string, REP), and libvterm would be left
- * inside the first one, reading the text after as its parameters. */
-static void seq_abandon(vt_scan *s, scan_pos *x)
-{
-    if (s->held) {
-        hold_reset(s);
-        s->held = false;
-    } else {
-        feed_run(s, x, x->start);
-    }
-    x->run = x->i;
-    s->csi_long = false;
     s->state = ST_GROUND;
 }
 

@@ -235,23 +235,25 @@ class Client:
         self.sock.close()
 
 
-def pid_alive(pid):
-    """True if pid exists and is not a zombie."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            stat = f.read()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
-
-
-def parent_of(pid):
+def _stat_fields(pid):
+    """Fields of /proc/PID/stat after the command name, or None."""
     try:
         with open("/proc/%d/stat" % pid) as f:
             stat = f.read()
     except OSError:
         return None
-    return int(stat[stat.rindex(")") + 2:].split()[1])
+    return stat[stat.rindex(")") + 2:].split()
+
+
+def pid_alive(pid):
+    """True if pid exists and is not a zombie."""
+    fields = _stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+def parent_of(pid):
+    fields = _stat_fields(pid)
+    return int(fields[1]) if fields else None
 
 
 def descendants(root):
