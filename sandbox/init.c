@@ -3,10 +3,10 @@
  *
  * All signals init cares about are blocked and taken synchronously with
  * sigwaitinfo(), so there are no handlers and no races between a signal and
- * the reaping loop.  Descendants are found by walking /proc for processes
- * whose parent chain leads back to init; because init is a child subreaper,
- * an orphaned grandchild is re-parented to init and stays findable, so the
- * kill loop ends only when init has no children left at all.
+ * the reaping loop.  Inside a pid namespace the init is pid 1 and ends the
+ * tree with kill(-1, SIGKILL); without one (the unconfined "full" profile)
+ * it is a child subreaper and finds descendants by walking /proc, so an
+ * orphaned grandchild, re-parented to it, is never missed.
  */
 #include "config.h"
 
@@ -27,16 +27,30 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "landlock.h"
+#include "mounts.h"
+#include "plan.h"
+#include "privs.h"
+#include "rlimits.h"
+#include "sbutil.h"
+#include "filter.h"
+
+extern char **environ;
+
+/* The status pipe to the launcher (fd 4 of a confined init, else -1). */
+static int status_fd = -1;
+
 /* Signals forwarded to the command's process group. */
 static const int forwarded[] = {SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
-static void init_error(const char *fmt, const char *a, const char *b)
+static void say(int fd, const char *a, const char *b, const char *c)
 {
     /* fd 2 is the session's terminal or pipe: the user sees this line. */
-    char line[1024];
-    int n = snprintf(line, sizeof line, fmt, a, b);
-    if (n > 0) {
-        ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    const char *parts[] = {a, b, c, "\n"};
+    for (int i = 0; i < 4; i++) {
+        if (!parts[i])
+            continue;
+        ssize_t w = write(fd, parts[i], strlen(parts[i]));
         (void)w;
     }
 }
@@ -65,14 +79,13 @@ static pid_t read_ppid(pid_t pid)
     return ppid;
 }
 
-/* SIGKILL every process below init; returns how many were signalled. */
-static int kill_descendants(void)
+/* SIGKILL every process below init (found through /proc). */
+static void kill_descendants(void)
 {
     pid_t self = getpid();
     size_t n = 0, cap = 256;
     pid_t *pids = malloc(cap * sizeof *pids), *ppids = malloc(cap * sizeof *ppids);
     bool *mine = NULL;
-    int killed = 0;
     DIR *d = opendir("/proc");
     if (!pids || !ppids || !d)
         goto out;
@@ -87,13 +100,13 @@ static int kill_descendants(void)
             continue;
         if (n == cap) {
             cap *= 2;
-            pid_t *np = realloc(pids, cap * sizeof *pids), *npp = np ? realloc(ppids, cap * sizeof *ppids) : NULL;
-            if (!np || !npp) {
-                if (np)
-                    pids = np;
+            pid_t *np = realloc(pids, cap * sizeof *pids);
+            if (!np)
                 goto out;
-            }
             pids = np;
+            pid_t *npp = realloc(ppids, cap * sizeof *ppids);
+            if (!npp)
+                goto out;
             ppids = npp;
         }
         pids[n] = (pid_t)pid;
@@ -119,20 +132,19 @@ static int kill_descendants(void)
         }
     }
     for (size_t i = 0; i < n; i++)
-        if (mine[i] && kill(pids[i], SIGKILL) == 0)
-            killed++;
+        if (mine[i])
+            kill(pids[i], SIGKILL);
 out:
     if (d)
         closedir(d);
     free(pids);
     free(ppids);
     free(mine);
-    return killed;
 }
 
 /* Kill and reap everything below init; record the worker's status if it is
  * among the reaped. */
-static void end_tree(pid_t worker, int *worker_status, bool *worker_done)
+static void end_tree(pid_t worker, int *worker_status, bool *worker_done, bool pid1)
 {
     sigset_t chld;
     sigemptyset(&chld);
@@ -141,7 +153,7 @@ static void end_tree(pid_t worker, int *worker_status, bool *worker_done)
         int st;
         pid_t p;
         /* Reap first: with no children left there can be no descendants
-         * (orphans are re-parented to us), and the /proc walk is skipped. */
+         * (orphans are re-parented to us), and the kill is skipped. */
         while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
             if (p == worker && !*worker_done) {
                 *worker_status = st;
@@ -150,7 +162,10 @@ static void end_tree(pid_t worker, int *worker_status, bool *worker_done)
         }
         if (p < 0 && errno == ECHILD)
             return;
-        kill_descendants();
+        if (pid1)
+            kill(-1, SIGKILL); /* every other process of the namespace */
+        else
+            kill_descendants();
         while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
             if (p == worker && !*worker_done) {
                 *worker_status = st;
@@ -165,9 +180,16 @@ static void end_tree(pid_t worker, int *worker_status, bool *worker_done)
     }
 }
 
-/* Exit the way the worker did, so the server sees the same status. */
-static void exit_like(int status)
+/* Exit the way the worker did, so the launcher sees the same status (a
+ * pid 1 cannot re-raise a signal on itself: it reports the status first). */
+static __attribute__((noreturn)) void exit_like(int status)
 {
+    if (status_fd >= 0) {
+        char line[32];
+        snprintf(line, sizeof line, "S %d\n", status);
+        ssize_t w = write(status_fd, line, strlen(line));
+        (void)w;
+    }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         struct rlimit none = {0, 0};
@@ -183,81 +205,45 @@ static void exit_like(int status)
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
-static void run_worker(char **argv, const char *cwd, bool tty)
+static __attribute__((noreturn)) void run_worker(char **argv, char **envp, const char *cwd, bool tty)
 {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     if (setsid() < 0) {
-        init_error("corral: setsid failed: %s%s\n", strerror(errno), "");
+        say(2, "corral: setsid failed: ", strerror(errno), NULL);
         _exit(126);
     }
     if (tty && ioctl(0, TIOCSCTTY, 0) < 0) {
-        init_error("corral: cannot take the terminal: %s%s\n", strerror(errno), "");
+        say(2, "corral: cannot take the terminal: ", strerror(errno), NULL);
         _exit(126);
     }
     if (cwd && chdir(cwd) < 0) {
-        init_error("corral: cannot enter the directory %s: %s\n", cwd, strerror(errno));
+        say(2, "corral: cannot enter the directory ", cwd, ": cannot enter it");
         _exit(126);
     }
+    if (envp)
+        environ = envp; /* execvp searches this PATH */
     execvp(argv[0], argv);
     int e = errno;
-    init_error("corral: cannot run '%s': %s\n", argv[0], strerror(e));
+    say(2, "corral: cannot run '", argv[0], e == ENOENT ? "': No such file or directory" : "': cannot execute");
     _exit(e == ENOENT ? 127 : 126);
 }
 
-int init_main(int argc, char **argv)
+/* Start the command and supervise it until its tree is gone.  Signals
+ * were blocked by the caller. */
+static __attribute__((noreturn)) void supervise(char **argv, char **envp, const char *cwd, bool tty, bool pid1,
+                                                const sigset_t *set)
 {
-    bool tty = false;
-    const char *cwd = NULL;
-    pid_t server = 0;
-    int i = 1;
-    for (; i < argc; i++) {
-        if (strcmp(argv[i], "--tty") == 0)
-            tty = true;
-        else if (strcmp(argv[i], "--cwd") == 0 && i + 1 < argc)
-            cwd = argv[++i];
-        else if (strcmp(argv[i], "--server-pid") == 0 && i + 1 < argc)
-            server = (pid_t)atoi(argv[++i]);
-        else if (strcmp(argv[i], "--") == 0) {
-            i++;
-            break;
-        } else
-            break;
-    }
-    if (i >= argc) {
-        fprintf(stderr, "usage: corral __init [--tty] [--cwd DIR] [--server-pid PID] -- CMD [ARG...]\n"
-                        "(internal: the server starts every session through this)\n");
-        return 2;
-    }
-    char **cmd = argv + i;
-
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGTERM);
-    for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
-        sigaddset(&set, forwarded[k]);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-
-    /* If the server dies, end the session rather than leave it running
-     * unsupervised.  The check after prctl closes the race with a server
-     * that died before it. */
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (server > 0 && getppid() != server)
-        return 1;
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    prctl(PR_SET_DUMPABLE, 0);
-
     pid_t worker = fork();
     if (worker < 0) {
-        init_error("corral: cannot start the command: %s%s\n", strerror(errno), "");
-        return 126;
+        say(2, "corral: cannot start the command: ", strerror(errno), NULL);
+        _exit(126);
     }
     if (worker == 0)
-        run_worker(cmd, cwd, tty);
+        run_worker(argv, envp, cwd, tty);
 
-    /* Let go of the terminal: once the command's tree is gone the server
+    /* Let go of the terminal: once the command's tree is gone the launcher
      * must see end-of-file even while init is still reaping. */
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (devnull >= 0) {
@@ -272,7 +258,7 @@ int init_main(int argc, char **argv)
     bool done = false;
     for (;;) {
         siginfo_t info;
-        int sig = sigwaitinfo(&set, &info);
+        int sig = sigwaitinfo(set, &info);
         if (sig < 0)
             continue;
         if (sig == SIGCHLD) {
@@ -286,11 +272,11 @@ int init_main(int argc, char **argv)
             }
             if (!done)
                 continue;
-            end_tree(worker, &status, &done);
+            end_tree(worker, &status, &done, pid1);
             exit_like(status);
         }
         if (sig == SIGTERM) {
-            end_tree(worker, &status, &done);
+            end_tree(worker, &status, &done, pid1);
             if (!done)
                 status = SIGKILL; /* W_EXITCODE(0, SIGKILL): killed */
             exit_like(status);
@@ -298,4 +284,143 @@ int init_main(int argc, char **argv)
         if (kill(-worker, sig) < 0)
             kill(worker, sig);
     }
+}
+
+static void block_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGCHLD);
+    sigaddset(set, SIGTERM);
+    for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
+        sigaddset(set, forwarded[k]);
+    sigprocmask(SIG_BLOCK, set, NULL);
+}
+
+int init_main(int argc, char **argv)
+{
+    bool tty = false;
+    const char *cwd = NULL;
+    int i = 1;
+    for (; i < argc; i++) {
+        if (strcmp(argv[i], "--tty") == 0)
+            tty = true;
+        else if (strcmp(argv[i], "--cwd") == 0 && i + 1 < argc)
+            cwd = argv[++i];
+        else if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        } else
+            break;
+    }
+    if (i >= argc) {
+        fprintf(stderr, "usage: corral __init [--tty] [--cwd DIR] -- CMD [ARG...]\n"
+                        "(internal: the server starts every unconfined session through this)\n");
+        return 2;
+    }
+    sigset_t set;
+    block_signals(&set);
+    /* If the launcher dies, end the session rather than leave it running
+     * unsupervised. */
+    pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        return 1;
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_DUMPABLE, 0);
+    supervise(argv + i, NULL, cwd, tty, false, &set);
+}
+
+/* Read all of fd. */
+static char *read_all(int fd, size_t *len)
+{
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf)
+            return NULL;
+        if (n == cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                return NULL;
+            }
+            buf = b;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            free(buf);
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *len = n;
+    return buf;
+}
+
+/* Report a setup failure on the status pipe (the launcher shows it). */
+static __attribute__((noreturn)) void setup_failed(const char *what)
+{
+    say(4, "E ", what, NULL);
+    _exit(126);
+}
+
+int sandbox_init_main(int argc, char **argv)
+{
+    bool tty = false, cgroup_pids = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--tty") == 0)
+            tty = true;
+        else if (strcmp(argv[i], "--cgroup-pids") == 0)
+            cgroup_pids = true;
+    }
+    if (fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0) {
+        fprintf(stderr, "corral __sandbox-init: internal: the launcher starts it with the plan on fd 3 and its "
+                        "status pipe on fd 4\n");
+        return 2;
+    }
+    /* Blocking writes: the few status lines always fit in the pipe. */
+    fcntl(4, F_SETFL, fcntl(4, F_GETFL) & ~O_NONBLOCK);
+    fcntl(4, F_SETFD, FD_CLOEXEC);
+    sigset_t set;
+    block_signals(&set);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+
+    size_t len;
+    char *text = read_all(3, &len);
+    close(3);
+    if (!text)
+        setup_failed("cannot read the launch plan");
+    static sb_plan plan;
+    char err[1024];
+    if (sb_plan_parse(text, len, &plan, err, sizeof err) < 0)
+        setup_failed(err);
+    free(text);
+    if (sb_mounts_apply(&plan, err, sizeof err) < 0)
+        setup_failed(err);
+    if (sethostname("corral", 6) < 0)
+        setup_failed("cannot set the host name");
+    /* A second lock on nested user namespaces beside the filter (best
+     * effort: the filter alone already refuses them). */
+    int fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t w = write(fd, "0", 1);
+        (void)w;
+        close(fd);
+    }
+    if (sb_rlimits_apply(&plan.limits, cgroup_pids, err, sizeof err) < 0)
+        setup_failed(err);
+    if (sb_drop_privileges(err, sizeof err) < 0)
+        setup_failed(err);
+    if (sb_landlock_apply(&plan, err, sizeof err) < 0)
+        setup_failed(err);
+    if (sb_seccomp_install(plan.net, err, sizeof err) < 0)
+        setup_failed(err);
+    prctl(PR_SET_DUMPABLE, 0);
+    status_fd = 4;
+    say(4, "R", NULL, NULL);
+    supervise(plan.argv, plan.envp, NULL, tty, getpid() == 1, &set);
 }

@@ -1,82 +1,130 @@
 /*
- * launch.c - fork and exec a session's init with the session's stdio.
+ * launch.c - starting a plan's process tree.
+ *
+ * The child of clone() runs only system calls before its exec (no malloc,
+ * no stdio): the launcher may be the multi-threaded server, whose locks a
+ * child of clone must not touch.  Everything it needs is prepared first.
  *
  * The child execs /proc/self/exe (corral itself, even if the file was
- * replaced since the server started) so that init runs in a fresh process
- * image: nothing of the server's threads, allocator state or event loop
- * survives into a session.
+ * replaced since the server started) so that the init runs in a fresh
+ * process image with an empty environment.  CORRAL_EXE names the binary
+ * when /proc/self/exe is not corral (a server run under valgrind); it is the
+ * caller's own environment, so it crosses no trust boundary.
  */
 #include "config.h"
 
 #include "launch.h"
+#include "sbutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-pid_t launch_start(const launch_request *req, char *err, size_t errlen)
+#include "landlock.h"
+#include "privs.h"
+#include "filter.h"
+
+static const char *self_exe(void)
 {
-    if (strcmp(req->profile, "full") != 0) {
-        snprintf(err, errlen, "sandbox profile '%s' is not available in this build (only 'full')", req->profile);
-        return -1;
+    const char *exe = getenv("CORRAL_EXE");
+    return exe && exe[0] == '/' ? exe : "/proc/self/exe";
+}
+
+void sb_userns_hint(int e, char *buf, size_t len)
+{
+    FILE *f;
+    int v;
+    if ((f = fopen("/proc/sys/kernel/unprivileged_userns_clone", "re"))) {
+        if (fscanf(f, "%d", &v) == 1 && v == 0) {
+            fclose(f);
+            snprintf(buf, len, "user namespaces are disabled for unprivileged users "
+                               "(kernel.unprivileged_userns_clone = 0); fix: sysctl -w "
+                               "kernel.unprivileged_userns_clone=1");
+            return;
+        }
+        fclose(f);
     }
+    if ((f = fopen("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "re"))) {
+        if (fscanf(f, "%d", &v) == 1 && v == 1) {
+            fclose(f);
+            snprintf(buf, len, "AppArmor forbids unprivileged user namespaces "
+                               "(kernel.apparmor_restrict_unprivileged_userns = 1, as on Ubuntu 24.04); fix: "
+                               "an AppArmor profile that allows userns for corral, or sysctl -w "
+                               "kernel.apparmor_restrict_unprivileged_userns=0");
+            return;
+        }
+        fclose(f);
+    }
+    if ((f = fopen("/proc/sys/user/max_user_namespaces", "re"))) {
+        if (fscanf(f, "%d", &v) == 1 && v == 0) {
+            fclose(f);
+            snprintf(buf, len, "user namespaces are disabled (user.max_user_namespaces = 0); fix: sysctl -w "
+                               "user.max_user_namespaces=15000");
+            return;
+        }
+        fclose(f);
+    }
+    if (e == ENOSPC || e == EUSERS)
+        snprintf(buf, len, "the limit on user namespaces is reached (user.max_user_namespaces); fix: raise it "
+                           "with sysctl -w user.max_user_namespaces=15000");
+    else if (e == EINVAL)
+        snprintf(buf, len, "this kernel lacks namespaces corral needs (user, mount, pid, ipc, uts, cgroup, "
+                           "net): build it with CONFIG_USER_NS and CONFIG_*_NS");
+    else
+        snprintf(buf, len, "the kernel refused to create user namespaces (%s); check that unprivileged user "
+                           "namespaces are allowed (corral doctor)", strerror(e));
+}
+
+/* ---- unconfined: the init alone --------------------------------------------- */
+
+static int launch_unconfined(const sb_plan *plan, const sb_stdio *io, sb_child *child, char *err, size_t errlen)
+{
     size_t argc = 0;
-    while (req->argv[argc])
+    while (plan->argv[argc])
         argc++;
-    char pidbuf[24];
-    snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
-    const char **args = calloc(argc + 10, sizeof *args);
-    if (!args) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    const char **args = sb_alloc((argc + 8) * sizeof *args);
     size_t n = 0;
     args[n++] = "corral-init";
     args[n++] = "__init";
-    args[n++] = "--server-pid";
-    args[n++] = pidbuf;
-    if (req->tty)
+    if (io->tty)
         args[n++] = "--tty";
     args[n++] = "--cwd";
-    args[n++] = req->cwd;
+    args[n++] = plan->cwd;
     args[n++] = "--";
     for (size_t i = 0; i < argc; i++)
-        args[n++] = req->argv[i];
+        args[n++] = plan->argv[i];
     args[n] = NULL;
-
-    /* posix_spawn (a vfork-style clone in glibc) rather than fork: the
-     * server's memory is not copied, no handler of the server's runs in the
-     * child, every signal is reset to its default and unblocked, and only
-     * fds 0-2 survive into the init. */
+    /* posix_spawn (a vfork-style clone in glibc): the server's memory is
+     * not copied, no handler of the server's runs in the child, every
+     * signal is reset and unblocked, and only fds 0-2 survive. */
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_adddup2(&fa, req->stdin_fd, 0);
-    posix_spawn_file_actions_adddup2(&fa, req->stdout_fd, 1);
-    posix_spawn_file_actions_adddup2(&fa, req->stderr_fd, 2);
+    posix_spawn_file_actions_adddup2(&fa, io->in, 0);
+    posix_spawn_file_actions_adddup2(&fa, io->out, 1);
+    posix_spawn_file_actions_adddup2(&fa, io->err, 2);
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     sigset_t none, all;
     sigemptyset(&none);
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &all);
-    /* Its own process group: a Ctrl-C meant for a foreground server does
-     * not reach the sessions. */
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     pid_t pid;
-    /* CORRAL_EXE names corral's binary when /proc/self/exe is not it (a
-     * server run under valgrind); it is the caller's own environment, so it
-     * crosses no trust boundary. */
-    const char *exe = getenv("CORRAL_EXE");
-    if (!exe || exe[0] != '/')
-        exe = "/proc/self/exe";
-    int rc = posix_spawn(&pid, exe, &fa, &attr, (char *const *)args, req->envp);
+    const char *exe = self_exe();
+    int rc = posix_spawn(&pid, exe, &fa, &attr, (char *const *)args, plan->envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     free(args);
@@ -84,7 +132,325 @@ pid_t launch_start(const launch_request *req, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the session init (%s): %s", exe, strerror(rc));
         return -1;
     }
-    return pid;
+    child->pid = pid;
+    return 0;
+}
+
+/* ---- confined: clone into namespaces ------------------------------------------ */
+
+/* Everything the clone child needs, prepared before the clone. */
+typedef struct child_args {
+    const char *exe;
+    char *const *argv;    /* when the cgroup did not take pids.max */
+    char *const *argv_cg; /* when it did (the launcher says 'G') */
+    int sync_fd;  /* read: one byte from the launcher means go */
+    int ready_fd; /* write: error text, or closed when the init is ready */
+    int plan_fd;
+    int in, out, err;
+    char uid_map[64], gid_map[64];
+    int cap_last;
+} child_args;
+
+/* Write a constant string to fd; for the child, before exec. */
+static void child_say(int fd, const char *a, const char *b)
+{
+    ssize_t w = write(fd, a, strlen(a));
+    if (b)
+        w = write(fd, b, strlen(b));
+    (void)w;
+}
+
+static int write_proc(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* Move fds to their places even if their numbers overlap the targets. */
+static int place_fds(const child_args *a)
+{
+    int src[5] = {a->in, a->out, a->err, a->plan_fd, a->ready_fd};
+    int high[5];
+    for (int i = 0; i < 5; i++)
+        if ((high[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 16)) < 0)
+            return -1;
+    for (int i = 0; i < 5; i++)
+        if (dup2(high[i], i) < 0)
+            return -1;
+    return (int)syscall(SYS_close_range, 5u, ~0u, 0u) == 0 ? 0 : -1;
+}
+
+static __attribute__((noreturn)) void child_main(const child_args *a)
+{
+    /* Die with the launcher until the init takes over. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    char go;
+    if (read(a->sync_fd, &go, 1) != 1)
+        _exit(1);
+    char *const *argv = go == 'G' ? a->argv_cg : a->argv;
+    if (write_proc("/proc/self/setgroups", "deny") < 0 || write_proc("/proc/self/uid_map", a->uid_map) < 0 ||
+        write_proc("/proc/self/gid_map", a->gid_map) < 0) {
+        child_say(a->ready_fd, "E cannot map the user and group ids into the user namespace: ", strerror(errno));
+        child_say(a->ready_fd, "\n", NULL);
+        _exit(126);
+    }
+    /* Keep every capability of the new namespace across the exec, as
+     * ambient capabilities: the init needs them to build the view, then
+     * drops them all. */
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &hdr, data) == 0) {
+        data[0].inheritable = data[0].permitted;
+        data[1].inheritable = data[1].permitted;
+        syscall(SYS_capset, &hdr, data);
+    }
+    for (int c = 0; c <= a->cap_last; c++)
+        prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0);
+    if (place_fds(a) < 0) {
+        child_say(a->ready_fd, "E cannot prepare the init's file descriptors: ", strerror(errno));
+        child_say(a->ready_fd, "\n", NULL);
+        _exit(126);
+    }
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    for (int s = 1; s < NSIG; s++)
+        sigaction(s, &dfl, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    static char *const empty_env[] = {NULL};
+    execve(a->exe, argv, empty_env);
+    child_say(4, "E cannot exec the sandbox init: ", strerror(errno));
+    child_say(4, "\n", NULL);
+    _exit(127);
+}
+
+/* Parse complete lines of the status pipe. */
+static bool parse_status(sb_child *c)
+{
+    bool news = false;
+    char *nl;
+    while ((nl = memchr(c->status_buf, '\n', c->status_len)) != NULL) {
+        *nl = '\0';
+        const char *line = c->status_buf;
+        if (line[0] == 'R') {
+            c->ready = true;
+            news = true;
+        } else if (line[0] == 'E' && line[1] == ' ' && !c->error) {
+            c->error = sb_strdup(line + 2);
+            news = true;
+        } else if (line[0] == 'S' && line[1] == ' ') {
+            c->worker_status = atoi(line + 2);
+            c->have_status = true;
+            news = true;
+        }
+        size_t used = (size_t)(nl - c->status_buf) + 1;
+        memmove(c->status_buf, nl + 1, c->status_len - used);
+        c->status_len -= used;
+    }
+    if (c->status_len == sizeof c->status_buf) /* an overlong line: drop it */
+        c->status_len = 0;
+    return news;
+}
+
+bool sb_child_feed(sb_child *c)
+{
+    bool news = false;
+    while (c->status_fd >= 0 && !c->status_eof) {
+        ssize_t n = read(c->status_fd, c->status_buf + c->status_len, sizeof c->status_buf - c->status_len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+                c->status_eof = true;
+            break;
+        }
+        c->status_len += (size_t)n;
+        news |= parse_status(c);
+    }
+    return news;
+}
+
+int sb_child_status(sb_child *c, int init_status)
+{
+    sb_child_feed(c);
+    return c->have_status ? c->worker_status : init_status;
+}
+
+/* Block until the init says ready, or fails. */
+static int wait_ready(sb_child *c, char *err, size_t errlen)
+{
+    int fl = fcntl(c->status_fd, F_GETFL);
+    fcntl(c->status_fd, F_SETFL, fl & ~O_NONBLOCK);
+    while (!c->ready && !c->error && !c->status_eof) {
+        ssize_t n = read(c->status_fd, c->status_buf + c->status_len, sizeof c->status_buf - c->status_len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            c->status_eof = true;
+            break;
+        }
+        c->status_len += (size_t)n;
+        parse_status(c);
+    }
+    fcntl(c->status_fd, F_SETFL, fl | O_NONBLOCK);
+    if (c->ready)
+        return 0;
+    snprintf(err, errlen, "sandbox setup failed: %s", c->error ? c->error : "the init ended before it was ready");
+    int st;
+    while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return -1;
+}
+
+static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child, char *err,
+                           size_t errlen)
+{
+    size_t len;
+    char *text = sb_plan_serialize(plan, &len);
+    int plan_fd = memfd_create("corral-plan", MFD_CLOEXEC);
+    if (!text || plan_fd < 0 || write(plan_fd, text, len) != (ssize_t)len || lseek(plan_fd, 0, SEEK_SET) < 0) {
+        snprintf(err, errlen, "cannot pass the launch plan to the sandbox: %s", strerror(errno));
+        free(text);
+        if (plan_fd >= 0)
+            close(plan_fd);
+        return -1;
+    }
+    free(text);
+    child->n_placeholders = plan->n_placeholders;
+    child->placeholder_fds = sb_alloc((plan->n_placeholders + 1) * sizeof(int));
+    child->placeholders = sb_alloc((plan->n_placeholders + 1) * sizeof(char *));
+    for (size_t i = 0; i < plan->n_placeholders; i++)
+        child->placeholders[i] = sb_strdup(plan->placeholders[i]);
+    if (sb_placeholders_create(plan, child->placeholder_fds, err, errlen) < 0) {
+        close(plan_fd);
+        return -1;
+    }
+    int sync[2], ready[2];
+    if (pipe2(sync, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+        close(plan_fd);
+        return -1;
+    }
+    if (pipe2(ready, O_CLOEXEC | O_NONBLOCK) < 0) {
+        snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+        close(sync[0]);
+        close(sync[1]);
+        close(plan_fd);
+        return -1;
+    }
+    /* The init learns from its argv whether the cgroup took pids.max (else
+     * it sets RLIMIT_NPROC); both variants are ready before the clone. */
+    static char *const argv_plain[] = {"corral-init", "__sandbox-init", NULL};
+    static char *const argv_tty[] = {"corral-init", "__sandbox-init", "--tty", NULL};
+    static char *const argv_cg[] = {"corral-init", "__sandbox-init", "--cgroup-pids", NULL};
+    static char *const argv_cg_tty[] = {"corral-init", "__sandbox-init", "--cgroup-pids", "--tty", NULL};
+    child_args a = {.exe = self_exe(), .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
+                    .in = io->in, .out = io->out, .err = io->err, .cap_last = sb_cap_last()};
+    snprintf(a.uid_map, sizeof a.uid_map, "%u %u 1\n", (unsigned)plan->uid, (unsigned)getuid());
+    snprintf(a.gid_map, sizeof a.gid_map, "%u %u 1\n", (unsigned)plan->gid, (unsigned)getgid());
+    a.argv = io->tty ? argv_tty : argv_plain;
+    a.argv_cg = io->tty ? argv_cg_tty : argv_cg;
+
+    /* A clone with fork semantics: the child gets a copy of this memory and
+     * runs child_main, which only makes system calls before its exec. */
+    pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)plan->ns_flags | SIGCHLD, NULL, NULL, NULL, NULL);
+    if (pid == 0)
+        child_main(&a);
+    int clone_errno = errno;
+    close(sync[0]);
+    close(ready[1]);
+    close(plan_fd);
+    if (pid < 0) {
+        close(sync[1]);
+        close(ready[0]);
+        sb_placeholders_release(plan, child->placeholder_fds);
+        char hint[512];
+        sb_userns_hint(clone_errno, hint, sizeof hint);
+        snprintf(err, errlen, "cannot create the sandbox: %s", hint);
+        return -1;
+    }
+    child->pid = pid;
+    /* Limits that only the launcher can set, then go. */
+    sb_cgroup_create(pid, &plan->limits, &child->cgroup);
+    ssize_t w = write(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
+    (void)w;
+    close(sync[1]);
+    child->status_fd = ready[0];
+    if (wait && wait_ready(child, err, errlen) < 0) {
+        sb_child_release(child);
+        return -1;
+    }
+    return 0;
+}
+
+int sb_launch(const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child, char *err, size_t errlen)
+{
+    memset(child, 0, sizeof *child);
+    child->pid = -1;
+    child->status_fd = -1;
+    if (plan->unconfined) {
+        child->ready = true;
+        return launch_unconfined(plan, io, child, err, errlen);
+    }
+    return launch_confined(plan, io, wait, child, err, errlen);
+}
+
+void sb_child_release(sb_child *child)
+{
+    sb_cgroup_remove(&child->cgroup);
+    if (child->placeholder_fds) {
+        sb_plan p = {.placeholders = child->placeholders, .n_placeholders = child->n_placeholders};
+        sb_placeholders_release(&p, child->placeholder_fds);
+    }
+    sb_list_free(child->placeholders, child->n_placeholders);
+    free(child->placeholder_fds);
+    if (child->status_fd >= 0)
+        close(child->status_fd);
+    child->status_fd = -1;
+    free(child->error);
+    child->error = NULL;
+    child->placeholders = NULL;
+    child->placeholder_fds = NULL;
+    child->n_placeholders = 0;
+}
+
+void sb_print_enforcement(const sb_plan *plan, FILE *f)
+{
+    if (plan->unconfined) {
+        fprintf(f, "landlock:   none\nseccomp:    none\nlimits:     none (the full profile is not a sandbox)\n");
+        return;
+    }
+    char buf[1024];
+    sb_landlock_describe(plan, buf, sizeof buf);
+    fprintf(f, "landlock:   %s\n", buf);
+    sb_seccomp_describe(plan->net, buf, sizeof buf);
+    fprintf(f, "seccomp:    %s\n", buf);
+    const sb_limits *l = &plan->limits;
+    char fsize[32], tmp[32], mem[32];
+    sb_format_size(l->fsize, fsize, sizeof fsize);
+    sb_format_size(l->tmp_size, tmp, sizeof tmp);
+    fprintf(f, "limits:     RLIMIT_CORE %llu, RLIMIT_NOFILE %llu, RLIMIT_FSIZE %s, /tmp tmpfs %s\n",
+            (unsigned long long)l->core, (unsigned long long)l->nofile, fsize, tmp);
+    sb_cgroup cg;
+    char where[512];
+    sb_cgroup_probe(l, &cg, where, sizeof where);
+    if (cg.pids_applied)
+        fprintf(f, "            pids.max %llu: applies (%s)\n", (unsigned long long)l->pids_max, where);
+    else
+        fprintf(f, "            pids.max %llu: cannot be applied: %s; RLIMIT_NPROC %llu (per user namespace) "
+                   "instead\n",
+                (unsigned long long)l->pids_max, cg.why_not, (unsigned long long)l->nproc);
+    if (l->memory_max) {
+        sb_format_size(l->memory_max, mem, sizeof mem);
+        fprintf(f, "            memory.max %s: %s\n", mem,
+                cg.memory_applied ? "applies" : "cannot be applied: no writable memory cgroup");
+    } else {
+        fprintf(f, "            memory.max: not set ([sandbox] memory-max in the config)\n");
+    }
 }
 
 int launch_kill_tree(pid_t init_pid)

@@ -1,36 +1,81 @@
 /*
- * launch.h - the one way corral starts a session's process tree.
+ * launch.h - the one way corral starts a process tree: carry out a launch
+ * plan (plan.h) with the given stdio.
  *
- * The caller (the server) prepares the session's stdio (a PTY slave, or pipes)
- * and asks for a launch; this module forks and execs corral's own binary as
- * the session's init (init.h), which starts the command.  The sandbox work
- * (profile -> launch plan -> namespaces, mounts, seccomp, ...) plugs in here;
- * until it lands every launch runs with profile "full", i.e. unconfined, but
- * still under an init that keeps the whole tree together.
+ * Confined plans: the launcher clones a child into new user, mount, pid,
+ * ipc, uts, cgroup (and net) namespaces; the child maps only the caller's
+ * uid and gid, keeps its capabilities across exec as ambient ones, and
+ * execs corral's init with the serialized plan.  The init (pid 1 there)
+ * builds the mount view, gives up every privilege, installs Landlock and
+ * the seccomp filter on itself, reports ready, and starts the command.
+ * Unconfined plans ("full"): the init runs without namespaces.
+ *
+ * Nothing falls back: a launch that cannot be confined fails with a message
+ * that names the missing kernel feature and the fix.
  */
 #ifndef CORRAL_LAUNCH_H
 #define CORRAL_LAUNCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
-typedef struct launch_request {
-    char *const *argv;    /* the command; argv[0] is looked up in PATH */
-    const char *cwd;      /* absolute directory to start in */
-    char *const *envp;    /* the command's whole environment */
-    const char *profile;  /* sandbox profile name; only "full" so far */
-    int stdin_fd;         /* become the command's fds 0, 1 and 2 */
-    int stdout_fd;
-    int stderr_fd;
-    bool tty;             /* stdin_fd is a PTY slave: make it the ctty */
-} launch_request;
+#include "plan.h"
+#include "rlimits.h"
 
-/* The init's pid, or -1 with a message in err.  Only this module forks. */
-pid_t launch_start(const launch_request *req, char *err, size_t errlen);
+typedef struct sb_stdio {
+    int in, out, err; /* become the command's 0, 1, 2 */
+    bool tty;         /* in is a terminal the command should take as its ctty */
+} sb_stdio;
 
-/* Ask a session's init to end its whole process tree (it SIGKILLs every
- * descendant, reaps them and exits).  0 or -errno. */
+/* A started sandbox: release it once its init has been reaped. */
+typedef struct sb_child {
+    pid_t pid; /* the init, as the launcher sees it */
+    /* The init's status pipe (confined only, else -1), non-blocking: it
+     * says "R" when set up, "E message" when setup failed, and "S status"
+     * with the command's wait status at the end (a pid 1 cannot re-raise
+     * the signal that ended the command, so its own status would say
+     * 128+N).  Feed what it says to sb_child_feed. */
+    int status_fd;
+    char status_buf[1100];
+    size_t status_len;
+    bool ready, have_status;
+    bool status_eof; /* the init closed it (the fd stays open until release) */
+    int worker_status;
+    char *error;
+    sb_cgroup cgroup;
+    char **placeholders;
+    int *placeholder_fds;
+    size_t n_placeholders;
+} sb_child;
+
+/* Start the plan.  With wait, returns once the sandbox is set up (or has
+ * failed); without, as soon as it is started (the status pipe then tells).
+ * 0 with child filled, or -1 with err. */
+int sb_launch(const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child, char *err, size_t errlen);
+
+/* Read what the status pipe has (non-blocking).  Returns true when
+ * something new was learnt (ready, an error, the final status). */
+bool sb_child_feed(sb_child *child);
+
+/* The command's wait status, given the init's (reaped) wait status: the
+ * reported one when the init sent it. */
+int sb_child_status(sb_child *child, int init_status);
+
+/* Remove the sandbox's cgroups and placeholders; call after reaping. */
+void sb_child_release(sb_child *child);
+
+/* Ask a tree's init to end it (SIGKILL to every descendant, then it exits).
+ * 0 or -errno. */
 int launch_kill_tree(pid_t init_pid);
+
+/* The parts of --print-plan that depend on this kernel and machine:
+ * Landlock, the seccomp filter, limits (and which could not be applied). */
+void sb_print_enforcement(const sb_plan *plan, FILE *f);
+
+/* An explanation of why user namespaces could not be made, naming the
+ * setting and the fix, for errno e from clone/unshare. */
+void sb_userns_hint(int e, char *buf, size_t len);
 
 #endif

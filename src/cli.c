@@ -791,6 +791,11 @@ static int verb_resize(int argc, char **argv)
     return 0;
 }
 
+static int verb_sandbox(int argc, char **argv)
+{
+    return cli_sandbox(argc, argv, current_verb->usage, current_verb->help);
+}
+
 static int verb_version(int argc, char **argv)
 {
     static const struct option opts[] = {HELP_OPTION, {0}};
@@ -869,6 +874,22 @@ static const verb verbs[] = {
      "Pin a session so the store never prunes it (--off to unpin).\n"},
     {"resize", verb_resize, "resize ID COLSxROWS",
      "Resize a session's terminal.\n"},
+    {"sandbox", verb_sandbox,
+     "sandbox [--profile P] [-w PATH]... [-r PATH]... [--deny PATH]... [--net off|proxy|full] [--print-plan] "
+     "[-C DIR] -- CMD [ARG...]",
+     "Run one command in corral's sandbox, without a server: standard input and\n"
+     "output pass straight through; the exit status is the command's (128+N for\n"
+     "signal N; 125 when corral itself fails).\n\n"
+     "  -p, --profile P     read-only, workspace-write (default), full (no sandbox),\n"
+     "                      or a [profile \"P\"] section of the config file\n"
+     "  -w, --write PATH    also writable\n"
+     "  -r, --read PATH     also readable (with an empty root, :minimal)\n"
+     "      --deny PATH     hidden: an empty, unreadable directory or file\n"
+     "      --net MODE      off (default): loopback only; full: the host's network\n"
+     "  -C, --directory DIR the workspace and working directory (default: here)\n"
+     "      --print-plan    print what would be done (mounts in order, namespaces,\n"
+     "                      filter, limits, environment) and exit\n\n"
+     "Deny beats write beats read; the more specific path wins.  See docs/sandbox.md.\n"},
     {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
 };
 

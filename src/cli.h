@@ -7,4 +7,9 @@
 /* Run corral with these arguments; returns the exit status. */
 int cli_main(int argc, char **argv);
 
+/* Verbs in files of their own (called by cli_main with their usage/help). */
+struct conf;
+int cli_load_conf(struct conf *c);
+int cli_sandbox(int argc, char **argv, const char *usage, const char *help);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "conf.h"
 #include "ini.h"
+#include "profile.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -33,9 +34,17 @@ static const conf_key conf_keys[] = {
     {"session", "scrollback", CT_INT, offsetof(conf_t, scrollback), 0, 1000000},
 };
 
+static void sandbox_init(conf_sandbox *sb)
+{
+    memset(sb, 0, sizeof *sb);
+    sb->net = -1;
+    sb->core = UINT64_MAX;
+}
+
 void conf_defaults(conf_t *c)
 {
     memset(c, 0, sizeof *c);
+    sandbox_init(&c->sandbox);
     c->session_lifetime_ms = 0;
     c->exec_lifetime_ms = 2ull * 3600 * 1000;
     c->background_timeout_ms = 300000;
@@ -70,10 +79,172 @@ int conf_parse_duration(const char *s, uint64_t *ms)
     return 0;
 }
 
+int conf_parse_size(const char *s, uint64_t *bytes)
+{
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    uint64_t mult = 1;
+    if (*end == 'K' || *end == 'k')
+        mult = 1024, end++;
+    else if (*end == 'M' || *end == 'm')
+        mult = 1024 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        mult = 1024ull * 1024 * 1024, end++;
+    else if (*end == 'T' || *end == 't')
+        mult = 1024ull * 1024 * 1024 * 1024, end++;
+    if (*end == 'i' && mult > 1)
+        end++;
+    if (*end == 'B' && mult > 1)
+        end++;
+    if (*end || v > UINT64_MAX / mult)
+        return -1;
+    *bytes = v * mult;
+    return 0;
+}
+
+static void push(char ***list, size_t *n, const char *value)
+{
+    *list = xrealloc(*list, (*n + 2) * sizeof **list);
+    (*list)[(*n)++] = xstrdup(value);
+    (*list)[*n] = NULL;
+}
+
+/* Space- or comma-separated words of value, each pushed. */
+static void push_words(char ***list, size_t *n, const char *value)
+{
+    char *copy = xstrdup(value);
+    for (char *tok = strtok(copy, " ,\t"); tok; tok = strtok(NULL, " ,\t"))
+        push(list, n, tok);
+    free(copy);
+}
+
+/* A key of [sandbox] or [profile "NAME"]; 1 if known, 0 if not, -1 on a
+ * bad value. */
+static int sandbox_key(conf_sandbox *sb, const char *section, const char *key, const char *value, char *err,
+                       size_t errlen)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } sizes[] = {
+        {"nofile", offsetof(conf_sandbox, nofile)}, {"fsize", offsetof(conf_sandbox, fsize)},
+        {"core", offsetof(conf_sandbox, core)},     {"nproc", offsetof(conf_sandbox, nproc)},
+        {"tmp-size", offsetof(conf_sandbox, tmp_size)}, {"pids-max", offsetof(conf_sandbox, pids_max)},
+        {"memory-max", offsetof(conf_sandbox, memory_max)},
+    };
+    if (strcmp(key, "write") == 0 || strcmp(key, "read") == 0 || strcmp(key, "deny") == 0) {
+        if (value[0] != '/' && value[0] != '~' && value[0] != ':') {
+            snprintf(err, errlen, "%s.%s: '%s' is not an absolute path (or ~/..., :workspace, :tmp)", section,
+                     key, value);
+            return -1;
+        }
+        if (key[0] == 'w')
+            push(&sb->write, &sb->n_write, value);
+        else if (key[0] == 'r')
+            push(&sb->read, &sb->n_read, value);
+        else
+            push(&sb->deny, &sb->n_deny, value);
+        return 1;
+    }
+    if (strcmp(key, "net") == 0) {
+        int n = sb_net_parse(value);
+        if (n < 0) {
+            snprintf(err, errlen, "%s.net: '%s' is not off, proxy or full", section, value);
+            return -1;
+        }
+        sb->net = n;
+        return 1;
+    }
+    if (strcmp(key, "base") == 0 && sb->name) {
+        free(sb->base);
+        sb->base = xstrdup(value);
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        if (strcmp(key, sizes[i].name) != 0)
+            continue;
+        uint64_t v;
+        if (conf_parse_size(value, &v) < 0) {
+            snprintf(err, errlen, "%s.%s: '%s' is not a number or size (e.g. 4096, 64K, 4G)", section, key,
+                     value);
+            return -1;
+        }
+        *(uint64_t *)((char *)sb + sizes[i].offset) = v;
+        return 1;
+    }
+    return 0;
+}
+
+static conf_sandbox *find_profile(conf_t *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_profiles; i++)
+        if (strcmp(c->profiles[i].name, name) == 0)
+            return &c->profiles[i];
+    c->profiles = xrealloc(c->profiles, (c->n_profiles + 1) * sizeof *c->profiles);
+    conf_sandbox *sb = &c->profiles[c->n_profiles++];
+    sandbox_init(sb);
+    sb->name = xstrdup(name);
+    return sb;
+}
+
+static const char SANDBOX_KEYS[] = "write, read, deny, net, nofile, fsize, core, nproc, tmp-size, pids-max, "
+                                   "memory-max";
+
 static int conf_set(void *user, const char *section, const char *subsection, const char *key,
                     const char *value, char *err, size_t errlen)
 {
     conf_t *c = user;
+    if (strcmp(section, "sandbox") == 0 || strcmp(section, "profile") == 0 || strcmp(section, "env") == 0) {
+        if ((strcmp(section, "profile") == 0) != (subsection != NULL)) {
+            snprintf(err, errlen, subsection ? "section [%s] takes no subsection" :
+                                               "write the section as [profile \"NAME\"]", section);
+            return -1;
+        }
+        if (strcmp(section, "env") == 0) {
+            if (strcmp(key, "keep") == 0)
+                push_words(&c->env_keep, &c->n_env_keep, value);
+            else if (strcmp(key, "set") == 0) {
+                if (!strchr(value, '=') || value[0] == '=') {
+                    snprintf(err, errlen, "env.set: '%s' is not NAME=VALUE", value);
+                    return -1;
+                }
+                push(&c->env_set, &c->n_env_set, value);
+            } else {
+                snprintf(err, errlen, "unknown key '%s' in [env] (known: keep, set)", key);
+                return -1;
+            }
+            return 0;
+        }
+        if (strcmp(section, "sandbox") == 0 && strcmp(key, "profile") == 0) {
+            free(c->sandbox_profile);
+            c->sandbox_profile = xstrdup(value);
+            return 0;
+        }
+        if (subsection) {
+            for (const char *const *b = sb_builtin_profiles; *b; b++) {
+                if (strcmp(*b, subsection) == 0) {
+                    snprintf(err, errlen, "[profile \"%s\"] would shadow the built-in profile; pick another "
+                             "name and set base = %s", subsection, subsection);
+                    return -1;
+                }
+            }
+        }
+        conf_sandbox *sb = subsection ? find_profile(c, subsection) : &c->sandbox;
+        int r = sandbox_key(sb, subsection ? "profile" : "sandbox", key, value, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r == 0) {
+            snprintf(err, errlen, "unknown key '%s' in [%s] (known: %s%s)", key, section,
+                     subsection ? "base, " : "profile, ", SANDBOX_KEYS);
+            return -1;
+        }
+        return 0;
+    }
     int section_known = 0;
     for (size_t i = 0; i < sizeof conf_keys / sizeof conf_keys[0]; i++) {
         const conf_key *k = &conf_keys[i];
@@ -131,6 +302,38 @@ static int conf_set(void *user, const char *section, const char *subsection, con
     snprintf(err, errlen, "unknown key '%s' in [%s] (known: %s)", key, section, known.data);
     buf_free(&known);
     return -1;
+}
+
+static void sandbox_free(conf_sandbox *sb)
+{
+    free(sb->name);
+    free(sb->base);
+    free(sb->file);
+    for (size_t i = 0; i < sb->n_write; i++)
+        free(sb->write[i]);
+    for (size_t i = 0; i < sb->n_read; i++)
+        free(sb->read[i]);
+    for (size_t i = 0; i < sb->n_deny; i++)
+        free(sb->deny[i]);
+    free(sb->write);
+    free(sb->read);
+    free(sb->deny);
+}
+
+void conf_free(conf_t *c)
+{
+    sandbox_free(&c->sandbox);
+    for (size_t i = 0; i < c->n_profiles; i++)
+        sandbox_free(&c->profiles[i]);
+    free(c->profiles);
+    free(c->sandbox_profile);
+    for (size_t i = 0; i < c->n_env_keep; i++)
+        free(c->env_keep[i]);
+    for (size_t i = 0; i < c->n_env_set; i++)
+        free(c->env_set[i]);
+    free(c->env_keep);
+    free(c->env_set);
+    conf_defaults(c);
 }
 
 int conf_load(conf_t *c, const char *path, char *err, size_t errlen)

@@ -9,6 +9,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Sandbox settings of the [sandbox] section or a [profile "NAME"] one:
+ * paths added to the profile and limits that replace its defaults. */
+typedef struct conf_sandbox {
+    char *name;      /* [profile "NAME"]; NULL for [sandbox] */
+    char *base;      /* the profile it builds on (default workspace-write) */
+    char **write, **read, **deny;
+    size_t n_write, n_read, n_deny;
+    int net;         /* -1: unset, else sb_net */
+    /* limits; 0 = unset (core uses UINT64_MAX for unset) */
+    uint64_t nofile, fsize, core, nproc, tmp_size, pids_max, memory_max;
+    int line;        /* where the section starts, for messages */
+    char *file;
+} conf_sandbox;
+
 typedef struct conf {
     /* [limits] */
     uint64_t session_lifetime_ms; /* user sessions; 0 = no limit */
@@ -17,7 +31,20 @@ typedef struct conf {
     uint32_t background_timeout_ms; /* longest empty poll; floored at 5 s */
     /* [session] */
     int scrollback; /* lines of history the server keeps per session */
+    /* [sandbox] */
+    char *sandbox_profile; /* profile of new sessions and execs */
+    conf_sandbox sandbox;  /* extras applied to every confined profile */
+    /* [profile "NAME"] */
+    conf_sandbox *profiles;
+    size_t n_profiles;
+    /* [env] */
+    char **env_keep, **env_set;
+    size_t n_env_keep, n_env_set;
 } conf_t;
+
+void conf_free(conf_t *c);
+/* A size: "4096", "64K", "1G" (powers of 1024).  0 or -1. */
+int conf_parse_size(const char *s, uint64_t *bytes);
 
 void conf_defaults(conf_t *c);
 /* Load path over the defaults already in c; a missing file is fine.

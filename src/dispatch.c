@@ -40,10 +40,10 @@ static session_t *session_arg(conn_t *c, json_t *id, json_t *req, const char *fi
     return s;
 }
 
-static session_t *start(conn_t *c, json_t *id, session_spec *spec, char **warning)
+static session_t *start(conn_t *c, json_t *id, const spawn_request *r, char **warning)
 {
-    char err[1024];
-    session_t *s = server_start_session(c->srv, spec, err, sizeof err, warning);
+    char err[2048];
+    session_t *s = server_start_session(c->srv, r, c->client, err, sizeof err, warning);
     if (!s)
         conn_reply_error(c, id, PERR_SPAWN, err);
     return s;
@@ -107,33 +107,55 @@ static void cmd_ls(conn_t *c, json_t *id, json_t *req)
     conn_send(c, r);
 }
 
-/* Fields shared by new and exec: argv or cmd, cwd, name, size. */
+/* Fields shared by new and exec: directory, name, size, sandbox. */
 typedef struct spawn_args {
-    char **argv;
-    const char *cwd;
-    const char *name;
+    spawn_request r;
     int64_t rows, cols;
 } spawn_args;
+
+static void spawn_args_free(spawn_args *a)
+{
+    proto_free_argv(a->r.argv);
+    proto_free_argv(a->r.write);
+    proto_free_argv(a->r.read);
+    proto_free_argv(a->r.deny);
+}
 
 static int common_args(conn_t *c, json_t *id, json_t *req, const char *cwd_field, spawn_args *a)
 {
     proto_err e;
     memset(a, 0, sizeof *a);
-    if (proto_get_string(req, cwd_field, false, &a->cwd, &e) < 0 ||
-        proto_get_string(req, "name", false, &a->name, &e) < 0 ||
+    a->r.net = -1;
+    const char *net = NULL;
+    if (proto_get_string(req, cwd_field, false, &a->r.cwd, &e) < 0 ||
+        proto_get_string(req, "name", false, &a->r.name, &e) < 0 ||
         proto_get_int(req, "rows", false, 1, 1000, &a->rows, &e) < 0 ||
-        proto_get_int(req, "cols", false, 1, 1000, &a->cols, &e) < 0) {
+        proto_get_int(req, "cols", false, 1, 1000, &a->cols, &e) < 0 ||
+        proto_get_string(req, "profile", false, &a->r.profile, &e) < 0 ||
+        proto_get_string(req, "net", false, &net, &e) < 0 || proto_get_argv(req, "write", false, &a->r.write, &e) < 0 ||
+        proto_get_argv(req, "read", false, &a->r.read, &e) < 0 ||
+        proto_get_argv(req, "deny", false, &a->r.deny, &e) < 0) {
+        spawn_args_free(a);
         bad(c, id, &e);
         return -1;
     }
-    if (a->cwd && a->cwd[0] != '/') {
+    if (a->r.cwd && a->r.cwd[0] != '/') {
         proto_fail(&e, PERR_BAD_REQUEST, "field '%s' must be an absolute path", cwd_field);
-        bad(c, id, &e);
-        return -1;
+        goto fail;
     }
-    if (!a->cwd)
-        a->cwd = paths_home();
+    if (net && (a->r.net = sb_net_parse(net)) < 0) {
+        proto_fail(&e, PERR_BAD_REQUEST, "field 'net' must be \"off\", \"proxy\" or \"full\"");
+        goto fail;
+    }
+    if (!a->r.cwd)
+        a->r.cwd = paths_home();
+    a->r.rows = (int)a->rows;
+    a->r.cols = (int)a->cols;
     return 0;
+fail:
+    spawn_args_free(a);
+    bad(c, id, &e);
+    return -1;
 }
 
 static void cmd_new(conn_t *c, json_t *id, json_t *req)
@@ -141,26 +163,24 @@ static void cmd_new(conn_t *c, json_t *id, json_t *req)
     proto_err e;
     spawn_args a;
     bool pin = false, tty = true;
-    char **argv = NULL;
     if (common_args(c, id, req, "cwd", &a) < 0)
         return;
-    if (proto_get_argv(req, "argv", false, &argv, &e) < 0 || proto_get_bool(req, "pin", false, &pin, &e) < 0 ||
+    if (proto_get_argv(req, "argv", false, &a.r.argv, &e) < 0 || proto_get_bool(req, "pin", false, &pin, &e) < 0 ||
         proto_get_bool(req, "tty", false, &tty, &e) < 0) {
+        spawn_args_free(&a);
         bad(c, id, &e);
         return;
     }
-    if (!argv) {
-        argv = xcalloc(2, sizeof *argv);
-        argv[0] = xstrdup(paths_user_shell());
+    if (!a.r.argv) {
+        a.r.argv = xcalloc(2, sizeof *a.r.argv);
+        a.r.argv[0] = xstrdup(paths_user_shell());
     }
-    session_spec spec = {
-        .argv = argv, .cwd = a.cwd, .name = a.name, .client = c->client, .profile = "full",
-        .kind = SESSION_USER, .tty = tty, .pinned = pin, .rows = (int)a.rows, .cols = (int)a.cols,
-        .lifetime_ms = c->srv->conf.session_lifetime_ms, .scrollback = c->srv->conf.scrollback,
-    };
+    a.r.kind = SESSION_USER;
+    a.r.tty = tty;
+    a.r.pinned = pin;
     char *warning = NULL;
-    session_t *s = start(c, id, &spec, &warning);
-    proto_free_argv(argv);
+    session_t *s = start(c, id, &a.r, &warning);
+    spawn_args_free(&a);
     if (!s)
         return;
     json_t *r = proto_ok(id);
@@ -175,53 +195,42 @@ static void cmd_exec(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
     spawn_args a;
-    const char *shell = NULL;
-    char **argv = NULL;
+    const char *shell = NULL, *line = NULL;
     bool tty = false, login = true, stream = false, raw = false;
     int64_t yield = -1, max_tokens = UEXEC_DEFAULT_MAX_TOKENS;
     if (common_args(c, id, req, "workdir", &a) < 0)
         return;
-    if (proto_get_argv(req, "argv", false, &argv, &e) < 0 ||
+    if (proto_get_argv(req, "argv", false, &a.r.argv, &e) < 0 ||
         proto_get_string(req, "shell", false, &shell, &e) < 0 || proto_get_bool(req, "tty", false, &tty, &e) < 0 ||
         proto_get_bool(req, "login", false, &login, &e) < 0 || proto_get_bool(req, "stream", false, &stream, &e) < 0 ||
         proto_get_bool(req, "raw", false, &raw, &e) < 0 ||
         proto_get_int(req, "yield_time_ms", false, INT32_MIN, INT32_MAX, &yield, &e) < 0 ||
-        proto_get_int(req, "max_output_tokens", false, 0, INT32_MAX, &max_tokens, &e) < 0) {
-        proto_free_argv(argv);
+        proto_get_int(req, "max_output_tokens", false, 0, INT32_MAX, &max_tokens, &e) < 0 ||
+        /* "cmd" is the protocol's verb; the shell command line of
+         * exec_command travels as "command" (or "argv" for an exact argv). */
+        proto_get_string(req, "command", false, &line, &e) < 0) {
+        spawn_args_free(&a);
         bad(c, id, &e);
         return;
     }
-    /* "cmd" is the protocol's command verb; the shell command line of
-     * exec_command travels as "command" (or "argv" for an exact argv). */
-    const char *line = NULL;
-    if (proto_get_string(req, "command", false, &line, &e) < 0) {
-        proto_free_argv(argv);
-        bad(c, id, &e);
-        return;
-    }
-    if (!argv && !line) {
-        conn_reply_error(c, id, PERR_BAD_REQUEST, "give the command as 'argv' (array) or 'command' (string)");
-        return;
-    }
-    if (argv && line) {
-        proto_free_argv(argv);
-        conn_reply_error(c, id, PERR_BAD_REQUEST, "give either 'argv' or 'command', not both");
+    if (!a.r.argv == !line) {
+        spawn_args_free(&a);
+        conn_reply_error(c, id, PERR_BAD_REQUEST,
+                         line ? "give either 'argv' or 'command', not both"
+                              : "give the command as 'argv' (array) or 'command' (string)");
         return;
     }
     if (line) {
-        argv = xcalloc(4, sizeof *argv);
-        argv[0] = xstrdup(shell ? shell : paths_user_shell());
-        argv[1] = xstrdup(login ? "-lc" : "-c");
-        argv[2] = xstrdup(line);
+        a.r.argv = xcalloc(4, sizeof *a.r.argv);
+        a.r.argv[0] = xstrdup(shell ? shell : paths_user_shell());
+        a.r.argv[1] = xstrdup(login ? "-lc" : "-c");
+        a.r.argv[2] = xstrdup(line);
     }
-    session_spec spec = {
-        .argv = argv, .cwd = a.cwd, .name = a.name, .client = c->client, .profile = "full",
-        .kind = SESSION_EXEC, .tty = tty, .rows = (int)a.rows, .cols = (int)a.cols,
-        .lifetime_ms = c->srv->conf.exec_lifetime_ms, .scrollback = c->srv->conf.scrollback,
-    };
+    a.r.kind = SESSION_EXEC;
+    a.r.tty = tty;
     char *warning = NULL;
-    session_t *s = start(c, id, &spec, &warning);
-    proto_free_argv(argv);
+    session_t *s = start(c, id, &a.r, &warning);
+    spawn_args_free(&a);
     if (!s)
         return;
     if (warning) {

@@ -17,6 +17,10 @@ int main(int argc, char **argv)
         prctl(PR_SET_NAME, "corral-init");
         return init_main(argc - 1, argv + 1);
     }
+    if (argc >= 2 && strcmp(argv[1], "__sandbox-init") == 0) {
+        prctl(PR_SET_NAME, "corral-init");
+        return sandbox_init_main(argc - 1, argv + 1);
+    }
     prctl(PR_SET_NAME, "corral");
     /* No setlocale: nothing here depends on the locale, and loading it
      * costs 0.15 ms at every start (corral starts twice per command). */

@@ -9,6 +9,7 @@
 #include "server.h"
 #include "server_int.h"
 #include "paths.h"
+#include "sbconf.h"
 #include "uexec.h"
 #include "util.h"
 
@@ -199,56 +200,79 @@ static void prune_if_needed(server_t *srv)
 /* The environment for a new session: the server's, minus corral's own
  * variables, plus what the session kind needs.  Unified-exec processes get
  * Codex's non-interactive settings (codex.md 1.7). */
-static char **session_env(int id, session_kind kind, bool tty)
+/* What the server sets in every session's environment on top of the
+ * sandbox's allowlist: the terminal type, and for agent processes the
+ * Codex CLI's non-interactive settings (codex.md 1.7). */
+static const char *const *session_set_env(session_kind kind, bool tty)
 {
-    static const char *const exec_env[] = {
-        "NO_COLOR=1", "LANG=C.UTF-8", "LC_CTYPE=C.UTF-8", "LC_ALL=C.UTF-8", "COLORTERM=",
-        "PAGER=cat", "GIT_PAGER=cat", "GH_PAGER=cat",
-    };
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = xcalloc(n + 16, sizeof *env);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *e = environ[i];
-        if (strncmp(e, "CORRAL_", 7) == 0 || strncmp(e, "TERM=", 5) == 0)
-            continue;
-        bool overridden = false;
-        for (size_t j = 0; kind == SESSION_EXEC && j < sizeof exec_env / sizeof *exec_env && !overridden; j++) {
-            size_t klen = strchr(exec_env[j], '=') - exec_env[j] + 1;
-            overridden = strncmp(e, exec_env[j], klen) == 0;
-        }
-        if (!overridden)
-            env[k++] = xstrdup(e);
-    }
-    if (kind == SESSION_EXEC)
-        for (size_t j = 0; j < sizeof exec_env / sizeof *exec_env; j++)
-            env[k++] = xstrdup(exec_env[j]);
-    env[k++] = xstrdup(kind == SESSION_EXEC || !tty ? "TERM=dumb" : "TERM=xterm-256color");
-    env[k++] = xasprintf("CORRAL_SESSION=%d", id);
-    env[k++] = xstrdup("CORRAL_SANDBOX=full");
-    env[k] = NULL;
-    return env;
+    static const char *const exec_env[] = {"NO_COLOR=1", "LANG=C.UTF-8", "LC_CTYPE=C.UTF-8", "LC_ALL=C.UTF-8",
+                                           "COLORTERM=", "PAGER=cat", "GIT_PAGER=cat", "GH_PAGER=cat",
+                                           "TERM=dumb", NULL};
+    static const char *const tty_env[] = {"TERM=xterm-256color", NULL};
+    static const char *const pipe_env[] = {"TERM=dumb", NULL};
+    return kind == SESSION_EXEC ? exec_env : tty ? tty_env : pipe_env;
 }
 
-session_t *server_start_session(server_t *srv, const session_spec *spec, char *err, size_t errlen,
-                                char **warning)
+/* The session's sandbox plan: the configured profile (or the requested
+ * one) with the request's extra paths; NULL with err on failure. */
+static sb_plan *session_plan(server_t *srv, const spawn_request *r, int id, char *err, size_t errlen)
+{
+    sb_profile prof;
+    if (sbconf_profile(&srv->conf, r->profile, &prof, err, errlen) < 0)
+        return NULL;
+    for (char **p = r->read; p && *p; p++)
+        sb_profile_add(&prof, *p, SB_READ);
+    for (char **p = r->write; p && *p; p++)
+        sb_profile_add(&prof, *p, SB_WRITE);
+    for (char **p = r->deny; p && *p; p++)
+        sb_profile_add(&prof, *p, SB_DENY);
+    if (r->net >= 0)
+        prof.net = (sb_net)r->net;
+    sb_request req = {.argv = r->argv, .cwd = r->cwd, .workspace = r->cwd, .environ = environ,
+                      .set_env = (char *const *)session_set_env(r->kind, r->tty), .session_id = id};
+    sbconf_request_dirs(&req, r->cwd);
+    sb_plan *plan = xcalloc(1, sizeof *plan);
+    int rc = sb_plan_compile(&prof, &req, plan, err, errlen);
+    sb_profile_free(&prof);
+    if (rc < 0) {
+        sb_plan_free(plan);
+        free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+session_t *server_start_session(server_t *srv, const spawn_request *r, const char *client, char *err,
+                                size_t errlen, char **warning)
 {
     *warning = NULL;
+    struct stat st;
+    if (stat(r->cwd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "working directory '%s' does not exist or is not a directory", r->cwd);
+        return NULL;
+    }
     int id = store_reserve_id(&srv->store);
     if (id < 0) {
         snprintf(err, errlen, "no free session id");
         return NULL;
     }
+    sb_plan *plan = session_plan(srv, r, id, err, errlen);
+    if (!plan) {
+        store_release_id(&srv->store, id);
+        return NULL;
+    }
+    session_spec spec = {
+        .plan = plan, .name = r->name, .client = client, .kind = r->kind, .tty = r->tty, .pinned = r->pinned,
+        .rows = r->rows, .cols = r->cols,
+        .lifetime_ms = r->kind == SESSION_EXEC ? srv->conf.exec_lifetime_ms : srv->conf.session_lifetime_ms,
+        .scrollback = srv->conf.scrollback,
+    };
     session_extra *x = xcalloc(1, sizeof *x);
     link_init(&x->node);
     link_init(&x->kill_waits);
-    char **env = session_env(id, spec->kind, spec->tty);
-    session_spec with_env = *spec;
-    with_env.envp = env;
-    session_t *s = session_start(srv->loop, id, &with_env, srv->state_dir, &server_session_hooks, srv, err, errlen);
-    proto_free_argv(env);
+    session_t *s = session_start(srv->loop, id, &spec, srv->state_dir, &server_session_hooks, srv, err, errlen);
+    sb_plan_free(plan);
+    free(plan);
     if (!s) {
         store_release_id(&srv->store, id);
         free(x);

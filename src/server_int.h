@@ -94,10 +94,24 @@ void conn_unref(conn_t *c);
 session_extra *sx(session_t *s);
 void server_touch(server_t *srv, session_t *s);
 session_t *server_find(server_t *srv, int id);
-/* Spawn and store a session (pruning first if the store is full).  NULL
- * with err filled on failure; *warning receives the 60-process warning. */
-session_t *server_start_session(server_t *srv, const session_spec *spec, char *err, size_t errlen,
-                                char **warning);
+/* What a client asks for when it starts a session. */
+typedef struct spawn_request {
+    char **argv;
+    const char *cwd;
+    const char *name;
+    const char *profile; /* NULL: the configured default */
+    char **write, **read, **deny;
+    int net;             /* -1: the profile's */
+    session_kind kind;
+    bool tty, pinned;
+    int rows, cols;
+} spawn_request;
+
+/* Compile the sandbox plan, spawn and store a session (pruning first if the
+ * store is full).  NULL with err filled on failure; *warning receives the
+ * 60-process warning. */
+session_t *server_start_session(server_t *srv, const spawn_request *r, const char *client, char *err,
+                                size_t errlen, char **warning);
 void server_begin_shutdown(server_t *srv);
 json_t *server_session_json(server_t *srv, session_t *s);
 /* Kill s's tree and answer request id on c once it has ended. */

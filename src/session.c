@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include "session.h"
-#include "launch.h"
 #include "uexec.h"
 
 #include <errno.h>
@@ -169,6 +168,8 @@ static void vt_reply(void *user, const char *bytes, size_t len)
 }
 
 static const vt_callbacks session_vt_cb = {.reply = vt_reply};
+
+static void report_sandbox_error(session_t *s);
 
 static void on_handle_closed(uv_handle_t *h)
 {
@@ -373,6 +374,31 @@ static void kill_backstop_cb(uv_timer_t *t)
         kill(s->pid, SIGKILL);
 }
 
+/* A setup failure is shown where the user or agent looks: the session's
+ * output (and its log). */
+static void report_sandbox_error(session_t *s)
+{
+    if (!s->child.error || s->sandbox_error_reported)
+        return;
+    s->sandbox_error_reported = true;
+    char *line = xasprintf("corral: sandbox setup failed: %s\r\n", s->child.error);
+    handle_output(s, line, strlen(line));
+    free(line);
+    eventlog_write(s->events, "sandbox_failed", json_pack("{s:s}", "message", s->child.error), false);
+}
+
+static void on_status(uv_poll_t *h, int status, int events)
+{
+    session_t *s = h->data;
+    (void)events;
+    sb_child_feed(&s->child);
+    report_sandbox_error(s);
+    if (status < 0 || s->child.status_eof) {
+        uv_poll_stop(h);
+        close_handle(s, (uv_handle_t *)h);
+    }
+}
+
 static void init_timer(uv_loop_t *loop, session_t *s, uv_timer_t *t)
 {
     uv_timer_init(loop, t);
@@ -413,13 +439,7 @@ static char *default_name(char *const *argv)
 session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, const char *state_dir,
                          const session_hooks *hooks, void *hooks_user, char *err, size_t errlen)
 {
-    struct stat st;
-    if (stat(spec->cwd, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "working directory '%s' %s", spec->cwd,
-                 errno == ENOENT || !S_ISDIR(st.st_mode) ? "does not exist or is not a directory"
-                                                        : strerror(errno));
-        return NULL;
-    }
+    const sb_plan *plan = spec->plan;
     int rows = spec->rows > 0 ? spec->rows : 24, cols = spec->cols > 0 ? spec->cols : 80;
     session_t *s = xcalloc(1, sizeof *s);
     s->id = id;
@@ -429,11 +449,11 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
     s->pinned = spec->pinned;
     s->rows = rows;
     s->cols = cols;
-    s->argv = copy_argv(spec->argv);
-    s->cwd = xstrdup(spec->cwd);
-    s->name = spec->name ? sanitize_text(spec->name, strlen(spec->name), 64) : default_name(spec->argv);
+    s->argv = copy_argv(plan->argv);
+    s->cwd = xstrdup(plan->cwd);
+    s->name = spec->name ? sanitize_text(spec->name, strlen(spec->name), 64) : default_name(plan->argv);
     s->client = xstrdup(spec->client ? spec->client : "user");
-    s->profile = xstrdup(spec->profile ? spec->profile : "full");
+    s->profile = xstrdup(plan->profile);
     s->created = wall_sec();
     s->started_mono = now_sec();
     s->last_used_wall = s->created;
@@ -465,13 +485,12 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
         goto fail;
     }
 
-    launch_request req = {
-        .argv = spec->argv, .cwd = spec->cwd, .envp = spec->envp, .profile = s->profile, .tty = s->tty};
+    sb_stdio io = {.tty = s->tty};
     int devnull = -1;
     if (s->tty) {
         if (open_pty(rows, cols, &master, &child_fd, err, errlen) < 0)
             goto fail;
-        req.stdin_fd = req.stdout_fd = req.stderr_fd = child_fd;
+        io.in = io.out = io.err = child_fd;
     } else {
         int p[2];
         if (pipe2(p, O_CLOEXEC) < 0) {
@@ -488,22 +507,32 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
         master = p[0];
         child_fd = p[1];
         fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
-        req.stdin_fd = devnull;
-        req.stdout_fd = req.stderr_fd = child_fd;
+        io.in = devnull;
+        io.out = io.err = child_fd;
     }
-    s->pid = launch_start(&req, err, errlen);
+    /* Not waiting for the sandbox to be ready keeps the loop free; the
+     * status pipe says how the setup went. */
+    int launched = sb_launch(plan, &io, false, &s->child, err, errlen);
     close(child_fd);
     child_fd = -1;
     if (devnull >= 0)
         close(devnull);
-    if (s->pid < 0)
+    if (launched < 0)
         goto fail;
+    s->pid = s->child.pid;
     s->fd = master;
     master = -1;
 
     uv_poll_init(loop, &s->poll, s->fd);
     s->poll.data = s;
     s->open_handles++;
+    if (s->child.status_fd >= 0) {
+        uv_poll_init(loop, &s->status_poll, s->child.status_fd);
+        s->status_poll.data = s;
+        s->open_handles++;
+        s->status_poll_open = true;
+        uv_poll_start(&s->status_poll, UV_READABLE, on_status);
+    }
     init_timer(loop, s, &s->grace_timer);
     init_timer(loop, s, &s->lifetime_timer);
     init_timer(loop, s, &s->kill_timer);
@@ -583,6 +612,9 @@ void session_reaped(session_t *s, int status)
 {
     if (s->state == SESSION_EXITED)
         return;
+    /* A pid 1 exits 128+N for signal N: the status pipe tells the truth. */
+    status = sb_child_status(&s->child, status);
+    report_sandbox_error(s);
     s->state = SESSION_EXITED;
     s->ended = wall_sec();
     char tmp[32];
@@ -592,6 +624,13 @@ void session_reaped(session_t *s, int status)
     } else {
         s->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     }
+    /* The sandbox is gone: its cgroups and placeholders go too.  The
+     * status pipe is read to the end first (above) and no longer polled. */
+    if (s->status_poll_open && !uv_is_closing((uv_handle_t *)&s->status_poll)) {
+        uv_poll_stop(&s->status_poll);
+        close_handle(s, (uv_handle_t *)&s->status_poll);
+    }
+    sb_child_release(&s->child);
     json_t *f = json_pack("{s:i, s:f}", "code", s->exit_code, "duration_seconds", s->ended - s->created);
     if (s->exit_signal)
         json_object_set_new(f, "signal", json_string(signal_name(s->exit_signal, tmp, sizeof tmp)));
@@ -622,6 +661,8 @@ void session_close(session_t *s)
         return;
     s->closing = true;
     close_handle(s, (uv_handle_t *)&s->poll);
+    if (s->status_poll_open)
+        close_handle(s, (uv_handle_t *)&s->status_poll);
     close_handle(s, (uv_handle_t *)&s->grace_timer);
     close_handle(s, (uv_handle_t *)&s->lifetime_timer);
     close_handle(s, (uv_handle_t *)&s->kill_timer);
@@ -636,6 +677,7 @@ void session_free(session_t *s)
         close(s->fd);
     if (s->cast)
         cast_close(s->cast);
+    sb_child_release(&s->child);
     eventlog_close(s->events);
     vt_free(s->vt);
     headtail_free(&s->pending);

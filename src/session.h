@@ -17,6 +17,7 @@
 #include <uv.h>
 
 #include "cast.h"
+#include "launch.h"
 #include "eventlog.h"
 #include "headtail.h"
 #include "util.h"
@@ -45,12 +46,9 @@ typedef struct session_hooks {
 } session_hooks;
 
 typedef struct session_spec {
-    char *const *argv;
-    const char *cwd;
-    char *const *envp;
+    const sb_plan *plan; /* the compiled sandbox plan: command, cwd, env */
     const char *name;    /* NULL: derived from argv[0] */
     const char *client;  /* who created it: "user", an agent's name */
-    const char *profile; /* sandbox profile */
     session_kind kind;
     bool tty;
     bool pinned;
@@ -78,6 +76,7 @@ struct session {
     double last_used_wall;
 
     pid_t pid; /* the session's init */
+    sb_child child; /* its sandbox: cgroups and placeholders to release */
     session_state state;
     bool output_closed;
     bool finished; /* exited and drained: final state known */
@@ -99,6 +98,9 @@ struct session {
     int fd;           /* PTY master, or read end of the output pipe */
     uv_poll_t poll;
     bool poll_active;
+    uv_poll_t status_poll; /* the sandbox init's status pipe */
+    bool status_poll_open;
+    bool sandbox_error_reported;
     bool read_paused;
     buf_t wq; /* bytes waiting to be written to the PTY */
     uv_timer_t grace_timer;

@@ -81,7 +81,9 @@ class World:
         self.runtime = os.path.join(self.base, "run")
         self.state = os.path.join(self.base, "state")
         self.config = os.path.join(self.base, "config")
-        for d in (self.runtime, self.state, self.config):
+        # The sessions' workspace: sandboxed commands may write here.
+        self.ws = os.path.join(self.base, "ws")
+        for d in (self.runtime, self.state, self.config, self.ws):
             os.makedirs(d, exist_ok=True)
         os.chmod(self.runtime, 0o700)
         self.env = dict(os.environ)

@@ -27,7 +27,7 @@ def test_echo_envelope(t):
 
 def test_socket_exit_code(t):
     c = w.connect()
-    r = c.call({"cmd": "exec", "argv": ["sh", "-c", "echo out; echo err >&2; exit 7"], "workdir": "/"})
+    r = c.call({"cmd": "exec", "argv": ["sh", "-c", "echo out; echo err >&2; exit 7"], "workdir": w.ws})
     t.eq(r.get("exit_code"), 7, "exit code 7 comes back over the socket")
     t.ok("session_id" not in r, "an exited process carries no session_id")
     t.eq(r.get("output"), "out\nerr\n", "stdout and stderr share one pipe, in order")
@@ -37,7 +37,7 @@ def test_socket_exit_code(t):
 
 def test_shell_command(t):
     c = w.connect()
-    r = c.call({"cmd": "exec", "command": "echo $((6*7)) | tr 4 X", "shell": "/bin/sh", "workdir": "/"})
+    r = c.call({"cmd": "exec", "command": "echo $((6*7)) | tr 4 X", "shell": "/bin/sh", "workdir": w.ws})
     t.eq(r.get("output"), "X2\n", "a command string runs through the shell with -lc")
     c.close()
 
@@ -76,7 +76,7 @@ def test_bad_workdir(t):
 
 def test_early_return(t):
     c = w.connect()
-    r = c.call({"cmd": "exec", "argv": ["sleep", "0.3"], "workdir": "/", "yield_time_ms": 30000})
+    r = c.call({"cmd": "exec", "argv": ["sleep", "0.3"], "workdir": w.ws, "yield_time_ms": 30000})
     t.eq(r.get("exit_code"), 0, "a short command reports its exit")
     t.ok(r.get("wall_time_seconds", 99) < 29, "without waiting out the 30 s yield",
          "wall time %r" % r.get("wall_time_seconds"))
@@ -85,7 +85,7 @@ def test_early_return(t):
 
 def test_running_then_poll(t):
     c = w.connect()
-    r = c.call({"cmd": "exec", "argv": ["sh", "-c", "echo started; sleep 100"], "workdir": "/",
+    r = c.call({"cmd": "exec", "argv": ["sh", "-c", "echo started; sleep 100"], "workdir": w.ws,
                 "yield_time_ms": 250})
     sid = r.get("session_id")
     t.ok(isinstance(sid, int) and 1000 <= sid < 100000, "a running sleep returns a session id in 1000..99999",
@@ -107,7 +107,7 @@ def test_running_then_poll(t):
 
 def test_tty_cat_echo(t):
     c = w.connect()
-    r = c.call({"cmd": "exec", "argv": ["cat"], "tty": True, "workdir": "/", "yield_time_ms": 250})
+    r = c.call({"cmd": "exec", "argv": ["cat"], "tty": True, "workdir": w.ws, "yield_time_ms": 250})
     sid = r.get("session_id")
     t.ok(sid is not None, "a tty cat keeps running")
     r = w.corral("send", "--escapes", str(sid), "hello\\r")
@@ -120,7 +120,7 @@ def test_tty_cat_echo(t):
 
 def test_stdin_closed(t):
     c = w.connect()
-    r = c.call({"cmd": "exec", "argv": ["sleep", "100"], "workdir": "/", "yield_time_ms": 250})
+    r = c.call({"cmd": "exec", "argv": ["sleep", "100"], "workdir": w.ws, "yield_time_ms": 250})
     sid = r.get("session_id")
     r = c.call({"cmd": "write_stdin", "session_id": sid, "chars": "x"})
     t.eq(r.get("error"), {"code": "stdin_closed", "message":
@@ -134,7 +134,7 @@ def test_stdin_closed(t):
 
 def test_truncation(t):
     c = w.connect()
-    r = c.call({"cmd": "exec", "argv": ["seq", "1", "100000"], "workdir": "/", "max_output_tokens": 100})
+    r = c.call({"cmd": "exec", "argv": ["seq", "1", "100000"], "workdir": w.ws, "max_output_tokens": 100})
     out = r.get("output", "")
     head = "Warning: truncated output (original token count: 147224)\nTotal output lines: 100000\n\n"
     t.ok(out.startswith(head), "truncated output starts with Codex's warning header", out[:200])

@@ -22,7 +22,7 @@ def test_other_client_undisturbed(t):
     good = w.connect("good")
     rid = good.next_id
     good.next_id += 1
-    good.send({"id": rid, "cmd": "exec", "argv": ["sh", "-c", "sleep 1; echo done"], "workdir": "/",
+    good.send({"id": rid, "cmd": "exec", "argv": ["sh", "-c", "sleep 1; echo done"], "workdir": w.ws,
                "yield_time_ms": 30000})
     bad_things(t)
     r = good.read_msg()

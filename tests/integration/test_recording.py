@@ -37,7 +37,7 @@ def run_in_pty(argv):
 
 
 def recorded_session():
-    r = c.call({"cmd": "new", "argv": ["cat"], "cwd": "/", "name": "rec", "cols": 80, "rows": 24})
+    r = c.call({"cmd": "new", "argv": ["cat"], "cwd": w.ws, "name": "rec", "cols": 80, "rows": 24})
     sid = r["session"]["id"]
     c.call({"cmd": "write_stdin", "session_id": sid, "chars": "caf\u00e9 \u6f22\u5b57\r", "yield_time_ms": 250})
     c.call({"cmd": "resize", "session": sid, "cols": 100, "rows": 30})
@@ -85,7 +85,7 @@ def test_events_log(t):
     t.eq(names, ["created", "resized", "killed", "exited"], "events: created, resized, killed, exited")
     created = ev[0]
     t.eq((created["session"], created["command"], created["cwd"], created["client"], created["profile"]),
-         (SID, ["cat"], "/", "test", "full"), "created names the session, command, cwd, client, profile")
+         (SID, ["cat"], w.ws, "test", "workspace-write"), "created names the session, command, cwd, client, profile")
     t.eq((ev[1]["cols"], ev[1]["rows"]), (100, 30), "resized carries the new size")
     t.eq((ev[3]["code"], ev[3]["signal"]), (137, "SIGKILL"), "exited carries code and signal")
     t.ok(all(e["time"].endswith("Z") for e in ev), "every event has a UTC time")
@@ -93,7 +93,7 @@ def test_events_log(t):
 
 def test_screen(t):
     r = c.call({"cmd": "exec", "argv": ["sh", "-c", "printf 'abc\\033[3;5Hxyz\\033[1;20Hend'; exec sleep 100"],
-                "tty": True, "workdir": "/", "yield_time_ms": 250, "cols": 30, "rows": 5})
+                "tty": True, "workdir": w.ws, "yield_time_ms": 250, "cols": 30, "rows": 5})
     sid = r["session"]
     out = r.get("output", "")
     while "end" not in out:  # the output has reached the model once a reply carries it
@@ -112,11 +112,11 @@ def test_same_id_keeps_old_files(t):
     try:
         w2.start_server(extra_env={"CORRAL_SEQUENTIAL_IDS": "1"})
         c2 = w2.connect()
-        a = c2.call({"cmd": "exec", "argv": ["echo", "first"], "workdir": "/"})
+        a = c2.call({"cmd": "exec", "argv": ["echo", "first"], "workdir": w.ws})
         w2.stop()
         w2.start_server(extra_env={"CORRAL_SEQUENTIAL_IDS": "1"})
         c2 = w2.connect()
-        b = c2.call({"cmd": "exec", "argv": ["echo", "second"], "workdir": "/"})
+        b = c2.call({"cmd": "exec", "argv": ["echo", "second"], "workdir": w.ws})
         t.eq(a["session"], b["session"], "a restarted server may reuse an id")
         old = os.path.join(w2.state, "corral", "sessions", "%d.1" % a["session"], "output.cast")
         t.ok(os.path.exists(old) and "first" in open(old).read(), "the first session's recording is kept as <id>.1")

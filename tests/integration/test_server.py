@@ -50,8 +50,8 @@ def test_sigterm_ends_sessions(t):
     try:
         srv = w.start_server()
         c = w.connect()
-        a = c.call({"cmd": "new", "argv": ["sh", "-c", "echo hello; exec sleep 1000"], "cwd": "/"})["session"]
-        b = c.call({"cmd": "exec", "argv": ["sleep", "1000"], "workdir": "/", "yield_time_ms": 250})
+        a = c.call({"cmd": "new", "argv": ["sh", "-c", "echo hello; exec sleep 1000"], "cwd": w.ws})["session"]
+        b = c.call({"cmd": "exec", "argv": ["sleep", "1000"], "workdir": w.ws, "yield_time_ms": 250})
         c.close()
         srv.send_signal(signal.SIGTERM)
         code = srv.wait(30)
@@ -88,13 +88,13 @@ def test_lifetime_limit(t):
     try:
         w.start_server()
         c = w.connect()
-        r = c.call({"cmd": "exec", "argv": ["sleep", "100"], "workdir": "/", "yield_time_ms": 250})
+        r = c.call({"cmd": "exec", "argv": ["sleep", "100"], "workdir": w.ws, "yield_time_ms": 250})
         sid = r["session_id"]
         r = c.call({"cmd": "write_stdin", "session_id": sid, "chars": "", "yield_time_ms": 30000})
         t.eq(r.get("exit_code"), 137, "an exec process past its lifetime is killed (the poll returns at its end)")
         ev = read_jsonl(os.path.join(w.session_dir(sid), "events.jsonl"))
         t.eq([(e["event"], e.get("reason")) for e in ev][1], ("killed", "lifetime"), "the log says why")
-        r = c.call({"cmd": "new", "argv": ["sleep", "100"], "cwd": "/"})
+        r = c.call({"cmd": "new", "argv": ["sleep", "100"], "cwd": w.ws})
         s = r["session"]
         r = c.call({"cmd": "write_stdin", "session_id": s["id"], "chars": "", "yield_time_ms": 5000})
         t.ok("session_id" in r, "user sessions have no lifetime limit by default")

@@ -22,7 +22,7 @@ def exec_many(specs):
     for spec in specs:
         rid = c.next_id
         c.next_id += 1
-        c.send(dict(spec, id=rid, cmd="exec", workdir="/", yield_time_ms=250))
+        c.send(dict(spec, id=rid, cmd="exec", workdir=w.ws, yield_time_ms=250))
         ids.append(rid)
     replies = {}
     while len(replies) < len(ids):
@@ -56,7 +56,7 @@ def test_fill_store(t):
         sessions.append(r.get("session"))
     t.ok(all(isinstance(s, int) for s in sessions), "64 exec requests each got a session",
          [r for r in replies if "error" in r][:3])
-    t.eq(replies[5].get("exit_code"), 0, "session 5 exited")
+    t.eq(replies[5].get("exit_code"), 0, "session 5 exited", replies[5])
     ids, r = stored_ids()
     t.eq((r["stored"], r["live"]), (64, 63), "the store holds 64 entries, 63 live")
     warnings = [e["message"] for e in c.events if e.get("event") == "warning"]

@@ -1,0 +1,22 @@
+/*
+ * filter.h - the sandbox's system-call filter (DESIGN section 5): default
+ * allow, a deny list that returns EPERM (clone3 ENOSYS), calls of other
+ * architectures killed.  With network off, every socket family but AF_UNIX
+ * and the calls that open connections are refused too.
+ */
+#ifndef CORRAL_SB_FILTER_H
+#define CORRAL_SB_FILTER_H
+
+#include <stddef.h>
+
+#include "profile.h"
+
+/* Install on the calling thread (needs no_new_privs or CAP_SYS_ADMIN).
+ * 0, or -1 with err. */
+int sb_seccomp_install(sb_net net, char *err, size_t errlen);
+/* How many rules the filter has for this network mode (for the plan). */
+int sb_seccomp_rule_count(sb_net net);
+/* One line per denied call group, for --print-plan. */
+void sb_seccomp_describe(sb_net net, char *buf, size_t len);
+
+#endif

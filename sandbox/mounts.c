@@ -1,0 +1,349 @@
+/*
+ * mounts.c - carrying out a plan's mounts inside the new mount namespace,
+ * run by the session's init while it still holds its capabilities there.
+ *
+ * Layout during setup: a tmpfs becomes the root (pivot_root), the host's
+ * root is reachable at /oldroot, and the sandbox's view is built at
+ * /newroot.  Every path is opened with openat2(RESOLVE_NO_SYMLINKS) and
+ * mounted through /oldroot/proc/self/fd/N, so a symlink planted between
+ * compiling the plan and mounting it fails the setup instead of redirecting
+ * a mount.  At the end /newroot becomes the root and the rest is detached.
+ */
+#include "config.h"
+
+#include "mounts.h"
+#include "sbutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define BASE "/tmp"
+#define NEWROOT "/newroot"
+#define OLDROOT "/oldroot"
+
+static int fail(char *err, size_t errlen, const char *what, const char *path, int e)
+{
+    snprintf(err, errlen, "%s %s: %s", what, path, strerror(e));
+    return -1;
+}
+
+static int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
+{
+    struct open_how how = {.flags = (unsigned long long)flags, .resolve = resolve};
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+static int sys_mount_setattr(int dirfd, const char *path, unsigned flags, struct mount_attr *attr)
+{
+    return (int)syscall(SYS_mount_setattr, dirfd, path, flags, attr, sizeof *attr);
+}
+
+/* Open root-relative path (no leading '/') below dirfd without following
+ * any symlink; O_PATH. */
+static int open_nofollow(int dirfd, const char *path)
+{
+    while (*path == '/')
+        path++;
+    if (*path == '\0')
+        return (int)syscall(SYS_openat2, dirfd, ".", &(struct open_how){.flags = O_PATH | O_CLOEXEC},
+                            sizeof(struct open_how));
+    return sys_openat2(dirfd, path, O_PATH | O_CLOEXEC | O_NOFOLLOW, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
+/* "/oldroot/proc/self/fd/N": mount(2) through it reaches exactly the
+ * opened object. */
+static void fd_path(int fd, char *buf, size_t len)
+{
+    snprintf(buf, len, OLDROOT "/proc/self/fd/%d", fd);
+}
+
+/* A fresh handle on the view's root: one opened before a mount on it (or
+ * below it) would still see the directories underneath. */
+static int open_newroot(void)
+{
+    return open(NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Make dst (below the view's root) exist as a directory or an empty file,
+ * creating parents; only ever inside what the sandbox's own tmpfs mounts
+ * provide. */
+static int make_mountpoint(const char *dst, bool dir, char *err, size_t errlen)
+{
+    int newroot = open_newroot();
+    if (newroot < 0)
+        return fail(err, errlen, "cannot open", NEWROOT, errno);
+    char *copy = sb_strdup(dst);
+    int rc = 0;
+    for (char *s = copy + 1; rc == 0; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char saved = *s;
+        *s = '\0';
+        bool last = saved == '\0';
+        const char *rel = copy + 1;
+        struct stat st;
+        if (*rel && fstatat(newroot, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            if (errno != ENOENT)
+                rc = fail(err, errlen, "cannot inspect mount point", dst, errno);
+            else if (!last || dir)
+                rc = mkdirat(newroot, rel, 0755) < 0 ? fail(err, errlen, "cannot create mount point", dst, errno) : 0;
+            else {
+                int fd = openat(newroot, rel, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
+                rc = fd < 0 ? fail(err, errlen, "cannot create mount point", dst, errno) : close(fd);
+            }
+        } else if (*rel && S_ISLNK(st.st_mode)) {
+            rc = fail(err, errlen, "mount point crosses a symlink:", dst, ELOOP);
+        }
+        *s = saved;
+        if (last)
+            break;
+    }
+    free(copy);
+    close(newroot);
+    return rc;
+}
+
+/* Open dst below the view's root without following symlinks; O_PATH. */
+static int open_dst(const char *dst)
+{
+    int newroot = open_newroot();
+    if (newroot < 0)
+        return -1;
+    int fd = open_nofollow(newroot, dst);
+    int e = errno;
+    close(newroot);
+    errno = e;
+    return fd;
+}
+
+static int set_attr(const char *path, unsigned set, unsigned clr, bool recursive)
+{
+    struct mount_attr a = {.attr_set = set, .attr_clr = clr};
+    return sys_mount_setattr(AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &a);
+}
+
+static int bind_one(int oldroot, const sb_mount *m, char *err, size_t errlen)
+{
+    int src = open_nofollow(oldroot, m->src);
+    if (src < 0)
+        return fail(err, errlen, "cannot open", m->src, errno);
+    struct stat st;
+    if (fstat(src, &st) < 0) {
+        close(src);
+        return fail(err, errlen, "cannot stat", m->src, errno);
+    }
+    if (make_mountpoint(m->dst, S_ISDIR(st.st_mode), err, errlen) < 0) {
+        close(src);
+        return -1;
+    }
+    int dst = open_dst(m->dst);
+    if (dst < 0) {
+        close(src);
+        return fail(err, errlen, "cannot open mount point", m->dst, errno);
+    }
+    char s[64], d[64];
+    fd_path(src, s, sizeof s);
+    fd_path(dst, d, sizeof d);
+    int rc = 0;
+    if (mount(s, d, NULL, MS_BIND | MS_REC, NULL) < 0)
+        rc = fail(err, errlen, "cannot bind", m->src, errno);
+    close(src);
+    close(dst);
+    if (rc < 0)
+        return rc;
+    char *target = sb_printf(NEWROOT "%s", strcmp(m->dst, "/") == 0 ? "" : m->dst);
+    /* Read-only and nosuid/nodev down the whole subtree.  Clearing
+     * read-only fails on a mount the host made read-only: it stays so. */
+    unsigned set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (m->rdonly ? MOUNT_ATTR_RDONLY : 0);
+    if (set_attr(target, set, 0, true) < 0)
+        rc = fail(err, errlen, "cannot restrict the mount", m->dst, errno);
+    if (rc == 0 && !m->rdonly)
+        set_attr(target, 0, MOUNT_ATTR_RDONLY, false);
+    free(target);
+    return rc;
+}
+
+static int tmpfs_at(const char *dst, uint64_t size, unsigned mode, unsigned long flags, char *err, size_t errlen)
+{
+    if (make_mountpoint(dst, true, err, errlen) < 0)
+        return -1;
+    char *target = sb_printf(NEWROOT "%s", strcmp(dst, "/") == 0 ? "" : dst);
+    char opts[64];
+    if (size)
+        snprintf(opts, sizeof opts, "mode=%o,size=%llu", mode, (unsigned long long)size);
+    else
+        snprintf(opts, sizeof opts, "mode=%o", mode);
+    int rc = 0;
+    if (mount("tmpfs", target, "tmpfs", flags, opts) < 0)
+        rc = fail(err, errlen, "cannot mount a tmpfs on", dst, errno);
+    free(target);
+    return rc;
+}
+
+/* Device nodes a command may use, bound from the host's /dev. */
+static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "tty", NULL};
+
+static int setup_dev(int oldroot, const char *dst, char *err, size_t errlen)
+{
+    /* No MS_NODEV here: the bound host nodes must stay usable. */
+    if (tmpfs_at(dst, 1 << 20, 0755, MS_NOSUID | MS_NOEXEC, err, errlen) < 0)
+        return -1;
+    for (const char *const *n = dev_nodes; *n; n++) {
+        char *host = sb_printf("/dev/%s", *n), *in = sb_printf("%s/%s", dst, *n);
+        int src = open_nofollow(oldroot, host);
+        int rc = 0;
+        if (src >= 0) {
+            close(src);
+            if (make_mountpoint(in, false, err, errlen) < 0)
+                rc = -1;
+            else {
+                char *s = sb_printf(OLDROOT "%s", host), *d = sb_printf(NEWROOT "%s", in);
+                if (mount(s, d, NULL, MS_BIND, NULL) < 0)
+                    rc = fail(err, errlen, "cannot bind", host, errno);
+                else
+                    set_attr(d, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0, false);
+                free(s);
+                free(d);
+            }
+        }
+        free(host);
+        free(in);
+        if (rc < 0)
+            return -1;
+    }
+    char *pts = sb_printf("%s/pts", dst), *shm = sb_printf("%s/shm", dst);
+    int rc = make_mountpoint(pts, true, err, errlen);
+    if (rc == 0) {
+        char *target = sb_printf(NEWROOT "%s", pts);
+        if (mount("devpts", target, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") < 0)
+            rc = fail(err, errlen, "cannot mount a new devpts on", pts, errno);
+        free(target);
+    }
+    if (rc == 0)
+        rc = tmpfs_at(shm, 0, 01777, MS_NOSUID | MS_NODEV, err, errlen);
+    free(pts);
+    free(shm);
+    if (rc < 0)
+        return -1;
+    static const char *const links[][2] = {{"ptmx", "pts/ptmx"}, {"fd", "/proc/self/fd"},
+                                           {"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"},
+                                           {"stderr", "/proc/self/fd/2"}};
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        char *l = sb_printf("%s%s/%s", NEWROOT, dst, links[i][0]);
+        if (symlink(links[i][1], l) < 0 && errno != EEXIST)
+            rc = fail(err, errlen, "cannot create", l, errno);
+        free(l);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int mask_file(const char *dst, char *err, size_t errlen)
+{
+    int fd = open_dst(dst);
+    if (fd < 0)
+        return fail(err, errlen, "cannot open", dst, errno);
+    char d[64];
+    fd_path(fd, d, sizeof d);
+    int rc = 0;
+    /* An empty file only its owner could read, and only with permission
+     * bits it does not have: reads fail, writes hit a read-only mount. */
+    if (mount("/empty", d, NULL, MS_BIND, NULL) < 0)
+        rc = fail(err, errlen, "cannot mask", dst, errno);
+    close(fd);
+    if (rc == 0) {
+        char *target = sb_printf(NEWROOT "%s", dst);
+        if (set_attr(target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0,
+                     false) < 0)
+            rc = fail(err, errlen, "cannot make the mask read-only:", dst, errno);
+        free(target);
+    }
+    return rc;
+}
+
+int sb_mounts_apply(const sb_plan *plan, char *err, size_t errlen)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return fail(err, errlen, "cannot make mounts private:", "/", errno);
+    /* The staging root: a tmpfs on /tmp, pivoted to, with the host's root
+     * moved to /oldroot. */
+    if (mount("tmpfs", BASE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
+        return fail(err, errlen, "cannot mount the staging tmpfs on", BASE, errno);
+    if (chdir(BASE) < 0 || mkdir(BASE NEWROOT, 0755) < 0 || mkdir(BASE OLDROOT, 0755) < 0)
+        return fail(err, errlen, "cannot prepare", BASE, errno);
+    int fd = open(BASE "/empty", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return fail(err, errlen, "cannot prepare", BASE "/empty", errno);
+    close(fd);
+    if (syscall(SYS_pivot_root, BASE, BASE OLDROOT) < 0)
+        return fail(err, errlen, "cannot pivot_root to", BASE, errno);
+    if (chdir("/") < 0)
+        return fail(err, errlen, "cannot enter", "/", errno);
+    int oldroot = open(OLDROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (oldroot < 0)
+        return fail(err, errlen, "cannot open", OLDROOT, errno);
+
+    int rc = 0;
+    for (size_t i = 0; i < plan->n_mounts && rc == 0; i++) {
+        const sb_mount *m = &plan->mounts[i];
+        switch (m->kind) {
+        case SB_M_BIND:
+            rc = bind_one(oldroot, m, err, errlen);
+            break;
+        case SB_M_TMPFS:
+            rc = tmpfs_at(m->dst, m->size, m->mode, MS_NOSUID | MS_NODEV, err, errlen);
+            break;
+        case SB_M_DEV:
+            rc = setup_dev(oldroot, m->dst, err, errlen);
+            break;
+        case SB_M_PROC:
+            rc = make_mountpoint(m->dst, true, err, errlen);
+            if (rc == 0) {
+                char *target = sb_printf(NEWROOT "%s", m->dst);
+                if (mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                    rc = fail(err, errlen, "cannot mount a fresh proc on", m->dst, errno);
+                free(target);
+            }
+            break;
+        case SB_M_MASK_FILE:
+            rc = mask_file(m->dst, err, errlen);
+            break;
+        }
+    }
+    /* Read-only tmpfs mounts (masks, an empty root) are sealed last, once
+     * deeper mounts have made their mount points in them. */
+    for (size_t i = 0; i < plan->n_mounts && rc == 0; i++) {
+        const sb_mount *m = &plan->mounts[i];
+        if (m->kind == SB_M_TMPFS && m->rdonly) {
+            char *target = sb_printf(NEWROOT "%s", strcmp(m->dst, "/") == 0 ? "" : m->dst);
+            if (set_attr(target, MOUNT_ATTR_RDONLY, 0, false) < 0)
+                rc = fail(err, errlen, "cannot make read-only:", m->dst, errno);
+            free(target);
+        }
+    }
+    close(oldroot);
+    if (rc < 0)
+        return rc;
+    /* Make the view the root.  pivot_root(".", ".") stacks the old root on
+     * top of the new one; detaching it leaves only the view, with no
+     * writable directory needed inside it. */
+    if (chdir(NEWROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
+        return fail(err, errlen, "cannot pivot_root into", "the sandbox view", errno);
+    if (umount2(".", MNT_DETACH) < 0)
+        return fail(err, errlen, "cannot detach", "the host's root", errno);
+    if (chdir("/") < 0)
+        return fail(err, errlen, "cannot enter", "/", errno);
+    if (chdir(plan->cwd) < 0)
+        return fail(err, errlen, "the working directory is not visible in the sandbox:", plan->cwd, errno);
+    return 0;
+}

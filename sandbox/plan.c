@@ -1,0 +1,604 @@
+/*
+ * plan.c - compiling a profile into a launch plan.
+ *
+ * 1. Every entry's path is expanded ("~", :workspace, :tmp, ...) and
+ *    resolved to its canonical host path (a symlinked root is bound at its
+ *    target).  Missing deny paths need no mask; a missing write or read root
+ *    given by the user is an error.
+ * 2. Protected carve-outs are added inside every writable root: the parts of
+ *    .git that run code (hooks, config, also in the gitdir a .git file points
+ *    to and its common dir), and .corral, .codex, .agents at its top.
+ * 3. A deny or protected path whose logical path runs through a symlink that
+ *    the sandbox could rewrite (one inside a writable root) cannot be
+ *    enforced: compilation fails, naming both paths.
+ * 4. Entries on the same path merge, strongest first: deny > write > read.
+ *    Mounts are ordered by depth, so a more specific path always wins.
+ */
+#include "config.h"
+
+#include "plan.h"
+#include "sbutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Directories a command needs to run at all (:minimal). */
+static const char *const minimal_roots[] = {"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64",
+                                            "/libx32", "/etc", NULL};
+
+/* Names at the top of a writable root that must stay read-only: tools
+ * configure themselves from them, or (.corral) they widen corral's rules. */
+static const char *const protected_top[] = {".corral", ".codex", ".agents", NULL};
+
+/* Build-tool homes bound read-write to corral's cache, so builds work and
+ * the real home is never written. */
+static const char *const cache_homes[] = {".cache", ".npm", ".cargo/registry", ".cargo/git", "go/pkg",
+                                          ".m2", ".gradle", NULL};
+
+/* Environment allowed into every sandbox; LC_* is a pattern. */
+static const char *const env_allow[] = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG",
+                                        "LC_*", "TZ", "TMPDIR", "COLORTERM", NULL};
+
+typedef struct resolved {
+    char *path;       /* canonical host path (or /tmp for :tmp) */
+    sb_access access;
+    bool builtin;
+    bool protected;   /* a carve-out corral adds inside a writable root */
+    bool special_tmp; /* the private /tmp */
+    bool is_dir;
+    char *label;      /* what the user wrote, for messages */
+} resolved;
+
+typedef struct compile_state {
+    const sb_request *req;
+    resolved *r;
+    size_t n, cap;
+    char *err;
+    size_t errlen;
+} compile_state;
+
+static void add_resolved(compile_state *cs, const char *path, sb_access access, bool builtin, bool protected,
+                         bool is_dir, const char *label)
+{
+    if (cs->n == cs->cap) {
+        cs->cap = cs->cap ? cs->cap * 2 : 32;
+        cs->r = sb_realloc(cs->r, cs->cap * sizeof *cs->r);
+    }
+    resolved *x = &cs->r[cs->n++];
+    memset(x, 0, sizeof *x);
+    x->path = sb_strdup(path);
+    x->access = access;
+    x->builtin = builtin;
+    x->protected = protected;
+    x->is_dir = is_dir;
+    x->label = sb_strdup(label);
+}
+
+/* Expand "~", ":workspace" and the other special names; NULL if the
+ * special path does not apply (no runtime dir, say). */
+static char *expand(const char *path, const sb_request *req)
+{
+    if (strcmp(path, ":workspace") == 0)
+        return sb_strdup(req->workspace ? req->workspace : req->cwd);
+    if (strcmp(path, ":runtime") == 0)
+        return req->runtime_dir ? sb_strdup(req->runtime_dir) : NULL;
+    if (strcmp(path, ":corral-state") == 0)
+        return req->corral_state ? sb_strdup(req->corral_state) : NULL;
+    if (strcmp(path, ":corral-config") == 0)
+        return req->corral_config ? sb_strdup(req->corral_config) : NULL;
+    if (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
+        return sb_printf("%s%s", req->home, path + 1);
+    return sb_strdup(path);
+}
+
+/* Is the logical path p running through a symlink inside a writable root?
+ * Returns the symlink's path (caller frees) or NULL. */
+static char *writable_symlink_on(const compile_state *cs, const char *p)
+{
+    char *copy = sb_strdup(p);
+    char *found = NULL;
+    for (char *s = copy + 1; !found; s++) {
+        char saved = *s;
+        if (saved != '/' && saved != '\0')
+            continue;
+        *s = '\0';
+        struct stat st;
+        if (lstat(copy, &st) == 0 && S_ISLNK(st.st_mode)) {
+            char *parent = sb_strdup(copy);
+            char *slash = strrchr(parent, '/');
+            if (slash == parent)
+                slash[1] = '\0';
+            else
+                *slash = '\0';
+            char canon[PATH_MAX];
+            if (realpath(parent, canon)) {
+                for (size_t i = 0; i < cs->n; i++)
+                    if (cs->r[i].access == SB_WRITE && sb_path_under(canon, cs->r[i].path))
+                        found = sb_strdup(copy);
+            }
+            free(parent);
+        }
+        *s = saved;
+        if (saved == '\0')
+            break;
+    }
+    free(copy);
+    return found;
+}
+
+/* Resolve one profile entry; 0, or -1 with cs->err set. */
+static int resolve_entry(compile_state *cs, const sb_entry *e)
+{
+    if (strcmp(e->path, ":tmp") == 0) {
+        add_resolved(cs, "/tmp", e->access, e->builtin, false, true, ":tmp");
+        cs->r[cs->n - 1].special_tmp = e->access != SB_DENY;
+        return 0;
+    }
+    if (strcmp(e->path, ":minimal") == 0) {
+        for (const char *const *m = minimal_roots; *m; m++) {
+            char canon[PATH_MAX];
+            struct stat st;
+            if (realpath(*m, canon) && stat(canon, &st) == 0)
+                add_resolved(cs, canon, e->access, e->builtin, false, S_ISDIR(st.st_mode), ":minimal");
+        }
+        return 0;
+    }
+    char *path = expand(e->path, cs->req);
+    if (!path)
+        return 0;
+    if (path[0] != '/') {
+        snprintf(cs->err, cs->errlen, "sandbox path '%s' is not absolute (use an absolute path, ~/..., or "
+                 ":workspace)", e->path);
+        free(path);
+        return -1;
+    }
+    char canon[PATH_MAX];
+    struct stat st;
+    if (!realpath(path, canon) || stat(canon, &st) < 0) {
+        int er = errno;
+        /* A missing deny path has nothing to hide; a missing built-in path
+         * does not apply on this machine. */
+        if (e->access == SB_DENY || e->builtin) {
+            free(path);
+            return 0;
+        }
+        snprintf(cs->err, cs->errlen, "%s path '%s' cannot be used: %s%s", sb_access_name(e->access), path,
+                 strerror(er), er == ENOENT ? " (create it first, or drop the option)" : "");
+        free(path);
+        return -1;
+    }
+    add_resolved(cs, canon, e->access, e->builtin, false, S_ISDIR(st.st_mode), path);
+    free(path);
+    return 0;
+}
+
+/* Read "gitdir: X" from a .git file; the resolved directory or NULL. */
+static char *gitdir_of_file(const char *gitfile)
+{
+    FILE *f = fopen(gitfile, "re");
+    if (!f)
+        return NULL;
+    char line[PATH_MAX + 16];
+    char *res = NULL;
+    if (fgets(line, sizeof line, f) && strncmp(line, "gitdir:", 7) == 0) {
+        char *p = line + 7;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        p[strcspn(p, "\r\n")] = '\0';
+        char *dir = sb_strdup(gitfile);
+        *strrchr(dir, '/') = '\0';
+        char *joined = sb_path_join(dir, p);
+        char canon[PATH_MAX];
+        if (realpath(joined, canon))
+            res = sb_strdup(canon);
+        free(joined);
+        free(dir);
+    }
+    fclose(f);
+    return res;
+}
+
+/* The common dir of a linked worktree's gitdir (X/commondir), or NULL. */
+static char *commondir_of(const char *gitdir)
+{
+    char *path = sb_printf("%s/commondir", gitdir);
+    FILE *f = fopen(path, "re");
+    free(path);
+    if (!f)
+        return NULL;
+    char line[PATH_MAX];
+    char *res = NULL;
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *joined = sb_path_join(gitdir, line);
+        char canon[PATH_MAX];
+        if (realpath(joined, canon))
+            res = sb_strdup(canon);
+        free(joined);
+    }
+    fclose(f);
+    return res;
+}
+
+static void protect_if_exists(compile_state *cs, const char *path, const char *why)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
+        add_resolved(cs, path, SB_READ, true, true, S_ISDIR(st.st_mode), why);
+}
+
+/* The code-running parts of a git directory. */
+static void protect_gitdir(compile_state *cs, const char *gitdir)
+{
+    char *hooks = sb_printf("%s/hooks", gitdir), *config = sb_printf("%s/config", gitdir);
+    protect_if_exists(cs, hooks, "protected: git hooks run code");
+    protect_if_exists(cs, config, "protected: git config can run code");
+    free(hooks);
+    free(config);
+}
+
+/* Carve-outs inside the writable root w. */
+static void protect_writable_root(compile_state *cs, const char *w, sb_plan *plan)
+{
+    char *dotgit = sb_printf("%s/.git", strcmp(w, "/") == 0 ? "" : w);
+    struct stat st;
+    if (lstat(dotgit, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            protect_gitdir(cs, dotgit);
+        } else if (S_ISREG(st.st_mode)) {
+            add_resolved(cs, dotgit, SB_READ, true, true, false, "protected: .git file points to the gitdir");
+            char *gd = gitdir_of_file(dotgit);
+            if (gd) {
+                protect_gitdir(cs, gd);
+                char *common = commondir_of(gd);
+                if (common) {
+                    protect_gitdir(cs, common);
+                    free(common);
+                }
+                free(gd);
+            }
+        }
+    }
+    free(dotgit);
+    for (const char *const *name = protected_top; *name; name++) {
+        char *p = sb_printf("%s/%s", strcmp(w, "/") == 0 ? "" : w, *name);
+        if (lstat(p, &st) < 0 && errno == ENOENT) {
+            /* A read-only mount needs a mount point: an empty directory
+             * made now and removed when the last sandbox using it ends. */
+            sb_list_push(&plan->placeholders, &plan->n_placeholders, p);
+            add_resolved(cs, p, SB_READ, true, true, true, "protected (empty; created for the mount)");
+        } else if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
+            add_resolved(cs, p, SB_READ, true, true, S_ISDIR(st.st_mode), "protected: agents read it");
+        } else if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+            /* A symlink there could be re-pointed: treat it as crossing. */
+            add_resolved(cs, p, SB_READ, true, true, false, "protected");
+        }
+        free(p);
+    }
+}
+
+static int access_rank(sb_access a)
+{
+    return a == SB_DENY ? 3 : a == SB_WRITE ? 2 : 1;
+}
+
+static int cmp_depth(const void *a, const void *b)
+{
+    const resolved *x = a, *y = b;
+    int dx = sb_path_depth(x->path), dy = sb_path_depth(y->path);
+    if (dx != dy)
+        return dx - dy;
+    return strcmp(x->path, y->path);
+}
+
+static void add_mount(sb_plan *plan, sb_mount_kind kind, const char *src, const char *dst, bool rdonly,
+                      uint64_t size, unsigned mode, const char *why)
+{
+    if (plan->n_mounts == plan->cap_mounts) {
+        plan->cap_mounts = plan->cap_mounts ? plan->cap_mounts * 2 : 32;
+        plan->mounts = sb_realloc(plan->mounts, plan->cap_mounts * sizeof *plan->mounts);
+    }
+    sb_mount *m = &plan->mounts[plan->n_mounts++];
+    m->kind = kind;
+    m->src = src ? sb_strdup(src) : NULL;
+    m->dst = sb_strdup(dst);
+    m->rdonly = rdonly;
+    m->size = size;
+    m->mode = mode;
+    m->why = sb_strdup(why);
+}
+
+static bool env_matches(const char *name, size_t namelen, const char *pattern)
+{
+    char buf[256];
+    if (namelen >= sizeof buf)
+        return false;
+    memcpy(buf, name, namelen);
+    buf[namelen] = '\0';
+    return fnmatch(pattern, buf, 0) == 0;
+}
+
+/* Names that carry credentials: never passed unless listed by exact name. */
+static bool env_secret(const char *name, size_t namelen)
+{
+    static const char *const secret[] = {"SSH_AUTH_SOCK", "*_TOKEN", "*_KEY", "*SECRET*", "AWS_*",
+                                         "*PASSWORD*", "*_CREDENTIALS", NULL};
+    char buf[256];
+    if (namelen >= sizeof buf)
+        return true;
+    for (size_t i = 0; i < namelen; i++)
+        buf[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+    buf[namelen] = '\0';
+    for (const char *const *s = secret; *s; s++)
+        if (fnmatch(*s, buf, 0) == 0)
+            return true;
+    return false;
+}
+
+static void env_put(char ***env, size_t *n, const char *kv)
+{
+    size_t klen = strcspn(kv, "=");
+    for (size_t i = 0; i < *n; i++) {
+        if (strncmp((*env)[i], kv, klen) == 0 && (*env)[i][klen] == '=') {
+            free((*env)[i]);
+            (*env)[i] = sb_strdup(kv);
+            return;
+        }
+    }
+    sb_list_push(env, n, kv);
+}
+
+static void build_env(const sb_profile *p, const sb_request *req, sb_plan *plan)
+{
+    char **env = NULL;
+    size_t n = 0;
+    for (char *const *e = req->environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq)
+            continue;
+        size_t klen = (size_t)(eq - *e);
+        bool keep = false;
+        for (const char *const *a = env_allow; *a && !keep; a++)
+            keep = env_matches(*e, klen, *a);
+        bool secret = env_secret(*e, klen);
+        if (keep && secret)
+            keep = false;
+        for (size_t i = 0; i < p->n_keep && !keep; i++) {
+            const char *k = p->env_keep[i];
+            bool exact = strlen(k) == klen && strncmp(k, *e, klen) == 0;
+            keep = exact || (!secret && env_matches(*e, klen, k));
+        }
+        if (keep)
+            env_put(&env, &n, *e);
+    }
+    for (size_t i = 0; i < p->n_set; i++)
+        env_put(&env, &n, p->env_set[i]);
+    for (char *const *e = req->set_env; e && *e; e++)
+        env_put(&env, &n, *e);
+    if (req->session_id > 0) {
+        char *kv = sb_printf("CORRAL_SESSION=%d", req->session_id);
+        env_put(&env, &n, kv);
+        free(kv);
+    }
+    char *kv = sb_printf("CORRAL_SANDBOX=%s", p->name);
+    env_put(&env, &n, kv);
+    free(kv);
+    plan->envp = env ? env : sb_alloc(sizeof(char *));
+}
+
+static void copy_argv(sb_plan *plan, char *const *argv)
+{
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    plan->argv = sb_alloc((n + 1) * sizeof *plan->argv);
+    for (size_t i = 0; i < n; i++)
+        plan->argv[i] = sb_strdup(argv[i]);
+}
+
+int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->profile = sb_strdup(p->name);
+    out->unconfined = p->unconfined;
+    out->net = p->net;
+    out->limits = p->limits;
+    out->uid = getuid();
+    out->gid = getgid();
+    copy_argv(out, req->argv);
+    out->cwd = sb_strdup(req->cwd);
+    if (!req->argv[0]) {
+        snprintf(err, errlen, "no command to run");
+        return -1;
+    }
+    char canon[PATH_MAX];
+    const char *ws = req->workspace ? req->workspace : req->cwd;
+    if (!realpath(ws, canon)) {
+        snprintf(err, errlen, "workspace '%s' cannot be used: %s", ws, strerror(errno));
+        return -1;
+    }
+    out->workspace = sb_strdup(canon);
+    build_env(p, req, out);
+    if (p->unconfined)
+        return 0;
+
+    out->ns_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+    if (p->net != SB_NET_FULL)
+        out->ns_flags |= CLONE_NEWNET;
+
+    compile_state cs = {.req = req, .err = err, .errlen = errlen};
+    sb_request wsreq = *req;
+    wsreq.workspace = out->workspace;
+    cs.req = &wsreq;
+    int rc = -1;
+    for (size_t i = 0; i < p->n_entries; i++)
+        if (resolve_entry(&cs, &p->entries[i]) < 0)
+            goto done;
+
+    /* Carve-outs inside every writable root, then the symlink check of
+     * everything that must hold (deny and protected). */
+    size_t n_user = cs.n;
+    for (size_t i = 0; i < n_user; i++)
+        if (cs.r[i].access == SB_WRITE && !cs.r[i].special_tmp)
+            protect_writable_root(&cs, cs.r[i].path, out);
+    for (size_t i = 0; i < p->n_entries; i++) {
+        const sb_entry *e = &p->entries[i];
+        if (e->access != SB_DENY || e->path[0] == ':')
+            continue;
+        char *logical = expand(e->path, &wsreq);
+        char *link = logical ? writable_symlink_on(&cs, logical) : NULL;
+        if (link) {
+            snprintf(err, errlen, "cannot enforce deny path %s because it crosses writable symlink %s "
+                     "(the sandbox could re-point it); remove the symlink or the deny entry", logical, link);
+            free(link);
+            free(logical);
+            goto done;
+        }
+        free(logical);
+    }
+    for (size_t i = n_user; i < cs.n; i++) {
+        char *link = writable_symlink_on(&cs, cs.r[i].path);
+        struct stat st;
+        if (!link && lstat(cs.r[i].path, &st) == 0 && S_ISLNK(st.st_mode))
+            link = sb_strdup(cs.r[i].path);
+        if (link) {
+            snprintf(err, errlen, "cannot enforce sandbox read-only path %s because it crosses writable "
+                     "symlink %s; replace the symlink with the real directory or run with another profile",
+                     cs.r[i].path, link);
+            free(link);
+            goto done;
+        }
+    }
+
+    /* Merge entries on the same path: the strongest access wins. */
+    qsort(cs.r, cs.n, sizeof *cs.r, cmp_depth);
+    size_t w = 0;
+    for (size_t i = 0; i < cs.n; i++) {
+        if (w > 0 && strcmp(cs.r[w - 1].path, cs.r[i].path) == 0) {
+            resolved *keep = &cs.r[w - 1], *drop = &cs.r[i];
+            bool user_over_protected = keep->protected && !drop->builtin && drop->access == SB_WRITE;
+            if (access_rank(drop->access) > access_rank(keep->access) || user_over_protected) {
+                resolved t = *keep;
+                *keep = *drop;
+                *drop = t;
+            }
+            keep->special_tmp = keep->special_tmp || drop->special_tmp;
+            free(drop->path);
+            free(drop->label);
+            continue;
+        }
+        cs.r[w++] = cs.r[i];
+    }
+    cs.n = w;
+
+    /* The root: the host's / (read-only unless written), else an empty
+     * tmpfs that only the listed paths appear in. */
+    bool root_bound = false;
+    for (size_t i = 0; i < cs.n; i++) {
+        if (strcmp(cs.r[i].path, "/") == 0 && cs.r[i].access != SB_DENY) {
+            add_mount(out, SB_M_BIND, "/", "/", cs.r[i].access != SB_WRITE, 0, 0,
+                      cs.r[i].access == SB_WRITE ? "root, writable" : "read root");
+            if (cs.r[i].access == SB_WRITE)
+                sb_list_push(&out->write_roots, &out->n_write_roots, "/");
+            root_bound = true;
+        }
+    }
+    if (!root_bound)
+        add_mount(out, SB_M_TMPFS, NULL, "/", true, 1 << 20, 0755, "empty root (only listed paths)");
+    add_mount(out, SB_M_DEV, NULL, "/dev", false, 0, 0755,
+              "minimal: null zero full random urandom tty, new devpts, shm");
+    add_mount(out, SB_M_PROC, NULL, "/proc", false, 0, 0, "fresh, for the new pid namespace");
+    for (size_t i = 0; i < cs.n; i++) {
+        resolved *x = &cs.r[i];
+        if (strcmp(x->path, "/") == 0)
+            continue;
+        if (x->special_tmp && x->access == SB_WRITE) {
+            char size[32];
+            sb_format_size(p->limits.tmp_size, size, sizeof size);
+            char *why = sb_printf("private tmpfs, %s", size);
+            add_mount(out, SB_M_TMPFS, NULL, "/tmp", false, p->limits.tmp_size, 01777, why);
+            free(why);
+            sb_list_push(&out->write_roots, &out->n_write_roots, "/tmp");
+            continue;
+        }
+        if (x->access == SB_DENY) {
+            char *why = sb_printf("deny%s", x->builtin ? " (default)" : "");
+            if (x->is_dir)
+                add_mount(out, SB_M_TMPFS, NULL, x->path, true, 4096, 0, why);
+            else
+                add_mount(out, SB_M_MASK_FILE, NULL, x->path, true, 0, 0, why);
+            free(why);
+            continue;
+        }
+        const char *why = x->protected ? x->label
+                          : x->access == SB_WRITE
+                              ? (strcmp(x->path, out->workspace) == 0 ? "workspace" : "writable root")
+                              : "read root";
+        add_mount(out, SB_M_BIND, x->path, x->path, x->access != SB_WRITE, 0, 0, why);
+        if (x->access == SB_WRITE)
+            sb_list_push(&out->write_roots, &out->n_write_roots, x->path);
+    }
+
+    /* Build tools' caches: corral's cache, bound over the homes that exist,
+     * when the workspace is writable at all. */
+    bool ws_writable = false;
+    for (size_t i = 0; i < out->n_write_roots; i++)
+        ws_writable |= sb_path_under(out->workspace, out->write_roots[i]);
+    if (req->cache_dir && ws_writable) {
+        for (const char *const *c = cache_homes; *c; c++) {
+            char *home_path = sb_printf("%s/%s", req->home, *c);
+            struct stat st;
+            bool denied = false;
+            for (size_t i = 0; i < cs.n; i++)
+                if (cs.r[i].access == SB_DENY && sb_path_under(home_path, cs.r[i].path))
+                    denied = true;
+            if (!denied && lstat(home_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+                char *src = sb_printf("%s/%s", req->cache_dir, *c);
+                add_mount(out, SB_M_BIND, src, home_path, false, 0, 0, "build-tool cache (corral's copy)");
+                sb_list_push(&out->write_roots, &out->n_write_roots, home_path);
+                free(src);
+            }
+            free(home_path);
+        }
+    }
+    sb_list_push(&out->write_roots, &out->n_write_roots, "/dev");
+    rc = 0;
+done:
+    for (size_t i = 0; i < cs.n; i++) {
+        free(cs.r[i].path);
+        free(cs.r[i].label);
+    }
+    free(cs.r);
+    return rc;
+}
+
+void sb_plan_free(sb_plan *plan)
+{
+    free(plan->profile);
+    for (char **a = plan->argv; a && *a; a++)
+        free(*a);
+    free(plan->argv);
+    for (char **e = plan->envp; e && *e; e++)
+        free(*e);
+    free(plan->envp);
+    free(plan->cwd);
+    free(plan->workspace);
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        free(plan->mounts[i].src);
+        free(plan->mounts[i].dst);
+        free(plan->mounts[i].why);
+    }
+    free(plan->mounts);
+    sb_list_free(plan->write_roots, plan->n_write_roots);
+    sb_list_free(plan->placeholders, plan->n_placeholders);
+    memset(plan, 0, sizeof *plan);
+}

@@ -1,0 +1,94 @@
+/*
+ * plan.h - a profile compiled into a launch plan: every path resolved, the
+ * mounts in the order they will be made, the namespaces, the environment,
+ * the limits.  A plan can be printed (corral sandbox --print-plan), passed
+ * to the session's init as text (it carries it out), and compared in tests.
+ *
+ * Compilation is where the policy is decided: deny beats write beats read,
+ * the more specific path wins, symlinked roots are resolved, and a
+ * protected or denied path that crosses a writable symlink fails closed.
+ */
+#ifndef CORRAL_SB_PLAN_H
+#define CORRAL_SB_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "profile.h"
+
+/* What the caller knows about the command and the user. */
+typedef struct sb_request {
+    char *const *argv;
+    const char *cwd;          /* absolute; where the command starts */
+    const char *workspace;    /* :workspace; NULL = cwd */
+    char *const *environ;     /* the caller's environment (filtered here) */
+    char *const *set_env;     /* NAME=VALUE always set (the caller's own, e.g. TERM) */
+    const char *home;
+    const char *runtime_dir;  /* $XDG_RUNTIME_DIR or NULL (denied) */
+    const char *corral_state; /* corral's state and config dirs (denied) */
+    const char *corral_config;
+    const char *cache_dir;    /* corral's cache root for build-tool caches, or NULL */
+    int session_id;           /* CORRAL_SESSION; 0 for none */
+} sb_request;
+
+typedef enum sb_mount_kind {
+    SB_M_BIND,      /* src (host) -> dst */
+    SB_M_TMPFS,     /* a tmpfs at dst */
+    SB_M_DEV,       /* minimal /dev at dst */
+    SB_M_PROC,      /* a fresh proc at dst */
+    SB_M_MASK_FILE, /* an empty read-only file over dst */
+} sb_mount_kind;
+
+typedef struct sb_mount {
+    sb_mount_kind kind;
+    char *src;
+    char *dst;
+    bool rdonly;
+    uint64_t size;  /* tmpfs */
+    unsigned mode;  /* tmpfs root mode */
+    char *why;
+} sb_mount;
+
+typedef struct sb_plan {
+    char *profile;
+    bool unconfined;
+    sb_net net;
+    char **argv;
+    char *cwd;
+    char *workspace;
+    char **envp;
+    int ns_flags;   /* CLONE_NEW* */
+    uid_t uid;
+    gid_t gid;
+    sb_mount *mounts;
+    size_t n_mounts, cap_mounts;
+    char **write_roots; /* for Landlock: where writing is allowed */
+    size_t n_write_roots;
+    char **placeholders; /* empty dirs made on the host as RO mount points */
+    size_t n_placeholders;
+    sb_limits limits;
+} sb_plan;
+
+/* Compile.  0, or -1 with a message in err naming the path and the fix. */
+int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen);
+void sb_plan_free(sb_plan *plan);
+
+/* Human-readable plan, as corral sandbox --print-plan shows it. */
+void sb_plan_print(const sb_plan *plan, FILE *f);
+
+/* The plan as text for the init, and back.  Parsing returns -1 with err on
+ * anything malformed. */
+char *sb_plan_serialize(const sb_plan *plan, size_t *len);
+int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t errlen);
+
+/* Create the plan's placeholder mount points on the host; each is held with
+ * a shared lock (fd returned in fds, n_placeholders of them) so that only
+ * the last sandbox using one removes it.  0 or -1 with err. */
+int sb_placeholders_create(const sb_plan *plan, int *fds, char *err, size_t errlen);
+/* Remove those no other sandbox holds, then close the fds. */
+void sb_placeholders_release(const sb_plan *plan, int *fds);
+
+#endif

@@ -1,0 +1,285 @@
+/*
+ * rlimits.c - rlimits and per-sandbox cgroups.
+ *
+ * cgroup v2: a child of the caller's own cgroup, when the pids (and memory)
+ * controllers are enabled for its children or can be.  cgroup v1: a child
+ * in the pids and memory hierarchies when they are writable (as root, or
+ * delegated).  Anything that cannot be made is recorded, not fatal: the
+ * rlimits (RLIMIT_NPROC per user namespace) remain the floor.
+ */
+#include "config.h"
+
+#include "rlimits.h"
+#include "sbutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Our cgroup path in hierarchy "controller" (v1) or the unified one
+ * (controller NULL), from /proc/self/cgroup. */
+static char *own_cgroup(const char *controller)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f)
+        return NULL;
+    char line[1024];
+    char *res = NULL;
+    while (!res && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *c1 = strchr(line, ':');
+        char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c1 = *c2 = '\0';
+        const char *ctrls = c1 + 1, *path = c2 + 1;
+        if (!controller) {
+            if (strcmp(line, "0") == 0 && *ctrls == '\0')
+                res = sb_strdup(path);
+            continue;
+        }
+        char *list = sb_strdup(ctrls);
+        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
+            if (strcmp(tok, controller) == 0)
+                res = sb_strdup(path);
+        free(list);
+    }
+    fclose(f);
+    return res;
+}
+
+static int write_file(const char *dir, const char *name, const char *value)
+{
+    char *path = sb_printf("%s/%s", dir, name);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    free(path);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, value, strlen(value));
+    int e = errno;
+    close(fd);
+    errno = e;
+    return n == (ssize_t)strlen(value) ? 0 : -1;
+}
+
+static bool file_has_word(const char *path, const char *word)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    char buf[1024];
+    bool found = false;
+    while (!found && fscanf(f, "%1023s", buf) == 1)
+        found = strcmp(buf, word) == 0;
+    fclose(f);
+    return found;
+}
+
+/* The unified hierarchy's mount point, or NULL. */
+static const char *unified_root(void)
+{
+    struct stat st;
+    if (stat("/sys/fs/cgroup/cgroup.controllers", &st) == 0)
+        return "/sys/fs/cgroup";
+    if (stat("/sys/fs/cgroup/unified/cgroup.controllers", &st) == 0)
+        return "/sys/fs/cgroup/unified";
+    return NULL;
+}
+
+/* Where a v2 child with the needed controllers could go; NULL and why. */
+static char *v2_parent(const sb_limits *l, bool try_enable, char *why, size_t whylen)
+{
+    const char *root = unified_root();
+    char *own = own_cgroup(NULL);
+    char *dir = NULL;
+    if (!root || !own) {
+        snprintf(why, whylen, "no cgroup v2 hierarchy");
+        goto out;
+    }
+    dir = sb_printf("%s%s", root, strcmp(own, "/") == 0 ? "" : own);
+    char *ctl = sb_printf("%s/cgroup.subtree_control", dir);
+    char *avail = sb_printf("%s/cgroup.controllers", dir);
+    bool ok = access(dir, W_OK) == 0;
+    const char *need[] = {"pids", l->memory_max ? "memory" : NULL};
+    for (int i = 0; i < 2 && ok; i++) {
+        if (!need[i] || file_has_word(ctl, need[i]))
+            continue;
+        if (!file_has_word(avail, need[i])) {
+            ok = false;
+            continue;
+        }
+        char *plus = sb_printf("+%s", need[i]);
+        ok = try_enable && write_file(dir, "cgroup.subtree_control", plus) == 0;
+        free(plus);
+    }
+    if (!ok)
+        snprintf(why, whylen, "cgroup v2 at %s does not delegate the pids%s controller to us", dir,
+                 l->memory_max ? " and memory" : "");
+    free(ctl);
+    free(avail);
+    if (!ok) {
+        free(dir);
+        dir = NULL;
+    }
+out:
+    free(own);
+    return dir;
+}
+
+/* The v1 directory for controller where a child could be made, or NULL. */
+static char *v1_parent(const char *controller)
+{
+    char *own = own_cgroup(controller);
+    if (!own)
+        return NULL;
+    char *dir = sb_printf("/sys/fs/cgroup/%s%s", controller, strcmp(own, "/") == 0 ? "" : own);
+    free(own);
+    if (access(dir, W_OK) != 0) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+void sb_cgroup_probe(const sb_limits *l, sb_cgroup *out, char *where, size_t wherelen)
+{
+    memset(out, 0, sizeof *out);
+    char why[200];
+    char *v2 = v2_parent(l, false, why, sizeof why);
+    if (v2) {
+        out->pids_applied = true;
+        out->memory_applied = l->memory_max != 0;
+        snprintf(where, wherelen, "cgroup v2 under %s", v2);
+        free(v2);
+        return;
+    }
+    char *pids = v1_parent("pids"), *mem = l->memory_max ? v1_parent("memory") : NULL;
+    out->pids_applied = pids != NULL;
+    out->memory_applied = mem != NULL;
+    if (pids)
+        snprintf(where, wherelen, "cgroup v1 under %s%s%s", pids, mem ? " and " : "", mem ? mem : "");
+    else
+        snprintf(where, wherelen, "none");
+    if (!pids)
+        snprintf(out->why_not, sizeof out->why_not,
+                 "%s, and no writable cgroup v1 pids hierarchy (run as root, or start corral in a delegated "
+                 "cgroup: systemd-run --user --scope -p Delegate=yes corral server)",
+                 why);
+    free(pids);
+    free(mem);
+}
+
+static char *make_child(const char *parent, pid_t pid)
+{
+    char *dir = sb_printf("%s/corral-%d", parent, (int)pid);
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+static void add_dir(sb_cgroup *out, char *dir)
+{
+    for (int i = 0; i < SB_CGROUP_MAX_DIRS; i++) {
+        if (!out->dirs[i]) {
+            out->dirs[i] = dir;
+            return;
+        }
+    }
+    free(dir);
+}
+
+void sb_cgroup_create(pid_t pid, const sb_limits *l, sb_cgroup *out)
+{
+    memset(out, 0, sizeof *out);
+    char num[32], pidstr[32];
+    snprintf(pidstr, sizeof pidstr, "%d", (int)pid);
+    char why[200];
+    char *v2 = v2_parent(l, true, why, sizeof why);
+    if (v2) {
+        char *dir = make_child(v2, pid);
+        free(v2);
+        if (dir) {
+            snprintf(num, sizeof num, "%llu", (unsigned long long)l->pids_max);
+            out->pids_applied = write_file(dir, "pids.max", num) == 0;
+            if (l->memory_max) {
+                snprintf(num, sizeof num, "%llu", (unsigned long long)l->memory_max);
+                out->memory_applied = write_file(dir, "memory.max", num) == 0;
+            }
+            if (write_file(dir, "cgroup.procs", pidstr) < 0)
+                out->pids_applied = out->memory_applied = false;
+            add_dir(out, dir);
+            if (out->pids_applied)
+                return;
+        }
+    }
+    char *pids = v1_parent("pids");
+    if (pids) {
+        char *dir = make_child(pids, pid);
+        free(pids);
+        if (dir) {
+            snprintf(num, sizeof num, "%llu", (unsigned long long)l->pids_max);
+            out->pids_applied = write_file(dir, "pids.max", num) == 0 && write_file(dir, "cgroup.procs", pidstr) == 0;
+            add_dir(out, dir);
+        }
+    }
+    char *mem = l->memory_max ? v1_parent("memory") : NULL;
+    if (mem) {
+        char *dir = make_child(mem, pid);
+        free(mem);
+        if (dir) {
+            snprintf(num, sizeof num, "%llu", (unsigned long long)l->memory_max);
+            out->memory_applied = write_file(dir, "memory.limit_in_bytes", num) == 0 &&
+                                  write_file(dir, "cgroup.procs", pidstr) == 0;
+            add_dir(out, dir);
+        }
+    }
+    if (!out->pids_applied)
+        snprintf(out->why_not, sizeof out->why_not, "%s; no writable cgroup v1 pids hierarchy", why);
+}
+
+void sb_cgroup_remove(sb_cgroup *cg)
+{
+    for (int i = 0; i < SB_CGROUP_MAX_DIRS; i++) {
+        if (cg->dirs[i]) {
+            rmdir(cg->dirs[i]);
+            free(cg->dirs[i]);
+            cg->dirs[i] = NULL;
+        }
+    }
+}
+
+static int set_limit(int resource, const char *name, uint64_t value, char *err, size_t errlen)
+{
+    struct rlimit cur;
+    if (getrlimit(resource, &cur) < 0)
+        cur.rlim_max = RLIM_INFINITY;
+    rlim_t v = (rlim_t)value;
+    if (cur.rlim_max != RLIM_INFINITY && v > cur.rlim_max)
+        v = cur.rlim_max; /* cannot raise a hard limit: keep the tighter one */
+    struct rlimit r = {v, v};
+    if (setrlimit(resource, &r) < 0) {
+        snprintf(err, errlen, "cannot set %s to %llu: %s", name, (unsigned long long)v, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int sb_rlimits_apply(const sb_limits *l, bool cgroup_pids, char *err, size_t errlen)
+{
+    if (set_limit(RLIMIT_CORE, "RLIMIT_CORE", l->core, err, errlen) < 0)
+        return -1;
+    if (l->nofile && set_limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", l->nofile, err, errlen) < 0)
+        return -1;
+    if (l->fsize && set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", l->fsize, err, errlen) < 0)
+        return -1;
+    if (!cgroup_pids && l->nproc && set_limit(RLIMIT_NPROC, "RLIMIT_NPROC", l->nproc, err, errlen) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,104 @@
+/*
+ * sbutil.c - helpers for the sandbox modules.
+ */
+#include "config.h"
+
+#include "sbutil.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void oom(void)
+{
+    fputs("corral: out of memory\n", stderr);
+    abort();
+}
+
+void *sb_alloc(size_t n)
+{
+    void *p = calloc(1, n ? n : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *sb_realloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom();
+    return q;
+}
+
+char *sb_strdup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d)
+        oom();
+    return d;
+}
+
+char *sb_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        oom();
+    return s;
+}
+
+void sb_list_push(char ***list, size_t *n, const char *s)
+{
+    *list = sb_realloc(*list, (*n + 2) * sizeof **list);
+    (*list)[(*n)++] = sb_strdup(s);
+    (*list)[*n] = NULL;
+}
+
+void sb_list_free(char **list, size_t n)
+{
+    for (size_t i = 0; list && i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+bool sb_path_under(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    if (strcmp(root, "/") == 0)
+        return path[0] == '/';
+    return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+int sb_path_depth(const char *path)
+{
+    int d = 0;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' && p[1] != '\0')
+            d++;
+    return d;
+}
+
+char *sb_path_join(const char *dir, const char *rel)
+{
+    if (rel[0] == '/')
+        return sb_strdup(rel);
+    size_t n = strlen(dir);
+    return sb_printf("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", rel);
+}
+
+void sb_format_size(unsigned long long bytes, char *out, size_t outlen)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    unsigned long long v = bytes;
+    while (u < 4 && v >= 1024 && v % 1024 == 0) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(out, outlen, "%llu %s", v, units[u]);
+}

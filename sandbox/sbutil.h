@@ -1,0 +1,30 @@
+/*
+ * sbutil.h - small helpers of the sandbox modules (which may not use src/):
+ * allocation that aborts on failure, path strings, growable string lists.
+ */
+#ifndef CORRAL_SBUTIL_H
+#define CORRAL_SBUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+void *sb_alloc(size_t n);
+void *sb_realloc(void *p, size_t n);
+char *sb_strdup(const char *s);
+char *sb_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Append s to a NULL-terminated list of n strings (takes a copy). */
+void sb_list_push(char ***list, size_t *n, const char *s);
+void sb_list_free(char **list, size_t n);
+
+/* Is path equal to root or below it?  Both absolute and canonical. */
+bool sb_path_under(const char *path, const char *root);
+/* Number of components ("/" is 0, "/a/b" is 2). */
+int sb_path_depth(const char *path);
+/* "a/b" relative to dir, or an absolute rel as is; no resolution. */
+char *sb_path_join(const char *dir, const char *rel);
+
+/* Human size: 1073741824 -> "1 GiB". */
+void sb_format_size(unsigned long long bytes, char *out, size_t outlen);
+
+#endif

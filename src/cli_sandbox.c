@@ -1,0 +1,171 @@
+/*
+ * cli_sandbox.c - `corral sandbox`: one command in the sandbox, no server.
+ * stdio passes straight through; the exit status is the command's (128+N
+ * for signal N); corral's own failures exit 125, usage errors 2.
+ */
+#include "config.h"
+
+#include "cli.h"
+#include "conf.h"
+#include "launch.h"
+#include "paths.h"
+#include "plan.h"
+#include "sbconf.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define EXIT_SANDBOX_ERR 125
+
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig)
+{
+    if (child_pid > 0)
+        kill(child_pid, sig);
+}
+
+/* The config file, or the defaults; prints the error. */
+int cli_load_conf(conf_t *c)
+{
+    conf_defaults(c);
+    char *dir = paths_config_dir();
+    char *path = xasprintf("%s/config", dir);
+    free(dir);
+    char err[1024];
+    int rc = conf_load(c, path, err, sizeof err);
+    free(path);
+    if (rc < 0)
+        fprintf(stderr, "corral: %s\n", err);
+    return rc;
+}
+
+int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
+{
+    const char *profile_name = NULL, *dir = NULL;
+    int net = -1;
+    bool print_plan = false;
+    char **paths = NULL;
+    sb_access *kinds = NULL;
+    size_t n_paths = 0;
+    static const struct option opts[] = {
+        {"profile", required_argument, NULL, 'p'}, {"write", required_argument, NULL, 'w'},
+        {"read", required_argument, NULL, 'r'},    {"deny", required_argument, NULL, 'd'},
+        {"net", required_argument, NULL, 'n'},     {"print-plan", no_argument, NULL, 'P'},
+        {"directory", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
+        {0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "+p:w:r:d:n:PC:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'p': profile_name = optarg; break;
+        case 'w':
+        case 'r':
+        case 'd':
+            paths = xrealloc(paths, (n_paths + 1) * sizeof *paths);
+            kinds = xrealloc(kinds, (n_paths + 1) * sizeof *kinds);
+            paths[n_paths] = optarg;
+            kinds[n_paths++] = o == 'w' ? SB_WRITE : o == 'r' ? SB_READ : SB_DENY;
+            break;
+        case 'n':
+            net = sb_net_parse(optarg);
+            if (net < 0) {
+                fprintf(stderr, "corral sandbox: --net wants off, proxy or full, not '%s'\nusage: corral %s\n",
+                        optarg, usage);
+                return 2;
+            }
+            break;
+        case 'P': print_plan = true; break;
+        case 'C': dir = optarg; break;
+        case 'h':
+            printf("usage: corral %s\n\n%s", usage, help);
+            return 0;
+        default:
+            fprintf(stderr, "usage: corral %s\nTry 'corral sandbox --help'.\n", usage);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "corral sandbox: no command given (corral sandbox [OPTIONS] -- CMD [ARG...])\n");
+        return 2;
+    }
+    int rc = EXIT_SANDBOX_ERR;
+    conf_t conf;
+    sb_profile prof = {0};
+    sb_plan plan = {0};
+    bool have_plan = false;
+    char err[2048];
+    char *cwd = NULL;
+    if (cli_load_conf(&conf) < 0)
+        goto out;
+    if (sbconf_profile(&conf, profile_name, &prof, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s\n", err);
+        goto out;
+    }
+    for (size_t i = 0; i < n_paths; i++)
+        sb_profile_add(&prof, paths[i], kinds[i]);
+    if (net >= 0)
+        prof.net = (sb_net)net;
+    cwd = dir ? realpath(dir, NULL) : getcwd(NULL, 0);
+    if (!cwd) {
+        fprintf(stderr, "corral: cannot use directory '%s': %s\n", dir ? dir : ".", strerror(errno));
+        goto out;
+    }
+    sb_request req = {.argv = argv + optind, .cwd = cwd, .workspace = cwd, .environ = environ};
+    sbconf_request_dirs(&req, cwd);
+    if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s\n", err);
+        goto out;
+    }
+    have_plan = true;
+    if (print_plan) {
+        sb_plan_print(&plan, stdout);
+        sb_print_enforcement(&plan, stdout);
+        rc = 0;
+        goto out;
+    }
+    sb_stdio io = {.in = 0, .out = 1, .err = 2, .tty = false};
+    sb_child child;
+    /* Until the child is reaped, a signal to us goes to its init (which
+     * forwards it, or ends the tree for SIGTERM). */
+    struct sigaction sa = {.sa_handler = forward};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    if (sb_launch(&plan, &io, true, &child, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s\n", err);
+        goto out;
+    }
+    child_pid = child.pid;
+    int status;
+    while (waitpid(child.pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "corral: waiting for the sandbox: %s\n", strerror(errno));
+            status = W_EXITCODE(EXIT_SANDBOX_ERR, 0);
+            break;
+        }
+    }
+    child_pid = 0;
+    status = sb_child_status(&child, status);
+    sb_child_release(&child);
+    rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_SANDBOX_ERR;
+out:
+    if (have_plan)
+        sb_plan_free(&plan);
+    sb_profile_free(&prof);
+    conf_free(&conf);
+    free(cwd);
+    free(paths);
+    free(kinds);
+    return rc;
+}

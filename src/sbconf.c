@@ -1,0 +1,130 @@
+/*
+ * sbconf.c - from configuration to a sandbox profile and request.
+ */
+#include "config.h"
+
+#include "sbconf.h"
+#include "paths.h"
+#include "util.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void apply_extras(sb_profile *p, const conf_sandbox *sb)
+{
+    for (size_t i = 0; i < sb->n_read; i++)
+        sb_profile_add(p, sb->read[i], SB_READ);
+    for (size_t i = 0; i < sb->n_write; i++)
+        sb_profile_add(p, sb->write[i], SB_WRITE);
+    for (size_t i = 0; i < sb->n_deny; i++)
+        sb_profile_add(p, sb->deny[i], SB_DENY);
+    if (sb->net >= 0)
+        p->net = (sb_net)sb->net;
+    if (sb->nofile)
+        p->limits.nofile = sb->nofile;
+    if (sb->fsize)
+        p->limits.fsize = sb->fsize;
+    if (sb->core != UINT64_MAX)
+        p->limits.core = sb->core;
+    if (sb->nproc)
+        p->limits.nproc = sb->nproc;
+    if (sb->tmp_size)
+        p->limits.tmp_size = sb->tmp_size;
+    if (sb->pids_max)
+        p->limits.pids_max = sb->pids_max;
+    if (sb->memory_max)
+        p->limits.memory_max = sb->memory_max;
+}
+
+static const conf_sandbox *find(const conf_t *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_profiles; i++)
+        if (strcmp(c->profiles[i].name, name) == 0)
+            return &c->profiles[i];
+    return NULL;
+}
+
+int sbconf_profile(const conf_t *c, const char *name, sb_profile *out, char *err, size_t errlen)
+{
+    if (!name)
+        name = c->sandbox_profile ? c->sandbox_profile : SB_PROFILE_DEFAULT;
+    /* Follow the base chain down to a built-in profile. */
+    const conf_sandbox *chain[8];
+    int depth = 0;
+    const char *cur = name;
+    const conf_sandbox *sb;
+    while ((sb = find(c, cur)) != NULL) {
+        if (depth == 8) {
+            snprintf(err, errlen, "profile '%s': its base chain is longer than 8 (or loops)", name);
+            return -1;
+        }
+        chain[depth++] = sb;
+        cur = sb->base ? sb->base : SB_PROFILE_DEFAULT;
+    }
+    if (sb_profile_builtin(out, cur, err, errlen) < 0) {
+        if (depth > 0)
+            snprintf(err, errlen, "profile '%s' is based on '%s', which is neither built in (read-only, "
+                     "workspace-write, full) nor a [profile] section", chain[depth - 1]->name, cur);
+        return -1;
+    }
+    if (depth > 0) {
+        free(out->name);
+        out->name = xstrdup(name);
+    }
+    if (out->unconfined)
+        return 0;
+    apply_extras(out, &c->sandbox);
+    for (int i = depth - 1; i >= 0; i--)
+        apply_extras(out, chain[i]);
+    for (size_t i = 0; i < c->n_env_keep; i++)
+        sb_profile_keep_env(out, c->env_keep[i]);
+    for (size_t i = 0; i < c->n_env_set; i++)
+        sb_profile_set_env(out, c->env_set[i]);
+    return 0;
+}
+
+/* A short stable name for a workspace path, for its cache directory. */
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+void sbconf_request_dirs(sb_request *req, const char *workspace)
+{
+    static char *state, *config, *cache;
+    free(state);
+    free(config);
+    free(cache);
+    state = paths_state_dir();
+    config = paths_config_dir();
+    const char *xc = getenv("XDG_CACHE_HOME");
+    char *base = xc && xc[0] == '/' ? xasprintf("%s/corral", xc) : xasprintf("%s/.cache/corral", paths_home());
+    const char *slash = strrchr(workspace, '/');
+    char *leaf = sanitize_text(slash && slash[1] ? slash + 1 : "root", strlen(slash && slash[1] ? slash + 1 : "root"),
+                               40);
+    for (char *p = leaf; *p; p++)
+        if (*p == '/' || *p == '?' || *p == ' ')
+            *p = '_';
+    cache = xasprintf("%s/%s-%016llx", base, leaf, (unsigned long long)fnv1a(workspace));
+    free(leaf);
+    free(base);
+    /* Each tool's cache directory must exist to be bound. */
+    static const char *const subdirs[] = {".cache", ".npm", ".cargo/registry", ".cargo/git", "go/pkg", ".m2",
+                                          ".gradle", NULL};
+    for (const char *const *d = subdirs; *d; d++) {
+        char *p = xasprintf("%s/%s", cache, *d);
+        mkdir_p(p, 0700);
+        free(p);
+    }
+    const char *rt = getenv("XDG_RUNTIME_DIR");
+    req->home = paths_home();
+    req->runtime_dir = rt && rt[0] == '/' ? rt : NULL;
+    req->corral_state = state;
+    req->corral_config = config;
+    req->cache_dir = cache;
+}
