@@ -249,8 +249,10 @@ static void format_age(double secs, char *out, size_t n)
 
 static void print_table(json_t *r)
 {
+    const char *nc = getenv("NO_COLOR");
+    bool color = isatty(STDOUT_FILENO) && !(nc && *nc);
     json_t *list = json_object_get(r, "sessions");
-    printf("%-6s %-16s %-14s %-8s %-10s %-5s %s\n", "ID", "NAME", "STATE", "PROFILE", "CLIENT", "AGE", "COMMAND");
+    printf("%-6s %-16s %-14s %-15s %-10s %-5s %s\n", "ID", "NAME", "STATE", "PROFILE", "CLIENT", "AGE", "COMMAND");
     size_t i;
     json_t *s;
     json_array_foreach(list, i, s) {
@@ -271,9 +273,15 @@ static void print_table(json_t *r)
                                    strlen(json_string_value(json_object_get(s, "name"))), 16);
         char *client = sanitize_text(json_string_value(json_object_get(s, "client")),
                                      strlen(json_string_value(json_object_get(s, "client"))), 10);
-        printf("%-6lld %-16s %-14s %-8s %-10s %-5s %s%s\n", (long long)json_integer_value(json_object_get(s, "id")),
-               name, json_string_value(json_object_get(s, "status")),
-               json_string_value(json_object_get(s, "profile")), client, age, shown,
+        /* "full" is no sandbox at all: red, so it is never missed. */
+        const char *profile = json_string_value(json_object_get(s, "profile"));
+        char prof[64];
+        if (strcmp(profile, "full") == 0 && color)
+            snprintf(prof, sizeof prof, "\033[1;31m%-15s\033[0m", profile);
+        else
+            snprintf(prof, sizeof prof, "%-15.15s", profile);
+        printf("%-6lld %-16s %-14s %s %-10s %-5s %s%s\n", (long long)json_integer_value(json_object_get(s, "id")),
+               name, json_string_value(json_object_get(s, "status")), prof, client, age, shown,
                json_is_true(json_object_get(s, "pinned")) ? "  [pinned]" : "");
         free(shown);
         free(name);
@@ -320,6 +328,80 @@ static int verb_ls(int argc, char **argv)
     return 0;
 }
 
+/* ---- sandbox options of new and exec ------------------------------------------ */
+
+/* --profile, -w, -r, --deny, --net: collected into the request. */
+typedef struct sandbox_opts {
+    json_t *write, *read, *deny;
+    const char *profile, *net;
+} sandbox_opts;
+
+#define SANDBOX_LONGOPTS                                                                             \
+    {"profile", required_argument, NULL, 'P'}, {"write", required_argument, NULL, 'w'},               \
+        {"read", required_argument, NULL, 'R'}, {"deny", required_argument, NULL, 'D'},               \
+        {"net", required_argument, NULL, 'N'}
+
+/* Take a sandbox option; 1 if o was one, 0 if not, -1 on a bad value. */
+static int sandbox_opt(sandbox_opts *so, int o, const char *arg)
+{
+    json_t **list = o == 'w' ? &so->write : o == 'R' ? &so->read : o == 'D' ? &so->deny : NULL;
+    if (list) {
+        char *abs = arg[0] == '/' || arg[0] == '~' || arg[0] == ':' ? xstrdup(arg) : realpath(arg, NULL);
+        if (!abs) {
+            usage_error("cannot use path '%s': %s", arg, strerror(errno));
+            return -1;
+        }
+        if (!*list)
+            *list = json_array();
+        json_array_append_new(*list, json_string(abs));
+        free(abs);
+        return 1;
+    }
+    if (o == 'P') {
+        so->profile = arg;
+        return 1;
+    }
+    if (o == 'N') {
+        if (strcmp(arg, "off") && strcmp(arg, "proxy") && strcmp(arg, "full")) {
+            usage_error("--net wants off, proxy or full, not '%s'", arg);
+            return -1;
+        }
+        so->net = arg;
+        return 1;
+    }
+    return 0;
+}
+
+static void sandbox_opts_apply(sandbox_opts *so, json_t *req)
+{
+    if (so->profile)
+        json_object_set_new(req, "profile", json_string(so->profile));
+    if (so->net)
+        json_object_set_new(req, "net", json_string(so->net));
+    if (so->write)
+        json_object_set_new(req, "write", so->write);
+    if (so->read)
+        json_object_set_new(req, "read", so->read);
+    if (so->deny)
+        json_object_set_new(req, "deny", so->deny);
+    so->write = so->read = so->deny = NULL;
+}
+
+static void sandbox_opts_free(sandbox_opts *so)
+{
+    json_decref(so->write);
+    json_decref(so->read);
+    json_decref(so->deny);
+}
+
+#define SANDBOX_HELP                                                                                   \
+    "  -P, --profile P       sandbox profile: read-only, workspace-write (default),\n"                   \
+    "                        full (no sandbox), or a [profile \"P\"] of the config\n"                     \
+    "  -w, --write PATH      also writable in the sandbox (repeatable)\n"                                \
+    "  -R, --read PATH       also readable\n"                                                            \
+    "  -D, --deny PATH       hidden in the sandbox\n"                                                    \
+    "      --net MODE        off (default) or full\n"
+
 /* ---- new ------------------------------------------------------------------------ */
 
 static void terminal_size(int *rows, int *cols)
@@ -349,9 +431,17 @@ static int verb_new(int argc, char **argv)
     int rows = 0, cols = 0;
     static const struct option opts[] = {
         {"name", required_argument, NULL, 'n'}, {"directory", required_argument, NULL, 'C'},
-        {"pin", no_argument, NULL, 'p'}, {"size", required_argument, NULL, 's'}, HELP_OPTION, {0}};
+        {"pin", no_argument, NULL, 'p'}, {"size", required_argument, NULL, 's'}, SANDBOX_LONGOPTS, HELP_OPTION, {0}};
+    sandbox_opts so = {0};
     int o;
-    while ((o = getopt_long(argc, argv, "+n:C:ps:h", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "+n:C:ps:P:w:R:D:h", opts, NULL)) != -1) {
+        int sr = sandbox_opt(&so, o, optarg);
+        if (sr < 0) {
+            sandbox_opts_free(&so);
+            return EXIT_USAGE;
+        }
+        if (sr > 0)
+            continue;
         switch (o) {
         case 'n': name = optarg; break;
         case 'C': dir = optarg; break;
@@ -367,6 +457,7 @@ static int verb_new(int argc, char **argv)
     if (!rows)
         terminal_size(&rows, &cols);
     json_t *req = json_pack("{s:s, s:b}", "cmd", "new", "pin", pin);
+    sandbox_opts_apply(&so, req);
     char *cwd = dir ? realpath(dir, NULL) : current_dir();
     if (!cwd) {
         json_decref(req);
@@ -447,9 +538,17 @@ static int verb_exec(int argc, char **argv)
         {"tty", no_argument, NULL, 't'}, {"directory", required_argument, NULL, 'C'},
         {"yield", required_argument, NULL, 'y'}, {"max-tokens", required_argument, NULL, 'm'},
         {"raw", no_argument, NULL, 'r'}, {"command", required_argument, NULL, 'c'},
-        {"name", required_argument, NULL, 'n'}, HELP_OPTION, {0}};
+        {"name", required_argument, NULL, 'n'}, SANDBOX_LONGOPTS, HELP_OPTION, {0}};
+    sandbox_opts so = {0};
     int o;
-    while ((o = getopt_long(argc, argv, "+tC:y:m:rc:n:h", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "+tC:y:m:rc:n:P:w:R:D:h", opts, NULL)) != -1) {
+        int sr = sandbox_opt(&so, o, optarg);
+        if (sr < 0) {
+            sandbox_opts_free(&so);
+            return EXIT_USAGE;
+        }
+        if (sr > 0)
+            continue;
         switch (o) {
         case 't': tty = true; break;
         case 'C': dir = optarg; break;
@@ -474,6 +573,7 @@ static int verb_exec(int argc, char **argv)
     if (shell_cmd && optind < argc)
         return usage_error("give either -c 'COMMAND' or -- CMD ARGS, not both");
     json_t *req = json_pack("{s:s, s:b}", "cmd", "exec", "tty", tty);
+    sandbox_opts_apply(&so, req);
     char *cwd = dir ? realpath(dir, NULL) : current_dir();
     if (!cwd) {
         json_decref(req);
@@ -833,15 +933,16 @@ static const verb verbs[] = {
      "state (running, exited N, killed SIGNAL), sandbox profile, the client that\n"
      "created it, age and command.\n\n"
      "  -j, --json  print the server's JSON instead of a table\n"},
-    {"new", verb_new, "new [-n NAME] [-C DIR] [--pin] [--size COLSxROWS] [-- CMD [ARG...]]",
+    {"new", verb_new, "new [-n NAME] [-C DIR] [--pin] [--size COLSxROWS] [SANDBOX OPTIONS] [-- CMD [ARG...]]",
      "Start an interactive session on a terminal (default: your shell) and print\n"
      "its id.\n\n"
      "  -n, --name NAME       a name to show in lists\n"
      "  -C, --directory DIR   where it starts (default: the current directory)\n"
      "  -p, --pin             never prune this session from the store\n"
-     "  -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)\n"},
+     "  -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)\n" SANDBOX_HELP},
     {"exec", verb_exec,
-     "exec [--tty] [-C DIR] [--yield MS] [--max-tokens N] [--raw] [-n NAME] (-- CMD [ARG...] | -c 'COMMAND')",
+     "exec [--tty] [-C DIR] [--yield MS] [--max-tokens N] [--raw] [-n NAME] [SANDBOX OPTIONS] "
+     "(-- CMD [ARG...] | -c 'COMMAND')",
      "Run a command the way an agent's exec_command does and print the reply\n"
      "envelope (Chunk ID, Wall time, exit code or session id, Original token\n"
      "count, Output).  A command still running after the yield keeps running:\n"
@@ -855,7 +956,7 @@ static const verb verbs[] = {
      "  -n, --name NAME       a name to show in lists\n"
      "  -r, --raw             print the command's output as it comes, untruncated,\n"
      "                        and exit with its status (128+N for signal N); corral's\n"
-     "                        own errors exit 125.  Interrupting corral kills the command.\n"},
+     "                        own errors exit 125.  Interrupting corral kills the command.\n" SANDBOX_HELP},
     {"send", verb_send, "send [-e] [--enter] [--yield MS] ID TEXT",
      "Write TEXT to a session's terminal (write_stdin) and print the reply envelope\n"
      "with the output that follows (yield default 250 ms, at most 30000).\n\n"
