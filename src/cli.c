@@ -896,6 +896,11 @@ static int verb_sandbox(int argc, char **argv)
     return cli_sandbox(argc, argv, current_verb->usage, current_verb->help);
 }
 
+static int verb_doctor(int argc, char **argv)
+{
+    return cli_doctor(argc, argv, current_verb->usage, current_verb->help);
+}
+
 static int verb_version(int argc, char **argv)
 {
     static const struct option opts[] = {HELP_OPTION, {0}};
@@ -991,6 +996,11 @@ static const verb verbs[] = {
      "      --print-plan    print what would be done (mounts in order, namespaces,\n"
      "                      filter, limits, environment) and exit\n\n"
      "Deny beats write beats read; the more specific path wins.  See docs/sandbox.md.\n"},
+    {"doctor", verb_doctor, "doctor",
+     "Print what this kernel supports for the sandbox (user and network namespaces,\n"
+     "seccomp, the Landlock ABI, cgroup delegation, TIOCSTI), try a real sandbox,\n"
+     "and say what corral will therefore enforce.  Exits 1 when sandboxes cannot\n"
+     "run here (corral then refuses to start sandboxed commands).\n"},
     {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
 };
 

@@ -11,5 +11,6 @@ int cli_main(int argc, char **argv);
 struct conf;
 int cli_load_conf(struct conf *c);
 int cli_sandbox(int argc, char **argv, const char *usage, const char *help);
+int cli_doctor(int argc, char **argv, const char *usage, const char *help);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "conf.h"
+#include "doctor.h"
 #include "launch.h"
 #include "paths.h"
 #include "plan.h"
@@ -167,5 +168,50 @@ out:
     free(cwd);
     free(paths);
     free(kinds);
+    return rc;
+}
+
+int cli_doctor(int argc, char **argv, const char *usage, const char *help)
+{
+    if (argc > 1) {
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+            printf("usage: corral %s\n\n%s", usage, help);
+            return 0;
+        }
+        fprintf(stderr, "corral doctor: unexpected argument '%s'\nusage: corral %s\n", argv[1], usage);
+        return 2;
+    }
+    conf_t conf;
+    if (cli_load_conf(&conf) < 0)
+        return 1;
+    sb_profile prof;
+    char err[2048];
+    /* The default profile, confined even if the config chose "full". */
+    if (sbconf_profile(&conf, NULL, &prof, err, sizeof err) < 0 || prof.unconfined) {
+        if (!prof.unconfined)
+            fprintf(stderr, "corral: %s\n", err);
+        sb_profile_free(&prof);
+        sb_profile_builtin(&prof, SB_PROFILE_DEFAULT, err, sizeof err);
+    }
+    char *dir = xasprintf("/tmp/corral-doctor-XXXXXX");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "corral: cannot make a scratch workspace: %s\n", strerror(errno));
+        return 1;
+    }
+    char *argv_true[] = {"/bin/true", NULL};
+    sb_request req = {.argv = argv_true, .cwd = dir, .workspace = dir, .environ = environ};
+    sbconf_request_dirs(&req, dir);
+    sb_plan plan;
+    int rc = 1;
+    if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s\n", err);
+    } else {
+        rc = sb_doctor(stdout, &plan) ? 0 : 1;
+        sb_plan_free(&plan);
+    }
+    rmdir(dir);
+    free(dir);
+    sb_profile_free(&prof);
+    conf_free(&conf);
     return rc;
 }
