@@ -1,0 +1,390 @@
+/* Unit tests for sandbox plan compilation: the policy decisions a user
+ * relies on (deny beats write beats read, the more specific path wins,
+ * symlinked roots resolve, protected .git parts and workspace names, a
+ * protected path through a writable symlink fails closed), the environment
+ * allowlist, and the plan's round trip to the init. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plan.h"
+#include "profile.h"
+
+static char root[] = "/tmp/corral-test-plan-XXXXXX";
+static char *ws, *home, *other;
+
+static void mk(const char *fmt, const char *arg)
+{
+    char p[1100];
+    snprintf(p, sizeof p, fmt, arg);
+    assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static void touch(const char *fmt, const char *arg, const char *content)
+{
+    char p[1100];
+    snprintf(p, sizeof p, fmt, arg);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(content, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(root))
+        return -1;
+    asprintf(&ws, "%s/ws", root);
+    asprintf(&home, "%s/home", root);
+    asprintf(&other, "%s/other", root);
+    mk("%s", ws);
+    mk("%s/.git", ws);
+    mk("%s/.git/hooks", ws);
+    touch("%s/.git/config", ws, "[core]\n");
+    mk("%s/.codex", ws);
+    mk("%s", home);
+    mk("%s/.ssh", home);
+    mk("%s", other);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    return system(cmd);
+}
+
+static char *const argv_true[] = {"true", NULL};
+
+static sb_request request(char *const *env)
+{
+    sb_request r = {.argv = argv_true, .cwd = ws, .workspace = ws, .environ = env, .home = home,
+                    .corral_state = NULL, .corral_config = NULL};
+    return r;
+}
+
+/* The mount at dst in the plan, or NULL. */
+static const sb_mount *mount_at(const sb_plan *p, const char *dst)
+{
+    for (size_t i = 0; i < p->n_mounts; i++)
+        if (strcmp(p->mounts[i].dst, dst) == 0)
+            return &p->mounts[i];
+    return NULL;
+}
+
+static size_t index_of(const sb_plan *p, const char *dst)
+{
+    for (size_t i = 0; i < p->n_mounts; i++)
+        if (strcmp(p->mounts[i].dst, dst) == 0)
+            return i;
+    fail_msg("no mount at %s", dst);
+    return 0;
+}
+
+static void workspace_write_view(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[512];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_request req = request(NULL);
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    const sb_mount *m = mount_at(&plan, "/");
+    assert_non_null(m);
+    assert_true(m->rdonly); /* the host is read-only */
+    m = mount_at(&plan, ws);
+    assert_non_null(m);
+    assert_false(m->rdonly); /* the workspace is writable */
+    char p[512];
+    snprintf(p, sizeof p, "%s/.git/hooks", ws);
+    assert_true(mount_at(&plan, p)->rdonly);
+    assert_true(index_of(&plan, p) > index_of(&plan, ws)); /* after, so it wins */
+    snprintf(p, sizeof p, "%s/.git/config", ws);
+    assert_true(mount_at(&plan, p)->rdonly);
+    snprintf(p, sizeof p, "%s/.codex", ws);
+    assert_true(mount_at(&plan, p)->rdonly);
+    /* .corral and .agents do not exist: placeholders are planned. */
+    assert_int_equal(plan.n_placeholders, 2);
+    snprintf(p, sizeof p, "%s/.ssh", home);
+    m = mount_at(&plan, p);
+    assert_non_null(m);
+    assert_int_equal(m->kind, SB_M_TMPFS); /* masked */
+    assert_int_equal(m->mode, 0);
+    assert_non_null(mount_at(&plan, "/tmp"));
+    assert_false(mount_at(&plan, "/tmp")->rdonly);
+    assert_true(plan.ns_flags != 0);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void read_only_profile(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[512];
+    assert_int_equal(sb_profile_builtin(&prof, "read-only", err, sizeof err), 0);
+    sb_request req = request(NULL);
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_true(mount_at(&plan, ws)->rdonly);
+    assert_int_equal(plan.n_placeholders, 0); /* nothing writable to protect */
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void deny_beats_write_beats_read(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[512];
+    assert_int_equal(sb_profile_builtin(&prof, "read-only", err, sizeof err), 0);
+    sb_profile_add(&prof, other, SB_READ);
+    sb_profile_add(&prof, other, SB_WRITE);
+    sb_profile_add(&prof, ws, SB_WRITE); /* write beats the profile's read */
+    sb_request req = request(NULL);
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_false(mount_at(&plan, other)->rdonly);
+    assert_false(mount_at(&plan, ws)->rdonly);
+    sb_plan_free(&plan);
+    sb_profile_add(&prof, other, SB_DENY);
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_int_equal(mount_at(&plan, other)->kind, SB_M_TMPFS); /* deny beats write */
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void more_specific_path_wins(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[512], sub[512];
+    snprintf(sub, sizeof sub, "%s/inner", other);
+    mkdir(sub, 0755);
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_profile_add(&prof, other, SB_DENY);
+    sb_profile_add(&prof, sub, SB_WRITE); /* deeper: wins inside the mask */
+    sb_request req = request(NULL);
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_true(index_of(&plan, sub) > index_of(&plan, other));
+    assert_false(mount_at(&plan, sub)->rdonly);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void symlinked_root_is_resolved(void **state)
+{
+    (void)state;
+    char link[512];
+    snprintf(link, sizeof link, "%s/link-to-other", root);
+    assert_int_equal(symlink(other, link), 0);
+    sb_profile prof;
+    char err[512];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_profile_add(&prof, link, SB_WRITE);
+    sb_request req = request(NULL);
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_null(mount_at(&plan, link));
+    assert_false(mount_at(&plan, other)->rdonly); /* bound at its target */
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void deny_through_writable_symlink_fails_closed(void **state)
+{
+    (void)state;
+    /* ws/secrets -> other: a deny of ws/secrets/x could be dodged by
+     * re-pointing the symlink, so it must not compile. */
+    char link[512], denied[512];
+    snprintf(link, sizeof link, "%s/secrets", ws);
+    assert_int_equal(symlink(other, link), 0);
+    snprintf(denied, sizeof denied, "%s/secrets/key", ws);
+    touch("%s/key", other, "k");
+    sb_profile prof;
+    char err[1024];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_profile_add(&prof, denied, SB_DENY);
+    sb_request req = request(NULL);
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, denied));
+    assert_non_null(strstr(err, link)); /* both paths named */
+    unlink(link);
+    sb_profile_free(&prof);
+}
+
+static void git_file_points_to_protected_gitdir(void **state)
+{
+    (void)state;
+    /* A worktree: ws2/.git is a file naming a gitdir whose hooks and
+     * config must be read-only too. */
+    char ws2[512], gitdir[512];
+    snprintf(ws2, sizeof ws2, "%s/ws2", root);
+    snprintf(gitdir, sizeof gitdir, "%s/ws2/.realgit", root);
+    mkdir(ws2, 0755);
+    mkdir(gitdir, 0755);
+    mk("%s/hooks", gitdir);
+    touch("%s/config", gitdir, "[core]\n");
+    touch("%s/.git", ws2, "gitdir: .realgit\n");
+    sb_profile prof;
+    char err[512], p[600];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_request req = request(NULL);
+    req.cwd = req.workspace = ws2;
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    snprintf(p, sizeof p, "%s/.git", ws2);
+    assert_true(mount_at(&plan, p)->rdonly);
+    snprintf(p, sizeof p, "%s/hooks", gitdir);
+    assert_true(mount_at(&plan, p)->rdonly);
+    snprintf(p, sizeof p, "%s/config", gitdir);
+    assert_true(mount_at(&plan, p)->rdonly);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void missing_write_root_is_an_error(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[512], p[512];
+    snprintf(p, sizeof p, "%s/nope", root);
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_profile_add(&prof, p, SB_WRITE);
+    sb_request req = request(NULL);
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, p));
+    assert_non_null(strstr(err, "create it first"));
+    sb_profile_free(&prof);
+}
+
+static bool has_env(const sb_plan *p, const char *kv)
+{
+    for (char **e = p->envp; *e; e++)
+        if (strcmp(*e, kv) == 0)
+            return true;
+    return false;
+}
+
+static bool has_name(const sb_plan *p, const char *name)
+{
+    size_t n = strlen(name);
+    for (char **e = p->envp; *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return true;
+    return false;
+}
+
+static void environment_allowlist(void **state)
+{
+    (void)state;
+    char *env[] = {"PATH=/usr/bin", "HOME=/h", "LC_ALL=C.UTF-8", "SSH_AUTH_SOCK=/run/ssh", "GITHUB_TOKEN=t",
+                   "AWS_SECRET_ACCESS_KEY=k", "OPENAI_API_KEY=k", "LD_PRELOAD=/x.so", "MY_SECRET_THING=s",
+                   "EDITOR=vi", "NPM_TOKEN=n", NULL};
+    sb_profile prof;
+    char err[512];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_profile_keep_env(&prof, "EDITOR");
+    sb_profile_keep_env(&prof, "*TOKEN"); /* a glob never lets a secret in */
+    sb_profile_keep_env(&prof, "NPM_TOKEN"); /* the exact name does */
+    sb_profile_set_env(&prof, "FOO=bar");
+    char *set[] = {"TERM=xterm-256color", NULL};
+    sb_request req = request(env);
+    req.set_env = set;
+    req.session_id = 4242;
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_true(has_env(&plan, "PATH=/usr/bin"));
+    assert_true(has_env(&plan, "LC_ALL=C.UTF-8"));
+    assert_true(has_env(&plan, "EDITOR=vi"));
+    assert_true(has_env(&plan, "NPM_TOKEN=n"));
+    assert_true(has_env(&plan, "FOO=bar"));
+    assert_true(has_env(&plan, "TERM=xterm-256color"));
+    assert_true(has_env(&plan, "CORRAL_SESSION=4242"));
+    assert_true(has_env(&plan, "CORRAL_SANDBOX=workspace-write"));
+    assert_false(has_name(&plan, "SSH_AUTH_SOCK"));
+    assert_false(has_name(&plan, "GITHUB_TOKEN"));
+    assert_false(has_name(&plan, "AWS_SECRET_ACCESS_KEY"));
+    assert_false(has_name(&plan, "OPENAI_API_KEY"));
+    assert_false(has_name(&plan, "LD_PRELOAD"));
+    assert_false(has_name(&plan, "MY_SECRET_THING"));
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void plan_round_trip(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[512];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    char *env[] = {"PATH=/a\tb\nc%d", NULL}; /* escapes survive */
+    sb_request req = request(env);
+    sb_plan plan, back;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    size_t len;
+    char *text = sb_plan_serialize(&plan, &len);
+    assert_non_null(text);
+    assert_int_equal(sb_plan_parse(text, len, &back, err, sizeof err), 0);
+    assert_int_equal(back.n_mounts, plan.n_mounts);
+    for (size_t i = 0; i < plan.n_mounts; i++) {
+        assert_string_equal(back.mounts[i].dst, plan.mounts[i].dst);
+        assert_int_equal(back.mounts[i].rdonly, plan.mounts[i].rdonly);
+    }
+    assert_true(has_env(&back, "PATH=/a\tb\nc%d"));
+    assert_string_equal(back.cwd, plan.cwd);
+    assert_int_equal(back.ns_flags, plan.ns_flags);
+    sb_plan_free(&back);
+    /* Garbage never parses into a plan. */
+    assert_int_equal(sb_plan_parse("V\t1\nM\t9\t\t/x\n", 13, &back, err, sizeof err), -1);
+    assert_int_equal(sb_plan_parse("nonsense", 8, &back, err, sizeof err), -1);
+    free(text);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void unknown_profile_is_named(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[512];
+    assert_int_equal(sb_profile_builtin(&prof, "paranoid", err, sizeof err), -1);
+    assert_non_null(strstr(err, "'paranoid'"));
+    sb_profile_free(&prof);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(workspace_write_view),
+        cmocka_unit_test(read_only_profile),
+        cmocka_unit_test(deny_beats_write_beats_read),
+        cmocka_unit_test(more_specific_path_wins),
+        cmocka_unit_test(symlinked_root_is_resolved),
+        cmocka_unit_test(deny_through_writable_symlink_fails_closed),
+        cmocka_unit_test(git_file_points_to_protected_gitdir),
+        cmocka_unit_test(missing_write_root_is_an_error),
+        cmocka_unit_test(environment_allowlist),
+        cmocka_unit_test(plan_round_trip),
+        cmocka_unit_test(unknown_profile_is_named),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
