@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""corral sandbox and sandboxed sessions, as a user sees them: exit statuses,
+stdio, the launch plan, git working in the workspace while the parts of .git
+that run code stay read-only, profiles from the config file, precise errors
+when something cannot be enforced, and every session sandboxed by default.
+(Attacks on the sandbox are in tests/sandbox/battery.py.)"""
+import os
+import shutil
+import subprocess
+
+from harness import CORRAL, Tap, World, run_tests
+
+w = World()
+
+
+def sandbox(*args, cwd=None, input=None, env=None):
+    e = dict(w.env)
+    if env:
+        e.update(env)
+    r = subprocess.run([CORRAL, "sandbox"] + list(args), cwd=cwd or w.ws, input=input, capture_output=True,
+                       timeout=60, env=e)
+    r.stdout = r.stdout.decode("utf-8", "replace")
+    r.stderr = r.stderr.decode("utf-8", "replace")
+    return r
+
+
+def test_status_and_stdio(t):
+    r = sandbox("--", "sh", "-c", "exit 3")
+    t.eq(r.returncode, 3, "the command's exit status comes back")
+    r = sandbox("--", "sh", "-c", "kill -9 $$")
+    t.eq(r.returncode, 137, "a command killed by signal 9 exits 128+9")
+    r = sandbox("--", "sh", "-c", "kill -TERM $$")
+    t.eq(r.returncode, 143, "and by SIGTERM 128+15")
+    r = sandbox("--", "cat", input=b"through the sandbox\n")
+    t.eq(r.stdout, "through the sandbox\n", "stdin and stdout pass straight through")
+    r = sandbox("--", "sh", "-c", "echo oops >&2")
+    t.eq(r.stderr, "oops\n", "stderr too")
+    r = sandbox("--", "no-such-program-xyz")
+    t.eq(r.returncode, 127, "a missing program exits 127")
+    r = sandbox("--", "sh", "-c", 'echo "$CORRAL_SANDBOX"; id -u; ls /proc | grep -c "^[0-9]"')
+    lines = r.stdout.split()
+    t.eq(lines[0] if lines else None, "workspace-write", "the default profile is workspace-write")
+    t.eq(lines[1] if len(lines) > 1 else None, str(os.getuid()), "the command keeps the caller's uid")
+    t.ok(len(lines) > 2 and int(lines[2]) <= 4, "and sees only its own few processes", r.stdout)
+
+
+def test_print_plan(t):
+    r = sandbox("--print-plan", "-w", w.config, "--deny", os.path.join(w.ws, "secret"), "--", "true")
+    t.eq(r.returncode, 0, "--print-plan exits 0", r.stderr)
+    out = r.stdout
+    t.ok("bind ro   /  (read root)" in out, "the host is bound read-only first", out[:400])
+    t.ok("bind rw   %s  (workspace)" % w.ws in out, "the workspace is writable")
+    t.ok("bind rw   %s  (writable root)" % w.config in out, "-w adds a writable root")
+    t.ok("tmpfs rw  /tmp  (private tmpfs, 1 GiB)" in out, "with a private 1 GiB /tmp")
+    t.ok("net (loopback only)" in out and "setgroups denied" in out, "names the namespaces")
+    t.ok("seccomp:" in out and "rules" in out and "landlock:" in out, "says what the filter and Landlock do")
+    t.ok("RLIMIT_NOFILE 4096" in out and "pids.max 1024" in out, "and the limits, applied or not and why")
+    t.ok(not os.path.exists(os.path.join(w.ws, ".corral")), "printing the plan changes nothing on disk")
+
+
+def git(*args, cwd):
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com"] + list(args), cwd=cwd,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_git_in_the_workspace(t):
+    if not shutil.which("git"):
+        t.skip("git works in the workspace", "git is not installed")
+        return
+    repo = os.path.join(w.base, "repo")
+    os.makedirs(repo)
+    git("init", "-q", cwd=repo)
+    with open(os.path.join(repo, "a.txt"), "w") as f:
+        f.write("one\n")
+    script = ("git -c user.name=t -c user.email=t@example.com add a.txt && "
+              "git -c user.name=t -c user.email=t@example.com commit -qm first && "
+              "git checkout -qb feature && echo two >> a.txt && "
+              "git -c user.name=t -c user.email=t@example.com commit -qam second && echo GIT-OK; "
+              "echo 'touch /tmp/pwned' > .git/hooks/pre-commit 2>/dev/null || echo HOOKS-RO; "
+              "echo '[core] fsmonitor = x' >> .git/config 2>/dev/null || echo CONFIG-RO; "
+              "mkdir .corral/rules 2>/dev/null || echo CORRAL-RO")
+    r = sandbox("--", "sh", "-c", script, cwd=repo)
+    out = r.stdout.split()
+    t.ok("GIT-OK" in out, "git add, commit and checkout -b work inside the workspace", r.stdout + r.stderr)
+    t.ok("HOOKS-RO" in out and not os.path.exists(os.path.join(repo, ".git/hooks/pre-commit")),
+         ".git/hooks stays read-only and the host has no new hook")
+    t.ok("CONFIG-RO" in out and "fsmonitor" not in open(os.path.join(repo, ".git/config")).read(),
+         ".git/config stays read-only")
+    t.ok("CORRAL-RO" in out, ".corral at the workspace root is read-only")
+    log = git("log", "--oneline", "feature", cwd=repo).stdout.splitlines()
+    t.eq(len(log), 2, "the commits are in the host repository")
+    t.ok(not os.path.exists(os.path.join(repo, ".corral")) and not os.path.exists(os.path.join(repo, ".codex")),
+         "the empty mount points made for .corral/.codex/.agents are gone afterwards")
+
+
+def test_profiles_from_config(t):
+    secret = os.path.join(w.base, "secret-dir")
+    os.makedirs(secret, exist_ok=True)
+    with open(os.path.join(secret, "key"), "w") as f:
+        f.write("k")
+    w.write_config('[profile "tight"]\n  base = read-only\n  deny = %s\n[env]\n  keep = MY_SETTING\n' % secret)
+    r = sandbox("--profile", "tight", "--", "sh", "-c",
+                'echo "$CORRAL_SANDBOX $MY_SETTING"; touch x 2>/dev/null || echo WS-RO; '
+                'cat %s/key 2>/dev/null || echo DENIED' % secret, env={"MY_SETTING": "kept"})
+    out = r.stdout.split()
+    t.eq(out[:2], ["tight", "kept"], "a [profile] of the config runs, and [env] keep passes a variable")
+    t.ok("WS-RO" in out, "its base read-only makes the workspace read-only")
+    t.ok("DENIED" in out, "its deny entry hides a directory")
+    r = sandbox("--profile", "nosuch", "--", "true")
+    t.eq(r.returncode, 125, "an unknown profile is corral's error (125)")
+    t.ok("unknown sandbox profile 'nosuch'" in r.stderr, "naming the profile", r.stderr)
+    w.write_config('[sandbox]\n  wrte = /tmp\n')
+    r = sandbox("--", "true")
+    path = os.path.join(w.config, "corral", "config")
+    t.ok(r.returncode == 125 and ("%s:2: unknown key 'wrte' in [sandbox]" % path) in r.stderr,
+         "a bad [sandbox] key is reported with file:line", r.stderr)
+    w.write_config("")
+
+
+def test_errors_name_the_fix(t):
+    missing = os.path.join(w.base, "does-not-exist")
+    r = sandbox("-w", missing, "--", "true")
+    t.ok(r.returncode == 125 and missing in r.stderr and "create it first" in r.stderr,
+         "a missing write root is named with the fix", r.stderr)
+    link = os.path.join(w.ws, "outside")
+    os.symlink(w.config, link)
+    r = sandbox("--deny", os.path.join(link, "x"), "--", "true")
+    t.ok(r.returncode == 125 and "crosses writable symlink %s" % link in r.stderr,
+         "a deny path through a writable symlink fails closed, naming both paths", r.stderr)
+    os.unlink(link)
+    if not shutil.which("unshare"):
+        t.skip("a kernel without user namespaces is named", "unshare is not installed")
+        return
+    # Inside a user namespace of our own, allow no nested ones: corral must
+    # refuse to run (never unsandboxed) and name the setting and the fix.
+    r = subprocess.run(["unshare", "-U", "-r", "sh", "-c",
+                        "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" sandbox -- true", CORRAL],
+                       cwd=w.ws, capture_output=True, text=True, timeout=60, env=w.env)
+    t.eq(r.returncode, 125, "without user namespaces the command does not run")
+    t.ok("user.max_user_namespaces" in r.stderr and "sysctl -w" in r.stderr,
+         "and the error names the setting and the fix", r.stderr)
+
+
+def test_sessions_are_sandboxed(t):
+    w.start_server()
+    c = w.connect()
+    # Outside /tmp: the sandbox's /tmp is a private tmpfs where writes land
+    # harmlessly, so test against the host's read-only view.
+    outside = os.path.join(os.path.expanduser("~"), ".corral-test-outside-%d" % os.getpid())
+    r = c.call({"cmd": "exec", "command": 'echo "$CORRAL_SANDBOX"; echo x > %s || echo BLOCKED; echo ok > in.txt'
+                % outside, "shell": "/bin/sh", "workdir": w.ws})
+    t.eq(r.get("output", "").split("\n")[0], "workspace-write", "an agent's exec runs in workspace-write")
+    t.ok("BLOCKED" in r.get("output", "") and not os.path.exists(outside), "and cannot write outside it")
+    t.ok(os.path.exists(os.path.join(w.ws, "in.txt")), "but writes its workspace")
+    r = c.call({"cmd": "exec", "argv": ["sh", "-c", 'echo "$CORRAL_SANDBOX"'], "workdir": w.ws, "profile": "full"})
+    t.eq(r.get("output"), "full\n", "full must be asked for, and then applies")
+    ls = c.call({"cmd": "ls"})
+    t.eq(sorted({s["profile"] for s in ls["sessions"]}), ["full", "workspace-write"], "ls shows each profile")
+    r = c.call({"cmd": "exec", "argv": ["true"], "workdir": w.ws, "profile": "nosuch"})
+    t.eq(r.get("error", {}).get("code"), "spawn_failed", "an unknown profile is refused")
+    c.close()
+    w.stop()
+
+
+try:
+    run_tests(Tap(), [test_status_and_stdio, test_print_plan, test_git_in_the_workspace, test_profiles_from_config,
+                      test_errors_name_the_fix, test_sessions_are_sandboxed])
+finally:
+    w.cleanup()
