@@ -22,7 +22,7 @@ def exec_many(specs):
     for spec in specs:
         rid = c.next_id
         c.next_id += 1
-        c.send(dict(spec, id=rid, cmd="exec", workdir=w.ws, yield_time_ms=250))
+        c.send(dict(dict(cmd="exec", workdir=w.ws, yield_time_ms=250), id=rid, **spec))
         ids.append(rid)
     replies = {}
     while len(replies) < len(ids):
@@ -48,7 +48,9 @@ def test_fill_store(t):
         if i == 1:
             specs.append({"argv": ["cat"], "tty": True})      # touched later
         elif i == 5:
-            specs.append({"argv": ["true"]})                  # exits at once
+            # exits at once; the long yield only bounds the wait: the reply
+            # comes as soon as it has exited, however busy the machine is
+            specs.append({"argv": ["true"], "yield_time_ms": 30000})
         else:
             specs.append({"argv": ["sleep", "1000"]})
     replies = exec_many(specs)
@@ -103,7 +105,7 @@ def test_lru_live_pruned_with_its_tree(t):
 def test_recent_exited_protected(t):
     # An exited process among the 8 most recently used is protected: the
     # least recently used live one is pruned instead.
-    [r] = exec_many([{"argv": ["true"]}])
+    [r] = exec_many([{"argv": ["true"], "yield_time_ms": 30000}])
     fresh_exited = r.get("session")
     t.eq(r.get("exit_code"), 0, "a new process exits at once")
     ids, _ = stored_ids()
