@@ -251,7 +251,14 @@ static void protect_writable_root(compile_state *cs, const char *w, sb_plan *pla
 {
     char *dotgit = sb_printf("%s/.git", strcmp(w, "/") == 0 ? "" : w);
     struct stat st;
-    if (lstat(dotgit, &st) == 0) {
+    if (lstat(dotgit, &st) < 0 && errno == ENOENT) {
+        /* No repository here: a `git init` inside the sandbox would create
+         * hooks that the user's own git later runs.  An empty read-only
+         * .git stops it, and git's discovery skips an empty .git, so a
+         * repository further up still works. */
+        sb_list_push(&plan->placeholders, &plan->n_placeholders, dotgit);
+        add_resolved(cs, dotgit, SB_READ, true, true, true, "protected (empty; no git init in the sandbox)");
+    } else if (lstat(dotgit, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             protect_gitdir(cs, dotgit);
         } else if (S_ISREG(st.st_mode)) {
