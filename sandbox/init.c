@@ -370,16 +370,13 @@ static __attribute__((noreturn)) void setup_failed(const char *what)
 
 int sandbox_init_main(int argc, char **argv)
 {
-    bool tty = false, cgroup_pids = false;
-    for (int i = 1; i < argc; i++) {
+    bool tty = false;
+    for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--tty") == 0)
             tty = true;
-        else if (strcmp(argv[i], "--cgroup-pids") == 0)
-            cgroup_pids = true;
-    }
-    if (fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0) {
-        fprintf(stderr, "corral __sandbox-init: internal: the launcher starts it with the plan on fd 3 and its "
-                        "status pipe on fd 4\n");
+    if (fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0 || fcntl(5, F_GETFD) < 0) {
+        fprintf(stderr, "corral __sandbox-init: internal: the launcher starts it with the plan on fd 3, its "
+                        "status pipe on fd 4 and its go on fd 5\n");
         return 2;
     }
     /* Blocking writes: the few status lines always fit in the pipe. */
@@ -399,6 +396,14 @@ int sandbox_init_main(int argc, char **argv)
     if (sb_plan_parse(text, len, &plan, err, sizeof err) < 0)
         setup_failed(err);
     free(text);
+    /* The launcher's go: mount points and cgroup are ready. */
+    char go = 0;
+    while (read(5, &go, 1) < 0 && errno == EINTR)
+        ;
+    close(5);
+    if (go != 'G' && go != 'g')
+        _exit(126);
+    bool cgroup_pids = go == 'G';
     if (sb_mounts_apply(&plan, err, sizeof err) < 0)
         setup_failed(err);
     if (sethostname("corral", 6) < 0)

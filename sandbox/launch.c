@@ -141,9 +141,8 @@ static int launch_unconfined(const sb_plan *plan, const sb_stdio *io, sb_child *
 /* Everything the clone child needs, prepared before the clone. */
 typedef struct child_args {
     const char *exe;
-    char *const *argv;    /* when the cgroup did not take pids.max */
-    char *const *argv_cg; /* when it did (the launcher says 'G') */
-    int sync_fd;  /* read: one byte from the launcher means go */
+    char *const *argv;
+    int sync_fd;  /* for the init: the launcher's go byte */
     int ready_fd; /* write: error text, or closed when the init is ready */
     int plan_fd;
     int in, out, err;
@@ -170,28 +169,27 @@ static int write_proc(const char *path, const char *text)
     return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* Move fds to their places even if their numbers overlap the targets. */
+/* Move fds to their places (0-2 stdio, 3 plan, 4 status, 5 sync) even if
+ * their numbers overlap the targets; close everything else. */
 static int place_fds(const child_args *a)
 {
-    int src[5] = {a->in, a->out, a->err, a->plan_fd, a->ready_fd};
-    int high[5];
-    for (int i = 0; i < 5; i++)
+    int src[6] = {a->in, a->out, a->err, a->plan_fd, a->ready_fd, a->sync_fd};
+    int high[6];
+    for (int i = 0; i < 6; i++)
         if ((high[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 16)) < 0)
             return -1;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         if (dup2(high[i], i) < 0)
             return -1;
-    return (int)syscall(SYS_close_range, 5u, ~0u, 0u) == 0 ? 0 : -1;
+    return (int)syscall(SYS_close_range, 6u, ~0u, 0u) == 0 ? 0 : -1;
 }
 
 static __attribute__((noreturn)) void child_main(const child_args *a)
 {
-    /* Die with the launcher until the init takes over. */
+    /* Die with the launcher until the init takes over.  The exec starts
+     * at once: the launcher makes mount points and cgroups meanwhile, and
+     * the init waits for its go before it mounts anything. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    char go;
-    if (read(a->sync_fd, &go, 1) != 1)
-        _exit(1);
-    char *const *argv = go == 'G' ? a->argv_cg : a->argv;
     if (write_proc("/proc/self/setgroups", "deny") < 0 || write_proc("/proc/self/uid_map", a->uid_map) < 0 ||
         write_proc("/proc/self/gid_map", a->gid_map) < 0) {
         child_say(a->ready_fd, "E cannot map the user and group ids into the user namespace: ", strerror(errno));
@@ -222,7 +220,7 @@ static __attribute__((noreturn)) void child_main(const child_args *a)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     static char *const empty_env[] = {NULL};
-    execve(a->exe, argv, empty_env);
+    execve(a->exe, a->argv, empty_env);
     child_say(4, "E cannot exec the sandbox init: ", strerror(errno));
     child_say(4, "\n", NULL);
     _exit(127);
@@ -320,15 +318,6 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
         return -1;
     }
     free(text);
-    child->n_placeholders = plan->n_placeholders;
-    child->placeholder_fds = sb_alloc((plan->n_placeholders + 1) * sizeof(int));
-    child->placeholders = sb_alloc((plan->n_placeholders + 1) * sizeof(char *));
-    for (size_t i = 0; i < plan->n_placeholders; i++)
-        child->placeholders[i] = sb_strdup(plan->placeholders[i]);
-    if (sb_placeholders_create(plan, child->placeholder_fds, err, errlen) < 0) {
-        close(plan_fd);
-        return -1;
-    }
     int sync[2], ready[2];
     if (pipe2(sync, O_CLOEXEC) < 0) {
         snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
@@ -342,18 +331,13 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
         close(plan_fd);
         return -1;
     }
-    /* The init learns from its argv whether the cgroup took pids.max (else
-     * it sets RLIMIT_NPROC); both variants are ready before the clone. */
     static char *const argv_plain[] = {"corral-init", "__sandbox-init", NULL};
     static char *const argv_tty[] = {"corral-init", "__sandbox-init", "--tty", NULL};
-    static char *const argv_cg[] = {"corral-init", "__sandbox-init", "--cgroup-pids", NULL};
-    static char *const argv_cg_tty[] = {"corral-init", "__sandbox-init", "--cgroup-pids", "--tty", NULL};
     child_args a = {.exe = self_exe(), .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
                     .in = io->in, .out = io->out, .err = io->err, .cap_last = sb_cap_last()};
     snprintf(a.uid_map, sizeof a.uid_map, "%u %u 1\n", (unsigned)plan->uid, (unsigned)getuid());
     snprintf(a.gid_map, sizeof a.gid_map, "%u %u 1\n", (unsigned)plan->gid, (unsigned)getgid());
     a.argv = io->tty ? argv_tty : argv_plain;
-    a.argv_cg = io->tty ? argv_cg_tty : argv_cg;
 
     /* A clone with fork semantics: the child gets a copy of this memory and
      * runs child_main, which only makes system calls before its exec. */
@@ -367,19 +351,34 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
     if (pid < 0) {
         close(sync[1]);
         close(ready[0]);
-        sb_placeholders_release(plan, child->placeholder_fds);
         char hint[512];
         sb_userns_hint(clone_errno, hint, sizeof hint);
         snprintf(err, errlen, "cannot create the sandbox: %s", hint);
         return -1;
     }
     child->pid = pid;
-    /* Limits that only the launcher can set, then go. */
+    child->status_fd = ready[0];
+    /* While the init execs: the host-side mount points and the cgroup.
+     * Then go: 'G' when the cgroup took pids.max (else the init sets
+     * RLIMIT_NPROC), 'X' to give up. */
+    child->n_placeholders = plan->n_placeholders;
+    child->placeholder_fds = sb_alloc((plan->n_placeholders + 1) * sizeof(int));
+    child->placeholders = sb_alloc((plan->n_placeholders + 1) * sizeof(char *));
+    for (size_t i = 0; i < plan->n_placeholders; i++)
+        child->placeholders[i] = sb_strdup(plan->placeholders[i]);
+    if (sb_placeholders_create(plan, child->placeholder_fds, err, errlen) < 0) {
+        ssize_t x = write(sync[1], "X", 1);
+        (void)x;
+        close(sync[1]);
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        sb_child_release(child);
+        return -1;
+    }
     sb_cgroup_create(pid, &plan->limits, &child->cgroup);
     ssize_t w = write(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
     (void)w;
-    close(sync[1]);
-    child->status_fd = ready[0];
     if (wait && wait_ready(child, err, errlen) < 0) {
         sb_child_release(child);
         return -1;

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Sandbox spawn latency: `corral sandbox -- true` (workspace-write, network
+off) beside bubblewrap with a comparable line, `unshare -r -m -p -f
+--mount-proc true` and plain `true`, interleaved in one run; median and
+ratio.  Target (issue 3): corral's median at most 0.35x bwrap's.
+bubblewrap (Debian package bubblewrap) is needed for the reference only."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from benchlib import CORRAL, median, now
+
+RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+
+
+def timed(argv, cwd, env):
+    t0 = now()
+    subprocess.run(argv, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (now() - t0) * 1000
+
+
+def main():
+    base = tempfile.mkdtemp(prefix="crlbench")
+    ws = os.path.join(base, "ws")
+    os.makedirs(ws)
+    env = dict(os.environ, XDG_STATE_HOME=os.path.join(base, "state"), XDG_CACHE_HOME=os.path.join(base, "cache"),
+               XDG_CONFIG_HOME=os.path.join(base, "config"))
+    cases = [("corral sandbox -- true", [CORRAL, "sandbox", "--", "/bin/true"])]
+    bwrap = shutil.which("bwrap")
+    if bwrap:
+        cases.append(("bwrap (--unshare-all)", [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                                "--tmpfs", "/tmp", "--bind", ws, ws, "--unshare-all",
+                                                "--die-with-parent", "--new-session", "/bin/true"]))
+    unshare = shutil.which("unshare")
+    if unshare:
+        cases.append(("unshare -r -m -p -f", [unshare, "-r", "-m", "-p", "-f", "--mount-proc", "/bin/true"]))
+    cases.append(("/bin/true", ["/bin/true"]))
+    times = {name: [] for name, _ in cases}
+    try:
+        for _ in range(10):
+            for _, argv in cases:
+                timed(argv, ws, env)
+        for _ in range(RUNS):  # interleaved: drift affects every case alike
+            for name, argv in cases:
+                times[name].append(timed(argv, ws, env))
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    print("Sandbox spawn latency, %d interleaved runs each, median ms:" % RUNS)
+    for name, _ in cases:
+        print("  %-24s %6.2f" % (name, median(times[name])))
+    ours = median(times["corral sandbox -- true"])
+    if bwrap:
+        ratio = ours / median(times["bwrap (--unshare-all)"])
+        print("  corral/bwrap %.2fx (target <= 0.35x): %s" % (ratio, "met" if ratio <= 0.35 else "NOT met"))
+    else:
+        print("  bwrap not installed (apt-get install bubblewrap): no reference figure")
+
+
+main()
