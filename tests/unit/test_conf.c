@@ -135,6 +135,62 @@ static void subsections_quotes_and_bare_keys(void **state)
                              "profile|my \"fast\" one|x=1;");
 }
 
+static void sandbox_sections(void **state)
+{
+    (void)state;
+    conf_t c;
+    conf_defaults(&c);
+    char err[512];
+    const char *p = write_file("sb", "[sandbox]\n  profile = review\n  write = ~/cache\n  write = /data\n"
+                                     "  memory-max = 4G\n[profile \"review\"]\n  base = read-only\n"
+                                     "  deny = ~/secrets\n  net = full\n[env]\n  keep = EDITOR GOPATH\n"
+                                     "  set = A=b\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
+    assert_string_equal(c.sandbox_profile, "review");
+    assert_int_equal(c.sandbox.n_write, 2);
+    assert_string_equal(c.sandbox.write[1], "/data");
+    assert_int_equal(c.sandbox.memory_max, 4ull << 30);
+    assert_int_equal(c.n_profiles, 1);
+    assert_string_equal(c.profiles[0].name, "review");
+    assert_string_equal(c.profiles[0].base, "read-only");
+    assert_int_equal(c.profiles[0].net, 2);
+    assert_int_equal(c.n_env_keep, 2);
+    assert_string_equal(c.env_set[0], "A=b");
+    conf_free(&c);
+}
+
+static void sandbox_errors(void **state)
+{
+    (void)state;
+    expect_conf_error("[sandbox]\nwrte = /x\n",
+                      "2: unknown key 'wrte' in [sandbox] (known: profile, write, read, deny, net, nofile, fsize, "
+                      "core, nproc, tmp-size, pids-max, memory-max)");
+    expect_conf_error("[sandbox]\nwrite = relative/path\n",
+                      "2: sandbox.write: 'relative/path' is not an absolute path (or ~/..., :workspace, :tmp)");
+    expect_conf_error("[sandbox]\nnet = sometimes\n", "2: sandbox.net: 'sometimes' is not off, proxy or full");
+    expect_conf_error("[sandbox]\nfsize = huge\n",
+                      "2: sandbox.fsize: 'huge' is not a number or size (e.g. 4096, 64K, 4G)");
+    expect_conf_error("[profile \"full\"]\nnet = off\n",
+                      "2: [profile \"full\"] would shadow the built-in profile; pick another name and set base "
+                      "= full");
+    expect_conf_error("[profile]\nnet = off\n", "2: write the section as [profile \"NAME\"]");
+    expect_conf_error("[env]\nset = NOVALUE\n", "2: env.set: 'NOVALUE' is not NAME=VALUE");
+}
+
+static void sizes(void **state)
+{
+    (void)state;
+    uint64_t v;
+    assert_int_equal(conf_parse_size("4096", &v), 0);
+    assert_int_equal(v, 4096);
+    assert_int_equal(conf_parse_size("64K", &v), 0);
+    assert_int_equal(v, 65536);
+    assert_int_equal(conf_parse_size("1GiB", &v), 0);
+    assert_int_equal(v, 1ull << 30);
+    assert_int_equal(conf_parse_size("1.5G", &v), -1);
+    assert_int_equal(conf_parse_size("-1", &v), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +199,9 @@ int main(void)
         cmocka_unit_test(missing_file_is_fine),
         cmocka_unit_test(errors_name_file_and_line),
         cmocka_unit_test(subsections_quotes_and_bare_keys),
+        cmocka_unit_test(sandbox_sections),
+        cmocka_unit_test(sandbox_errors),
+        cmocka_unit_test(sizes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
