@@ -17,11 +17,12 @@ def corral_rss(n):
     try:
         srv = w.start_server(extra_env={"PS1": PROMPT})
         c = w.connect("bench")
-        ids = [c.call({"cmd": "new", "argv": SHELL, "cwd": "/", "cols": 80, "rows": 24})["session"]["id"]
+        ids = [c.call({"cmd": "new", "argv": SHELL, "cwd": w.ws, "cols": 80, "rows": 24})["session"]["id"]
                for _ in range(n)]
-        # Idle means: the shell has drawn its prompt.  The screen shows it.
+        # Idle means: the shell has drawn its prompt (the sandbox's clean
+        # environment has no PS1, so any prompt).  The screen shows it.
         for sid in ids:
-            wait_until(lambda: PROMPT.strip() in c.call({"cmd": "screen", "session": sid})["text"])
+            wait_until(lambda: c.call({"cmd": "screen", "session": sid})["text"].strip() != "")
         return rss_kib(srv.pid)
     finally:
         w.cleanup()
