@@ -373,11 +373,12 @@ static void build_env(const sb_profile *p, const sb_request *req, sb_plan *plan)
         if (!eq)
             continue;
         size_t klen = (size_t)(eq - *e);
-        bool keep = false;
+        /* No sandbox, no filtering: "full" passes the environment on. */
+        bool keep = p->unconfined && strncmp(*e, "CORRAL_", 7) != 0;
         for (const char *const *a = env_allow; *a && !keep; a++)
             keep = env_matches(*e, klen, *a);
         bool secret = env_secret(*e, klen);
-        if (keep && secret)
+        if (keep && secret && !p->unconfined)
             keep = false;
         for (size_t i = 0; i < p->n_keep && !keep; i++) {
             const char *k = p->env_keep[i];

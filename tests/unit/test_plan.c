@@ -330,6 +330,26 @@ static void environment_allowlist(void **state)
     sb_profile_free(&prof);
 }
 
+static void full_profile_is_no_sandbox(void **state)
+{
+    (void)state;
+    char *env[] = {"PATH=/usr/bin", "GITHUB_TOKEN=t", "CORRAL_SESSION=1", NULL};
+    sb_profile prof;
+    char err[512];
+    assert_int_equal(sb_profile_builtin(&prof, "full", err, sizeof err), 0);
+    sb_request req = request(env);
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_true(plan.unconfined);
+    assert_int_equal(plan.n_mounts, 0);
+    assert_int_equal(plan.ns_flags, 0);
+    assert_true(has_env(&plan, "GITHUB_TOKEN=t")); /* passed on as it is */
+    assert_true(has_env(&plan, "CORRAL_SANDBOX=full"));
+    assert_false(has_env(&plan, "CORRAL_SESSION=1")); /* corral's own are set, not inherited */
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
 static void plan_round_trip(void **state)
 {
     (void)state;
@@ -383,6 +403,7 @@ int main(void)
         cmocka_unit_test(git_file_points_to_protected_gitdir),
         cmocka_unit_test(missing_write_root_is_an_error),
         cmocka_unit_test(environment_allowlist),
+        cmocka_unit_test(full_profile_is_no_sandbox),
         cmocka_unit_test(plan_round_trip),
         cmocka_unit_test(unknown_profile_is_named),
     };
