@@ -304,20 +304,21 @@ static int conf_set(void *user, const char *section, const char *subsection, con
     return -1;
 }
 
+static void free_list(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
 static void sandbox_free(conf_sandbox *sb)
 {
     free(sb->name);
     free(sb->base);
     free(sb->file);
-    for (size_t i = 0; i < sb->n_write; i++)
-        free(sb->write[i]);
-    for (size_t i = 0; i < sb->n_read; i++)
-        free(sb->read[i]);
-    for (size_t i = 0; i < sb->n_deny; i++)
-        free(sb->deny[i]);
-    free(sb->write);
-    free(sb->read);
-    free(sb->deny);
+    free_list(sb->write, sb->n_write);
+    free_list(sb->read, sb->n_read);
+    free_list(sb->deny, sb->n_deny);
 }
 
 void conf_free(conf_t *c)
@@ -327,12 +328,8 @@ void conf_free(conf_t *c)
         sandbox_free(&c->profiles[i]);
     free(c->profiles);
     free(c->sandbox_profile);
-    for (size_t i = 0; i < c->n_env_keep; i++)
-        free(c->env_keep[i]);
-    for (size_t i = 0; i < c->n_env_set; i++)
-        free(c->env_set[i]);
-    free(c->env_keep);
-    free(c->env_set);
+    free_list(c->env_keep, c->n_env_keep);
+    free_list(c->env_set, c->n_env_set);
     conf_defaults(c);
 }
 
