@@ -315,7 +315,6 @@ static void sandbox_free(conf_sandbox *sb)
 {
     free(sb->name);
     free(sb->base);
-    free(sb->file);
     free_list(sb->write, sb->n_write);
     free_list(sb->read, sb->n_read);
     free_list(sb->deny, sb->n_deny);

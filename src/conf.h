@@ -19,8 +19,6 @@ typedef struct conf_sandbox {
     int net;         /* -1: unset, else sb_net */
     /* limits; 0 = unset (core uses UINT64_MAX for unset) */
     uint64_t nofile, fsize, core, nproc, tmp_size, pids_max, memory_max;
-    int line;        /* where the section starts, for messages */
-    char *file;
 } conf_sandbox;
 
 typedef struct conf {
