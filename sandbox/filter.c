@@ -34,9 +34,10 @@ static const char *const deny_always[] = {
     NULL,
 };
 
-/* With network off: calls that open or use connections. */
-static const char *const deny_net_off[] = {"connect", "bind", "listen", "accept", "accept4", "sendto",
-                                           "sendmmsg", NULL};
+/* With network off: calls that open or use connections.  sendto is only
+ * refused with an address (send() on a connected socket pair is sendto
+ * with none). */
+static const char *const deny_net_off[] = {"connect", "bind", "listen", "accept", "accept4", "sendmmsg", NULL};
 
 /* Namespace flags refused to unshare and clone. */
 static const unsigned long ns_flags[] = {0x00020000 /* NEWNS */, 0x02000000 /* NEWCGROUP */,
@@ -58,7 +59,7 @@ int sb_seccomp_rule_count(sb_net net)
     int n = count_list(deny_always) + 2 * (int)N_NS_FLAGS + 1 /* clone3 */ + 2 /* TIOCSTI, TIOCLINUX */ +
             2 /* vsock socket, socketpair */;
     if (net == SB_NET_OFF)
-        n += count_list(deny_net_off) + 2 /* socket, socketpair families */;
+        n += count_list(deny_net_off) + 3 /* socket, socketpair families; sendto with an address */;
     return n;
 }
 
@@ -73,7 +74,7 @@ void sb_seccomp_describe(sb_net net, char *buf, size_t len)
              "architectures killed",
              sb_seccomp_rule_count(net),
              net == SB_NET_OFF ? "; network off: sockets other than AF_UNIX, connect bind listen accept "
-                                 "accept4 sendto sendmmsg"
+                                 "accept4 sendmmsg, sendto with an address"
                                : "");
 }
 
@@ -132,6 +133,9 @@ int sb_seccomp_install(sb_net net, char *err, size_t errlen)
         for (const char *const *c = deny_net_off; *c; c++)
             if (add(ctx, eperm, *c, 0, NULL, err, errlen) < 0)
                 goto out;
+        struct scmp_arg_cmp addressed = SCMP_A4(SCMP_CMP_NE, 0);
+        if (add(ctx, eperm, "sendto", 1, &addressed, err, errlen) < 0)
+            goto out;
     }
     int lr = seccomp_load(ctx);
     if (lr < 0) {

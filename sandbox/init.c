@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -404,6 +405,8 @@ int sandbox_init_main(int argc, char **argv)
     if (go != 'G' && go != 'g')
         _exit(126);
     bool cgroup_pids = go == 'G';
+    if ((plan.ns_flags & CLONE_NEWCGROUP) && unshare(CLONE_NEWCGROUP) < 0)
+        setup_failed("cannot create the cgroup namespace");
     if (sb_mounts_apply(&plan, err, sizeof err) < 0)
         setup_failed(err);
     if (sethostname("corral", 6) < 0)

@@ -341,7 +341,10 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
 
     /* A clone with fork semantics: the child gets a copy of this memory and
      * runs child_main, which only makes system calls before its exec. */
-    pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)plan->ns_flags | SIGCHLD, NULL, NULL, NULL, NULL);
+    /* The cgroup namespace comes later, from the init, once the launcher
+     * has moved it into its own cgroup: that cgroup is then its root. */
+    unsigned long flags = (unsigned long)(plan->ns_flags & ~CLONE_NEWCGROUP) | SIGCHLD;
+    pid_t pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
     if (pid == 0)
         child_main(&a);
     int clone_errno = errno;
@@ -363,10 +366,14 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
      * RLIMIT_NPROC), 'X' to give up. */
     child->n_placeholders = plan->n_placeholders;
     child->placeholder_fds = sb_alloc((plan->n_placeholders + 1) * sizeof(int));
-    child->placeholders = sb_alloc((plan->n_placeholders + 1) * sizeof(char *));
-    for (size_t i = 0; i < plan->n_placeholders; i++)
-        child->placeholders[i] = sb_strdup(plan->placeholders[i]);
-    if (sb_placeholders_create(plan, child->placeholder_fds, err, errlen) < 0) {
+    child->placeholders = sb_alloc((plan->n_placeholders + 1) * sizeof *child->placeholders);
+    for (size_t i = 0; i < plan->n_placeholders; i++) {
+        child->placeholders[i].path = sb_strdup(plan->placeholders[i].path);
+        child->placeholders[i].content =
+            plan->placeholders[i].content ? sb_strdup(plan->placeholders[i].content) : NULL;
+    }
+    if (sb_placeholders_create(child->placeholders, child->n_placeholders, child->placeholder_fds, err,
+                               errlen) < 0) {
         ssize_t x = write(sync[1], "X", 1);
         (void)x;
         close(sync[1]);
@@ -401,11 +408,9 @@ int sb_launch(const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *chil
 void sb_child_release(sb_child *child)
 {
     sb_cgroup_remove(&child->cgroup);
-    if (child->placeholder_fds) {
-        sb_plan p = {.placeholders = child->placeholders, .n_placeholders = child->n_placeholders};
-        sb_placeholders_release(&p, child->placeholder_fds);
-    }
-    sb_list_free(child->placeholders, child->n_placeholders);
+    if (child->placeholder_fds)
+        sb_placeholders_release(child->placeholders, child->n_placeholders, child->placeholder_fds);
+    sb_placeholders_free(child->placeholders, child->n_placeholders);
     free(child->placeholder_fds);
     if (child->status_fd >= 0)
         close(child->status_fd);

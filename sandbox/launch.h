@@ -45,7 +45,7 @@ typedef struct sb_child {
     int worker_status;
     char *error;
     sb_cgroup cgroup;
-    char **placeholders;
+    sb_placeholder *placeholders;
     int *placeholder_fds;
     size_t n_placeholders;
 } sb_child;

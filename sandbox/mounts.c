@@ -192,7 +192,7 @@ static int tmpfs_at(const char *dst, uint64_t size, unsigned mode, unsigned long
 /* Device nodes a command may use, bound from the host's /dev. */
 static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "tty", NULL};
 
-static int setup_dev(int oldroot, const char *dst, char *err, size_t errlen)
+static int setup_dev(int oldroot, const char *dst, uint64_t shm_size, char *err, size_t errlen)
 {
     /* No MS_NODEV here: the bound host nodes must stay usable. */
     if (tmpfs_at(dst, 1 << 20, 0755, MS_NOSUID | MS_NOEXEC, err, errlen) < 0)
@@ -229,7 +229,7 @@ static int setup_dev(int oldroot, const char *dst, char *err, size_t errlen)
         free(target);
     }
     if (rc == 0)
-        rc = tmpfs_at(shm, 0, 01777, MS_NOSUID | MS_NODEV, err, errlen);
+        rc = tmpfs_at(shm, shm_size, 01777, MS_NOSUID | MS_NODEV, err, errlen);
     free(pts);
     free(shm);
     if (rc < 0)
@@ -271,6 +271,27 @@ static int mask_file(const char *dst, char *err, size_t errlen)
     return rc;
 }
 
+/* The kernel knobs under /proc are read-only: a root caller is uid 0 in the
+ * sandbox, and uid 0 without capabilities may still write some of them. */
+static int protect_proc(const char *proc, char *err, size_t errlen)
+{
+    static const char *const knobs[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", NULL};
+    for (const char *const *k = knobs; *k; k++) {
+        char *p = sb_printf("%s/%s", proc, *k);
+        struct stat st;
+        int rc = 0;
+        if (lstat(p, &st) == 0) {
+            if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) < 0 ||
+                set_attr(p, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0, true) < 0)
+                rc = fail(err, errlen, "cannot make read-only:", p, errno);
+        }
+        free(p);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int sb_mounts_apply(const sb_plan *plan, char *err, size_t errlen)
 {
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -304,7 +325,7 @@ int sb_mounts_apply(const sb_plan *plan, char *err, size_t errlen)
             rc = tmpfs_at(m->dst, m->size, m->mode, MS_NOSUID | MS_NODEV, err, errlen);
             break;
         case SB_M_DEV:
-            rc = setup_dev(oldroot, m->dst, err, errlen);
+            rc = setup_dev(oldroot, m->dst, m->size, err, errlen);
             break;
         case SB_M_PROC:
             rc = make_mountpoint(m->dst, true, err, errlen);
@@ -312,6 +333,8 @@ int sb_mounts_apply(const sb_plan *plan, char *err, size_t errlen)
                 char *target = sb_printf(NEWROOT "%s", m->dst);
                 if (mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
                     rc = fail(err, errlen, "cannot mount a fresh proc on", m->dst, errno);
+                else
+                    rc = protect_proc(target, err, errlen);
                 free(target);
             }
             break;

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "plan.h"
+#include "gitprotect.h"
 #include "sbutil.h"
 
 #include <errno.h>
@@ -181,116 +182,76 @@ static int resolve_entry(compile_state *cs, const sb_entry *e)
     return 0;
 }
 
-/* Read "gitdir: X" from a .git file; the resolved directory or NULL. */
-static char *gitdir_of_file(const char *gitfile)
+static void push_placeholder(sb_plan *plan, const char *path, const char *content)
 {
-    FILE *f = fopen(gitfile, "re");
-    if (!f)
-        return NULL;
-    char line[PATH_MAX + 16];
-    char *res = NULL;
-    if (fgets(line, sizeof line, f) && strncmp(line, "gitdir:", 7) == 0) {
-        char *p = line + 7;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        p[strcspn(p, "\r\n")] = '\0';
-        char *dir = sb_strdup(gitfile);
-        *strrchr(dir, '/') = '\0';
-        char *joined = sb_path_join(dir, p);
-        char canon[PATH_MAX];
-        if (realpath(joined, canon))
-            res = sb_strdup(canon);
-        free(joined);
-        free(dir);
-    }
-    fclose(f);
-    return res;
+    plan->placeholders = sb_realloc(plan->placeholders, (plan->n_placeholders + 1) * sizeof *plan->placeholders);
+    plan->placeholders[plan->n_placeholders].path = sb_strdup(path);
+    plan->placeholders[plan->n_placeholders].content = content ? sb_strdup(content) : NULL;
+    plan->n_placeholders++;
 }
 
-/* The common dir of a linked worktree's gitdir (X/commondir), or NULL. */
-static char *commondir_of(const char *gitdir)
+/* The sink through which gitprotect.c states its decisions. */
+typedef struct protect_ctx {
+    compile_state *cs;
+    sb_plan *plan;
+} protect_ctx;
+
+static void sink_pin(void *u, const char *dir, const char *why)
 {
-    char *path = sb_printf("%s/commondir", gitdir);
-    FILE *f = fopen(path, "re");
-    free(path);
-    if (!f)
-        return NULL;
-    char line[PATH_MAX];
-    char *res = NULL;
-    if (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        char *joined = sb_path_join(gitdir, line);
-        char canon[PATH_MAX];
-        if (realpath(joined, canon))
-            res = sb_strdup(canon);
-        free(joined);
-    }
-    fclose(f);
-    return res;
+    protect_ctx *c = u;
+    add_resolved(c->cs, dir, SB_WRITE, true, true, true, why);
 }
 
-static void protect_if_exists(compile_state *cs, const char *path, const char *why)
+static void sink_readonly(void *u, const char *path, bool is_dir, const char *why)
 {
+    protect_ctx *c = u;
+    add_resolved(c->cs, path, SB_READ, true, true, is_dir, why);
+}
+
+static void sink_placeholder(void *u, const char *path, const char *content, const char *why)
+{
+    protect_ctx *c = u;
+    push_placeholder(c->plan, path, content);
+    add_resolved(c->cs, path, SB_READ, true, true, content == NULL, why);
+}
+
+static bool sink_writable(void *u, const char *path)
+{
+    protect_ctx *c = u;
+    for (size_t i = 0; i < c->cs->n; i++) {
+        const resolved *r = &c->cs->r[i];
+        if (r->access == SB_WRITE && !r->special_tmp && !r->protected && sb_path_under(path, r->path))
+            return true;
+    }
+    return false;
+}
+
+/* Carve-outs inside the writable root w: git's code-running parts, and
+ * the per-project configuration of corral and of agents at its top. */
+static int protect_writable_root(compile_state *cs, const char *w, sb_plan *plan)
+{
+    protect_ctx ctx = {cs, plan};
+    sb_protect_sink sink = {.user = &ctx, .pin = sink_pin, .readonly = sink_readonly,
+                            .placeholder = sink_placeholder, .writable = sink_writable};
+    if (sb_protect_repos(w, &sink, cs->err, cs->errlen) < 0)
+        return -1;
     struct stat st;
-    if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
-        add_resolved(cs, path, SB_READ, true, true, S_ISDIR(st.st_mode), why);
-}
-
-/* The code-running parts of a git directory. */
-static void protect_gitdir(compile_state *cs, const char *gitdir)
-{
-    char *hooks = sb_printf("%s/hooks", gitdir), *config = sb_printf("%s/config", gitdir);
-    protect_if_exists(cs, hooks, "protected: git hooks run code");
-    protect_if_exists(cs, config, "protected: git config can run code");
-    free(hooks);
-    free(config);
-}
-
-/* Carve-outs inside the writable root w. */
-static void protect_writable_root(compile_state *cs, const char *w, sb_plan *plan)
-{
-    char *dotgit = sb_printf("%s/.git", strcmp(w, "/") == 0 ? "" : w);
-    struct stat st;
-    if (lstat(dotgit, &st) < 0 && errno == ENOENT) {
-        /* No repository here: a `git init` inside the sandbox would create
-         * hooks that the user's own git later runs.  An empty read-only
-         * .git stops it, and git's discovery skips an empty .git, so a
-         * repository further up still works. */
-        sb_list_push(&plan->placeholders, &plan->n_placeholders, dotgit);
-        add_resolved(cs, dotgit, SB_READ, true, true, true, "protected (empty; no git init in the sandbox)");
-    } else if (lstat(dotgit, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            protect_gitdir(cs, dotgit);
-        } else if (S_ISREG(st.st_mode)) {
-            add_resolved(cs, dotgit, SB_READ, true, true, false, "protected: .git file points to the gitdir");
-            char *gd = gitdir_of_file(dotgit);
-            if (gd) {
-                protect_gitdir(cs, gd);
-                char *common = commondir_of(gd);
-                if (common) {
-                    protect_gitdir(cs, common);
-                    free(common);
-                }
-                free(gd);
-            }
-        }
-    }
-    free(dotgit);
     for (const char *const *name = protected_top; *name; name++) {
         char *p = sb_printf("%s/%s", strcmp(w, "/") == 0 ? "" : w, *name);
         if (lstat(p, &st) < 0 && errno == ENOENT) {
             /* A read-only mount needs a mount point: an empty directory
              * made now and removed when the last sandbox using it ends. */
-            sb_list_push(&plan->placeholders, &plan->n_placeholders, p);
-            add_resolved(cs, p, SB_READ, true, true, true, "protected (empty; created for the mount)");
+            sink_placeholder(&ctx, p, NULL, "protected (empty; created for the mount)");
         } else if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
             add_resolved(cs, p, SB_READ, true, true, S_ISDIR(st.st_mode), "protected: agents read it");
         } else if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
-            /* A symlink there could be re-pointed: treat it as crossing. */
+            /* A symlink there could be re-pointed: the check below fails
+             * the plan. */
             add_resolved(cs, p, SB_READ, true, true, false, "protected");
         }
         free(p);
     }
+    return 0;
 }
 
 static int access_rank(sb_access a)
@@ -456,8 +417,8 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
      * everything that must hold (deny and protected). */
     size_t n_user = cs.n;
     for (size_t i = 0; i < n_user; i++)
-        if (cs.r[i].access == SB_WRITE && !cs.r[i].special_tmp)
-            protect_writable_root(&cs, cs.r[i].path, out);
+        if (cs.r[i].access == SB_WRITE && !cs.r[i].special_tmp && protect_writable_root(&cs, cs.r[i].path, out) < 0)
+            goto done;
     for (size_t i = 0; i < p->n_entries; i++) {
         const sb_entry *e = &p->entries[i];
         if (e->access != SB_DENY || e->path[0] == ':')
@@ -522,9 +483,10 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
     }
     if (!root_bound)
         add_mount(out, SB_M_TMPFS, NULL, "/", true, 1 << 20, 0755, "empty root (only listed paths)");
-    add_mount(out, SB_M_DEV, NULL, "/dev", false, 0, 0755,
-              "minimal: null zero full random urandom tty, new devpts, shm");
-    add_mount(out, SB_M_PROC, NULL, "/proc", false, 0, 0, "fresh, for the new pid namespace");
+    add_mount(out, SB_M_DEV, NULL, "/dev", false, p->limits.tmp_size, 0755,
+              "minimal: null zero full random urandom tty, new devpts, shm (as big as /tmp)");
+    add_mount(out, SB_M_PROC, NULL, "/proc", false, 0, 0,
+              "fresh, for the new pid namespace; /proc/sys and other kernel knobs read-only");
     for (size_t i = 0; i < cs.n; i++) {
         resolved *x = &cs.r[i];
         if (strcmp(x->path, "/") == 0)
@@ -607,6 +569,6 @@ void sb_plan_free(sb_plan *plan)
     }
     free(plan->mounts);
     sb_list_free(plan->write_roots, plan->n_write_roots);
-    sb_list_free(plan->placeholders, plan->n_placeholders);
+    sb_placeholders_free(plan->placeholders, plan->n_placeholders);
     memset(plan, 0, sizeof *plan);
 }

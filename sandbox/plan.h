@@ -52,6 +52,13 @@ typedef struct sb_mount {
     char *why;
 } sb_mount;
 
+/* A path made on the host for a read-only mount, and removed when the last
+ * sandbox using it ends: an empty directory, or a file with content. */
+typedef struct sb_placeholder {
+    char *path;
+    char *content; /* NULL: a directory */
+} sb_placeholder;
+
 typedef struct sb_plan {
     char *profile;
     bool unconfined;
@@ -67,7 +74,7 @@ typedef struct sb_plan {
     size_t n_mounts, cap_mounts;
     char **write_roots; /* for Landlock: where writing is allowed */
     size_t n_write_roots;
-    char **placeholders; /* empty dirs made on the host as RO mount points */
+    sb_placeholder *placeholders;
     size_t n_placeholders;
     sb_limits limits;
 } sb_plan;
@@ -84,11 +91,11 @@ void sb_plan_print(const sb_plan *plan, FILE *f);
 char *sb_plan_serialize(const sb_plan *plan, size_t *len);
 int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t errlen);
 
-/* Create the plan's placeholder mount points on the host; each is held with
- * a shared lock (fd returned in fds, n_placeholders of them) so that only
- * the last sandbox using one removes it.  0 or -1 with err. */
-int sb_placeholders_create(const sb_plan *plan, int *fds, char *err, size_t errlen);
+/* Create placeholders on the host; each is held with a shared lock (fd in
+ * fds) so that only the last sandbox using one removes it.  0 or -1. */
+int sb_placeholders_create(const sb_placeholder *ph, size_t n, int *fds, char *err, size_t errlen);
 /* Remove those no other sandbox holds, then close the fds. */
-void sb_placeholders_release(const sb_plan *plan, int *fds);
+void sb_placeholders_release(const sb_placeholder *ph, size_t n, int *fds);
+void sb_placeholders_free(sb_placeholder *ph, size_t n);
 
 #endif

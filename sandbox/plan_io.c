@@ -63,9 +63,10 @@ void sb_plan_print(const sb_plan *plan, FILE *f)
                 fprintf(f, "  %3zu  %-9s %s  (%s)\n", i + 1, mode, m->dst, m->why);
         }
         if (plan->n_placeholders) {
-            fprintf(f, "placeholders (empty read-only directories made for the mounts, removed afterwards):\n");
+            fprintf(f, "placeholders (made on the host for read-only mounts, removed afterwards):\n");
             for (size_t i = 0; i < plan->n_placeholders; i++)
-                fprintf(f, "       %s\n", plan->placeholders[i]);
+                fprintf(f, "       %s  (%s)\n", plan->placeholders[i].path,
+                        plan->placeholders[i].content ? "a file" : "an empty directory");
         }
         fprintf(f, "process:    init is pid 1 (non-dumpable, empty environment, under the same filter);\n"
                    "            the command runs in a new session with its terminal as the controlling tty;\n"
@@ -274,23 +275,44 @@ out:
 
 /* ---- placeholders ---------------------------------------------------------- */
 
-int sb_placeholders_create(const sb_plan *plan, int *fds, char *err, size_t errlen)
+int sb_placeholders_create(const sb_placeholder *ph, size_t n, int *fds, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < plan->n_placeholders; i++)
+    for (size_t i = 0; i < n; i++)
         fds[i] = -1;
-    for (size_t i = 0; i < plan->n_placeholders; i++) {
-        const char *p = plan->placeholders[i];
-        if (mkdir(p, 0555) < 0 && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create the read-only mount point %s: %s", p, strerror(errno));
-            sb_placeholders_release(plan, fds);
-            return -1;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = ph[i].path;
+        int fd;
+        if (ph[i].content) {
+            fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+            if (fd >= 0) {
+                size_t len = strlen(ph[i].content);
+                if (write(fd, ph[i].content, len) != (ssize_t)len) {
+                    snprintf(err, errlen, "cannot write %s: %s", p, strerror(errno));
+                    close(fd);
+                    unlink(p);
+                    sb_placeholders_release(ph, n, fds);
+                    return -1;
+                }
+                close(fd);
+            } else if (errno != EEXIST) {
+                snprintf(err, errlen, "cannot create the read-only mount point %s: %s", p, strerror(errno));
+                sb_placeholders_release(ph, n, fds);
+                return -1;
+            }
+            fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        } else {
+            if (mkdir(p, 0555) < 0 && errno != EEXIST) {
+                snprintf(err, errlen, "cannot create the read-only mount point %s: %s", p, strerror(errno));
+                sb_placeholders_release(ph, n, fds);
+                return -1;
+            }
+            fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         }
-        int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 || flock(fd, LOCK_SH) < 0) {
             snprintf(err, errlen, "cannot hold the mount point %s: %s", p, strerror(errno));
             if (fd >= 0)
                 close(fd);
-            sb_placeholders_release(plan, fds);
+            sb_placeholders_release(ph, n, fds);
             return -1;
         }
         fds[i] = fd;
@@ -298,20 +320,33 @@ int sb_placeholders_create(const sb_plan *plan, int *fds, char *err, size_t errl
     return 0;
 }
 
-void sb_placeholders_release(const sb_plan *plan, int *fds)
+void sb_placeholders_release(const sb_placeholder *ph, size_t n, int *fds)
 {
-    for (size_t i = 0; i < plan->n_placeholders; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (fds[i] < 0)
             continue;
-        /* The last holder removes it, and only if it is still the empty
-         * directory we made (same inode, nothing inside). */
+        /* The last holder removes it, and only if it is still what we made
+         * (same inode; a directory only if empty). */
         if (flock(fds[i], LOCK_EX | LOCK_NB) == 0) {
             struct stat a, b;
-            if (fstat(fds[i], &a) == 0 && lstat(plan->placeholders[i], &b) == 0 && a.st_ino == b.st_ino &&
-                a.st_dev == b.st_dev)
-                rmdir(plan->placeholders[i]); /* fails harmlessly if not empty */
+            if (fstat(fds[i], &a) == 0 && lstat(ph[i].path, &b) == 0 && a.st_ino == b.st_ino &&
+                a.st_dev == b.st_dev) {
+                if (ph[i].content)
+                    unlink(ph[i].path);
+                else
+                    rmdir(ph[i].path); /* fails harmlessly if not empty */
+            }
         }
         close(fds[i]);
         fds[i] = -1;
     }
+}
+
+void sb_placeholders_free(sb_placeholder *ph, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(ph[i].path);
+        free(ph[i].content);
+    }
+    free(ph);
 }

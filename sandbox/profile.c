@@ -16,6 +16,9 @@ const char *const sb_default_deny[] = {
     "~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.config/gh", "~/.netrc",
     "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.docker", "~/.kube", "~/.local/share/keyrings",
     "~/.password-store",
+    /* shell and REPL histories: commands typed with secrets in them */
+    "~/.bash_history", "~/.zsh_history", "~/.python_history", "~/.node_repl_history", "~/.psql_history",
+    "~/.mysql_history", "~/.sqlite_history", "~/.lesshst", "~/.viminfo", "~/.local/share/fish/fish_history",
     /* host socket directories (agents, D-Bus, docker, systemd...) */
     "/run", "/var/run", ":runtime",
     /* corral's own state, config and runtime directories */

@@ -118,8 +118,21 @@ static void workspace_write_view(void **state)
     assert_true(mount_at(&plan, p)->rdonly);
     snprintf(p, sizeof p, "%s/.codex", ws);
     assert_true(mount_at(&plan, p)->rdonly);
-    /* .corral and .agents do not exist: placeholders are planned. */
-    assert_int_equal(plan.n_placeholders, 2);
+    /* .corral and .agents do not exist: placeholders are planned, and a
+     * commondir saying "." (no redirection) that the sandbox cannot write. */
+    assert_int_equal(plan.n_placeholders, 3);
+    bool commondir = false;
+    for (size_t i = 0; i < plan.n_placeholders; i++)
+        if (strstr(plan.placeholders[i].path, "/.git/commondir"))
+            commondir = plan.placeholders[i].content && strcmp(plan.placeholders[i].content, ".\n") == 0;
+    assert_true(commondir);
+    /* .git itself is pinned: a mount point cannot be renamed away. */
+    snprintf(p, sizeof p, "%s/.git", ws);
+    assert_non_null(mount_at(&plan, p));
+    assert_false(mount_at(&plan, p)->rdonly);
+    size_t pin = index_of(&plan, p);
+    snprintf(p, sizeof p, "%s/.git/hooks", ws);
+    assert_true(pin < index_of(&plan, p)); /* before what it holds */
     snprintf(p, sizeof p, "%s/.ssh", home);
     m = mount_at(&plan, p);
     assert_non_null(m);
@@ -129,6 +142,62 @@ static void workspace_write_view(void **state)
     assert_false(mount_at(&plan, "/tmp")->rdonly);
     assert_true(plan.ns_flags != 0);
     sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void nested_repositories_are_pinned(void **state)
+{
+    (void)state;
+    /* ws3/vendor/lib is a repository of its own, with a submodule gitdir:
+     * the path down to it is pinned and their hooks are read-only. */
+    char ws3[512], p[600];
+    snprintf(ws3, sizeof ws3, "%s/ws3", root);
+    mkdir(ws3, 0755);
+    mk("%s/vendor", ws3);
+    mk("%s/vendor/lib", ws3);
+    mk("%s/vendor/lib/.git", ws3);
+    mk("%s/vendor/lib/.git/hooks", ws3);
+    touch("%s/vendor/lib/.git/HEAD", ws3, "ref: refs/heads/main\n");
+    mk("%s/vendor/lib/.git/modules", ws3);
+    mk("%s/vendor/lib/.git/modules/sub", ws3);
+    touch("%s/vendor/lib/.git/modules/sub/HEAD", ws3, "ref: refs/heads/main\n");
+    touch("%s/vendor/lib/.git/modules/sub/config", ws3, "[core]\n");
+    sb_profile prof;
+    char err[512];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_request req = request(NULL);
+    req.cwd = req.workspace = ws3;
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    snprintf(p, sizeof p, "%s/vendor", ws3);
+    assert_false(mount_at(&plan, p)->rdonly); /* pinned, still writable */
+    snprintf(p, sizeof p, "%s/vendor/lib", ws3);
+    assert_non_null(mount_at(&plan, p));
+    snprintf(p, sizeof p, "%s/vendor/lib/.git/hooks", ws3);
+    assert_true(mount_at(&plan, p)->rdonly);
+    snprintf(p, sizeof p, "%s/vendor/lib/.git/modules/sub/config", ws3);
+    assert_true(mount_at(&plan, p)->rdonly);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void git_symlink_fails_closed(void **state)
+{
+    (void)state;
+    char ws4[512], link[600];
+    snprintf(ws4, sizeof ws4, "%s/ws4", root);
+    mkdir(ws4, 0755);
+    mk("%s/real", ws4);
+    snprintf(link, sizeof link, "%s/.git", ws4);
+    assert_int_equal(symlink("real", link), 0);
+    sb_profile prof;
+    char err[1024];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_request req = request(NULL);
+    req.cwd = req.workspace = ws4;
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, link));
     sb_profile_free(&prof);
 }
 
@@ -395,6 +464,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(workspace_write_view),
+        cmocka_unit_test(nested_repositories_are_pinned),
+        cmocka_unit_test(git_symlink_fails_closed),
         cmocka_unit_test(read_only_profile),
         cmocka_unit_test(deny_beats_write_beats_read),
         cmocka_unit_test(more_specific_path_wins),
