@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+# id: N09
+# tries: connect to host Unix sockets: one the runner listens on under /run, one in $XDG_RUNTIME_DIR (the D-Bus session bus place), /run/docker.sock, /var/run/dbus/system_bus_socket; list /run and the runtime dir
+# expect: EPERM (connect is denied with network off), or ENOENT/EACCES (the directories are masked); the host listeners see nothing (runner checks)
+# neighbour: an AF_UNIX socketpair passes data
+# needs: -
+# sandbox-args: -
+#
+# Runs inside `corral sandbox` (tests/sandbox/battery.py); by hand:
+#   corral sandbox -- /usr/bin/python3 N09_host_sockets.py [INFO.json]
+import errno
+import socket
+
+from attacklib import INFO, attempt, attempt_listdir, main, socketpair_neighbour
+
+
+def attack():
+    paths = [INFO.get("run_socket"), INFO.get("runtime_socket"), "/run/docker.sock", "/var/run/dbus/system_bus_socket"]
+    for path in filter(None, paths):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        attempt("connect " + path, lambda: s.connect(path), errno.EPERM, errno.ENOENT, errno.EACCES)
+        s.close()
+    for d in filter(None, ("/run", INFO.get("xdg_runtime"))):
+        attempt_listdir(d, d)
+
+
+if __name__ == "__main__":
+    main(attack, socketpair_neighbour)

@@ -1,0 +1,192 @@
+"""What the Python attacks of the escape battery share (not an attack itself:
+battery.py skips this file).
+
+An attack runs as `python3 attacks/NAME.py [INFO.json]`; Python puts the
+script's directory first on sys.path, so `from attacklib import ...` finds
+this module inside the sandbox too.  An attack defines attack() and
+neighbour() and ends with `main(attack, neighbour)`, which prints the two
+verdict lines battery.py reads:
+
+    BLOCKED <how> | ESCAPED <what>
+    NEIGHBOUR OK | NEIGHBOUR BROKEN <why>
+
+Standard library only; raw system calls use x86_64 numbers.
+"""
+import ctypes
+import errno
+import fcntl
+import json
+import os
+import resource
+import select
+import socket
+import subprocess
+import sys
+import termios
+
+# The runner's description of the world (README.md "What one attack gets");
+# empty when an attack is run by hand without one.
+INFO = json.load(open(sys.argv[1])) if len(sys.argv) > 1 else {}
+# What failed the expected way, and what did not: one entry makes ESCAPED.
+escaped, blocked = [], []
+
+
+def attempt(what, fn, *expected):
+    """fn must fail with one of the expected errnos; success or another
+    errno means the sandbox did not stop it the way it should."""
+    try:
+        r = fn()
+    except OSError as e:
+        name = errno.errorcode.get(e.errno, str(e.errno))
+        if e.errno in expected:
+            blocked.append("%s: %s" % (what, name))
+        else:
+            escaped.append("%s: unexpected %s" % (what, name))
+        return None
+    escaped.append("%s: succeeded" % what)
+    return r
+
+
+def judge_errno(what, e, *expected):
+    """For an attempt made by hand that raised the OSError e: record
+    "what: ENAME" as blocked when its errno is one of expected, else as escaped."""
+    (blocked if e.errno in expected else escaped).append("%s: %s" % (what, errno.errorcode[e.errno]))
+
+
+def attempt_read(what, path, got="%d bytes"):
+    """Reading path must fail with EACCES or ENOENT, or find the file empty;
+    reading any byte escapes ("what: " + got % the byte count)."""
+    try:
+        data = open(path, "rb").read()
+    except OSError as e:
+        judge_errno(what, e, errno.EACCES, errno.ENOENT)
+        return
+    (escaped if data else blocked).append("%s: %s" % (what, got % len(data) if data else "empty"))
+
+
+def attempt_listdir(what, path):
+    """Listing path must fail with EACCES or ENOENT, or find it empty."""
+    try:
+        names = os.listdir(path)
+    except OSError as e:
+        judge_errno("ls %s" % what, e, errno.EACCES, errno.ENOENT)
+        return
+    (escaped if names else blocked).append("ls %s: %s" % (what, names or "empty"))
+
+
+def main(attack, neighbour):
+    """Run the attack, then the neighbour (which returns None when the
+    legitimate operation works, else why not), and print the verdicts."""
+    try:
+        attack()
+    except Exception as e:  # an attack that crashes proves nothing
+        escaped.append("attack crashed: %r" % e)
+    try:
+        problem = neighbour()
+    except Exception as e:
+        problem = "crashed: %r" % e
+    print("ESCAPED " + "; ".join(escaped) if escaped else "BLOCKED " + "; ".join(blocked), flush=True)
+    print("NEIGHBOUR BROKEN " + problem if problem else "NEIGHBOUR OK", flush=True)
+
+
+# ---- system calls and limits -----------------------------------------------------
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+AT_FDCWD = -100
+
+
+def sys_call(nr, *args):
+    """A raw x86_64 system call; integers travel as full 64-bit words."""
+    conv = [ctypes.c_ulong(a % 2**64) if isinstance(a, int) else a for a in args]
+    r = libc.syscall(ctypes.c_long(nr), *conv)
+    if r == -1:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+    return r
+
+
+def setrlimit(res, limits):
+    """resource.setrlimit, with CPython's ValueError for EPERM turned back into the errno."""
+    try:
+        resource.setrlimit(res, limits)
+    except ValueError as e:
+        if "not allowed" in str(e):
+            raise OSError(errno.EPERM, str(e))
+        raise
+
+
+# ---- processes -------------------------------------------------------------------
+
+def blocked_child():
+    """A child that waits on a pipe until the parent closes it."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)
+        os._exit(0)
+    os.close(r)
+    return pid, w
+
+
+# ---- git (needs: git and its variants) -------------------------------------------
+
+def git(*args, env=None):
+    """Run git; its output (stdout and stderr) in .stdout."""
+    return subprocess.run(["git", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+def git_steps(*commands, env=None):
+    """Run git commands (argument lists) in turn: None when every one
+    works, else which failed and what it said."""
+    for args in commands:
+        r = git(*args, env=env)
+        if r.returncode != 0:
+            return "git %s failed: %s" % (args[0], r.stdout.strip())
+    return None
+
+
+def git_commit_neighbour():
+    """git add and git commit work in the workspace (needs: git)."""
+    open("new.txt", "w").write("new\n")
+    problem = git_steps(("add", "new.txt"), ("commit", "-q", "-m", "from the sandbox"))
+    if problem:
+        return problem
+    r = git("log", "--oneline")
+    return None if len(r.stdout.splitlines()) >= 2 else "commit missing from git log"
+
+
+# ---- the network (off) -----------------------------------------------------------
+
+def socketpair_neighbour():
+    """Local IPC keeps working with the network off: an AF_UNIX socketpair."""
+    a, b = socket.socketpair()
+    os.write(a.fileno(), b"ping")
+    got = os.read(b.fileno(), 4)
+    a.close()
+    b.close()
+    return None if got == b"ping" else "socketpair passed %r" % got
+
+
+# ---- the terminal (needs: pty) ---------------------------------------------------
+
+TIOCSTI, TIOCLINUX, TIOCGWINSZ = 0x5412, 0x541C, 0x5413
+SYS_ioctl = 16
+
+
+def stdin_has_input():
+    return bool(select.select([0], [], [], 0.2)[0])
+
+
+def pty_neighbour():
+    if not os.isatty(0):
+        return "stdin is not a terminal (run this attack with a pty as stdin)"
+    fcntl.ioctl(0, TIOCGWINSZ, b"\0" * 8)
+    termios.tcgetattr(0)
+    master, slave = os.openpty()  # the sandbox's own devpts
+    os.write(master, b"ping\n")
+    got = os.read(slave, 16)
+    os.close(master)
+    os.close(slave)
+    return None if got.startswith(b"ping") else "own pty read %r" % got
