@@ -108,26 +108,12 @@ static void protect_gitdir(const char *gd, const sb_protect_sink *s, int depth)
     /* Submodules keep their gitdirs under modules/ (nested as deep as the
      * submodules are). */
     char *modules = sb_printf("%s/modules", gd);
-    DIR *d = depth > 0 ? opendir(modules) : NULL;
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char *sub = sb_printf("%s/%s", modules, e->d_name);
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (is_gitdir(sub))
-                protect_gitdir(sub, s, depth - 1);
-            else
-                protect_gitdir_tree(sub, s, depth - 1);
-        }
-        free(sub);
-    }
-    if (d)
-        closedir(d);
+    protect_gitdir_tree(modules, s, depth);
     free(modules);
 }
 
-/* modules/a/b/... for submodules whose names contain slashes. */
+/* The gitdirs below dir (modules/NAME, and modules/a/b/... for submodule
+ * names with slashes). */
 static void protect_gitdir_tree(const char *dir, const sb_protect_sink *s, int depth)
 {
     DIR *d = depth > 0 ? opendir(dir) : NULL;

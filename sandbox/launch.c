@@ -41,41 +41,34 @@ static const char *self_exe(void)
     return exe && exe[0] == '/' ? exe : "/proc/self/exe";
 }
 
+/* An integer sysctl, or -1 when it is not there. */
+static int sysctl_int(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    int v = -1;
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
 void sb_userns_hint(int e, char *buf, size_t len)
 {
-    FILE *f;
-    int v;
-    if ((f = fopen("/proc/sys/kernel/unprivileged_userns_clone", "re"))) {
-        if (fscanf(f, "%d", &v) == 1 && v == 0) {
-            fclose(f);
-            snprintf(buf, len, "user namespaces are disabled for unprivileged users "
-                               "(kernel.unprivileged_userns_clone = 0); fix: sysctl -w "
-                               "kernel.unprivileged_userns_clone=1");
-            return;
-        }
-        fclose(f);
-    }
-    if ((f = fopen("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "re"))) {
-        if (fscanf(f, "%d", &v) == 1 && v == 1) {
-            fclose(f);
-            snprintf(buf, len, "AppArmor forbids unprivileged user namespaces "
-                               "(kernel.apparmor_restrict_unprivileged_userns = 1, as on Ubuntu 24.04); fix: "
-                               "an AppArmor profile that allows userns for corral, or sysctl -w "
-                               "kernel.apparmor_restrict_unprivileged_userns=0");
-            return;
-        }
-        fclose(f);
-    }
-    if ((f = fopen("/proc/sys/user/max_user_namespaces", "re"))) {
-        if (fscanf(f, "%d", &v) == 1 && v == 0) {
-            fclose(f);
-            snprintf(buf, len, "user namespaces are disabled (user.max_user_namespaces = 0); fix: sysctl -w "
-                               "user.max_user_namespaces=15000");
-            return;
-        }
-        fclose(f);
-    }
-    if (e == ENOSPC || e == EUSERS)
+    if (sysctl_int("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+        snprintf(buf, len, "user namespaces are disabled for unprivileged users "
+                           "(kernel.unprivileged_userns_clone = 0); fix: sysctl -w "
+                           "kernel.unprivileged_userns_clone=1");
+    else if (sysctl_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+        snprintf(buf, len, "AppArmor forbids unprivileged user namespaces "
+                           "(kernel.apparmor_restrict_unprivileged_userns = 1, as on Ubuntu 24.04); fix: "
+                           "an AppArmor profile that allows userns for corral, or sysctl -w "
+                           "kernel.apparmor_restrict_unprivileged_userns=0");
+    else if (sysctl_int("/proc/sys/user/max_user_namespaces") == 0)
+        snprintf(buf, len, "user namespaces are disabled (user.max_user_namespaces = 0); fix: sysctl -w "
+                           "user.max_user_namespaces=15000");
+    else if (e == ENOSPC || e == EUSERS)
         snprintf(buf, len, "the limit on user namespaces is reached (user.max_user_namespaces); fix: raise it "
                            "with sysctl -w user.max_user_namespaces=15000");
     else if (e == EINVAL)
