@@ -148,7 +148,10 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
         fprintf(f, "  - no Landlock (mounts and the filter still hold)\n");
     if (cg.pids_applied)
         fprintf(f, "  - pids.max %llu per sandbox\n", (unsigned long long)plan->limits.pids_max);
-    else
+    else if (sb_nproc_applies())
         fprintf(f, "  - RLIMIT_NPROC %llu per sandbox instead of a cgroup\n", (unsigned long long)plan->limits.nproc);
+    else
+        fprintf(f, "  - NO process limit: no writable pids cgroup, and RLIMIT_NPROC does not bind root (a fork "
+                   "bomb in a sandbox can exhaust the host's pids)\n");
     return true;
 }

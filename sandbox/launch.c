@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,9 +55,35 @@ static int sysctl_int(const char *path)
     return v;
 }
 
+/* Whether this process runs in a chroot: the kernel refuses new user
+ * namespaces there (EPERM) whatever the sysctls say.  Compared with pid 1's
+ * root when we may look at it; otherwise from mountinfo, where a chroot into
+ * a plain directory shows no mount of the namespace's root on "/". */
+static bool in_chroot(void)
+{
+    struct stat self, init;
+    if (stat("/", &self) == 0 && stat("/proc/1/root/", &init) == 0)
+        return self.st_dev != init.st_dev || self.st_ino != init.st_ino;
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f)
+        return false;
+    char line[4096], root[2048], point[2048];
+    bool whole_root = false;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%*s %*s %*s %2047s %2047s", root, point) == 2 && strcmp(point, "/") == 0 &&
+            strcmp(root, "/") == 0)
+            whole_root = true;
+    fclose(f);
+    return !whole_root;
+}
+
 void sb_userns_hint(int e, char *buf, size_t len)
 {
-    if (sysctl_int("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+    if (e == EPERM && in_chroot())
+        snprintf(buf, len, "corral runs in a chroot, and the kernel refuses user namespaces there; fix: run "
+                           "corral outside the chroot, or in a container made with pivot_root (docker, podman, "
+                           "systemd-nspawn)");
+    else if (sysctl_int("/proc/sys/kernel/unprivileged_userns_clone") == 0)
         snprintf(buf, len, "user namespaces are disabled for unprivileged users "
                            "(kernel.unprivileged_userns_clone = 0); fix: sysctl -w "
                            "kernel.unprivileged_userns_clone=1");
@@ -437,10 +464,14 @@ void sb_print_enforcement(const sb_plan *plan, FILE *f)
     sb_cgroup_probe(l, &cg, where, sizeof where);
     if (cg.pids_applied)
         fprintf(f, "            pids.max %llu: applies (%s)\n", (unsigned long long)l->pids_max, where);
-    else
+    else if (sb_nproc_applies())
         fprintf(f, "            pids.max %llu: cannot be applied: %s; RLIMIT_NPROC %llu (per user namespace) "
                    "instead\n",
                 (unsigned long long)l->pids_max, cg.why_not, (unsigned long long)l->nproc);
+    else
+        fprintf(f, "            pids.max %llu: cannot be applied: %s; NO process limit (RLIMIT_NPROC does not "
+                   "bind root)\n",
+                (unsigned long long)l->pids_max, cg.why_not);
     if (l->memory_max) {
         sb_format_size(l->memory_max, mem, sizeof mem);
         fprintf(f, "            memory.max %s: %s\n", mem,

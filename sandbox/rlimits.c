@@ -283,3 +283,8 @@ int sb_rlimits_apply(const sb_limits *l, bool cgroup_pids, char *err, size_t err
         return -1;
     return 0;
 }
+
+bool sb_nproc_applies(void)
+{
+    return getuid() != 0;
+}

@@ -33,6 +33,11 @@ void sb_cgroup_create(pid_t pid, const sb_limits *l, sb_cgroup *out);
 /* Remove them (the sandbox's processes are gone) and free. */
 void sb_cgroup_remove(sb_cgroup *cg);
 
+/* Whether RLIMIT_NPROC limits the sandbox at all: the kernel exempts
+ * processes whose real uid is the host's root (INIT_USER), and the
+ * sandbox's processes keep the launcher's host uid. */
+bool sb_nproc_applies(void);
+
 /* Set the rlimits; nproc only when the cgroup did not take pids.max.
  * 0, or -1 with err. */
 int sb_rlimits_apply(const sb_limits *l, bool cgroup_pids, char *err, size_t errlen);

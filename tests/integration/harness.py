@@ -5,6 +5,7 @@ private corral world (runtime, state and config directories under one temp
 directory), starts a real server in it over its real socket, and talks to it
 with the real CLI or with the raw protocol.  Nothing is mocked.
 """
+import atexit
 import json
 import os
 import select
@@ -94,6 +95,10 @@ class World:
         if config is not None:
             self.write_config(config)
         self.server = None
+        self.cleaned = False
+        # A test file that dies before its own cleanup must not leave a
+        # server (and its sessions) running after the test run.
+        atexit.register(self.cleanup)
 
     @property
     def socket_path(self):
@@ -171,6 +176,9 @@ class World:
             wait_until(lambda: not pid_alive(pid), TIMEOUT)
 
     def cleanup(self):
+        if self.cleaned:
+            return
+        self.cleaned = True
         self.stop()
         shutil.rmtree(self.base, ignore_errors=True)
 

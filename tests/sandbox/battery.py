@@ -716,9 +716,14 @@ class Tap:
         sys.stdout.flush()
 
     def result(self, label, r):
-        c = self.counts.setdefault(label, {"blocked": 0, "escaped": 0, "gaps": 0, "broken": 0, "seconds": 0.0})
+        c = self.counts.setdefault(label, {"blocked": 0, "escaped": 0, "gaps": 0, "errors": 0,
+                                           "broken": 0, "seconds": 0.0})
         gap = r.get("known_gap") if not r["blocked"] else None
-        c["blocked" if r["blocked"] else "gaps" if gap else "escaped"] += 1
+        # No verdict at all (the sandbox never started, the runner broke) is
+        # a failure, but not an escape: count it apart so the summary says
+        # which it was.
+        no_verdict = r["blocked_text"] in ("(no verdict)", "runner error")
+        c["blocked" if r["blocked"] else "gaps" if gap else "errors" if no_verdict else "escaped"] += 1
         c["broken"] += 0 if r["neighbour"] else 1
         c["seconds"] += r.get("seconds", 0)
         what = "%s: %s %s" % (label, r["id"], r["file"])
@@ -734,13 +739,16 @@ class Tap:
 
 def summary(tap):
     lines = []
-    total_b = total_e = 0
+    total_b = total_e = total_x = 0
     for label, c in tap.counts.items():
-        lines.append("%s: %d attacks blocked, %d escaped, %d known gaps, %d neighbours broken (%.0fs)" %
-                     (label, c["blocked"], c["escaped"], c["gaps"], c["broken"], c["seconds"]))
+        lines.append("%s: %d attacks blocked, %d escaped, %d known gaps, %d without a verdict, "
+                     "%d neighbours broken (%.0fs)" %
+                     (label, c["blocked"], c["escaped"], c["gaps"], c["errors"], c["broken"], c["seconds"]))
         total_b += c["blocked"]
         total_e += c["escaped"]
-    lines.append("%d attacks blocked, %d escaped" % (total_b, total_e))
+        total_x += c["errors"]
+    lines.append("%d attacks blocked, %d escaped" % (total_b, total_e) +
+                 (", %d without a verdict" % total_x if total_x else ""))
     return lines
 
 

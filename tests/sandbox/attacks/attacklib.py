@@ -85,6 +85,10 @@ def main(attack, neighbour):
         problem = neighbour()
     except Exception as e:
         problem = "crashed: %r" % e
+    if not escaped and not blocked:
+        # Nothing this attack needs exists here (no cgroup hierarchy, say):
+        # say so instead of an empty BLOCKED that looks like a real result.
+        blocked.append("nothing to try in this sandbox: no attempt was made")
     print("ESCAPED " + "; ".join(escaped) if escaped else "BLOCKED " + "; ".join(blocked), flush=True)
     print("NEIGHBOUR BROKEN " + problem if problem else "NEIGHBOUR OK", flush=True)
 
