@@ -817,6 +817,26 @@ def remove_stale_run_dirs():
                 shutil.rmtree(os.path.join("/run", name), ignore_errors=True)
 
 
+def stage_tools(scratch, corral, attacks_dir):
+    """Copy corral, this runner and the attacks into the scratch directory,
+    readable by everyone: the sandbox hides the host's /tmp (where a clone
+    of the repository may live) and the battery user cannot enter a private
+    build directory.  Returns the copies of corral and the attacks."""
+    binaries = os.path.join(scratch, "bin")
+    os.makedirs(binaries, mode=0o755)
+    shutil.copy(corral, os.path.join(binaries, "corral"))
+    shutil.copy(os.path.abspath(__file__), os.path.join(binaries, "battery.py"))
+    for p in os.listdir(binaries):
+        os.chmod(os.path.join(binaries, p), 0o755)
+    copy = os.path.join(scratch, "attacks")
+    shutil.copytree(attacks_dir, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for root, dirs, files in os.walk(copy):
+        os.chmod(root, 0o755)
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o644)
+    return os.path.join(binaries, "corral"), copy
+
+
 def run_as_user(tap, scratch, corral, attacks_dir, attacks, args):
     """Create the temporary user, run the battery as it, remove it."""
     os.makedirs(os.path.dirname(LOCK_PATH), exist_ok=True)
@@ -831,19 +851,7 @@ def run_as_user(tap, scratch, corral, attacks_dir, attacks, args):
                         "/usr/sbin/nologin", "--user-group", "--comment", USER_COMMENT, USER_NAME], check=True,
                        stdout=subprocess.DEVNULL)
         pw = pwd.getpwnam(USER_NAME)
-        # Everything the user needs, where it can reach it.
-        binaries = os.path.join(scratch, "bin")
-        os.makedirs(binaries, mode=0o755)
-        shutil.copy(corral, os.path.join(binaries, "corral"))
-        shutil.copy(os.path.abspath(__file__), os.path.join(binaries, "battery.py"))
-        for p in os.listdir(binaries):
-            os.chmod(os.path.join(binaries, p), 0o755)
-        copy = os.path.join(scratch, "attacks")
-        shutil.copytree(attacks_dir, copy)
-        for root, dirs, files in os.walk(copy):
-            os.chmod(root, 0o755)
-            for f in files:
-                os.chmod(os.path.join(root, f), 0o644)
+        binaries = os.path.dirname(corral)
         os.makedirs(home, mode=0o700)
         os.chown(home, pw.pw_uid, pw.pw_gid)
         run_dir = "/run/corral-battery-%d" % os.getpid()
@@ -863,7 +871,7 @@ def run_as_user(tap, scratch, corral, attacks_dir, attacks, args):
             tap.line(False, "user: no Python interpreter usable by %s" % USER_NAME)
             return
         argv = [python, os.path.join(binaries, "battery.py"), "--worker", "--scratch", home, "--corral",
-                os.path.join(binaries, "corral"), "--attacks", copy, "--run-dir", run_dir]
+                corral, "--attacks", attacks_dir, "--run-dir", run_dir]
         for o in args.only:
             argv += ["--only", o]
         if args.keep:
@@ -934,6 +942,8 @@ def main():
     base = os.environ.get("CORRAL_BATTERY_TMPDIR") or "/var/tmp"
     scratch = tempfile.mkdtemp(prefix="corral-battery-", dir=base)
     os.chmod(scratch, 0o711)
+    corral, attacks_dir = stage_tools(scratch, corral, attacks_dir)
+    attacks = load_attacks(attacks_dir, args.only)  # their paths now point at the copies
     t0 = time.monotonic()
     interrupted = []
 
