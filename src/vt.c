@@ -692,20 +692,16 @@ static void set_style(buf_t *b, style *cur, vt_color fg, vt_color bg, unsigned a
     *cur = (style){ fg, bg, attrs };
 }
 
-/* One visible row: runs of default blanks are skipped with CUF, coloured
- * blanks are made with ECH (which keeps them blank, unlike spaces). */
-static void redraw_row(const vt_t *vt, buf_t *b, style *st, int row)
+/* Cells [0, end) from the cursor on: runs of default blanks are skipped
+ * with CUF, coloured blanks are made with ECH (which keeps them blank,
+ * unlike spaces). */
+static void put_cells(const vt_t *vt, buf_t *b, style *st, const vt_cell *cells, int end)
 {
-    const vt_row *r = row_at(vt, row);
-    int end = vt_grid_trimmed(r);
-    if (end == 0)
-        return;
-    buf_printf(b, "\033[%d;1H", row + 1);
     for (int col = 0; col < end;) {
-        const vt_cell *c = &r->cells[col];
+        const vt_cell *c = &cells[col];
         if (c->ch == 0) {
             int k = col;
-            while (k < end && r->cells[k].ch == 0 && r->cells[k].bg == c->bg)
+            while (k < end && cells[k].ch == 0 && cells[k].bg == c->bg)
                 k++;
             if (c->bg != VT_COLOR_DEFAULT) {
                 set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
@@ -722,6 +718,19 @@ static void redraw_row(const vt_t *vt, buf_t *b, style *st, int row)
             buf_append(b, tmp, vt_cell_text(vt, c, tmp));
             col += c->width;
         }
+    }
+}
+
+/* Every non-blank row of grid g, each placed with CUP. */
+static void redraw_grid(const vt_t *vt, const vt_grid *g, buf_t *b, style *st)
+{
+    for (int row = 0; row < vt->rows; row++) {
+        const vt_row *r = vt_grid_row(g, row);
+        int end = vt_grid_trimmed(r);
+        if (end == 0)
+            continue;
+        buf_printf(b, "\033[%d;1H", row + 1);
+        put_cells(vt, b, st, r->cells, end);
     }
 }
 
@@ -749,22 +758,89 @@ static void redraw_pending_wrap(const vt_t *vt, buf_t *b, style *st, int row, in
     buf_puts(b, "\033[X");
 }
 
+/* The cursor (with a pending wrap), the pen and the cursor's visibility. */
+static void redraw_cursor_and_pen(const vt_t *vt, buf_t *b, style *st)
+{
+    int crow, ccol;
+    vt_cursor(vt, &crow, &ccol);
+    if (vt->pending_wrap && crow == vt->wrap_pos.row && ccol == vt->wrap_pos.col)
+        redraw_pending_wrap(vt, b, st, crow, ccol);
+    else
+        buf_printf(b, "\033[%d;%dH", crow + 1, ccol + 1);
+    set_style(b, st, vt->fg, vt->bg, vt->attrs);
+    buf_printf(b, "\033[?25%c", vt->cursor_visible ? 'h' : 'l');
+}
+
 char *vt_redraw_bytes(const vt_t *vt, size_t *len)
 {
     buf_t b;
     buf_init(&b);
     buf_puts(&b, "\033[0m\033[H\033[2J");
     style st = { VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0 };
-    for (int row = 0; row < vt->rows; row++)
-        redraw_row(vt, &b, &st, row);
-    int crow, ccol;
-    vt_cursor(vt, &crow, &ccol);
-    if (vt->pending_wrap && crow == vt->wrap_pos.row && ccol == vt->wrap_pos.col)
-        redraw_pending_wrap(vt, &b, &st, crow, ccol);
-    else
-        buf_printf(&b, "\033[%d;%dH", crow + 1, ccol + 1);
-    set_style(&b, &st, vt->fg, vt->bg, vt->attrs);
-    buf_printf(&b, "\033[?25%c", vt->cursor_visible ? 'h' : 'l');
+    redraw_grid(vt, vt->cur, &b, &st);
+    redraw_cursor_and_pen(vt, &b, &st);
+    if (len)
+        *len = b.len;
+    return buf_steal(&b);
+}
+
+/* History lines go through the bottom of a fresh screen: each is written
+ * and ended with CRLF, then enough line feeds at the bottom row push the
+ * last of them off the top, leaving a blank screen. */
+static void sync_history(const vt_t *vt, buf_t *b, style *st, int max_history)
+{
+    int n = vt->hist.len < max_history ? vt->hist.len : max_history;
+    for (int k = n; k >= 1; k--) {
+        const vt_hist_line *l = vt_history_line(&vt->hist, k);
+        if (l && l->cells)
+            put_cells(vt, b, st, l->cells, l->len);
+        set_style(b, st, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0);
+        buf_puts(b, "\r\n");
+    }
+    if (n == 0)
+        return;
+    buf_printf(b, "\033[%d;1H", vt->rows);
+    for (int k = 0; k < (n < vt->rows - 1 ? n : vt->rows - 1); k++)
+        buf_putc(b, '\n');
+}
+
+/* Modes that change how keys and the mouse are encoded. */
+static void sync_modes(const vt_t *vt, buf_t *b)
+{
+    unsigned m = vt_modes(vt);
+    if (m & VT_MODE_APP_CURSOR)
+        buf_puts(b, "\033[?1h");
+    if (m & VT_MODE_APP_KEYPAD)
+        buf_puts(b, "\033=");
+    if (m & VT_MODE_BRACKETED_PASTE)
+        buf_puts(b, "\033[?2004h");
+    if (m & VT_MODE_MOUSE_MOVE)
+        buf_puts(b, "\033[?1003h");
+    else if (m & VT_MODE_MOUSE_DRAG)
+        buf_puts(b, "\033[?1002h");
+    else if (m & VT_MODE_MOUSE_CLICK)
+        buf_puts(b, "\033[?1000h");
+    if (m & VT_MODE_MOUSE_SGR)
+        buf_puts(b, "\033[?1006h");
+}
+
+char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len)
+{
+    buf_t b;
+    buf_init(&b);
+    buf_puts(&b, "\033[0m\033[H\033[2J");
+    style st = { VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0 };
+    sync_history(vt, &b, &st, max_history < 0 ? 0 : max_history);
+    redraw_grid(vt, &vt->primary, &b, &st);
+    if (vt->altscreen) {
+        set_style(&b, &st, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0);
+        buf_puts(&b, "\033[?1049h");
+        redraw_grid(vt, &vt->alt, &b, &st);
+    }
+    redraw_cursor_and_pen(vt, &b, &st);
+    sync_modes(vt, &b);
+    if (vt->title && vt->title[0])
+        buf_printf(&b, "\033]2;%s\a", vt->title);
     if (len)
         *len = b.len;
     return buf_steal(&b);

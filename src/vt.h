@@ -135,6 +135,13 @@ char *vt_text(const vt_t *vt, int first, int last, size_t *len);
  * alternate one.  Used to show a session as it is on attach.  Caller frees. */
 char *vt_redraw_bytes(const vt_t *vt, size_t *len);
 
+/* A byte sequence that, written to a fresh vt of the same size (and
+ * enough scrollback), recreates this one: the newest max_history lines of
+ * history, the primary screen, the alternate screen when it is on show,
+ * the cursor, pen, modes and title.  For a vt only (it sets modes and the
+ * title): a client's copy of a session's model on attach.  Caller frees. */
+char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len);
+
 /* Damage: one flag per visible row, set by any change to it. */
 bool vt_row_dirty(const vt_t *vt, int row);
 void vt_clear_damage(vt_t *vt);

@@ -987,6 +987,74 @@ static void test_redraw_round_trip(void **state)
     }
 }
 
+
+/* The same history, line by line and cell by cell. */
+static void assert_same_history(vt_t *a, vt_t *b)
+{
+    assert_int_equal(vt_scrollback_len(a), vt_scrollback_len(b));
+    for (int k = 1; k <= vt_scrollback_len(a); k++) {
+        int la, lb;
+        const vt_cell *x = vt_line(a, -k, &la), *y = vt_line(b, -k, &lb);
+        int n = la > lb ? la : lb;
+        for (int col = 0; col < n; col++) {
+            vt_cell blank = { 0, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0, 1, 0 };
+            const vt_cell *cx = col < la ? &x[col] : &blank, *cy = col < lb ? &y[col] : &blank;
+            if (cx->ch != cy->ch || cx->fg != cy->fg || cx->bg != cy->bg || cx->attrs != cy->attrs)
+                fail_msg("history line -%d cell %d differs: ch %x/%x fg %x/%x bg %x/%x", k, col, cx->ch,
+                         cy->ch, cx->fg, cy->fg, cx->bg, cy->bg);
+        }
+    }
+}
+
+/* A client's copy made from the sync bytes equals the original: history,
+ * screens, cursor, modes and title, and stays equal as output goes on. */
+static void sync_round_trip(vt_t *vt)
+{
+    size_t len;
+    char *bytes = vt_sync_bytes(vt, 1000, &len);
+    vt_t *copy = vt_new(vt_rows(vt), vt_cols(vt), 1000, NULL, NULL);
+    vt_write(copy, bytes, len);
+    free(bytes);
+    assert_same_history(vt, copy);
+    assert_same_screen(vt, copy);
+    assert_int_equal(vt_modes(vt), vt_modes(copy));
+    assert_string_equal(vt_title(vt), vt_title(copy));
+    const char *more = "\033[?1049lafter\r\n\033[32mgreen\033[0m\r\nx\r\ny\r\nz\r\n";
+    vt_write(vt, more, strlen(more));
+    vt_write(copy, more, strlen(more));
+    assert_same_history(vt, copy);
+    assert_same_screen(vt, copy);
+    vt_free(copy);
+}
+
+static void test_sync_round_trip(void **state)
+{
+    (void)state;
+    /* Nothing yet. */
+    vt_t *vt = mk(5, 20, 100);
+    sync_round_trip(vt);
+    vt_free(vt);
+    /* Less history than rows, then more; colours and gaps in history. */
+    for (int lines = 1; lines < 30; lines += 3) {
+        vt = mk(6, 20, 100);
+        for (int k = 0; k < lines; k++) {
+            char line[128];
+            snprintf(line, sizeof line, "%d \033[3%dmcol\033[0m   \033[44m \033[0m  end\r\n", k, k % 8);
+            w(vt, line);
+        }
+        w(vt, "\033[1;33mprompt$ \033[0m");
+        sync_round_trip(vt);
+        vt_free(vt);
+    }
+    /* On the alternate screen, with modes and a title: leaving it shows the
+     * primary screen as it was. */
+    vt = mk(6, 20, 100);
+    w(vt, "one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\nseven\r\n$ vi");
+    w(vt, "\033]2;editing\a\033[?1049h\033[?1h\033=\033[?2004h\033[?1002h\033[?1006h\033[2;3H\033[7m~ alt ~");
+    sync_round_trip(vt);
+    vt_free(vt);
+}
+
 /* ---- damage ---------------------------------------------------------------- */
 
 static void test_damage(void **state)
@@ -1087,6 +1155,7 @@ int main(void)
         cmocka_unit_test(test_modes),
         cmocka_unit_test(test_vt_text),
         cmocka_unit_test(test_redraw_round_trip),
+        cmocka_unit_test(test_sync_round_trip),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_garbage),
     };
