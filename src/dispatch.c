@@ -9,6 +9,7 @@
 #include "paths.h"
 #include "uexec.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,32 +80,82 @@ static void cmd_hello(conn_t *c, json_t *id, json_t *req)
 static void cmd_ls(conn_t *c, json_t *id, json_t *req)
 {
     (void)req;
-    server_t *srv = c->srv;
-    json_t *list = json_array();
-    size_t live = 0;
-    /* Most recently used first. */
-    size_t n = store_len(&srv->store);
-    session_t **sorted = xcalloc(n ? n : 1, sizeof *sorted);
-    for (size_t i = 0; i < n; i++)
-        sorted[i] = srv->store.entries[i].item;
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && sorted[j]->last_used > sorted[j - 1]->last_used; j--) {
-            session_t *t = sorted[j];
-            sorted[j] = sorted[j - 1];
-            sorted[j - 1] = t;
-        }
-    for (size_t i = 0; i < n; i++) {
-        json_array_append_new(list, server_session_json(srv, sorted[i]));
-        if (sorted[i]->state == SESSION_RUNNING)
-            live++;
+    conn_send(c, watch_list_reply(c->srv, id));
+}
+
+static void cmd_subscribe(conn_t *c, json_t *id, json_t *req)
+{
+    (void)req;
+    watch_subscribe(c, id);
+}
+
+static void cmd_watch(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    int64_t history = c->srv->conf.scrollback;
+    session_t *s = session_arg(c, id, req, "session");
+    if (!s)
+        return;
+    if (proto_get_int(req, "history", false, 0, 1000000, &history, &e) < 0) {
+        bad(c, id, &e);
+        return;
     }
-    free(sorted);
-    json_t *r = proto_ok(id);
-    json_object_set_new(r, "sessions", list);
-    json_object_set_new(r, "live", json_integer((json_int_t)live));
-    json_object_set_new(r, "stored", json_integer((json_int_t)n));
-    json_object_set_new(r, "max", json_integer(STORE_MAX));
-    conn_send(c, r);
+    watch_start(c, id, s, (int)history);
+}
+
+static void cmd_unwatch(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    int64_t sid;
+    /* Not session_arg: unwatching a session that has just gone is fine. */
+    if (proto_get_int(req, "session", true, 0, INT32_MAX, &sid, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    watch_stop(c, id, (int)sid);
+}
+
+/* Keystrokes from a client that shows the session (the TUI): written at
+ * once, no wait for output (that comes through the watch). */
+static void cmd_input(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    const char *text = NULL, *b64 = NULL;
+    session_t *s = session_arg(c, id, req, "session");
+    if (!s)
+        return;
+    if (proto_get_string(req, "data", false, &text, &e) < 0 ||
+        proto_get_string(req, "data_b64", false, &b64, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    if (!text == !b64) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "give exactly one of 'data' and 'data_b64'");
+        return;
+    }
+    size_t len;
+    char *bytes = text ? xstrdup(text) : base64_decode(b64, strlen(b64), &len);
+    if (!bytes) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'data_b64' is not valid base64");
+        return;
+    }
+    if (text)
+        len = strlen(text);
+    int r = session_write(s, bytes, len);
+    free(bytes);
+    if (r == -EPIPE) {
+        conn_reply_error(c, id, PERR_STDIN_CLOSED, s->tty ? "the session's terminal is closed (it has exited)"
+                                                          : "stdin is closed for this session");
+        return;
+    }
+    if (r < 0) {
+        conn_reply_error(c, id, PERR_BUSY, "the session is not reading its input (16 MiB are waiting)");
+        return;
+    }
+    server_touch(c->srv, s);
+    json_t *ok = proto_ok(id);
+    json_object_set_new(ok, "session", json_integer(s->id));
+    conn_send(c, ok);
 }
 
 /* Fields shared by new and exec: directory, name, size, sandbox. */
@@ -332,6 +383,7 @@ static void cmd_pin(conn_t *c, json_t *id, json_t *req)
         return;
     }
     s->pinned = pinned;
+    watch_session_changed(s);
     json_t *r = proto_ok(id);
     json_object_set_new(r, "session", json_integer(s->id));
     json_object_set_new(r, "pinned", json_boolean(pinned));
@@ -351,6 +403,7 @@ static void cmd_resize(conn_t *c, json_t *id, json_t *req)
         return;
     }
     session_resize(s, (int)rows, (int)cols);
+    watch_session_resized(s);
     json_t *r = proto_ok(id);
     json_object_set_new(r, "session", json_integer(s->id));
     conn_send(c, r);
@@ -372,6 +425,7 @@ static const struct {
     {"hello", cmd_hello}, {"ls", cmd_ls}, {"new", cmd_new}, {"exec", cmd_exec},
     {"write_stdin", cmd_write_stdin}, {"screen", cmd_screen}, {"kill", cmd_kill},
     {"pin", cmd_pin}, {"resize", cmd_resize}, {"shutdown", cmd_shutdown},
+    {"subscribe", cmd_subscribe}, {"watch", cmd_watch}, {"unwatch", cmd_unwatch}, {"input", cmd_input},
 };
 
 void dispatch(conn_t *c, json_t *id, json_t *req)

@@ -249,6 +249,15 @@ int proto_get_argv(json_t *obj, const char *name, bool required, char ***out, pr
     return 1;
 }
 
+json_t *proto_data_event(const char *event, int session, const char *data, size_t len)
+{
+    size_t b64_len;
+    char *b64 = base64_encode(data, len, &b64_len);
+    json_t *ev = json_pack("{s:s, s:i, s:s%}", "event", event, "session", session, "data_b64", b64, b64_len);
+    free(b64);
+    return ev;
+}
+
 json_t *proto_ok(json_t *id)
 {
     json_t *o = json_object();

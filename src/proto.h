@@ -83,6 +83,8 @@ void proto_free_argv(char **argv);
 /* {"id":id,"ok":true}; add fields, then proto_dump. id may be NULL. */
 json_t *proto_ok(json_t *id);
 json_t *proto_error(json_t *id, const char *code, const char *message);
+/* {"event":event,"session":session,"data_b64":base64 of data}. */
+json_t *proto_data_event(const char *event, int session, const char *data, size_t len);
 /* Compact JSON plus '\n'; steals obj.  Caller frees the string. */
 char *proto_dump(json_t *obj, size_t *len);
 

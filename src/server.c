@@ -86,6 +86,7 @@ void server_touch(server_t *srv, session_t *s)
 {
     s->last_used = ++srv->use_clock;
     s->last_used_wall = wall_sec();
+    watch_session_changed(s);
 }
 
 session_t *server_find(server_t *srv, int id)
@@ -97,6 +98,24 @@ static void on_session_output(session_t *s, const char *data, size_t len, void *
 {
     (void)user;
     waiter_session_output(s, data, len);
+}
+
+static void on_session_screen_output(session_t *s, const char *data, size_t len, void *user)
+{
+    (void)user;
+    watch_session_output(s, data, len);
+}
+
+static void on_session_title(session_t *s, void *user)
+{
+    (void)user;
+    watch_session_changed(s);
+}
+
+static void on_session_bell(session_t *s, void *user)
+{
+    (void)user;
+    watch_session_bell(s);
 }
 
 typedef struct kill_wait {
@@ -112,6 +131,7 @@ static void on_session_finished(session_t *s, void *user)
     server_t *srv = user;
     session_extra *x = sx(s);
     waiter_session_finished(s);
+    watch_session_changed(s);
     while (!link_empty(&x->kill_waits)) {
         kill_wait *k = link_entry(x->kill_waits.next, kill_wait, node);
         link_del(&k->node);
@@ -144,6 +164,7 @@ static void on_session_closed(session_t *s, void *user)
         conn_unref(k->conn);
         free(k);
     }
+    watch_session_freed(s);
     link_del(&x->node);
     free(x);
     session_free(s);
@@ -151,6 +172,9 @@ static void on_session_closed(session_t *s, void *user)
 
 static const session_hooks server_session_hooks = {
     .output = on_session_output,
+    .screen_output = on_session_screen_output,
+    .title = on_session_title,
+    .bell = on_session_bell,
     .finished = on_session_finished,
     .closed = on_session_closed,
 };
@@ -163,6 +187,7 @@ static void unstore(server_t *srv, session_t *s, const char *reason)
         return;
     store_remove(&srv->store, s->id);
     x->in_store = false;
+    watch_session_removed(s);
     if (s->finished) {
         if (strcmp(reason, "pruned") == 0)
             eventlog_write(s->events, "pruned", NULL, false);
@@ -270,6 +295,8 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     session_extra *x = xcalloc(1, sizeof *x);
     link_init(&x->node);
     link_init(&x->kill_waits);
+    link_init(&x->watchers);
+    x->srv = srv;
     session_t *s = session_start(srv->loop, id, &spec, srv->state_dir, &server_session_hooks, srv, err, errlen);
     sb_plan_free(plan);
     free(plan);
@@ -360,8 +387,10 @@ static void on_conn_write(uv_write_t *req, int status)
     free(w->data);
     free(w);
     (void)status;
-    if (!c->closing && uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe) < (1u << 20))
+    if (!c->closing && uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe) < (1u << 20)) {
         waiter_conn_drained(c);
+        watch_conn_drained(c);
+    }
     conn_unref(c);
 }
 
@@ -415,6 +444,7 @@ static void conn_close(conn_t *c)
     c->closing = true;
     link_del(&c->node);
     waiter_conn_closed(c);
+    watch_conn_closed(c);
     uv_close((uv_handle_t *)&c->pipe, on_conn_closed);
 }
 
@@ -478,6 +508,7 @@ static void on_connection(uv_stream_t *listener, int status)
     c->srv = srv;
     c->refs = 1;
     link_init(&c->waiters);
+    link_init(&c->watches);
     proto_reader_init(&c->rd, PROTO_MAX_MSG);
     uv_pipe_init(srv->loop, &c->pipe, 0);
     c->pipe.data = c;
@@ -555,6 +586,7 @@ static void finish_shutdown(server_t *srv)
     uv_close((uv_handle_t *)&srv->sig_hup, NULL);
     uv_close((uv_handle_t *)&srv->sig_chld, NULL);
     uv_close((uv_handle_t *)&srv->shutdown_timer, NULL);
+    uv_close((uv_handle_t *)&srv->notify_timer, NULL);
 }
 
 static void maybe_finish_shutdown(server_t *srv)
@@ -758,6 +790,8 @@ int server_run(int ready_fd)
     init_signal(srv, &srv->sig_chld, SIGCHLD, on_sigchld);
     uv_timer_init(srv->loop, &srv->shutdown_timer);
     srv->shutdown_timer.data = srv;
+    uv_timer_init(srv->loop, &srv->notify_timer);
+    srv->notify_timer.data = srv;
 
     slog("listening on %s", srv->socket_path);
     ready_message(ready_fd, "ok %d", (int)getpid());

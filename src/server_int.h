@@ -36,15 +36,21 @@ struct conn {
     pid_t peer_pid;
     int refs;         /* the connection plus each waiter that points at it */
     link_t waiters;   /* waiter_t.conn_node */
+    bool subscribed;  /* gets session events (watch.c) */
+    link_t watches;   /* watch_t.conn_node: sessions whose terminal it follows */
 };
 
 /* Per-session data the server keeps beside the session. */
 typedef struct session_extra {
     link_t node;       /* in server->sessions (every session not yet freed) */
     session_t *s;
+    server_t *srv;
     bool in_store;
     waiter_t *waiter;  /* at most one exec/write_stdin waits on a session */
     link_t kill_waits; /* kill requests answered when the session ends */
+    link_t watchers;   /* watch_t.sess_node */
+    bool notify_pending; /* a session event is due to subscribers */
+    uint64_t last_bell_ms;
 } session_extra;
 
 struct waiter {
@@ -68,6 +74,7 @@ struct server {
     uv_pipe_t listener;
     uv_signal_t sig_term, sig_int, sig_chld, sig_hup;
     uv_timer_t shutdown_timer;
+    uv_timer_t notify_timer; /* coalesces session events */
     store_t store;
     link_t sessions; /* session_extra.node */
     link_t conns;
@@ -116,6 +123,26 @@ void server_begin_shutdown(server_t *srv);
 json_t *server_session_json(server_t *srv, session_t *s);
 /* Kill s's tree and answer request id on c once it has ended. */
 void server_kill_and_wait(server_t *srv, conn_t *c, json_t *id, session_t *s);
+
+/* watch.c: clients that follow the session list and sessions' terminals */
+/* The ls reply (sessions most recently used first), also subscribe's. */
+json_t *watch_list_reply(server_t *srv, json_t *id);
+void watch_subscribe(conn_t *c, json_t *id);
+/* Follow s: a sync of its model, then its output as it comes. */
+void watch_start(conn_t *c, json_t *id, session_t *s, int history);
+void watch_stop(conn_t *c, json_t *id, int session);
+void watch_session_output(session_t *s, const char *data, size_t len);
+void watch_session_resized(session_t *s);
+/* s changed in a way the list shows (state, title, use): a coalesced
+ * session event to subscribers. */
+void watch_session_changed(session_t *s);
+void watch_session_bell(session_t *s);
+/* s left the store: a session_removed event; watches of it end. */
+void watch_session_removed(session_t *s);
+/* s is being freed. */
+void watch_session_freed(session_t *s);
+void watch_conn_closed(conn_t *c);
+void watch_conn_drained(conn_t *c);
 
 /* dispatch.c */
 void dispatch(conn_t *c, json_t *id, json_t *req);

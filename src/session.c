@@ -167,7 +167,22 @@ static void vt_reply(void *user, const char *bytes, size_t len)
     session_write(user, bytes, len);
 }
 
-static const vt_callbacks session_vt_cb = {.reply = vt_reply};
+static void vt_title_changed(void *user, const char *title)
+{
+    session_t *s = user;
+    (void)title;
+    if (s->hooks && s->hooks->title)
+        s->hooks->title(s, s->hooks_user);
+}
+
+static void vt_bell(void *user)
+{
+    session_t *s = user;
+    if (s->hooks && s->hooks->bell)
+        s->hooks->bell(s, s->hooks_user);
+}
+
+static const vt_callbacks session_vt_cb = {.reply = vt_reply, .title = vt_title_changed, .bell = vt_bell};
 
 static void report_sandbox_error(session_t *s);
 
@@ -245,6 +260,8 @@ static void handle_output(session_t *s, const char *data, size_t len)
         vt_write(s->vt, data, len);
         if (s->cast)
             cast_output(s->cast, rec_time(s), data, len);
+        if (s->hooks->screen_output)
+            s->hooks->screen_output(s, data, len, s->hooks_user);
     } else {
         /* Pipes have no ONLCR: show "\n" as a new line in the model. */
         buf_t crlf;
@@ -258,6 +275,8 @@ static void handle_output(session_t *s, const char *data, size_t len)
         vt_write(s->vt, crlf.data, crlf.len);
         if (s->cast)
             cast_output(s->cast, rec_time(s), crlf.data, crlf.len);
+        if (s->hooks->screen_output)
+            s->hooks->screen_output(s, crlf.data, crlf.len, s->hooks_user);
         buf_free(&crlf);
     }
     if (s->cast && !uv_is_active((uv_handle_t *)&s->flush_timer))

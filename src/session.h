@@ -38,6 +38,12 @@ typedef struct session session_t;
 /* What the owner wants to hear about. */
 typedef struct session_hooks {
     void (*output)(session_t *s, const char *data, size_t len, void *user);
+    /* The bytes the terminal model took (for a pipes session, output with
+     * "\n" made "\r\n"): what a client's copy of the model must get. */
+    void (*screen_output)(session_t *s, const char *data, size_t len, void *user);
+    /* The program set its title, or rang the bell. */
+    void (*title)(session_t *s, void *user);
+    void (*bell)(session_t *s, void *user);
     /* The process tree exited and its output is fully read (or the grace
      * period ran out): the session's final state is known. */
     void (*finished)(session_t *s, void *user);

@@ -155,11 +155,7 @@ void waiter_session_output(session_t *s, const char *data, size_t len)
     /* Streamed output is not also kept for a later poll. */
     size_t dropped_len;
     free(session_take_pending(s, &dropped_len));
-    size_t b64_len;
-    char *b64 = base64_encode(data, len, &b64_len);
-    json_t *ev = json_pack("{s:s, s:i, s:s%}", "event", "output", "session", s->id, "data_b64", b64, b64_len);
-    free(b64);
-    conn_send(w->conn, ev);
+    conn_send(w->conn, proto_data_event("output", s->id, data, len));
     if (uv_stream_get_write_queue_size((uv_stream_t *)&w->conn->pipe) > STREAM_HIGH_WATER)
         session_pause_reading(s, true);
 }

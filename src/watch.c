@@ -1,0 +1,252 @@
+/*
+ * watch.c - clients that follow the server live (the TUI).
+ *
+ * A subscribed connection hears about the session list: a "session" event
+ * whenever something the list shows changes (coalesced over NOTIFY_MS, so a
+ * program retitling itself every frame costs one event per tick), a
+ * "session_removed" when one leaves the store, and "bell".
+ *
+ * A watch follows one session's terminal.  It starts with a "sync" event
+ * (make a fresh model of this size) followed by "term" events carrying
+ * vt_sync_bytes, which recreate the server's model in the client's, and
+ * then every byte the server's model takes, in order, with "resized" events
+ * where the size changes.  The client's model therefore stays identical to
+ * the server's.
+ *
+ * A client that does not keep up never slows a session down and never
+ * makes the server buffer without bound: while the connection has more
+ * than WATCH_HIGH_WATER bytes queued, output for its watches is dropped and
+ * the watch is marked stale; once the queue drains, a fresh sync replaces
+ * everything that was dropped.  A slow client sees fewer frames, never a
+ * wrong screen.
+ */
+#include "config.h"
+
+#include "server_int.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WATCH_HIGH_WATER (4u << 20)
+#define TERM_CHUNK (192u << 10) /* raw bytes per term event: well under the 1 MiB message cap */
+#define NOTIFY_MS 30
+#define BELL_MIN_MS 1000 /* at most one bell event a second per session */
+
+typedef struct watch {
+    link_t conn_node; /* in conn->watches */
+    link_t sess_node; /* in session_extra->watchers */
+    conn_t *conn;
+    session_t *s;
+    int history; /* lines of history to send on a sync */
+    bool stale;  /* output was dropped: sync again when the connection drains */
+} watch_t;
+
+static size_t queued(conn_t *c)
+{
+    return uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe);
+}
+
+static void send_term(conn_t *c, session_t *s, const char *data, size_t len)
+{
+    for (size_t off = 0; off < len; off += TERM_CHUNK) {
+        size_t n = len - off < TERM_CHUNK ? len - off : TERM_CHUNK;
+        conn_send(c, proto_data_event("term", s->id, data + off, n));
+    }
+}
+
+static void sync_watch(watch_t *w)
+{
+    session_t *s = w->s;
+    w->stale = false;
+    conn_send(w->conn, json_pack("{s:s, s:i, s:i, s:i}", "event", "sync", "session", s->id, "rows",
+                                 vt_rows(s->vt), "cols", vt_cols(s->vt)));
+    size_t len;
+    char *bytes = vt_sync_bytes(s->vt, w->history, &len);
+    send_term(w->conn, s, bytes, len);
+    free(bytes);
+}
+
+static watch_t *find_watch(conn_t *c, int session)
+{
+    for (link_t *l = c->watches.next; l != &c->watches; l = l->next) {
+        watch_t *w = link_entry(l, watch_t, conn_node);
+        if (w->s->id == session)
+            return w;
+    }
+    return NULL;
+}
+
+static void drop_watch(watch_t *w)
+{
+    link_del(&w->conn_node);
+    link_del(&w->sess_node);
+    free(w);
+}
+
+json_t *watch_list_reply(server_t *srv, json_t *id)
+{
+    size_t n = store_len(&srv->store);
+    session_t **sorted = xcalloc(n ? n : 1, sizeof *sorted);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = srv->store.entries[i].item;
+    /* Most recently used first (insertion sort: at most 64 entries). */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && sorted[j]->last_used > sorted[j - 1]->last_used; j--) {
+            session_t *t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    json_t *list = json_array();
+    size_t live = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_array_append_new(list, server_session_json(srv, sorted[i]));
+        live += sorted[i]->state == SESSION_RUNNING;
+    }
+    free(sorted);
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "sessions", list);
+    json_object_set_new(r, "live", json_integer((json_int_t)live));
+    json_object_set_new(r, "stored", json_integer((json_int_t)n));
+    json_object_set_new(r, "max", json_integer(STORE_MAX));
+    return r;
+}
+
+void watch_subscribe(conn_t *c, json_t *id)
+{
+    c->subscribed = true;
+    conn_send(c, watch_list_reply(c->srv, id));
+}
+
+void watch_start(conn_t *c, json_t *id, session_t *s, int history)
+{
+    watch_t *w = find_watch(c, s->id);
+    if (!w) {
+        w = xcalloc(1, sizeof *w);
+        w->conn = c;
+        w->s = s;
+        link_add(&c->watches, &w->conn_node);
+        link_add(&sx(s)->watchers, &w->sess_node);
+    }
+    w->history = history;
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "session", json_integer(s->id));
+    conn_send(c, r);
+    /* A repeated watch is a request for a fresh copy. */
+    sync_watch(w);
+}
+
+void watch_stop(conn_t *c, json_t *id, int session)
+{
+    watch_t *w = find_watch(c, session);
+    if (w)
+        drop_watch(w);
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "session", json_integer(session));
+    conn_send(c, r);
+}
+
+void watch_session_output(session_t *s, const char *data, size_t len)
+{
+    link_t *head = &sx(s)->watchers;
+    for (link_t *l = head->next; l != head; l = l->next) {
+        watch_t *w = link_entry(l, watch_t, sess_node);
+        if (w->stale || w->conn->closing)
+            continue;
+        if (queued(w->conn) > WATCH_HIGH_WATER) {
+            w->stale = true; /* the sync on drain replaces what is dropped */
+            continue;
+        }
+        send_term(w->conn, s, data, len);
+    }
+}
+
+void watch_session_resized(session_t *s)
+{
+    link_t *head = &sx(s)->watchers;
+    for (link_t *l = head->next; l != head; l = l->next) {
+        watch_t *w = link_entry(l, watch_t, sess_node);
+        if (w->stale || w->conn->closing)
+            continue;
+        conn_send(w->conn, json_pack("{s:s, s:i, s:i, s:i}", "event", "resized", "session", s->id, "rows",
+                                     s->rows, "cols", s->cols));
+    }
+    watch_session_changed(s);
+}
+
+static void broadcast(server_t *srv, json_t *ev)
+{
+    for (link_t *l = srv->conns.next; l != &srv->conns; l = l->next) {
+        conn_t *c = link_entry(l, conn_t, node);
+        if (c->subscribed && !c->closing)
+            conn_send(c, json_incref(ev));
+    }
+    json_decref(ev);
+}
+
+static void on_notify_timer(uv_timer_t *t)
+{
+    server_t *srv = t->data;
+    for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next) {
+        session_extra *x = link_entry(l, session_extra, node);
+        if (!x->notify_pending)
+            continue;
+        x->notify_pending = false;
+        if (x->in_store)
+            broadcast(srv, json_pack("{s:s, s:o}", "event", "session", "session", server_session_json(srv, x->s)));
+    }
+}
+
+void watch_session_changed(session_t *s)
+{
+    server_t *srv = sx(s)->srv;
+    sx(s)->notify_pending = true;
+    if (!uv_is_active((uv_handle_t *)&srv->notify_timer) && !uv_is_closing((uv_handle_t *)&srv->notify_timer))
+        uv_timer_start(&srv->notify_timer, on_notify_timer, NOTIFY_MS, 0);
+}
+
+void watch_session_bell(session_t *s)
+{
+    session_extra *x = sx(s);
+    uint64_t now = uv_now(x->srv->loop);
+    if (x->last_bell_ms && now - x->last_bell_ms < BELL_MIN_MS)
+        return;
+    x->last_bell_ms = now;
+    broadcast(x->srv, json_pack("{s:s, s:i}", "event", "bell", "session", s->id));
+}
+
+static void end_watches(session_t *s)
+{
+    link_t *head = &sx(s)->watchers;
+    while (!link_empty(head))
+        drop_watch(link_entry(head->next, watch_t, sess_node));
+}
+
+void watch_session_removed(session_t *s)
+{
+    session_extra *x = sx(s);
+    x->notify_pending = false;
+    end_watches(s);
+    broadcast(x->srv, json_pack("{s:s, s:i}", "event", "session_removed", "session", s->id));
+}
+
+void watch_session_freed(session_t *s)
+{
+    end_watches(s);
+}
+
+void watch_conn_closed(conn_t *c)
+{
+    while (!link_empty(&c->watches))
+        drop_watch(link_entry(c->watches.next, watch_t, conn_node));
+    c->subscribed = false;
+}
+
+void watch_conn_drained(conn_t *c)
+{
+    for (link_t *l = c->watches.next; l != &c->watches; l = l->next) {
+        watch_t *w = link_entry(l, watch_t, conn_node);
+        if (w->stale)
+            sync_watch(w);
+    }
+}
