@@ -925,6 +925,43 @@ static int verb_version(int argc, char **argv)
 
 /* ---- the table -------------------------------------------------------------------- */
 
+static cli_tui_fn tui_fn;
+
+void cli_set_tui(cli_tui_fn fn)
+{
+    tui_fn = fn;
+}
+
+static int run_tui(const cli_tui_options *opt)
+{
+    if (!tui_fn) {
+        fprintf(stderr, "corral: this build has no supervisor screen\n");
+        return 1;
+    }
+    return tui_fn(opt);
+}
+
+static int verb_attach(int argc, char **argv)
+{
+    static const struct option opts[] = {{"theme", required_argument, NULL, 'T'}, HELP_OPTION, {0}};
+    cli_tui_options o = {0};
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'T': o.theme = optarg; break;
+        case 'h': print_help(current_verb); return 0;
+        default: return EXIT_USAGE;
+        }
+    }
+    long id = 0;
+    if (optind < argc && parse_session_id(argv[optind], &id))
+        return EXIT_USAGE;
+    if (optind + 1 < argc)
+        return usage_error("one session id at most");
+    o.attach_id = (int)id;
+    return run_tui(&o);
+}
+
 static const verb verbs[] = {
     {"server", verb_server, "server [--foreground] [--stop]",
      "Start the corral server in the background (every other verb also starts it\n"
@@ -1002,6 +1039,10 @@ static const verb verbs[] = {
      "and say what corral will therefore enforce.  Exits 1 when sandboxes cannot\n"
      "run here (corral then refuses to start sandboxed commands).\n"},
     {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
+    {"attach", verb_attach, "attach [--theme NAME] [ID]",
+     "Open the supervisor screen (what plain 'corral' does on a terminal), starting\n"
+     "the server if none runs.  With ID: that session zoomed, in pane focus.\n"
+     "q detaches (sessions keep running); ? lists the keys.\n"},
 };
 
 static void main_usage(FILE *f)
@@ -1011,13 +1052,26 @@ static void main_usage(FILE *f)
                "approve and review.  Verbs:\n\n");
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
         fprintf(f, "  corral %s\n", verbs[i].usage);
-    fprintf(f, "\nWithout a verb: start the server if needed and list the sessions.\n"
+    fprintf(f, "\nWithout a verb: the supervisor screen (attach) on a terminal, else the list (ls).\n"
                "'corral VERB --help' explains a verb; see corral(1).\n");
 }
 
 int cli_main(int argc, char **argv)
 {
-    if (argc < 2) {
+    if (argc >= 3 && strcmp(argv[1], "--theme") == 0) {
+        cli_tui_options o = {.theme = argv[2]};
+        if (argc > 3) {
+            fprintf(stderr, "corral: --theme goes with the supervisor screen only: corral --theme NAME, or "
+                            "corral attach --theme NAME ID\n");
+            return EXIT_USAGE;
+        }
+        return run_tui(&o);
+    }
+    if (argc < 2 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+        cli_tui_options o = {0};
+        return run_tui(&o);
+    }
+    if (argc < 2) { /* not on a terminal: the list, for scripts */
         static verb ls = {"ls", verb_ls, "ls", ""};
         current_verb = &ls;
         optind = 0;

@@ -4,8 +4,19 @@
 #ifndef CORRAL_CLI_H
 #define CORRAL_CLI_H
 
+#include <stdbool.h>
+
 /* Run corral with these arguments; returns the exit status. */
 int cli_main(int argc, char **argv);
+
+/* The supervisor screen lives in ui/, which src/ does not link against:
+ * main.c hands it over before cli_main runs. */
+typedef struct cli_tui_options {
+    int attach_id;     /* 0: none */
+    const char *theme; /* --theme, or NULL */
+} cli_tui_options;
+typedef int (*cli_tui_fn)(const cli_tui_options *opt);
+void cli_set_tui(cli_tui_fn fn);
 
 /* Verbs in files of their own (called by cli_main with their usage/help). */
 struct conf;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum conf_type { CT_DURATION, CT_DURATION_U32, CT_INT };
 
@@ -32,6 +33,7 @@ static const conf_key conf_keys[] = {
     {"limits", "exec-lifetime", CT_DURATION, offsetof(conf_t, exec_lifetime_ms), 0, 0},
     {"exec", "background-timeout", CT_DURATION_U32, offsetof(conf_t, background_timeout_ms), 0, 0},
     {"session", "scrollback", CT_INT, offsetof(conf_t, scrollback), 0, 1000000},
+    {"ui", "sidebar-width", CT_INT, offsetof(conf_t, ui_sidebar_width), 12, 80},
 };
 
 static void sandbox_init(conf_sandbox *sb)
@@ -49,6 +51,26 @@ void conf_defaults(conf_t *c)
     c->exec_lifetime_ms = 2ull * 3600 * 1000;
     c->background_timeout_ms = 300000;
     c->scrollback = 10000;
+    c->ui_mouse = true;
+    c->ui_sidebar_width = 28;
+    key_bindings_default(&c->keys);
+}
+
+/* "true"/"false" and git's other spellings. */
+static int parse_bool(const char *v, bool *out)
+{
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off", "0"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(v, yes[i]) == 0) {
+            *out = true;
+            return 0;
+        }
+        if (strcasecmp(v, no[i]) == 0) {
+            *out = false;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 int conf_parse_duration(const char *s, uint64_t *ms)
@@ -245,6 +267,34 @@ static int conf_set(void *user, const char *section, const char *subsection, con
         }
         return 0;
     }
+    if (strcmp(section, "keys") == 0 || strcmp(section, "ui") == 0) {
+        if (subsection) {
+            snprintf(err, errlen, "section [%s] takes no subsection (\"%s\")", section, subsection);
+            return -1;
+        }
+        if (strcmp(section, "keys") == 0)
+            return key_bindings_set(&c->keys, key, value, err, errlen);
+        if (strcmp(key, "theme") == 0) {
+            if (!*value) {
+                snprintf(err, errlen, "ui.theme: empty; give a theme name (default, light, gruvbox, ...)");
+                return -1;
+            }
+            free(c->ui_theme);
+            c->ui_theme = xstrdup(value);
+            return 0;
+        }
+        if (strcmp(key, "mouse") == 0) {
+            if (parse_bool(value, &c->ui_mouse) < 0) {
+                snprintf(err, errlen, "ui.mouse: '%s' is not true or false", value);
+                return -1;
+            }
+            return 0;
+        }
+        if (strcmp(key, "sidebar-width") != 0) {
+            snprintf(err, errlen, "unknown key '%s' in [ui] (known: theme, mouse, sidebar-width)", key);
+            return -1;
+        }
+    }
     int section_known = 0;
     for (size_t i = 0; i < sizeof conf_keys / sizeof conf_keys[0]; i++) {
         const conf_key *k = &conf_keys[i];
@@ -329,6 +379,7 @@ void conf_free(conf_t *c)
     free(c->sandbox_profile);
     free_list(c->env_keep, c->n_env_keep);
     free_list(c->env_set, c->n_env_set);
+    free(c->ui_theme);
     conf_defaults(c);
 }
 

@@ -6,8 +6,11 @@
 #ifndef CORRAL_CONF_H
 #define CORRAL_CONF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "keyspec.h"
 
 /* Sandbox settings of the [sandbox] section or a [profile "NAME"] one:
  * paths added to the profile and limits that replace its defaults. */
@@ -38,6 +41,12 @@ typedef struct conf {
     /* [env] */
     char **env_keep, **env_set;
     size_t n_env_keep, n_env_set;
+    /* [ui] */
+    char *ui_theme;        /* NULL: "default" (or "mono" under NO_COLOR) */
+    bool ui_mouse;         /* mouse: select, focus, wheel scroll */
+    int ui_sidebar_width;  /* columns */
+    /* [keys] */
+    key_bindings keys;
 } conf_t;
 
 void conf_free(conf_t *c);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "init.h"
+#include "tui.h"
 
 int main(int argc, char **argv)
 {
@@ -24,5 +25,6 @@ int main(int argc, char **argv)
     prctl(PR_SET_NAME, "corral");
     /* No setlocale: nothing here depends on the locale, and loading it
      * costs 0.15 ms at every start (corral starts twice per command). */
+    cli_set_tui(tui_main);
     return cli_main(argc, argv);
 }

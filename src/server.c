@@ -100,9 +100,19 @@ static void on_session_output(session_t *s, const char *data, size_t len, void *
     waiter_session_output(s, data, len);
 }
 
+/* Quiet this long, a running session shows as idle in lists. */
+#define IDLE_AFTER_MS 10000
+
 static void on_session_screen_output(session_t *s, const char *data, size_t len, void *user)
 {
-    (void)user;
+    server_t *srv = user;
+    session_extra *x = sx(s);
+    uint64_t now = uv_now(srv->loop);
+    /* Idle to busy is an event; busy to idle is a matter of time, which
+     * clients compute from output_age_seconds. */
+    if (x->last_output_ms && now - x->last_output_ms >= IDLE_AFTER_MS)
+        watch_session_changed(s);
+    x->last_output_ms = now;
     watch_session_output(s, data, len);
 }
 
@@ -328,7 +338,6 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
 
 json_t *server_session_json(server_t *srv, session_t *s)
 {
-    (void)srv;
     char created[32], used[32], state[64];
     iso_time(created, s->created);
     iso_time(used, s->last_used_wall);
@@ -356,6 +365,11 @@ json_t *server_session_json(server_t *srv, session_t *s)
         if (s->exit_signal)
             json_object_set_new(o, "signal", json_integer(s->exit_signal));
     }
+    json_object_set_new(o, "use", json_integer((json_int_t)s->last_used));
+    session_extra *x = sx(s);
+    double quiet = x->last_output_ms ? (double)(uv_now(srv->loop) - x->last_output_ms) / 1000.0
+                                     : wall_sec() - s->created;
+    json_object_set_new(o, "output_age_seconds", json_real(quiet));
     const char *title = vt_title(s->vt);
     if (title && *title)
         json_object_set_new(o, "title", json_string(title));

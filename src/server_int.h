@@ -50,6 +50,7 @@ typedef struct session_extra {
     link_t kill_waits; /* kill requests answered when the session ends */
     link_t watchers;   /* watch_t.sess_node */
     bool notify_pending; /* a session event is due to subscribers */
+    uint64_t last_output_ms; /* loop time of the last output; 0: none yet */
     uint64_t last_bell_ms;
 } session_extra;
 

@@ -1,0 +1,344 @@
+/*
+ * dialog.c - what opens over the panes: the new-session form, the
+ * confirmations for kill and stop, the help overlay with the effective key
+ * bindings, and the search prompt.  Each takes every key while open.
+ */
+#include "config.h"
+
+#include "tui_int.h"
+
+#include <curses.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void close_dialog(tui_t *t)
+{
+    t->dlg.kind = DLG_NONE;
+    t->full_redraw = true;
+    tui_redraw_soon(t);
+}
+
+void dialog_open(tui_t *t, ui_dialog_kind kind)
+{
+    ui_dialog *d = &t->dlg;
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    if (kind == DLG_NEW) {
+        d->nfields = 3;
+        d->fields[0].label = "name";
+        d->fields[1].label = "directory";
+        d->fields[2].label = "profile";
+        if (!getcwd(d->fields[1].text, sizeof d->fields[1].text))
+            snprintf(d->fields[1].text, sizeof d->fields[1].text, "~");
+        snprintf(d->fields[2].text, sizeof d->fields[2].text, "%s",
+                 t->conf->sandbox_profile ? t->conf->sandbox_profile : "workspace-write");
+    } else if (kind == DLG_SEARCH) {
+        d->nfields = 1;
+        d->fields[0].label = "search";
+        snprintf(d->fields[0].text, sizeof d->fields[0].text, "%s", t->search);
+    } else if (kind == DLG_CONFIRM_KILL) {
+        d->target = t->selected;
+    }
+    t->full_redraw = true;
+    tui_redraw_soon(t);
+}
+
+/* ---- text fields ------------------------------------------------------------ */
+
+static void field_backspace(ui_field *f)
+{
+    size_t n = strlen(f->text);
+    while (n > 0) {
+        n--;
+        if (((unsigned char)f->text[n] & 0xc0) != 0x80)
+            break;
+    }
+    f->text[n] = 0;
+}
+
+static void field_insert(ui_field *f, uint32_t c)
+{
+    ui_key k = {.key = c};
+    char buf[16];
+    size_t n = input_encode(&k, false, buf, sizeof buf);
+    size_t len = strlen(f->text);
+    if (n && len + n < DLG_TEXT_MAX) {
+        memcpy(f->text + len, buf, n);
+        f->text[len + n] = 0;
+    }
+}
+
+/* ---- new session ------------------------------------------------------------- */
+
+static void on_new_reply(uiconn_t *c, json_t *reply, void *user)
+{
+    (void)c;
+    tui_t *t = user;
+    t->dlg.busy = false;
+    if (t->dlg.kind != DLG_NEW)
+        return;
+    json_t *err = json_object_get(reply, "error");
+    if (!reply || err) {
+        snprintf(t->dlg.error, sizeof t->dlg.error, "%s",
+                 reply ? json_string_value(json_object_get(err, "message")) : "the server went away");
+        tui_redraw_soon(t);
+        return;
+    }
+    json_t *s = json_object_get(reply, "session");
+    ui_sessions_update(&t->list, s);
+    close_dialog(t);
+    int id = (int)json_integer_value(json_object_get(s, "id"));
+    tui_select(t, id);
+    t->focus = FOCUS_PANE; /* a new shell is for typing into */
+}
+
+static void submit_new(tui_t *t)
+{
+    ui_dialog *d = &t->dlg;
+    if (d->busy)
+        return;
+    int rows, cols;
+    tui_pane_size(t, &rows, &cols);
+    json_t *req = json_pack("{s:s, s:s, s:i, s:i, s:b}", "cmd", "new", "cwd", d->fields[1].text, "rows", rows,
+                            "cols", cols, "tty", 1);
+    if (d->fields[0].text[0])
+        json_object_set_new(req, "name", json_string(d->fields[0].text));
+    if (d->fields[2].text[0])
+        json_object_set_new(req, "profile", json_string(d->fields[2].text));
+    d->busy = true;
+    d->error[0] = 0;
+    uiconn_request(&t->conn, req, on_new_reply, t);
+}
+
+/* ---- keys ------------------------------------------------------------------- */
+
+static void on_kill_reply(uiconn_t *c, json_t *reply, void *user)
+{
+    (void)c;
+    tui_t *t = user;
+    json_t *err = json_object_get(reply, "error");
+    if (err)
+        tui_message(t, true, "kill: %s", json_string_value(json_object_get(err, "message")));
+}
+
+static void on_shutdown_reply(uiconn_t *c, json_t *reply, void *user)
+{
+    (void)c;
+    (void)reply;
+    tui_quit(user, 0, "corral: the server stopped; every session was ended");
+}
+
+static void form_key(tui_t *t, const ui_key *k)
+{
+    ui_dialog *d = &t->dlg;
+    ui_field *f = &d->fields[d->field];
+    switch (k->key) {
+    case 0x1b:
+        if (d->kind == DLG_SEARCH && !t->scroll_mode)
+            t->nmarks = 0;
+        close_dialog(t);
+        return;
+    case '\r':
+        if (d->kind == DLG_SEARCH) {
+            snprintf(t->search, sizeof t->search, "%s", f->text);
+            close_dialog(t);
+            tui_search_run(t, 0);
+        } else {
+            submit_new(t);
+        }
+        break;
+    case '\t':
+    case KS_DOWN:
+        d->field = (d->field + 1) % d->nfields;
+        break;
+    case KS_BTAB:
+    case KS_UP:
+        d->field = (d->field + d->nfields - 1) % d->nfields;
+        break;
+    case 0x7f:
+    case 0x08:
+        field_backspace(f);
+        break;
+    case 0x15: /* C-u */
+        f->text[0] = 0;
+        break;
+    default:
+        if (k->key >= 0x20 && k->key < KEY_SPECIAL && k->key != 0x7f)
+            field_insert(f, k->key);
+        break;
+    }
+    tui_redraw_soon(t);
+}
+
+void dialog_key(tui_t *t, const ui_key *k)
+{
+    ui_dialog *d = &t->dlg;
+    if (k->mouse)
+        return;
+    switch (d->kind) {
+    case DLG_NEW:
+    case DLG_SEARCH:
+        form_key(t, k);
+        return;
+    case DLG_CONFIRM_KILL:
+    case DLG_CONFIRM_STOP:
+        if (k->key == 'y' || k->key == 'Y') {
+            if (d->kind == DLG_CONFIRM_KILL)
+                uiconn_request(&t->conn, json_pack("{s:s, s:i}", "cmd", "kill", "session", d->target),
+                               on_kill_reply, t);
+            else
+                uiconn_request(&t->conn, json_pack("{s:s}", "cmd", "shutdown"), on_shutdown_reply, t);
+        }
+        close_dialog(t);
+        return;
+    case DLG_HELP:
+        if (k->key == 'j' || k->key == KS_DOWN) {
+            d->help_top++;
+        } else if (k->key == 'k' || k->key == KS_UP) {
+            if (d->help_top > 0)
+                d->help_top--;
+        } else {
+            close_dialog(t);
+            return;
+        }
+        t->full_redraw = true;
+        tui_redraw_soon(t);
+        return;
+    default:
+        return;
+    }
+}
+
+/* ---- drawing ---------------------------------------------------------------- */
+
+static ui_rect dialog_box(tui_t *t, int h, int w)
+{
+    if (w > t->cols - 2)
+        w = t->cols - 2;
+    if (h > t->rows - 2)
+        h = t->rows - 2;
+    ui_rect r = {(t->rows - 1 - h) / 2, (t->cols - w) / 2, h, w};
+    if (r.y < 0)
+        r.y = 0;
+    paint_set(TH_DIALOG, TH_DIALOG);
+    for (int k = 0; k < r.h; k++)
+        paint_fill(r.y + k, r.x, r.w);
+    return r;
+}
+
+static void title(ui_rect r, const char *text)
+{
+    paint_set(TH_DIALOG_TITLE, TH_DIALOG_TITLE);
+    paint_fill(r.y, r.x, r.w);
+    paint_text(r.y, r.x + 1, r.w - 2, text);
+    paint_set(TH_DIALOG, TH_DIALOG);
+}
+
+static void draw_form(tui_t *t)
+{
+    ui_dialog *d = &t->dlg;
+    bool search = d->kind == DLG_SEARCH;
+    ui_rect r = dialog_box(t, search ? 4 : 9 + (d->error[0] ? 2 : 0), 72);
+    title(r, search ? "Search the scrollback (Enter: find, Esc: cancel)" : "New session");
+    int cx = -1, cy = -1;
+    for (int i = 0; i < d->nfields; i++) {
+        int y = r.y + 2 + i;
+        paint_set(TH_DIALOG, TH_DIALOG);
+        paint_text(y, r.x + 2, 10, d->fields[i].label);
+        theme_elem e = i == d->field ? TH_DIALOG_SELECTED : TH_DIALOG;
+        paint_set(e, e);
+        int fw = r.w - 15;
+        paint_fill(y, r.x + 13, fw);
+        /* The end of a long value stays in view. */
+        const char *text = d->fields[i].text;
+        while (paint_width(text) >= fw && *text)
+            text++;
+        int used = paint_text(y, r.x + 13, fw, text);
+        if (i == d->field) {
+            cy = y;
+            cx = r.x + 13 + used;
+        }
+    }
+    paint_set(TH_DIALOG, TH_DIALOG);
+    if (!search) {
+        paint_text(r.y + 6, r.x + 2, r.w - 4, "Tab next field, Enter start, Esc cancel, C-u clear");
+        paint_text(r.y + 7, r.x + 2, r.w - 4, "profiles: workspace-write, read-only, full, or [profile] ones");
+        if (d->busy)
+            paint_text(r.y + 8, r.x + 2, r.w - 4, "starting...");
+        if (d->error[0]) {
+            paint_set(TH_STATE_EXIT_FAIL, TH_DIALOG);
+            paint_text(r.y + 9, r.x + 2, r.w - 4, d->error);
+            if (paint_width(d->error) > r.w - 4)
+                paint_text(r.y + 10, r.x + 2, r.w - 4, d->error + (r.w - 4));
+        }
+    }
+    if (cy >= 0) {
+        move(cy, cx);
+        curs_set(1);
+    }
+}
+
+static void draw_confirm(tui_t *t)
+{
+    ui_dialog *d = &t->dlg;
+    ui_rect r = dialog_box(t, 5, 64);
+    char text[512];
+    if (d->kind == DLG_CONFIRM_KILL) {
+        ui_session *s = ui_sessions_find(&t->list, d->target);
+        title(r, "Kill session");
+        snprintf(text, sizeof text, "Kill %s (%d) and every process in it?", s ? s->name : "?", d->target);
+    } else {
+        title(r, "Stop the server");
+        snprintf(text, sizeof text, "Stop the server and end all %d live sessions?", ui_sessions_live(&t->list));
+    }
+    paint_text(r.y + 2, r.x + 2, r.w - 4, text);
+    paint_set(TH_DIALOG_SELECTED, TH_DIALOG_SELECTED);
+    paint_text(r.y + 3, r.x + 2, r.w - 4, " y yes   any other key: no ");
+}
+
+static void draw_help(tui_t *t)
+{
+    ui_rect r = dialog_box(t, t->rows - 2, 100);
+    title(r, "Keys (j/k scroll, any other key closes; set them in [keys] of the config)");
+    static const char *const heads[KM_COUNT] = {"Supervisor focus", "Pane focus", "Scroll mode"};
+    int line = 0, y = r.y + 1;
+    for (int m = 0; m < KM_COUNT; m++) {
+        for (int a = -1; a < KA_COUNT && y < r.y + r.h; a++) {
+            char text[256];
+            theme_elem e = TH_DIALOG;
+            if (a < 0) {
+                snprintf(text, sizeof text, "%s", heads[m]);
+                e = TH_DIALOG_TITLE;
+            } else {
+                const key_action_info *info = key_action_get((key_action)a);
+                if (info->mode != (key_mode)m)
+                    continue;
+                char keys[96];
+                key_bindings_names(&t->conf->keys, (key_action)a, keys, sizeof keys);
+                snprintf(text, sizeof text, "  %-16s %-14s %s", keys, info->name, info->description);
+            }
+            if (line++ < t->dlg.help_top)
+                continue;
+            paint_set(e, TH_DIALOG);
+            paint_text(y++, r.x + 1, r.w - 2, text);
+        }
+    }
+    if (t->dlg.help_top > line - 1)
+        t->dlg.help_top = line - 1;
+}
+
+void dialog_draw(tui_t *t)
+{
+    curs_set(0);
+    switch (t->dlg.kind) {
+    case DLG_NEW:
+    case DLG_SEARCH: draw_form(t); break;
+    case DLG_CONFIRM_KILL:
+    case DLG_CONFIRM_STOP: draw_confirm(t); break;
+    case DLG_HELP: draw_help(t); break;
+    default: break;
+    }
+}

@@ -1,0 +1,42 @@
+/*
+ * paint.h - putting cells on the curses screen: theme styles and terminal
+ * colours turned into curses pairs (exact RGB on a direct-colour terminal,
+ * else the nearest of what it has), text clipped to a width, and a
+ * session's terminal model drawn into a rectangle.
+ *
+ * Nothing a session printed reaches the real terminal except as cells
+ * drawn here; control characters in cells or text become '?'.
+ */
+#ifndef CORRAL_UI_PAINT_H
+#define CORRAL_UI_PAINT_H
+
+#include <stdbool.h>
+
+#include "layout.h"
+#include "theme.h"
+#include "vt.h"
+
+/* After start_color(): how many colours the terminal has. */
+void paint_init(const theme_t *theme);
+/* Set the drawing style of stdscr to a theme element (optionally as it
+ * sits inside another element's row; pass under = e for none). */
+void paint_set(theme_elem e, theme_elem under);
+/* Write UTF-8 text at y,x in at most maxw columns with the current style;
+ * returns the columns used. */
+int paint_text(int y, int x, int maxw, const char *utf8);
+/* Spaces over w columns with the current style. */
+void paint_fill(int y, int x, int w);
+/* Columns a UTF-8 string takes. */
+int paint_width(const char *utf8);
+
+/* A highlighted span on a vt line (search matches). */
+typedef struct paint_mark {
+    int line, col, len; /* vt_line numbering */
+    bool current;
+} paint_mark;
+
+/* Draw rows of vt into r: the line at the top of r is first_line (vt_line
+ * numbering: history is negative); only rows marked dirty unless all. */
+void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_mark *marks, int nmarks);
+
+#endif

@@ -1,0 +1,316 @@
+/*
+ * render.c - drawing one frame of the supervisor screen: the sidebar of
+ * sessions grouped by client, the panes with their title rows, the status
+ * bar, then any dialog on top.  Pane content comes from each session's
+ * terminal model (paint.c); only damaged rows are redrawn unless the
+ * layout, the scroll position or a search changed.
+ */
+#include "config.h"
+
+#include "tui_int.h"
+
+#include <curses.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Glyphs: Unicode where the locale can show it. */
+static bool unicode(void)
+{
+    static int u = -1;
+    if (u < 0)
+        u = MB_CUR_MAX > 1;
+    return u;
+}
+
+/* A vertical separator: a box-drawing character rather than the
+ * terminal's alternate character set, which some terminals garble. */
+static void separator(int y, int x, int h)
+{
+    paint_set(TH_BORDER, TH_BORDER);
+    for (int k = 0; k < h; k++)
+        paint_text(y + k, x, 1, unicode() ? "\xe2\x94\x82" : "|");
+}
+
+static void age_text(double seconds, char *out, size_t outlen)
+{
+    long s = seconds < 0 ? 0 : (long)seconds;
+    if (s < 60)
+        snprintf(out, outlen, "%lds", s);
+    else if (s < 3600)
+        snprintf(out, outlen, "%ldm", s / 60);
+    else if (s < 86400)
+        snprintf(out, outlen, "%ldh", s / 3600);
+    else
+        snprintf(out, outlen, "%ldd", s / 86400);
+}
+
+static const char *profile_short(const char *p)
+{
+    if (strcmp(p, "workspace-write") == 0)
+        return "ws";
+    if (strcmp(p, "read-only") == 0)
+        return "ro";
+    return p;
+}
+
+/* The state glyph and its style. */
+static const char *state_glyph(const ui_session *s, double now, theme_elem *e)
+{
+    bool u = unicode();
+    if (!s->running) {
+        *e = s->exit_code == 0 ? TH_STATE_EXIT_OK : TH_STATE_EXIT_FAIL;
+        return s->exit_code == 0 ? (u ? "\xe2\x9c\x93" : "+") : (u ? "\xe2\x9c\x97" : "x");
+    }
+    if (ui_session_idle(s, now)) {
+        *e = TH_STATE_IDLE;
+        return u ? "\xe2\x97\x8b" : "o";
+    }
+    *e = TH_STATE_RUNNING;
+    return u ? "\xe2\x97\x8f" : "*";
+}
+
+static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
+{
+    ui_rect r = t->sidebar;
+    theme_elem row = s->id == t->selected ? TH_SIDEBAR_SELECTED : TH_SIDEBAR;
+    paint_set(row, row);
+    paint_fill(y, r.x, r.w);
+    theme_elem ge;
+    const char *glyph = state_glyph(s, now, &ge);
+    paint_set(ge, row);
+    paint_text(y, r.x + 1, 1, glyph);
+    if (s->bell) {
+        paint_set(TH_BELL, row);
+        paint_text(y, r.x + 2, 1, "!");
+    }
+    /* Right side: profile and age (or the exit). */
+    char right[64], age[48];
+    if (s->running)
+        age_text(now - s->created_at, age, sizeof age);
+    else
+        snprintf(age, sizeof age, "%s%d", unicode() ? "\xe2\x86\x92" : "=", s->exit_code);
+    const char *prof = profile_short(s->profile);
+    snprintf(right, sizeof right, "%.6s %4s", prof, age);
+    int rw = paint_width(right);
+    int name_w = r.w - 4 - rw - 1;
+    paint_set(row, row);
+    if (name_w > 0)
+        paint_text(y, r.x + 3, name_w, s->name);
+    int rx = r.x + r.w - rw - 1;
+    if (rx > r.x + 3) {
+        paint_set(strcmp(s->profile, "full") == 0 ? TH_PROFILE_FULL : row, row);
+        paint_text(y, rx, paint_width(prof) > 6 ? 6 : paint_width(prof), prof);
+        paint_set(row, row);
+        char rest[64];
+        snprintf(rest, sizeof rest, " %4s", age);
+        paint_text(y, rx + (paint_width(prof) > 6 ? 6 : paint_width(prof)), r.w, rest);
+    }
+}
+
+static void draw_sidebar(tui_t *t)
+{
+    ui_rect r = t->sidebar;
+    if (r.w <= 0)
+        return;
+    double now = ui_now();
+    /* Lines: a heading per client group, a row per session. */
+    int total = 0, sel_line = 0;
+    for (size_t i = 0; i < t->list.n; i++) {
+        if (i == 0 || strcmp(t->list.v[i]->client, t->list.v[i - 1]->client) != 0)
+            total++;
+        if (t->list.v[i]->id == t->selected)
+            sel_line = total;
+        total++;
+    }
+    int top = 0;
+    if (sel_line >= r.h)
+        top = sel_line - r.h + 1;
+    int line = 0, y = r.y;
+    for (size_t i = 0; i < t->list.n && y < r.y + r.h; i++) {
+        ui_session *s = t->list.v[i];
+        if (i == 0 || strcmp(s->client, t->list.v[i - 1]->client) != 0) {
+            if (line++ >= top) {
+                paint_set(TH_SIDEBAR_GROUP, TH_SIDEBAR_GROUP);
+                paint_fill(y, r.x, r.w);
+                paint_text(y, r.x + 1, r.w - 2, s->client);
+                y++;
+            }
+            if (y >= r.y + r.h)
+                break;
+        }
+        if (line++ >= top)
+            draw_session_row(t, s, y++, now);
+    }
+    paint_set(TH_SIDEBAR, TH_SIDEBAR);
+    for (; y < r.y + r.h; y++)
+        paint_fill(y, r.x, r.w);
+    if (t->list.n == 0) {
+        paint_text(r.y + 1, r.x + 1, r.w - 2, "no sessions yet:");
+        char hint[64], keys[32];
+        key_bindings_names(&t->conf->keys, KA_NEW, keys, sizeof keys);
+        snprintf(hint, sizeof hint, "press %s for one", keys);
+        paint_text(r.y + 2, r.x + 1, r.w - 2, hint);
+    }
+    /* The separator between the sidebar and the panes. */
+    separator(r.y, r.x + r.w, r.h);
+}
+
+static void draw_title(tui_t *t, ui_session *s, ui_rect r)
+{
+    theme_elem e = s->id == t->selected ? TH_BORDER_FOCUS : TH_BORDER;
+    paint_set(e, e);
+    paint_fill(r.y, r.x, r.w);
+    char title[768];
+    snprintf(title, sizeof title, " %s %d %s %s%s%s ", s->name, s->id, s->profile, s->status,
+             s->title[0] ? " \xc2\xb7 " : "", s->title);
+    int used = paint_text(r.y, r.x, r.w, title);
+    if (s->scroll > 0 && s->vt) {
+        char pos[64];
+        snprintf(pos, sizeof pos, " [%d/%d] ", s->scroll, vt_scrollback_len(s->vt));
+        int pw = paint_width(pos);
+        if (used + pw <= r.w)
+            paint_text(r.y, r.x + r.w - pw, pw, pos);
+    }
+}
+
+static void draw_pane(tui_t *t, ui_session *s, ui_rect r)
+{
+    draw_title(t, s, r);
+    ui_rect body = {r.y + 1, r.x, r.h - 1, r.w};
+    if (body.h <= 0)
+        return;
+    if (!s->vt || !s->synced) {
+        paint_set(TH_NORMAL, TH_NORMAL);
+        for (int k = 0; k < body.h; k++)
+            paint_fill(body.y + k, body.x, body.w);
+        paint_text(body.y, body.x, body.w, "...");
+        return;
+    }
+    /* A session taller than its pane (sized by another client) shows its
+     * bottom, where new output appears. */
+    int first = vt_rows(s->vt) > body.h ? vt_rows(s->vt) - body.h : 0;
+    first -= s->scroll;
+    bool selected = s->id == t->selected;
+    bool all = t->full_redraw || s->redraw || s->scroll > 0 || (selected && t->nmarks > 0);
+    paint_vt(s->vt, body, first, all, selected ? t->marks : NULL, selected ? t->nmarks : 0);
+    vt_clear_damage(s->vt);
+    s->redraw = false;
+}
+
+static void draw_hints(tui_t *t, int y, int x, int w)
+{
+    static const key_action sup[] = {KA_FOCUS, KA_NEW, KA_KILL, KA_LAYOUT, KA_HELP, KA_DETACH};
+    static const key_action scr[] = {KA_PAGE_UP, KA_SCROLL_SEARCH, KA_SEARCH_NEXT, KA_SCROLL_EXIT};
+    static const key_action pane[] = {KA_SUPERVISOR};
+    const key_action *acts = sup;
+    size_t n = sizeof sup / sizeof sup[0];
+    if (t->focus == FOCUS_PANE) {
+        acts = pane;
+        n = 1;
+    } else if (t->scroll_mode) {
+        acts = scr;
+        n = sizeof scr / sizeof scr[0];
+    }
+    int used = 0;
+    for (size_t i = 0; i < n; i++) {
+        char keys[48], label[64];
+        key_bindings_names(&t->conf->keys, acts[i], keys, sizeof keys);
+        char *slash = strchr(keys, '/');
+        if (slash && acts[i] != KA_SUPERVISOR)
+            *slash = 0; /* the first key is hint enough */
+        snprintf(label, sizeof label, " %s", key_action_get(acts[i])->name);
+        int need = paint_width(keys) + paint_width(label) + 2;
+        if (used + need > w)
+            break;
+        paint_set(TH_STATUS_KEY, TH_STATUS);
+        used += paint_text(y, x + used, w - used, keys);
+        paint_set(TH_STATUS, TH_STATUS);
+        used += paint_text(y, x + used, w - used, label);
+        used += paint_text(y, x + used, w - used, "  ");
+    }
+}
+
+static void draw_status(tui_t *t)
+{
+    int y = t->rows - 1;
+    paint_set(TH_STATUS, TH_STATUS);
+    paint_fill(y, 0, t->cols);
+    const char *mode = t->focus == FOCUS_PANE ? " PANE " : t->scroll_mode ? " SCROLL " : " SUPERVISOR ";
+    paint_set(t->focus == FOCUS_PANE ? TH_MODE_PANE : TH_MODE_SUPERVISOR, TH_STATUS);
+    int x = paint_text(y, 0, t->cols, mode);
+    paint_set(TH_STATUS, TH_STATUS);
+    char info[128];
+    snprintf(info, sizeof info, " approvals 0 \xe2\x94\x82 %d/%d live \xe2\x94\x82 %s%s \xe2\x94\x82 ",
+             ui_sessions_live(&t->list), t->list.max, t->zoom ? "zoom" : layout_name(t->layout),
+             t->escape_pending ? " \xe2\x94\x82 C-] again sends it" : "");
+    if (!unicode())
+        for (char *p = info; (p = strstr(p, "\xe2\x94\x82")); )
+            memmove(p, "|", 1), memmove(p + 1, p + 3, strlen(p + 3) + 1);
+    x += paint_text(y, x, t->cols - x, info);
+    if (t->message[0] && ui_now() < t->message_until) {
+        paint_set(t->message_error ? TH_STATE_EXIT_FAIL : TH_STATUS, TH_STATUS);
+        paint_text(y, x, t->cols - x, t->message);
+        return;
+    }
+    t->message[0] = 0;
+    draw_hints(t, y, x, t->cols - x);
+}
+
+static void place_cursor(tui_t *t)
+{
+    ui_session *s = tui_selected(t);
+    if (t->dlg.kind != DLG_NONE || t->focus != FOCUS_PANE || !s || !s->vt || !s->synced || s->scroll > 0 ||
+        !(vt_modes(s->vt) & VT_MODE_CURSOR_VISIBLE)) {
+        curs_set(0);
+        return;
+    }
+    for (int i = 0; i < t->nvisible; i++) {
+        if (t->visible[i] != s->id)
+            continue;
+        ui_rect r = t->panes[i];
+        int row, col;
+        vt_cursor(s->vt, &row, &col);
+        int first = vt_rows(s->vt) > r.h - 1 ? vt_rows(s->vt) - (r.h - 1) : 0;
+        row -= first;
+        if (row >= 0 && row < r.h - 1 && col < r.w) {
+            move(r.y + 1 + row, r.x + col);
+            curs_set(1);
+            return;
+        }
+    }
+    curs_set(0);
+}
+
+void render_frame(tui_t *t)
+{
+    if (t->full_redraw)
+        erase();
+    draw_sidebar(t);
+    for (int i = 0; i < t->nvisible; i++) {
+        ui_session *s = ui_sessions_find(&t->list, t->visible[i]);
+        if (s)
+            draw_pane(t, s, t->panes[i]);
+    }
+    if (t->nvisible == 0 && t->full_redraw) {
+        paint_set(TH_NORMAL, TH_NORMAL);
+        for (int k = 0; k < t->main.h; k++)
+            paint_fill(t->main.y + k, t->main.x, t->main.w);
+    }
+    /* Separators between side-by-side panes. */
+    paint_set(TH_BORDER, TH_BORDER);
+    for (int i = 0; i < t->nvisible; i++) {
+        ui_rect r = t->panes[i];
+        if (r.x + r.w < t->main.x + t->main.w)
+            separator(r.y, r.x + r.w, r.h);
+    }
+    draw_status(t);
+    if (t->dlg.kind != DLG_NONE)
+        dialog_draw(t); /* places the cursor in a form */
+    else
+        place_cursor(t);
+    refresh();
+    t->full_redraw = false;
+}

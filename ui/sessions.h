@@ -1,0 +1,57 @@
+/*
+ * sessions.h - the TUI's copy of the session list, kept exact by the
+ * server's subscribe events, and for each session the TUI shows, its own
+ * terminal model fed by a watch (docs/protocol.md).
+ */
+#ifndef CORRAL_UI_SESSIONS_H
+#define CORRAL_UI_SESSIONS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vt.h"
+
+typedef struct ui_session {
+    int id;
+    char *name, *client, *profile, *status, *title, *cwd, *command;
+    bool running, pinned, tty;
+    int exit_code;     /* when !running */
+    int rows, cols;    /* the session's terminal size on the server */
+    long long use;     /* larger: more recently used */
+    double created_at; /* local monotonic seconds the session was created */
+    double output_at;  /* local monotonic seconds of its last output */
+    bool bell;         /* rang since the user last looked at it */
+
+    /* The watch: a model identical to the server's while synced. */
+    vt_t *vt;
+    bool watched;
+    bool synced;
+    int scroll;        /* lines scrolled back from the live screen (0: live) */
+    bool redraw;       /* repaint its pane fully */
+    bool seen;         /* in the latest list from the server */
+} ui_session;
+
+typedef struct ui_sessions {
+    ui_session **v; /* sidebar order: grouped by client, most recently used first */
+    size_t n;
+    int max;        /* store size */
+} ui_sessions;
+
+void ui_sessions_init(ui_sessions *l);
+void ui_sessions_free(ui_sessions *l);
+/* Take the list of a subscribe (or ls) reply: entries not in it go, the
+ * others keep their models. */
+void ui_sessions_load(ui_sessions *l, json_t *reply);
+/* A "session" event: update or add. Returns the entry. */
+ui_session *ui_sessions_update(ui_sessions *l, json_t *session);
+void ui_sessions_remove(ui_sessions *l, int id);
+ui_session *ui_sessions_find(const ui_sessions *l, int id);
+int ui_sessions_index(const ui_sessions *l, int id);
+int ui_sessions_live(const ui_sessions *l);
+/* Idle: running and quiet for 10 s or more. */
+bool ui_session_idle(const ui_session *s, double now);
+/* Local monotonic seconds. */
+double ui_now(void);
+
+#endif

@@ -1,0 +1,894 @@
+/*
+ * tui.c - the supervisor screen: one libuv loop with the server connection
+ * (the session list by subscription, the shown sessions' terminals by
+ * watches), the keyboard and mouse on stdin, SIGWINCH, and a frame timer
+ * that draws at most 60 frames a second.
+ *
+ * Two focus states (DESIGN section 1): in supervisor focus single keys act
+ * on sessions; in pane focus every key goes to the selected session, and
+ * the supervisor key (C-] by default) comes back (pressed twice, it is sent
+ * to the session).  Scroll mode is supervisor focus reading one pane's
+ * scrollback.
+ */
+#include "config.h"
+
+#include "tui.h"
+#include "tui_int.h"
+#include "cli.h"
+#include "util.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#define FRAME_MS 16 /* at most ~60 frames a second */
+
+static void on_frame(uv_timer_t *timer);
+
+void tui_redraw_soon(tui_t *t)
+{
+    t->dirty = true;
+    if (uv_is_active((uv_handle_t *)&t->frame_timer) || t->quitting)
+        return;
+    double since = (ui_now() - t->last_frame) * 1000.0;
+    uint64_t wait = since >= FRAME_MS ? 0 : (uint64_t)(FRAME_MS - since);
+    uv_timer_start(&t->frame_timer, on_frame, wait, 0);
+}
+
+void tui_message(tui_t *t, bool error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char raw[512];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    char *clean = sanitize_text(raw, strlen(raw), sizeof t->message - 1);
+    snprintf(t->message, sizeof t->message, "%s", clean);
+    free(clean);
+    t->message_error = error;
+    t->message_until = ui_now() + 5.0;
+    tui_redraw_soon(t);
+}
+
+ui_session *tui_selected(tui_t *t)
+{
+    return ui_sessions_find(&t->list, t->selected);
+}
+
+void tui_quit(tui_t *t, int status, const char *goodbye)
+{
+    if (t->quitting)
+        return;
+    t->quitting = true;
+    t->exit_status = status;
+    free(t->goodbye);
+    t->goodbye = goodbye ? xstrdup(goodbye) : NULL;
+    uv_stop(t->loop);
+}
+
+/* ---- layout, watches and sizes ------------------------------------------------ */
+
+static void request_ignore(uiconn_t *c, json_t *reply, void *user)
+{
+    (void)c;
+    (void)reply;
+    (void)user;
+}
+
+static void watch(tui_t *t, ui_session *s)
+{
+    if (s->watched)
+        return;
+    s->watched = true;
+    s->synced = false;
+    int history = t->conf->scrollback;
+    uiconn_request(&t->conn, json_pack("{s:s, s:i, s:i}", "cmd", "watch", "session", s->id, "history", history),
+                   request_ignore, NULL);
+}
+
+static void unwatch(tui_t *t, ui_session *s)
+{
+    if (!s->watched)
+        return;
+    s->watched = false;
+    s->synced = false;
+    s->scroll = 0;
+    if (s->vt) {
+        vt_free(s->vt);
+        s->vt = NULL;
+    }
+    uiconn_request(&t->conn, json_pack("{s:s, s:i}", "cmd", "unwatch", "session", s->id), request_ignore, NULL);
+}
+
+/* The sessions on show: the selected one and the next in sidebar order, up
+ * to what the layout holds, drawn in sidebar order. */
+static int pick_visible(tui_t *t, int cap, int *out)
+{
+    int n = 0;
+    bool have_selected = ui_sessions_find(&t->list, t->selected) != NULL;
+    int others = have_selected ? cap - 1 : cap;
+    for (size_t i = 0; i < t->list.n && n < cap; i++) {
+        ui_session *s = t->list.v[i];
+        if (s->id == t->selected)
+            out[n++] = s->id;
+        else if (others > 0) {
+            out[n++] = s->id;
+            others--;
+        }
+    }
+    return n;
+}
+
+static void layout_now(tui_t *t)
+{
+    t->rows = LINES;
+    t->cols = COLS;
+    int body_h = t->rows - 1; /* the status bar */
+    int sw = t->zoom ? 0 : t->conf->ui_sidebar_width;
+    if (sw > t->cols / 2)
+        sw = t->cols / 2;
+    t->sidebar = (ui_rect){0, 0, body_h, sw};
+    t->main = sw ? (ui_rect){0, sw + 1, body_h, t->cols - sw - 1} : (ui_rect){0, 0, body_h, t->cols};
+    ui_layout lay = t->zoom ? LAYOUT_SINGLE : t->layout;
+    int ids[LAYOUT_MAX_PANES];
+    int n = pick_visible(t, layout_capacity(lay, (int)t->list.n), ids);
+    n = layout_panes(lay, t->main, n, t->panes);
+    memcpy(t->visible, ids, (size_t)n * sizeof ids[0]);
+    t->nvisible = n;
+    /* Watch what is shown, stop watching what is not. */
+    for (size_t i = 0; i < t->list.n; i++) {
+        ui_session *s = t->list.v[i];
+        bool shown = false;
+        for (int k = 0; k < n; k++)
+            shown |= t->visible[k] == s->id;
+        if (shown)
+            watch(t, s);
+        else
+            unwatch(t, s);
+    }
+    /* A shown terminal gets the size of its pane (latest client wins, as
+     * with tmux's window-size latest). */
+    for (int k = 0; k < n; k++) {
+        ui_session *s = ui_sessions_find(&t->list, t->visible[k]);
+        int rows = t->panes[k].h - 1, cols = t->panes[k].w;
+        if (s && s->running && s->tty && rows > 0 && cols > 1 && (s->rows != rows || s->cols != cols)) {
+            uiconn_request(&t->conn, json_pack("{s:s, s:i, s:i, s:i}", "cmd", "resize", "session", s->id, "rows",
+                                               rows, "cols", cols),
+                           request_ignore, NULL);
+            s->rows = rows;
+            s->cols = cols;
+        }
+        if (s)
+            s->redraw = true;
+    }
+    t->relayout = false;
+    t->full_redraw = true;
+}
+
+void tui_pane_size(tui_t *t, int *rows, int *cols)
+{
+    ui_rect r = t->main;
+    if (!t->zoom && t->layout != LAYOUT_SINGLE && t->nvisible > 0)
+        r = t->panes[0];
+    *rows = r.h - 1 > 0 ? r.h - 1 : 24;
+    *cols = r.w > 1 ? r.w : 80;
+}
+
+void tui_select(tui_t *t, int id)
+{
+    if (id == t->selected)
+        return;
+    t->selected = id;
+    t->scroll_mode = false;
+    t->nmarks = 0;
+    ui_session *s = tui_selected(t);
+    if (s)
+        s->bell = false;
+    t->relayout = true;
+    tui_redraw_soon(t);
+}
+
+/* ---- frames ---------------------------------------------------------------- */
+
+static void on_frame(uv_timer_t *timer)
+{
+    tui_t *t = timer->data;
+    if (t->relayout)
+        layout_now(t);
+    t->dirty = false;
+    t->last_frame = ui_now();
+    render_frame(t);
+}
+
+static void on_tick(uv_timer_t *timer)
+{
+    tui_t *t = timer->data;
+    tui_redraw_soon(t); /* ages, idle states, messages */
+}
+
+static void on_sigwinch(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    tui_t *t = h->data;
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        resizeterm(ws.ws_row, ws.ws_col);
+    t->relayout = true;
+    tui_redraw_soon(t);
+}
+
+static void on_stop_signal(uv_signal_t *h, int sig)
+{
+    tui_t *t = h->data;
+    char msg[96];
+    snprintf(msg, sizeof msg, "corral: detached on signal %d; sessions keep running", sig);
+    tui_quit(t, 1, msg);
+}
+
+/* ---- scrollback and search ---------------------------------------------------- */
+
+static void scroll_by(tui_t *t, ui_session *s, int lines)
+{
+    if (!s || !s->vt)
+        return;
+    int max = vt_scrollback_len(s->vt);
+    int v = s->scroll + lines;
+    s->scroll = v < 0 ? 0 : v > max ? max : v;
+    t->scroll_mode = true;
+    tui_redraw_soon(t);
+}
+
+static int page(tui_t *t)
+{
+    int rows, cols;
+    tui_pane_size(t, &rows, &cols);
+    return rows > 2 ? rows - 1 : 1;
+}
+
+/* Lower-case ASCII when the query has no capitals (smart case). */
+static uint32_t fold(uint32_t c, bool ignore_case)
+{
+    return ignore_case && c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+/* Matches of the query on one vt line; returns how many were added. */
+static int line_matches(const vt_t *vt, int line, const uint32_t *q, int qn, bool ic, paint_mark *out, int room)
+{
+    int len = 0, found = 0;
+    const vt_cell *cells = vt_line(vt, line, &len);
+    if (!cells)
+        return 0;
+    for (int col = 0; col + qn <= len && found < room; col++) {
+        int k = 0, c = col;
+        while (k < qn && c < len) {
+            if (cells[c].ch == VT_CH_WIDE_CONT) {
+                c++;
+                continue;
+            }
+            uint32_t ch = cells[c].ch ? cells[c].ch : ' ';
+            if (fold(ch, ic) != fold(q[k], ic))
+                break;
+            k++;
+            c++;
+        }
+        if (k == qn) {
+            out[found++] = (paint_mark){line, col, c - col, false};
+            col = c - 1;
+        }
+    }
+    return found;
+}
+
+/* Decode the search text to code points; returns the count. */
+static int query_points(const char *s, uint32_t *out, int max, bool *ignore_case)
+{
+    int n = 0;
+    *ignore_case = true;
+    for (const unsigned char *p = (const unsigned char *)s; *p && n < max;) {
+        uint32_t c = *p;
+        int len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : 4;
+        c = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+        for (int k = 1; k < len && p[k]; k++)
+            c = c << 6 | (p[k] & 0x3f);
+        if (c >= 'A' && c <= 'Z')
+            *ignore_case = false;
+        out[n++] = c;
+        for (int k = 0; k < len && *p; k++)
+            p++;
+    }
+    return n;
+}
+
+/* Mark every match in view; direction -1 looks for the next older match
+ * above the current one, +1 for a newer one, 0 for the newest at or above
+ * the bottom of the view.  The view scrolls to show the current match. */
+void tui_search_run(tui_t *t, int direction)
+{
+    ui_session *s = tui_selected(t);
+    t->nmarks = 0;
+    if (!s || !s->vt || !t->search[0]) {
+        tui_redraw_soon(t);
+        return;
+    }
+    uint32_t q[256];
+    bool ic;
+    int qn = query_points(t->search, q, 256, &ic);
+    const vt_t *vt = s->vt;
+    int oldest = -vt_scrollback_len(vt), newest = vt_rows(vt) - 1;
+    int start;
+    if (direction == 0) {
+        start = newest - s->scroll;
+        direction = -1;
+    } else {
+        start = t->match_line + direction;
+    }
+    int hit = INT_MIN, hit_col = 0;
+    for (int line = start; line >= oldest && line <= newest; line += direction) {
+        paint_mark m[64];
+        int n = line_matches(vt, line, q, qn, ic, m, 64);
+        if (n > 0) {
+            hit = line;
+            hit_col = direction < 0 ? m[n - 1].col : m[0].col;
+            break;
+        }
+    }
+    if (hit == INT_MIN) {
+        tui_message(t, true, "'%s' not found %s", t->search, direction < 0 ? "above" : "below");
+        if (t->match_line != INT_MIN)
+            hit = t->match_line, hit_col = t->match_col;
+        else
+            return;
+    }
+    t->match_line = hit;
+    t->match_col = hit_col;
+    /* Scroll so the match is in view (a third from the top). */
+    int rows, cols;
+    tui_pane_size(t, &rows, &cols);
+    int bottom = newest - s->scroll;
+    if (hit > bottom || hit < bottom - rows + 1) {
+        int want_bottom = hit + rows * 2 / 3;
+        if (want_bottom > newest)
+            want_bottom = newest;
+        s->scroll = newest - want_bottom;
+    }
+    t->scroll_mode = true;
+    bottom = newest - s->scroll;
+    for (int line = bottom - rows + 1; line <= bottom; line++) {
+        int n = line_matches(vt, line, q, qn, ic, t->marks + t->nmarks, SEARCH_MAX_MARKS - t->nmarks);
+        for (int k = 0; k < n; k++) {
+            paint_mark *m = &t->marks[t->nmarks + k];
+            m->current = m->line == hit && m->col == hit_col;
+        }
+        t->nmarks += n;
+    }
+    tui_redraw_soon(t);
+}
+
+/* ---- keys --------------------------------------------------------------------- */
+
+static void send_to_session(tui_t *t, ui_session *s, const char *bytes, size_t len)
+{
+    if (!s || !len)
+        return;
+    size_t b64n;
+    char *b64 = base64_encode(bytes, len, &b64n);
+    uiconn_request(&t->conn, json_pack("{s:s, s:i, s:s%}", "cmd", "input", "session", s->id, "data_b64", b64, b64n),
+                   request_ignore, NULL);
+    free(b64);
+    if (s->scroll) {
+        s->scroll = 0; /* typing shows the live screen, as in tmux */
+        t->scroll_mode = false;
+        t->nmarks = 0;
+        s->redraw = true;
+    }
+}
+
+static void move_selection(tui_t *t, int delta)
+{
+    if (t->list.n == 0)
+        return;
+    int i = ui_sessions_index(&t->list, t->selected);
+    i = i < 0 ? 0 : (i + delta + (int)t->list.n) % (int)t->list.n;
+    tui_select(t, t->list.v[i]->id);
+}
+
+static void focus_pane(tui_t *t)
+{
+    ui_session *s = tui_selected(t);
+    if (!s)
+        tui_message(t, true, "no session selected");
+    else if (!s->running)
+        tui_message(t, true, "%s has exited: nothing to type into", s->name);
+    else if (!s->tty)
+        tui_message(t, true, "%s runs without a terminal: its input is closed", s->name);
+    else {
+        t->focus = FOCUS_PANE;
+        t->scroll_mode = false;
+        t->nmarks = 0;
+        s->scroll = 0;
+        s->redraw = true;
+        tui_redraw_soon(t);
+    }
+}
+
+static void on_pin_reply(uiconn_t *c, json_t *reply, void *user)
+{
+    (void)c;
+    tui_t *t = user;
+    if (reply && json_object_get(reply, "ok"))
+        tui_message(t, false, "%s", json_is_true(json_object_get(reply, "pinned")) ? "pinned: never pruned"
+                                                                                   : "unpinned");
+}
+
+static void supervisor_action(tui_t *t, int action)
+{
+    ui_session *s = tui_selected(t);
+    switch (action) {
+    case KA_UP: move_selection(t, -1); break;
+    case KA_DOWN: move_selection(t, 1); break;
+    case KA_FOCUS: focus_pane(t); break;
+    case KA_ZOOM:
+        t->zoom = !t->zoom;
+        t->relayout = true;
+        break;
+    case KA_LAYOUT:
+        t->layout = (t->layout + 1) % LAYOUT_COUNT;
+        t->zoom = false;
+        t->relayout = true;
+        tui_message(t, false, "layout: %s", layout_name(t->layout));
+        break;
+    case KA_NEW: dialog_open(t, DLG_NEW); break;
+    case KA_KILL:
+        if (s && s->running)
+            dialog_open(t, DLG_CONFIRM_KILL);
+        else
+            tui_message(t, true, s ? "%s has already exited" : "no session selected", s ? s->name : "");
+        break;
+    case KA_PIN:
+        if (s)
+            uiconn_request(&t->conn,
+                           json_pack("{s:s, s:i, s:b}", "cmd", "pin", "session", s->id, "pinned", !s->pinned),
+                           on_pin_reply, t);
+        break;
+    case KA_SEARCH:
+        if (s && s->vt)
+            dialog_open(t, DLG_SEARCH);
+        break;
+    case KA_SCROLL_UP: scroll_by(t, s, page(t)); break;
+    case KA_SCROLL_DOWN: scroll_by(t, s, -page(t)); break;
+    case KA_DETACH: {
+        char msg[160];
+        snprintf(msg, sizeof msg, "corral: detached; %d live session%s keep running (corral to attach again)",
+                 ui_sessions_live(&t->list), ui_sessions_live(&t->list) == 1 ? "" : "s");
+        tui_quit(t, 0, msg);
+        break;
+    }
+    case KA_STOP_SERVER: dialog_open(t, DLG_CONFIRM_STOP); break;
+    case KA_HELP: dialog_open(t, DLG_HELP); break;
+    default: break;
+    }
+    tui_redraw_soon(t);
+}
+
+static void leave_scroll(tui_t *t, ui_session *s)
+{
+    t->scroll_mode = false;
+    t->nmarks = 0;
+    t->match_line = INT_MIN;
+    if (s) {
+        s->scroll = 0;
+        s->redraw = true;
+    }
+    tui_redraw_soon(t);
+}
+
+static void scroll_action(tui_t *t, int action)
+{
+    ui_session *s = tui_selected(t);
+    int max = s && s->vt ? vt_scrollback_len(s->vt) : 0;
+    switch (action) {
+    case KA_LINE_UP: scroll_by(t, s, 1); break;
+    case KA_LINE_DOWN: scroll_by(t, s, -1); break;
+    case KA_PAGE_UP: scroll_by(t, s, page(t)); break;
+    case KA_PAGE_DOWN: scroll_by(t, s, -page(t)); break;
+    case KA_TOP: scroll_by(t, s, max); break;
+    case KA_BOTTOM: scroll_by(t, s, -max); break;
+    case KA_SEARCH_NEXT: tui_search_run(t, -1); break;
+    case KA_SEARCH_PREV: tui_search_run(t, 1); break;
+    case KA_SCROLL_SEARCH: dialog_open(t, DLG_SEARCH); break;
+    case KA_SCROLL_EXIT: leave_scroll(t, s); break;
+    default: break;
+    }
+    if (s && s->scroll == 0 && action != KA_SCROLL_SEARCH && action != KA_SEARCH_NEXT &&
+        action != KA_SEARCH_PREV && t->nmarks == 0)
+        t->scroll_mode = false; /* back at the bottom */
+}
+
+/* The pane (index into t->panes) under a screen position, or -1. */
+static int pane_at(tui_t *t, int y, int x)
+{
+    for (int i = 0; i < t->nvisible; i++) {
+        ui_rect r = t->panes[i];
+        if (y >= r.y && y < r.y + r.h && x >= r.x && x < r.x + r.w)
+            return i;
+    }
+    return -1;
+}
+
+/* The session on a sidebar row, or 0. */
+static int sidebar_session_at(tui_t *t, int y)
+{
+    /* The same walk as the drawing: headings take a row each. */
+    int total = 0, sel_line = 0;
+    for (size_t i = 0; i < t->list.n; i++) {
+        if (i == 0 || strcmp(t->list.v[i]->client, t->list.v[i - 1]->client) != 0)
+            total++;
+        if (t->list.v[i]->id == t->selected)
+            sel_line = total;
+        total++;
+    }
+    int top = sel_line >= t->sidebar.h ? sel_line - t->sidebar.h + 1 : 0;
+    int line = 0;
+    for (size_t i = 0; i < t->list.n; i++) {
+        if (i == 0 || strcmp(t->list.v[i]->client, t->list.v[i - 1]->client) != 0)
+            line++;
+        if (line - top == y - t->sidebar.y)
+            return t->list.v[i]->id;
+        line++;
+    }
+    return 0;
+}
+
+static void mouse_event(tui_t *t, const ui_key *k)
+{
+    if (k->mouse_x < t->sidebar.x + t->sidebar.w && t->sidebar.w > 0) {
+        int id = sidebar_session_at(t, k->mouse_y);
+        if (id && k->mouse_click) {
+            t->focus = FOCUS_SUPERVISOR;
+            tui_select(t, id);
+        }
+        return;
+    }
+    int p = pane_at(t, k->mouse_y, k->mouse_x);
+    if (p < 0)
+        return;
+    ui_session *s = ui_sessions_find(&t->list, t->visible[p]);
+    if (!s)
+        return;
+    if (s->id != t->selected)
+        tui_select(t, s->id);
+    if (k->mouse_wheel_up || k->mouse_wheel_down) {
+        t->focus = FOCUS_SUPERVISOR;
+        scroll_by(t, s, k->mouse_wheel_up ? 3 : -3);
+        if (s->scroll == 0)
+            t->scroll_mode = false;
+    } else if (k->mouse_click) {
+        focus_pane(t);
+    }
+}
+
+static void handle_key(tui_t *t, const ui_key *k)
+{
+    if (k->mouse) {
+        if (t->dlg.kind == DLG_NONE && t->conf->ui_mouse)
+            mouse_event(t, k);
+        return;
+    }
+    if (t->dlg.kind != DLG_NONE) {
+        dialog_key(t, k);
+        return;
+    }
+    ui_session *s = tui_selected(t);
+    if (t->focus == FOCUS_PANE) {
+        if (k->key && key_bindings_lookup(&t->conf->keys, KM_PANE, k->key) == KA_SUPERVISOR) {
+            t->focus = FOCUS_SUPERVISOR;
+            t->escape_pending = true;
+            tui_redraw_soon(t);
+            return;
+        }
+        if (!s || !s->running) {
+            t->focus = FOCUS_SUPERVISOR;
+            tui_redraw_soon(t);
+            return;
+        }
+        char bytes[32];
+        size_t n = input_encode(k, s->vt && (vt_modes(s->vt) & VT_MODE_APP_CURSOR), bytes, sizeof bytes);
+        send_to_session(t, s, bytes, n);
+        return;
+    }
+    if (t->escape_pending) {
+        t->escape_pending = false;
+        if (k->key && key_bindings_lookup(&t->conf->keys, KM_PANE, k->key) == KA_SUPERVISOR) {
+            /* Twice: the key itself goes to the session, and focus with it. */
+            char bytes[32];
+            size_t n = input_encode(k, false, bytes, sizeof bytes);
+            send_to_session(t, s, bytes, n);
+            t->focus = FOCUS_PANE;
+            tui_redraw_soon(t);
+            return;
+        }
+    }
+    int action;
+    if (t->scroll_mode && (action = key_bindings_lookup(&t->conf->keys, KM_SCROLL, k->key)) >= 0) {
+        scroll_action(t, action);
+        return;
+    }
+    action = key_bindings_lookup(&t->conf->keys, KM_SUPERVISOR, k->key);
+    if (action >= 0)
+        supervisor_action(t, action);
+    else
+        tui_redraw_soon(t); /* a stray key clears the "again" hint */
+}
+
+static void on_stdin(uv_poll_t *h, int status, int events)
+{
+    (void)status;
+    (void)events;
+    tui_t *t = h->data;
+    ui_key k;
+    while (!t->quitting && input_read(&k))
+        handle_key(t, &k);
+}
+
+/* ---- server events ------------------------------------------------------------ */
+
+static void on_sync(tui_t *t, json_t *ev)
+{
+    ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
+    if (!s || !s->watched)
+        return;
+    int rows = (int)json_integer_value(json_object_get(ev, "rows"));
+    int cols = (int)json_integer_value(json_object_get(ev, "cols"));
+    vt_t *vt = vt_new(rows, cols, t->conf->scrollback, NULL, NULL);
+    if (!vt)
+        return;
+    if (s->vt)
+        vt_free(s->vt);
+    s->vt = vt;
+    s->synced = true;
+    s->scroll = 0;
+    s->redraw = true;
+}
+
+static void on_term(tui_t *t, json_t *ev)
+{
+    ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
+    if (!s || !s->vt)
+        return;
+    const char *b64 = json_string_value(json_object_get(ev, "data_b64"));
+    size_t len;
+    char *data = b64 ? base64_decode(b64, strlen(b64), &len) : NULL;
+    if (!data)
+        return;
+    int before = vt_scrollback_len(s->vt);
+    vt_write(s->vt, data, len);
+    free(data);
+    s->output_at = ui_now();
+    /* A pane scrolled back stays on the lines it shows. */
+    if (s->scroll > 0) {
+        int grown = vt_scrollback_len(s->vt) - before;
+        if (grown > 0) {
+            s->scroll += grown;
+            if (t->match_line != INT_MIN && s->id == t->selected)
+                t->match_line -= grown;
+            for (int i = 0; i < t->nmarks && s->id == t->selected; i++)
+                t->marks[i].line -= grown;
+        }
+    }
+    tui_redraw_soon(t);
+}
+
+static void on_event(uiconn_t *c, json_t *ev, void *user)
+{
+    (void)c;
+    tui_t *t = user;
+    const char *name = json_string_value(json_object_get(ev, "event"));
+    if (!name)
+        return;
+    if (strcmp(name, "term") == 0) {
+        on_term(t, ev);
+    } else if (strcmp(name, "sync") == 0) {
+        on_sync(t, ev);
+        tui_redraw_soon(t);
+    } else if (strcmp(name, "resized") == 0) {
+        ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
+        if (s && s->vt) {
+            vt_resize(s->vt, (int)json_integer_value(json_object_get(ev, "rows")),
+                      (int)json_integer_value(json_object_get(ev, "cols")));
+            s->redraw = true;
+            t->full_redraw = true;
+            tui_redraw_soon(t);
+        }
+    } else if (strcmp(name, "session") == 0) {
+        size_t before = t->list.n;
+        ui_session *s = ui_sessions_update(&t->list, json_object_get(ev, "session"));
+        if (!t->selected)
+            tui_select(t, s->id);
+        if (t->list.n != before)
+            t->relayout = true; /* a new session may take a pane */
+        else
+            t->full_redraw = true; /* order and states in the sidebar */
+        tui_redraw_soon(t);
+    } else if (strcmp(name, "session_removed") == 0) {
+        int id = (int)json_integer_value(json_object_get(ev, "session"));
+        int i = ui_sessions_index(&t->list, id);
+        ui_sessions_remove(&t->list, id);
+        if (id == t->selected) {
+            t->selected = 0;
+            t->focus = FOCUS_SUPERVISOR;
+            if (t->list.n)
+                tui_select(t, t->list.v[i > 0 && (size_t)i <= t->list.n ? i - 1 : 0]->id);
+        }
+        t->relayout = true;
+        tui_redraw_soon(t);
+    } else if (strcmp(name, "bell") == 0) {
+        ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
+        /* A bell stays in the model: it becomes a mark, never a beep. */
+        if (s && !(s->id == t->selected && t->focus == FOCUS_PANE))
+            s->bell = true;
+        tui_redraw_soon(t);
+    }
+}
+
+static void on_closed(uiconn_t *c, const char *why, void *user)
+{
+    (void)c;
+    tui_t *t = user;
+    if (!why || t->quitting)
+        return;
+    char msg[256];
+    snprintf(msg, sizeof msg, "corral: lost the server (%s); sessions end with it. Run corral to start a new one.",
+             why);
+    tui_quit(t, 1, msg);
+}
+
+static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
+{
+    (void)c;
+    tui_t *t = user;
+    if (!reply || json_object_get(reply, "error")) {
+        tui_quit(t, 1, "corral: the server refused to send its session list");
+        return;
+    }
+    ui_sessions_load(&t->list, reply);
+    if (t->attach_id) {
+        if (!ui_sessions_find(&t->list, t->attach_id)) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "corral: no session with id %d (corral ls lists them)", t->attach_id);
+            tui_quit(t, 1, msg);
+            return;
+        }
+        tui_select(t, t->attach_id);
+        t->zoom = true;
+        focus_pane(t);
+    } else if (t->list.n) {
+        tui_select(t, t->list.v[0]->id);
+    }
+    t->relayout = true;
+    tui_redraw_soon(t);
+}
+
+/* ---- start and end ------------------------------------------------------------ */
+
+static int start_curses(tui_t *t, char *err, size_t errlen)
+{
+    if (!newterm(NULL, stdout, stdin)) {
+        const char *term = getenv("TERM");
+        snprintf(err, errlen, "cannot drive the terminal TERM=%s: no terminfo entry for it (try TERM=xterm-256color)",
+                 term ? term : "(unset)");
+        return -1;
+    }
+    raw();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    curs_set(0);
+    if (has_colors()) {
+        start_color();
+        use_default_colors();
+    }
+    paint_init(&t->theme);
+    if (t->conf->ui_mouse) {
+        mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+                      | BUTTON5_PRESSED
+#endif
+                  ,
+                  NULL);
+        mouseinterval(0);
+    }
+    return 0;
+}
+
+static void close_walk(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+int tui_main(const cli_tui_options *opt)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "corral: the supervisor screen needs a terminal on stdin and stdout "
+                        "(corral ls lists the sessions without one)\n");
+        return 1;
+    }
+    setlocale(LC_ALL, "");
+    conf_t conf;
+    if (cli_load_conf(&conf) < 0) {
+        conf_free(&conf);
+        return 1;
+    }
+    tui_t *t = xcalloc(1, sizeof *t);
+    t->conf = &conf;
+    t->attach_id = opt->attach_id;
+    t->match_line = INT_MIN;
+    char err[2048];
+    /* --theme, then the config's [ui] theme, then NO_COLOR's mono (a user's
+     * own setting wins over the environment, as no-color.org asks). */
+    const char *theme = opt->theme ? opt->theme : conf.ui_theme ? conf.ui_theme
+                                                 : theme_no_color() ? "mono" : "default";
+    int rc = 1;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    t->loop = &loop;
+    if (theme_load(&t->theme, theme, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s\n", err);
+        goto out;
+    }
+    if (uiconn_open(&t->conn, &loop, on_event, on_closed, t, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s\n", err);
+        goto out;
+    }
+    /* Our SIGWINCH handler before curses starts, so curses keeps out of it. */
+    uv_signal_init(&loop, &t->sigwinch);
+    t->sigwinch.data = t;
+    uv_signal_start(&t->sigwinch, on_sigwinch, SIGWINCH);
+    uv_signal_t *stops[] = {&t->sigterm, &t->sighup, &t->sigint};
+    int signums[] = {SIGTERM, SIGHUP, SIGINT};
+    for (int i = 0; i < 3; i++) {
+        uv_signal_init(&loop, stops[i]);
+        stops[i]->data = t;
+        uv_signal_start(stops[i], on_stop_signal, signums[i]);
+    }
+    if (start_curses(t, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s\n", err);
+        goto out;
+    }
+    uv_timer_init(&loop, &t->frame_timer);
+    t->frame_timer.data = t;
+    uv_timer_init(&loop, &t->tick_timer);
+    t->tick_timer.data = t;
+    uv_timer_start(&t->tick_timer, on_tick, 1000, 1000);
+    uv_poll_init(&loop, &t->stdin_poll, STDIN_FILENO);
+    t->stdin_poll.data = t;
+    uv_poll_start(&t->stdin_poll, UV_READABLE, on_stdin);
+    t->relayout = true;
+    tui_redraw_soon(t);
+    uiconn_request(&t->conn, json_pack("{s:s}", "cmd", "subscribe"), on_subscribed, t);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    endwin();
+    rc = t->exit_status;
+    if (t->goodbye)
+        fprintf(rc ? stderr : stdout, "%s\n", t->goodbye);
+out:
+    uiconn_close(&t->conn);
+    uv_walk(&loop, close_walk, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    ui_sessions_free(&t->list);
+    free(t->goodbye);
+    free(t);
+    conf_free(&conf);
+    return rc;
+}
