@@ -896,6 +896,11 @@ static int verb_sandbox(int argc, char **argv)
     return cli_sandbox(argc, argv, current_verb->usage, current_verb->help);
 }
 
+static int verb_demo(int argc, char **argv)
+{
+    return cli_demo(argc, argv, current_verb->usage, current_verb->help);
+}
+
 static int verb_doctor(int argc, char **argv)
 {
     return cli_doctor(argc, argv, current_verb->usage, current_verb->help);
@@ -932,7 +937,7 @@ void cli_set_tui(cli_tui_fn fn)
     tui_fn = fn;
 }
 
-static int run_tui(const cli_tui_options *opt)
+int cli_run_tui(const cli_tui_options *opt)
 {
     if (!tui_fn) {
         fprintf(stderr, "corral: this build has no supervisor screen\n");
@@ -959,7 +964,7 @@ static int verb_attach(int argc, char **argv)
     if (optind + 1 < argc)
         return usage_error("one session id at most");
     o.attach_id = (int)id;
-    return run_tui(&o);
+    return cli_run_tui(&o);
 }
 
 static const verb verbs[] = {
@@ -1039,6 +1044,11 @@ static const verb verbs[] = {
      "and say what corral will therefore enforce.  Exits 1 when sandboxes cannot\n"
      "run here (corral then refuses to start sandboxed commands).\n"},
     {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
+    {"demo", verb_demo, "demo [--theme NAME]",
+     "Start a few scripted sessions that show what corral does (live output, a\n"
+     "long-running process, a failing command, a shell to type into, an agent's\n"
+     "processes grouped apart from yours) in a scratch workspace, then open the\n"
+     "supervisor screen on them.  q detaches; corral kill or x ends them.\n"},
     {"attach", verb_attach, "attach [--theme NAME] [ID]",
      "Open the supervisor screen (what plain 'corral' does on a terminal), starting\n"
      "the server if none runs.  With ID: that session zoomed, in pane focus.\n"
@@ -1065,11 +1075,11 @@ int cli_main(int argc, char **argv)
                             "corral attach --theme NAME ID\n");
             return EXIT_USAGE;
         }
-        return run_tui(&o);
+        return cli_run_tui(&o);
     }
     if (argc < 2 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
         cli_tui_options o = {0};
-        return run_tui(&o);
+        return cli_run_tui(&o);
     }
     if (argc < 2) { /* not on a terminal: the list, for scripts */
         static verb ls = {"ls", verb_ls, "ls", ""};

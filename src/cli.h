@@ -17,11 +17,13 @@ typedef struct cli_tui_options {
 } cli_tui_options;
 typedef int (*cli_tui_fn)(const cli_tui_options *opt);
 void cli_set_tui(cli_tui_fn fn);
+int cli_run_tui(const cli_tui_options *opt);
 
 /* Verbs in files of their own (called by cli_main with their usage/help). */
 struct conf;
 int cli_load_conf(struct conf *c);
 int cli_sandbox(int argc, char **argv, const char *usage, const char *help);
 int cli_doctor(int argc, char **argv, const char *usage, const char *help);
+int cli_demo(int argc, char **argv, const char *usage, const char *help);
 
 #endif

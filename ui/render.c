@@ -176,6 +176,19 @@ static void draw_title(tui_t *t, ui_session *s, ui_rect r)
     }
 }
 
+/* The first screen row a pane of h rows shows: a session taller than its
+ * pane (another client sized it, or it has no terminal to resize) shows
+ * the rows up to its cursor, where output appears. */
+int pane_first_row(const vt_t *vt, int h)
+{
+    int row;
+    vt_cursor(vt, &row, NULL);
+    int first = row - h + 1;
+    if (first > vt_rows(vt) - h)
+        first = vt_rows(vt) - h;
+    return first < 0 ? 0 : first;
+}
+
 static void draw_pane(tui_t *t, ui_session *s, ui_rect r)
 {
     draw_title(t, s, r);
@@ -189,10 +202,7 @@ static void draw_pane(tui_t *t, ui_session *s, ui_rect r)
         paint_text(body.y, body.x, body.w, "...");
         return;
     }
-    /* A session taller than its pane (sized by another client) shows its
-     * bottom, where new output appears. */
-    int first = vt_rows(s->vt) > body.h ? vt_rows(s->vt) - body.h : 0;
-    first -= s->scroll;
+    int first = pane_first_row(s->vt, body.h) - s->scroll;
     bool selected = s->id == t->selected;
     bool all = t->full_redraw || s->redraw || s->scroll > 0 || (selected && t->nmarks > 0);
     paint_vt(s->vt, body, first, all, selected ? t->marks : NULL, selected ? t->nmarks : 0);
@@ -273,8 +283,7 @@ static void place_cursor(tui_t *t)
         ui_rect r = t->panes[i];
         int row, col;
         vt_cursor(s->vt, &row, &col);
-        int first = vt_rows(s->vt) > r.h - 1 ? vt_rows(s->vt) - (r.h - 1) : 0;
-        row -= first;
+        row -= pane_first_row(s->vt, r.h - 1);
         if (row >= 0 && row < r.h - 1 && col < r.w) {
             move(r.y + 1 + row, r.x + col);
             curs_set(1);

@@ -234,11 +234,13 @@ static void on_stop_signal(uv_signal_t *h, int sig)
 
 /* ---- scrollback and search ---------------------------------------------------- */
 
+static int selected_rows(tui_t *t);
+
 static void scroll_by(tui_t *t, ui_session *s, int lines)
 {
     if (!s || !s->vt)
         return;
-    int max = vt_scrollback_len(s->vt);
+    int max = vt_scrollback_len(s->vt) + pane_first_row(s->vt, selected_rows(t));
     int v = s->scroll + lines;
     s->scroll = v < 0 ? 0 : v > max ? max : v;
     t->scroll_mode = true;
@@ -247,8 +249,7 @@ static void scroll_by(tui_t *t, ui_session *s, int lines)
 
 static int page(tui_t *t)
 {
-    int rows, cols;
-    tui_pane_size(t, &rows, &cols);
+    int rows = selected_rows(t);
     return rows > 2 ? rows - 1 : 1;
 }
 
@@ -306,6 +307,17 @@ static int query_points(const char *s, uint32_t *out, int max, bool *ignore_case
     return n;
 }
 
+/* Content rows of the selected session's pane. */
+static int selected_rows(tui_t *t)
+{
+    for (int i = 0; i < t->nvisible; i++)
+        if (t->visible[i] == t->selected)
+            return t->panes[i].h - 1 > 0 ? t->panes[i].h - 1 : 1;
+    int rows, cols;
+    tui_pane_size(t, &rows, &cols);
+    return rows;
+}
+
 /* Mark every match in view; direction -1 looks for the next older match
  * above the current one, +1 for a newer one, 0 for the newest at or above
  * the bottom of the view.  The view scrolls to show the current match. */
@@ -322,9 +334,11 @@ void tui_search_run(tui_t *t, int direction)
     int qn = query_points(t->search, q, 256, &ic);
     const vt_t *vt = s->vt;
     int oldest = -vt_scrollback_len(vt), newest = vt_rows(vt) - 1;
+    int rows = selected_rows(t);
+    int top = pane_first_row(vt, rows) - s->scroll; /* the view's first line */
     int start;
     if (direction == 0) {
-        start = newest - s->scroll;
+        start = top + rows - 1;
         direction = -1;
     } else {
         start = t->match_line + direction;
@@ -341,26 +355,22 @@ void tui_search_run(tui_t *t, int direction)
     }
     if (hit == INT_MIN) {
         tui_message(t, true, "'%s' not found %s", t->search, direction < 0 ? "above" : "below");
-        if (t->match_line != INT_MIN)
-            hit = t->match_line, hit_col = t->match_col;
-        else
+        if (t->match_line == INT_MIN)
             return;
+        hit = t->match_line;
+        hit_col = t->match_col;
     }
     t->match_line = hit;
     t->match_col = hit_col;
-    /* Scroll so the match is in view (a third from the top). */
-    int rows, cols;
-    tui_pane_size(t, &rows, &cols);
-    int bottom = newest - s->scroll;
-    if (hit > bottom || hit < bottom - rows + 1) {
-        int want_bottom = hit + rows * 2 / 3;
-        if (want_bottom > newest)
-            want_bottom = newest;
-        s->scroll = newest - want_bottom;
+    /* Scroll so the match is in view, a third of the way down. */
+    if (hit < top || hit > top + rows - 1) {
+        int scroll = pane_first_row(vt, rows) - (hit - rows / 3);
+        int max = vt_scrollback_len(vt) + pane_first_row(vt, rows);
+        s->scroll = scroll < 0 ? 0 : scroll > max ? max : scroll;
+        top = pane_first_row(vt, rows) - s->scroll;
     }
     t->scroll_mode = true;
-    bottom = newest - s->scroll;
-    for (int line = bottom - rows + 1; line <= bottom; line++) {
+    for (int line = top; line < top + rows; line++) {
         int n = line_matches(vt, line, q, qn, ic, t->marks + t->nmarks, SEARCH_MAX_MARKS - t->nmarks);
         for (int k = 0; k < n; k++) {
             paint_mark *m = &t->marks[t->nmarks + k];

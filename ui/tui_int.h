@@ -104,6 +104,8 @@ void tui_search_run(tui_t *t, int direction);
 
 /* render.c */
 void render_frame(tui_t *t);
+/* The first screen row of vt a pane of h rows shows (before scrolling). */
+int pane_first_row(const vt_t *vt, int h);
 
 /* dialog.c */
 void dialog_open(tui_t *t, ui_dialog_kind kind);
