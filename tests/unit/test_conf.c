@@ -191,6 +191,88 @@ static void sizes(void **state)
     assert_int_equal(conf_parse_size("-1", &v), -1);
 }
 
+static void ui_and_keys(void **state)
+{
+    (void)state;
+    conf_t c;
+    conf_defaults(&c);
+    char err[512];
+    /* Defaults: DESIGN section 1. */
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, 'n'), KA_NEW);
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_PANE, 0x1d), KA_SUPERVISOR);
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, KS_DOWN), KA_DOWN);
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_SCROLL, 'n'), KA_SEARCH_NEXT);
+    for (uint32_t k = 1; k < 0x20; k++) /* no control key but C-] in any mode */
+        for (int m = 0; m < KM_COUNT; m++)
+            assert_true(key_bindings_lookup(&c.keys, (key_mode)m, k) < 0 || (k == 0x1d || k == '\r' || k == 0x1b));
+    assert_true(c.ui_mouse);
+    assert_null(c.ui_theme);
+    const char *p = write_file("ui", "[ui]\n  theme = gruvbox\n  mouse = off\n  sidebar-width = 40\n"
+                                     "[keys]\n  new = N M-n\n  supervisor = C-\\\n  down = J\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
+    assert_string_equal(c.ui_theme, "gruvbox");
+    assert_false(c.ui_mouse);
+    assert_int_equal(c.ui_sidebar_width, 40);
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, 'N'), KA_NEW);
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, KEY_META | 'n'), KA_NEW);
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, 'n'), -1); /* replaced */
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_PANE, 0x1c), KA_SUPERVISOR);
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_PANE, 0x1d), -1);
+    /* J was nobody's; 'Down' stays with down only if the user kept it. */
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, 'J'), KA_DOWN);
+    char names[64];
+    key_bindings_names(&c.keys, KA_NEW, names, sizeof names);
+    assert_string_equal(names, "N/M-n");
+    conf_free(&c);
+    /* A user key taken from a default binding: the default loses it. */
+    conf_defaults(&c);
+    p = write_file("steal", "[keys]\nnew = j\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, 'j'), KA_NEW);
+    assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, KS_DOWN), KA_DOWN);
+    conf_free(&c);
+}
+
+static void ui_and_keys_errors(void **state)
+{
+    (void)state;
+    expect_conf_error("[keys]\nfrobnicate = x\n",
+                      "2: unknown action 'frobnicate' in [keys] (known: up, down, focus, zoom, layout, new, kill, "
+                      "pin, search, scroll-up, scroll-down, detach, stop-server, help, supervisor, line-up, "
+                      "line-down, page-up, page-down, top, bottom, search-next, search-prev, scroll-search, "
+                      "scroll-exit)");
+    expect_conf_error("[keys]\n\nnew = Ctrl-n\n",
+                      "3: keys.new: 'Ctrl-n' is not a key: use one character (j, /, Q), C-x for control keys (C-]), "
+                      "M-x for Alt, or Enter, Tab, Esc, Space, BS, Up, Down, Left, Right, Home, End, PgUp, PgDn, "
+                      "Insert, Delete, BTab, F1-F12, WheelUp, WheelDown");
+    expect_conf_error("[keys]\nnew = a\nkill = a\n", "3: keys.kill: a is already bound to 'new'; bind one of them "
+                                                     "to another key");
+    expect_conf_error("[keys]\nnew =\n", "2: keys.new: no key given (to leave an action unbound, bind it to a key "
+                                         "you never press)");
+    expect_conf_error("[ui]\nmouse = sometimes\n", "2: ui.mouse: 'sometimes' is not true or false");
+    expect_conf_error("[ui]\nsidebar-width = 5\n", "2: ui.sidebar-width: '5' is not a whole number from 12 to 80");
+    expect_conf_error("[ui]\ncolour = red\n", "2: unknown key 'colour' in [ui] (known: theme, mouse, sidebar-width)");
+}
+
+static void key_names_round_trip(void **state)
+{
+    (void)state;
+    const char *names[] = {"j", "C-]", "C-a", "M-x", "Enter", "Esc", "Space", "PgUp", "F5", "F12", "BTab",
+                           "\xc3\xa9", "M-Up", "WheelDown", "/"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        uint32_t k;
+        char err[256], back[32];
+        assert_int_equal(keyspec_parse(names[i], &k, err, sizeof err), 0);
+        keyspec_name(k, back, sizeof back);
+        assert_string_equal(back, names[i]);
+    }
+    uint32_t k;
+    char err[512];
+    assert_int_equal(keyspec_parse("F13", &k, err, sizeof err), -1);
+    assert_int_equal(keyspec_parse("jk", &k, err, sizeof err), -1);
+    assert_int_equal(keyspec_parse("", &k, err, sizeof err), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +284,9 @@ int main(void)
         cmocka_unit_test(sandbox_sections),
         cmocka_unit_test(sandbox_errors),
         cmocka_unit_test(sizes),
+        cmocka_unit_test(ui_and_keys),
+        cmocka_unit_test(ui_and_keys_errors),
+        cmocka_unit_test(key_names_round_trip),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
