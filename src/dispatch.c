@@ -152,7 +152,8 @@ static void cmd_input(conn_t *c, json_t *id, json_t *req)
         conn_reply_error(c, id, PERR_BUSY, "the session is not reading its input (16 MiB are waiting)");
         return;
     }
-    server_touch(c->srv, s);
+    /* Used, but quietly: keystrokes need not tell every list client. */
+    server_touch_quiet(c->srv, s);
     json_t *ok = proto_ok(id);
     json_object_set_new(ok, "session", json_integer(s->id));
     conn_send(c, ok);

@@ -82,10 +82,15 @@ session_extra *sx(session_t *s)
     return s->owner_data;
 }
 
-void server_touch(server_t *srv, session_t *s)
+void server_touch_quiet(server_t *srv, session_t *s)
 {
     s->last_used = ++srv->use_clock;
     s->last_used_wall = wall_sec();
+}
+
+void server_touch(server_t *srv, session_t *s)
+{
+    server_touch_quiet(srv, s);
     watch_session_changed(s);
 }
 

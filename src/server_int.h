@@ -100,7 +100,9 @@ void conn_send(conn_t *c, json_t *msg); /* steals msg */
 void conn_reply_error(conn_t *c, json_t *id, const char *code, const char *message);
 void conn_unref(conn_t *c);
 session_extra *sx(session_t *s);
+/* Mark s used (most recently); the quiet form sends no session event. */
 void server_touch(server_t *srv, session_t *s);
+void server_touch_quiet(server_t *srv, session_t *s);
 session_t *server_find(server_t *srv, int id);
 /* What a client asks for when it starts a session. */
 typedef struct spawn_request {

@@ -191,6 +191,9 @@ static void paint_line(const vt_t *vt, int y, int x, int w, int line, const pain
 
 void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_mark *marks, int nmarks)
 {
+    /* curses combines a cell's rendition with the window's current one:
+     * start from nothing, or the last element drawn would tint the pane. */
+    attr_set(A_NORMAL, 0, NULL);
     int cols = vt_cols(vt), w = r.w < cols ? r.w : cols;
     for (int k = 0; k < r.h; k++) {
         int line = first_line + k;
@@ -199,12 +202,14 @@ void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_m
         if (line >= vt_rows(vt)) {
             paint_set(TH_NORMAL, TH_NORMAL);
             paint_fill(r.y + k, r.x, r.w);
+            attr_set(A_NORMAL, 0, NULL);
             continue;
         }
         paint_line(vt, r.y + k, r.x, w, line, marks, nmarks);
         if (w < r.w) { /* a session narrower than its pane */
             paint_set(TH_NORMAL, TH_NORMAL);
             paint_fill(r.y + k, r.x + w, r.w - w);
+            attr_set(A_NORMAL, 0, NULL);
         }
     }
 }

@@ -210,7 +210,13 @@ static void on_frame(uv_timer_t *timer)
 static void on_tick(uv_timer_t *timer)
 {
     tui_t *t = timer->data;
-    tui_redraw_soon(t); /* ages, idle states, messages */
+    /* Ages, idle states, messages.  Drawn at once and not counted against
+     * the frame cap, so a key's echo right after never waits for it. */
+    if (!uv_is_active((uv_handle_t *)&t->frame_timer) && !t->quitting) {
+        if (t->relayout)
+            layout_now(t);
+        render_frame(t);
+    }
 }
 
 static void on_sigwinch(uv_signal_t *h, int sig)
@@ -243,6 +249,7 @@ static void scroll_by(tui_t *t, ui_session *s, int lines)
     int max = vt_scrollback_len(s->vt) + pane_first_row(s->vt, selected_rows(t));
     int v = s->scroll + lines;
     s->scroll = v < 0 ? 0 : v > max ? max : v;
+    s->redraw = true;
     t->scroll_mode = true;
     tui_redraw_soon(t);
 }
@@ -849,6 +856,7 @@ int tui_main(const cli_tui_options *opt)
     const char *theme = opt->theme ? opt->theme : conf.ui_theme ? conf.ui_theme
                                                  : theme_no_color() ? "mono" : "default";
     int rc = 1;
+    bool connected = false;
     uv_loop_t loop;
     uv_loop_init(&loop);
     t->loop = &loop;
@@ -860,6 +868,7 @@ int tui_main(const cli_tui_options *opt)
         fprintf(stderr, "corral: %s\n", err);
         goto out;
     }
+    connected = true;
     /* Our SIGWINCH handler before curses starts, so curses keeps out of it. */
     uv_signal_init(&loop, &t->sigwinch);
     t->sigwinch.data = t;
@@ -892,7 +901,8 @@ int tui_main(const cli_tui_options *opt)
     if (t->goodbye)
         fprintf(rc ? stderr : stdout, "%s\n", t->goodbye);
 out:
-    uiconn_close(&t->conn);
+    if (connected)
+        uiconn_close(&t->conn);
     uv_walk(&loop, close_walk, NULL);
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);

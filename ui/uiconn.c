@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct write_req {
     uv_write_t req;
@@ -124,6 +125,9 @@ int uiconn_open(uiconn_t *c, uv_loop_t *loop, uiconn_event_fn on_event, uiconn_c
     c->pipe.data = c;
     if (uv_pipe_open(&c->pipe, fd) < 0) {
         snprintf(err, errlen, "cannot use the server connection");
+        close(fd);
+        proto_reader_free(&c->rd);
+        uv_close((uv_handle_t *)&c->pipe, NULL);
         return -1;
     }
     uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read);
