@@ -417,6 +417,11 @@ void conn_send(conn_t *c, json_t *msg)
 {
     size_t len;
     char *line = proto_dump(msg, &len);
+    conn_send_line(c, line, len);
+}
+
+void conn_send_line(conn_t *c, char *line, size_t len)
+{
     if (c->closing) {
         free(line);
         return;

@@ -97,6 +97,8 @@ bool link_empty(const link_t *l);
 
 /* server.c */
 void conn_send(conn_t *c, json_t *msg); /* steals msg */
+/* A message already encoded, ending in '\n' (stolen). */
+void conn_send_line(conn_t *c, char *line, size_t len);
 void conn_reply_error(conn_t *c, json_t *id, const char *code, const char *message);
 void conn_unref(conn_t *c);
 session_extra *sx(session_t *s);

@@ -47,11 +47,23 @@ static size_t queued(conn_t *c)
     return uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe);
 }
 
+/* term events are most of what a watching client gets: encoded here
+ * directly (base64 needs no JSON escaping), in the key order clients may
+ * rely on for a fast path: {"event":"term","session":N,"data_b64":"..."}. */
 static void send_term(conn_t *c, session_t *s, const char *data, size_t len)
 {
     for (size_t off = 0; off < len; off += TERM_CHUNK) {
         size_t n = len - off < TERM_CHUNK ? len - off : TERM_CHUNK;
-        conn_send(c, proto_data_event("term", s->id, data + off, n));
+        size_t b64_len;
+        char *b64 = base64_encode(data + off, n, &b64_len);
+        char head[64];
+        int hl = snprintf(head, sizeof head, "{\"event\":\"term\",\"session\":%d,\"data_b64\":\"", s->id);
+        char *line = xmalloc((size_t)hl + b64_len + 3);
+        memcpy(line, head, (size_t)hl);
+        memcpy(line + hl, b64, b64_len);
+        memcpy(line + hl + b64_len, "\"}\n", 3);
+        free(b64);
+        conn_send_line(c, line, (size_t)hl + b64_len + 3);
     }
 }
 

@@ -674,19 +674,15 @@ static void on_sync(tui_t *t, json_t *ev)
     s->redraw = true;
 }
 
-static void on_term(tui_t *t, json_t *ev)
+static void on_term(uiconn_t *c, int session, const char *data, size_t len, void *user)
 {
-    ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
+    (void)c;
+    tui_t *t = user;
+    ui_session *s = ui_sessions_find(&t->list, session);
     if (!s || !s->vt)
-        return;
-    const char *b64 = json_string_value(json_object_get(ev, "data_b64"));
-    size_t len;
-    char *data = b64 ? base64_decode(b64, strlen(b64), &len) : NULL;
-    if (!data)
         return;
     int before = vt_scrollback_len(s->vt);
     vt_write(s->vt, data, len);
-    free(data);
     s->output_at = ui_now();
     /* A pane scrolled back stays on the lines it shows. */
     if (s->scroll > 0) {
@@ -704,13 +700,17 @@ static void on_term(tui_t *t, json_t *ev)
 
 static void on_event(uiconn_t *c, json_t *ev, void *user)
 {
-    (void)c;
     tui_t *t = user;
     const char *name = json_string_value(json_object_get(ev, "event"));
     if (!name)
         return;
-    if (strcmp(name, "term") == 0) {
-        on_term(t, ev);
+    if (strcmp(name, "term") == 0) { /* one the fast path did not take */
+        const char *b64 = json_string_value(json_object_get(ev, "data_b64"));
+        size_t len;
+        char *data = b64 ? base64_decode(b64, strlen(b64), &len) : NULL;
+        if (data)
+            on_term(c, (int)json_integer_value(json_object_get(ev, "session")), data, len, t);
+        free(data);
     } else if (strcmp(name, "sync") == 0) {
         on_sync(t, ev);
         tui_redraw_soon(t);
@@ -864,7 +864,7 @@ int tui_main(const cli_tui_options *opt)
         fprintf(stderr, "corral: %s\n", err);
         goto out;
     }
-    if (uiconn_open(&t->conn, &loop, on_event, on_closed, t, err, sizeof err) < 0) {
+    if (uiconn_open(&t->conn, &loop, on_event, on_term, on_closed, t, err, sizeof err) < 0) {
         fprintf(stderr, "corral: %s\n", err);
         goto out;
     }

@@ -68,6 +68,34 @@ static void dispatch_message(uiconn_t *c, json_t *m)
         c->on_event(c, m, c->user);
 }
 
+/* {"event":"term","session":N,"data_b64":"..."} exactly as the server
+ * writes it: decoded without building JSON.  Anything else (another key
+ * order, an escape) goes the ordinary way. */
+static bool fast_term(uiconn_t *c, const char *line, size_t len)
+{
+    static const char head[] = "{\"event\":\"term\",\"session\":";
+    static const char mid[] = ",\"data_b64\":\"";
+    size_t hl = sizeof head - 1, ml = sizeof mid - 1;
+    if (!c->on_term || len < hl + ml + 3 || memcmp(line, head, hl) != 0)
+        return false;
+    size_t i = hl;
+    long session = 0;
+    while (i < len && line[i] >= '0' && line[i] <= '9' && session < 100000000)
+        session = session * 10 + (line[i++] - '0');
+    if (i == hl || len - i < ml + 2 || memcmp(line + i, mid, ml) != 0)
+        return false;
+    i += ml;
+    if (memcmp(line + len - 2, "\"}", 2) != 0)
+        return false;
+    size_t out;
+    char *data = base64_decode(line + i, len - 2 - i, &out);
+    if (!data)
+        return false;
+    c->on_term(c, (int)session, data, out, c->user);
+    free(data);
+    return true;
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)h;
@@ -90,6 +118,8 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
     while (!c->closed && (r = proto_reader_next(&c->rd, &line, &len)) != 0) {
         if (r < 0 || len == 0)
             continue;
+        if (fast_term(c, line, len))
+            continue;
         json_error_t je;
         json_t *m = json_loadb(line, len, 0, &je);
         if (!json_is_object(m)) {
@@ -101,8 +131,8 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
     }
 }
 
-int uiconn_open(uiconn_t *c, uv_loop_t *loop, uiconn_event_fn on_event, uiconn_closed_fn on_closed, void *user,
-                char *err, size_t errlen)
+int uiconn_open(uiconn_t *c, uv_loop_t *loop, uiconn_event_fn on_event, uiconn_term_fn on_term,
+                uiconn_closed_fn on_closed, void *user, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     client_t cl;
@@ -111,6 +141,7 @@ int uiconn_open(uiconn_t *c, uv_loop_t *loop, uiconn_event_fn on_event, uiconn_c
     c->server_pid = (int)json_integer_value(json_object_get(cl.hello, "pid"));
     c->next_id = cl.next_id + 1000;
     c->on_event = on_event;
+    c->on_term = on_term;
     c->on_closed = on_closed;
     c->user = user;
     proto_reader_init(&c->rd, PROTO_MAX_MSG);

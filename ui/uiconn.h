@@ -19,6 +19,9 @@ typedef struct uiconn uiconn_t;
 typedef void (*uiconn_reply_fn)(uiconn_t *c, json_t *reply, void *user);
 typedef void (*uiconn_event_fn)(uiconn_t *c, json_t *event, void *user);
 typedef void (*uiconn_closed_fn)(uiconn_t *c, const char *why, void *user);
+/* A term event, decoded (the bulk of what a watch brings, so it skips the
+ * JSON parser). */
+typedef void (*uiconn_term_fn)(uiconn_t *c, int session, const char *data, size_t len, void *user);
 
 typedef struct uiconn_pending {
     long id;
@@ -33,6 +36,7 @@ struct uiconn {
     long next_id;
     uiconn_pending *pending;
     uiconn_event_fn on_event;
+    uiconn_term_fn on_term;
     uiconn_closed_fn on_closed;
     void *user;
     bool closed;
@@ -41,8 +45,8 @@ struct uiconn {
 
 /* Connect as client "user" (starting a server if needed) and say hello.
  * 0, or -1 with err. */
-int uiconn_open(uiconn_t *c, uv_loop_t *loop, uiconn_event_fn on_event, uiconn_closed_fn on_closed, void *user,
-                char *err, size_t errlen);
+int uiconn_open(uiconn_t *c, uv_loop_t *loop, uiconn_event_fn on_event, uiconn_term_fn on_term,
+                uiconn_closed_fn on_closed, void *user, char *err, size_t errlen);
 /* Send req (stolen); fn (may be NULL) gets the reply. */
 void uiconn_request(uiconn_t *c, json_t *req, uiconn_reply_fn fn, void *user);
 void uiconn_close(uiconn_t *c);
