@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""The supervisor screen, driven like a user drives it: the real `corral`
+in a real PTY (tests/tui/vtdrive), keys in, the screen read back through
+corral's terminal model, against a real server over its socket."""
+import os
+import re
+
+from tuilib import Tap, Term, World, run_tests
+
+w = World()
+w.start_server()
+ENV = dict(w.env, LANG="C.UTF-8")
+ENV.pop("NO_COLOR", None)
+
+
+def tui(*args, rows=30, cols=120, env=None):
+    return Term([os.environ.get("CORRAL_BIN", "corral")] + list(args), rows=rows, cols=cols,
+                env=env or ENV, cwd=w.ws)
+
+
+def new_session(name, *cmd, size=None):
+    args = ["new", "-n", name, "-C", w.ws]
+    if size:
+        args += ["--size", size]
+    r = w.corral(*(args + ["--"] + list(cmd)))
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.strip())
+
+
+def kill(sid):
+    w.corral("kill", str(sid))
+
+
+def status_bar(t):
+    return t.screen().split("\n")[-1]
+
+
+def test_attach_shows_sessions(t):
+    a = new_session("alpha", "sh", "-c", "echo alpha-says-$((40+2)); exec sleep 1000")
+    b = new_session("beta", "sh", "-c", "exec sleep 1000")
+    with tui() as term:
+        screen = term.wait("alpha")
+        t.ok("alpha" in screen and "beta" in screen, "attach lists existing sessions in the sidebar", screen)
+        t.ok(re.search(r"beta \d+ workspace-write running", screen.split("\n")[0]),
+             "and shows the most recently used one in the pane", screen)
+        t.ok(" user" in screen.split("\n")[0], "grouped under the client that made them", screen)
+        t.ok("SUPERVISOR" in status_bar(term), "in supervisor focus, said in the status bar", status_bar(term))
+        t.ok("live" in status_bar(term) and "/64" in status_bar(term), "with the store size", status_bar(term))
+    kill(a)
+    kill(b)
+
+
+def test_new_session_and_typing(t):
+    with tui() as term:
+        term.wait("SUPERVISOR")
+        term.send("n")
+        term.wait("New session")
+        term.send("typed-one")
+        term.keys("Tab", "Tab")  # directory, profile: the defaults
+        term.keys("Enter")
+        term.wait_regex("typed-one [0-9]+ workspace-write running")
+        t.ok("PANE" in status_bar(term), "n starts a session and focuses its pane", term.screen())
+        term.send_line("echo typed-$((6*7))")
+        screen = term.wait("typed-42")
+        t.ok(True, "typed text reaches its shell and its output shows in the pane")
+        term.send("\x1d")
+        term.wait("SUPERVISOR")
+        t.ok("SUPERVISOR" in status_bar(term), "C-] returns to supervisor focus", status_bar(term))
+        # C-] twice sends it to the session: cat shows it as ^].
+        term.send_line("")
+        term.keys("Enter")  # focus again
+        term.wait("PANE")
+        term.send_line("cat -v")
+        term.send("\x1d")
+        term.wait("C-] again")
+        term.send("\x1d")
+        term.send_line("")
+        term.wait("^]")
+        t.ok("PANE" in status_bar(term), "C-] twice sends C-] to the session and stays in the pane",
+             term.screen())
+        term.send("\x03")
+        sid = int(re.search(r"typed-one (\d+)", screen).group(1))
+    kill(sid)
+
+
+def test_layouts(t):
+    ids = [new_session("lay-%d" % i, "sh", "-c", "echo pane-%d-ready; exec sleep 1000" % i) for i in range(3)]
+    with tui() as term:
+        term.wait("pane-2-ready")
+        titles = lambda s: len(re.findall(r"lay-\d \d+ workspace-write", s))
+        t.eq(titles(term.screen()), 1, "single layout: one pane")
+        term.send("t")
+        term.wait("vertical split")
+        s = term.wait("pane-1-ready")
+        t.eq(titles(s.split("\n")[0]), 2, "vertical split: two panes side by side", s)
+        term.send("t")
+        term.wait("horizontal split")
+        s = term.wait("pane-1-ready")
+        rows = s.split("\n")
+        t.ok(titles(rows[0]) == 1 and any(titles(r) == 1 for r in rows[2:]), "horizontal split: two panes stacked", s)
+        term.send("t")
+        term.wait("grid")
+        s = term.wait("pane-0-ready")
+        t.ok(all(("pane-%d-ready" % i) in s for i in range(3)), "grid: all three shown", s)
+        term.send("z")
+        s = term.wait("zoom")
+        t.ok(" user" not in s.split("\n")[0], "z zooms: the sidebar is gone", s)
+        term.send("z")
+        term.send("t")
+        term.wait("single")
+    for sid in ids:
+        kill(sid)
+
+
+def test_resize_follows_terminal(t):
+    with tui(rows=30, cols=120) as term:
+        term.wait("SUPERVISOR")
+        term.send("n")
+        term.wait("New session")
+        term.send("sized")
+        term.keys("Enter")
+        term.wait_regex("sized [0-9]+ workspace-write running")
+        term.send_line("stty size")
+        # 30 rows - status - title = 28; 120 - sidebar 28 - separator = 91.
+        term.wait("28 91")
+        t.ok(True, "the session's terminal is the pane's size (stty size agrees)")
+        term.resize(40, 150)
+        term.wait_regex("^(.*\n){39} PANE")  # laid out again: the status bar on the new last row
+        term.send_line("stty size")
+        term.wait("38 121")
+        t.ok(True, "resizing the outer terminal resizes the session")
+        sid = int(re.search(r"sized (\d+)", term.screen()).group(1))
+    kill(sid)
+
+
+def test_detach_and_reattach(t):
+    sid = new_session("keep", "sh", "-c", "for i in 1 2 3; do echo kept-line-$i; done; exec sleep 1000")
+    with tui() as term:
+        first = term.wait("kept-line-3")
+        term.send("q")
+        status = term.exit_status()
+        t.eq(status, 0, "q detaches with status 0")
+        t.ok("keep running" in term.screen(), "and says the sessions keep running", term.screen())
+    t.ok(w.corral("ls").stdout.count("running") >= 1, "the session still runs after detach")
+    with tui() as term:
+        again = term.wait("kept-line-3")
+        body = lambda s: [l[29:] for l in s.split("\n")[1:5]]
+        t.eq(body(again), body(first), "attaching again shows the pane exactly as it was")
+    kill(sid)
+
+
+def test_two_tuis_live(t):
+    sid = new_session("shared", "sh", "-c", "read x; echo shared-$x-done; exec sleep 1000")
+    with tui() as one, tui() as two:
+        one.wait("shared")
+        two.wait("shared")
+        w.corral("send", "--enter", str(sid), "ping")
+        one.wait("shared-ping-done")
+        two.wait("shared-ping-done")
+        t.ok(True, "two attached TUIs both show new output live")
+    kill(sid)
+
+
+def test_session_escapes_stay_inside(t):
+    sid = new_session("noisy", "sh", "-c", "read x; printf '\\033]52;c;c2VjcmV0\\007\\033]0;evil title\\007"
+                      "\\033]2;other\\033\\\\\\033[?2004h\\033[?1049h\\033[?1000h\\033[?25l\\033=\\033[5 q"
+                      "\\007\\033]7;file://x/tmp\\007\\033[?1049lquiet-2\\n'; exec sleep 1000")
+    with tui() as term:
+        term.wait("noisy")
+        mark = term.mark()
+        w.corral("send", "--enter", str(sid), "go")
+        term.wait("quiet-2")
+        out = term.bytes_since(mark)
+        t.ok(b"\x1b]" not in out, "no OSC (clipboard, title) reaches the outer terminal", out[:300])
+        t.ok(b"\x07" not in out, "no bell byte reaches it", out[:300])
+        for seq in (b"\x1b[?2004h", b"\x1b[?1049h", b"\x1b[?1000h", b"\x1b=", b"\x1b[5 q"):
+            t.ok(seq not in out, "mode change %r stays in the model" % seq, out[:300])
+        info = term.info()
+        t.eq(info["title"], "", "the outer terminal's title is untouched")
+        t.ok("bracketed_paste" not in info["modes"], "bracketed paste not switched on outside")
+        s = term.wait("\u00b7 other")
+        t.ok("\u00b7 other" in s.split("\n")[0], "the title shows, as text, in the pane's title row", s)
+    kill(sid)
+
+
+def test_bell_is_a_mark(t):
+    a = new_session("ringer", "sh", "-c", "read x; printf '\\007rang\\n'; exec sleep 1000")
+    b = new_session("other", "sh", "-c", "exec sleep 1000")  # selected: newest
+    with tui() as term:
+        term.wait("ringer")
+        mark = term.mark()
+        w.corral("send", "--enter", str(a), "x")
+        s = term.wait_regex("!ringer")
+        t.ok(True, "a bell from a session becomes a mark in the sidebar")
+        t.ok(b"\x07" not in term.bytes_since(mark), "and never a beep", s)
+    kill(a)
+    kill(b)
+
+
+def test_fullscreen_program(t):
+    sid = new_session("pager", "sh", "-c", "seq 1 500 > nums.txt; exec less nums.txt")
+    with tui(rows=30, cols=120) as term:
+        # Resized to its pane (28 rows): lines 1-27 and less's prompt.
+        s = term.wait_regex("│27\n.*│(:|nums)")
+        rows = s.split("\n")
+        t.ok(rows[1][29:].strip() == "1" and rows[2][29:].strip() == "2", "less draws from the pane's top", s)
+        t.ok(re.match(r"^.{29}(:|nums\.txt)", rows[28]), "its prompt on the pane's last row", s)
+        term.keys("Enter")  # focus
+        term.wait("PANE")
+        term.send(" ")  # a page down inside less
+        s = term.wait_regex("│28\n.*│29\n")
+        t.ok(rows[1] != s.split("\n")[1], "keys reach the full-screen program", s)
+        term.send("q")  # less quits: the shell session's command ends
+        term.wait("exited 0")
+        t.ok(True, "quitting it ends the session cleanly")
+    kill(sid)
+
+
+def test_scrollback_and_search(t):
+    sid = new_session("long", "sh", "-c", "i=1; while [ $i -le 300 ]; do echo entry-$i; i=$((i+1)); done; "
+                      "exec sleep 1000")
+    with tui() as term:
+        term.wait("entry-300")
+        term.keys("PgUp")
+        s = term.wait("SCROLL")
+        t.ok("entry-300" not in s, "PgUp scrolls the pane back", s)
+        term.send("G")
+        term.wait("entry-300")
+        term.send("/")
+        term.wait("Search")
+        term.send("entry-42")
+        term.keys("Enter")
+        s = term.wait_regex("entry-42$")
+        pos = term.find_regex("entry-42$")
+        cell = term.cell(pos[0], pos[1]) if pos else {}
+        normal = term.cell(pos[0] - 1, pos[1]) if pos else {}
+        t.ok(pos is not None and (cell["bg"], cell["attrs"]) != (normal["bg"], normal["attrs"]),
+             "search scrolls to the match and highlights it", s)
+        term.keys("Esc")
+        term.wait("entry-300")
+        t.ok("SUPERVISOR" in status_bar(term), "Esc leaves scroll mode back to the live screen")
+    kill(sid)
+
+
+def test_kill_asks_first(t):
+    sid = new_session("victim", "sh", "-c", "exec sleep 1000")
+    with tui() as term:
+        term.wait("victim")
+        term.send("x")
+        term.wait("Kill victim")
+        term.send("n")
+        term.wait_absent("Kill victim")
+        t.ok("running" in w.corral("ls").stdout.split(str(sid))[1].split("\n")[0], "x then n keeps the session")
+        term.send("x")
+        term.wait("Kill victim")
+        term.send("y")
+        term.wait_regex("victim [0-9]+ workspace-write killed")
+        t.ok(True, "x then y kills it, and the pane says so")
+
+
+def test_mouse_click_selects(t):
+    a = new_session("first-click", "sh", "-c", "echo in-first; exec sleep 1000")
+    b = new_session("second-click", "sh", "-c", "echo in-second; exec sleep 1000")
+    with tui() as term:
+        term.wait("in-second")
+        row, col = term.find("first-click")
+        # xterm's SGR mouse report (what ncurses asks for): press and release.
+        term.send("\x1b[<0;%d;%dM\x1b[<0;%d;%dm" % (col + 1, row + 1, col + 1, row + 1))
+        term.wait("in-first")
+        t.ok(term.screen().split("\n")[0].find("first-click") > 28, "a click on a sidebar row selects it")
+    kill(a)
+    kill(b)
+
+
+def test_help_lists_keys(t):
+    cfg = os.path.join(w.config, "corral", "config")
+    w.write_config("[keys]\nnew = N\n")
+    with tui(rows=40) as term:
+        term.wait("SUPERVISOR")
+        term.send("?")
+        s = term.wait("Keys")
+        t.ok(re.search(r"N\s+new", s) is not None, "the help overlay shows the configured bindings", s)
+        term.send("q")
+        term.wait_absent("Keys (")
+    os.unlink(cfg)
+
+
+def test_drawing(t):
+    sid = new_session("paint", "sh", "-c", "printf '\\033[38;5;196mR\\033[0m \\033[38;2;0;255;0mG\\033[0m "
+                      "\\033[1mB\\033[0m\\033[4mU\\033[0m\\033[7mV\\033[0m \\346\\274\\242x-end\\n'; exec cat")
+    with tui() as term:
+        s = term.wait("x-end")
+        row, col = term.find("R G")
+        cells = term.cells(row)
+        t.eq(cells[col]["fg"], "idx:196", "a 256-colour cell keeps its colour", cells[col])
+        t.eq(cells[col + 2]["fg"], "idx:46", "an RGB cell is drawn as the nearest of 256 colours", cells[col + 2])
+        t.ok("bold" in cells[col + 4]["attrs"] and "underline" in cells[col + 5]["attrs"]
+             and "reverse" in cells[col + 6]["attrs"], "bold, underline and reverse are kept", cells[col + 4:col + 7])
+        t.eq((cells[col + 8]["width"], cells[col + 10]["ch"]), (2, "x"), "a wide character takes two columns", s)
+        term.keys("Enter")
+        term.wait("PANE")
+        term.send("abc")
+        term.wait("abc")
+        r, c = term.find("abc")
+        info = term.info()
+        t.eq((info["cursor"], info["cursor_visible"]), ([r, c + 3], True),
+             "in pane focus the cursor is the session's cursor, in its pane", term.screen())
+    kill(sid)
+
+
+def test_themes(t):
+    for name in ("default", "light", "solarized-dark", "gruvbox", "high-contrast", "mono"):
+        with tui("--theme", name) as term:
+            term.wait("SUPERVISOR")
+            rows = term.info()["rows"]
+            c = term.cell(rows - 1, 1)
+            if name == "mono":
+                t.ok(c["fg"] == "default" and c["bg"] == "default" and c["attrs"],
+                     "theme mono: no colours, attributes only", c)
+            else:
+                t.ok(c["bg"] != "default" or c["fg"] != "default", "theme %s loads and colours the status bar" % name, c)
+    with tui(env=dict(ENV, NO_COLOR="1")) as term:
+        term.wait("SUPERVISOR")
+        c = term.cell(term.info()["rows"] - 1, 1)
+        t.eq((c["fg"], c["bg"]), ("default", "default"), "NO_COLOR selects mono")
+
+
+def test_bad_theme_error(t):
+    path = os.path.join(w.base, "broken.theme")
+    with open(path, "w") as f:
+        f.write("[colors]\nstatus = black on cyan\nsidebar = purpel\n")
+    with tui("--theme", path) as term:
+        status = term.exit_status()
+        s = term.screen()
+        t.eq(status, 1, "a bad theme stops the TUI before it starts, with status 1")
+        t.ok("broken.theme:3:" in s.replace("\n", "") and "purpel" in s.replace("\n", ""),
+             "with file:line and the bad value", s)
+
+
+def test_demo(t):
+    with tui("demo") as term:
+        for name in ("demo-agent", "demo-shell", "demo-build", "demo-tests", "demo-download"):
+            s = term.wait(name)
+        t.ok(True, "corral demo shows its sessions, the agent's grouped apart")
+        term.wait_regex(r"demo-tests\s+ws\s+\S1")
+        t.ok(True, "and the failing one shows its exit code")
+        term.send("Q")
+        term.wait("Stop the server")
+        term.send("y")
+        t.eq(term.exit_status(), 0, "Q then y stops the server and leaves")
+    w.server.wait()  # the server the world started has stopped
+    w.start_server()
+
+
+run_tests(Tap(), [test_attach_shows_sessions, test_new_session_and_typing, test_layouts,
+                  test_resize_follows_terminal, test_detach_and_reattach, test_two_tuis_live,
+                  test_session_escapes_stay_inside, test_bell_is_a_mark, test_fullscreen_program,
+                  test_scrollback_and_search, test_kill_asks_first, test_mouse_click_selects,
+                  test_help_lists_keys, test_drawing, test_themes, test_bad_theme_error, test_demo])
