@@ -152,19 +152,7 @@ void keyspec_name(uint32_t key, char *out, size_t outlen)
         snprintf(out, outlen, "%s%c", meta, (char)k);
     else {
         char u[8] = {0};
-        if (k < 0x800) {
-            u[0] = (char)(0xc0 | k >> 6);
-            u[1] = (char)(0x80 | (k & 0x3f));
-        } else if (k < 0x10000) {
-            u[0] = (char)(0xe0 | k >> 12);
-            u[1] = (char)(0x80 | ((k >> 6) & 0x3f));
-            u[2] = (char)(0x80 | (k & 0x3f));
-        } else {
-            u[0] = (char)(0xf0 | k >> 18);
-            u[1] = (char)(0x80 | ((k >> 12) & 0x3f));
-            u[2] = (char)(0x80 | ((k >> 6) & 0x3f));
-            u[3] = (char)(0x80 | (k & 0x3f));
-        }
+        utf8_put_scalar(k, u);
         snprintf(out, outlen, "%s%s", meta, u);
     }
 }

@@ -345,3 +345,29 @@ char *sanitize_text(const char *s, size_t len, size_t max)
     }
     return buf_steal(&b);
 }
+
+size_t utf8_put_scalar(uint32_t c, char *out)
+{
+    if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        c = 0xfffd;
+    if (c < 0x80) {
+        out[0] = (char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (char)(0xc0 | c >> 6);
+        out[1] = (char)(0x80 | (c & 0x3f));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = (char)(0xe0 | c >> 12);
+        out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+        out[2] = (char)(0x80 | (c & 0x3f));
+        return 3;
+    }
+    out[0] = (char)(0xf0 | c >> 18);
+    out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+    out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+    out[3] = (char)(0x80 | (c & 0x3f));
+    return 4;
+}

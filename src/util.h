@@ -63,5 +63,8 @@ char *sanitize_text(const char *s, size_t len, size_t max);
 /* Length of the longest prefix of s[0..len) that does not end in the middle
  * of a UTF-8 sequence (an incomplete final sequence is held back). */
 size_t utf8_complete_prefix(const char *s, size_t len);
+/* Encode one scalar into out (4 bytes room); anything that is not one
+ * becomes U+FFFD.  Returns the length. */
+size_t utf8_put_scalar(uint32_t c, char *out);
 
 #endif

@@ -512,41 +512,14 @@ const vt_cell *vt_line(const vt_t *vt, int row, int *len)
     return l->cells ? l->cells : empty_line;
 }
 
-/* Encode one scalar; anything that is not one becomes U+FFFD. */
-static size_t utf8_put(uint32_t c, char *out)
-{
-    if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        c = 0xfffd;
-    if (c < 0x80) {
-        out[0] = (char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        out[0] = (char)(0xc0 | c >> 6);
-        out[1] = (char)(0x80 | (c & 0x3f));
-        return 2;
-    }
-    if (c < 0x10000) {
-        out[0] = (char)(0xe0 | c >> 12);
-        out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-        out[2] = (char)(0x80 | (c & 0x3f));
-        return 3;
-    }
-    out[0] = (char)(0xf0 | c >> 18);
-    out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-    out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-    out[3] = (char)(0x80 | (c & 0x3f));
-    return 4;
-}
-
 size_t vt_cell_text(const vt_t *vt, const vt_cell *cell, char *out)
 {
     size_t n = 0;
     if (cell->ch != 0 && cell->ch != VT_CH_WIDE_CONT) {
-        n = utf8_put(cell->ch, out);
+        n = utf8_put_scalar(cell->ch, out);
         const vt_comb_entry *e = vt_comb_get(&vt->comb, cell->comb);
         for (int k = 0; e && k < e->n; k++)
-            n += utf8_put(e->cp[k], out + n);
+            n += utf8_put_scalar(e->cp[k], out + n);
     }
     out[n] = '\0';
     return n;

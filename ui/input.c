@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "input.h"
+#include "util.h"
 
 #include <curses.h>
 #include <stdio.h>
@@ -104,30 +105,6 @@ int input_read(ui_key *k)
     }
 }
 
-static size_t utf8(uint32_t c, char *out)
-{
-    if (c < 0x80) {
-        out[0] = (char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        out[0] = (char)(0xc0 | c >> 6);
-        out[1] = (char)(0x80 | (c & 0x3f));
-        return 2;
-    }
-    if (c < 0x10000) {
-        out[0] = (char)(0xe0 | c >> 12);
-        out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-        out[2] = (char)(0x80 | (c & 0x3f));
-        return 3;
-    }
-    out[0] = (char)(0xf0 | c >> 18);
-    out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-    out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-    out[3] = (char)(0x80 | (c & 0x3f));
-    return 4;
-}
-
 size_t input_encode(const ui_key *k, bool app_cursor, char *out, size_t outlen)
 {
     if (outlen < 16 || k->mouse)
@@ -141,7 +118,7 @@ size_t input_encode(const ui_key *k, bool app_cursor, char *out, size_t outlen)
         out[n++] = '\033';
     uint32_t key = k->key & ~KEY_META;
     if (key < KEY_SPECIAL)
-        return n + utf8(key, out + n);
+        return n + utf8_put_scalar(key, out + n);
     static const char *const fkeys[12] = {"OP", "OQ", "OR", "OS", "[15~", "[17~", "[18~", "[19~", "[20~",
                                           "[21~", "[23~", "[24~"};
     const char *seq = NULL;

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "tui_int.h"
+#include "util.h"
 
 #include <curses.h>
 #include <limits.h>
@@ -110,13 +111,10 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
     }
 }
 
-static void draw_sidebar(tui_t *t)
+int sidebar_rows(tui_t *t, sidebar_row *rows, int max)
 {
-    ui_rect r = t->sidebar;
-    if (r.w <= 0)
-        return;
-    double now = ui_now();
-    /* Lines: a heading per client group, a row per session. */
+    /* Every line: a heading per client group, a row per session; then the
+     * window of max lines that keeps the selected session in view. */
     int total = 0, sel_line = 0;
     for (size_t i = 0; i < t->list.n; i++) {
         if (i == 0 || strcmp(t->list.v[i]->client, t->list.v[i - 1]->client) != 0)
@@ -125,25 +123,40 @@ static void draw_sidebar(tui_t *t)
             sel_line = total;
         total++;
     }
-    int top = 0;
-    if (sel_line >= r.h)
-        top = sel_line - r.h + 1;
-    int line = 0, y = r.y;
-    for (size_t i = 0; i < t->list.n && y < r.y + r.h; i++) {
-        ui_session *s = t->list.v[i];
-        if (i == 0 || strcmp(s->client, t->list.v[i - 1]->client) != 0) {
-            if (line++ >= top) {
-                paint_set(TH_SIDEBAR_GROUP, TH_SIDEBAR_GROUP);
-                paint_fill(y, r.x, r.w);
-                paint_text(y, r.x + 1, r.w - 2, s->client);
-                y++;
-            }
-            if (y >= r.y + r.h)
+    int top = sel_line >= max ? sel_line - max + 1 : 0;
+    int line = 0, n = 0;
+    for (size_t i = 0; i < t->list.n && n < max; i++) {
+        if (i == 0 || strcmp(t->list.v[i]->client, t->list.v[i - 1]->client) != 0) {
+            if (line++ >= top)
+                rows[n++] = (sidebar_row){(int)i, true};
+            if (n == max)
                 break;
         }
         if (line++ >= top)
-            draw_session_row(t, s, y++, now);
+            rows[n++] = (sidebar_row){(int)i, false};
     }
+    return n;
+}
+
+static void draw_sidebar(tui_t *t)
+{
+    ui_rect r = t->sidebar;
+    if (r.w <= 0 || r.h <= 0)
+        return;
+    double now = ui_now();
+    sidebar_row *rows = xcalloc((size_t)r.h, sizeof *rows);
+    int n = sidebar_rows(t, rows, r.h), y = r.y;
+    for (int k = 0; k < n; k++, y++) {
+        ui_session *s = t->list.v[rows[k].index];
+        if (rows[k].heading) {
+            paint_set(TH_SIDEBAR_GROUP, TH_SIDEBAR_GROUP);
+            paint_fill(y, r.x, r.w);
+            paint_text(y, r.x + 1, r.w - 2, s->client);
+        } else {
+            draw_session_row(t, s, y, now);
+        }
+    }
+    free(rows);
     paint_set(TH_SIDEBAR, TH_SIDEBAR);
     for (; y < r.y + r.h; y++)
         paint_fill(y, r.x, r.w);

@@ -542,25 +542,14 @@ static int pane_at(tui_t *t, int y, int x)
 /* The session on a sidebar row, or 0. */
 static int sidebar_session_at(tui_t *t, int y)
 {
-    /* The same walk as the drawing: headings take a row each. */
-    int total = 0, sel_line = 0;
-    for (size_t i = 0; i < t->list.n; i++) {
-        if (i == 0 || strcmp(t->list.v[i]->client, t->list.v[i - 1]->client) != 0)
-            total++;
-        if (t->list.v[i]->id == t->selected)
-            sel_line = total;
-        total++;
-    }
-    int top = sel_line >= t->sidebar.h ? sel_line - t->sidebar.h + 1 : 0;
-    int line = 0;
-    for (size_t i = 0; i < t->list.n; i++) {
-        if (i == 0 || strcmp(t->list.v[i]->client, t->list.v[i - 1]->client) != 0)
-            line++;
-        if (line - top == y - t->sidebar.y)
-            return t->list.v[i]->id;
-        line++;
-    }
-    return 0;
+    int k = y - t->sidebar.y, id = 0;
+    if (k < 0 || k >= t->sidebar.h)
+        return 0;
+    sidebar_row *rows = xcalloc((size_t)t->sidebar.h, sizeof *rows);
+    if (k < sidebar_rows(t, rows, t->sidebar.h) && !rows[k].heading)
+        id = t->list.v[rows[k].index]->id;
+    free(rows);
+    return id;
 }
 
 static void mouse_event(tui_t *t, const ui_key *k)

@@ -102,7 +102,16 @@ void tui_quit(tui_t *t, int status, const char *goodbye);
 void tui_pane_size(tui_t *t, int *rows, int *cols);
 void tui_search_run(tui_t *t, int direction);
 
+/* A row of the sidebar: a client's heading, or a session (index into
+ * the list). */
+typedef struct sidebar_row {
+    int index;
+    bool heading;
+} sidebar_row;
+
 /* render.c */
+/* The sidebar's rows as drawn (at most max); returns how many. */
+int sidebar_rows(tui_t *t, sidebar_row *rows, int max);
 void render_frame(tui_t *t);
 /* The first screen row of vt a pane of h rows shows (before scrolling). */
 int pane_first_row(const vt_t *vt, int h);
