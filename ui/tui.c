@@ -839,6 +839,7 @@ int tui_main(const cli_tui_options *opt)
     t->conf = &conf;
     t->attach_id = opt->attach_id;
     t->match_line = INT_MIN;
+    ui_sessions_init(&t->list);
     char err[2048];
     /* --theme, then the config's [ui] theme, then NO_COLOR's mono (a user's
      * own setting wins over the environment, as no-color.org asks). */

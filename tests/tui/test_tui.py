@@ -35,6 +35,17 @@ def status_bar(t):
     return t.screen().split("\n")[-1]
 
 
+def bar_shows(term, mode):
+    """Whether the status bar (the last row) comes to show this mode badge:
+    waited for, since a screen can be read in the middle of a frame."""
+    rows = term.info()["rows"]
+    try:
+        term.wait_regex("^(.*\n){%d} %s " % (rows - 1, mode), timeout=10)
+        return True
+    except AssertionError:
+        return False
+
+
 def test_attach_shows_sessions(t):
     a = new_session("alpha", "sh", "-c", "echo alpha-says-$((40+2)); exec sleep 1000")
     b = new_session("beta", "sh", "-c", "exec sleep 1000")
@@ -44,8 +55,10 @@ def test_attach_shows_sessions(t):
         t.ok(re.search(r"beta \d+ workspace-write running", screen.split("\n")[0]),
              "and shows the most recently used one in the pane", screen)
         t.ok(" user" in screen.split("\n")[0], "grouped under the client that made them", screen)
-        t.ok("SUPERVISOR" in status_bar(term), "in supervisor focus, said in the status bar", status_bar(term))
-        t.ok("live" in status_bar(term) and "/64" in status_bar(term), "with the store size", status_bar(term))
+        # The screen can be caught mid-frame: wait for the status bar's own text.
+        bar = term.wait_regex("SUPERVISOR .*2/64 live").split("\n")[-1]
+        t.ok("SUPERVISOR" in bar, "in supervisor focus, said in the status bar", bar)
+        t.ok("2/64 live" in bar, "with the live sessions and the store size", bar)
     kill(a)
     kill(b)
 
@@ -59,13 +72,13 @@ def test_new_session_and_typing(t):
         term.keys("Tab", "Tab")  # directory, profile: the defaults
         term.keys("Enter")
         term.wait_regex("typed-one [0-9]+ workspace-write running")
-        t.ok("PANE" in status_bar(term), "n starts a session and focuses its pane", term.screen())
+        t.ok(bar_shows(term, "PANE"), "n starts a session and focuses its pane", term.screen())
         term.send_line("echo typed-$((6*7))")
         screen = term.wait("typed-42")
         t.ok(True, "typed text reaches its shell and its output shows in the pane")
         term.send("\x1d")
         term.wait("SUPERVISOR")
-        t.ok("SUPERVISOR" in status_bar(term), "C-] returns to supervisor focus", status_bar(term))
+        t.ok(bar_shows(term, "SUPERVISOR"), "C-] returns to supervisor focus", status_bar(term))
         # C-] twice sends it to the session: cat shows it as ^].
         term.send_line("")
         term.keys("Enter")  # focus again
@@ -76,7 +89,7 @@ def test_new_session_and_typing(t):
         term.send("\x1d")
         term.send_line("")
         term.wait("^]")
-        t.ok("PANE" in status_bar(term), "C-] twice sends C-] to the session and stays in the pane",
+        t.ok(bar_shows(term, "PANE"), "C-] twice sends C-] to the session and stays in the pane",
              term.screen())
         term.send("\x03")
         sid = int(re.search(r"typed-one (\d+)", screen).group(1))
@@ -238,7 +251,7 @@ def test_scrollback_and_search(t):
              "search scrolls to the match and highlights it", s)
         term.keys("Esc")
         term.wait("entry-300")
-        t.ok("SUPERVISOR" in status_bar(term), "Esc leaves scroll mode back to the live screen")
+        t.ok(bar_shows(term, "SUPERVISOR"), "Esc leaves scroll mode back to the live screen")
     kill(sid)
 
 
