@@ -1,0 +1,22 @@
+/*
+ * safety.h - the exec policy's heuristics where no rule matched
+ * (reference/codex.md 4.5-4.6): commands known to be safe (read-only, no
+ * way to run another program or write a file through their arguments), and
+ * commands known to be dangerous (a forced rm, also under sudo or anywhere
+ * in a shell script).  git is never known-safe: `git status` can run
+ * helpers a repository configures (core.fsmonitor).
+ */
+#ifndef CORRAL_SAFETY_H
+#define CORRAL_SAFETY_H
+
+#include <stdbool.h>
+
+/* argv is known to be safe; a `bash|sh|zsh -c|-lc SCRIPT` is when its
+ * script is plain (shsplit.h) and every command in it is. */
+bool safety_known_safe(char *const *argv);
+/* argv is dangerous: rm with a force flag (before "--"), sudo of a
+ * dangerous command, or a shell script with such a literal command
+ * anywhere. */
+bool safety_dangerous(char *const *argv);
+
+#endif

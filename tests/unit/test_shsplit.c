@@ -1,0 +1,169 @@
+/* Unit tests for the exec policy's shell reading and heuristics: which
+ * scripts are plain lists of commands (and their exact argv), which are
+ * complex, which commands are known safe or dangerous (codex.md 4.4-4.6). */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "safety.h"
+#include "shsplit.h"
+
+/* The commands as "a b|c d" (words joined by a blank, commands by '|'). */
+static void render(const sh_commands *c, char *out, size_t len)
+{
+    out[0] = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (i)
+            strncat(out, "|", len - strlen(out) - 1);
+        for (char **a = c->cmds[i]; *a; a++) {
+            if (a != c->cmds[i])
+                strncat(out, " ", len - strlen(out) - 1);
+            strncat(out, *a, len - strlen(out) - 1);
+        }
+    }
+}
+
+static void expect_plain(const char *script, const char *want)
+{
+    sh_commands c;
+    int r = shsplit_plain(script, &c);
+    if (r != 0)
+        fail_msg("'%s' was complex, expected plain '%s'", script, want);
+    char got[512];
+    render(&c, got, sizeof got);
+    if (strcmp(got, want) != 0)
+        fail_msg("'%s': got '%s', want '%s'", script, got, want);
+    sh_commands_free(&c);
+}
+
+static void expect_complex(const char *script)
+{
+    sh_commands c;
+    if (shsplit_plain(script, &c) != 1)
+        fail_msg("'%s' should be complex", script);
+    assert_int_equal(c.n, 0);
+}
+
+static void plain_scripts(void **state)
+{
+    (void)state;
+    expect_plain("ls", "ls");
+    expect_plain("git status && rm -rf x", "git status|rm -rf x");
+    expect_plain("a || b; c | d", "a|b|c|d");
+    expect_plain("echo 'a b' \"c d\" e\\ f", "echo a b c d e f");
+    expect_plain("echo \"say \\\"hi\\\"\"", "echo say \"hi\"");
+    expect_plain("ls *.txt", "ls *.txt");
+    expect_plain("a &&\n  b\n\nc;", "a|b|c");
+    expect_plain("'git status'", "git status"); /* one word: a program named 'git status' */
+}
+
+static void complex_scripts(void **state)
+{
+    (void)state;
+    const char *cases[] = {"(ls)", "ls > out.txt", "cat < in", "echo $HOME", "echo \"$HOME\"", "echo $(id)",
+                           "echo `id`", "a & b", "if true; then ls; fi", "for i in 1; do ls; done",
+                           "{ ls; }", "FOO=1 ls", "a && && b", "; a", "a |", "a &&", "", "   ",
+                           "echo 'unterminated", "echo \"open", "x=$(", "a |& b", "case x in y) ;; esac",
+                           "ls # a comment is not a command", NULL};
+    for (const char **c = cases; *c; c++)
+        if (strcmp(*c, "ls # a comment is not a command") != 0)
+            expect_complex(*c);
+    /* A comment ends the line: the rest is plain. */
+    expect_plain("ls # a comment", "ls");
+}
+
+static void shell_detection(void **state)
+{
+    (void)state;
+    char *a[] = {"bash", "-lc", "ls", NULL};
+    char *b[] = {"/bin/zsh", "-c", "ls", NULL};
+    char *c[] = {"bash", "-lc", "git", "status", NULL}; /* four argv: not a script */
+    char *d[] = {"python3", "-c", "print()", NULL};
+    char *e[] = {"sh", "-x", "ls", NULL};
+    assert_string_equal(shsplit_shell_script(a), "ls");
+    assert_string_equal(shsplit_shell_script(b), "ls");
+    assert_null(shsplit_shell_script(c));
+    assert_null(shsplit_shell_script(d));
+    assert_null(shsplit_shell_script(e));
+}
+
+static bool safe_line(const char *line)
+{
+    char *argv[4] = {"bash", "-lc", (char *)line, NULL};
+    return safety_known_safe(argv);
+}
+
+static void known_safe(void **state)
+{
+    (void)state;
+    const char *safe[] = {"ls -la", "cat a b", "grep -r x .", "head -n 5 f", "wc -l f", "pwd", "echo hi",
+                          "find . -name '*.c'", "rg -n foo", "sed -n 1,5p f", "sed -n 3p", "base64 f",
+                          "ls && pwd", "cat f | wc -l", "seq 3 | tac", NULL};
+    for (const char **s = safe; *s; s++)
+        if (!safe_line(*s))
+            fail_msg("'%s' should be known safe", *s);
+    const char *unsafe[] = {"git status", "git log", "rm x", "find . -delete", "find . -exec rm {} ;",
+                            "rg --pre=x foo", "rg -nz foo", "rg --search-zip x", "sed -i s/a/b/ f",
+                            "sed -n 1p a b c", "sed -n 'w x' f", "base64 -o out f", "base64 --output=x f",
+                            "ls > out", "(ls)", "ls && rm -rf /", "'git status'", "npm test", "python3 x.py",
+                            "echo $(rm x)", NULL};
+    for (const char **s = unsafe; *s; s++)
+        if (safe_line(*s))
+            fail_msg("'%s' should not be known safe", *s);
+    char *direct[] = {"/usr/bin/ls", "-l", NULL};
+    assert_true(safety_known_safe(direct));
+    char *four[] = {"bash", "-lc", "git", "status", NULL};
+    assert_false(safety_known_safe(four));
+}
+
+static void dangerous(void **state)
+{
+    (void)state;
+    char *rmf[] = {"rm", "-rf", "build", NULL};
+    char *rmfr[] = {"rm", "-r", "-f", "x", NULL};
+    char *rmforce[] = {"/bin/rm", "--force", "x", NULL};
+    char *rm_dashdash[] = {"rm", "--", "-f", NULL};
+    char *rm_plain[] = {"rm", "-r", "x", NULL};
+    char *sudo_rm[] = {"sudo", "rm", "-f", "x", NULL};
+    char *sudo_ls[] = {"sudo", "ls", NULL};
+    assert_true(safety_dangerous(rmf));
+    assert_true(safety_dangerous(rmfr));
+    assert_true(safety_dangerous(rmforce));
+    assert_false(safety_dangerous(rm_dashdash));
+    assert_false(safety_dangerous(rm_plain));
+    assert_true(safety_dangerous(sudo_rm));
+    assert_false(safety_dangerous(sudo_ls));
+    const char *yes[] = {"printf x | rm -rf build", "echo \"$(rm -rf /tmp/x)\"", "if true; then rm -f x; fi",
+                         "for i in 1; do sudo rm -rf /; done", "ls > log && rm -rf x", "echo `rm -f y`", NULL};
+    const char *no[] = {"echo 'rm -rf x'", "cmd=rm; $cmd -rf x", "ls -f", "echo rm -rf", NULL};
+    for (const char **s = yes; *s; s++) {
+        char *argv[] = {"bash", "-lc", (char *)*s, NULL};
+        if (!safety_dangerous(argv))
+            fail_msg("'%s' should be dangerous", *s);
+    }
+    for (const char **s = no; *s; s++) {
+        char *argv[] = {"sh", "-c", (char *)*s, NULL};
+        if (safety_dangerous(argv))
+            fail_msg("'%s' should not be dangerous", *s);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(plain_scripts),
+        cmocka_unit_test(complex_scripts),
+        cmocka_unit_test(shell_detection),
+        cmocka_unit_test(known_safe),
+        cmocka_unit_test(dangerous),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
