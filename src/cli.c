@@ -896,6 +896,11 @@ static int verb_sandbox(int argc, char **argv)
     return cli_sandbox(argc, argv, current_verb->usage, current_verb->help);
 }
 
+static int verb_policy(int argc, char **argv)
+{
+    return cli_policy(argc, argv, current_verb->usage, current_verb->help);
+}
+
 static int verb_demo(int argc, char **argv)
 {
     return cli_demo(argc, argv, current_verb->usage, current_verb->help);
@@ -1043,6 +1048,17 @@ static const verb verbs[] = {
      "seccomp, the Landlock ABI, cgroup delegation, TIOCSTI), try a real sandbox,\n"
      "and say what corral will therefore enforce.  Exits 1 when sandboxes cannot\n"
      "run here (corral then refuses to start sandboxed commands).\n"},
+    {"policy", verb_policy, "policy check [--rules F]... [--pretty] [--resolve-host-executables] -- CMD...",
+     "Print what the exec-policy rules in the files F decide for a command, exactly\n"
+     "as 'codex execpolicy check' does: one JSON line with every matching prefix\n"
+     "rule, in order, and the strictest decision (forbidden > prompt > allow);\n"
+     "{\"matchedRules\":[]} when none matches.  The command is matched as given\n"
+     "(no shell parsing).  A rules file with an error is reported as FILE:LINE:COLUMN\n"
+     "and exits 1.  See corral.rules(5).\n\n"
+     "  -r, --rules F                 a rules file (required; repeatable, loaded in order)\n"
+     "      --pretty                  indented JSON\n"
+     "      --resolve-host-executables  an absolute program without rules of its own\n"
+     "                                uses its basename's, as host_executable() allows\n"},
     {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
     {"demo", verb_demo, "demo [--theme NAME]",
      "Start a few scripted sessions that show what corral does (live output, a\n"

@@ -24,6 +24,7 @@ struct conf;
 int cli_load_conf(struct conf *c);
 int cli_sandbox(int argc, char **argv, const char *usage, const char *help);
 int cli_doctor(int argc, char **argv, const char *usage, const char *help);
+int cli_policy(int argc, char **argv, const char *usage, const char *help);
 int cli_demo(int argc, char **argv, const char *usage, const char *help);
 
 #endif

@@ -1,0 +1,129 @@
+/*
+ * cli_policy.c - `corral policy check`: what the given rules files decide
+ * for a command, printed exactly as `codex execpolicy check` prints it
+ * (docs/corral.rules.5).  No server.  Exit 0 with the JSON, 1 when a rules
+ * file cannot be read or parsed, 2 for usage errors.
+ */
+#include "config.h"
+
+#include "cli.h"
+#include "rules.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int policy_usage(const char *usage, const char *msg)
+{
+    fprintf(stderr, "corral policy: %s\nusage: corral %s\nTry 'corral policy --help'.\n", msg, usage);
+    return 2;
+}
+
+static bool valid_utf8(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        if (*p < 0x80) {
+            p++;
+            continue;
+        }
+        int n = *p >= 0xc2 && *p <= 0xdf ? 1 : *p >= 0xe0 && *p <= 0xef ? 2 : *p >= 0xf0 && *p <= 0xf4 ? 3 : -1;
+        if (n < 0)
+            return false;
+        uint32_t cp = *p & (0x3f >> n);
+        for (int k = 1; k <= n; k++) {
+            if ((p[k] & 0xc0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[k] & 0x3f);
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        p += n + 1;
+    }
+    return true;
+}
+
+int cli_policy(int argc, char **argv, const char *usage, const char *help)
+{
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: corral %s\n\n%s", usage, help);
+        return 0;
+    }
+    if (argc < 2)
+        return policy_usage(usage, "what should it do? (corral policy check ...)");
+    if (strcmp(argv[1], "check") != 0) {
+        char *m = xasprintf("unknown action '%s' (known: check)", argv[1]);
+        int rc = policy_usage(usage, m);
+        free(m);
+        return rc;
+    }
+    argc--, argv++;
+    static const struct option opts[] = {{"rules", required_argument, NULL, 'r'},
+                                         {"pretty", no_argument, NULL, 'p'},
+                                         {"resolve-host-executables", no_argument, NULL, 'R'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {0}};
+    const char **files = NULL;
+    size_t nfiles = 0;
+    bool pretty = false, resolve = false;
+    int o, rc = 2;
+    optind = 0;
+    while ((o = getopt_long(argc, argv, "+r:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'r':
+            files = xrealloc(files, (nfiles + 1) * sizeof *files);
+            files[nfiles++] = optarg;
+            break;
+        case 'p': pretty = true; break;
+        case 'R': resolve = true; break;
+        case 'h':
+            printf("usage: corral %s\n\n%s", usage, help);
+            free(files);
+            return 0;
+        default:
+            fprintf(stderr, "usage: corral %s\nTry 'corral policy --help'.\n", usage);
+            free(files);
+            return 2;
+        }
+    }
+    if (nfiles == 0) {
+        free(files);
+        return policy_usage(usage, "--rules FILE is required (the rules to check against; repeatable)");
+    }
+    if (optind >= argc) {
+        free(files);
+        return policy_usage(usage, "no command given (corral policy check --rules FILE -- CMD [ARG...])");
+    }
+    for (int i = optind; i < argc; i++) {
+        if (!valid_utf8(argv[i])) {
+            free(files);
+            return policy_usage(usage, "invalid UTF-8 in the command");
+        }
+    }
+    rules_t *r = rules_new();
+    char err[4096];
+    rc = 1;
+    for (size_t i = 0; i < nfiles; i++) {
+        FILE *f = fopen(files[i], "rb");
+        if (!f) {
+            fprintf(stderr, "Error: failed to read policy at %s\n%s: %s\n", files[i], files[i], strerror(errno));
+            goto out;
+        }
+        fclose(f);
+        if (rules_load_file(r, files[i], err, sizeof err) < 0) {
+            fprintf(stderr, "Error: failed to parse policy at %s\n%s\n", files[i], err);
+            goto out;
+        }
+    }
+    char *json = rules_check_json(r, argv + optind, resolve, pretty);
+    fputs(json, stdout);
+    free(json);
+    rc = fflush(stdout) == 0 ? 0 : 1;
+out:
+    rules_free(r);
+    free(files);
+    return rc;
+}
