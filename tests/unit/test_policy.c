@@ -1,0 +1,170 @@
+/* Unit tests for the exec policy's decision matrix: rules, heuristics and
+ * the four approval policies combined (policy.h), for plain commands and
+ * bash -lc scripts. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+
+static const char rules_text[] =
+    "prefix_rule(pattern=[\"git\", [\"status\", \"diff\"]], decision=\"allow\")\n"
+    "prefix_rule(pattern=[\"git\", \"push\"], decision=\"prompt\", justification=\"pushing changes the remote\")\n"
+    "prefix_rule(pattern=[\"rm\", [\"-rf\", \"-fr\"]], decision=\"forbidden\", justification=\"use trash\")\n"
+    "prefix_rule(pattern=[\"make\"], decision=\"allow\")\n";
+
+static rules_t *rules;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[512];
+    rules = rules_new();
+    if (rules_load_text(rules, "test.rules", rules_text, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rules_free(rules);
+    return 0;
+}
+
+/* The verdict for a shell line run as bash -lc LINE. */
+static policy_result judge(approval_policy ap, const char *line, sandbox_request req)
+{
+    policy_settings ps = {ap, true, true};
+    char *argv[] = {"bash", "-lc", (char *)line, NULL};
+    policy_result r;
+    policy_evaluate(rules, &ps, argv, req, false, &r);
+    return r;
+}
+
+#define EXPECT(ap, line, req, want)                                                                            \
+    do {                                                                                                       \
+        policy_result r_ = judge(ap, line, req);                                                               \
+        if (r_.verdict != (want))                                                                              \
+            fail_msg("%s, '%s', request %d: verdict %d, want %d (%s)", approval_policy_name(ap), line, req,     \
+                     r_.verdict, want, r_.reason);                                                             \
+    } while (0)
+
+static void rules_decide_first(void **state)
+{
+    (void)state;
+    for (int ap = 0; ap < 4; ap++) {
+        EXPECT(ap, "rm -rf build", SANDBOX_DEFAULT, VERDICT_FORBIDDEN);
+        EXPECT(ap, "git status && rm -rf x", SANDBOX_DEFAULT, VERDICT_FORBIDDEN); /* strictest segment */
+        EXPECT(ap, "git status", SANDBOX_DEFAULT, VERDICT_RUN);
+    }
+    policy_result r = judge(APPROVAL_ON_REQUEST, "git push origin main", SANDBOX_DEFAULT);
+    assert_int_equal(r.verdict, VERDICT_ASK);
+    assert_string_equal(r.reason, "pushing changes the remote");
+    assert_string_equal(r.rule, "git push");
+    r = judge(APPROVAL_ON_REQUEST, "rm -rf build", SANDBOX_DEFAULT);
+    assert_string_equal(r.reason, "use trash");
+}
+
+static void never_never_asks(void **state)
+{
+    (void)state;
+    EXPECT(APPROVAL_NEVER, "git push", SANDBOX_DEFAULT, VERDICT_FORBIDDEN);
+    EXPECT(APPROVAL_NEVER, "rm -f x", SANDBOX_DEFAULT, VERDICT_FORBIDDEN); /* dangerous, no rule */
+    EXPECT(APPROVAL_NEVER, "npm test", SANDBOX_ESCALATED, VERDICT_FORBIDDEN);
+    EXPECT(APPROVAL_NEVER, "npm test", SANDBOX_DEFAULT, VERDICT_RUN); /* sandboxed */
+    policy_result r = judge(APPROVAL_NEVER, "git push", SANDBOX_DEFAULT);
+    assert_non_null(strstr(r.reason, "approval policy never"));
+}
+
+static void on_request(void **state)
+{
+    (void)state;
+    EXPECT(APPROVAL_ON_REQUEST, "npm test", SANDBOX_DEFAULT, VERDICT_RUN);
+    EXPECT(APPROVAL_ON_REQUEST, "rm -f x", SANDBOX_DEFAULT, VERDICT_ASK);
+    EXPECT(APPROVAL_ON_REQUEST, "npm test", SANDBOX_ESCALATED, VERDICT_ASK);
+    EXPECT(APPROVAL_ON_REQUEST, "npm test", SANDBOX_MORE_PERMISSIONS, VERDICT_ASK);
+    /* Only an explicit allow of every segment escapes the sandbox unasked. */
+    policy_result r = judge(APPROVAL_ON_REQUEST, "make && git diff", SANDBOX_ESCALATED);
+    assert_int_equal(r.verdict, VERDICT_RUN);
+    assert_true(r.explicit_allow);
+    assert_false(r.sandboxed);
+    EXPECT(APPROVAL_ON_REQUEST, "make && ls", SANDBOX_ESCALATED, VERDICT_ASK); /* ls: heuristic only */
+    /* A complex script is one unit: no rule for "bash -lc ...". */
+    r = judge(APPROVAL_ON_REQUEST, "make > log", SANDBOX_ESCALATED);
+    assert_true(r.complex);
+    assert_int_equal(r.verdict, VERDICT_ASK);
+}
+
+static void unless_trusted(void **state)
+{
+    (void)state;
+    EXPECT(APPROVAL_UNLESS_TRUSTED, "ls -la", SANDBOX_DEFAULT, VERDICT_RUN);
+    EXPECT(APPROVAL_UNLESS_TRUSTED, "cat f | wc -l", SANDBOX_DEFAULT, VERDICT_RUN);
+    EXPECT(APPROVAL_UNLESS_TRUSTED, "npm test", SANDBOX_DEFAULT, VERDICT_ASK);
+    EXPECT(APPROVAL_UNLESS_TRUSTED, "git log", SANDBOX_DEFAULT, VERDICT_ASK); /* git is not safe */
+    EXPECT(APPROVAL_UNLESS_TRUSTED, "git status", SANDBOX_DEFAULT, VERDICT_RUN); /* but a rule allows it */
+    EXPECT(APPROVAL_UNLESS_TRUSTED, "ls > out", SANDBOX_DEFAULT, VERDICT_ASK); /* complex */
+}
+
+static void granular(void **state)
+{
+    (void)state;
+    policy_settings ps = {APPROVAL_GRANULAR, false, true};
+    char *push[] = {"git", "push", NULL};
+    char *npm[] = {"npm", "test", NULL};
+    policy_result r;
+    policy_evaluate(rules, &ps, push, SANDBOX_DEFAULT, false, &r);
+    assert_int_equal(r.verdict, VERDICT_ASK); /* rules may ask */
+    policy_evaluate(rules, &ps, npm, SANDBOX_ESCALATED, false, &r);
+    assert_int_equal(r.verdict, VERDICT_FORBIDDEN); /* escalations may not */
+    ps = (policy_settings){APPROVAL_GRANULAR, true, false};
+    policy_evaluate(rules, &ps, push, SANDBOX_DEFAULT, false, &r);
+    assert_int_equal(r.verdict, VERDICT_FORBIDDEN);
+    policy_evaluate(rules, &ps, npm, SANDBOX_ESCALATED, false, &r);
+    assert_int_equal(r.verdict, VERDICT_ASK);
+}
+
+static void deny_read_keeps_sandbox(void **state)
+{
+    (void)state;
+    policy_settings ps = {APPROVAL_ON_REQUEST, true, true};
+    char *make[] = {"make", NULL};
+    policy_result r;
+    policy_evaluate(rules, &ps, make, SANDBOX_ESCALATED, true, &r);
+    assert_int_equal(r.verdict, VERDICT_RUN);
+    assert_true(r.sandboxed);
+    policy_evaluate(NULL, &ps, make, SANDBOX_DEFAULT, false, &r); /* no rules at all */
+    assert_int_equal(r.verdict, VERDICT_RUN);
+    assert_true(r.sandboxed);
+}
+
+static void policy_names(void **state)
+{
+    (void)state;
+    approval_policy p;
+    assert_int_equal(approval_policy_parse("unless-trusted", &p), 0);
+    assert_int_equal(p, APPROVAL_UNLESS_TRUSTED);
+    assert_int_equal(approval_policy_parse("untrusted", &p), 0);
+    assert_int_equal(approval_policy_parse("sometimes", &p), -1);
+    assert_string_equal(approval_policy_name(APPROVAL_NEVER), "never");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rules_decide_first), cmocka_unit_test(never_never_asks), cmocka_unit_test(on_request),
+        cmocka_unit_test(unless_trusted),     cmocka_unit_test(granular),         cmocka_unit_test(deny_read_keeps_sandbox),
+        cmocka_unit_test(policy_names),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
