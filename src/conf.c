@@ -34,6 +34,7 @@ static const conf_key conf_keys[] = {
     {"exec", "background-timeout", CT_DURATION_U32, offsetof(conf_t, background_timeout_ms), 0, 0},
     {"session", "scrollback", CT_INT, offsetof(conf_t, scrollback), 0, 1000000},
     {"ui", "sidebar-width", CT_INT, offsetof(conf_t, ui_sidebar_width), 12, 80},
+    {"approvals", "timeout", CT_DURATION, offsetof(conf_t, approval_timeout_ms), 0, 0},
 };
 
 static void sandbox_init(conf_sandbox *sb)
@@ -52,6 +53,8 @@ void conf_defaults(conf_t *c)
     c->background_timeout_ms = 300000;
     c->scrollback = 10000;
     c->ui_mouse = true;
+    c->granular_sandbox_approval = true;
+    c->granular_rules = true;
     c->ui_sidebar_width = 28;
     key_bindings_default(&c->keys);
 }
@@ -295,6 +298,35 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             return -1;
         }
     }
+    if (strcmp(section, "approvals") == 0 && strcmp(key, "timeout") != 0) {
+        if (strcmp(key, "policy") == 0) {
+            static const char *const known[] = {"on-request", "unless-trusted", "never", "granular", NULL};
+            bool ok = false;
+            for (const char *const *k = known; *k; k++)
+                ok = ok || strcmp(*k, value) == 0;
+            if (!ok) {
+                snprintf(err, errlen, "approvals.policy: '%s' is not on-request, unless-trusted, never or granular",
+                         value);
+                return -1;
+            }
+            free(c->approval_policy);
+            c->approval_policy = xstrdup(value);
+            return 0;
+        }
+        bool *flag = strcmp(key, "sandbox-approval") == 0 ? &c->granular_sandbox_approval
+                     : strcmp(key, "rules") == 0          ? &c->granular_rules
+                                                           : NULL;
+        if (!flag) {
+            snprintf(err, errlen, "unknown key '%s' in [approvals] (known: policy, sandbox-approval, rules, timeout)",
+                     key);
+            return -1;
+        }
+        if (parse_bool(value, flag) < 0) {
+            snprintf(err, errlen, "approvals.%s: '%s' is not true or false", key, value);
+            return -1;
+        }
+        return 0;
+    }
     int section_known = 0;
     for (size_t i = 0; i < sizeof conf_keys / sizeof conf_keys[0]; i++) {
         const conf_key *k = &conf_keys[i];
@@ -380,6 +412,7 @@ void conf_free(conf_t *c)
     free_list(c->env_keep, c->n_env_keep);
     free_list(c->env_set, c->n_env_set);
     free(c->ui_theme);
+    free(c->approval_policy);
     conf_defaults(c);
 }
 

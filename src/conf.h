@@ -47,6 +47,10 @@ typedef struct conf {
     int ui_sidebar_width;  /* columns */
     /* [keys] */
     key_bindings keys;
+    /* [approvals] */
+    char *approval_policy;      /* NULL: on-request */
+    bool granular_sandbox_approval, granular_rules;
+    uint64_t approval_timeout_ms; /* 0: wait for an answer */
 } conf_t;
 
 void conf_free(conf_t *c);

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "server_int.h"
+#include "approvals.h"
 #include "paths.h"
 #include "uexec.h"
 
@@ -87,6 +88,59 @@ static void cmd_subscribe(conn_t *c, json_t *id, json_t *req)
 {
     (void)req;
     watch_subscribe(c, id);
+}
+
+static void cmd_approvals(conn_t *c, json_t *id, json_t *req)
+{
+    (void)req;
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "approvals", approvals_json(c->srv));
+    json_object_set_new(r, "policy", json_string(approval_policy_name(c->srv->policy.approval)));
+    if (c->srv->rules_error)
+        json_object_set_new(r, "rules_error", json_string(c->srv->rules_error));
+    conn_send(c, r);
+}
+
+/* approve {id, scope: once|session|persist} and deny {id, note, stop}. */
+static void answer(conn_t *c, json_t *id, json_t *req, bool approve)
+{
+    proto_err e;
+    int64_t aid;
+    const char *scope = NULL, *note = NULL;
+    bool stop = false;
+    if (proto_get_int(req, "approval", true, 1, INT32_MAX, &aid, &e) < 0 ||
+        proto_get_string(req, "scope", false, &scope, &e) < 0 || proto_get_string(req, "note", false, &note, &e) < 0 ||
+        proto_get_bool(req, "stop", false, &stop, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    approval_answer ans = approve ? ANSWER_ONCE : stop ? ANSWER_STOP : ANSWER_DENY;
+    if (approve && scope && (approval_answer_parse(scope, &ans) < 0 || ans > ANSWER_PERSIST)) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'scope' must be \"once\", \"session\" or \"persist\"");
+        return;
+    }
+    char err[600];
+    char *clean = note ? sanitize_text(note, strlen(note), 2000) : NULL;
+    int rc = approval_answer_id(c->srv, (int)aid, ans, clean, c->client, err, sizeof err);
+    free(clean);
+    if (rc < 0) {
+        conn_reply_error(c, id, PERR_NOT_FOUND, err);
+        return;
+    }
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "approval", json_integer(aid));
+    json_object_set_new(r, "answer", json_string(approval_answer_name(ans)));
+    conn_send(c, r);
+}
+
+static void cmd_approve(conn_t *c, json_t *id, json_t *req)
+{
+    answer(c, id, req, true);
+}
+
+static void cmd_deny(conn_t *c, json_t *id, json_t *req)
+{
+    answer(c, id, req, false);
 }
 
 static void cmd_watch(conn_t *c, json_t *id, json_t *req)
@@ -280,17 +334,9 @@ static void cmd_exec(conn_t *c, json_t *id, json_t *req)
     }
     a.r.kind = SESSION_EXEC;
     a.r.tty = tty;
-    char *warning = NULL;
-    session_t *s = start(c, id, &a.r, &warning);
+    exec_params p = {uexec_exec_yield(yield), max_tokens, stream, raw};
+    gate_exec(c, id, req, &a.r, &p);
     spawn_args_free(&a);
-    if (!s)
-        return;
-    if (warning) {
-        json_t *ev = json_pack("{s:s, s:i, s:s}", "event", "warning", "session", s->id, "message", warning);
-        conn_send(c, ev);
-        free(warning);
-    }
-    waiter_start(c, id, s, uexec_exec_yield(yield), 0, max_tokens, stream, raw);
 }
 
 static void cmd_write_stdin(conn_t *c, json_t *id, json_t *req)
@@ -427,6 +473,7 @@ static const struct {
     {"write_stdin", cmd_write_stdin}, {"screen", cmd_screen}, {"kill", cmd_kill},
     {"pin", cmd_pin}, {"resize", cmd_resize}, {"shutdown", cmd_shutdown},
     {"subscribe", cmd_subscribe}, {"watch", cmd_watch}, {"unwatch", cmd_unwatch}, {"input", cmd_input},
+    {"approvals", cmd_approvals}, {"approve", cmd_approve}, {"deny", cmd_deny},
 };
 
 void dispatch(conn_t *c, json_t *id, json_t *req)

@@ -34,6 +34,8 @@
 #define PERR_SPAWN "spawn_failed"
 #define PERR_STORE_FULL "store_full"
 #define PERR_SHUTTING_DOWN "shutting_down"
+#define PERR_FORBIDDEN_BY_POLICY "forbidden_by_policy"
+#define PERR_DENIED "denied"
 #define PERR_INTERNAL "internal"
 
 /* Splits a byte stream into lines of at most max bytes (newline excluded). */

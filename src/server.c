@@ -8,6 +8,7 @@
 
 #include "server.h"
 #include "server_int.h"
+#include "approvals.h"
 #include "paths.h"
 #include "sbconf.h"
 #include "uexec.h"
@@ -180,6 +181,7 @@ static void on_session_closed(session_t *s, void *user)
         free(k);
     }
     watch_session_freed(s);
+    approval_cache_free(&x->approved);
     link_del(&x->node);
     free(x);
     session_free(s);
@@ -311,6 +313,7 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     link_init(&x->node);
     link_init(&x->kill_waits);
     link_init(&x->watchers);
+    link_init(&x->approved);
     x->srv = srv;
     session_t *s = session_start(srv->loop, id, &spec, srv->state_dir, &server_session_hooks, srv, err, errlen);
     sb_plan_free(plan);
@@ -445,6 +448,7 @@ void conn_reply_error(conn_t *c, json_t *id, const char *code, const char *messa
 
 static void conn_free(conn_t *c)
 {
+    approval_cache_free(&c->approved);
     proto_reader_free(&c->rd);
     free(c->client);
     free(c);
@@ -468,6 +472,7 @@ static void conn_close(conn_t *c)
     c->closing = true;
     link_del(&c->node);
     waiter_conn_closed(c);
+    gate_conn_closed(c);
     watch_conn_closed(c);
     uv_close((uv_handle_t *)&c->pipe, on_conn_closed);
 }
@@ -533,6 +538,8 @@ static void on_connection(uv_stream_t *listener, int status)
     c->refs = 1;
     link_init(&c->waiters);
     link_init(&c->watches);
+    link_init(&c->gated);
+    link_init(&c->approved);
     proto_reader_init(&c->rd, PROTO_MAX_MSG);
     uv_pipe_init(srv->loop, &c->pipe, 0);
     c->pipe.data = c;
@@ -611,6 +618,7 @@ static void finish_shutdown(server_t *srv)
     uv_close((uv_handle_t *)&srv->sig_chld, NULL);
     uv_close((uv_handle_t *)&srv->shutdown_timer, NULL);
     uv_close((uv_handle_t *)&srv->notify_timer, NULL);
+    approvals_shutdown(srv);
 }
 
 static void maybe_finish_shutdown(server_t *srv)
@@ -755,6 +763,25 @@ static void init_signal(server_t *srv, uv_signal_t *h, int sig, uv_signal_cb cb)
     uv_signal_start(h, cb, sig);
 }
 
+/* The exec policy: settings, rules, and the durable approvals log. */
+static void start_policy(server_t *srv)
+{
+    srv->policy.approval = APPROVAL_ON_REQUEST;
+    if (srv->conf.approval_policy)
+        approval_policy_parse(srv->conf.approval_policy, &srv->policy.approval);
+    srv->policy.granular_sandbox_approval = srv->conf.granular_sandbox_approval;
+    srv->policy.granular_rules = srv->conf.granular_rules;
+    approvals_load_rules(srv);
+    if (srv->rules_error)
+        slog("rules not loaded: %s", srv->rules_error);
+    char err[512];
+    char *path = xasprintf("%s/approvals.jsonl", srv->state_dir);
+    srv->approval_log = eventlog_open(path, err, sizeof err);
+    if (!srv->approval_log)
+        slog("approvals are not logged: %s", err);
+    free(path);
+}
+
 int server_run(int ready_fd)
 {
     server_t srv_storage, *srv = &srv_storage;
@@ -763,6 +790,7 @@ int server_run(int ready_fd)
     srv->exit_status = -1;
     link_init(&srv->sessions);
     link_init(&srv->conns);
+    link_init(&srv->approvals);
     store_init(&srv->store);
     if (getenv("CORRAL_SEQUENTIAL_IDS"))
         srv->store.sequential_ids = true; /* deterministic ids for tests */
@@ -816,6 +844,7 @@ int server_run(int ready_fd)
     srv->shutdown_timer.data = srv;
     uv_timer_init(srv->loop, &srv->notify_timer);
     srv->notify_timer.data = srv;
+    start_policy(srv);
 
     slog("listening on %s", srv->socket_path);
     ready_message(ready_fd, "ok %d", (int)getpid());

@@ -12,7 +12,10 @@
 #include <uv.h>
 
 #include "conf.h"
+#include "eventlog.h"
+#include "policy.h"
 #include "proto.h"
+#include "rules.h"
 #include "session.h"
 #include "store.h"
 
@@ -38,6 +41,8 @@ struct conn {
     link_t waiters;   /* waiter_t.conn_node */
     bool subscribed;  /* gets session events (watch.c) */
     link_t watches;   /* watch_t.conn_node: sessions whose terminal it follows */
+    link_t gated;     /* exec requests of this connection waiting for approval (gate.c) */
+    link_t approved;  /* the connection's "for this session" approvals (its agent session) */
 };
 
 /* Per-session data the server keeps beside the session. */
@@ -51,6 +56,7 @@ typedef struct session_extra {
     link_t watchers;   /* watch_t.sess_node */
     bool notify_pending; /* a session event is due to subscribers */
     uint64_t last_output_ms; /* loop time of the last output; 0: none yet */
+    link_t approved;         /* "for this session" approvals of requests from inside it */
     uint64_t last_bell_ms;
 } session_extra;
 
@@ -76,6 +82,13 @@ struct server {
     uv_signal_t sig_term, sig_int, sig_chld, sig_hup;
     uv_timer_t shutdown_timer;
     uv_timer_t notify_timer; /* coalesces session events */
+    /* The exec policy and its approval queue (approvals.c, gate.c). */
+    rules_t *rules;
+    char *rules_error;     /* rule files that could not be loaded, or NULL */
+    policy_settings policy;
+    link_t approvals;      /* approval_t.node, oldest first */
+    int next_approval;
+    eventlog_t *approval_log; /* approvals.jsonl */
     store_t store;
     link_t sessions; /* session_extra.node */
     link_t conns;
@@ -148,6 +161,19 @@ void watch_session_removed(session_t *s);
 void watch_session_freed(session_t *s);
 void watch_conn_closed(conn_t *c);
 void watch_conn_drained(conn_t *c);
+
+/* gate.c: an exec request through the policy (and maybe a human) */
+typedef struct exec_params {
+    uint32_t yield_ms;
+    int64_t max_tokens;
+    bool stream, raw;
+} exec_params;
+/* Judge r (its sandbox fields from req: sandbox_permissions,
+ * additional_permissions, justification, prefix_rule), then run it, ask
+ * for it, or refuse it; the reply to id comes when it has run (or was
+ * refused).  r is copied. */
+void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const exec_params *p);
+void gate_conn_closed(conn_t *c);
 
 /* dispatch.c */
 void dispatch(conn_t *c, json_t *id, json_t *req);

@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include "server_int.h"
+#include "approvals.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -127,7 +128,12 @@ json_t *watch_list_reply(server_t *srv, json_t *id)
 void watch_subscribe(conn_t *c, json_t *id)
 {
     c->subscribed = true;
-    conn_send(c, watch_list_reply(c->srv, id));
+    json_t *r = watch_list_reply(c->srv, id);
+    /* What waits for an answer now; later ones come as approval events. */
+    json_object_set_new(r, "approvals", approvals_json(c->srv));
+    if (c->srv->rules_error)
+        json_object_set_new(r, "rules_error", json_string(c->srv->rules_error));
+    conn_send(c, r);
 }
 
 void watch_start(conn_t *c, json_t *id, session_t *s, int history)

@@ -1,0 +1,351 @@
+/*
+ * approvals.c - see approvals.h.
+ */
+#include "config.h"
+
+#include "approvals.h"
+#include "paths.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The rules corral starts from, before the user's (docs/corral.rules.5). */
+static const char builtin_rules[] =
+    "# corral's built-in rules: asked before they run, whatever the sandbox.\n"
+    "prefix_rule(pattern=[\"git\", \"push\"], decision=\"prompt\",\n"
+    "            justification=\"pushing changes a remote repository\")\n"
+    "prefix_rule(pattern=[\"sudo\"], decision=\"prompt\", justification=\"runs a command as another user\")\n";
+
+static const char *const answer_names[] = {"once", "session", "persist", "deny", "stop", "timeout", "gone"};
+
+const char *approval_answer_name(approval_answer a)
+{
+    return (unsigned)a < sizeof answer_names / sizeof answer_names[0] ? answer_names[a] : "?";
+}
+
+int approval_answer_parse(const char *s, approval_answer *out)
+{
+    for (int i = ANSWER_ONCE; i <= ANSWER_STOP; i++) {
+        if (strcmp(s, answer_names[i]) == 0) {
+            *out = (approval_answer)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static char **copy_strv(char *const *v)
+{
+    if (!v)
+        return NULL;
+    size_t n = 0;
+    while (v[n])
+        n++;
+    char **c = xcalloc(n + 1, sizeof *c);
+    for (size_t i = 0; i < n; i++)
+        c[i] = xstrdup(v[i]);
+    return c;
+}
+
+static void free_strv(char **v)
+{
+    for (char **p = v; p && *p; p++)
+        free(*p);
+    free(v);
+}
+
+static json_t *strv_json(char *const *v)
+{
+    json_t *a = json_array();
+    for (char *const *p = v; p && *p; p++)
+        json_array_append_new(a, json_string(*p));
+    return a;
+}
+
+approval_t *approval_new(server_t *srv, char *const *argv, const char *cwd, const char *client)
+{
+    approval_t *a = xcalloc(1, sizeof *a);
+    link_init(&a->node);
+    a->srv = srv;
+    a->argv = copy_strv(argv);
+    a->cwd = xstrdup(cwd ? cwd : "/");
+    a->client = xstrdup(client ? client : "user");
+    a->kind = xstrdup("exec");
+    a->created = wall_sec();
+    return a;
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+    approval_t *a = h->data;
+    free_strv(a->argv);
+    free_strv(a->write);
+    free_strv(a->prefix_rule);
+    free(a->cwd);
+    free(a->client);
+    free(a->kind);
+    free(a->session_name);
+    free(a->justification);
+    free(a->reason);
+    free(a->rule);
+    free(a->cache_key);
+    free(a);
+}
+
+json_t *approval_json(const approval_t *a)
+{
+    static const char *const sandbox_names[] = {"default", "escalated", "more"};
+    json_t *o = json_pack("{s:i, s:s, s:s, s:o, s:s, s:b, s:f, s:f}", "id", a->id, "kind", a->kind, "client",
+                          a->client, "argv", strv_json(a->argv), "cwd", a->cwd, "tty", a->tty, "created", a->created,
+                          "age_seconds", wall_sec() - a->created);
+    if (a->session)
+        json_object_set_new(o, "session", json_integer(a->session));
+    if (a->session_name)
+        json_object_set_new(o, "session_name", json_string(a->session_name));
+    json_object_set_new(o, "permissions",
+                        json_pack("{s:s, s:o, s:b}", "sandbox", sandbox_names[a->sandbox], "write",
+                                  strv_json(a->write), "network", a->network));
+    if (a->justification)
+        json_object_set_new(o, "justification", json_string(a->justification));
+    if (a->reason)
+        json_object_set_new(o, "reason", json_string(a->reason));
+    if (a->rule)
+        json_object_set_new(o, "rule", json_string(a->rule));
+    if (a->prefix_rule)
+        json_object_set_new(o, "prefix_rule", strv_json(a->prefix_rule));
+    /* Risk hints for the dialog, worked out here so every client agrees. */
+    json_t *risks = json_array();
+    bool outside = false, git = false, sudo = false, pipe_sh = false;
+    for (char **w = a->write; w && *w; w++)
+        outside = outside || strncmp(*w, a->cwd, strlen(a->cwd)) != 0;
+    for (char **p = a->argv; p && *p; p++) {
+        git = git || strstr(*p, ".git") != NULL;
+        sudo = sudo || strcmp(*p, "sudo") == 0 || strstr(*p, "sudo ") != NULL;
+        pipe_sh = pipe_sh || strstr(*p, "| sh") || strstr(*p, "| bash") || strstr(*p, "|sh") || strstr(*p, "|bash");
+    }
+    if (a->sandbox == SANDBOX_ESCALATED)
+        json_array_append_new(risks, json_string("runs without the sandbox"));
+    if (outside)
+        json_array_append_new(risks, json_string("writes outside the workspace"));
+    if (git)
+        json_array_append_new(risks, json_string("touches .git"));
+    if (sudo)
+        json_array_append_new(risks, json_string("sudo"));
+    if (pipe_sh)
+        json_array_append_new(risks, json_string("pipes into a shell"));
+    if (a->network)
+        json_array_append_new(risks, json_string("network access"));
+    json_object_set_new(o, "risks", risks);
+    return o;
+}
+
+json_t *approvals_json(server_t *srv)
+{
+    json_t *list = json_array();
+    for (link_t *l = srv->approvals.next; l != &srv->approvals; l = l->next)
+        json_array_append_new(list, approval_json(link_entry(l, approval_t, node)));
+    return list;
+}
+
+static void broadcast(server_t *srv, json_t *ev)
+{
+    for (link_t *l = srv->conns.next; l != &srv->conns; l = l->next) {
+        conn_t *c = link_entry(l, conn_t, node);
+        if (c->subscribed && !c->closing)
+            conn_send(c, json_incref(ev));
+    }
+    json_decref(ev);
+}
+
+/* Durable record of a request or decision: approvals.jsonl, and the
+ * session's own log when the session exists. */
+static void record(server_t *srv, approval_t *a, const char *event, json_t *fields)
+{
+    json_object_set_new(fields, "approval", json_integer(a->id));
+    if (a->session) {
+        session_t *s = server_find(srv, a->session);
+        if (s && s->events)
+            eventlog_write(s->events, event, json_deep_copy(fields), true);
+    }
+    if (srv->approval_log)
+        eventlog_write(srv->approval_log, event, fields, true);
+    else
+        json_decref(fields);
+}
+
+static void on_timeout(uv_timer_t *t)
+{
+    approval_t *a = t->data;
+    char err[64];
+    approval_answer_id(a->srv, a->id, ANSWER_TIMEOUT, "nobody answered in time", "timeout", err, sizeof err);
+}
+
+void approval_submit(server_t *srv, approval_t *a)
+{
+    a->id = ++srv->next_approval;
+    link_add(&srv->approvals, &a->node);
+    uv_timer_init(srv->loop, &a->timer);
+    a->timer.data = a;
+    if (srv->conf.approval_timeout_ms)
+        uv_timer_start(&a->timer, on_timeout, srv->conf.approval_timeout_ms, 0);
+    record(srv, a, "approval_requested", approval_json(a));
+    broadcast(srv, json_pack("{s:s, s:o}", "event", "approval", "approval", approval_json(a)));
+}
+
+/* Remember a session answer in the requester's cache. */
+static void cache_add(link_t *cache, const char *key)
+{
+    typedef struct entry {
+        link_t node;
+        char key[];
+    } entry;
+    size_t n = strlen(key) + 1;
+    entry *e = xmalloc(sizeof *e + n);
+    memcpy(e->key, key, n);
+    link_add(cache, &e->node);
+}
+
+bool approval_cached(link_t *cache, const char *key)
+{
+    typedef struct entry {
+        link_t node;
+        char key[];
+    } entry;
+    for (link_t *l = cache->next; l != cache; l = l->next)
+        if (strcmp(link_entry(l, entry, node)->key, key) == 0)
+            return true;
+    return false;
+}
+
+void approval_cache_free(link_t *cache)
+{
+    while (!link_empty(cache)) {
+        link_t *l = cache->next;
+        link_del(l);
+        free(l);
+    }
+}
+
+char *approval_key(char *const *argv, const char *cwd, bool tty, sandbox_request sb, char *const *write,
+                   bool network, const char *env)
+{
+    /* JSON makes the parts unambiguous (no separator can be forged). */
+    json_t *k = json_pack("{s:o, s:s, s:b, s:i, s:o, s:b, s:s}", "argv", strv_json(argv), "cwd", cwd, "tty", tty,
+                          "sandbox", (int)sb, "write", strv_json(write), "network", network, "env", env ? env : "");
+    char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(k);
+    return s;
+}
+
+static char *rules_file(void)
+{
+    char *dir = paths_config_dir();
+    char *p = xasprintf("%s/rules/default.rules", dir);
+    free(dir);
+    return p;
+}
+
+int approval_answer_id(server_t *srv, int id, approval_answer answer, const char *note, const char *by, char *err,
+                       size_t errlen)
+{
+    approval_t *a = NULL;
+    for (link_t *l = srv->approvals.next; l != &srv->approvals; l = l->next)
+        if (link_entry(l, approval_t, node)->id == id)
+            a = link_entry(l, approval_t, node);
+    if (!a) {
+        snprintf(err, errlen, "no pending request %d (answered already, or withdrawn)", id);
+        return -1;
+    }
+    if (answer == ANSWER_PERSIST) {
+        char **tokens = a->prefix_rule ? a->prefix_rule : a->argv;
+        size_t n = 0;
+        while (tokens[n])
+            n++;
+        char *path = rules_file(), perr[512];
+        if (rules_append_prefix_rule(path, tokens, n, perr, sizeof perr) < 0) {
+            snprintf(err, errlen, "cannot save the rule: %s", perr);
+            free(path);
+            return -1;
+        }
+        free(path);
+        approvals_load_rules(srv);
+    }
+    if (answer == ANSWER_SESSION && a->cache && a->cache_key)
+        cache_add(a->cache, a->cache_key);
+    json_t *fields = json_pack("{s:s, s:s}", "answer", approval_answer_name(answer), "by", by ? by : "?");
+    if (note && *note)
+        json_object_set_new(fields, "note", json_string(note));
+    /* Logged (and synced) before the decision takes effect. */
+    record(srv, a, "approval_decided", json_deep_copy(fields));
+    json_object_set_new(fields, "event", json_string("approval_done"));
+    json_object_set_new(fields, "id", json_integer(a->id));
+    broadcast(srv, fields);
+    link_del(&a->node);
+    uv_timer_stop(&a->timer);
+    a->fn(srv, a, answer, note, a->user);
+    uv_close((uv_handle_t *)&a->timer, on_timer_closed);
+    return 0;
+}
+
+void approval_withdraw(server_t *srv, approval_t *a)
+{
+    char err[64];
+    approval_answer_id(srv, a->id, ANSWER_GONE, NULL, "requester", err, sizeof err);
+}
+
+/* ---- rules ------------------------------------------------------------------- */
+
+static int by_name(const struct dirent **x, const struct dirent **y)
+{
+    return strcmp((*x)->d_name, (*y)->d_name);
+}
+
+void approvals_load_rules(server_t *srv)
+{
+    rules_t *r = rules_new();
+    char err[1024];
+    buf_t errors;
+    buf_init(&errors);
+    if (rules_load_text(r, "(built-in rules)", builtin_rules, err, sizeof err) < 0)
+        buf_printf(&errors, "%s\n", err); /* a bug: the unit tests load them */
+    char *cdir = paths_config_dir();
+    char *dir = xasprintf("%s/rules", cdir);
+    free(cdir);
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, NULL, by_name);
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        size_t len = strlen(name);
+        if (len > 6 && strcmp(name + len - 6, ".rules") == 0) {
+            char *path = xasprintf("%s/%s", dir, name);
+            if (rules_load_file(r, path, err, sizeof err) < 0)
+                buf_printf(&errors, "%s\n", err);
+            free(path);
+        }
+        free(names[i]);
+    }
+    free(names);
+    free(dir);
+    rules_free(srv->rules);
+    srv->rules = r;
+    free(srv->rules_error);
+    srv->rules_error = errors.len ? buf_steal(&errors) : NULL;
+    if (!srv->rules_error)
+        buf_free(&errors);
+}
+
+void approvals_shutdown(server_t *srv)
+{
+    while (!link_empty(&srv->approvals))
+        approval_withdraw(srv, link_entry(srv->approvals.next, approval_t, node));
+    rules_free(srv->rules);
+    srv->rules = NULL;
+    free(srv->rules_error);
+    srv->rules_error = NULL;
+    if (srv->approval_log)
+        eventlog_close(srv->approval_log);
+    srv->approval_log = NULL;
+}
