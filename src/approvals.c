@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The rules corral starts from, before the user's (docs/corral.rules.5). */
+/* corral's own rules (docs/corral.rules.5): they decide only for commands
+ * no rule of the user's matches, so "always" answers override them. */
 static const char builtin_rules[] =
     "# corral's built-in rules: asked before they run, whatever the sandbox.\n"
     "prefix_rule(pattern=[\"git\", \"push\"], decision=\"prompt\",\n"
@@ -309,8 +310,11 @@ void approvals_load_rules(server_t *srv)
     char err[1024];
     buf_t errors;
     buf_init(&errors);
-    if (rules_load_text(r, "(built-in rules)", builtin_rules, err, sizeof err) < 0)
-        buf_printf(&errors, "%s\n", err); /* a bug: the unit tests load them */
+    if (!srv->builtin_rules) {
+        srv->builtin_rules = rules_new();
+        if (rules_load_text(srv->builtin_rules, "(built-in rules)", builtin_rules, err, sizeof err) < 0)
+            buf_printf(&errors, "%s\n", err); /* a bug: the tests load them */
+    }
     char *cdir = paths_config_dir();
     char *dir = xasprintf("%s/rules", cdir);
     free(cdir);
@@ -343,6 +347,8 @@ void approvals_shutdown(server_t *srv)
         approval_withdraw(srv, link_entry(srv->approvals.next, approval_t, node));
     rules_free(srv->rules);
     srv->rules = NULL;
+    rules_free(srv->builtin_rules);
+    srv->builtin_rules = NULL;
     free(srv->rules_error);
     srv->rules_error = NULL;
     if (srv->approval_log)

@@ -531,14 +531,19 @@ static void on_exec_event(json_t *ev, void *user)
 
 static int verb_exec(int argc, char **argv)
 {
-    bool tty = false, raw = false;
+    bool tty = false, raw = false, add_net = false;
     const char *dir = NULL, *shell_cmd = NULL, *name = NULL;
+    const char *sandbox_perms = NULL, *justification = NULL, *prefix_rule = NULL;
+    json_t *add_write = json_array();
     long yield = -1, max_tokens = -1;
     static const struct option opts[] = {
         {"tty", no_argument, NULL, 't'}, {"directory", required_argument, NULL, 'C'},
         {"yield", required_argument, NULL, 'y'}, {"max-tokens", required_argument, NULL, 'm'},
         {"raw", no_argument, NULL, 'r'}, {"command", required_argument, NULL, 'c'},
-        {"name", required_argument, NULL, 'n'}, SANDBOX_LONGOPTS, HELP_OPTION, {0}};
+        {"name", required_argument, NULL, 'n'}, {"sandbox-permissions", required_argument, NULL, 1},
+        {"add-write", required_argument, NULL, 2}, {"add-net", no_argument, NULL, 3},
+        {"justification", required_argument, NULL, 4}, {"prefix-rule", required_argument, NULL, 5},
+        SANDBOX_LONGOPTS, HELP_OPTION, {0}};
     sandbox_opts so = {0};
     int o;
     while ((o = getopt_long(argc, argv, "+tC:y:m:rc:n:P:w:R:D:h", opts, NULL)) != -1) {
@@ -563,10 +568,25 @@ static int verb_exec(int argc, char **argv)
         case 'r': raw = true; break;
         case 'c': shell_cmd = optarg; break;
         case 'n': name = optarg; break;
+        case 1: sandbox_perms = optarg; break;
+        case 2: {
+            char *abs = realpath(optarg, NULL);
+            json_array_append_new(add_write, json_string(abs ? abs : optarg));
+            free(abs);
+            break;
+        }
+        case 3: add_net = true; break;
+        case 4: justification = optarg; break;
+        case 5: prefix_rule = optarg; break;
         case 'h': print_help(current_verb); return 0;
         default: return usage_error("unknown option");
         }
     }
+    if (sandbox_perms && strcmp(sandbox_perms, "require_escalated") != 0 &&
+        strcmp(sandbox_perms, "with_additional_permissions") != 0 && strcmp(sandbox_perms, "use_default") != 0)
+        return usage_error("--sandbox-permissions is require_escalated, with_additional_permissions or use_default");
+    if ((json_array_size(add_write) || add_net) && (!sandbox_perms || strcmp(sandbox_perms, "with_additional_permissions")))
+        return usage_error("--add-write and --add-net go with --sandbox-permissions with_additional_permissions");
     int err_status = raw ? EXIT_RAW_ERR : EXIT_ERR;
     if (!shell_cmd && optind >= argc)
         return usage_error("no command given (corral exec -- CMD [ARG...], or -c 'SHELL COMMAND')");
@@ -608,6 +628,22 @@ static int verb_exec(int argc, char **argv)
         json_object_set_new(req, "max_output_tokens", json_integer(max_tokens));
     if (raw)
         json_object_set_new(req, "stream", json_true());
+    if (sandbox_perms)
+        json_object_set_new(req, "sandbox_permissions", json_string(sandbox_perms));
+    if (json_array_size(add_write) || add_net)
+        json_object_set_new(req, "additional_permissions",
+                            json_pack("{s:O, s:b}", "write", add_write, "network", add_net));
+    json_decref(add_write);
+    if (justification)
+        json_object_set_new(req, "justification", json_string(justification));
+    if (prefix_rule) {
+        json_t *tokens = json_array();
+        char *copy = xstrdup(prefix_rule), *save = NULL;
+        for (char *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+            json_array_append_new(tokens, json_string(tok));
+        free(copy);
+        json_object_set_new(req, "prefix_rule", tokens);
+    }
 
     client_t c;
     if (connect_or_fail(&c, true) < 0) {
@@ -901,6 +937,21 @@ static int verb_policy(int argc, char **argv)
     return cli_policy(argc, argv, current_verb->usage, current_verb->help);
 }
 
+static int verb_approvals(int argc, char **argv)
+{
+    return cli_approvals(argc, argv, current_verb->usage, current_verb->help);
+}
+
+static int verb_approve(int argc, char **argv)
+{
+    return cli_approve(argc, argv, current_verb->usage, current_verb->help);
+}
+
+static int verb_deny(int argc, char **argv)
+{
+    return cli_deny(argc, argv, current_verb->usage, current_verb->help);
+}
+
 static int verb_demo(int argc, char **argv)
 {
     return cli_demo(argc, argv, current_verb->usage, current_verb->help);
@@ -994,6 +1045,7 @@ static const verb verbs[] = {
      "  -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)\n" SANDBOX_HELP},
     {"exec", verb_exec,
      "exec [--tty] [-C DIR] [--yield MS] [--max-tokens N] [--raw] [-n NAME] [SANDBOX OPTIONS] "
+     "[--sandbox-permissions P [--add-write PATH]... [--add-net]] [--justification TEXT] [--prefix-rule TOKENS] "
      "(-- CMD [ARG...] | -c 'COMMAND')",
      "Run a command the way an agent's exec_command does and print the reply\n"
      "envelope (Chunk ID, Wall time, exit code or session id, Original token\n"
@@ -1008,7 +1060,17 @@ static const verb verbs[] = {
      "  -n, --name NAME       a name to show in lists\n"
      "  -r, --raw             print the command's output as it comes, untruncated,\n"
      "                        and exit with its status (128+N for signal N); corral's\n"
-     "                        own errors exit 125.  Interrupting corral kills the command.\n" SANDBOX_HELP},
+     "                        own errors exit 125.  Interrupting corral kills the command.\n"
+     "\nEvery command passes corral's exec policy first (corral.rules(5)): a forbidden\n"
+     "one is refused, one that needs approval waits until someone answers in the\n"
+     "supervisor screen or with corral approve/deny; a denial exits 1 (125 with --raw)\n"
+     "with the user's note if one was typed.\n"
+     "  --sandbox-permissions require_escalated|with_additional_permissions\n"
+     "                        ask to run without the sandbox, or with more in it\n"
+     "  --add-write PATH      (with_additional_permissions) a writable path\n"
+     "  --add-net             (with_additional_permissions) network access\n"
+     "  --justification TEXT  why, shown to the person who answers\n"
+     "  --prefix-rule 'TOKENS' the rule to save if they answer \"always\" (p)\n" SANDBOX_HELP},
     {"send", verb_send, "send [-e] [--enter] [--yield MS] ID TEXT",
      "Write TEXT to a session's terminal (write_stdin) and print the reply envelope\n"
      "with the output that follows (yield default 250 ms, at most 30000).\n\n"
@@ -1060,6 +1122,16 @@ static const verb verbs[] = {
      "      --resolve-host-executables  an absolute program without rules of its own\n"
      "                                uses its basename's, as host_executable() allows\n"},
     {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
+    {"approvals", verb_approvals, "approvals [--json]",
+     "List the requests waiting for approval, oldest first: id, who asks, age,\n"
+     "the exact command, why the policy asks and the agent's reason.\n"},
+    {"approve", verb_approve, "approve [--session | --persist] ID",
+     "Approve request ID: once (default), --session (this exact request for the rest\n"
+     "of the requester's session), or --persist (and save a prefix_rule in\n"
+     "~/.config/corral/rules/default.rules).  The first answer wins.\n"},
+    {"deny", verb_deny, "deny [--note TEXT] [--stop] ID",
+     "Deny request ID; --note tells the agent what to do instead; --stop also ends\n"
+     "what asked (a command from inside a session).\n"},
     {"demo", verb_demo, "demo [--theme NAME]",
      "Start a few scripted sessions that show what corral does (live output, a\n"
      "long-running process, a failing command, a shell to type into, an agent's\n"

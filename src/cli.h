@@ -26,5 +26,8 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help);
 int cli_doctor(int argc, char **argv, const char *usage, const char *help);
 int cli_policy(int argc, char **argv, const char *usage, const char *help);
 int cli_demo(int argc, char **argv, const char *usage, const char *help);
+int cli_approvals(int argc, char **argv, const char *usage, const char *help);
+int cli_approve(int argc, char **argv, const char *usage, const char *help);
+int cli_deny(int argc, char **argv, const char *usage, const char *help);
 
 #endif

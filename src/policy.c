@@ -51,11 +51,14 @@ static void join_tokens(char **tokens, size_t n, char *out, size_t len)
     }
 }
 
-static void judge_segment(const rules_t *rules, const policy_settings *ps, char *const *argv, segment_verdict *v)
+static void judge_segment(const rules_t *rules, const rules_t *defaults, const policy_settings *ps,
+                          char *const *argv, segment_verdict *v)
 {
     memset(v, 0, sizeof *v);
     rule_match *m = NULL;
     size_t n = rules ? rules_match(rules, argv, true, &m) : 0;
+    if (n == 0 && defaults)
+        n = rules_match(defaults, argv, true, &m);
     if (n > 0) {
         v->by_rule = true;
         v->decision = rules_decide(m, n);
@@ -112,8 +115,8 @@ static void refuse_unaskable(const policy_settings *ps, bool escalation, policy_
     }
 }
 
-void policy_evaluate(const rules_t *rules, const policy_settings *ps, char *const *argv, sandbox_request req,
-                     bool deny_read, policy_result *out)
+void policy_evaluate(const rules_t *rules, const rules_t *defaults, const policy_settings *ps, char *const *argv,
+                     sandbox_request req, bool deny_read, policy_result *out)
 {
     memset(out, 0, sizeof *out);
     sh_commands cmds = {0};
@@ -126,7 +129,7 @@ void policy_evaluate(const rules_t *rules, const policy_settings *ps, char *cons
     bool all_explicit = true;
     for (size_t i = 0; i < nseg; i++) {
         segment_verdict v;
-        judge_segment(rules, ps, split ? cmds.cmds[i] : argv, &v);
+        judge_segment(rules, defaults, ps, split ? cmds.cmds[i] : argv, &v);
         all_explicit = all_explicit && v.by_rule && v.decision == RULE_ALLOW;
         out->dangerous = out->dangerous || v.dangerous;
         if (v.decision > worst) {

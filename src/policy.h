@@ -65,9 +65,12 @@ typedef struct policy_result {
     char rule[512];       /* the deciding rule's prefix, as text; empty for heuristics */
 } policy_result;
 
-/* Judge argv.  rules may be NULL (no rules loaded); deny_read: the
- * profile has deny entries (they keep the sandbox when escalated). */
-void policy_evaluate(const rules_t *rules, const policy_settings *ps, char *const *argv, sandbox_request req,
-                     bool deny_read, policy_result *out);
+/* Judge argv.  rules: the user's (may be NULL); defaults: corral's
+ * built-in rules, consulted for a segment only when no user rule matches
+ * it, so a user's rule (an "always" answer) overrides them (may be NULL).
+ * deny_read: the profile has deny entries (they keep the sandbox when
+ * escalated). */
+void policy_evaluate(const rules_t *rules, const rules_t *defaults, const policy_settings *ps, char *const *argv,
+                     sandbox_request req, bool deny_read, policy_result *out);
 
 #endif

@@ -83,7 +83,8 @@ struct server {
     uv_timer_t shutdown_timer;
     uv_timer_t notify_timer; /* coalesces session events */
     /* The exec policy and its approval queue (approvals.c, gate.c). */
-    rules_t *rules;
+    rules_t *rules;          /* the user's */
+    rules_t *builtin_rules;  /* corral's defaults: only where no user rule matches */
     char *rules_error;     /* rule files that could not be loaded, or NULL */
     policy_settings policy;
     link_t approvals;      /* approval_t.node, oldest first */

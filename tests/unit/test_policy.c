@@ -47,7 +47,7 @@ static policy_result judge(approval_policy ap, const char *line, sandbox_request
     policy_settings ps = {ap, true, true};
     char *argv[] = {"bash", "-lc", (char *)line, NULL};
     policy_result r;
-    policy_evaluate(rules, &ps, argv, req, false, &r);
+    policy_evaluate(rules, NULL, &ps, argv, req, false, &r);
     return r;
 }
 
@@ -123,14 +123,14 @@ static void granular(void **state)
     char *push[] = {"git", "push", NULL};
     char *npm[] = {"npm", "test", NULL};
     policy_result r;
-    policy_evaluate(rules, &ps, push, SANDBOX_DEFAULT, false, &r);
+    policy_evaluate(rules, NULL, &ps, push, SANDBOX_DEFAULT, false, &r);
     assert_int_equal(r.verdict, VERDICT_ASK); /* rules may ask */
-    policy_evaluate(rules, &ps, npm, SANDBOX_ESCALATED, false, &r);
+    policy_evaluate(rules, NULL, &ps, npm, SANDBOX_ESCALATED, false, &r);
     assert_int_equal(r.verdict, VERDICT_FORBIDDEN); /* escalations may not */
     ps = (policy_settings){APPROVAL_GRANULAR, true, false};
-    policy_evaluate(rules, &ps, push, SANDBOX_DEFAULT, false, &r);
+    policy_evaluate(rules, NULL, &ps, push, SANDBOX_DEFAULT, false, &r);
     assert_int_equal(r.verdict, VERDICT_FORBIDDEN);
-    policy_evaluate(rules, &ps, npm, SANDBOX_ESCALATED, false, &r);
+    policy_evaluate(rules, NULL, &ps, npm, SANDBOX_ESCALATED, false, &r);
     assert_int_equal(r.verdict, VERDICT_ASK);
 }
 
@@ -140,12 +140,33 @@ static void deny_read_keeps_sandbox(void **state)
     policy_settings ps = {APPROVAL_ON_REQUEST, true, true};
     char *make[] = {"make", NULL};
     policy_result r;
-    policy_evaluate(rules, &ps, make, SANDBOX_ESCALATED, true, &r);
+    policy_evaluate(rules, NULL, &ps, make, SANDBOX_ESCALATED, true, &r);
     assert_int_equal(r.verdict, VERDICT_RUN);
     assert_true(r.sandboxed);
-    policy_evaluate(NULL, &ps, make, SANDBOX_DEFAULT, false, &r); /* no rules at all */
+    policy_evaluate(NULL, NULL, &ps, make, SANDBOX_DEFAULT, false, &r); /* no rules at all */
     assert_int_equal(r.verdict, VERDICT_RUN);
     assert_true(r.sandboxed);
+}
+
+static void user_rules_override_defaults(void **state)
+{
+    (void)state;
+    char err[256];
+    rules_t *defaults = rules_new(), *user = rules_new();
+    assert_int_equal(rules_load_text(defaults, "d", "prefix_rule(pattern=[\"git\", \"push\"], decision=\"prompt\")\n",
+                                     err, sizeof err), 0);
+    assert_int_equal(rules_load_text(user, "u", "prefix_rule(pattern=[\"git\", \"push\", \"origin\"])\n", err,
+                                     sizeof err), 0);
+    policy_settings ps = {APPROVAL_ON_REQUEST, true, true};
+    char *mine[] = {"git", "push", "origin", "main", NULL};
+    char *other[] = {"git", "push", "upstream", NULL};
+    policy_result r;
+    policy_evaluate(user, defaults, &ps, mine, SANDBOX_DEFAULT, false, &r);
+    assert_int_equal(r.verdict, VERDICT_RUN);
+    policy_evaluate(user, defaults, &ps, other, SANDBOX_DEFAULT, false, &r);
+    assert_int_equal(r.verdict, VERDICT_ASK);
+    rules_free(user);
+    rules_free(defaults);
 }
 
 static void policy_names(void **state)
@@ -164,7 +185,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rules_decide_first), cmocka_unit_test(never_never_asks), cmocka_unit_test(on_request),
         cmocka_unit_test(unless_trusted),     cmocka_unit_test(granular),         cmocka_unit_test(deny_read_keeps_sandbox),
-        cmocka_unit_test(policy_names),
+        cmocka_unit_test(user_rules_override_defaults), cmocka_unit_test(policy_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""The exec policy and its approval queue through the real server: commands
+a rule forbids are refused, commands that need approval wait until they are
+answered (with the CLI here; the TUI's dialog has its own test), every
+request and decision is logged durably, "for this session" answers are
+cached by the exact request, and "always" answers become rules."""
+import json
+import os
+import subprocess
+
+from harness import CORRAL, TIMEOUT, Tap, World, read_jsonl, run_tests
+
+RULES = '''# a user's rules
+prefix_rule(pattern=["rm", ["-rf", "-fr"]], decision="forbidden", justification="use trash instead")
+prefix_rule(pattern=["make", "deploy"], decision="prompt", justification="deploys to production")
+'''
+
+w = World()
+os.makedirs(os.path.join(w.config, "corral", "rules"), exist_ok=True)
+with open(os.path.join(w.config, "corral", "rules", "user.rules"), "w") as f:
+    f.write(RULES)
+w.start_server()
+watcher = w.connect("watcher")
+watcher.call({"cmd": "subscribe"})
+
+
+def next_approval():
+    """The next approval event the watcher hears (events, not polling)."""
+    while True:
+        m = watcher.events.pop(0) if watcher.events else watcher.read_msg()
+        if m.get("event") == "approval":
+            return m["approval"]
+
+
+def exec_bg(*args):
+    """corral exec in the background: it blocks until the request is answered."""
+    return subprocess.Popen([CORRAL, "exec", "-C", w.ws] + list(args), env=w.env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_forbidden(t):
+    r = w.corral("exec", "-C", w.ws, "--", "rm", "-rf", "build")
+    t.eq(r.returncode, 1, "a command a rule forbids is refused (exit 1)", r.stderr)
+    t.ok("forbids" in r.stderr and "use trash instead" in r.stderr, "with the rule's justification", r.stderr)
+
+
+def test_approve_once(t):
+    p = exec_bg("--justification", "ship it", "--", "make", "deploy")
+    a = next_approval()
+    t.eq(a["argv"], ["make", "deploy"], "the request carries the exact argv")
+    t.eq((a["reason"], a["justification"], a["rule"]), ("deploys to production", "ship it", "make deploy"),
+         "the policy's reason, the agent's justification and the rule")
+    listed = json.loads(w.corral("approvals", "--json").stdout)
+    t.eq([x["id"] for x in listed], [a["id"]], "corral approvals lists it")
+    r = w.corral("approve", str(a["id"]))
+    t.eq(r.returncode, 0, "corral approve answers it", r.stderr)
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok("Process exited with code" in out, "the command then runs and the exec returns", out + err)
+    again = w.corral("approve", str(a["id"]))
+    t.ok(again.returncode != 0 and "no pending request" in again.stderr, "an answered request cannot be answered "
+         "again", again.stderr)
+
+
+def test_deny_with_note(t):
+    p = exec_bg("--", "make", "deploy")
+    a = next_approval()
+    w.corral("deny", "--note", "run the tests first", str(a["id"]))
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.eq(p.returncode, 1, "a denied exec exits 1")
+    t.ok("denied" in err and "run the tests first" in err, "and says so with the note", err)
+    log = read_jsonl(os.path.join(w.state, "corral", "approvals.jsonl"))
+    mine = [e for e in log if e.get("approval") == a["id"]]
+    t.eq([e["event"] for e in mine], ["approval_requested", "approval_decided"], "request and decision are logged")
+    t.eq((mine[1]["answer"], mine[1]["by"], mine[1].get("note")), ("deny", "user", "run the tests first"),
+         "with the answer, who gave it and the note")
+
+
+def test_escalation_and_session_cache(t):
+    c = w.connect("agent")
+    base = {"cmd": "exec", "argv": ["sh", "-c", "echo escalated"], "workdir": w.ws,
+            "sandbox_permissions": "require_escalated", "justification": "needs the host"}
+    rid = c.next_id
+    c.next_id += 1
+    c.send(dict(base, id=rid))
+    a = next_approval()
+    t.eq(a["permissions"]["sandbox"], "escalated", "an escalation asks, naming what it wants")
+    t.ok("runs without the sandbox" in a["risks"], "with the risk spelled out", a["risks"])
+    w.corral("approve", "--session", str(a["id"]))
+    r = c.read_msg()
+    t.eq((r.get("id"), r.get("exit_code"), r.get("output")), (rid, 0, "escalated\n"), "approved, it runs")
+    r = c.call(base)
+    t.eq(r.get("output"), "escalated\n", "the same request again on that connection runs without asking")
+    # Anything different is a different request: cwd, argv, tty, permissions.
+    variants = [dict(base, workdir="/tmp"), dict(base, argv=["sh", "-c", "echo other"]), dict(base, tty=True),
+                dict(base, sandbox_permissions="with_additional_permissions",
+                     additional_permissions={"write": ["/tmp"]})]
+    for v in variants:
+        rid = c.next_id
+        c.next_id += 1
+        c.send(dict(v, id=rid))
+        a = next_approval()
+        t.ok(a["id"] > 0, "a request that differs asks again (%s)" % [k for k in v if v[k] != base.get(k)])
+        w.corral("deny", str(a["id"]))
+        c.read_msg()
+    other = w.connect("agent-2")
+    rid = other.next_id
+    other.next_id += 1
+    other.send(dict(base, id=rid))
+    a = next_approval()
+    t.ok(True, "another connection (another agent session) is asked again")
+    w.corral("deny", str(a["id"]))
+    other.read_msg()
+    other.close()
+    c.close()
+
+
+def test_persist(t):
+    # A forced rm asks (a heuristic: no rule covers it) ...
+    p = exec_bg("--prefix-rule", "rm -f", "--", "rm", "-f", "junk.txt")
+    a = next_approval()
+    t.eq(a["prefix_rule"], ["rm", "-f"], "the suggested rule travels with the request")
+    t.ok("dangerous" in a["reason"], "a forced rm asks by the heuristics", a["reason"])
+    w.corral("approve", "--persist", str(a["id"]))
+    p.communicate(timeout=TIMEOUT)
+    rules = open(os.path.join(w.config, "corral", "rules", "default.rules")).read()
+    t.ok('prefix_rule(pattern=["rm", "-f"], decision="allow")' in rules, "always: the rule is saved", rules)
+    # ... and once a rule allows it, the rule decides.
+    r = w.corral("exec", "-C", w.ws, "--", "rm", "-f", "other.txt")
+    t.ok("Process exited with code 0" in r.stdout, "the next matching command runs without asking",
+         r.stdout + r.stderr)
+
+
+def test_refused_prefix_rule(t):
+    r = w.corral("exec", "-C", w.ws, "--prefix-rule", "bash", "--sandbox-permissions", "require_escalated",
+                 "--", "bash", "-c", "true")
+    t.ok(r.returncode != 0 and "refused" in r.stderr, "a prefix_rule suggestion for a shell is refused", r.stderr)
+
+
+def test_withdrawn_when_requester_leaves(t):
+    p = exec_bg("--", "make", "deploy")
+    a = next_approval()
+    p.kill()
+    p.wait()
+    while True:
+        m = watcher.events.pop(0) if watcher.events else watcher.read_msg()
+        if m.get("event") == "approval_done" and m.get("id") == a["id"]:
+            break
+    t.eq(m["answer"], "gone", "a request whose requester went away is withdrawn, and clients are told")
+    t.eq(json.loads(w.corral("approvals", "--json").stdout), [], "nothing is left pending")
+
+
+try:
+    run_tests(Tap(), [test_forbidden, test_approve_once, test_deny_with_note, test_escalation_and_session_cache,
+                      test_persist, test_refused_prefix_rule, test_withdrawn_when_requester_leaves])
+finally:
+    watcher.close()
+    w.cleanup()
