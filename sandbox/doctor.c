@@ -112,7 +112,7 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
          aa == 1 ? "kernel.apparmor_restrict_unprivileged_userns = 1" : "no restriction");
 
     fprintf(f, "\ntrying a real sandbox (profile %s, running /bin/true):\n", plan->profile);
-    sb_stdio io = {.in = 0, .out = 1, .err = 2};
+    sb_stdio io = {.in = 0, .out = 1, .err = 2, .chan = -1};
     sb_child child;
     char err[1024];
     bool works = false;

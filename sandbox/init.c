@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,8 +207,29 @@ static __attribute__((noreturn)) void exit_like(int status)
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
+/* The session channel the launcher passed (fd 3 of an unconfined init, 6
+ * of a confined one), or -1: the command gets it as its fd 3, the init
+ * itself lets go of it. */
+static int chan_fd = -1;
+
+/* Keep fd as the session channel when it is a socket. */
+static void take_channel(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)) {
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        chan_fd = fd;
+    }
+}
+
 static __attribute__((noreturn)) void run_worker(char **argv, char **envp, const char *cwd, bool tty)
 {
+    if (chan_fd >= 0 && dup2(chan_fd, 3) < 0) { /* dup2 clears close-on-exec */
+        say(2, "corral: cannot pass the session channel: ", strerror(errno), NULL);
+        _exit(126);
+    }
+    if (chan_fd == 3)
+        fcntl(3, F_SETFD, 0);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -243,6 +265,8 @@ static __attribute__((noreturn)) void supervise(char **argv, char **envp, const 
     }
     if (worker == 0)
         run_worker(argv, envp, cwd, tty);
+    if (chan_fd >= 0)
+        close(chan_fd);
 
     /* Let go of the terminal: once the command's tree is gone the launcher
      * must see end-of-file even while init is still reaping. */
@@ -328,6 +352,7 @@ int init_main(int argc, char **argv)
         return 1;
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     prctl(PR_SET_DUMPABLE, 0);
+    take_channel(3);
     supervise(argv + i, NULL, cwd, tty, false, &set);
 }
 
@@ -390,6 +415,7 @@ int sandbox_init_main(int argc, char **argv)
     size_t len;
     char *text = read_all(3, &len);
     close(3);
+    take_channel(6);
     if (!text)
         setup_failed("cannot read the launch plan");
     static sb_plan plan;

@@ -135,7 +135,9 @@ static int launch_unconfined(const sb_plan *plan, const sb_stdio *io, sb_child *
     posix_spawn_file_actions_adddup2(&fa, io->in, 0);
     posix_spawn_file_actions_adddup2(&fa, io->out, 1);
     posix_spawn_file_actions_adddup2(&fa, io->err, 2);
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    if (io->chan >= 0)
+        posix_spawn_file_actions_adddup2(&fa, io->chan, SB_CHANNEL_FD);
+    posix_spawn_file_actions_addclosefrom_np(&fa, io->chan >= 0 ? SB_CHANNEL_FD + 1 : 3);
     sigset_t none, all;
     sigemptyset(&none);
     sigfillset(&all);
@@ -166,6 +168,7 @@ typedef struct child_args {
     int ready_fd; /* write: error text, or closed when the init is ready */
     int plan_fd;
     int in, out, err;
+    int chan_fd; /* the session channel, or -1 */
     char uid_map[64], gid_map[64];
     int cap_last;
 } child_args;
@@ -189,19 +192,21 @@ static int write_proc(const char *path, const char *text)
     return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* Move fds to their places (0-2 stdio, 3 plan, 4 status, 5 sync) even if
- * their numbers overlap the targets; close everything else. */
+/* Move fds to their places (0-2 stdio, 3 plan, 4 status, 5 sync, and 6
+ * the session channel when there is one) even if their numbers overlap
+ * the targets; close everything else. */
 static int place_fds(const child_args *a)
 {
-    int src[6] = {a->in, a->out, a->err, a->plan_fd, a->ready_fd, a->sync_fd};
-    int high[6];
-    for (int i = 0; i < 6; i++)
+    int src[7] = {a->in, a->out, a->err, a->plan_fd, a->ready_fd, a->sync_fd, a->chan_fd};
+    int n = a->chan_fd >= 0 ? 7 : 6;
+    int high[7];
+    for (int i = 0; i < n; i++)
         if ((high[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 16)) < 0)
             return -1;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < n; i++)
         if (dup2(high[i], i) < 0)
             return -1;
-    return (int)syscall(SYS_close_range, 6u, ~0u, 0u) == 0 ? 0 : -1;
+    return (int)syscall(SYS_close_range, (unsigned)n, ~0u, 0u) == 0 ? 0 : -1;
 }
 
 static __attribute__((noreturn)) void child_main(const child_args *a)
@@ -354,7 +359,8 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
     static char *const argv_plain[] = {"corral-init", "__sandbox-init", NULL};
     static char *const argv_tty[] = {"corral-init", "__sandbox-init", "--tty", NULL};
     child_args a = {.exe = self_exe(), .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
-                    .in = io->in, .out = io->out, .err = io->err, .cap_last = sb_cap_last()};
+                    .in = io->in, .out = io->out, .err = io->err, .chan_fd = io->chan,
+                    .cap_last = sb_cap_last()};
     snprintf(a.uid_map, sizeof a.uid_map, "%u %u 1\n", (unsigned)plan->uid, (unsigned)getuid());
     snprintf(a.gid_map, sizeof a.gid_map, "%u %u 1\n", (unsigned)plan->gid, (unsigned)getgid());
     a.argv = io->tty ? argv_tty : argv_plain;

@@ -27,7 +27,13 @@
 typedef struct sb_stdio {
     int in, out, err; /* become the command's 0, 1, 2 */
     bool tty;         /* in is a terminal the command should take as its ctty */
+    /* The session channel (src/sesschan.c), or -1: it becomes the
+     * command's fd 3 (SB_CHANNEL_FD), the only other fd it inherits. */
+    int chan;
 } sb_stdio;
+
+/* Where the command finds the session channel (CORRAL_SESSION_FD). */
+#define SB_CHANNEL_FD 3
 
 /* A started sandbox: release it once its init has been reaped. */
 typedef struct sb_child {

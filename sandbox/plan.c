@@ -325,6 +325,33 @@ static void env_put(char ***env, size_t *n, const char *kv)
     sb_list_push(env, n, kv);
 }
 
+/* A session's command finds corral (for corral escalate and the shell
+ * hooks) first on PATH, and the channel on fd 3.  Unconfined, the host's
+ * paths are used as they are. */
+static void session_tools_env(const sb_profile *p, const sb_request *req, char ***env, size_t *n)
+{
+    char *bin = p->unconfined ? sb_strdup(req->corral_exe) : sb_strdup(SB_TOOLS_DIR "/bin/corral");
+    char *kv = sb_printf("CORRAL_BIN=%s", bin);
+    env_put(env, n, kv);
+    free(kv);
+    if (req->shell_dir) {
+        kv = sb_printf("CORRAL_SHELL_DIR=%s", p->unconfined ? req->shell_dir : SB_TOOLS_DIR "/shell");
+        env_put(env, n, kv);
+        free(kv);
+    }
+    env_put(env, n, "CORRAL_SESSION_FD=3");
+    if (!p->unconfined) {
+        const char *path = NULL;
+        for (size_t i = 0; i < *n; i++)
+            if (strncmp((*env)[i], "PATH=", 5) == 0)
+                path = (*env)[i] + 5;
+        kv = sb_printf("PATH=%s/bin%s%s", SB_TOOLS_DIR, path && *path ? ":" : "", path ? path : "");
+        env_put(env, n, kv);
+        free(kv);
+    }
+    free(bin);
+}
+
 static void build_env(const sb_profile *p, const sb_request *req, sb_plan *plan)
 {
     char **env = NULL;
@@ -361,6 +388,8 @@ static void build_env(const sb_profile *p, const sb_request *req, sb_plan *plan)
     char *kv = sb_printf("CORRAL_SANDBOX=%s", p->name);
     env_put(&env, &n, kv);
     free(kv);
+    if (req->corral_exe)
+        session_tools_env(p, req, &env, &n);
     plan->envp = env ? env : sb_alloc(sizeof(char *));
 }
 
@@ -502,8 +531,11 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
         }
         if (x->access == SB_DENY) {
             char *why = sb_printf("deny%s", x->builtin ? " (default)" : "");
+            /* Masks are mode 000, except one the session's tools sit in
+             * (/run): the command must pass through it to reach them. */
+            unsigned mode = req->corral_exe && sb_path_under(SB_TOOLS_DIR, x->path) ? 0755 : 0;
             if (x->is_dir)
-                add_mount(out, SB_M_TMPFS, NULL, x->path, true, 4096, 0, why);
+                add_mount(out, SB_M_TMPFS, NULL, x->path, true, 4096, mode, why);
             else
                 add_mount(out, SB_M_MASK_FILE, NULL, x->path, true, 0, 0, why);
             free(why);
@@ -541,6 +573,15 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
         }
     }
     sb_list_push(&out->write_roots, &out->n_write_roots, "/dev");
+    /* A session's tools, over whatever is at SB_TOOLS_DIR (a mask of /run
+     * normally): a read-only tmpfs holding read-only binds. */
+    if (req->corral_exe) {
+        add_mount(out, SB_M_TMPFS, NULL, SB_TOOLS_DIR, true, 4096, 0755, "corral's session tools");
+        add_mount(out, SB_M_BIND, req->corral_exe, SB_TOOLS_DIR "/bin/corral", true, 0, 0,
+                  "corral, for corral escalate and the shell hooks");
+        if (req->shell_dir)
+            add_mount(out, SB_M_BIND, req->shell_dir, SB_TOOLS_DIR "/shell", true, 0, 0, "corral's shell hooks");
+    }
     rc = 0;
 done:
     for (size_t i = 0; i < cs.n; i++) {

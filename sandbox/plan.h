@@ -32,7 +32,16 @@ typedef struct sb_request {
     const char *corral_config;
     const char *cache_dir;    /* corral's cache root for build-tool caches, or NULL */
     int session_id;           /* CORRAL_SESSION; 0 for none */
+    /* A session's tools: corral's executable and the directory of its
+     * shell hooks, made visible at SB_TOOLS_DIR/bin/corral and
+     * SB_TOOLS_DIR/shell (read-only), with bin first on PATH and
+     * CORRAL_SESSION_FD naming the channel.  NULL: none. */
+    const char *corral_exe;
+    const char *shell_dir;
 } sb_request;
+
+/* Where a sandboxed session finds corral's tools. */
+#define SB_TOOLS_DIR "/run/corral"
 
 typedef enum sb_mount_kind {
     SB_M_BIND,      /* src (host) -> dst */

@@ -104,6 +104,11 @@ json_t *approval_json(const approval_t *a)
                           "age_seconds", wall_sec() - a->created);
     if (a->session)
         json_object_set_new(o, "session", json_integer(a->session));
+    /* With [approvals] timeout, when nobody's answer will deny it: clients
+     * show the countdown. */
+    if (a->srv && a->srv->conf.approval_timeout_ms)
+        json_object_set_new(o, "expires_in_seconds",
+                            json_real(a->created + (double)a->srv->conf.approval_timeout_ms / 1000.0 - wall_sec()));
     if (a->session_name)
         json_object_set_new(o, "session_name", json_string(a->session_name));
     json_object_set_new(o, "permissions",

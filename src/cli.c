@@ -952,6 +952,11 @@ static int verb_deny(int argc, char **argv)
     return cli_deny(argc, argv, current_verb->usage, current_verb->help);
 }
 
+static int verb_escalate(int argc, char **argv)
+{
+    return cli_escalate(argc, argv, current_verb->usage, current_verb->help);
+}
+
 static int verb_demo(int argc, char **argv)
 {
     return cli_demo(argc, argv, current_verb->usage, current_verb->help);
@@ -1132,6 +1137,16 @@ static const verb verbs[] = {
     {"deny", verb_deny, "deny [--note TEXT] [--stop] ID",
      "Deny request ID; --note tells the agent what to do instead; --stop also ends\n"
      "what asked (a command from inside a session).\n"},
+    {"escalate", verb_escalate, "escalate [-w PATH]... [--net] [--reason TEXT] -- CMD [ARG...]",
+     "Inside a corral session: ask the user to run CMD outside the session's\n"
+     "sandbox, or with -w/--net in a wider one.  The request goes to the supervisor\n"
+     "screen (or corral approvals) over the session's channel; once approved CMD\n"
+     "runs with this terminal as its stdin, stdout and stderr, and corral escalate\n"
+     "exits with its status.  Denied or refused: exit 126 with the reason (and the\n"
+     "user's note).\n\n"
+     "  -w, --write PATH   also writable (repeatable)\n"
+     "  -N, --net          with network access\n"
+     "  -r, --reason TEXT  why, shown to the user\n"},
     {"demo", verb_demo, "demo [--theme NAME]",
      "Start a few scripted sessions that show what corral does (live output, a\n"
      "long-running process, a failing command, a shell to type into, an agent's\n"
@@ -1184,6 +1199,8 @@ int cli_main(int argc, char **argv)
         printf("%s\n", PACKAGE_STRING);
         return 0;
     }
+    if (strcmp(argv[1], "__hook-check") == 0)
+        return cli_hook_check(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++) {
         if (strcmp(argv[1], verbs[i].name) == 0) {
             current_verb = &verbs[i];

@@ -29,5 +29,8 @@ int cli_demo(int argc, char **argv, const char *usage, const char *help);
 int cli_approvals(int argc, char **argv, const char *usage, const char *help);
 int cli_approve(int argc, char **argv, const char *usage, const char *help);
 int cli_deny(int argc, char **argv, const char *usage, const char *help);
+int cli_escalate(int argc, char **argv, const char *usage, const char *help);
+/* corral __hook-check (internal, for the shell hooks). */
+int cli_hook_check(int argc, char **argv);
 
 #endif

@@ -133,7 +133,7 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
         rc = 0;
         goto out;
     }
-    sb_stdio io = {.in = 0, .out = 1, .err = 2, .tty = false};
+    sb_stdio io = {.in = 0, .out = 1, .err = 2, .tty = false, .chan = -1};
     sb_child child;
     /* Until the child is reaped, a signal to us goes to its init (which
      * forwards it, or ends the tree for SIGTERM). */

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "approvals.h"
+#include "safety.h"
 #include "server_int.h"
 #include "util.h"
 
@@ -33,6 +34,11 @@ typedef struct gated_exec {
     approval_t *approval; /* while waiting */
     int approval_id;      /* the answered request, for the session's log */
     const char *approval_answer;
+    /* Sandbox denial (escalation path 4): the failed run's reply, held
+     * while the user decides on the one retry without the sandbox. */
+    bool retried;
+    json_t *failed_reply;
+    int failed_session;
 } gated_exec;
 
 static char **copy_strv(char *const *v)
@@ -66,6 +72,7 @@ static void gated_free(gated_exec *g)
     free(g->name);
     free(g->profile);
     json_decref(g->id);
+    json_decref(g->failed_reply);
     if (g->conn)
         conn_unref(g->conn);
     free(g);
@@ -94,7 +101,20 @@ static bool has_deny_entries(server_t *srv, const spawn_request *r)
     return srv->conf.sandbox.n_deny > 0 || (r->deny && r->deny[0]);
 }
 
-static void run(gated_exec *g)
+static bool offer_retry(session_t *s, json_t *reply, const char *text, size_t len, void *user);
+
+/* May a failure of this run be offered again without the sandbox?  Once
+ * only, for a sandboxed run whose requester waits for the reply, when the
+ * policy lets anything ask. */
+static bool retry_possible(const gated_exec *g, const session_t *s)
+{
+    const policy_settings *ps = &g->conn->srv->policy;
+    return !g->retried && g->sandbox != SANDBOX_ESCALATED && strcmp(s->profile, "full") != 0 && !g->p.stream &&
+           ps->approval != APPROVAL_NEVER && !(ps->approval == APPROVAL_GRANULAR && !ps->granular_sandbox_approval);
+}
+
+/* Start g; true when g is kept (for a retry), else the caller frees it. */
+static bool run(gated_exec *g)
 {
     conn_t *c = g->conn;
     server_t *srv = c->srv;
@@ -116,8 +136,13 @@ static void run(gated_exec *g)
     char err[2048], *warning = NULL;
     session_t *s = server_start_session(srv, &g->r, c->client, err, sizeof err, &warning);
     if (!s) {
-        conn_reply_error(c, g->id, PERR_SPAWN, err);
-        return;
+        if (g->failed_reply) { /* the retry could not start: the first run's answer stands */
+            conn_send(c, g->failed_reply);
+            g->failed_reply = NULL;
+        } else {
+            conn_reply_error(c, g->id, PERR_SPAWN, err);
+        }
+        return false;
     }
     if (warning) {
         conn_send(c, json_pack("{s:s, s:i, s:s}", "event", "warning", "session", s->id, "message", warning));
@@ -126,7 +151,51 @@ static void run(gated_exec *g)
     if (g->approval_id)
         eventlog_write(s->events, "approved",
                        json_pack("{s:i, s:s}", "approval", g->approval_id, "answer", g->approval_answer), false);
+    if (g->retried)
+        eventlog_write(s->events, "retry_of", json_pack("{s:i}", "session", g->failed_session), false);
+    json_decref(g->failed_reply);
+    g->failed_reply = NULL;
+    bool keep = retry_possible(g, s);
     waiter_start(c, g->id, s, g->p.yield_ms, 0, g->p.max_tokens, g->p.stream, g->p.raw);
+    if (keep)
+        waiter_set_exit_hook(s, offer_retry, g);
+    return keep;
+}
+
+static void on_answer(server_t *srv, approval_t *a, approval_answer answer, const char *note, void *user);
+
+/* The wait of a sandboxed run ended.  Exited with what looks like a
+ * sandbox denial: hold the reply and ask for one retry without the
+ * sandbox; otherwise the reply goes as it is. */
+static bool offer_retry(session_t *s, json_t *reply, const char *text, size_t len, void *user)
+{
+    gated_exec *g = user;
+    server_t *srv = g->conn->srv;
+    json_t *code = reply ? json_object_get(reply, "exit_code") : NULL;
+    const char *why = NULL;
+    if (!code || g->conn->closing ||
+        !safety_likely_sandbox_denied((int)json_integer_value(code), text, len, &why)) {
+        gated_free(g);
+        return false;
+    }
+    g->failed_reply = json_incref(reply);
+    g->failed_session = s->id;
+    approval_t *a = approval_new(srv, g->r.argv, g->cwd, g->conn->client);
+    free(a->kind);
+    a->kind = xstrdup("retry");
+    a->session = s->id;
+    a->session_name = xstrdup(s->name);
+    a->tty = g->r.tty;
+    a->sandbox = SANDBOX_ESCALATED;
+    a->reason = xasprintf("it failed in the sandbox (exit %d) and looks like the sandbox stopped it (%s): run it "
+                          "once more without the sandbox?",
+                          (int)json_integer_value(code), why);
+    a->fn = on_answer;
+    a->user = g;
+    g->approval = a;
+    link_add(&g->conn->gated, &g->node);
+    approval_submit(srv, a);
+    return true;
 }
 
 static void on_answer(server_t *srv, approval_t *a, approval_answer answer, const char *note, void *user)
@@ -139,10 +208,28 @@ static void on_answer(server_t *srv, approval_t *a, approval_answer answer, cons
         gated_free(g);
         return;
     }
+    if (g->failed_reply) {
+        /* The retry's answer: run it once more unsandboxed, or let the
+         * failed run's reply go. */
+        if (answer == ANSWER_ONCE || answer == ANSWER_SESSION || answer == ANSWER_PERSIST) {
+            g->approval_id = a->id;
+            g->approval_answer = approval_answer_name(answer);
+            g->retried = true;
+            g->sandbox = SANDBOX_ESCALATED;
+            if (run(g))
+                return;
+        } else {
+            conn_send(g->conn, g->failed_reply);
+            g->failed_reply = NULL;
+        }
+        gated_free(g);
+        return;
+    }
     if (answer == ANSWER_ONCE || answer == ANSWER_SESSION || answer == ANSWER_PERSIST) {
         g->approval_id = a->id;
         g->approval_answer = approval_answer_name(answer);
-        run(g);
+        if (run(g))
+            return;
     } else {
         char msg[1200];
         snprintf(msg, sizeof msg, "%s%s%s",
@@ -242,8 +329,8 @@ void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const
     if (pr.verdict == VERDICT_RUN || approval_cached(&c->approved, key)) {
         free(key);
         proto_free_argv(prefix_rule);
-        run(g);
-        gated_free(g);
+        if (!run(g))
+            gated_free(g);
         return;
     }
     approval_t *a = approval_new(srv, g->r.argv, g->cwd, c->client);

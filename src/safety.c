@@ -9,6 +9,7 @@
 #include "shsplit.h"
 
 #include <string.h>
+#include <strings.h>
 
 static const char *basename_of(const char *path)
 {
@@ -165,4 +166,29 @@ bool safety_dangerous(char *const *argv)
         danger = argv_dangerous(cmds.cmds[i], 0);
     sh_commands_free(&cmds);
     return danger;
+}
+
+bool safety_likely_sandbox_denied(int exit_code, const char *output, size_t len, const char **why)
+{
+    static const char *const keywords[] = {"operation not permitted", "permission denied", "read-only file system",
+                                           "seccomp", "sandbox", "landlock", "failed to write file", NULL};
+    *why = NULL;
+    if (exit_code == 0)
+        return false;
+    for (const char *const *k = keywords; *k; k++) {
+        size_t kl = strlen(*k);
+        for (size_t i = 0; i + kl <= len; i++) {
+            if (strncasecmp(output + i, *k, kl) == 0) {
+                *why = *k;
+                return true;
+            }
+        }
+    }
+    if (exit_code == 2 || exit_code == 126 || exit_code == 127)
+        return false;
+    if (exit_code == 128 + 31) {
+        *why = "killed by SIGSYS";
+        return true;
+    }
+    return false;
 }

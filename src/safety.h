@@ -10,6 +10,7 @@
 #define CORRAL_SAFETY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* argv is known to be safe; a `bash|sh|zsh -c|-lc SCRIPT` is when its
  * script is plain (shsplit.h) and every command in it is. */
@@ -18,5 +19,13 @@ bool safety_known_safe(char *const *argv);
  * dangerous command, or a shell script with such a literal command
  * anywhere. */
 bool safety_dangerous(char *const *argv);
+
+/* A sandboxed command's failure looks like the sandbox stopped it
+ * (reference/codex.md 5, is_likely_sandbox_denied): not for exit 0; yes
+ * when the output names a denial ("operation not permitted", "permission
+ * denied", "read-only file system", "seccomp", "sandbox", "landlock",
+ * "failed to write file", any case); else not for 2, 126, 127; yes for
+ * 159 (SIGSYS).  *why receives the keyword found, or NULL. */
+bool safety_likely_sandbox_denied(int exit_code, const char *output, size_t len, const char **why);
 
 #endif

@@ -11,10 +11,13 @@
 #include "approvals.h"
 #include "paths.h"
 #include "sbconf.h"
+#include "sesschan.h"
+#include "shellhook.h"
 #include "uexec.h"
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -146,6 +149,7 @@ static void on_session_finished(session_t *s, void *user)
 {
     server_t *srv = user;
     session_extra *x = sx(s);
+    sesschan_session_ended(srv, s);
     waiter_session_finished(s);
     watch_session_changed(s);
     while (!link_empty(&x->kill_waits)) {
@@ -181,6 +185,7 @@ static void on_session_closed(session_t *s, void *user)
         free(k);
     }
     watch_session_freed(s);
+    sesschan_session_ended(x->srv, s);
     approval_cache_free(&x->approved);
     link_del(&x->node);
     free(x);
@@ -255,13 +260,31 @@ static const char *const *session_set_env(session_kind kind, bool tty)
     return kind == SESSION_EXEC ? exec_env : tty ? tty_env : pipe_env;
 }
 
-/* The session's sandbox plan: the configured profile (or the requested
- * one) with the request's extra paths; NULL with err on failure. */
-static sb_plan *session_plan(server_t *srv, const spawn_request *r, int id, char *err, size_t errlen)
+sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, char *err, size_t errlen)
 {
     sb_profile prof;
     if (sbconf_profile(&srv->conf, r->profile, &prof, err, errlen) < 0)
         return NULL;
+    /* An interactive bash or zsh gets the shell hook (escalation path 3),
+     * from where the command will see it. */
+    char **hook_argv = NULL, **hook_env = NULL, **set_env = NULL;
+    char *const *argv = r->argv;
+    if (tools && srv->hook_dir && r->tty && r->kind == SESSION_USER) {
+        const char *dir = prof.unconfined ? srv->hook_dir : SB_TOOLS_DIR "/shell";
+        if (shellhook_apply(r->argv, dir, &hook_argv, &hook_env))
+            argv = hook_argv;
+    }
+    const char *const *base_env = session_set_env(r->kind, r->tty);
+    size_t nb = 0, nh = 0;
+    while (base_env[nb])
+        nb++;
+    while (hook_env && hook_env[nh])
+        nh++;
+    set_env = xcalloc(nb + nh + 1, sizeof *set_env);
+    for (size_t i = 0; i < nb; i++)
+        set_env[i] = (char *)base_env[i];
+    for (size_t i = 0; i < nh; i++)
+        set_env[nb + i] = hook_env[i];
     for (char **p = r->read; p && *p; p++)
         sb_profile_add(&prof, *p, SB_READ);
     for (char **p = r->write; p && *p; p++)
@@ -270,12 +293,18 @@ static sb_plan *session_plan(server_t *srv, const spawn_request *r, int id, char
         sb_profile_add(&prof, *p, SB_DENY);
     if (r->net >= 0)
         prof.net = (sb_net)r->net;
-    sb_request req = {.argv = r->argv, .cwd = r->cwd, .workspace = r->cwd, .environ = environ,
-                      .set_env = (char *const *)session_set_env(r->kind, r->tty), .session_id = id};
+    sb_request req = {.argv = argv, .cwd = r->cwd, .workspace = r->cwd, .environ = environ,
+                      .set_env = set_env, .session_id = id};
+    if (tools) {
+        req.corral_exe = srv->exe;
+        req.shell_dir = srv->hook_dir;
+    }
     sbconf_request_dirs(&req, r->cwd);
     sb_plan *plan = xcalloc(1, sizeof *plan);
     int rc = sb_plan_compile(&prof, &req, plan, err, errlen);
     sb_profile_free(&prof);
+    free(set_env);
+    shellhook_free(hook_argv, hook_env);
     if (rc < 0) {
         sb_plan_free(plan);
         free(plan);
@@ -298,16 +327,26 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
         snprintf(err, errlen, "no free session id");
         return NULL;
     }
-    sb_plan *plan = session_plan(srv, r, id, err, errlen);
+    sb_plan *plan = server_plan(srv, r, id, srv->exe != NULL, err, errlen);
     if (!plan) {
         store_release_id(&srv->store, id);
         return NULL;
+    }
+    int chan_server = -1, chan_child = -1;
+    if (srv->exe) {
+        chan_child = sesschan_create(srv, &chan_server, err, errlen);
+        if (chan_child < 0) {
+            sb_plan_free(plan);
+            free(plan);
+            store_release_id(&srv->store, id);
+            return NULL;
+        }
     }
     session_spec spec = {
         .plan = plan, .name = r->name, .client = client, .kind = r->kind, .tty = r->tty, .pinned = r->pinned,
         .rows = r->rows, .cols = r->cols,
         .lifetime_ms = r->kind == SESSION_EXEC ? srv->conf.exec_lifetime_ms : srv->conf.session_lifetime_ms,
-        .scrollback = srv->conf.scrollback,
+        .scrollback = srv->conf.scrollback, .chan_fd = chan_child,
     };
     session_extra *x = xcalloc(1, sizeof *x);
     link_init(&x->node);
@@ -315,16 +354,23 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     link_init(&x->watchers);
     link_init(&x->approved);
     x->srv = srv;
+    x->policy = r->policy ? *r->policy : srv->policy;
     session_t *s = session_start(srv->loop, id, &spec, srv->state_dir, &server_session_hooks, srv, err, errlen);
     sb_plan_free(plan);
     free(plan);
+    if (chan_child >= 0)
+        close(chan_child);
     if (!s) {
+        if (chan_server >= 0)
+            close(chan_server);
         store_release_id(&srv->store, id);
         free(x);
         return NULL;
     }
     s->owner_data = x;
     x->s = s;
+    if (chan_server >= 0)
+        sesschan_attach(srv, s, chan_server);
     link_add(&srv->sessions, &x->node);
     server_touch(srv, s);
     prune_if_needed(srv);
@@ -588,9 +634,12 @@ static void on_sigchld(uv_signal_t *h, int sig)
             session_t *s = link_entry(l, session_extra, node)->s;
             if (s->pid == pid) {
                 session_reaped(s, status);
+                pid = 0;
                 break;
             }
         }
+        if (pid)
+            sesschan_reaped(srv, pid, status);
     }
 }
 
@@ -618,6 +667,7 @@ static void finish_shutdown(server_t *srv)
     uv_close((uv_handle_t *)&srv->sig_chld, NULL);
     uv_close((uv_handle_t *)&srv->shutdown_timer, NULL);
     uv_close((uv_handle_t *)&srv->notify_timer, NULL);
+    sesschan_shutdown(srv);
     approvals_shutdown(srv);
 }
 
@@ -775,6 +825,22 @@ static void start_policy(server_t *srv)
     if (srv->rules_error)
         slog("rules not loaded: %s", srv->rules_error);
     char err[512];
+    /* Sessions' tools: corral itself (corral escalate, the hooks' checks)
+     * and the shell hooks, next to the socket. */
+    char exe[PATH_MAX];
+    if (realpath("/proc/self/exe", exe))
+        srv->exe = xstrdup(exe);
+    else
+        slog("sessions get no corral escalate: cannot find corral's executable: %s", strerror(errno));
+    char *sockdir = xstrdup(srv->socket_path);
+    *strrchr(sockdir, '/') = '\0';
+    srv->hook_dir = xasprintf("%s/shell", sockdir);
+    free(sockdir);
+    if (shellhook_install(srv->hook_dir, err, sizeof err) < 0) {
+        slog("sessions get no shell hook: %s", err);
+        free(srv->hook_dir);
+        srv->hook_dir = NULL;
+    }
     char *path = xasprintf("%s/approvals.jsonl", srv->state_dir);
     srv->approval_log = eventlog_open(path, err, sizeof err);
     if (!srv->approval_log)
@@ -791,6 +857,7 @@ int server_run(int ready_fd)
     link_init(&srv->sessions);
     link_init(&srv->conns);
     link_init(&srv->approvals);
+    link_init(&srv->chan_reqs);
     store_init(&srv->store);
     if (getenv("CORRAL_SEQUENTIAL_IDS"))
         srv->store.sequential_ids = true; /* deterministic ids for tests */

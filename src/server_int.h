@@ -22,6 +22,10 @@
 typedef struct server server_t;
 typedef struct conn conn_t;
 typedef struct waiter waiter_t;
+/* Called exactly once when a wait ends: with the reply before it is sent
+ * (true takes it over; text is the output, len bytes), or with reply NULL
+ * when the wait ended without one (the requester went away). */
+typedef bool (*waiter_exit_hook)(session_t *s, json_t *reply, const char *text, size_t len, void *user);
 
 /* A list node for the intrusive doubly linked lists below. */
 typedef struct link {
@@ -58,6 +62,8 @@ typedef struct session_extra {
     uint64_t last_output_ms; /* loop time of the last output; 0: none yet */
     link_t approved;         /* "for this session" approvals of requests from inside it */
     uint64_t last_bell_ms;
+    struct sesschan *chan;   /* its channel (sesschan.c), NULL once closed */
+    policy_settings policy;  /* its approval policy: the request's, else the server's */
 } session_extra;
 
 struct waiter {
@@ -74,6 +80,8 @@ struct waiter {
     bool raw;            /* no token truncation */
     bool kill_on_disconnect;
     bool done;
+    waiter_exit_hook exit_hook;
+    void *exit_hook_user;
 };
 
 struct server {
@@ -90,6 +98,9 @@ struct server {
     link_t approvals;      /* approval_t.node, oldest first */
     int next_approval;
     eventlog_t *approval_log; /* approvals.jsonl */
+    link_t chan_reqs;      /* requests from inside sessions (sesschan.c) */
+    char *exe;             /* corral's executable, for sessions' tools */
+    char *hook_dir;        /* the shell hooks, written at start (NULL: none) */
     store_t store;
     link_t sessions; /* session_extra.node */
     link_t conns;
@@ -131,7 +142,13 @@ typedef struct spawn_request {
     session_kind kind;
     bool tty, pinned;
     int rows, cols;
+    const policy_settings *policy; /* NULL: the server's */
 } spawn_request;
+
+/* The sandbox plan of r for session id; with tools, the session's channel
+ * and corral's tools are made visible to it and an interactive shell gets
+ * the shell hook.  NULL with err on failure; free with sb_plan_free. */
+struct sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, char *err, size_t errlen);
 
 /* Compile the sandbox plan, spawn and store a session (pruning first if the
  * store is full).  NULL with err filled on failure; *warning receives the
@@ -183,6 +200,8 @@ void dispatch(conn_t *c, json_t *id, json_t *req);
 /* Wait on s for conn, answering request id with the unified-exec reply. */
 void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32_t settle_ms,
                   int64_t max_tokens, bool stream, bool raw);
+/* The wait on s (just started) calls hook if it ends with the exit. */
+void waiter_set_exit_hook(session_t *s, waiter_exit_hook hook, void *user);
 void waiter_session_output(session_t *s, const char *data, size_t len);
 void waiter_session_finished(session_t *s);
 void waiter_conn_closed(conn_t *c);

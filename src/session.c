@@ -504,7 +504,7 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
         goto fail;
     }
 
-    sb_stdio io = {.tty = s->tty};
+    sb_stdio io = {.tty = s->tty, .chan = spec->chan_fd};
     int devnull = -1;
     if (s->tty) {
         if (open_pty(rows, cols, &master, &child_fd, err, errlen) < 0)

@@ -61,6 +61,7 @@ typedef struct session_spec {
     int rows, cols;
     uint64_t lifetime_ms; /* 0: none */
     int scrollback;
+    int chan_fd;          /* the session channel for the command, or -1 */
 } session_spec;
 
 struct session {

@@ -29,6 +29,11 @@ static void waiter_dispose(waiter_t *w)
 {
     session_t *s = w->s;
     session_extra *x = sx(s);
+    if (w->exit_hook) {
+        waiter_exit_hook hook = w->exit_hook;
+        w->exit_hook = NULL;
+        hook(s, NULL, NULL, 0, w->exit_hook_user);
+    }
     if (x->waiter == w)
         x->waiter = NULL;
     link_del(&w->conn_node);
@@ -91,7 +96,10 @@ static void waiter_complete(waiter_t *w)
         json_object_set_new(reply, "text", json_stringn(envelope, env_len));
     }
     (void)srv;
-    conn_send(w->conn, reply);
+    waiter_exit_hook hook = w->exit_hook;
+    w->exit_hook = NULL;
+    if (!(hook && hook(s, reply, text, text_len, w->exit_hook_user)))
+        conn_send(w->conn, reply);
     free(envelope);
     free(out);
     free(text);
@@ -145,6 +153,15 @@ void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32
         waiter_complete(w);
     else if (w->deadline)
         uv_timer_start(&w->timer, on_timer, yield_ms, 0);
+}
+
+void waiter_set_exit_hook(session_t *s, waiter_exit_hook hook, void *user)
+{
+    waiter_t *w = sx(s)->waiter;
+    if (w && !w->done) {
+        w->exit_hook = hook;
+        w->exit_hook_user = user;
+    }
 }
 
 void waiter_session_output(session_t *s, const char *data, size_t len)

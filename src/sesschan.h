@@ -1,0 +1,45 @@
+/*
+ * sesschan.h - a session's channel (DESIGN section 2): the one way out of
+ * a sandbox.  Every session's command gets, as fd 3 (CORRAL_SESSION_FD),
+ * one end of a SOCK_SEQPACKET socket pair whose other end the server
+ * holds.  Code inside the sandbox is untrusted: it can only send requests
+ * that go to a human (escalate) or to the policy (check), never answer
+ * one, and nothing it sends reaches the admin socket.
+ *
+ * Wire format (docs/protocol.md, "Session channel"): one message per
+ * request, a JSON object, with SCM_RIGHTS carrying first a reply socket
+ * (one end of a pair the requester made) and for escalate its stdin,
+ * stdout and stderr.  Replies are JSON messages on the reply socket; the
+ * requester closing it withdraws the request (or ends what it started).
+ *
+ *  {"verb":"escalate","argv":[...],"cwd":DIR,"write":[PATH...],
+ *   "network":BOOL,"reason":TEXT}
+ *     -> {"state":"pending","approval":ID} (when it waits for a human)
+ *     -> {"state":"denied","message":TEXT} | {"state":"running"}
+ *     -> {"state":"exited","status":N} | {"state":"failed","message":TEXT}
+ *  {"verb":"check","shell":"bash"|"zsh","line":TEXT,"cwd":DIR}
+ *     -> {"state":"pending","approval":ID} (maybe)
+ *     -> {"state":"run"} | {"state":"denied","message":TEXT}
+ *
+ * Server-internal.
+ */
+#ifndef CORRAL_SESSCHAN_H
+#define CORRAL_SESSCHAN_H
+
+#include "server_int.h"
+
+/* A new channel for session id: returns the end for the command (-1 with
+ * err on failure); the server's end is kept for sesschan_attach. */
+int sesschan_create(server_t *srv, int *server_end, char *err, size_t errlen);
+/* Start serving server_end for s (it takes ownership). */
+void sesschan_attach(server_t *srv, session_t *s, int server_end);
+/* s's tree is gone: close its channel, withdraw its pending requests and
+ * end what its escalations started. */
+void sesschan_session_ended(server_t *srv, session_t *s);
+/* A child was reaped that is not a session's init: an escalated command's.
+ * true when it was one. */
+bool sesschan_reaped(server_t *srv, pid_t pid, int status);
+/* Shutting down: everything ends. */
+void sesschan_shutdown(server_t *srv);
+
+#endif

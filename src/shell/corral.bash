@@ -1,0 +1,69 @@
+# corral's shell integration for bash: every command line typed at the
+# prompt is checked against corral's exec policy before it runs (corral(1),
+# "Shell integration").  corral starts interactive bash sessions with
+# --rcfile pointing here, so this file reads ~/.bashrc first.
+#
+# This is a policy gate, not a boundary: the sandbox around the session
+# holds whatever the shell runs.  A refused line is not run and the reason
+# is printed; a line the policy asks about waits for the user's answer.
+if [ -z "${__corral_hooked-}" ]; then
+    __corral_hooked=1
+    if [ -f "$HOME/.bashrc" ]; then
+        . "$HOME/.bashrc"
+    fi
+    # ready: the next command starts a new line; each: the line was not
+    # saved to history (HISTCONTROL=ignorespace, set +o history), so every
+    # simple command is checked on its own; pass: checked; block: refused.
+    __corral_state=pass
+    __corral_hist=0
+    # The prompt's own commands run between these two, unchecked.
+    __corral_prompt_begin() {
+        __corral_state=prompt
+    }
+    __corral_prompt() {
+        __corral_hist=$HISTCMD
+        __corral_state=ready
+    }
+    __corral_check() {
+        "${CORRAL_BIN:-corral}" __hook-check --shell bash -- "$1"
+    }
+    __corral_gate() {
+        case " ${FUNCNAME[*]} " in *" __corral_prompt "*) return 0 ;; esac
+        case "$BASH_COMMAND" in __corral_prompt*) return 0 ;; esac
+        [ -n "${COMP_LINE-}" ] && return 0
+        case "$__corral_state" in
+        pass | prompt) return 0 ;;
+        block) return 1 ;;
+        ready)
+            if [ "$HISTCMD" = "$__corral_hist" ]; then
+                local line
+                line=$(HISTTIMEFORMAT='' builtin history 1)
+                line=${line#*[0-9]}
+                line=${line#"${line%%[![:space:]]*}"}
+                if __corral_check "$line"; then
+                    __corral_state=pass
+                    return 0
+                fi
+                __corral_state=block
+                return 1
+            fi
+            __corral_state=each
+            ;;
+        esac
+        # Not in history: check this simple command as it was written.
+        if __corral_check "$BASH_COMMAND"; then
+            return 0
+        fi
+        __corral_state=block
+        return 1
+    }
+    # Around the user's own prompt commands (a string or, bash 5.1+, an
+    # array); newlines separate them whatever the user's ends with.
+    if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then
+        PROMPT_COMMAND=(__corral_prompt_begin "${PROMPT_COMMAND[@]}" __corral_prompt)
+    else
+        PROMPT_COMMAND="__corral_prompt_begin"$'\n'"${PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}__corral_prompt"
+    fi
+    shopt -s extdebug
+    trap '__corral_gate' DEBUG
+fi

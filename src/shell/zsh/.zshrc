@@ -1,0 +1,19 @@
+# corral's shell integration for zsh: every command line accepted at the
+# prompt is checked against corral's exec policy before it runs.  This is
+# a policy gate, not a boundary: the sandbox holds whatever the shell runs.
+# A refused line is not run (it stays in history to edit) and the reason is
+# printed; a line the policy asks about waits for the user's answer.
+ZDOTDIR=${CORRAL_USER_ZDOTDIR:-$HOME}
+unset CORRAL_USER_ZDOTDIR __corral_zdotdir
+[[ -f $ZDOTDIR/.zshrc ]] && . $ZDOTDIR/.zshrc
+__corral_accept_line() {
+    if [[ -n ${BUFFER//[[:space:]]/} ]]; then
+        zle -I
+        if ! "${CORRAL_BIN:-corral}" __hook-check --shell zsh -- "$BUFFER" </dev/null; then
+            print -s -- "$BUFFER"
+            BUFFER=''
+        fi
+    fi
+    zle .accept-line
+}
+zle -N accept-line __corral_accept_line
