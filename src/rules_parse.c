@@ -80,7 +80,9 @@ static bool bind(evalctx *x, const call *c, const builtin *b, const value **slot
             for (k = 0; k < b->nparams && strcmp(b->params[k], a->kw) != 0; k++)
                 ;
             if (k == b->nparams) {
-                rules_fail_at(x->e, a->line, a->col, "unknown keyword '%s' for %s (known: %s)", a->kw, b->name, b->known);
+                /* Starlark's words, as Codex prints them, and what is known. */
+                rules_fail_at(x->e, a->line, a->col, "Found `%s` extra named parameter(s) for call to %s (known: %s)",
+                              a->kw, b->name, b->known);
                 return false;
             }
             if (slot[k]) {

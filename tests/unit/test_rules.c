@@ -269,7 +269,7 @@ static void meaning_errors(void **state)
     expect_error("prefix_rule(pattern=[\"git\"], decision=\"deny\")\n",
                  "t.rules:1:39: invalid decision: deny (use allow, prompt or forbidden)");
     expect_error("prefix_rule(pattern=[\"git\"], reviewer=\"me\")\n",
-                 "t.rules:1:30: unknown keyword 'reviewer' for prefix_rule (known: pattern, decision, "
+                 "t.rules:1:30: Found `reviewer` extra named parameter(s) for call to prefix_rule (known: pattern, decision, "
                  "justification, match, not_match)");
     expect_error("prefix_rule(decision=\"allow\")\n", "t.rules:1:1: missing keyword 'pattern' for prefix_rule");
     expect_error("prefix_rule(pattern=[])\n", "t.rules:1:21: pattern must be a non-empty list");
