@@ -292,12 +292,15 @@ void approval_withdraw(server_t *srv, approval_t *a)
 
 /* ---- rules ------------------------------------------------------------------- */
 
-/* The server log's format (server.c), for notes about rules. */
-static void rules_log(const char *msg)
+/* A line in the server log's format (server.c), for notes about rules. */
+static void rules_log(const char *what, const char *msg)
 {
     char when[32];
     iso_time(when, wall_sec());
-    fprintf(stderr, "%s corral[%d]: %s\n", when, (int)getpid(), msg);
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == '\n')
+        n--;
+    fprintf(stderr, "%s corral[%d]: %s%.*s\n", when, (int)getpid(), what, (int)n, msg);
     fflush(stderr);
 }
 
@@ -342,12 +345,12 @@ const rules_t *approvals_rules_for(server_t *srv, const char *cwd)
     const rules_t *r = rules_ws_for(srv->rules_ws, cwd, &note, &changed);
     srv->rules = rules_ws_user(srv->rules_ws); /* it may have been reloaded */
     if (note)
-        rules_log(note);
+        rules_log("", note);
     free(note);
     if (changed) {
         update_rules_error(srv);
         if (srv->rules_error)
-            rules_log("rules not loaded:"), rules_log(srv->rules_error);
+            rules_log("rules not loaded: ", srv->rules_error);
     }
     return r;
 }

@@ -56,10 +56,18 @@ def main():
     try:
         rules = os.path.join(base, "bench.rules")
         generate(rules)
+        env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(base, "config"))
+        # The user's rules and a trusted workspace, for the cached look-up.
+        ws = os.path.join(base, "ws")
+        os.makedirs(os.path.join(env["XDG_CONFIG_HOME"], "corral", "rules"))
+        os.makedirs(os.path.join(ws, ".corral", "rules"))
+        shutil.copy(rules, os.path.join(env["XDG_CONFIG_HOME"], "corral", "rules", "bench.rules"))
+        with open(os.path.join(ws, ".corral", "rules", "team.rules"), "w") as f:
+            f.write('prefix_rule(pattern=["make", "deploy"], decision="forbidden")\n')
+        subprocess.run([CORRAL, "trust", ws], env=env, check=True, stdout=subprocess.DEVNULL)
         print("== in-process (bench_policy)")
         sys.stdout.flush()
-        subprocess.run([BENCH, rules], check=True)
-        env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(base, "config"))
+        subprocess.run([BENCH, rules], check=True, env=env, cwd=ws)
         print("== per process, %d runs each (median / p99)" % RUNS)
         simple = ["git", "status"]
         compound = ["bash", "-lc", "git status && make build | tee build.log"]
