@@ -5,20 +5,13 @@
 
 #include "approvals.h"
 #include "paths.h"
+#include "rules_ws.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* corral's own rules (docs/corral.rules.5): they decide only for commands
- * no rule of the user's matches, so "always" answers override them. */
-static const char builtin_rules[] =
-    "# corral's built-in rules: asked before they run, whatever the sandbox.\n"
-    "prefix_rule(pattern=[\"git\", \"push\"], decision=\"prompt\",\n"
-    "            justification=\"pushing changes a remote repository\")\n"
-    "prefix_rule(pattern=[\"sudo\"], decision=\"prompt\", justification=\"runs a command as another user\")\n";
+#include <unistd.h>
 
 static const char *const answer_names[] = {"once", "session", "persist", "deny", "stop", "timeout", "gone"};
 
@@ -304,54 +297,78 @@ void approval_withdraw(server_t *srv, approval_t *a)
 
 /* ---- rules ------------------------------------------------------------------- */
 
-static int by_name(const struct dirent **x, const struct dirent **y)
+/* A line in the server log's format (server.c), for notes about rules. */
+static void rules_log(const char *what, const char *msg)
 {
-    return strcmp((*x)->d_name, (*y)->d_name);
+    char when[32];
+    iso_time(when, wall_sec());
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == '\n')
+        n--;
+    fprintf(stderr, "%s corral[%d]: %s%.*s\n", when, (int)getpid(), what, (int)n, msg);
+    fflush(stderr);
+}
+
+/* srv->rules_error: every file left out, the user's and the trusted
+ * workspaces' (clients print it; the subscribe and approvals replies carry it). */
+static void update_rules_error(server_t *srv)
+{
+    buf_t b;
+    buf_init(&b);
+    if (srv->builtin_error)
+        buf_puts(&b, srv->builtin_error);
+    char *ws = rules_ws_errors(srv->rules_ws);
+    if (ws)
+        buf_puts(&b, ws);
+    free(ws);
+    free(srv->rules_error);
+    srv->rules_error = b.len ? buf_steal(&b) : NULL;
+    buf_free(&b);
 }
 
 void approvals_load_rules(server_t *srv)
 {
-    rules_t *r = rules_new();
     char err[1024];
-    buf_t errors;
-    buf_init(&errors);
     if (!srv->builtin_rules) {
         srv->builtin_rules = rules_new();
-        if (rules_load_text(srv->builtin_rules, "(built-in rules)", builtin_rules, err, sizeof err) < 0)
-            buf_printf(&errors, "%s\n", err); /* a bug: the tests load them */
+        if (rules_load_text(srv->builtin_rules, RULES_BUILTIN_NAME, rules_builtin_text, err, sizeof err) < 0)
+            srv->builtin_error = xasprintf("%s\n", err); /* a bug: the tests load them */
     }
-    char *cdir = paths_config_dir();
-    char *dir = xasprintf("%s/rules", cdir);
-    free(cdir);
-    struct dirent **names = NULL;
-    int n = scandir(dir, &names, NULL, by_name);
-    for (int i = 0; i < n; i++) {
-        const char *name = names[i]->d_name;
-        size_t len = strlen(name);
-        if (len > 6 && strcmp(name + len - 6, ".rules") == 0) {
-            char *path = xasprintf("%s/%s", dir, name);
-            if (rules_load_file(r, path, err, sizeof err) < 0)
-                buf_printf(&errors, "%s\n", err);
-            free(path);
-        }
-        free(names[i]);
+    if (!srv->rules_ws)
+        srv->rules_ws = rules_ws_new();
+    rules_ws_reload_user(srv->rules_ws);
+    srv->rules = rules_ws_user(srv->rules_ws);
+    update_rules_error(srv);
+}
+
+const rules_t *approvals_rules_for(server_t *srv, const char *cwd)
+{
+    if (!srv->rules_ws)
+        approvals_load_rules(srv);
+    char *note = NULL;
+    bool changed = false;
+    const rules_t *r = rules_ws_for(srv->rules_ws, cwd, &note, &changed);
+    srv->rules = rules_ws_user(srv->rules_ws); /* it may have been reloaded */
+    if (note)
+        rules_log("", note);
+    free(note);
+    if (changed) {
+        update_rules_error(srv);
+        if (srv->rules_error)
+            rules_log("rules not loaded: ", srv->rules_error);
     }
-    free(names);
-    free(dir);
-    rules_free(srv->rules);
-    srv->rules = r;
-    free(srv->rules_error);
-    srv->rules_error = errors.len ? buf_steal(&errors) : NULL;
-    if (!srv->rules_error)
-        buf_free(&errors);
+    return r;
 }
 
 void approvals_shutdown(server_t *srv)
 {
     while (!link_empty(&srv->approvals))
         approval_withdraw(srv, link_entry(srv->approvals.next, approval_t, node));
-    rules_free(srv->rules);
+    rules_ws_free(srv->rules_ws); /* it owns srv->rules */
+    srv->rules_ws = NULL;
     srv->rules = NULL;
+    free(srv->builtin_error);
+    srv->builtin_error = NULL;
     rules_free(srv->builtin_rules);
     srv->builtin_rules = NULL;
     free(srv->rules_error);

@@ -80,6 +80,11 @@ int approval_answer_parse(const char *s, approval_answer *out);
  * *.rules in name order) into srv->rules; a file with an error is skipped
  * and its error kept in srv->rules_error (shown by clients). */
 void approvals_load_rules(server_t *srv);
+/* The rules for a request run in cwd: the user's, plus the workspace's
+ * .corral/rules when the user trusts it (rules_ws.h); what changed on disk
+ * is reloaded first, and srv->rules_error follows.  An untrusted workspace
+ * with rules is noted in the server log, once. */
+const rules_t *approvals_rules_for(server_t *srv, const char *cwd);
 void approvals_shutdown(server_t *srv);
 
 #endif

@@ -937,6 +937,11 @@ static int verb_policy(int argc, char **argv)
     return cli_policy(argc, argv, current_verb->usage, current_verb->help);
 }
 
+static int verb_trust(int argc, char **argv)
+{
+    return cli_trust(argc, argv, current_verb->usage, current_verb->help);
+}
+
 static int verb_approvals(int argc, char **argv)
 {
     return cli_approvals(argc, argv, current_verb->usage, current_verb->help);
@@ -1113,8 +1118,11 @@ static const verb verbs[] = {
     {"doctor", verb_doctor, "doctor",
      "Print what this kernel supports for the sandbox (user and network namespaces,\n"
      "seccomp, the Landlock ABI, cgroup delegation, TIOCSTI), try a real sandbox,\n"
-     "and say what corral will therefore enforce.  Exits 1 when sandboxes cannot\n"
-     "run here (corral then refuses to start sandboxed commands).\n"},
+     "and say what corral will therefore enforce.  Then list the exec-policy rules\n"
+     "files a command run here would be judged by (built-in, yours, this\n"
+     "workspace's when trusted), each with its FILE:LINE:COLUMN error if it has\n"
+     "one.  Exits 1 when sandboxes cannot run here (corral then refuses to start\n"
+     "sandboxed commands) or a rules file cannot be loaded.\n"},
     {"policy", verb_policy, "policy check [--rules F]... [--pretty] [--resolve-host-executables] -- CMD...",
      "Print what the exec-policy rules in the files F decide for a command, exactly\n"
      "as 'codex execpolicy check' does: one JSON line with every matching prefix\n"
@@ -1126,6 +1134,13 @@ static const verb verbs[] = {
      "      --pretty                  indented JSON\n"
      "      --resolve-host-executables  an absolute program without rules of its own\n"
      "                                uses its basename's, as host_executable() allows\n"},
+    {"trust", verb_trust, "trust DIR | trust --list | trust --remove DIR",
+     "Trust a workspace: commands run in DIR (exactly; not its subdirectories) are\n"
+     "also judged by the rules in DIR/.corral/rules/*.rules, loaded after your own.\n"
+     "Trust only a directory whose rules you have read.  The list is kept in\n"
+     "~/.config/corral/trusted; a running server picks changes up at once.\n\n"
+     "  -l, --list      print the trusted directories, one per line\n"
+     "  -r, --remove    stop trusting DIR\n"},
     {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
     {"approvals", verb_approvals, "approvals [--json]",
      "List the requests waiting for approval, oldest first: id, who asks, age,\n"

@@ -23,6 +23,7 @@ int cli_run_tui(const cli_tui_options *opt);
 struct conf;
 int cli_load_conf(struct conf *c);
 int cli_sandbox(int argc, char **argv, const char *usage, const char *help);
+int cli_trust(int argc, char **argv, const char *usage, const char *help);
 int cli_doctor(int argc, char **argv, const char *usage, const char *help);
 int cli_policy(int argc, char **argv, const char *usage, const char *help);
 int cli_demo(int argc, char **argv, const char *usage, const char *help);

@@ -11,11 +11,13 @@
 #include "launch.h"
 #include "paths.h"
 #include "plan.h"
+#include "rules_ws.h"
 #include "sbconf.h"
 #include "util.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +211,10 @@ int cli_doctor(int argc, char **argv, const char *usage, const char *help)
         rc = sb_doctor(stdout, &plan) ? 0 : 1;
         sb_plan_free(&plan);
     }
+    /* The rules that would judge a command run here. */
+    char cwd[PATH_MAX];
+    if (!rules_report(stdout, getcwd(cwd, sizeof cwd)))
+        rc = 1;
     rmdir(dir);
     free(dir);
     sb_profile_free(&prof);

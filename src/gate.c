@@ -316,7 +316,7 @@ void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const
         return;
     }
     policy_result pr;
-    policy_evaluate(srv->rules, srv->builtin_rules, &srv->policy, g->r.argv, g->sandbox, has_deny_entries(srv, &g->r), &pr);
+    policy_evaluate(approvals_rules_for(srv, g->cwd), srv->builtin_rules, &srv->policy, g->r.argv, g->sandbox, has_deny_entries(srv, &g->r), &pr);
     if (pr.verdict == VERDICT_FORBIDDEN) {
         char msg[700];
         snprintf(msg, sizeof msg, "corral's exec policy forbids this command: %s", pr.reason);

@@ -30,7 +30,6 @@ typedef struct example {
 /* A prefix_rule's examples, checked once the whole file is read. */
 typedef struct pending {
     size_t first, count; /* its rules in the staged policy */
-    char *pattern;       /* rendered, for messages */
     example *match, *not_match;
     size_t nmatch, nnot;
 } pending;
@@ -81,7 +80,9 @@ static bool bind(evalctx *x, const call *c, const builtin *b, const value **slot
             for (k = 0; k < b->nparams && strcmp(b->params[k], a->kw) != 0; k++)
                 ;
             if (k == b->nparams) {
-                rules_fail_at(x->e, a->line, a->col, "unknown keyword '%s' for %s (known: %s)", a->kw, b->name, b->known);
+                /* Starlark's words, as Codex prints them, and what is known. */
+                rules_fail_at(x->e, a->line, a->col, "Found `%s` extra named parameter(s) for call to %s (known: %s)",
+                              a->kw, b->name, b->known);
                 return false;
             }
             if (slot[k]) {
@@ -142,21 +143,6 @@ static bool no_nul(evalctx *x, const value *v, const char *what)
         return false;
     }
     return true;
-}
-
-static void render_value(buf_t *b, const value *v)
-{
-    if (v->kind == V_STR) {
-        rules_json_string(b, v->str.s, v->str.n);
-        return;
-    }
-    buf_putc(b, '[');
-    for (size_t i = 0; i < v->n; i++) {
-        if (i)
-            buf_puts(b, ", ");
-        render_value(b, &v->items[i]);
-    }
-    buf_putc(b, ']');
 }
 
 static bool parse_examples(evalctx *x, const value *list, const char *kw, example **out, size_t *nout)
@@ -307,10 +293,6 @@ static bool eval_prefix_rule(evalctx *x, const call *c, const value **a)
         rules_push_prefix(x->staged, &r);
     }
     if (pd.nmatch || pd.nnot) {
-        buf_t b;
-        buf_init(&b);
-        render_value(&b, pattern);
-        pd.pattern = buf_steal(&b);
         x->pend = xrealloc(x->pend, (x->npend + 1) * sizeof *x->pend);
         x->pend[x->npend++] = pd;
     }
@@ -441,19 +423,64 @@ static bool eval_call(evalctx *x, const call *c)
 
 /* ---- examples -------------------------------------------------------------------------- */
 
-static void render_examples(buf_t *b, const example *ex, const size_t *idx, size_t n)
+/* A string as Rust's Debug prints it: quoted, with \" \\ \n \r \t \0
+ * escaped and other control characters as \u{hex}.  Codex's messages print
+ * rules and examples this way, so ours read the same. */
+static void rust_debug_str(buf_t *b, const char *s, size_t n)
 {
-    buf_putc(b, '[');
+    buf_putc(b, '"');
     for (size_t i = 0; i < n; i++) {
-        if (i)
-            buf_puts(b, ", ");
-        buf_t w;
-        buf_init(&w);
-        rules_shlex_join(&w, ex[idx[i]].w, ex[idx[i]].n);
-        rules_json_string(b, w.data ? w.data : "", w.len);
-        buf_free(&w);
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': buf_puts(b, "\\\""); break;
+        case '\\': buf_puts(b, "\\\\"); break;
+        case '\n': buf_puts(b, "\\n"); break;
+        case '\r': buf_puts(b, "\\r"); break;
+        case '\t': buf_puts(b, "\\t"); break;
+        case 0: buf_puts(b, "\\0"); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                buf_printf(b, "\\u{%x}", c);
+            else
+                buf_putc(b, (char)c);
+        }
     }
-    buf_putc(b, ']');
+    buf_putc(b, '"');
+}
+
+/* A prefix rule as Codex's Debug shows it in example errors:
+ * PrefixRule { pattern: PrefixPattern { first: "git", rest: [Single("status"),
+ * Alts(["a", "b"])] }, decision: Allow, justification: None }. */
+static void render_rule_debug(buf_t *b, const prule *r)
+{
+    static const char *const names[] = {"Allow", "Allow", "Prompt", "Forbidden"};
+    buf_puts(b, "PrefixRule { pattern: PrefixPattern { first: ");
+    rust_debug_str(b, r->first.s, r->first.n);
+    buf_puts(b, ", rest: [");
+    for (size_t i = 0; i < r->nrest; i++) {
+        buf_puts(b, i ? ", " : "");
+        buf_puts(b, r->rest[i].n == 1 ? "Single(" : "Alts([");
+        for (size_t k = 0; k < r->rest[i].n; k++) {
+            buf_puts(b, k ? ", " : "");
+            rust_debug_str(b, r->rest[i].alts[k].s, r->rest[i].alts[k].n);
+        }
+        buf_puts(b, r->rest[i].n == 1 ? ")" : "])");
+    }
+    buf_printf(b, "] }, decision: %s, justification: ", names[r->decision]);
+    if (r->has_justification) {
+        buf_puts(b, "Some(");
+        rust_debug_str(b, r->justification.s, r->justification.n);
+        buf_putc(b, ')');
+    } else {
+        buf_puts(b, "None");
+    }
+    buf_puts(b, " }");
+}
+
+/* An example as a shell would read it (shlex join). */
+static void render_example(buf_t *b, const example *ex)
+{
+    rules_shlex_join(b, ex->w, ex->n);
 }
 
 /* Every not_match example must match none of the call's rules and every
@@ -480,20 +507,54 @@ static bool check_examples(evalctx *x)
                 if ((k > 0) != want)
                     bad[nbad++] = i;
             }
-            if (nbad) {
-                buf_t b;
-                buf_init(&b);
-                render_examples(&b, ex, bad, nbad);
-                if (want)
-                    rules_fail_at(x->e, ex[bad[0]].line, ex[bad[0]].col,
-                            "expected every example to match at least one rule of pattern %s; unmatched examples: "
-                            "%s",
-                            pd->pattern, b.data);
-                else
-                    rules_fail_at(x->e, ex[bad[0]].line, ex[bad[0]].col,
-                            "expected every not_match example to match no rule of pattern %s; matched examples: %s",
-                            pd->pattern, b.data);
-                buf_free(&b);
+            if (nbad && want) {
+                /* Codex's wording: the call's rules and the examples, each
+                 * as Rust's Debug of a list of strings. */
+                buf_t rules, exs, one;
+                buf_init(&rules), buf_init(&exs);
+                buf_putc(&rules, '[');
+                for (size_t k = 0; k < pd->count; k++) {
+                    buf_init(&one);
+                    render_rule_debug(&one, &pr[k]);
+                    buf_puts(&rules, k ? ", " : "");
+                    rust_debug_str(&rules, one.data, one.len);
+                    buf_free(&one);
+                }
+                buf_putc(&rules, ']');
+                buf_putc(&exs, '[');
+                for (size_t k = 0; k < nbad; k++) {
+                    buf_init(&one);
+                    render_example(&one, &ex[bad[k]]);
+                    buf_puts(&exs, k ? ", " : "");
+                    rust_debug_str(&exs, one.data ? one.data : "", one.len);
+                    buf_free(&one);
+                }
+                buf_putc(&exs, ']');
+                rules_fail_at(x->e, ex[bad[0]].line, ex[bad[0]].col,
+                              "expected every example to match at least one rule. rules: %s; unmatched examples: %s",
+                              rules.data, exs.data);
+                buf_free(&rules), buf_free(&exs);
+                ok = false;
+            } else if (nbad) {
+                /* The first rule the first such example matches. */
+                const example *e = &ex[bad[0]];
+                size_t which = 0;
+                for (size_t k = 0; k < pd->count; k++) {
+                    rule_match *m;
+                    size_t hit = rules_match_core(&pr[k], 1, hx, nhx, e->w, e->n, true, &m);
+                    rules_matches_free(m, hit);
+                    if (hit) {
+                        which = k;
+                        break;
+                    }
+                }
+                buf_t rule, exs;
+                buf_init(&rule), buf_init(&exs);
+                render_rule_debug(&rule, &pr[which]);
+                render_example(&exs, e);
+                rules_fail_at(x->e, e->line, e->col, "expected example to not match rule `%s`: %s", rule.data,
+                              exs.data ? exs.data : "");
+                buf_free(&rule), buf_free(&exs);
                 ok = false;
             }
             free(bad);
@@ -586,7 +647,6 @@ static int load(rules_t *r, const char *name, const char *text, size_t len, char
         rules_call_free(&calls[i]);
     free(calls);
     for (size_t i = 0; i < x.npend; i++) {
-        free(x.pend[i].pattern);
         examples_free(x.pend[i].match, x.pend[i].nmatch);
         examples_free(x.pend[i].not_match, x.pend[i].nnot);
     }

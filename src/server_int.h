@@ -91,8 +91,10 @@ struct server {
     uv_timer_t shutdown_timer;
     uv_timer_t notify_timer; /* coalesces session events */
     /* The exec policy and its approval queue (approvals.c, gate.c). */
-    rules_t *rules;          /* the user's */
+    rules_t *rules;          /* the user's (owned by rules_ws) */
     rules_t *builtin_rules;  /* corral's defaults: only where no user rule matches */
+    struct rules_ws *rules_ws; /* user and trusted-workspace rules, reloaded on change */
+    char *builtin_error;   /* a bug in the built-in rules, or NULL */
     char *rules_error;     /* rule files that could not be loaded, or NULL */
     policy_settings policy;
     link_t approvals;      /* approval_t.node, oldest first */

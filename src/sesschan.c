@@ -320,7 +320,7 @@ static void handle_escalate(chan_req *r, session_t *s, json_t *msg)
     }
     r->sandbox = r->network || (r->write && r->write[0]) ? SANDBOX_MORE_PERMISSIONS : SANDBOX_ESCALATED;
     policy_result pr;
-    policy_evaluate(r->srv->rules, r->srv->builtin_rules, &sx(s)->policy, r->argv, r->sandbox,
+    policy_evaluate(approvals_rules_for(r->srv, s->cwd), r->srv->builtin_rules, &sx(s)->policy, r->argv, r->sandbox,
                     deny_entries(r->srv), &pr);
     if (pr.verdict == VERDICT_FORBIDDEN) {
         char text[700];
@@ -330,6 +330,8 @@ static void handle_escalate(chan_req *r, session_t *s, json_t *msg)
         req_free(r);
         return;
     }
+    /* The rules are those of the session's workspace (where it started),
+     * not of the cwd the request claims: that comes from inside. */
     /* Requests from inside a sandbox always go to a human (DESIGN section
      * 2), even when a rule would allow the command: the rule speaks for
      * the agent's own requests, not for code running in the sandbox. */
@@ -369,7 +371,7 @@ static void handle_check(chan_req *r, session_t *s, json_t *msg)
     r->argv[2] = xstrdup(line);
     r->sandbox = SANDBOX_DEFAULT;
     policy_result pr;
-    policy_evaluate(r->srv->rules, r->srv->builtin_rules, &sx(s)->policy, r->argv, SANDBOX_DEFAULT,
+    policy_evaluate(approvals_rules_for(r->srv, s->cwd), r->srv->builtin_rules, &sx(s)->policy, r->argv, SANDBOX_DEFAULT,
                     deny_entries(r->srv), &pr);
     if (pr.verdict == VERDICT_RUN) {
         reply(r, json_pack("{s:s}", "state", "run"));

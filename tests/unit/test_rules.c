@@ -269,7 +269,7 @@ static void meaning_errors(void **state)
     expect_error("prefix_rule(pattern=[\"git\"], decision=\"deny\")\n",
                  "t.rules:1:39: invalid decision: deny (use allow, prompt or forbidden)");
     expect_error("prefix_rule(pattern=[\"git\"], reviewer=\"me\")\n",
-                 "t.rules:1:30: unknown keyword 'reviewer' for prefix_rule (known: pattern, decision, "
+                 "t.rules:1:30: Found `reviewer` extra named parameter(s) for call to prefix_rule (known: pattern, decision, "
                  "justification, match, not_match)");
     expect_error("prefix_rule(decision=\"allow\")\n", "t.rules:1:1: missing keyword 'pattern' for prefix_rule");
     expect_error("prefix_rule(pattern=[])\n", "t.rules:1:21: pattern must be a non-empty list");
@@ -368,28 +368,32 @@ static void examples(void **state)
     rules_free(r);
 
     expect_error("prefix_rule(pattern=[\"git\", \"status\"], match=[\"git diff\"])\n",
-                 "t.rules:1:47: expected every example to match at least one rule of pattern [\"git\", \"status\"]; "
+                 "t.rules:1:47: expected every example to match at least one rule. rules: [\"PrefixRule { pattern: PrefixPattern { first: \\\"git\\\", rest: [Single(\\\"status\\\")] }, decision: Allow, justification: None }\"]; "
                  "unmatched examples: [\"git diff\"]");
     expect_error("prefix_rule(pattern=[\"git\"],\n  match=[\"git\", [\"hg\", \"x y\"], \"svn 'a b'\"])\n",
-                 "t.rules:2:17: expected every example to match at least one rule of pattern [\"git\"]; unmatched "
+                 "t.rules:2:17: expected every example to match at least one rule. rules: [\"PrefixRule { pattern: PrefixPattern { first: \\\"git\\\", rest: [] }, decision: Allow, justification: None }\"]; unmatched "
                  "examples: [\"hg 'x y'\", \"svn 'a b'\"]");
     expect_error("prefix_rule(pattern=[\"git\"], not_match=[\"hg\", \"git push\"])\n",
-                 "t.rules:1:47: expected every not_match example to match no rule of pattern [\"git\"]; matched "
-                 "examples: [\"git push\"]");
+                 "t.rules:1:47: expected example to not match rule `PrefixRule { pattern: PrefixPattern { first: \"git\", rest: [] }, decision: Allow, justification: None }`: git push");
+    /* Codex shows the rules as Rust's Debug: alternatives, decision, justification (escaped twice). */
+    expect_error("prefix_rule(pattern=[\"git\", [\"a\", \"b\"]], decision=\"prompt\", justification=\"say \\\"hi\\\"\", "
+                 "match=[\"git c\"])\n",
+                 "t.rules:1:96: expected every example to match at least one rule. rules: [\"PrefixRule { pattern: "
+                 "PrefixPattern { first: \\\"git\\\", rest: [Alts([\\\"a\\\", \\\"b\\\"])] }, decision: Prompt, "
+                 "justification: Some(\\\"say \\\\\\\"hi\\\\\\\"\\\") }\"]; unmatched examples: [\"git c\"]");
     /* Examples are checked against their own rule only, not the whole policy. */
     expect_error("prefix_rule(pattern=[\"git\"])\nprefix_rule(pattern=[\"git\", \"push\"], match=[\"git pull\"])\n",
-                 "t.rules:2:45: expected every example to match at least one rule of pattern [\"git\", \"push\"]; "
+                 "t.rules:2:45: expected every example to match at least one rule. rules: [\"PrefixRule { pattern: PrefixPattern { first: \\\"git\\\", rest: [Single(\\\"push\\\")] }, decision: Allow, justification: None }\"]; "
                  "unmatched examples: [\"git pull\"]");
     /* Absolute examples fall back to their basename, limited by host_executable (even a later one). */
     r = must_load("prefix_rule(pattern=[\"git\"], match=[\"/opt/bin/git status\"])\n");
     rules_free(r);
     expect_error("prefix_rule(pattern=[\"git\"], match=[\"/opt/bin/git status\"])\n"
                  "host_executable(name=\"git\", paths=[\"/usr/bin/git\"])\n",
-                 "t.rules:1:37: expected every example to match at least one rule of pattern [\"git\"]; unmatched "
+                 "t.rules:1:37: expected every example to match at least one rule. rules: [\"PrefixRule { pattern: PrefixPattern { first: \\\"git\\\", rest: [] }, decision: Allow, justification: None }\"]; unmatched "
                  "examples: [\"/opt/bin/git status\"]");
     expect_error("prefix_rule(pattern=[\"git\"], not_match=[\"/usr/bin/git status\"])\n",
-                 "t.rules:1:41: expected every not_match example to match no rule of pattern [\"git\"]; matched "
-                 "examples: [\"/usr/bin/git status\"]");
+                 "t.rules:1:41: expected example to not match rule `PrefixRule { pattern: PrefixPattern { first: \"git\", rest: [] }, decision: Allow, justification: None }`: /usr/bin/git status");
     r = must_load("host_executable(name=\"git\", paths=[\"/usr/bin/git\"])\n");
     char err[1024];
     assert_int_equal(load(r, "prefix_rule(pattern=[\"git\"], not_match=[\"/opt/git x\"])\n", err, sizeof err), 0);
