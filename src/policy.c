@@ -139,6 +139,24 @@ void policy_evaluate(const rules_t *rules, const rules_t *defaults, const policy
         }
     }
     sh_commands_free(&cmds);
+    /* A complex script is one unit, but a rule that forbids or asks about
+     * a command written in it still speaks: `x=$(date); rm -rf /` must
+     * not slip past a rule on rm by being complex.  (Allows do not carry
+     * over: the unit as a whole was not allowed.) */
+    if (out->complex) {
+        sh_commands lit = {0};
+        shsplit_literal(script, &lit);
+        for (size_t i = 0; i < lit.n; i++) {
+            segment_verdict v;
+            judge_segment(rules, defaults, ps, lit.cmds[i], &v);
+            if (v.by_rule && v.decision > worst && v.decision >= RULE_PROMPT) {
+                worst = v.decision;
+                snprintf(out->reason, sizeof out->reason, "%s", v.reason);
+                snprintf(out->rule, sizeof out->rule, "%s", v.rule);
+            }
+        }
+        sh_commands_free(&lit);
+    }
     out->explicit_allow = all_explicit;
     bool escalation = req != SANDBOX_DEFAULT;
     /* Only an explicit allow of every segment runs escalated unasked; a

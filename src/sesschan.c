@@ -319,6 +319,8 @@ static void handle_escalate(chan_req *r, session_t *s, json_t *msg)
         }
     }
     r->sandbox = r->network || (r->write && r->write[0]) ? SANDBOX_MORE_PERMISSIONS : SANDBOX_ESCALATED;
+    /* The rules are those of the session's workspace (where it started),
+     * not of the cwd the request claims: that comes from inside. */
     policy_result pr;
     policy_evaluate(approvals_rules_for(r->srv, s->cwd), r->srv->builtin_rules, &sx(s)->policy, r->argv, r->sandbox,
                     deny_entries(r->srv), &pr);
@@ -330,8 +332,6 @@ static void handle_escalate(chan_req *r, session_t *s, json_t *msg)
         req_free(r);
         return;
     }
-    /* The rules are those of the session's workspace (where it started),
-     * not of the cwd the request claims: that comes from inside. */
     /* Requests from inside a sandbox always go to a human (DESIGN section
      * 2), even when a rule would allow the command: the rule speaks for
      * the agent's own requests, not for code running in the sandbox. */

@@ -180,12 +180,26 @@ static void policy_names(void **state)
     assert_string_equal(approval_policy_name(APPROVAL_NEVER), "never");
 }
 
+/* A complex script is one unit, yet a forbidding or asking rule about a
+ * command written in it still applies; an allow does not carry over. */
+static void complex_scripts_keep_rules(void **state)
+{
+    (void)state;
+    EXPECT(APPROVAL_ON_REQUEST, "x=$(date); rm -rf build", SANDBOX_DEFAULT, VERDICT_FORBIDDEN);
+    EXPECT(APPROVAL_ON_REQUEST, "echo $(pwd) && git push", SANDBOX_DEFAULT, VERDICT_ASK);
+    EXPECT(APPROVAL_ON_REQUEST, "make > log.txt", SANDBOX_DEFAULT, VERDICT_RUN);
+    EXPECT(APPROVAL_ON_REQUEST, "make > log.txt", SANDBOX_ESCALATED, VERDICT_ASK);
+    policy_result r = judge(APPROVAL_ON_REQUEST, "for f in *; do rm -rf build; done", SANDBOX_DEFAULT);
+    assert_int_equal(r.verdict, VERDICT_FORBIDDEN);
+    assert_string_equal(r.reason, "use trash");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rules_decide_first), cmocka_unit_test(never_never_asks), cmocka_unit_test(on_request),
         cmocka_unit_test(unless_trusted),     cmocka_unit_test(granular),         cmocka_unit_test(deny_read_keeps_sandbox),
-        cmocka_unit_test(user_rules_override_defaults), cmocka_unit_test(policy_names),
+        cmocka_unit_test(user_rules_override_defaults), cmocka_unit_test(policy_names), cmocka_unit_test(complex_scripts_keep_rules),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""Escalations through the real server, answered with the CLI (the TUI's
+dialog has its own test): corral escalate from inside a sandboxed session
+over its session channel (path 2), the shell hook of interactive bash and
+zsh sessions (path 3), and the one retry offered when a sandboxed exec
+fails like a sandbox denial (path 4).  Every request ends in the same
+approval queue; the session channel accepts nothing but requests, and bad
+messages on it never hurt the server."""
+import base64
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+from harness import CORRAL, TIMEOUT, Tap, World, pid_alive, read_jsonl, run_tests, wait_until
+
+RULES = '''prefix_rule(pattern=["rm", "-rf"], decision="forbidden", justification="use trash instead")
+prefix_rule(pattern=["touch", "deployed"], decision="prompt", justification="deploys")
+prefix_rule(pattern=["forbidden-tool"], decision="forbidden", justification="never from a session")
+'''
+
+w = World()
+os.makedirs(os.path.join(w.config, "corral", "rules"), exist_ok=True)
+with open(os.path.join(w.config, "corral", "rules", "user.rules"), "w") as f:
+    f.write(RULES)
+w.start_server()
+mon = w.connect("monitor")
+mon.call({"cmd": "subscribe"})
+# A place on the host the sandbox sees read-only: /var/tmp is not the
+# sandbox's private /tmp, and not in the workspace.
+outside = tempfile.mkdtemp(prefix="corral-esc-", dir="/var/tmp")
+
+
+def next_message(pred, what):
+    """The first message (kept or new) on the monitor that pred accepts;
+    the others stay queued for later waits."""
+    for i, m in enumerate(mon.events):
+        if pred(m):
+            return mon.events.pop(i)
+    while True:
+        m = mon.read_msg()
+        if pred(m):
+            return m
+        mon.events.append(m)
+
+
+def next_approval(kind=None):
+    m = next_message(lambda m: m.get("event") == "approval" and (kind is None or m["approval"]["kind"] == kind),
+                     "approval")
+    return m["approval"]
+
+
+def approval_done(aid):
+    return next_message(lambda m: m.get("event") == "approval_done" and m.get("id") == aid, "approval_done")
+
+
+def screen_until(sid, marker):
+    """The session's terminal bytes (a watch) until marker shows."""
+    data = b""
+    while marker.encode() not in data:
+        m = next_message(lambda m: m.get("event") == "term" and m.get("session") == sid, "term")
+        data += base64.b64decode(m["data_b64"])
+    return data.decode(errors="replace")
+
+
+def exec_bg(*args):
+    return subprocess.Popen([CORRAL, "exec", "-C", w.ws] + list(args), env=w.env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def in_session(script, yield_ms="30000"):
+    """A sandboxed exec session running sh -c script, in the background."""
+    return exec_bg("--yield", yield_ms, "--", "sh", "-c", script)
+
+
+# ---- path 2: corral escalate ---------------------------------------------------
+
+def test_escalate_outside_a_session(t):
+    env = dict(w.env)
+    env.pop("CORRAL_SESSION_FD", None)
+    r = subprocess.run([CORRAL, "escalate", "--", "true"], env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    t.eq(r.returncode, 126, "corral escalate outside a session does not run anything (exit 126)", r.stderr)
+    t.ok("only inside a corral session" in r.stderr, "and says it works only inside a session", r.stderr)
+
+
+def test_escalate_approved(t):
+    target = os.path.join(outside, "escalated")
+    p = in_session("touch %s 2>&1; echo sandboxed=$?; corral escalate --reason 'write the release notes' -- "
+                   "sh -c 'touch %s && echo escalated-ran; exit 3'; echo status=$?" % (target, target))
+    a = next_approval("escalate")
+    t.eq(a["argv"], ["sh", "-c", "touch %s && echo escalated-ran; exit 3" % target],
+         "the request carries the exact argv from inside the session")
+    t.eq(a.get("justification"), "write the release notes", "and the reason typed with it")
+    t.ok(isinstance(a.get("session"), int) and a["permissions"]["sandbox"] == "escalated",
+         "it names its session and asks to leave the sandbox", a)
+    t.ok(not os.path.exists(target), "nothing ran before the answer")
+    r = w.corral("approve", str(a["id"]))
+    t.eq(r.returncode, 0, "corral approve answers it", r.stderr)
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok("Read-only file system" in out and "sandboxed=1" in out, "the session itself cannot write there", out)
+    t.ok(os.path.exists(target), "approved, the command ran outside the sandbox and wrote on the host")
+    t.ok("escalated-ran" in out, "its output went to the requester's stdout, in the session's output", out)
+    t.ok("status=3" in out, "corral escalate exits with the command's status", out)
+    events = [e["event"] for e in read_jsonl(os.path.join(w.session_dir(a["session"]), "events.jsonl"))]
+    t.ok("approval_requested" in events and "approval_decided" in events and "escalated" in events and
+         "escalation_ended" in events, "the session's log has the request, the decision and the run", events)
+
+
+def test_escalate_denied_with_note(t):
+    target = os.path.join(outside, "denied")
+    p = in_session("corral escalate -- touch %s; echo status=$?" % target)
+    a = next_approval("escalate")
+    r = w.corral("deny", "--note", "use the workspace copy", str(a["id"]))
+    t.eq(r.returncode, 0, "corral deny answers it", r.stderr)
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok("status=126" in out, "a denied escalation exits 126", out)
+    t.ok("denied" in out and "use the workspace copy" in out, "with the denial and the user's note", out)
+    t.ok(not os.path.exists(target), "and nothing ran")
+
+
+def test_escalate_wider_sandbox(t):
+    allowed = tempfile.mkdtemp(prefix="corral-esc-w-", dir="/var/tmp")
+    p = in_session("corral escalate -w %s -- sh -c 'touch %s/in && echo wrote-in; touch %s/out 2>&1; echo out=$?'"
+                   % (allowed, allowed, outside))
+    a = next_approval("escalate")
+    t.eq((a["permissions"]["sandbox"], a["permissions"]["write"]), ("more", [allowed]),
+         "-w asks for a wider sandbox with that path writable")
+    w.corral("approve", str(a["id"]))
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok(os.path.exists(os.path.join(allowed, "in")) and "wrote-in" in out, "the path given is writable", out)
+    t.ok("out=1" in out and not os.path.exists(os.path.join(outside, "out")),
+         "anything else is still refused: the command ran sandboxed", out)
+    shutil.rmtree(allowed, ignore_errors=True)
+
+
+def test_escalate_forbidden_by_rule(t):
+    p = in_session("corral escalate -- forbidden-tool --now; echo status=$?")
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok("status=126" in out and "never from a session" in out, "a rule's forbidden refuses it without asking",
+         out)
+    t.eq(json.loads(w.corral("approvals", "--json").stdout), [], "and nothing waits for approval")
+
+
+def test_escalate_requester_gone(t):
+    p = in_session("corral escalate -- true")
+    a = next_approval("escalate")
+    p.kill()
+    p.wait()
+    # corral exec going away ends its session (the stream's owner); the
+    # request is withdrawn with it.
+    w.corral("kill", str(a["session"]))
+    done = approval_done(a["id"])
+    t.eq(done.get("answer"), "gone", "when the requester goes away, its request is withdrawn", done)
+
+
+def test_escalated_ends_with_session(t):
+    p = in_session("corral escalate -- sleep 1000", yield_ms="250")
+    a = next_approval("escalate")
+    w.corral("approve", str(a["id"]))
+    log = os.path.join(w.session_dir(a["session"]), "events.jsonl")
+    ev = wait_until(lambda: [e for e in read_jsonl(log) if e["event"] == "escalated"])
+    t.ok(ev, "the escalated command started", read_jsonl(log))
+    pid = ev[0]["pid"] if ev else 0
+    t.ok(pid_alive(pid), "it is running (outside the sandbox, under the server)")
+    p.communicate(timeout=TIMEOUT)
+    w.corral("kill", str(a["session"]))
+    t.ok(wait_until(lambda: not pid_alive(pid)), "killing its session ends it: nothing outlives its session")
+
+
+CHANNEL_ABUSE = r'''
+import array, json, os, socket, sys
+chan = socket.socket(fileno=3)
+def ask(obj, fds=()):
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    chan.sendmsg([json.dumps(obj).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [b.fileno()] + list(fds)))])
+    b.close()
+    a.settimeout(20)
+    return a.recv(65536).decode()
+chan.send(b"not json and no reply socket")
+try:
+    chan.send(b"x" * (1 << 20))
+except OSError as e:
+    print("huge:", e.errno)
+print("verb:", ask({"verb": "approve", "id": int(sys.argv[1]), "cwd": "/"}))
+print("garbage:", ask({"verb": "escalate"}))
+print("noargv:", ask({"verb": "escalate", "cwd": "/", "argv": []}, [0, 1, 2]))
+print("nofds:", ask({"verb": "escalate", "cwd": "/", "argv": ["true"]}))
+print("relative:", ask({"verb": "escalate", "cwd": "/", "argv": ["true"], "write": ["rel"]}, [0, 1, 2]))
+r, wr = os.pipe()
+chan.sendmsg([b'{"verb":"check","cwd":"/","shell":"bash","line":"true"}'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [r]))])
+print("done")
+'''
+
+
+def test_channel_is_requests_only(t):
+    waiting = in_session("corral escalate -- true")
+    a = next_approval("escalate")
+    script = os.path.join(w.ws, "abuse.py")
+    with open(script, "w") as f:
+        f.write(CHANNEL_ABUSE)
+    r = w.corral("exec", "-C", w.ws, "--", "python3", script, str(a["id"]))
+    out = r.stdout
+    t.ok("unknown verb" in out and "verb:" in out, "the channel has no verb to answer a request", out)
+    t.ok("garbage:" in out and "needs 'verb' and 'cwd'" in out, "a malformed request gets a failure", out)
+    t.ok("noargv:" in out and "non-empty 'argv'" in out, "an empty argv is refused", out)
+    t.ok("nofds:" in out and "stdin, stdout and stderr" in out, "escalate without stdio is refused", out)
+    t.ok("relative:" in out and "absolute" in out, "relative write paths are refused", out)
+    t.ok("done" in out, "messages without a reply socket, or with a pipe as one, are dropped", out + r.stderr)
+    pending = json.loads(w.corral("approvals", "--json").stdout)
+    t.eq([x["id"] for x in pending], [a["id"]], "the pending request is still pending: only a human answers it")
+    t.eq(w.corral("ls").returncode, 0, "the server is unharmed")
+    w.corral("deny", str(a["id"]))
+    waiting.communicate(timeout=TIMEOUT)
+
+
+# ---- path 3: the shell hook ---------------------------------------------------
+
+def start_shell(shell):
+    r = mon.call({"cmd": "new", "argv": [shell], "cwd": w.ws, "name": shell + "-hooked"})
+    sid = r["session"]["id"]
+    mon.call({"cmd": "watch", "session": sid})
+    return sid
+
+
+def type_line(sid, line):
+    mon.call({"cmd": "input", "session": sid, "data": line + "\r"})
+
+
+def shell_tests(t, shell):
+    sid = start_shell(shell)
+    type_line(sid, "echo hook-ready-$((40+2))")
+    screen_until(sid, "hook-ready-42")
+    type_line(sid, "touch %s-a; rm -rf junk; touch %s-b; echo line1-$((1+1))" % (shell, shell))
+    type_line(sid, "echo next-$((2+3))")
+    text = screen_until(sid, "next-5")
+    t.ok("was not run" in text and "use trash instead" in text,
+         "%s: a forbidden line is not run and the reason is printed" % shell, text)
+    t.ok(not os.path.exists(os.path.join(w.ws, shell + "-a")) and "line1-2" not in text,
+         "%s: no part of that line ran" % shell, text)
+    type_line(sid, "touch deployed")
+    a = next_approval("command")
+    t.ok(a.get("session") == sid and "touch deployed" in " ".join(a["argv"]),
+         "%s: a line the policy asks about waits in the approval queue" % shell, a)
+    w.corral("approve", str(a["id"]))
+    type_line(sid, "echo after-$((3+4))")
+    screen_until(sid, "after-7")
+    t.ok(os.path.exists(os.path.join(w.ws, "deployed")), "%s: approved, the line runs" % shell)
+    os.unlink(os.path.join(w.ws, "deployed"))
+    type_line(sid, "touch deployed")
+    a = next_approval("command")
+    w.corral("deny", "--note", "not today", str(a["id"]))
+    type_line(sid, "echo denied-$((4+5))")
+    text = screen_until(sid, "denied-9")
+    t.ok(not os.path.exists(os.path.join(w.ws, "deployed")) and "not today" in text,
+         "%s: denied, it does not run and the note is shown" % shell, text)
+    return sid
+
+
+def test_bash_hook(t):
+    sid = shell_tests(t, "bash")
+    # A line kept out of history is checked command by command.
+    type_line(sid, "HISTCONTROL=ignorespace")
+    type_line(sid, " touch hidden-a; rm -rf junk; touch hidden-b")
+    type_line(sid, "echo hist-$((5+6))")
+    text = screen_until(sid, "hist-11")
+    t.ok("use trash instead" in text and not os.path.exists(os.path.join(w.ws, "hidden-b")),
+         "bash: a line kept out of history is still checked; from the refused command on nothing runs", text)
+    mon.call({"cmd": "kill", "session": sid})
+
+
+def test_zsh_hook(t):
+    if not shutil.which("zsh"):
+        t.skip("zsh: the shell hook", "zsh is not installed")
+        return
+    sid = shell_tests(t, "zsh")
+    mon.call({"cmd": "kill", "session": sid})
+
+
+# ---- path 4: one retry after a sandbox denial ---------------------------------------
+
+def test_denial_retry_approved(t):
+    target = os.path.join(outside, "retried")
+    p = exec_bg("--", "touch", target)
+    a = next_approval("retry")
+    t.eq(a["argv"], ["touch", target], "a sandboxed exec failing like a denial offers a retry of the same argv")
+    t.ok("read-only file system" in a.get("reason", "") and a["permissions"]["sandbox"] == "escalated",
+         "saying why it looks like a denial, and that the retry leaves the sandbox", a)
+    w.corral("approve", str(a["id"]))
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok("exited with code 0" in out and os.path.exists(target), "approved, the retry runs and its result is the "
+         "reply", out + err)
+
+
+def test_denial_retry_denied(t):
+    target = os.path.join(outside, "not-retried")
+    p = exec_bg("--", "touch", target)
+    a = next_approval("retry")
+    w.corral("deny", str(a["id"]))
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok("exited with code 1" in out and "Read-only file system" in out, "denied, the failed run's reply comes back",
+         out)
+    t.ok(not os.path.exists(target), "and nothing ran again")
+
+
+def test_denial_retry_once(t):
+    p = exec_bg("--", "sh", "-c", "echo 'permission denied' >&2; exit 1")
+    a = next_approval("retry")
+    w.corral("approve", str(a["id"]))
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok("exited with code 1" in out and "permission denied" in out, "the retry failing again is the answer", out)
+    t.eq(json.loads(w.corral("approvals", "--json").stdout), [], "never a second retry")
+
+
+def test_no_retry_for_other_failures(t):
+    r = w.corral("exec", "-C", w.ws, "--", "sh", "-c", "echo no such thing; exit 1")
+    t.ok("exited with code 1" in r.stdout, "a failure that does not look like a denial returns at once", r.stdout)
+
+
+if __name__ == "__main__":
+    try:
+        run_tests(Tap(), [test_escalate_outside_a_session, test_escalate_approved, test_escalate_denied_with_note,
+                          test_escalate_wider_sandbox, test_escalate_forbidden_by_rule, test_escalate_requester_gone,
+                          test_escalated_ends_with_session, test_channel_is_requests_only, test_bash_hook,
+                          test_zsh_hook, test_denial_retry_approved, test_denial_retry_denied,
+                          test_denial_retry_once, test_no_retry_for_other_failures])
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
