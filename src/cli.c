@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "cli.h"
+#include "policy.h"
 #include "client.h"
 #include "paths.h"
 #include "proto.h"
@@ -333,13 +334,15 @@ static int verb_ls(int argc, char **argv)
 /* --profile, -w, -r, --deny, --net: collected into the request. */
 typedef struct sandbox_opts {
     json_t *write, *read, *deny;
-    const char *profile, *net;
+    const char *profile, *net, *approval;
 } sandbox_opts;
+
+#define OPT_APPROVAL_POLICY 0x101
 
 #define SANDBOX_LONGOPTS                                                                             \
     {"profile", required_argument, NULL, 'P'}, {"write", required_argument, NULL, 'w'},               \
         {"read", required_argument, NULL, 'R'}, {"deny", required_argument, NULL, 'D'},               \
-        {"net", required_argument, NULL, 'N'}
+        {"net", required_argument, NULL, 'N'}, {"approval-policy", required_argument, NULL, OPT_APPROVAL_POLICY}
 
 /* Take a sandbox option; 1 if o was one, 0 if not, -1 on a bad value. */
 static int sandbox_opt(sandbox_opts *so, int o, const char *arg)
@@ -361,6 +364,15 @@ static int sandbox_opt(sandbox_opts *so, int o, const char *arg)
         so->profile = arg;
         return 1;
     }
+    if (o == OPT_APPROVAL_POLICY) {
+        approval_policy p;
+        if (approval_policy_parse(arg, &p) < 0) {
+            usage_error("--approval-policy wants on-request, unless-trusted, never or granular, not '%s'", arg);
+            return -1;
+        }
+        so->approval = arg;
+        return 1;
+    }
     if (o == 'N') {
         if (strcmp(arg, "off") && strcmp(arg, "proxy") && strcmp(arg, "full")) {
             usage_error("--net wants off, proxy or full, not '%s'", arg);
@@ -378,6 +390,8 @@ static void sandbox_opts_apply(sandbox_opts *so, json_t *req)
         json_object_set_new(req, "profile", json_string(so->profile));
     if (so->net)
         json_object_set_new(req, "net", json_string(so->net));
+    if (so->approval)
+        json_object_set_new(req, "approval_policy", json_string(so->approval));
     if (so->write)
         json_object_set_new(req, "write", so->write);
     if (so->read)
@@ -400,7 +414,9 @@ static void sandbox_opts_free(sandbox_opts *so)
     "  -w, --write PATH      also writable in the sandbox (repeatable)\n"                                \
     "  -R, --read PATH       also readable\n"                                                            \
     "  -D, --deny PATH       hidden in the sandbox\n"                                                    \
-    "      --net MODE        off (default) or full\n"
+    "      --net MODE        off (default) or full\n"                                                   \
+    "      --approval-policy P  on-request (default), unless-trusted, never or granular:\n"          \
+    "                        when the session's commands ask (the config's [approvals])\n"
 
 /* ---- new ------------------------------------------------------------------------ */
 

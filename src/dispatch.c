@@ -217,6 +217,7 @@ static void cmd_input(conn_t *c, json_t *id, json_t *req)
 typedef struct spawn_args {
     spawn_request r;
     int64_t rows, cols;
+    policy_settings policy; /* r.policy points here when the request sets one */
 } spawn_args;
 
 static void spawn_args_free(spawn_args *a)
@@ -232,7 +233,7 @@ static int common_args(conn_t *c, json_t *id, json_t *req, const char *cwd_field
     proto_err e;
     memset(a, 0, sizeof *a);
     a->r.net = -1;
-    const char *net = NULL;
+    const char *net = NULL, *approval = NULL;
     if (proto_get_string(req, cwd_field, false, &a->r.cwd, &e) < 0 ||
         proto_get_string(req, "name", false, &a->r.name, &e) < 0 ||
         proto_get_int(req, "rows", false, 1, 1000, &a->rows, &e) < 0 ||
@@ -240,10 +241,22 @@ static int common_args(conn_t *c, json_t *id, json_t *req, const char *cwd_field
         proto_get_string(req, "profile", false, &a->r.profile, &e) < 0 ||
         proto_get_string(req, "net", false, &net, &e) < 0 || proto_get_argv(req, "write", false, &a->r.write, &e) < 0 ||
         proto_get_argv(req, "read", false, &a->r.read, &e) < 0 ||
-        proto_get_argv(req, "deny", false, &a->r.deny, &e) < 0) {
+        proto_get_argv(req, "deny", false, &a->r.deny, &e) < 0 ||
+        proto_get_string(req, "approval_policy", false, &approval, &e) < 0) {
         spawn_args_free(a);
         bad(c, id, &e);
         return -1;
+    }
+    if (approval) {
+        /* The session's own approval policy; granular's switches stay the
+         * configured ones. */
+        a->policy = c->srv->policy;
+        if (approval_policy_parse(approval, &a->policy.approval) < 0) {
+            proto_fail(&e, PERR_BAD_REQUEST, "field 'approval_policy' must be \"on-request\", \"unless-trusted\", "
+                       "\"never\" or \"granular\"");
+            goto fail;
+        }
+        a->r.policy = &a->policy;
     }
     if (a->r.cwd && a->r.cwd[0] != '/') {
         proto_fail(&e, PERR_BAD_REQUEST, "field '%s' must be an absolute path", cwd_field);

@@ -29,6 +29,7 @@ typedef struct gated_exec {
     char *cwd, *name, *profile;
     exec_params p;
     sandbox_request sandbox;
+    policy_settings policy; /* the request's approval policy, else the server's */
     char **more_write;
     bool more_net;
     approval_t *approval; /* while waiting */
@@ -108,7 +109,7 @@ static bool offer_retry(session_t *s, json_t *reply, const char *text, size_t le
  * policy lets anything ask. */
 static bool retry_possible(const gated_exec *g, const session_t *s)
 {
-    const policy_settings *ps = &g->conn->srv->policy;
+    const policy_settings *ps = &g->policy;
     return !g->retried && g->sandbox != SANDBOX_ESCALATED && strcmp(s->profile, "full") != 0 && !g->p.stream &&
            ps->approval != APPROVAL_NEVER && !(ps->approval == APPROVAL_GRANULAR && !ps->granular_sandbox_approval);
 }
@@ -306,6 +307,8 @@ void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const
     g->profile = r->profile ? xstrdup(r->profile) : NULL;
     g->r.profile = g->profile;
     g->p = *p;
+    g->policy = r->policy ? *r->policy : srv->policy;
+    g->r.policy = &g->policy;
     const char *justification = NULL;
     char **prefix_rule = NULL;
     proto_err e;
@@ -316,7 +319,7 @@ void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const
         return;
     }
     policy_result pr;
-    policy_evaluate(approvals_rules_for(srv, g->cwd), srv->builtin_rules, &srv->policy, g->r.argv, g->sandbox, has_deny_entries(srv, &g->r), &pr);
+    policy_evaluate(approvals_rules_for(srv, g->cwd), srv->builtin_rules, &g->policy, g->r.argv, g->sandbox, has_deny_entries(srv, &g->r), &pr);
     if (pr.verdict == VERDICT_FORBIDDEN) {
         char msg[700];
         snprintf(msg, sizeof msg, "corral's exec policy forbids this command: %s", pr.reason);

@@ -317,12 +317,24 @@ def test_no_retry_for_other_failures(t):
     t.ok("exited with code 1" in r.stdout, "a failure that does not look like a denial returns at once", r.stdout)
 
 
+def test_session_policy_never(t):
+    r = w.corral("exec", "-C", w.ws, "--approval-policy", "never", "--", "sh", "-c",
+                 "corral escalate -- true; echo status=$?")
+    t.ok("status=126" in r.stdout and "approval policy never" in r.stdout,
+         "a session with approval policy never refuses escalations without asking", r.stdout)
+    r = w.corral("exec", "-C", w.ws, "--approval-policy", "never", "--", "touch", os.path.join(outside, "never"))
+    t.ok("exited with code 1" in r.stdout, "and offers no retry after a sandbox denial", r.stdout)
+    r = w.corral("exec", "-C", w.ws, "--approval-policy", "sometimes", "--", "true")
+    t.ok(r.returncode == 2 and "--approval-policy wants" in r.stderr, "an unknown policy is a usage error", r.stderr)
+    t.eq(json.loads(w.corral("approvals", "--json").stdout), [], "nothing was queued")
+
+
 if __name__ == "__main__":
     try:
         run_tests(Tap(), [test_escalate_outside_a_session, test_escalate_approved, test_escalate_denied_with_note,
                           test_escalate_wider_sandbox, test_escalate_forbidden_by_rule, test_escalate_requester_gone,
                           test_escalated_ends_with_session, test_channel_is_requests_only, test_bash_hook,
                           test_zsh_hook, test_denial_retry_approved, test_denial_retry_denied,
-                          test_denial_retry_once, test_no_retry_for_other_failures])
+                          test_denial_retry_once, test_no_retry_for_other_failures, test_session_policy_never])
     finally:
         shutil.rmtree(outside, ignore_errors=True)
