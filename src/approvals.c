@@ -284,9 +284,24 @@ int approval_answer_id(server_t *srv, int id, approval_answer answer, const char
     broadcast(srv, fields);
     link_del(&a->node);
     uv_timer_stop(&a->timer);
+    if (a->session) {
+        /* The requester's yield does not run out while a human decides. */
+        session_t *s = server_find(srv, a->session);
+        double waited = wall_sec() - a->created;
+        if (s)
+            waiter_extend(s, waited > 0 ? (uint64_t)(waited * 1000.0) : 0);
+    }
     a->fn(srv, a, answer, note, a->user);
     uv_close((uv_handle_t *)&a->timer, on_timer_closed);
     return 0;
+}
+
+bool approvals_pending_for_session(server_t *srv, int id)
+{
+    for (link_t *l = srv->approvals.next; l != &srv->approvals; l = l->next)
+        if (link_entry(l, approval_t, node)->session == id)
+            return true;
+    return false;
 }
 
 void approval_withdraw(server_t *srv, approval_t *a)

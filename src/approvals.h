@@ -70,6 +70,8 @@ bool approval_cached(link_t *cache, const char *key);
 void approval_cache_free(link_t *cache);
 
 json_t *approval_json(const approval_t *a);
+/* Some request about session id waits for an answer. */
+bool approvals_pending_for_session(server_t *srv, int id);
 /* Every pending request, oldest first. */
 json_t *approvals_json(server_t *srv);
 const char *approval_answer_name(approval_answer a);

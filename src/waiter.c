@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include "approvals.h"
 #include "server_int.h"
 #include "uexec.h"
 
@@ -110,6 +111,11 @@ static void on_timer(uv_timer_t *t)
 {
     waiter_t *w = t->data;
     uint64_t now = now_ms();
+    /* A request of the session waits for a human: the yield is extended
+     * by the waiting time (DESIGN section 12); the answer re-arms it. */
+    if (!w->s->finished && w->deadline && now >= w->deadline &&
+        approvals_pending_for_session(w->conn->srv, w->s->id))
+        return;
     if (w->s->finished || (w->deadline && now >= w->deadline)) {
         waiter_complete(w);
         return;
@@ -153,6 +159,17 @@ void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32
         waiter_complete(w);
     else if (w->deadline)
         uv_timer_start(&w->timer, on_timer, yield_ms, 0);
+}
+
+void waiter_extend(session_t *s, uint64_t ms)
+{
+    waiter_t *w = sx(s)->waiter;
+    if (!w || w->done || !w->deadline)
+        return;
+    w->deadline += ms;
+    uint64_t now = now_ms();
+    if (now >= w->not_before)
+        uv_timer_start(&w->timer, on_timer, w->deadline > now ? w->deadline - now : 0, 0);
 }
 
 void waiter_set_exit_hook(session_t *s, waiter_exit_hook hook, void *user)

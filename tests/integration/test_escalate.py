@@ -317,6 +317,22 @@ def test_no_retry_for_other_failures(t):
     t.ok("exited with code 1" in r.stdout, "a failure that does not look like a denial returns at once", r.stdout)
 
 
+def test_yield_extended_while_waiting(t):
+    p = in_session("corral escalate -- true; echo after-escalate", yield_ms="300")
+    a = next_approval("escalate")
+    # Proving a reply did *not* come needs time to pass: well past the
+    # 300 ms yield, the exec is still waiting because a human is deciding.
+    try:
+        p.wait(timeout=1.5)
+    except subprocess.TimeoutExpired:
+        pass
+    t.ok(p.poll() is None, "while the session's request waits for a human, the exec's yield does not run out")
+    w.corral("approve", str(a["id"]))
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok("exited with code 0" in out and "after-escalate" in out,
+         "answered, the wait goes on for the rest of its yield and sees the command finish", out)
+
+
 def test_session_policy_never(t):
     r = w.corral("exec", "-C", w.ws, "--approval-policy", "never", "--", "sh", "-c",
                  "corral escalate -- true; echo status=$?")
@@ -335,6 +351,7 @@ if __name__ == "__main__":
                           test_escalate_wider_sandbox, test_escalate_forbidden_by_rule, test_escalate_requester_gone,
                           test_escalated_ends_with_session, test_channel_is_requests_only, test_bash_hook,
                           test_zsh_hook, test_denial_retry_approved, test_denial_retry_denied,
-                          test_denial_retry_once, test_no_retry_for_other_failures, test_session_policy_never])
+                          test_denial_retry_once, test_no_retry_for_other_failures, test_session_policy_never,
+                          test_yield_extended_while_waiting])
     finally:
         shutil.rmtree(outside, ignore_errors=True)
