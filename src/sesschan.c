@@ -30,6 +30,9 @@
 #define MSG_MAX (64 * 1024)
 #define FDS_MAX 4
 #define ARGV_MAX 1024
+/* Requests one session may have open at once: code in a sandbox must not
+ * bury the user in dialogs (or the server in descriptors). */
+#define OPEN_MAX_PER_SESSION 8
 
 /* The server's end of one session's channel. */
 typedef struct sesschan {
@@ -418,6 +421,17 @@ static void handle_message(sesschan *ch, const char *data, size_t len, int *fds,
     session_t *s = server_find(srv, ch->session);
     struct stat st;
     if (nfds < 1 || fstat(fds[0], &st) < 0 || !S_ISSOCK(st.st_mode) || !s) {
+        for (int i = 0; i < nfds; i++)
+            close(fds[i]);
+        return;
+    }
+    size_t open = 0;
+    for (link_t *l = srv->chan_reqs.next; l != &srv->chan_reqs; l = l->next)
+        open += link_entry(l, chan_req, node)->session == s->id;
+    if (open >= OPEN_MAX_PER_SESSION) {
+        static const char busy[] = "{\"state\":\"failed\",\"message\":\"too many requests from this session "
+                                   "are open; wait for them to be answered\"}";
+        (void)!send(fds[0], busy, sizeof busy - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
         for (int i = 0; i < nfds; i++)
             close(fds[i]);
         return;

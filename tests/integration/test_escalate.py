@@ -214,6 +214,33 @@ def test_channel_is_requests_only(t):
     waiting.communicate(timeout=TIMEOUT)
 
 
+FLOOD = r'''
+import array, json, socket
+chan = socket.socket(fileno=3)
+keep, states = [], []
+for i in range(10):
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    msg = json.dumps({"verb": "escalate", "cwd": "/", "argv": ["true", str(i)]}).encode()
+    chan.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [b.fileno(), 0, 1, 2]))])
+    b.close()
+    a.settimeout(20)
+    states.append(json.loads(a.recv(65536))["state"])
+    keep.append(a)
+print("states:", " ".join(states))
+'''
+
+
+def test_channel_flood_capped(t):
+    script = os.path.join(w.ws, "flood.py")
+    with open(script, "w") as f:
+        f.write(FLOOD)
+    r = w.corral("exec", "-C", w.ws, "--", "python3", script)
+    t.ok("states: " + " ".join(["pending"] * 8 + ["failed"] * 2) in r.stdout,
+         "a session can have at most 8 requests open; more are refused", r.stdout + r.stderr)
+    gone = [approval_done(a["id"]) for a in [next_approval("escalate") for _ in range(8)]]
+    t.ok(all(d.get("answer") == "gone" for d in gone), "and they are withdrawn when the requester exits", gone)
+
+
 # ---- path 3: the shell hook ---------------------------------------------------
 
 def start_shell(shell):
@@ -349,7 +376,7 @@ if __name__ == "__main__":
     try:
         run_tests(Tap(), [test_escalate_outside_a_session, test_escalate_approved, test_escalate_denied_with_note,
                           test_escalate_wider_sandbox, test_escalate_forbidden_by_rule, test_escalate_requester_gone,
-                          test_escalated_ends_with_session, test_channel_is_requests_only, test_bash_hook,
+                          test_escalated_ends_with_session, test_channel_is_requests_only, test_channel_flood_capped, test_bash_hook,
                           test_zsh_hook, test_denial_retry_approved, test_denial_retry_denied,
                           test_denial_retry_once, test_no_retry_for_other_failures, test_session_policy_never,
                           test_yield_extended_while_waiting])
