@@ -336,9 +336,14 @@ static void update_rules_error(server_t *srv)
     if (ws)
         buf_puts(&b, ws);
     free(ws);
-    free(srv->rules_error);
-    srv->rules_error = b.len ? buf_steal(&b) : NULL;
+    char *now = b.len ? buf_steal(&b) : NULL;
     buf_free(&b);
+    bool same = (!now && !srv->rules_error) || (now && srv->rules_error && strcmp(now, srv->rules_error) == 0);
+    free(srv->rules_error);
+    srv->rules_error = now;
+    /* Screens already attached learn of it now, not at their next start. */
+    if (!same)
+        broadcast(srv, json_pack("{s:s, s:s?}", "event", "rules", "rules_error", now));
 }
 
 void approvals_load_rules(server_t *srv)

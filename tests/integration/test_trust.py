@@ -102,8 +102,15 @@ def test_list_and_duplicates(t):
 
 def test_broken_workspace_file(t):
     broken = os.path.join(RULES_DIR, "zz-broken.rules")
+    screen = w.connect("screen")
+    screen.call({"cmd": "subscribe"})
     write(broken, 'prefix_rule(pattern=["ls"],\n    decision="sometimes")\n')
     r, ran = touch()
+    ev = screen.events.pop(0) if screen.events else screen.read_msg()
+    while ev.get("event") != "rules":
+        ev = screen.events.pop(0) if screen.events else screen.read_msg()
+    t.ok(broken + ":2:14" in (ev.get("rules_error") or ""), "an attached screen hears of the broken file at once "
+         "(a rules event)", ev)
     t.ok(not ran, "the other workspace file still loads: the command is still refused", r.stderr)
     a = w.corral("approvals")
     t.ok("some rules were not loaded" in a.stderr and broken + ":2:14: invalid decision: sometimes" in a.stderr,
@@ -114,6 +121,11 @@ def test_broken_workspace_file(t):
     t.ok(TEAM in d.stdout, "and lists the workspace file that loads", d.stdout)
     os.unlink(broken)
     touch()
+    ev = screen.events.pop(0) if screen.events else screen.read_msg()
+    while ev.get("event") != "rules":
+        ev = screen.events.pop(0) if screen.events else screen.read_msg()
+    t.ok(not ev.get("rules_error"), "and that it is fixed (rules_error null)", ev)
+    screen.close()
     a = w.corral("approvals")
     t.ok("not loaded" not in a.stderr, "once it is removed the error is gone", a.stderr)
 
