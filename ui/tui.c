@@ -546,7 +546,7 @@ static int sidebar_session_at(tui_t *t, int y)
     if (k < 0 || k >= t->sidebar.h)
         return 0;
     sidebar_row *rows = xcalloc((size_t)t->sidebar.h, sizeof *rows);
-    if (k < sidebar_rows(t, rows, t->sidebar.h) && !rows[k].heading)
+    if (k < sidebar_rows(t, rows, t->sidebar.h) && rows[k].kind == SB_SESSION)
         id = t->list.v[rows[k].index]->id;
     free(rows);
     return id;
@@ -582,6 +582,10 @@ static void mouse_event(tui_t *t, const ui_key *k)
 
 static void handle_key(tui_t *t, const ui_key *k)
 {
+    if (approval_showing(t)) {
+        approval_on_key(t, k); /* modal: a request waits for an answer */
+        return;
+    }
     if (k->mouse) {
         if (t->dlg.kind == DLG_NONE && t->conf->ui_mouse)
             mouse_event(t, k);
@@ -734,6 +738,8 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         }
         t->relayout = true;
         tui_redraw_soon(t);
+    } else if (strcmp(name, "approval") == 0 || strcmp(name, "approval_done") == 0) {
+        approvals_event(t, name, ev);
     } else if (strcmp(name, "bell") == 0) {
         ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
         /* A bell stays in the model: it becomes a mark, never a beep. */
@@ -764,6 +770,7 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
         return;
     }
     ui_sessions_load(&t->list, reply);
+    approvals_load(t, reply);
     if (t->attach_id) {
         if (!ui_sessions_find(&t->list, t->attach_id)) {
             char msg[96];
@@ -850,6 +857,7 @@ int tui_main(const cli_tui_options *opt)
     uv_loop_t loop;
     uv_loop_init(&loop);
     t->loop = &loop;
+    approvals_init(t);
     if (theme_load(&t->theme, theme, err, sizeof err) < 0) {
         fprintf(stderr, "corral: %s\n", err);
         goto out;
@@ -897,6 +905,7 @@ out:
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
     ui_sessions_free(&t->list);
+    approvals_free(t);
     free(t->goodbye);
     free(t);
     conf_free(&conf);
