@@ -144,6 +144,20 @@ void approvals_load(tui_t *t, json_t *reply)
     show(t, find(t, q->shown) ? q->shown : q->n ? q->v[0].id : 0);
 }
 
+/* After an "always" answer the server reloaded the rules: a fixed or a
+ * new rules error shows. */
+static void on_rules_reply(uiconn_t *c, json_t *reply, void *user)
+{
+    (void)c;
+    tui_t *t = user;
+    if (!reply || json_object_get(reply, "error"))
+        return;
+    free(t->appr.rules_error);
+    const char *re = json_string_value(json_object_get(reply, "rules_error"));
+    t->appr.rules_error = re && *re ? xstrdup(re) : NULL;
+    tui_redraw_soon(t);
+}
+
 void approvals_event(tui_t *t, const char *name, json_t *ev)
 {
     if (strcmp(name, "approval") == 0) {
@@ -164,6 +178,8 @@ void approvals_event(tui_t *t, const char *name, json_t *ev)
             return;
         const char *answer = json_string_value(json_object_get(ev, "answer"));
         const char *by = json_string_value(json_object_get(ev, "by"));
+        if (answer && strcmp(answer, "persist") == 0)
+            uiconn_request(&t->conn, json_pack("{s:s}", "cmd", "approvals"), on_rules_reply, t);
         bool ours = a->answering;
         remove_id(t, id);
         if (ours)

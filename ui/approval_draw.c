@@ -477,6 +477,14 @@ void approval_draw(tui_t *t)
     if (h > maxh)
         h = maxh;
     int y0 = (maxh - h) / 2, x0 = (t->cols - bw) / 2;
+    ui_rect box = {y0, x0, h, bw};
+    if (memcmp(&box, &q->box, sizeof box) != 0) {
+        /* A smaller box would leave the old one's edges over the panes,
+         * which only repaint what changed: the next frame repaints all. */
+        q->box = box;
+        t->full_redraw = true;
+        tui_redraw_soon(t);
+    }
     paint_set(TH_DIALOG, TH_DIALOG);
     for (int k = 0; k < h; k++)
         paint_fill(y0 + k, x0, bw);
@@ -579,7 +587,10 @@ int approval_status_rules(tui_t *t, int y, int x, int maxw)
         if (*p == '/')
             shown = p + 1;
     char text[1200];
-    snprintf(text, sizeof text, " rules: %s%s", shown, more ? " (and more: corral approvals)" : "");
+    char count[48] = "";
+    if (more)
+        snprintf(count, sizeof count, " (%d errors)", more + 1);
+    snprintf(text, sizeof text, "rules%s: %s", count, shown);
     paint_set(TH_STATE_EXIT_FAIL, TH_STATUS);
     int used = paint_text(y, x, maxw, text);
     paint_set(TH_STATUS, TH_STATUS);

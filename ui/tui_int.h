@@ -81,6 +81,7 @@ typedef struct ui_approvals {
     bool note;       /* e: typing the note for the agent */
     ui_field note_field;
     char error[512]; /* an answer the server refused */
+    ui_rect box;     /* where the dialog was drawn last */
     double last_bell;
     char *rules_error; /* a rules file did not load: sticky in the status bar */
 } ui_approvals;

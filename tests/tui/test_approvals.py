@@ -257,31 +257,60 @@ def test_themes(t):
     finish(p)
 
 
-def test_rules_error_and_timeout(t):
-    """A broken rules file: its error stays in the status bar.  With
-    [approvals] timeout, the dialog counts down and the request is denied."""
+def test_rules_error_and_refused_answer(t):
+    """A broken rules file: its error stays in the status bar.  An answer
+    the server refuses (here: the "always" rule cannot be saved, since
+    default.rules is a directory) shows in the dialog, which stays."""
     bad = World()
-    bad.write_config("[approvals]\ntimeout = 3s\n")
-    os.makedirs(os.path.join(bad.config, "corral", "rules"), exist_ok=True)
-    with open(os.path.join(bad.config, "corral", "rules", "bad.rules"), "w") as f:
+    rules = os.path.join(bad.config, "corral", "rules")
+    os.makedirs(os.path.join(rules, "default.rules"))
+    with open(os.path.join(rules, "bad.rules"), "w") as f:
         f.write('prefix_rule(pattern=["ls"], decision="maybe")\n')
     bad.start_server()
     try:
         with tui(world=bad) as term:
-            screen = term.wait("rules: bad.rules:1:")
+            screen = term.wait("rules (2 errors): bad.rules:1:")
             bar = screen.split("\n")[-1]
-            t.ok("rules: bad.rules:1:" in bar, "a rules file that did not load shows in the status bar", bar)
-            row, col = term.find("rules: bad.rules")
-            t.ok(term.cells(row)[col + 1] != term.cells(row)[1], "in the error style", bar)
-            p = exec_bg("git", "push", "nowhere", world=bad)
-            screen = term.wait_regex("denied in 0:0[0-3]")
-            t.ok(True, "a timeout shows as a countdown")
+            t.ok(bar.startswith(" SUPERVISOR  approvals 0") and "bad.rules:1:38: invalid decision" in bar,
+                 "a rules file that did not load shows in the status bar, with the first error", bar)
+            row, col = term.find("rules (2 errors)")
+            t.ok(term.cells(row)[col]["fg"] != term.cells(row)[2]["fg"], "in the error style", bar)
+            p = exec_bg("git", "push", "nowhere", opts=["--prefix-rule", "git push"], world=bad)
+            term.wait("$ git push nowhere")
+            screen = term.wait(FOOTER)
+            t.ok("Risks: touches .git" not in screen, "(risks are the server's)", screen)
+            term.keys("p")
+            screen = term.wait("not answered: cannot save the rule")
+            t.ok(TITLE in screen and p.poll() is None, "a refused answer shows its error; the dialog stays",
+                 screen)
+            term.keys("d")
             rc, out, err = finish(p)
-            t.ok(rc != 0 and "in time" in err, "and denies when it runs out", err)
+            t.ok(rc != 0 and "denied" in err, "another answer still works", err)
             term.wait_absent(TITLE)
-            t.ok("rules: bad.rules" in term.screen().split("\n")[-1], "the rules error stays", term.screen())
+            t.ok("rules (2 errors)" in term.screen().split("\n")[-1], "the rules error stays", term.screen())
     finally:
         bad.cleanup()
+
+
+def test_timeout_countdown(t):
+    slow = World()
+    slow.write_config("[approvals]\ntimeout = 4s\n")
+    slow.start_server()
+    try:
+        with tui(world=slow) as term:
+            term.wait("SUPERVISOR")
+            p = exec_bg("git", "push", "later", world=slow)
+            screen = term.wait_regex("denied in 0:0[0-4]")
+            t.ok(True, "[approvals] timeout shows as a countdown in the dialog's title")
+            term.wait_regex("denied in 0:0[0-2]")
+            t.ok(True, "counting down")
+            rc, out, err = finish(p)
+            t.ok(rc != 0 and "in time" in err, "nobody answers: it is denied", err)
+            screen = term.wait_absent(TITLE)
+            t.ok("request 1 answered elsewhere: timeout" in term.wait("timeout"), "the dialog closes, saying why",
+                 screen)
+    finally:
+        slow.cleanup()
 
 
 def cleaned(fn):
@@ -299,4 +328,4 @@ def cleaned(fn):
 if __name__ == "__main__":
     run_tests(Tap(), [cleaned(f) for f in [test_dialog_and_yes, test_session_answer, test_deny_stop, test_deny_with_note,
                       test_type_ahead_guard, test_two_tuis_and_cli, test_queue_tab_and_details, test_small_sizes,
-                      test_themes, test_rules_error_and_timeout]])
+                      test_themes, test_rules_error_and_refused_answer, test_timeout_countdown]])
