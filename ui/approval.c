@@ -170,7 +170,7 @@ void approvals_event(tui_t *t, const char *name, json_t *ev)
         if (!shown(t))
             show(t, t->appr.v[t->appr.n - 1].id);
         t->full_redraw = true; /* a sidebar row or mark */
-        tui_redraw_soon(t);
+        tui_redraw_now(t);
     } else if (strcmp(name, "approval_done") == 0) {
         int id = (int)json_integer_value(json_object_get(ev, "id"));
         ui_approval *a = find(t, id);

@@ -42,6 +42,14 @@ void tui_redraw_soon(tui_t *t)
     uv_timer_start(&t->frame_timer, on_frame, wait, 0);
 }
 
+void tui_redraw_now(tui_t *t)
+{
+    if (t->quitting)
+        return;
+    uv_timer_stop(&t->frame_timer);
+    on_frame(&t->frame_timer);
+}
+
 void tui_message(tui_t *t, bool error, const char *fmt, ...)
 {
     va_list ap;

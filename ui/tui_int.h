@@ -135,6 +135,9 @@ typedef struct tui {
 
 /* tui.c */
 void tui_redraw_soon(tui_t *t);
+/* Draw at once, outside the frame cap: for the rare events a person waits
+ * on (a new approval request), never for a session's output. */
+void tui_redraw_now(tui_t *t);
 void tui_message(tui_t *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 ui_session *tui_selected(tui_t *t);
 void tui_select(tui_t *t, int id);
