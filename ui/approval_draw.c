@@ -343,19 +343,19 @@ static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held)
     if (q->error[0])
         add_wrapped(L, 85, 20, TH_STATE_EXIT_FAIL, w, 2, "", q->error);
     const char *footer;
-    char more[256];
     if (a->answering)
         footer = "sending the answer...";
     else if (held)
         footer = "keys held for a moment: keys typed ahead do not answer";
     else if (q->note)
         footer = "Enter deny with this note \xc2\xb7 Esc back \xc2\xb7 C-u clear";
-    else {
-        snprintf(more, sizeof more, "Enter confirm \xc2\xb7 \xe2\x86\x91/\xe2\x86\x93 choose \xc2\xb7 v details%s",
-                 q->n > 1 ? " \xc2\xb7 Tab next request" : "");
-        footer = more;
-    }
-    add_wrapped(L, 40, 5, TH_DIALOG, w, 2, "", footer);
+    else
+        footer = q->n > 1 ? "Enter confirm \xc2\xb7 \xe2\x86\x91/\xe2\x86\x93 choose \xc2\xb7 v details \xc2\xb7 Tab next request"
+                          : "Enter confirm \xc2\xb7 \xe2\x86\x91/\xe2\x86\x93 choose \xc2\xb7 v details";
+    /* The id, for corral approve/deny and the logs. */
+    char more[256];
+    snprintf(more, sizeof more, "%s \xc2\xb7 request %d", footer, a->id);
+    add_wrapped(L, 40, 5, TH_DIALOG, w, 2, "", more);
 }
 
 /* ---- the details view ------------------------------------------------------------ */

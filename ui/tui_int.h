@@ -144,6 +144,10 @@ void tui_select(tui_t *t, int id);
 void tui_quit(tui_t *t, int status, const char *goodbye);
 /* Pane content size for a session shown in the selected pane's place. */
 void tui_pane_size(tui_t *t, int *rows, int *cols);
+/* Content rows of the selected session's pane. */
+int tui_selected_rows(tui_t *t);
+
+/* search.c */
 void tui_search_run(tui_t *t, int direction);
 
 /* A row of the sidebar: a client's heading, a session (index into the

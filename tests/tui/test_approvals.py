@@ -43,11 +43,21 @@ def pending(world=None):
     return json.loads((world or w).corral("approvals", "--json").stdout)
 
 
-def ready(term, word):
-    """The dialog shows `echo ask WORD` and its guard is over: keys now
-    answer it.  (The sidebar row has the command too, without the "$ ".)"""
-    term.wait("$ echo ask " + word)
-    return term.wait(FOOTER)
+def request_id(key, world=None):
+    """The id of the pending request whose command contains key."""
+    for a in pending(world):
+        if key in " ".join(a["argv"]):
+            return a["id"]
+    raise AssertionError("no pending request with %r: %r" % (key, pending(world)))
+
+
+def ready(term, key, world=None):
+    """The dialog shows the request whose command contains key, and its
+    type-ahead guard is over: keys now answer it.  Waited for on the
+    footer, the box's last row, which names the request: the whole box is
+    then on the screen (a frame is written top to bottom)."""
+    term.wait(key)  # on the screen, so the server has it
+    return term.wait_regex("%s[^\n]* request %d( |$)" % (FOOTER, request_id(key, world)))
 
 
 def finish(p):
@@ -60,9 +70,9 @@ def test_dialog_and_yes(t):
         term.wait("SUPERVISOR")
         mark = term.mark()
         p = exec_bg("echo", "ask", "hello world", opts=["--justification", "to greet the reviewer"])
-        screen = term.wait(TITLE)
-        t.ok(True, "a waiting exec opens the dialog")
-        screen = term.wait("to greet the reviewer")
+        screen = term.wait_regex("keys held[^\n]* request [0-9]+")
+        t.ok(TITLE in screen, "a waiting exec opens the dialog, holding keys for a moment", screen)
+        screen = ready(term, "hello world")
         t.ok("$ echo ask 'hello world'" in screen, "it shows the argv, shell-quoted", screen)
         t.ok("Justification: to greet the reviewer" in screen, "the agent's justification", screen)
         t.ok("Why it asks: echo ask asks first (rule `echo ask`)" in screen, "why the policy asks, and the rule",
@@ -75,7 +85,6 @@ def test_dialog_and_yes(t):
         screen = term.wait_regex("approvals 1 ")
         t.ok("? echo ask 'hello" in screen, "a request with no session yet has its own sidebar row", screen)
         t.ok(b"\x07" in term.bytes_since(mark), "a bell rang for it")
-        ready(term, "'hello world'")
         term.keys("y")
         rc, out, err = finish(p)
         t.eq(rc, 0, "y: the waiting exec runs and exits 0", err)
@@ -197,16 +206,18 @@ def test_queue_tab_and_details(t):
         p1 = exec_bg("echo", "ask", "first-one")
         term.wait("first-one")
         p2 = exec_bg("echo", "ask", "second-one", "$HOME", opts=["--prefix-rule", "echo ask"])
-        screen = term.wait("1 of 2")
-        t.ok("$ echo ask first-one" in screen, "the oldest is shown first, and how many wait", screen)
-        term.wait(FOOTER)
+        term.wait("second-one")
+        screen = term.wait("Tab next request")
+        t.ok("$ echo ask first-one" in screen and "1 of 2" in screen, "the oldest is shown first, and how many wait",
+             screen)
         term.keys("Tab")
-        screen = ready(term, "second-one '$HOME'")
+        screen = ready(term, "second-one")
+        t.ok("$ echo ask second-one '$HOME'" in screen, "quoted so it reads as what runs", screen)
         t.ok("2 of 2" in screen, "Tab shows the next one", screen)
         t.ok("3 p  Yes, and always allow commands starting with `echo ask`" in screen,
              "a suggested prefix rule is an option, naming the prefix", screen)
         term.keys("v")
-        screen = term.wait("Command, 4 words")
+        screen = term.wait("v or Esc: back")  # the details' last row
         t.ok("  3  '$HOME'" in screen and "  0  echo" in screen, "v: the details, one word of argv a line", screen)
         t.ok("Timeout: none" in screen, "and whether a timeout applies", screen)
         term.keys("Esc")
@@ -276,8 +287,7 @@ def test_rules_error_and_refused_answer(t):
             row, col = term.find("rules (2 errors)")
             t.ok(term.cells(row)[col]["fg"] != term.cells(row)[2]["fg"], "in the error style", bar)
             p = exec_bg("git", "push", "nowhere", opts=["--prefix-rule", "git push"], world=bad)
-            term.wait("$ git push nowhere")
-            screen = term.wait(FOOTER)
+            screen = ready(term, "git push nowhere", world=bad)
             t.ok("Risks: touches .git" not in screen, "(risks are the server's)", screen)
             term.keys("p")
             screen = term.wait("not answered: cannot save the rule")
