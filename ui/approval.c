@@ -95,7 +95,7 @@ static void remove_at(tui_t *t, size_t i)
     memmove(q->v + i, q->v + i + 1, (q->n - i - 1) * sizeof *q->v);
     q->n--;
     if (q->shown == id)
-        show(t, q->n ? q->v[i < q->n ? i : 0].id : 0);
+        show(t, q->n ? q->v[0].id : 0); /* the oldest waits longest */
     else
         t->full_redraw = true; /* the sidebar and the "n of m" */
     tui_redraw_soon(t);
@@ -294,6 +294,7 @@ static void choose(tui_t *t, ui_approval *a, ui_answer ans)
         return;
     if (ans == ANS_NOTE) {
         t->appr.note = true;
+        t->appr.error[0] = 0;
         t->appr.details = false;
         t->appr.note_field.text[0] = 0;
         t->full_redraw = true;
