@@ -48,7 +48,7 @@ void dialog_open(tui_t *t, ui_dialog_kind kind)
 
 /* ---- text fields ------------------------------------------------------------ */
 
-static void field_backspace(ui_field *f)
+void field_backspace(ui_field *f)
 {
     size_t n = strlen(f->text);
     while (n > 0) {
@@ -59,7 +59,7 @@ static void field_backspace(ui_field *f)
     f->text[n] = 0;
 }
 
-static void field_insert(ui_field *f, uint32_t c)
+void field_insert(ui_field *f, uint32_t c)
 {
     ui_key k = {.key = c};
     char buf[16];

@@ -100,6 +100,23 @@ int paint_width(const char *utf8)
     return w;
 }
 
+size_t paint_fit(const char *utf8, int maxw)
+{
+    int used = 0;
+    size_t n = strlen(utf8), i = 0;
+    while (i < n) {
+        wchar_t c;
+        int len = utf8_next(utf8 + i, n - i, &c);
+        int cw = wcwidth(safe(c));
+        cw = cw < 0 ? 1 : cw;
+        if (used + cw > maxw)
+            break;
+        used += cw;
+        i += (size_t)len;
+    }
+    return i;
+}
+
 int paint_text(int y, int x, int maxw, const char *utf8)
 {
     int used = 0;

@@ -11,6 +11,7 @@
 #define CORRAL_UI_PAINT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "layout.h"
 #include "theme.h"
@@ -24,6 +25,8 @@ void paint_set(theme_elem e, theme_elem under);
 /* Write UTF-8 text at y,x in at most maxw columns with the current style;
  * returns the columns used. */
 int paint_text(int y, int x, int maxw, const char *utf8);
+/* How many bytes of utf8 fit in maxw columns (whole characters). */
+size_t paint_fit(const char *utf8, int maxw);
 /* Spaces over w columns with the current style. */
 void paint_fill(int y, int x, int w);
 /* Columns a UTF-8 string takes. */

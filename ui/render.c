@@ -58,9 +58,13 @@ static const char *profile_short(const char *p)
 }
 
 /* The state glyph and its style. */
-static const char *state_glyph(const ui_session *s, double now, theme_elem *e)
+static const char *state_glyph(tui_t *t, const ui_session *s, double now, theme_elem *e)
 {
     bool u = unicode();
+    if (s->running && approval_for_session(t, s->id)) {
+        *e = TH_STATE_WAITING;
+        return "?";
+    }
     if (!s->running) {
         *e = s->exit_code == 0 ? TH_STATE_EXIT_OK : TH_STATE_EXIT_FAIL;
         return s->exit_code == 0 ? (u ? "\xe2\x9c\x93" : "+") : (u ? "\xe2\x9c\x97" : "x");
@@ -80,7 +84,7 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
     paint_set(row, row);
     paint_fill(y, r.x, r.w);
     theme_elem ge;
-    const char *glyph = state_glyph(s, now, &ge);
+    const char *glyph = state_glyph(t, s, now, &ge);
     paint_set(ge, row);
     paint_text(y, r.x + 1, 1, glyph);
     if (s->bell) {
@@ -111,30 +115,70 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
     }
 }
 
+/* A request with no session on the list (yet): its own row. */
+static bool sessionless(tui_t *t, const ui_approval *a)
+{
+    return !a->session || !ui_sessions_find(&t->list, a->session);
+}
+
+static const char *approval_client(const ui_approval *a)
+{
+    const char *c = json_string_value(json_object_get(a->req, "client"));
+    return c ? c : "?";
+}
+
+/* The rows of requests without a session from one client. */
+static int add_waiting(tui_t *t, sidebar_row *all, int total, const char *client)
+{
+    for (size_t k = 0; k < t->appr.n; k++)
+        if (sessionless(t, &t->appr.v[k]) && strcmp(approval_client(&t->appr.v[k]), client) == 0)
+            all[total++] = (sidebar_row){SB_APPROVAL, (int)k, client};
+    return total;
+}
+
+static bool client_has_sessions(tui_t *t, const char *client)
+{
+    for (size_t i = 0; i < t->list.n; i++)
+        if (strcmp(t->list.v[i]->client, client) == 0)
+            return true;
+    return false;
+}
+
 int sidebar_rows(tui_t *t, sidebar_row *rows, int max)
 {
-    /* Every line: a heading per client group, a row per session; then the
-     * window of max lines that keeps the selected session in view. */
+    /* Every line: a heading per client group, a row per session, then its
+     * requests that have no session yet; clients with only such requests
+     * last.  Then the window of max lines that keeps the selected session
+     * in view. */
+    sidebar_row *all = xcalloc(t->list.n * 2 + t->appr.n * 2 + 1, sizeof *all);
     int total = 0, sel_line = 0;
     for (size_t i = 0; i < t->list.n; i++) {
-        if (i == 0 || strcmp(t->list.v[i]->client, t->list.v[i - 1]->client) != 0)
-            total++;
+        const char *client = t->list.v[i]->client;
+        if (i == 0 || strcmp(client, t->list.v[i - 1]->client) != 0)
+            all[total++] = (sidebar_row){SB_HEADING, -1, client};
         if (t->list.v[i]->id == t->selected)
             sel_line = total;
-        total++;
+        all[total++] = (sidebar_row){SB_SESSION, (int)i, client};
+        if (i + 1 == t->list.n || strcmp(client, t->list.v[i + 1]->client) != 0)
+            total = add_waiting(t, all, total, client);
     }
-    int top = sel_line >= max ? sel_line - max + 1 : 0;
-    int line = 0, n = 0;
-    for (size_t i = 0; i < t->list.n && n < max; i++) {
-        if (i == 0 || strcmp(t->list.v[i]->client, t->list.v[i - 1]->client) != 0) {
-            if (line++ >= top)
-                rows[n++] = (sidebar_row){(int)i, true};
-            if (n == max)
-                break;
+    for (size_t k = 0; k < t->appr.n; k++) {
+        const ui_approval *a = &t->appr.v[k];
+        const char *client = approval_client(a);
+        if (!sessionless(t, a) || client_has_sessions(t, client))
+            continue;
+        bool done = false; /* an earlier request of this client made its group */
+        for (size_t j = 0; j < k && !done; j++)
+            done = sessionless(t, &t->appr.v[j]) && strcmp(approval_client(&t->appr.v[j]), client) == 0;
+        if (!done) {
+            all[total++] = (sidebar_row){SB_HEADING, -1, client};
+            total = add_waiting(t, all, total, client);
         }
-        if (line++ >= top)
-            rows[n++] = (sidebar_row){(int)i, false};
     }
+    int top = sel_line >= max ? sel_line - max + 1 : 0, n = 0;
+    for (int line = top; line < total && n < max; line++)
+        rows[n++] = all[line];
+    free(all);
     return n;
 }
 
@@ -147,20 +191,21 @@ static void draw_sidebar(tui_t *t)
     sidebar_row *rows = xcalloc((size_t)r.h, sizeof *rows);
     int n = sidebar_rows(t, rows, r.h), y = r.y;
     for (int k = 0; k < n; k++, y++) {
-        ui_session *s = t->list.v[rows[k].index];
-        if (rows[k].heading) {
+        if (rows[k].kind == SB_HEADING) {
             paint_set(TH_SIDEBAR_GROUP, TH_SIDEBAR_GROUP);
             paint_fill(y, r.x, r.w);
-            paint_text(y, r.x + 1, r.w - 2, s->client);
+            paint_text(y, r.x + 1, r.w - 2, rows[k].client);
+        } else if (rows[k].kind == SB_APPROVAL) {
+            approval_sidebar_row(t, &t->appr.v[rows[k].index], r, y);
         } else {
-            draw_session_row(t, s, y, now);
+            draw_session_row(t, t->list.v[rows[k].index], y, now);
         }
     }
     free(rows);
     paint_set(TH_SIDEBAR, TH_SIDEBAR);
     for (; y < r.y + r.h; y++)
         paint_fill(y, r.x, r.w);
-    if (t->list.n == 0) {
+    if (t->list.n == 0 && t->appr.n == 0) {
         paint_text(r.y + 1, r.x + 1, r.w - 2, "no sessions yet:");
         char hint[64], keys[32];
         key_bindings_names(&t->conf->keys, KA_NEW, keys, sizeof keys);
@@ -264,16 +309,23 @@ static void draw_status(tui_t *t)
     const char *mode = t->focus == FOCUS_PANE ? " PANE " : t->scroll_mode ? " SCROLL " : " SUPERVISOR ";
     paint_set(t->focus == FOCUS_PANE ? TH_MODE_PANE : TH_MODE_SUPERVISOR, TH_STATUS);
     int x = paint_text(y, 0, t->cols, mode);
+    x += approval_status_count(t, y, x, t->cols - x);
     paint_set(TH_STATUS, TH_STATUS);
     char info[128];
-    snprintf(info, sizeof info, " approvals 0 \xe2\x94\x82 %d/%d live \xe2\x94\x82 %s%s \xe2\x94\x82 ",
+    snprintf(info, sizeof info, " \xe2\x94\x82 %d/%d live \xe2\x94\x82 %s%s \xe2\x94\x82 ",
              ui_sessions_live(&t->list), t->list.max, t->zoom ? "zoom" : layout_name(t->layout),
              t->escape_pending ? " \xe2\x94\x82 C-] again sends it" : "");
     if (!unicode())
         for (char *p = info; (p = strstr(p, "\xe2\x94\x82")); )
             memmove(p, "|", 1), memmove(p + 1, p + 3, strlen(p + 3) + 1);
     x += paint_text(y, x, t->cols - x, info);
-    if (t->message[0] && ui_now() < t->message_until) {
+    bool message = t->message[0] && ui_now() < t->message_until;
+    /* A rules error stays until fixed, but leaves a message some room. */
+    int rules_w = message && t->cols - x > 40 ? (t->cols - x) * 3 / 5 : t->cols - x;
+    int used = approval_status_rules(t, y, x, rules_w);
+    if (used)
+        x += used + paint_text(y, x + used, t->cols - x - used, " ");
+    if (message) {
         paint_set(t->message_error ? TH_STATE_EXIT_FAIL : TH_STATUS, TH_STATUS);
         paint_text(y, x, t->cols - x, t->message);
         return;
@@ -333,6 +385,8 @@ void render_frame(tui_t *t)
         dialog_draw(t); /* places the cursor in a form */
     else
         place_cursor(t);
+    if (approval_showing(t))
+        approval_draw(t); /* on top of everything, modal */
     refresh();
     t->full_redraw = false;
 }

@@ -42,6 +42,14 @@ void tui_redraw_soon(tui_t *t)
     uv_timer_start(&t->frame_timer, on_frame, wait, 0);
 }
 
+void tui_redraw_now(tui_t *t)
+{
+    if (t->quitting)
+        return;
+    uv_timer_stop(&t->frame_timer);
+    on_frame(&t->frame_timer);
+}
+
 void tui_message(tui_t *t, bool error, const char *fmt, ...)
 {
     va_list ap;
@@ -238,15 +246,13 @@ static void on_stop_signal(uv_signal_t *h, int sig)
     tui_quit(t, 1, msg);
 }
 
-/* ---- scrollback and search ---------------------------------------------------- */
-
-static int selected_rows(tui_t *t);
+/* ---- scrollback (search: search.c) ---------------------------------------------------- */
 
 static void scroll_by(tui_t *t, ui_session *s, int lines)
 {
     if (!s || !s->vt)
         return;
-    int max = vt_scrollback_len(s->vt) + pane_first_row(s->vt, selected_rows(t));
+    int max = vt_scrollback_len(s->vt) + pane_first_row(s->vt, tui_selected_rows(t));
     int v = s->scroll + lines;
     s->scroll = v < 0 ? 0 : v > max ? max : v;
     s->redraw = true;
@@ -256,66 +262,12 @@ static void scroll_by(tui_t *t, ui_session *s, int lines)
 
 static int page(tui_t *t)
 {
-    int rows = selected_rows(t);
+    int rows = tui_selected_rows(t);
     return rows > 2 ? rows - 1 : 1;
 }
 
-/* Lower-case ASCII when the query has no capitals (smart case). */
-static uint32_t fold(uint32_t c, bool ignore_case)
-{
-    return ignore_case && c >= 'A' && c <= 'Z' ? c + 32 : c;
-}
-
-/* Matches of the query on one vt line; returns how many were added. */
-static int line_matches(const vt_t *vt, int line, const uint32_t *q, int qn, bool ic, paint_mark *out, int room)
-{
-    int len = 0, found = 0;
-    const vt_cell *cells = vt_line(vt, line, &len);
-    if (!cells)
-        return 0;
-    for (int col = 0; col + qn <= len && found < room; col++) {
-        int k = 0, c = col;
-        while (k < qn && c < len) {
-            if (cells[c].ch == VT_CH_WIDE_CONT) {
-                c++;
-                continue;
-            }
-            uint32_t ch = cells[c].ch ? cells[c].ch : ' ';
-            if (fold(ch, ic) != fold(q[k], ic))
-                break;
-            k++;
-            c++;
-        }
-        if (k == qn) {
-            out[found++] = (paint_mark){line, col, c - col, false};
-            col = c - 1;
-        }
-    }
-    return found;
-}
-
-/* Decode the search text to code points; returns the count. */
-static int query_points(const char *s, uint32_t *out, int max, bool *ignore_case)
-{
-    int n = 0;
-    *ignore_case = true;
-    for (const unsigned char *p = (const unsigned char *)s; *p && n < max;) {
-        uint32_t c = *p;
-        int len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : 4;
-        c = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
-        for (int k = 1; k < len && p[k]; k++)
-            c = c << 6 | (p[k] & 0x3f);
-        if (c >= 'A' && c <= 'Z')
-            *ignore_case = false;
-        out[n++] = c;
-        for (int k = 0; k < len && *p; k++)
-            p++;
-    }
-    return n;
-}
-
 /* Content rows of the selected session's pane. */
-static int selected_rows(tui_t *t)
+int tui_selected_rows(tui_t *t)
 {
     for (int i = 0; i < t->nvisible; i++)
         if (t->visible[i] == t->selected)
@@ -323,69 +275,6 @@ static int selected_rows(tui_t *t)
     int rows, cols;
     tui_pane_size(t, &rows, &cols);
     return rows;
-}
-
-/* Mark every match in view; direction -1 looks for the next older match
- * above the current one, +1 for a newer one, 0 for the newest at or above
- * the bottom of the view.  The view scrolls to show the current match. */
-void tui_search_run(tui_t *t, int direction)
-{
-    ui_session *s = tui_selected(t);
-    t->nmarks = 0;
-    if (!s || !s->vt || !t->search[0]) {
-        tui_redraw_soon(t);
-        return;
-    }
-    uint32_t q[256];
-    bool ic;
-    int qn = query_points(t->search, q, 256, &ic);
-    const vt_t *vt = s->vt;
-    int oldest = -vt_scrollback_len(vt), newest = vt_rows(vt) - 1;
-    int rows = selected_rows(t);
-    int top = pane_first_row(vt, rows) - s->scroll; /* the view's first line */
-    int start;
-    if (direction == 0) {
-        start = top + rows - 1;
-        direction = -1;
-    } else {
-        start = t->match_line + direction;
-    }
-    int hit = INT_MIN, hit_col = 0;
-    for (int line = start; line >= oldest && line <= newest; line += direction) {
-        paint_mark m[64];
-        int n = line_matches(vt, line, q, qn, ic, m, 64);
-        if (n > 0) {
-            hit = line;
-            hit_col = direction < 0 ? m[n - 1].col : m[0].col;
-            break;
-        }
-    }
-    if (hit == INT_MIN) {
-        tui_message(t, true, "'%s' not found %s", t->search, direction < 0 ? "above" : "below");
-        if (t->match_line == INT_MIN)
-            return;
-        hit = t->match_line;
-        hit_col = t->match_col;
-    }
-    t->match_line = hit;
-    t->match_col = hit_col;
-    /* Scroll so the match is in view, a third of the way down. */
-    if (hit < top || hit > top + rows - 1) {
-        int scroll = pane_first_row(vt, rows) - (hit - rows / 3);
-        int max = vt_scrollback_len(vt) + pane_first_row(vt, rows);
-        s->scroll = scroll < 0 ? 0 : scroll > max ? max : scroll;
-        top = pane_first_row(vt, rows) - s->scroll;
-    }
-    t->scroll_mode = true;
-    for (int line = top; line < top + rows; line++) {
-        int n = line_matches(vt, line, q, qn, ic, t->marks + t->nmarks, SEARCH_MAX_MARKS - t->nmarks);
-        for (int k = 0; k < n; k++) {
-            paint_mark *m = &t->marks[t->nmarks + k];
-            m->current = m->line == hit && m->col == hit_col;
-        }
-        t->nmarks += n;
-    }
-    tui_redraw_soon(t);
 }
 
 /* ---- keys --------------------------------------------------------------------- */
@@ -546,7 +435,7 @@ static int sidebar_session_at(tui_t *t, int y)
     if (k < 0 || k >= t->sidebar.h)
         return 0;
     sidebar_row *rows = xcalloc((size_t)t->sidebar.h, sizeof *rows);
-    if (k < sidebar_rows(t, rows, t->sidebar.h) && !rows[k].heading)
+    if (k < sidebar_rows(t, rows, t->sidebar.h) && rows[k].kind == SB_SESSION)
         id = t->list.v[rows[k].index]->id;
     free(rows);
     return id;
@@ -582,6 +471,10 @@ static void mouse_event(tui_t *t, const ui_key *k)
 
 static void handle_key(tui_t *t, const ui_key *k)
 {
+    if (approval_showing(t)) {
+        approval_on_key(t, k); /* modal: a request waits for an answer */
+        return;
+    }
     if (k->mouse) {
         if (t->dlg.kind == DLG_NONE && t->conf->ui_mouse)
             mouse_event(t, k);
@@ -734,6 +627,8 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         }
         t->relayout = true;
         tui_redraw_soon(t);
+    } else if (strcmp(name, "approval") == 0 || strcmp(name, "approval_done") == 0) {
+        approvals_event(t, name, ev);
     } else if (strcmp(name, "bell") == 0) {
         ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
         /* A bell stays in the model: it becomes a mark, never a beep. */
@@ -764,6 +659,7 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
         return;
     }
     ui_sessions_load(&t->list, reply);
+    approvals_load(t, reply);
     if (t->attach_id) {
         if (!ui_sessions_find(&t->list, t->attach_id)) {
             char msg[96];
@@ -850,6 +746,7 @@ int tui_main(const cli_tui_options *opt)
     uv_loop_t loop;
     uv_loop_init(&loop);
     t->loop = &loop;
+    approvals_init(t);
     if (theme_load(&t->theme, theme, err, sizeof err) < 0) {
         fprintf(stderr, "corral: %s\n", err);
         goto out;
@@ -897,6 +794,7 @@ out:
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
     ui_sessions_free(&t->list);
+    approvals_free(t);
     free(t->goodbye);
     free(t);
     conf_free(&conf);

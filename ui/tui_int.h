@@ -1,7 +1,8 @@
 /*
  * tui_int.h - the supervisor screen's state, shared by tui.c (loop, server
- * events, actions), render.c (drawing) and dialog.c (forms and overlays).
- * Not for other modules.
+ * events, actions), render.c (drawing), dialog.c (forms and overlays),
+ * approval.c (the approval queue and its keys) and approval_draw.c (its
+ * dialog, sidebar rows and status).  Not for other modules.
  */
 #ifndef CORRAL_UI_TUI_INT_H
 #define CORRAL_UI_TUI_INT_H
@@ -46,6 +47,45 @@ typedef struct ui_dialog {
     bool busy;        /* a request is on its way */
 } ui_dialog;
 
+/* A request waiting for a human (DESIGN section 6), as the server sent it. */
+typedef struct ui_approval {
+    int id;
+    int session;     /* the session it concerns, 0: none yet */
+    json_t *req;     /* the APPROVAL object (docs/protocol.md) */
+    double seen_at;  /* local monotonic seconds it was received */
+    double age0;     /* its age_seconds then */
+    bool answering;  /* our answer is on its way */
+} ui_approval;
+
+/* The options of the dialog, in the order shown (numbered from 1). */
+typedef enum ui_answer {
+    ANS_ONCE,    /* y */
+    ANS_SESSION, /* a */
+    ANS_PERSIST, /* p: only when the request suggests a prefix rule */
+    ANS_DENY,    /* d */
+    ANS_NOTE,    /* e: deny with a note typed for the agent */
+    ANS_STOP,    /* n, Esc: deny, and the agent is told to stop */
+    ANS_COUNT
+} ui_answer;
+
+typedef struct ui_approvals {
+    ui_approval *v;  /* pending, oldest first */
+    size_t n, cap;
+    int shown;       /* the id in the dialog, 0: none */
+    bool drawn;      /* the shown one has been on the screen */
+    double guard_until; /* keys before this are ignored (type-ahead guard) */
+    uv_timer_t guard_timer; /* redraws when the guard ends */
+    ui_answer highlight; /* the option Enter confirms */
+    bool details;    /* v: the full request instead of the summary */
+    int details_top; /* first details line shown */
+    bool note;       /* e: typing the note for the agent */
+    ui_field note_field;
+    char error[512]; /* an answer the server refused */
+    ui_rect box;     /* where the dialog was drawn last */
+    double last_bell;
+    char *rules_error; /* a rules file did not load: sticky in the status bar */
+} ui_approvals;
+
 #define SEARCH_MAX_MARKS 512
 
 typedef struct tui {
@@ -77,6 +117,7 @@ typedef struct tui {
     int match_line, match_col; /* the current match; match_line INT_MIN: none */
 
     ui_dialog dlg;
+    ui_approvals appr;
     char message[512];
     double message_until;
     bool message_error;
@@ -94,19 +135,28 @@ typedef struct tui {
 
 /* tui.c */
 void tui_redraw_soon(tui_t *t);
+/* Draw at once, outside the frame cap: for the rare events a person waits
+ * on (a new approval request), never for a session's output. */
+void tui_redraw_now(tui_t *t);
 void tui_message(tui_t *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 ui_session *tui_selected(tui_t *t);
 void tui_select(tui_t *t, int id);
 void tui_quit(tui_t *t, int status, const char *goodbye);
 /* Pane content size for a session shown in the selected pane's place. */
 void tui_pane_size(tui_t *t, int *rows, int *cols);
+/* Content rows of the selected session's pane. */
+int tui_selected_rows(tui_t *t);
+
+/* search.c */
 void tui_search_run(tui_t *t, int direction);
 
-/* A row of the sidebar: a client's heading, or a session (index into
- * the list). */
+/* A row of the sidebar: a client's heading, a session (index into the
+ * list), or a request that has no session yet (index into appr.v). */
+typedef enum sidebar_kind { SB_HEADING, SB_SESSION, SB_APPROVAL } sidebar_kind;
 typedef struct sidebar_row {
-    int index;
-    bool heading;
+    sidebar_kind kind;
+    int index;          /* SB_SESSION, SB_APPROVAL */
+    const char *client; /* SB_HEADING */
 } sidebar_row;
 
 /* render.c */
@@ -120,5 +170,43 @@ int pane_first_row(const vt_t *vt, int h);
 void dialog_open(tui_t *t, ui_dialog_kind kind);
 void dialog_key(tui_t *t, const ui_key *k);
 void dialog_draw(tui_t *t);
+/* Editing a one-line text field. */
+void field_insert(ui_field *f, uint32_t c);
+void field_backspace(ui_field *f);
+
+/* approval.c */
+void approvals_init(tui_t *t);
+/* The pending list of a subscribe (or approvals) reply, and its
+ * rules_error: replaces what was known. */
+void approvals_load(tui_t *t, json_t *reply);
+/* An "approval" or "approval_done" event. */
+void approvals_event(tui_t *t, const char *name, json_t *ev);
+void approvals_free(tui_t *t);
+/* The dialog is up (the queue is not empty): it takes every key. */
+bool approval_showing(const tui_t *t);
+void approval_on_key(tui_t *t, const ui_key *k);
+/* The first pending request about a session, or NULL. */
+const ui_approval *approval_for_session(const tui_t *t, int session);
+/* The shown request reached the screen: the type-ahead guard starts. */
+void approval_drawn(tui_t *t);
+/* Keys are still held by the guard. */
+bool approval_held(const tui_t *t);
+bool approval_has_prefix(const ui_approval *a);
+/* The options on show for a request, in order (numbered from 1). */
+int approval_options(const ui_approval *a, ui_answer *out);
+
+/* approval_draw.c */
+void approval_draw(tui_t *t);
+/* The status bar's parts: "approvals N", and a rules file that did not
+ * load (sticky, in the error style).  Each returns the columns used. */
+int approval_status_count(tui_t *t, int y, int x, int maxw);
+int approval_status_rules(tui_t *t, int y, int x, int maxw);
+/* A sidebar row for a request that has no session (yet). */
+void approval_sidebar_row(tui_t *t, const ui_approval *a, ui_rect r, int y);
+/* argv shell-quoted for display only (never run); free it. */
+char *approval_command_text(json_t *argv);
+/* Seconds before the server's [approvals] timeout denies the request
+ * (timeout_ms from the config), or -1 when there is none. */
+double approval_remaining(const ui_approval *a, uint64_t timeout_ms, double now);
 
 #endif

@@ -49,6 +49,13 @@ static void shut(uiconn_t *c, const char *why)
 
 static void dispatch_message(uiconn_t *c, json_t *m)
 {
+    /* An event first: approval_done carries the request's number as "id",
+     * which must not be taken for the reply to our request of that id. */
+    if (json_object_get(m, "event")) {
+        if (c->on_event)
+            c->on_event(c, m, c->user);
+        return;
+    }
     json_t *id = json_object_get(m, "id");
     if (json_is_integer(id)) {
         long want = (long)json_integer_value(id);
@@ -64,8 +71,6 @@ static void dispatch_message(uiconn_t *c, json_t *m)
         }
         return; /* a reply nobody waits for */
     }
-    if (json_object_get(m, "event") && c->on_event)
-        c->on_event(c, m, c->user);
 }
 
 /* {"event":"term","session":N,"data_b64":"..."} exactly as the server

@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""The approval dialog, driven like a user drives it: real server, real
+`corral exec` requests that wait for an answer, the real TUI in a real PTY
+(tests/tui/vtdrive), keys in, the screen read back.  Every wait is for
+screen content or a process exit; the one short real delay proves that
+keys typed within the dialog's type-ahead guard do not answer it."""
+import json
+import os
+import subprocess
+import time
+
+from tuilib import CORRAL, TIMEOUT, Tap, Term, World, run_tests
+
+RULES = ('prefix_rule(pattern=["echo", "ask"], decision="prompt", '
+         'justification="echo ask asks first")\n')
+TITLE = "Would you like to run the following command?"
+FOOTER = "Enter confirm"  # shown once the type-ahead guard is over
+
+w = World()
+os.makedirs(os.path.join(w.config, "corral", "rules"), exist_ok=True)
+with open(os.path.join(w.config, "corral", "rules", "user.rules"), "w") as f:
+    f.write(RULES)
+w.start_server()
+ENV = dict(w.env, LANG="C.UTF-8")
+ENV.pop("NO_COLOR", None)
+
+
+def tui(world=None, rows=30, cols=120, args=()):
+    world = world or w
+    env = dict(world.env, LANG="C.UTF-8")
+    env.pop("NO_COLOR", None)
+    return Term([CORRAL] + list(args), rows=rows, cols=cols, env=env, cwd=world.ws)
+
+
+def exec_bg(*argv, opts=(), world=None):
+    """corral exec in the background: it waits until the request is answered."""
+    world = world or w
+    return subprocess.Popen([CORRAL, "exec", "-C", world.ws] + list(opts) + ["--"] + list(argv), env=world.env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def pending(world=None):
+    return json.loads((world or w).corral("approvals", "--json").stdout)
+
+
+def request_id(key, world=None):
+    """The id of the pending request whose command contains key."""
+    for a in pending(world):
+        if key in " ".join(a["argv"]):
+            return a["id"]
+    raise AssertionError("no pending request with %r: %r" % (key, pending(world)))
+
+
+def ready(term, key, world=None):
+    """The dialog shows the request whose command contains key, and its
+    type-ahead guard is over: keys now answer it.  Waited for on the
+    footer, the box's last row, which names the request: the whole box is
+    then on the screen (a frame is written top to bottom)."""
+    term.wait(key)  # on the screen, so the server has it
+    return term.wait_regex("%s[^\n]* request %d( |$)" % (FOOTER, request_id(key, world)))
+
+
+def finish(p):
+    out, err = p.communicate(timeout=TIMEOUT)
+    return p.returncode, out, err
+
+
+def test_dialog_and_yes(t):
+    with tui() as term:
+        term.wait("SUPERVISOR")
+        mark = term.mark()
+        p = exec_bg("echo", "ask", "hello world", opts=["--justification", "to greet the reviewer"])
+        screen = term.wait_regex("keys held[^\n]* request [0-9]+")
+        t.ok(TITLE in screen, "a waiting exec opens the dialog, holding keys for a moment", screen)
+        screen = ready(term, "hello world")
+        t.ok("$ echo ask 'hello world'" in screen, "it shows the argv, shell-quoted", screen)
+        t.ok("Justification: to greet the reviewer" in screen, "the agent's justification", screen)
+        t.ok("Why it asks: echo ask asks first (rule `echo ask`)" in screen, "why the policy asks, and the rule",
+             screen)
+        t.ok("from user, no session yet" in screen, "who asks", screen)
+        t.ok("No, and tell the agent what to do differently" in screen and "Yes, proceed" in screen,
+             "and the numbered options", screen)
+        row, col = term.find("d  No, deny")
+        t.ok("\u203a" in term.row(row), "the initial highlight is deny", term.row(row))
+        screen = term.wait_regex("approvals 1 ")
+        t.ok("? echo ask 'hello" in screen, "a request with no session yet has its own sidebar row", screen)
+        t.ok(b"\x07" in term.bytes_since(mark), "a bell rang for it")
+        term.keys("y")
+        rc, out, err = finish(p)
+        t.eq(rc, 0, "y: the waiting exec runs and exits 0", err)
+        t.ok("Process exited with code 0" in out and "ask hello world" in out, "with the command's output", out)
+        screen = term.wait_absent(TITLE)
+        t.ok("approvals 0" in term.wait("approvals 0"), "the dialog closes and the count goes back to 0", screen)
+
+
+def test_session_answer(t):
+    """a: the same exact request on the same connection (an agent's
+    session) runs again without asking."""
+    c = w.connect("agent-a")
+    req = {"cmd": "exec", "argv": ["echo", "ask", "twice"], "workdir": w.ws, "yield_time_ms": 5000}
+    with tui() as term:
+        term.wait("SUPERVISOR")
+        rid = c.next_id
+        c.next_id += 1
+        c.send(dict(req, id=rid))
+        screen = ready(term, "twice")
+        t.ok("from agent-a" in screen, "the dialog names the asking client", screen)
+        term.keys("a")
+        r = c.read_msg()
+        while "event" in r:
+            r = c.read_msg()
+        t.eq((r.get("id"), r.get("exit_code"), r.get("output")), (rid, 0, "ask twice\n"), "a: it runs")
+        term.wait_absent(TITLE)
+        r = c.call(req)
+        t.eq(r.get("output"), "ask twice\n", "the same request again runs without a dialog", r)
+        t.ok(TITLE not in term.screen() and pending() == [], "and nothing waits", term.screen())
+    c.close()
+
+
+def test_deny_stop(t):
+    with tui() as term:
+        p = exec_bg("echo", "ask", "to-be-stopped")
+        ready(term, "to-be-stopped")
+        term.keys("n")
+        rc, out, err = finish(p)
+        t.ok(rc != 0 and "denied" in err, "n: the exec exits non-zero saying it was denied", "%d %s" % (rc, err))
+        term.wait_absent(TITLE)
+        t.ok(True, "and the dialog closes")
+        log = [json.loads(x) for x in open(os.path.join(w.state, "corral", "approvals.jsonl"))]
+        t.eq(log[-1].get("answer"), "stop", "logged as a stop")
+
+
+def test_deny_with_note(t):
+    with tui() as term:
+        p = exec_bg("echo", "ask", "noted")
+        ready(term, "noted")
+        term.keys("e")
+        term.wait("Tell the agent what to do differently:")
+        term.send("run the tests first")
+        term.wait("run the tests first")
+        term.keys("Esc")
+        screen = term.wait("n  No, stop")
+        t.ok(pending() != [], "Esc in the note goes back to the options without answering", screen)
+        term.keys("e")
+        term.wait("Tell the agent what to do differently:")
+        term.send("use make check")
+        term.wait("use make check")
+        term.keys("Enter")
+        rc, out, err = finish(p)
+        t.ok(rc != 0 and "denied" in err and "use make check" in err,
+             "e + note + Enter: denied, and the agent gets the note", err)
+        term.wait_absent(TITLE)
+
+
+def test_type_ahead_guard(t):
+    with tui() as term:
+        term.wait("SUPERVISOR")
+        p = exec_bg("echo", "ask", "typed-ahead")
+        term.wait("keys held")  # drawn, the guard running
+        term.keys("y", "Enter", "1", "a")  # at once: within the guard
+        screen = term.wait(FOOTER)  # the guard is over
+        time.sleep(0.2)  # proving a negative: nothing answered it meanwhile
+        t.ok(TITLE in term.screen() and p.poll() is None and len(pending()) == 1,
+             "keys typed within 300 ms of the dialog do not answer it", screen)
+        row, col = term.find("d  No, deny")
+        t.ok("\u203a" in term.row(row), "nor move the highlight", term.row(row))
+        term.keys("Down", "Down", "Up", "Up", "Up", "Up")  # deny is 3rd of 5
+        term.wait_regex("\u203a 1 y  Yes, proceed")
+        term.keys("Enter")
+        rc, out, err = finish(p)
+        t.eq(rc, 0, "after it, arrows move the highlight and Enter answers the highlighted option", err)
+
+
+def test_two_tuis_and_cli(t):
+    with tui() as one, tui(rows=24, cols=80) as two:
+        one.wait("SUPERVISOR")
+        two.wait("SUPERVISOR")
+        p = exec_bg("echo", "ask", "seen-twice")
+        ready(one, "seen-twice")
+        ready(two, "seen-twice")
+        t.ok(True, "two attached TUIs show the same request")
+        two.keys("y")
+        rc, out, err = finish(p)
+        t.eq(rc, 0, "one answers it", err)
+        screen = one.wait_absent(TITLE)
+        t.ok(True, "the other's dialog closes")
+        screen = one.wait("answered elsewhere")
+        t.ok("once (by user)" in screen, "saying it was answered elsewhere", screen)
+
+        p = exec_bg("echo", "ask", "from-the-cli")
+        ready(one, "from-the-cli")
+        two.wait("from-the-cli")
+        ids = [a["id"] for a in pending()]
+        r = w.corral("approve", str(ids[0]))
+        t.eq(r.returncode, 0, "corral approve ID answers it", r.stderr)
+        one.wait_absent(TITLE)
+        two.wait_absent(TITLE)
+        t.ok(True, "and both dialogs close")
+        rc, out, err = finish(p)
+        t.eq(rc, 0, "the exec runs", err)
+
+
+def test_queue_tab_and_details(t):
+    with tui() as term:
+        term.wait("SUPERVISOR")
+        p1 = exec_bg("echo", "ask", "first-one")
+        term.wait("first-one")
+        p2 = exec_bg("echo", "ask", "second-one", "$HOME", opts=["--prefix-rule", "echo ask"])
+        term.wait("second-one")
+        screen = term.wait("Tab next request")
+        t.ok("$ echo ask first-one" in screen and "1 of 2" in screen, "the oldest is shown first, and how many wait",
+             screen)
+        term.keys("Tab")
+        screen = ready(term, "second-one")
+        t.ok("$ echo ask second-one '$HOME'" in screen, "quoted so it reads as what runs", screen)
+        t.ok("2 of 2" in screen, "Tab shows the next one", screen)
+        t.ok("3 p  Yes, and always allow commands starting with `echo ask`" in screen,
+             "a suggested prefix rule is an option, naming the prefix", screen)
+        term.keys("v")
+        screen = term.wait("v or Esc: back")  # the details' last row
+        t.ok("  3  '$HOME'" in screen and "  0  echo" in screen, "v: the details, one word of argv a line", screen)
+        t.ok("Timeout: none" in screen, "and whether a timeout applies", screen)
+        term.keys("Esc")
+        screen = term.wait("Tab next request")
+        t.ok(len(pending()) == 2, "Esc in the details goes back without answering", screen)
+        term.keys("4")
+        rc, out, err = finish(p2)
+        t.ok(rc != 0 and "denied" in err, "4 (deny, the 4th option here) denies the one shown", err)
+        screen = ready(term, "first-one")
+        t.ok("1 of 2" not in screen, "then the other one is shown", screen)
+        term.keys("3")  # no prefix rule: 3 is deny
+        rc, out, err = finish(p1)
+        t.ok(rc != 0 and "denied" in err, "options are numbered as shown", err)
+
+
+def test_small_sizes(t):
+    with tui(rows=24, cols=80) as term:
+        term.wait("SUPERVISOR")
+        p = exec_bg("echo", "ask", "tiny-" + "x" * 200, opts=["--justification", "a long reason " * 20])
+        term.wait("tiny-")
+        for rows, cols in [(12, 40), (6, 30), (3, 12), (2, 5), (1, 2), (40, 20), (8, 200)]:
+            term.resize(rows, cols)
+            term.settle(100)
+            t.ok(term.exit_status(timeout=0) is None, "%dx%d: still running" % (rows, cols), term.screen())
+        term.resize(10, 50)
+        screen = term.wait("No, deny")
+        t.ok("\u203a 3 d" in screen, "at 10x50 the highlighted option is still there", screen)
+        term.resize(24, 80)
+        ready(term, "tiny-")
+        term.keys("d")
+        rc, out, err = finish(p)
+        t.ok(rc != 0 and "denied" in err, "and it still answers", err)
+
+
+def test_themes(t):
+    p = exec_bg("echo", "ask", "themed")
+    themes = ["default", "light", "solarized-dark", "gruvbox", "high-contrast", "mono"]
+    for name in themes:
+        with tui(rows=24, cols=80, args=["--theme", name]) as term:
+            screen = ready(term, "themed")
+            hl_row, _ = term.find("d  No, deny")
+            other_row, _ = term.find("1 y  Yes, proceed")
+            hl = term.cells(hl_row)[20]
+            other = term.cells(other_row)[20]
+            t.ok((hl["fg"], hl["bg"], hl["attrs"]) != (other["fg"], other["bg"], other["attrs"]),
+                 "%s: the highlighted option stands out" % name, screen)
+    w.corral("deny", str(pending()[0]["id"]))
+    finish(p)
+
+
+def test_rules_error_and_refused_answer(t):
+    """A broken rules file: its error stays in the status bar.  An answer
+    the server refuses (here: the "always" rule cannot be saved, since
+    default.rules is a directory) shows in the dialog, which stays."""
+    bad = World()
+    rules = os.path.join(bad.config, "corral", "rules")
+    os.makedirs(os.path.join(rules, "default.rules"))
+    with open(os.path.join(rules, "bad.rules"), "w") as f:
+        f.write('prefix_rule(pattern=["ls"], decision="maybe")\n')
+    bad.start_server()
+    try:
+        with tui(world=bad) as term:
+            screen = term.wait("rules (2 errors): bad.rules:1:")
+            bar = screen.split("\n")[-1]
+            t.ok(bar.startswith(" SUPERVISOR  approvals 0") and "bad.rules:1:38: invalid decision" in bar,
+                 "a rules file that did not load shows in the status bar, with the first error", bar)
+            row, col = term.find("rules (2 errors)")
+            t.ok(term.cells(row)[col]["fg"] != term.cells(row)[2]["fg"], "in the error style", bar)
+            p = exec_bg("git", "push", "nowhere", opts=["--prefix-rule", "git push"], world=bad)
+            screen = ready(term, "git push nowhere", world=bad)
+            t.ok("Risks: touches .git" not in screen, "(risks are the server's)", screen)
+            term.keys("p")
+            screen = term.wait("not answered: cannot save the rule")
+            t.ok(TITLE in screen and p.poll() is None, "a refused answer shows its error; the dialog stays",
+                 screen)
+            term.keys("d")
+            rc, out, err = finish(p)
+            t.ok(rc != 0 and "denied" in err, "another answer still works", err)
+            term.wait_absent(TITLE)
+            t.ok("rules (2 errors)" in term.screen().split("\n")[-1], "the rules error stays", term.screen())
+    finally:
+        bad.cleanup()
+
+
+def test_timeout_countdown(t):
+    slow = World()
+    slow.write_config("[approvals]\ntimeout = 4s\n")
+    slow.start_server()
+    try:
+        with tui(world=slow) as term:
+            term.wait("SUPERVISOR")
+            p = exec_bg("git", "push", "later", world=slow)
+            screen = term.wait_regex("denied in 0:0[0-4]")
+            t.ok(True, "[approvals] timeout shows as a countdown in the dialog's title")
+            term.wait_regex("denied in 0:0[0-2]")
+            t.ok(True, "counting down")
+            rc, out, err = finish(p)
+            t.ok(rc != 0 and "in time" in err, "nobody answers: it is denied", err)
+            screen = term.wait_absent(TITLE)
+            t.ok("request 1 answered elsewhere: timeout" in term.wait("timeout"), "the dialog closes, saying why",
+                 screen)
+    finally:
+        slow.cleanup()
+
+
+def cleaned(fn):
+    """A failed test leaves no request waiting for the next one."""
+    def run(t):
+        try:
+            fn(t)
+        finally:
+            for a in pending():
+                w.corral("deny", str(a["id"]))
+    run.__name__ = fn.__name__
+    return run
+
+
+if __name__ == "__main__":
+    run_tests(Tap(), [cleaned(f) for f in [test_dialog_and_yes, test_session_answer, test_deny_stop, test_deny_with_note,
+                      test_type_ahead_guard, test_two_tuis_and_cli, test_queue_tab_and_details, test_small_sizes,
+                      test_themes, test_rules_error_and_refused_answer, test_timeout_countdown]])

@@ -1,0 +1,598 @@
+/*
+ * approval_draw.c - how a pending request looks: the modal dialog (a
+ * summary with the numbered options, the details view, the note field),
+ * its mark in the sidebar and its count in the status bar.
+ *
+ * The dialog is a list of lines, each with a priority; on a screen too
+ * small for all of them the least important go first (wrapped tails,
+ * blanks, the footer...), so the command, the risks and the highlighted
+ * option are the last to be lost.  Every line is clipped to the box, and
+ * nothing the request carries reaches the terminal except as text drawn by
+ * paint_text (control characters become '?').
+ */
+#include "config.h"
+
+#include "tui_int.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- words ---------------------------------------------------------------------- */
+
+static bool plain_word(const char *w)
+{
+    if (!*w)
+        return false;
+    for (const unsigned char *p = (const unsigned char *)w; *p; p++)
+        if (!isalnum(*p) && !strchr("@%+=:,./_-", *p))
+            return false; /* non-ASCII too: a look-alike space must show */
+    return true;
+}
+
+static void quote_word(buf_t *b, const char *w)
+{
+    if (plain_word(w)) {
+        buf_puts(b, w);
+        return;
+    }
+    bool control = false;
+    for (const unsigned char *p = (const unsigned char *)w; *p; p++)
+        control = control || *p < 0x20 || *p == 0x7f;
+    if (!control) {
+        buf_putc(b, '\'');
+        for (const char *p = w; *p; p++)
+            buf_puts(b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
+        buf_putc(b, '\'');
+        return;
+    }
+    /* Bash's $'...' so a newline in a script shows as \n, not as a break
+     * that could hide what follows. */
+    buf_puts(b, "$'");
+    for (const unsigned char *p = (const unsigned char *)w; *p; p++) {
+        switch (*p) {
+        case '\n': buf_puts(b, "\\n"); break;
+        case '\t': buf_puts(b, "\\t"); break;
+        case '\r': buf_puts(b, "\\r"); break;
+        case '\\': buf_puts(b, "\\\\"); break;
+        case '\'': buf_puts(b, "\\'"); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                buf_printf(b, "\\x%02x", *p);
+            else
+                buf_putc(b, (char)*p);
+        }
+    }
+    buf_putc(b, '\'');
+}
+
+char *approval_command_text(json_t *argv)
+{
+    buf_t b;
+    buf_init(&b);
+    size_t i;
+    json_t *w;
+    json_array_foreach(argv, i, w)
+    {
+        if (i)
+            buf_putc(&b, ' ');
+        quote_word(&b, json_string_value(w) ? json_string_value(w) : "");
+    }
+    return buf_steal(&b);
+}
+
+double approval_remaining(const ui_approval *a, uint64_t timeout_ms, double now)
+{
+    if (!timeout_ms)
+        return -1;
+    double left = (double)timeout_ms / 1000.0 - (a->age0 + (now - a->seen_at));
+    return left < 0 ? 0 : left;
+}
+
+static void clock_text(double s, char *out, size_t n)
+{
+    long v = s < 0 ? 0 : (long)(s + 0.999); /* a countdown shows 0:00 only at the end */
+    if (v >= 3600)
+        snprintf(out, n, "%ld:%02ld:%02ld", v / 3600, v / 60 % 60, v % 60);
+    else
+        snprintf(out, n, "%ld:%02ld", v / 60, v % 60);
+}
+
+static void age_text(double s, char *out, size_t n)
+{
+    long v = s < 0 ? 0 : (long)s;
+    if (v < 60)
+        snprintf(out, n, "%lds", v);
+    else if (v < 3600)
+        snprintf(out, n, "%ldm", v / 60);
+    else
+        snprintf(out, n, "%ldh", v / 3600);
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+/* ---- lines ------------------------------------------------------------------------ */
+
+typedef struct dline {
+    char *text;
+    theme_elem e;
+    int prio;    /* dropped lowest first when the screen is short */
+    bool fill;   /* the whole width in e (the highlight, the field) */
+    bool dim;    /* an option while keys are held */
+    bool cursor; /* the text field: the cursor goes at its end */
+} dline;
+
+typedef struct dlines {
+    dline *v;
+    int n, cap;
+} dlines;
+
+static dline *add_line(dlines *L, int prio, theme_elem e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static dline *add_line(dlines *L, int prio, theme_elem e, const char *fmt, ...)
+{
+    if (L->n == L->cap) {
+        L->cap = L->cap ? L->cap * 2 : 32;
+        L->v = xrealloc(L->v, (size_t)L->cap * sizeof *L->v);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *text = xmalloc(len > 0 ? (size_t)len + 1 : 1);
+    text[0] = 0;
+    va_start(ap, fmt);
+    if (len > 0)
+        vsnprintf(text, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    dline *d = &L->v[L->n++];
+    *d = (dline){.text = text, .e = e, .prio = prio};
+    return d;
+}
+
+static void free_lines(dlines *L)
+{
+    for (int i = 0; i < L->n; i++)
+        free(L->v[i].text);
+    free(L->v);
+}
+
+static void drop_line(dlines *L, int i)
+{
+    free(L->v[i].text);
+    memmove(L->v + i, L->v + i + 1, (size_t)(L->n - i - 1) * sizeof *L->v);
+    L->n--;
+}
+
+/* lead + text in lines of at most w columns, broken at a space where one
+ * is near; continuation lines are indented under the text.  At most
+ * maxlines (0: any number), the last cut short with an ellipsis. */
+static int add_wrapped(dlines *L, int prio, int prio_rest, theme_elem e, int w, int maxlines, const char *lead,
+                       const char *text)
+{
+    int first = L->n;
+    char *joined = NULL;
+    int leadw = paint_width(lead);
+    if (w < leadw + 8) { /* too narrow to indent: one flowing text */
+        joined = xasprintf("%s%s", lead, text);
+        text = joined;
+        lead = "";
+        leadw = 0;
+    }
+    int avail = w - leadw > 1 ? w - leadw : 1;
+    const char *p = text;
+    for (int line = 0; line == 0 || *p; line++) {
+        size_t fit = paint_fit(p, avail);
+        bool last = maxlines && line + 1 == maxlines && p[fit];
+        if (last)
+            fit = paint_fit(p, avail - 1);
+        else if (p[fit] && fit > 0) {
+            size_t sp = fit;
+            while (sp > 0 && p[sp] != ' ')
+                sp--;
+            if (sp > fit / 2)
+                fit = sp;
+        }
+        if (fit == 0 && *p) /* not even one character fits: show it anyway */
+            for (fit = 1; (p[fit] & 0xc0) == 0x80; fit++)
+                ;
+        add_line(L, line ? prio_rest : prio, e, "%*s%.*s%s", line ? leadw : 0, line ? "" : lead, (int)fit, p,
+                 last ? "\xe2\x80\xa6" : "");
+        p += fit;
+        if (last)
+            break;
+        if (*p == ' ')
+            p++;
+    }
+    free(joined);
+    return L->n - first;
+}
+
+/* ---- the summary ------------------------------------------------------------------ */
+
+static const char option_keys[ANS_COUNT] = {[ANS_ONCE] = 'y', [ANS_SESSION] = 'a', [ANS_PERSIST] = 'p',
+                                            [ANS_DENY] = 'd', [ANS_NOTE] = 'e', [ANS_STOP] = 'n'};
+
+static const char *option_label(const ui_approval *a, ui_answer ans, char *buf, size_t n)
+{
+    switch (ans) {
+    case ANS_ONCE: return "Yes, proceed (once)";
+    case ANS_SESSION: return "Yes, and don't ask again for this exact command this session";
+    case ANS_PERSIST: {
+        char *prefix = approval_command_text(json_object_get(a->req, "prefix_rule"));
+        snprintf(buf, n, "Yes, and always allow commands starting with `%s`", prefix);
+        free(prefix);
+        return buf;
+    }
+    case ANS_DENY: return "No, deny";
+    case ANS_NOTE: return "No, and tell the agent what to do differently";
+    case ANS_STOP: return "No, stop (n or Esc): the agent is told to stop and wait";
+    default: return "?";
+    }
+}
+
+static void permissions_text(json_t *perm, buf_t *b)
+{
+    const char *sb = str(perm, "sandbox");
+    if (strcmp(sb, "escalated") == 0)
+        buf_puts(b, "runs WITHOUT the sandbox");
+    else
+        buf_puts(b, "sandboxed");
+    json_t *write = json_object_get(perm, "write");
+    if (json_array_size(write)) {
+        buf_puts(b, ", plus write to");
+        size_t i;
+        json_t *p;
+        json_array_foreach(write, i, p)
+        {
+            buf_puts(b, i ? ", " : " ");
+            buf_puts(b, json_string_value(p) ? json_string_value(p) : "?");
+        }
+    }
+    if (json_is_true(json_object_get(perm, "network")))
+        buf_puts(b, ", plus network access");
+}
+
+static void risks_text(json_t *risks, buf_t *b)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(risks, i, r)
+    {
+        if (i)
+            buf_puts(b, " \xc2\xb7 ");
+        buf_puts(b, json_string_value(r) ? json_string_value(r) : "?");
+    }
+}
+
+static void who_text(tui_t *t, const ui_approval *a, buf_t *b)
+{
+    json_t *r = a->req;
+    char age[32];
+    age_text(a->age0 + ui_now() - a->seen_at, age, sizeof age);
+    buf_printf(b, "in %s \xc2\xb7 from %s", str(r, "cwd"), str(r, "client"));
+    const ui_session *s = a->session ? ui_sessions_find(&t->list, a->session) : NULL;
+    if (a->session)
+        buf_printf(b, ", session %s (%d)", s ? s->name : str(r, "session_name"), a->session);
+    else
+        buf_puts(b, ", no session yet");
+    buf_printf(b, "%s \xc2\xb7 asked %s ago", json_is_true(json_object_get(r, "tty")) ? ", on a terminal" : "", age);
+}
+
+static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held)
+{
+    ui_approvals *q = &t->appr;
+    json_t *r = a->req;
+    char *cmd = approval_command_text(json_object_get(r, "argv"));
+    add_wrapped(L, 90, 30, TH_DIALOG, w, 4, "$ ", cmd);
+    free(cmd);
+    buf_t b;
+    buf_init(&b);
+    who_text(t, a, &b);
+    add_wrapped(L, 50, 15, TH_DIALOG, w, 2, "", b.len ? b.data : "");
+    buf_free(&b);
+    add_line(L, 10, TH_DIALOG, "%s", "");
+    if (str(r, "justification")[0])
+        add_wrapped(L, 60, 20, TH_DIALOG, w, 3, "Justification: ", str(r, "justification"));
+    char why[1024];
+    snprintf(why, sizeof why, "%s%s%s%s", str(r, "reason"), str(r, "rule")[0] ? " (rule `" : "", str(r, "rule"),
+             str(r, "rule")[0] ? "`)" : "");
+    add_wrapped(L, 70, 20, TH_DIALOG, w, 2, "Why it asks: ", why);
+    buf_init(&b);
+    permissions_text(json_object_get(r, "permissions"), &b);
+    add_wrapped(L, 65, 20, TH_DIALOG, w, 2, "Permissions: ", b.len ? b.data : "");
+    buf_free(&b);
+    if (json_array_size(json_object_get(r, "risks"))) {
+        buf_init(&b);
+        risks_text(json_object_get(r, "risks"), &b);
+        add_wrapped(L, 75, 20, TH_PROFILE_FULL, w, 2, "Risks: ", b.len ? b.data : "");
+        buf_free(&b);
+    }
+    add_line(L, 10, TH_DIALOG, "%s", "");
+    if (q->note) {
+        add_wrapped(L, 95, 20, TH_DIALOG, w, 2, "", "Tell the agent what to do differently:");
+        /* The end of a long note stays in view. */
+        const char *text = q->note_field.text;
+        while (*text && paint_width(text) >= w)
+            text++;
+        dline *f = add_line(L, 100, TH_DIALOG_SELECTED, "%s", text);
+        f->fill = f->cursor = true;
+    } else {
+        ui_answer opts[ANS_COUNT];
+        int n = approval_options(a, opts);
+        for (int i = 0; i < n; i++) {
+            char buf[512], lead[16];
+            bool hl = opts[i] == q->highlight;
+            snprintf(lead, sizeof lead, "%s %d %c  ", hl ? "\xe2\x80\xba" : " ", i + 1, option_keys[opts[i]]);
+            int k = add_wrapped(L, hl ? 100 : 95, hl ? 96 : 55, hl ? TH_DIALOG_SELECTED : TH_DIALOG, w, 3, lead,
+                                option_label(a, opts[i], buf, sizeof buf));
+            for (int j = L->n - k; j < L->n; j++) {
+                L->v[j].fill = hl;
+                L->v[j].dim = held;
+            }
+        }
+    }
+    add_line(L, 10, TH_DIALOG, "%s", "");
+    if (q->error[0])
+        add_wrapped(L, 85, 20, TH_STATE_EXIT_FAIL, w, 2, "", q->error);
+    const char *footer;
+    if (a->answering)
+        footer = "sending the answer...";
+    else if (held)
+        footer = "keys held for a moment: keys typed ahead do not answer";
+    else if (q->note)
+        footer = "Enter deny with this note \xc2\xb7 Esc back \xc2\xb7 C-u clear";
+    else
+        footer = q->n > 1 ? "Enter confirm \xc2\xb7 \xe2\x86\x91/\xe2\x86\x93 choose \xc2\xb7 v details \xc2\xb7 Tab next request"
+                          : "Enter confirm \xc2\xb7 \xe2\x86\x91/\xe2\x86\x93 choose \xc2\xb7 v details";
+    /* The id, for corral approve/deny and the logs. */
+    char more[256];
+    snprintf(more, sizeof more, "%s \xc2\xb7 request %d", footer, a->id);
+    add_wrapped(L, 40, 5, TH_DIALOG, w, 2, "", more);
+}
+
+/* ---- the details view ------------------------------------------------------------ */
+
+static void details(tui_t *t, const ui_approval *a, dlines *L, int w)
+{
+    json_t *r = a->req, *perm = json_object_get(r, "permissions");
+    char buf[256];
+    add_line(L, 0, TH_DIALOG, "Request %d \xc2\xb7 %s \xc2\xb7 from %s", a->id, str(r, "kind"), str(r, "client"));
+    if (a->session) {
+        const ui_session *s = ui_sessions_find(&t->list, a->session);
+        add_line(L, 0, TH_DIALOG, "Session: %s (%d)", s ? s->name : str(r, "session_name"), a->session);
+    } else {
+        add_line(L, 0, TH_DIALOG, "Session: none yet (the command starts one when approved)");
+    }
+    add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Directory: ", str(r, "cwd"));
+    add_line(L, 0, TH_DIALOG, "Terminal: %s", json_is_true(json_object_get(r, "tty")) ? "yes" : "no");
+    json_t *argv = json_object_get(r, "argv");
+    add_line(L, 0, TH_DIALOG, "Command, %zu word%s (quoted for display):", json_array_size(argv),
+             json_array_size(argv) == 1 ? "" : "s");
+    size_t i;
+    json_t *word;
+    json_array_foreach(argv, i, word)
+    {
+        json_t *one = json_pack("[O]", word);
+        char *q = approval_command_text(one);
+        json_decref(one);
+        snprintf(buf, sizeof buf, "  %3zu  ", i);
+        add_wrapped(L, 0, 0, TH_DIALOG, w, 0, buf, q);
+        free(q);
+    }
+    add_line(L, 0, TH_DIALOG, "Sandbox: %s", str(perm, "sandbox"));
+    json_t *write = json_object_get(perm, "write");
+    if (!json_array_size(write))
+        add_line(L, 0, TH_DIALOG, "Extra write roots: none");
+    json_array_foreach(write, i, word)
+        add_wrapped(L, 0, 0, TH_DIALOG, w, 0, i ? "                   " : "Extra write roots: ",
+                    json_string_value(word) ? json_string_value(word) : "?");
+    add_line(L, 0, TH_DIALOG, "Network: %s", json_is_true(json_object_get(perm, "network")) ? "yes" : "no");
+    add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Justification: ",
+                str(r, "justification")[0] ? str(r, "justification") : "(none given)");
+    add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Why it asks: ", str(r, "reason"));
+    add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Matched rule: ", str(r, "rule")[0] ? str(r, "rule") : "(none)");
+    if (approval_has_prefix(a)) {
+        char *p = approval_command_text(json_object_get(r, "prefix_rule"));
+        add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "p would allow: ", p);
+        free(p);
+    }
+    buf_t b;
+    buf_init(&b);
+    risks_text(json_object_get(r, "risks"), &b);
+    add_wrapped(L, 0, 0, b.len ? TH_PROFILE_FULL : TH_DIALOG, w, 0, "Risks: ", b.len ? b.data : "none seen");
+    buf_free(&b);
+    age_text(a->age0 + ui_now() - a->seen_at, buf, sizeof buf);
+    add_line(L, 0, TH_DIALOG, "Asked: %s ago", buf);
+    double left = approval_remaining(a, t->conf->approval_timeout_ms, ui_now());
+    if (left >= 0) {
+        clock_text(left, buf, sizeof buf);
+        add_line(L, 0, TH_DIALOG, "Timeout: denied in %s unless answered", buf);
+    } else {
+        add_line(L, 0, TH_DIALOG, "Timeout: none, it waits for an answer");
+    }
+}
+
+/* ---- the box ------------------------------------------------------------------------ */
+
+static void title_text(const ui_approval *a, char *out, size_t n)
+{
+    const char *sb = str(json_object_get(a->req, "permissions"), "sandbox");
+    snprintf(out, n, "Would you like to run the following command%s?",
+             strcmp(sb, "escalated") == 0 ? " outside the sandbox"
+             : strcmp(sb, "more") == 0    ? " with more permissions"
+                                          : "");
+}
+
+void approval_draw(tui_t *t)
+{
+    ui_approvals *q = &t->appr;
+    ui_approval *a = NULL;
+    for (size_t i = 0; i < q->n; i++)
+        if (q->v[i].id == q->shown)
+            a = &q->v[i];
+    if (!a || t->rows < 2 || t->cols < 4)
+        return;
+    approval_drawn(t);
+    bool held = approval_held(t);
+    int bw = t->cols - 2 < 100 ? t->cols - 2 : 100, margin = 2;
+    if (bw < 30) { /* a narrow screen: every column for the text */
+        bw = t->cols;
+        margin = 0;
+    }
+    int w = bw - 2 * margin;
+    int maxh = t->rows - 1; /* the status bar stays */
+    dlines L = {0};
+    if (q->details) {
+        details(t, a, &L, w);
+        int room = maxh - 2 > 1 ? maxh - 2 : 1; /* title, footer */
+        if (q->details_top > L.n - room)
+            q->details_top = L.n - room > 0 ? L.n - room : 0;
+        for (int i = 0; i < q->details_top; i++)
+            drop_line(&L, 0);
+        while (L.n > room)
+            drop_line(&L, L.n - 1);
+        add_wrapped(&L, 0, 0, TH_DIALOG, w, 1, "",
+                    "\xe2\x86\x91/\xe2\x86\x93 PgUp/PgDn scroll \xc2\xb7 v or Esc: back \xc2\xb7 y a p d e n answer");
+    } else {
+        summary(t, a, &L, w, held);
+        /* Least important first; of equals, the lowest on the box. */
+        int room = maxh - 2 >= 1 ? maxh - 2 : maxh - 1; /* title, a blank at the bottom */
+        while (L.n > room && L.n > 0) {
+            int worst = -1;
+            for (int i = 0; i < L.n; i++)
+                if (worst < 0 || L.v[i].prio <= L.v[worst].prio)
+                    worst = i;
+            drop_line(&L, worst);
+        }
+    }
+    int h = L.n + 1 + (L.n + 2 <= maxh ? 1 : 0);
+    if (h > maxh)
+        h = maxh;
+    int y0 = (maxh - h) / 2, x0 = (t->cols - bw) / 2;
+    ui_rect box = {y0, x0, h, bw};
+    if (memcmp(&box, &q->box, sizeof box) != 0) {
+        /* A smaller box would leave the old one's edges over the panes,
+         * which only repaint what changed: the next frame repaints all. */
+        q->box = box;
+        t->full_redraw = true;
+        tui_redraw_soon(t);
+    }
+    paint_set(TH_DIALOG, TH_DIALOG);
+    for (int k = 0; k < h; k++)
+        paint_fill(y0 + k, x0, bw);
+    /* Title, with which request of how many and the countdown on the right. */
+    char title[160], right[96] = "", clock[32];
+    title_text(a, title, sizeof title);
+    int pos = 1;
+    for (size_t i = 0; i < q->n; i++)
+        if (q->v[i].id == a->id)
+            pos = (int)i + 1;
+    double left = approval_remaining(a, t->conf->approval_timeout_ms, ui_now());
+    if (q->n > 1)
+        snprintf(right, sizeof right, " %d of %zu", pos, q->n);
+    if (left >= 0) {
+        clock_text(left, clock, sizeof clock);
+        snprintf(right + strlen(right), sizeof right - strlen(right), " %sdenied in %s", q->n > 1 ? "\xc2\xb7 " : "",
+                 clock);
+    }
+    if (right[0])
+        strcat(right, " ");
+    paint_set(TH_DIALOG_TITLE, TH_DIALOG_TITLE);
+    paint_fill(y0, x0, bw);
+    int rw = paint_width(right) < bw ? paint_width(right) : 0;
+    paint_text(y0, x0 + (margin ? 1 : 0), bw - rw - (margin ? 2 : 0), title);
+    if (rw) {
+        paint_set(left >= 0 && left < 10 ? TH_STATE_EXIT_FAIL : TH_DIALOG_TITLE, TH_DIALOG_TITLE);
+        paint_text(y0, x0 + bw - rw, rw, right);
+    }
+    int cy = -1, cx = -1;
+    for (int i = 0; i < L.n && 1 + i < h; i++) {
+        dline *d = &L.v[i];
+        int y = y0 + 1 + i;
+        paint_set(d->e, TH_DIALOG);
+        if (d->dim)
+            attron(A_DIM);
+        if (d->fill)
+            paint_fill(y, x0 + margin, w);
+        int used = paint_text(y, x0 + margin, w, d->text);
+        if (d->cursor) {
+            cy = y;
+            cx = x0 + margin + (used < w ? used : w - 1);
+        }
+    }
+    free_lines(&L);
+    if (cy >= 0) {
+        move(cy, cx);
+        curs_set(1);
+    } else {
+        curs_set(0);
+    }
+}
+
+/* ---- sidebar and status bar ---------------------------------------------------------- */
+
+void approval_sidebar_row(tui_t *t, const ui_approval *a, ui_rect r, int y)
+{
+    (void)t;
+    paint_set(TH_SIDEBAR, TH_SIDEBAR);
+    paint_fill(y, r.x, r.w);
+    paint_set(TH_STATE_WAITING, TH_SIDEBAR);
+    paint_text(y, r.x + 1, 1, "?");
+    char age[32];
+    age_text(a->age0 + ui_now() - a->seen_at, age, sizeof age);
+    int aw = paint_width(age);
+    char *cmd = approval_command_text(json_object_get(a->req, "argv"));
+    paint_set(TH_SIDEBAR, TH_SIDEBAR);
+    int name_w = r.w - 4 - aw - 1;
+    if (name_w > 0)
+        paint_text(y, r.x + 3, name_w, cmd);
+    if (r.w - aw - 1 > 3)
+        paint_text(y, r.x + r.w - aw - 1, aw, age);
+    free(cmd);
+}
+
+int approval_status_count(tui_t *t, int y, int x, int maxw)
+{
+    char text[48];
+    snprintf(text, sizeof text, " approvals %zu", t->appr.n);
+    paint_set(t->appr.n ? TH_STATE_WAITING : TH_STATUS, TH_STATUS);
+    int used = paint_text(y, x, maxw, text);
+    paint_set(TH_STATUS, TH_STATUS);
+    return used;
+}
+
+int approval_status_rules(tui_t *t, int y, int x, int maxw)
+{
+    const char *e = t->appr.rules_error;
+    if (!e || maxw <= 0)
+        return 0;
+    /* The first error, its file without the directory (the status bar is
+     * short; corral approvals prints them all in full). */
+    size_t len = strcspn(e, "\n");
+    int more = 0;
+    for (const char *p = e + len; *p; p++)
+        more += *p == '\n' && p[1];
+    char first[1024];
+    snprintf(first, sizeof first, "%.*s", (int)len, e);
+    const char *colon = strchr(first, ':'), *shown = first;
+    for (const char *p = first; colon && p < colon; p++)
+        if (*p == '/')
+            shown = p + 1;
+    char text[1200];
+    char count[48] = "";
+    if (more)
+        snprintf(count, sizeof count, " (%d errors)", more + 1);
+    snprintf(text, sizeof text, "rules%s: %s", count, shown);
+    paint_set(TH_STATE_EXIT_FAIL, TH_STATUS);
+    int used = paint_text(y, x, maxw, text);
+    paint_set(TH_STATUS, TH_STATUS);
+    return used;
+}

@@ -1,0 +1,128 @@
+/*
+ * search.c - searching the selected pane's scrollback: every match in view
+ * is marked, the view scrolls to the current one, and n/N walk older and
+ * newer matches.  Case is ignored unless the query has a capital letter.
+ */
+#include "config.h"
+
+#include "tui_int.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+/* Lower-case ASCII when the query has no capitals (smart case). */
+static uint32_t fold(uint32_t c, bool ignore_case)
+{
+    return ignore_case && c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+/* Matches of the query on one vt line; returns how many were added. */
+static int line_matches(const vt_t *vt, int line, const uint32_t *q, int qn, bool ic, paint_mark *out, int room)
+{
+    int len = 0, found = 0;
+    const vt_cell *cells = vt_line(vt, line, &len);
+    if (!cells)
+        return 0;
+    for (int col = 0; col + qn <= len && found < room; col++) {
+        int k = 0, c = col;
+        while (k < qn && c < len) {
+            if (cells[c].ch == VT_CH_WIDE_CONT) {
+                c++;
+                continue;
+            }
+            uint32_t ch = cells[c].ch ? cells[c].ch : ' ';
+            if (fold(ch, ic) != fold(q[k], ic))
+                break;
+            k++;
+            c++;
+        }
+        if (k == qn) {
+            out[found++] = (paint_mark){line, col, c - col, false};
+            col = c - 1;
+        }
+    }
+    return found;
+}
+
+/* Decode the search text to code points; returns the count. */
+static int query_points(const char *s, uint32_t *out, int max, bool *ignore_case)
+{
+    int n = 0;
+    *ignore_case = true;
+    for (const unsigned char *p = (const unsigned char *)s; *p && n < max;) {
+        uint32_t c = *p;
+        int len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : 4;
+        c = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+        for (int k = 1; k < len && p[k]; k++)
+            c = c << 6 | (p[k] & 0x3f);
+        if (c >= 'A' && c <= 'Z')
+            *ignore_case = false;
+        out[n++] = c;
+        for (int k = 0; k < len && *p; k++)
+            p++;
+    }
+    return n;
+}
+
+/* Mark every match in view; direction -1 looks for the next older match
+ * above the current one, +1 for a newer one, 0 for the newest at or above
+ * the bottom of the view.  The view scrolls to show the current match. */
+void tui_search_run(tui_t *t, int direction)
+{
+    ui_session *s = tui_selected(t);
+    t->nmarks = 0;
+    if (!s || !s->vt || !t->search[0]) {
+        tui_redraw_soon(t);
+        return;
+    }
+    uint32_t q[256];
+    bool ic;
+    int qn = query_points(t->search, q, 256, &ic);
+    const vt_t *vt = s->vt;
+    int oldest = -vt_scrollback_len(vt), newest = vt_rows(vt) - 1;
+    int rows = tui_selected_rows(t);
+    int top = pane_first_row(vt, rows) - s->scroll; /* the view's first line */
+    int start;
+    if (direction == 0) {
+        start = top + rows - 1;
+        direction = -1;
+    } else {
+        start = t->match_line + direction;
+    }
+    int hit = INT_MIN, hit_col = 0;
+    for (int line = start; line >= oldest && line <= newest; line += direction) {
+        paint_mark m[64];
+        int n = line_matches(vt, line, q, qn, ic, m, 64);
+        if (n > 0) {
+            hit = line;
+            hit_col = direction < 0 ? m[n - 1].col : m[0].col;
+            break;
+        }
+    }
+    if (hit == INT_MIN) {
+        tui_message(t, true, "'%s' not found %s", t->search, direction < 0 ? "above" : "below");
+        if (t->match_line == INT_MIN)
+            return;
+        hit = t->match_line;
+        hit_col = t->match_col;
+    }
+    t->match_line = hit;
+    t->match_col = hit_col;
+    /* Scroll so the match is in view, a third of the way down. */
+    if (hit < top || hit > top + rows - 1) {
+        int scroll = pane_first_row(vt, rows) - (hit - rows / 3);
+        int max = vt_scrollback_len(vt) + pane_first_row(vt, rows);
+        s->scroll = scroll < 0 ? 0 : scroll > max ? max : scroll;
+        top = pane_first_row(vt, rows) - s->scroll;
+    }
+    t->scroll_mode = true;
+    for (int line = top; line < top + rows; line++) {
+        int n = line_matches(vt, line, q, qn, ic, t->marks + t->nmarks, SEARCH_MAX_MARKS - t->nmarks);
+        for (int k = 0; k < n; k++) {
+            paint_mark *m = &t->marks[t->nmarks + k];
+            m->current = m->line == hit && m->col == hit_col;
+        }
+        t->nmarks += n;
+    }
+    tui_redraw_soon(t);
+}
