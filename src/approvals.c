@@ -89,6 +89,64 @@ static void on_timer_closed(uv_handle_t *h)
     free(a);
 }
 
+/* path is dir or below it (a '/' boundary: /ws2 is not in /ws). */
+static bool path_under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+/* s names a .git directory or something in one: a path component ".git"
+ * (not "y.git" in a URL, not ".github"). */
+static bool names_git_dir(const char *s)
+{
+    for (const char *p = strstr(s, ".git"); p; p = strstr(p + 1, ".git")) {
+        bool starts = p == s || p[-1] == '/' || p[-1] == ' ' || p[-1] == '=' || p[-1] == '\'' || p[-1] == '"';
+        bool ends = p[4] == '\0' || p[4] == '/' || p[4] == ' ' || p[4] == '\'' || p[4] == '"';
+        if (starts && ends)
+            return true;
+    }
+    return false;
+}
+
+/* s has "| SHELL" (also "| sudo SHELL", "|SHELL -"): what it writes is run. */
+static bool pipes_into_shell(const char *s)
+{
+    static const char *const shells[] = {"sh", "bash", "zsh", "dash", "ksh", "fish", NULL};
+    for (const char *p = strchr(s, '|'); p; p = strchr(p + 1, '|')) {
+        const char *q = p + 1;
+        if (*q == '|') { /* || is not a pipe */
+            p++;
+            continue;
+        }
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (strncmp(q, "sudo ", 5) == 0) {
+            q += 5;
+            for (;;) { /* sudo's options, up to the command */
+                while (*q == ' ')
+                    q++;
+                if (*q != '-')
+                    break;
+                while (*q && *q != ' ')
+                    q++;
+            }
+        }
+        const char *base = q;
+        for (const char *r = q; *r && *r != ' '; r++)
+            if (*r == '/')
+                base = r + 1; /* /bin/sh */
+        for (const char *const *sh = shells; *sh; sh++) {
+            size_t n = strlen(*sh);
+            if (strncmp(base, *sh, n) == 0 && (base[n] == '\0' || base[n] == ' ' || base[n] == ';'))
+                return true;
+        }
+    }
+    return false;
+}
+
 json_t *approval_json(const approval_t *a)
 {
     static const char *const sandbox_names[] = {"default", "escalated", "more"};
@@ -118,12 +176,14 @@ json_t *approval_json(const approval_t *a)
     /* Risk hints for the dialog, worked out here so every client agrees. */
     json_t *risks = json_array();
     bool outside = false, git = false, sudo = false, pipe_sh = false;
-    for (char **w = a->write; w && *w; w++)
-        outside = outside || strncmp(*w, a->cwd, strlen(a->cwd)) != 0;
+    for (char **w = a->write; w && *w; w++) {
+        outside = outside || !path_under(*w, a->cwd);
+        git = git || names_git_dir(*w);
+    }
     for (char **p = a->argv; p && *p; p++) {
-        git = git || strstr(*p, ".git") != NULL;
+        git = git || names_git_dir(*p);
         sudo = sudo || strcmp(*p, "sudo") == 0 || strstr(*p, "sudo ") != NULL;
-        pipe_sh = pipe_sh || strstr(*p, "| sh") || strstr(*p, "| bash") || strstr(*p, "|sh") || strstr(*p, "|bash");
+        pipe_sh = pipe_sh || pipes_into_shell(*p);
     }
     if (a->sandbox == SANDBOX_ESCALATED)
         json_array_append_new(risks, json_string("runs without the sandbox"));
@@ -280,7 +340,7 @@ int approval_answer_id(server_t *srv, int id, approval_answer answer, const char
     /* Logged (and synced) before the decision takes effect. */
     record(srv, a, "approval_decided", json_deep_copy(fields));
     json_object_set_new(fields, "event", json_string("approval_done"));
-    json_object_set_new(fields, "id", json_integer(a->id));
+    json_object_set_new(fields, "approval", json_integer(a->id));
     broadcast(srv, fields);
     link_del(&a->node);
     uv_timer_stop(&a->timer);

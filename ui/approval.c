@@ -85,6 +85,9 @@ static void add(tui_t *t, json_t *req)
     a->req = json_incref(req);
     a->seen_at = ui_now();
     a->age0 = json_number_value(json_object_get(req, "age_seconds"));
+    /* The server's own deadline ([approvals] timeout as it runs). */
+    json_t *exp = json_object_get(req, "expires_in_seconds");
+    a->expires0 = json_is_number(exp) ? json_number_value(exp) : -1;
 }
 
 static void remove_at(tui_t *t, size_t i)
@@ -171,8 +174,14 @@ void approvals_event(tui_t *t, const char *name, json_t *ev)
             show(t, t->appr.v[t->appr.n - 1].id);
         t->full_redraw = true; /* a sidebar row or mark */
         tui_redraw_now(t);
+    } else if (strcmp(name, "rules") == 0) {
+        /* The server's list of rules files it could not load changed. */
+        free(t->appr.rules_error);
+        const char *re = json_string_value(json_object_get(ev, "rules_error"));
+        t->appr.rules_error = re && *re ? xstrdup(re) : NULL;
+        t->full_redraw = true;
     } else if (strcmp(name, "approval_done") == 0) {
-        int id = (int)json_integer_value(json_object_get(ev, "id"));
+        int id = (int)json_integer_value(json_object_get(ev, "approval"));
         ui_approval *a = find(t, id);
         if (!a)
             return;

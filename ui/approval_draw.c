@@ -85,11 +85,11 @@ char *approval_command_text(json_t *argv)
     return buf_steal(&b);
 }
 
-double approval_remaining(const ui_approval *a, uint64_t timeout_ms, double now)
+double approval_remaining(const ui_approval *a, double now)
 {
-    if (!timeout_ms)
+    if (a->expires0 < 0)
         return -1;
-    double left = (double)timeout_ms / 1000.0 - (a->age0 + (now - a->seen_at));
+    double left = a->expires0 - (now - a->seen_at);
     return left < 0 ? 0 : left;
 }
 
@@ -411,7 +411,7 @@ static void details(tui_t *t, const ui_approval *a, dlines *L, int w)
     buf_free(&b);
     age_text(a->age0 + ui_now() - a->seen_at, buf, sizeof buf);
     add_line(L, 0, TH_DIALOG, "Asked: %s ago", buf);
-    double left = approval_remaining(a, t->conf->approval_timeout_ms, ui_now());
+    double left = approval_remaining(a, ui_now());
     if (left >= 0) {
         clock_text(left, buf, sizeof buf);
         add_line(L, 0, TH_DIALOG, "Timeout: denied in %s unless answered", buf);
@@ -495,7 +495,7 @@ void approval_draw(tui_t *t)
     for (size_t i = 0; i < q->n; i++)
         if (q->v[i].id == a->id)
             pos = (int)i + 1;
-    double left = approval_remaining(a, t->conf->approval_timeout_ms, ui_now());
+    double left = approval_remaining(a, ui_now());
     if (q->n > 1)
         snprintf(right, sizeof right, " %d of %zu", pos, q->n);
     if (left >= 0) {

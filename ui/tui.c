@@ -627,7 +627,7 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         }
         t->relayout = true;
         tui_redraw_soon(t);
-    } else if (strcmp(name, "approval") == 0 || strcmp(name, "approval_done") == 0) {
+    } else if (strcmp(name, "approval") == 0 || strcmp(name, "approval_done") == 0 || strcmp(name, "rules") == 0) {
         approvals_event(t, name, ev);
     } else if (strcmp(name, "bell") == 0) {
         ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));

@@ -54,6 +54,7 @@ typedef struct ui_approval {
     json_t *req;     /* the APPROVAL object (docs/protocol.md) */
     double seen_at;  /* local monotonic seconds it was received */
     double age0;     /* its age_seconds then */
+    double expires0; /* its expires_in_seconds then; < 0: no timeout */
     bool answering;  /* our answer is on its way */
 } ui_approval;
 
@@ -207,6 +208,7 @@ void approval_sidebar_row(tui_t *t, const ui_approval *a, ui_rect r, int y);
 char *approval_command_text(json_t *argv);
 /* Seconds before the server's [approvals] timeout denies the request
  * (timeout_ms from the config), or -1 when there is none. */
-double approval_remaining(const ui_approval *a, uint64_t timeout_ms, double now);
+/* Seconds until a is denied for want of an answer, or < 0 without a timeout. */
+double approval_remaining(const ui_approval *a, double now);
 
 #endif

@@ -49,8 +49,7 @@ static void shut(uiconn_t *c, const char *why)
 
 static void dispatch_message(uiconn_t *c, json_t *m)
 {
-    /* An event first: approval_done carries the request's number as "id",
-     * which must not be taken for the reply to our request of that id. */
+    /* An event first: whatever fields it has, it is never a reply. */
     if (json_object_get(m, "event")) {
         if (c->on_event)
             c->on_event(c, m, c->user);

@@ -52,7 +52,7 @@ def next_approval(kind=None):
 
 
 def approval_done(aid):
-    return next_message(lambda m: m.get("event") == "approval_done" and m.get("id") == aid, "approval_done")
+    return next_message(lambda m: m.get("event") == "approval_done" and m.get("approval") == aid, "approval_done")
 
 
 def screen_until(sid, marker):

@@ -323,6 +323,36 @@ def test_timeout_countdown(t):
         slow.cleanup()
 
 
+def test_session_mark_and_live_rules_error(t):
+    """A request from inside a running session marks its sidebar row; a
+    rules file broken while the screen is up shows at once (the server's
+    rules event), and goes when it is fixed."""
+    with tui() as term:
+        term.wait("SUPERVISOR")
+        p = exec_bg("sh", "-c", "corral escalate --reason 'needs the host' -- echo esc-host-marker",
+                    opts=["-n", "esc-wait"])
+        screen = ready(term, "esc-host-marker")
+        t.ok("Justification: needs the host" in screen, "corral escalate from inside a session opens the dialog",
+             screen)
+        row, col = term.find("esc-wait")
+        t.eq(term.screen().split("\n")[row][col - 2], "?", "the session's row shows the waiting mark")
+        term.keys("y")
+        rc, out, err = finish(p)
+        t.ok("exited with code 0" in out, "y runs it", out + err)
+        bad = os.path.join(w.config, "corral", "rules", "zz-bad.rules")
+        with open(bad, "w") as f:
+            f.write('prefix_rule(pattern=["ls"], decision="maybe")\n')
+        try:
+            w.corral("exec", "-C", w.ws, "--", "true")
+            bar = term.wait("zz-bad.rules:1:").split("\n")[-1]
+            t.ok("invalid decision" in bar, "a rules file broken while the screen is up shows at once", bar)
+        finally:
+            os.unlink(bad)
+        w.corral("exec", "-C", w.ws, "--", "true")
+        term.wait_absent("zz-bad.rules")
+        t.ok(True, "and goes when it is fixed")
+
+
 def cleaned(fn):
     """A failed test leaves no request waiting for the next one."""
     def run(t):
@@ -338,4 +368,5 @@ def cleaned(fn):
 if __name__ == "__main__":
     run_tests(Tap(), [cleaned(f) for f in [test_dialog_and_yes, test_session_answer, test_deny_stop, test_deny_with_note,
                       test_type_ahead_guard, test_two_tuis_and_cli, test_queue_tab_and_details, test_small_sizes,
-                      test_themes, test_rules_error_and_refused_answer, test_timeout_countdown]])
+                      test_themes, test_rules_error_and_refused_answer, test_timeout_countdown,
+                      test_session_mark_and_live_rules_error]])
