@@ -31,40 +31,12 @@ int approval_answer_parse(const char *s, approval_answer *out)
     return -1;
 }
 
-static char **copy_strv(char *const *v)
-{
-    if (!v)
-        return NULL;
-    size_t n = 0;
-    while (v[n])
-        n++;
-    char **c = xcalloc(n + 1, sizeof *c);
-    for (size_t i = 0; i < n; i++)
-        c[i] = xstrdup(v[i]);
-    return c;
-}
-
-static void free_strv(char **v)
-{
-    for (char **p = v; p && *p; p++)
-        free(*p);
-    free(v);
-}
-
-static json_t *strv_json(char *const *v)
-{
-    json_t *a = json_array();
-    for (char *const *p = v; p && *p; p++)
-        json_array_append_new(a, json_string(*p));
-    return a;
-}
-
 approval_t *approval_new(server_t *srv, char *const *argv, const char *cwd, const char *client)
 {
     approval_t *a = xcalloc(1, sizeof *a);
     link_init(&a->node);
     a->srv = srv;
-    a->argv = copy_strv(argv);
+    a->argv = proto_copy_argv(argv);
     a->cwd = xstrdup(cwd ? cwd : "/");
     a->client = xstrdup(client ? client : "user");
     a->kind = xstrdup("exec");
@@ -75,9 +47,9 @@ approval_t *approval_new(server_t *srv, char *const *argv, const char *cwd, cons
 static void on_timer_closed(uv_handle_t *h)
 {
     approval_t *a = h->data;
-    free_strv(a->argv);
-    free_strv(a->write);
-    free_strv(a->prefix_rule);
+    proto_free_argv(a->argv);
+    proto_free_argv(a->write);
+    proto_free_argv(a->prefix_rule);
     free(a->cwd);
     free(a->client);
     free(a->kind);
@@ -151,7 +123,7 @@ json_t *approval_json(const approval_t *a)
 {
     static const char *const sandbox_names[] = {"default", "escalated", "more"};
     json_t *o = json_pack("{s:i, s:s, s:s, s:o, s:s, s:b, s:f, s:f}", "id", a->id, "kind", a->kind, "client",
-                          a->client, "argv", strv_json(a->argv), "cwd", a->cwd, "tty", a->tty, "created", a->created,
+                          a->client, "argv", proto_argv_json(a->argv), "cwd", a->cwd, "tty", a->tty, "created", a->created,
                           "age_seconds", wall_sec() - a->created);
     if (a->session)
         json_object_set_new(o, "session", json_integer(a->session));
@@ -164,7 +136,7 @@ json_t *approval_json(const approval_t *a)
         json_object_set_new(o, "session_name", json_string(a->session_name));
     json_object_set_new(o, "permissions",
                         json_pack("{s:s, s:o, s:b}", "sandbox", sandbox_names[a->sandbox], "write",
-                                  strv_json(a->write), "network", a->network));
+                                  proto_argv_json(a->write), "network", a->network));
     if (a->justification)
         json_object_set_new(o, "justification", json_string(a->justification));
     if (a->reason)
@@ -172,7 +144,7 @@ json_t *approval_json(const approval_t *a)
     if (a->rule)
         json_object_set_new(o, "rule", json_string(a->rule));
     if (a->prefix_rule)
-        json_object_set_new(o, "prefix_rule", strv_json(a->prefix_rule));
+        json_object_set_new(o, "prefix_rule", proto_argv_json(a->prefix_rule));
     /* Risk hints for the dialog, worked out here so every client agrees. */
     json_t *risks = json_array();
     bool outside = false, git = false, sudo = false, pipe_sh = false;
@@ -292,8 +264,8 @@ char *approval_key(char *const *argv, const char *cwd, bool tty, sandbox_request
                    bool network, const char *env)
 {
     /* JSON makes the parts unambiguous (no separator can be forged). */
-    json_t *k = json_pack("{s:o, s:s, s:b, s:i, s:o, s:b, s:s}", "argv", strv_json(argv), "cwd", cwd, "tty", tty,
-                          "sandbox", (int)sb, "write", strv_json(write), "network", network, "env", env ? env : "");
+    json_t *k = json_pack("{s:o, s:s, s:b, s:i, s:o, s:b, s:s}", "argv", proto_argv_json(argv), "cwd", cwd, "tty", tty,
+                          "sandbox", (int)sb, "write", proto_argv_json(write), "network", network, "env", env ? env : "");
     char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(k);
     return s;

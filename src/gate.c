@@ -42,33 +42,13 @@ typedef struct gated_exec {
     int failed_session;
 } gated_exec;
 
-static char **copy_strv(char *const *v)
-{
-    if (!v)
-        return NULL;
-    size_t n = 0;
-    while (v[n])
-        n++;
-    char **c = xcalloc(n + 1, sizeof *c);
-    for (size_t i = 0; i < n; i++)
-        c[i] = xstrdup(v[i]);
-    return c;
-}
-
-static void free_strv(char **v)
-{
-    for (char **p = v; p && *p; p++)
-        free(*p);
-    free(v);
-}
-
 static void gated_free(gated_exec *g)
 {
-    free_strv(g->r.argv);
-    free_strv(g->r.write);
-    free_strv(g->r.read);
-    free_strv(g->r.deny);
-    free_strv(g->more_write);
+    proto_free_argv(g->r.argv);
+    proto_free_argv(g->r.write);
+    proto_free_argv(g->r.read);
+    proto_free_argv(g->r.deny);
+    proto_free_argv(g->more_write);
     free(g->cwd);
     free(g->name);
     free(g->profile);
@@ -296,10 +276,10 @@ void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const
     c->refs++;
     g->id = json_incref(id);
     g->r = *r;
-    g->r.argv = copy_strv(r->argv);
-    g->r.write = copy_strv(r->write);
-    g->r.read = copy_strv(r->read);
-    g->r.deny = copy_strv(r->deny);
+    g->r.argv = proto_copy_argv(r->argv);
+    g->r.write = proto_copy_argv(r->write);
+    g->r.read = proto_copy_argv(r->read);
+    g->r.deny = proto_copy_argv(r->deny);
     g->cwd = xstrdup(r->cwd);
     g->r.cwd = g->cwd;
     g->name = r->name ? xstrdup(r->name) : NULL;
@@ -339,7 +319,7 @@ void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const
     approval_t *a = approval_new(srv, g->r.argv, g->cwd, c->client);
     a->tty = g->r.tty;
     a->sandbox = g->sandbox;
-    a->write = copy_strv(g->more_write);
+    a->write = proto_copy_argv(g->more_write);
     a->network = g->more_net;
     a->justification = justification ? sanitize_text(justification, strlen(justification), 1000) : NULL;
     a->reason = xstrdup(pr.reason[0] ? pr.reason : "asks for approval");

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "proto.h"
+#include "uexec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -199,6 +200,31 @@ int proto_get_bool(json_t *obj, const char *name, bool required, bool *out, prot
     }
     *out = json_is_true(v);
     return 1;
+}
+
+char **proto_copy_argv(char *const *argv)
+{
+    if (!argv)
+        return NULL;
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char **out = xcalloc(n + 1, sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i] = xstrdup(argv[i]);
+    return out;
+}
+
+json_t *proto_argv_json(char *const *argv)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; argv && argv[i]; i++) {
+        size_t n;
+        char *fixed = uexec_lossy_utf8(argv[i], strlen(argv[i]), &n);
+        json_array_append_new(a, json_stringn(fixed, n));
+        free(fixed);
+    }
+    return a;
 }
 
 void proto_free_argv(char **argv)

@@ -81,6 +81,12 @@ int proto_get_bool(json_t *obj, const char *name, bool required, bool *out, prot
  * frees with proto_free_argv. */
 int proto_get_argv(json_t *obj, const char *name, bool required, char ***out, proto_err *e);
 void proto_free_argv(char **argv);
+/* A copy of a NULL-terminated argv (NULL stays NULL); free with
+ * proto_free_argv. */
+char **proto_copy_argv(char *const *argv);
+/* argv as a JSON array of strings; bytes that are not UTF-8 become
+ * U+FFFD, so no word can go missing from what a client shows. */
+json_t *proto_argv_json(char *const *argv);
 
 /* {"id":id,"ok":true}; add fields, then proto_dump. id may be NULL. */
 json_t *proto_ok(json_t *id);

@@ -66,13 +66,6 @@ typedef struct chan_req {
     bool closing;
 } chan_req;
 
-static void free_strv(char **v)
-{
-    for (char **p = v; p && *p; p++)
-        free(*p);
-    free(v);
-}
-
 static void reply(chan_req *r, json_t *msg)
 {
     char *s = json_dumps(msg, JSON_COMPACT);
@@ -100,8 +93,8 @@ static void req_free(chan_req *r)
     for (int i = 0; i < 3; i++)
         if (r->stdio[i] >= 0)
             close(r->stdio[i]);
-    free_strv(r->argv);
-    free_strv(r->write);
+    proto_free_argv(r->argv);
+    proto_free_argv(r->write);
     free(r->cwd);
     if (r->polling) {
         uv_close((uv_handle_t *)&r->poll, req_closed);
@@ -119,14 +112,6 @@ static void log_event(chan_req *r, const char *name, json_t *fields)
         eventlog_write(s->events, name, fields, true);
     else
         json_decref(fields);
-}
-
-static json_t *strv_json(char *const *v)
-{
-    json_t *a = json_array();
-    for (char *const *p = v; p && *p; p++)
-        json_array_append_new(a, json_string(*p));
-    return a;
 }
 
 /* ---- running an approved escalation ------------------------------------------- */
@@ -164,7 +149,7 @@ static void start_escalated(chan_req *r)
     }
     sb_stdio io = {.in = r->stdio[0], .out = r->stdio[1], .err = r->stdio[2], .tty = false, .chan = -1};
     int rc = sb_launch(plan, &io, false, &r->child, err, sizeof err);
-    json_t *fields = json_pack("{s:o, s:s, s:s, s:i}", "argv", strv_json(r->argv), "cwd", r->cwd, "profile",
+    json_t *fields = json_pack("{s:o, s:s, s:s, s:i}", "argv", proto_argv_json(r->argv), "cwd", r->cwd, "profile",
                                plan->profile, "approval", r->approval_id);
     sb_plan_free(plan);
     free(plan);
@@ -258,7 +243,7 @@ static void ask(chan_req *r, session_t *s, const policy_result *pr, const char *
     char *key = approval_key(r->argv, r->cwd, s->tty, r->sandbox, r->write, r->network, sandbox_key_env(s->id));
     if (approval_cached(&x->approved, key)) {
         free(key);
-        free_strv(prefix_rule);
+        proto_free_argv(prefix_rule);
         if (r->escalate) {
             start_escalated(r);
             return;
@@ -331,7 +316,7 @@ static void handle_escalate(chan_req *r, session_t *s, json_t *msg)
         char text[700];
         snprintf(text, sizeof text, "corral escalate: not run: the exec policy forbids it: %s", pr.reason);
         reply(r, json_pack("{s:s, s:s}", "state", "denied", "message", text));
-        log_event(r, "escalation_refused", json_pack("{s:o, s:s}", "argv", strv_json(r->argv), "reason", pr.reason));
+        log_event(r, "escalation_refused", json_pack("{s:o, s:s}", "argv", proto_argv_json(r->argv), "reason", pr.reason));
         req_free(r);
         return;
     }

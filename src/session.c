@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "session.h"
+#include "proto.h"
 #include "uexec.h"
 
 #include <errno.h>
@@ -425,29 +426,6 @@ static void init_timer(uv_loop_t *loop, session_t *s, uv_timer_t *t)
     s->open_handles++;
 }
 
-static json_t *argv_json(char *const *argv)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; argv[i]; i++) {
-        size_t n;
-        char *fixed = uexec_lossy_utf8(argv[i], strlen(argv[i]), &n);
-        json_array_append_new(a, json_stringn(fixed, n));
-        free(fixed);
-    }
-    return a;
-}
-
-static char **copy_argv(char *const *argv)
-{
-    size_t n = 0;
-    while (argv[n])
-        n++;
-    char **out = xcalloc(n + 1, sizeof *out);
-    for (size_t i = 0; i < n; i++)
-        out[i] = xstrdup(argv[i]);
-    return out;
-}
-
 static char *default_name(char *const *argv)
 {
     const char *a0 = argv[0];
@@ -468,7 +446,7 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
     s->pinned = spec->pinned;
     s->rows = rows;
     s->cols = cols;
-    s->argv = copy_argv(plan->argv);
+    s->argv = proto_copy_argv(plan->argv);
     s->cwd = xstrdup(plan->cwd);
     s->name = spec->name ? sanitize_text(spec->name, strlen(spec->name), 64) : default_name(plan->argv);
     s->client = xstrdup(spec->client ? spec->client : "user");
@@ -562,7 +540,7 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
 
     eventlog_write(s->events, "created",
                    json_pack("{s:i, s:s, s:o, s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:i}", "session", id,
-                             "name", s->name, "command", argv_json(s->argv), "cwd", s->cwd, "client",
+                             "name", s->name, "command", proto_argv_json(s->argv), "cwd", s->cwd, "client",
                              s->client, "profile", s->profile, "kind",
                              s->kind == SESSION_EXEC ? "exec" : "user", "tty", s->tty, "cols", cols,
                              "rows", rows, "pid", (int)s->pid),

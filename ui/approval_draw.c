@@ -102,17 +102,6 @@ static void clock_text(double s, char *out, size_t n)
         snprintf(out, n, "%ld:%02ld", v / 60, v % 60);
 }
 
-static void age_text(double s, char *out, size_t n)
-{
-    long v = s < 0 ? 0 : (long)s;
-    if (v < 60)
-        snprintf(out, n, "%lds", v);
-    else if (v < 3600)
-        snprintf(out, n, "%ldm", v / 60);
-    else
-        snprintf(out, n, "%ldh", v / 3600);
-}
-
 static const char *str(json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
@@ -276,7 +265,7 @@ static void who_text(tui_t *t, const ui_approval *a, buf_t *b)
 {
     json_t *r = a->req;
     char age[32];
-    age_text(a->age0 + ui_now() - a->seen_at, age, sizeof age);
+    ui_age_text(a->age0 + ui_now() - a->seen_at, age, sizeof age);
     buf_printf(b, "in %s \xc2\xb7 from %s", str(r, "cwd"), str(r, "client"));
     const ui_session *s = a->session ? ui_sessions_find(&t->list, a->session) : NULL;
     if (a->session)
@@ -409,7 +398,7 @@ static void details(tui_t *t, const ui_approval *a, dlines *L, int w)
     risks_text(json_object_get(r, "risks"), &b);
     add_wrapped(L, 0, 0, b.len ? TH_PROFILE_FULL : TH_DIALOG, w, 0, "Risks: ", b.len ? b.data : "none seen");
     buf_free(&b);
-    age_text(a->age0 + ui_now() - a->seen_at, buf, sizeof buf);
+    ui_age_text(a->age0 + ui_now() - a->seen_at, buf, sizeof buf);
     add_line(L, 0, TH_DIALOG, "Asked: %s ago", buf);
     double left = approval_remaining(a, ui_now());
     if (left >= 0) {
@@ -547,7 +536,7 @@ void approval_sidebar_row(tui_t *t, const ui_approval *a, ui_rect r, int y)
     paint_set(TH_STATE_WAITING, TH_SIDEBAR);
     paint_text(y, r.x + 1, 1, "?");
     char age[32];
-    age_text(a->age0 + ui_now() - a->seen_at, age, sizeof age);
+    ui_age_text(a->age0 + ui_now() - a->seen_at, age, sizeof age);
     int aw = paint_width(age);
     char *cmd = approval_command_text(json_object_get(a->req, "argv"));
     paint_set(TH_SIDEBAR, TH_SIDEBAR);

@@ -35,7 +35,7 @@ static void separator(int y, int x, int h)
         paint_text(y + k, x, 1, unicode() ? "\xe2\x94\x82" : "|");
 }
 
-static void age_text(double seconds, char *out, size_t outlen)
+void ui_age_text(double seconds, char *out, size_t outlen)
 {
     long s = seconds < 0 ? 0 : (long)seconds;
     if (s < 60)
@@ -94,7 +94,7 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
     /* Right side: profile and age (or the exit). */
     char right[64], age[48];
     if (s->running)
-        age_text(now - s->created_at, age, sizeof age);
+        ui_age_text(now - s->created_at, age, sizeof age);
     else
         snprintf(age, sizeof age, "%s%d", unicode() ? "\xe2\x86\x92" : "=", s->exit_code);
     const char *prof = profile_short(s->profile);

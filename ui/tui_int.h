@@ -161,6 +161,8 @@ typedef struct sidebar_row {
 } sidebar_row;
 
 /* render.c */
+/* An age as the sidebar shows it: 12s, 5m, 3h, 2d. */
+void ui_age_text(double seconds, char *out, size_t outlen);
 /* The sidebar's rows as drawn (at most max); returns how many. */
 int sidebar_rows(tui_t *t, sidebar_row *rows, int max);
 void render_frame(tui_t *t);
