@@ -156,6 +156,42 @@ static void dangerous(void **state)
     }
 }
 
+/* Codex's is_likely_sandbox_denied (codex.md 5), row by row. */
+static void sandbox_denial(void **state)
+{
+    (void)state;
+    static const struct {
+        int code;
+        const char *output;
+        bool denied;
+    } rows[] = {
+        {0, "Permission denied", false},            /* success is never a denial */
+        {1, "touch: cannot touch 'x': Read-only file system", true},
+        {1, "OPERATION NOT PERMITTED", true},      /* any case */
+        {1, "bash: /etc/x: Permission denied", true},
+        {1, "blocked by seccomp", true},
+        {1, "the sandbox said no", true},
+        {1, "landlock: denied", true},
+        {1, "error: failed to write file foo", true},
+        {2, "usage: cmd [-x]", false},              /* quick rejects */
+        {126, "cannot execute", false},
+        {127, "not found", false},
+        {126, "Permission denied", true},           /* keywords first */
+        {159, "", true},                            /* 128 + SIGSYS */
+        {1, "no such file or directory", false},
+        {137, "", false},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *why = NULL;
+        bool got = safety_likely_sandbox_denied(rows[i].code, rows[i].output, strlen(rows[i].output), &why);
+        if (got != rows[i].denied)
+            fail_msg("exit %d, '%s': %s, want %s", rows[i].code, rows[i].output, got ? "denied" : "not denied",
+                     rows[i].denied ? "denied" : "not denied");
+        if (got && !why)
+            fail_msg("exit %d, '%s': no reason given", rows[i].code, rows[i].output);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +200,7 @@ int main(void)
         cmocka_unit_test(shell_detection),
         cmocka_unit_test(known_safe),
         cmocka_unit_test(dangerous),
+        cmocka_unit_test(sandbox_denial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
