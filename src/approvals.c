@@ -282,6 +282,12 @@ static char *rules_file(void)
 int approval_answer_id(server_t *srv, int id, approval_answer answer, const char *note, const char *by, char *err,
                        size_t errlen)
 {
+    return approval_answer_key(srv, id, answer, note, by, NULL, err, errlen);
+}
+
+int approval_answer_key(server_t *srv, int id, approval_answer answer, const char *note, const char *by,
+                        const char *key, char *err, size_t errlen)
+{
     approval_t *a = NULL;
     for (link_t *l = srv->approvals.next; l != &srv->approvals; l = l->next)
         if (link_entry(l, approval_t, node)->id == id)
@@ -309,6 +315,8 @@ int approval_answer_id(server_t *srv, int id, approval_answer answer, const char
     json_t *fields = json_pack("{s:s, s:s}", "answer", approval_answer_name(answer), "by", by ? by : "?");
     if (note && *note)
         json_object_set_new(fields, "note", json_string(note));
+    if (key && *key)
+        json_object_set_new(fields, "key", json_string(key));
     /* Logged (and synced) before the decision takes effect. */
     record(srv, a, "approval_decided", json_deep_copy(fields));
     json_object_set_new(fields, "event", json_string("approval_done"));

@@ -60,6 +60,9 @@ void approval_submit(server_t *srv, approval_t *a);
 /* Answer pending request id.  0, or -1 with a message (no such request). */
 int approval_answer_id(server_t *srv, int id, approval_answer answer, const char *note, const char *by, char *err,
                        size_t errlen);
+/* The same, logging the key that chose it (a screen's "y", "Enter"...). */
+int approval_answer_key(server_t *srv, int id, approval_answer answer, const char *note, const char *by,
+                        const char *key, char *err, size_t errlen);
 /* The requester of a is gone: drop it, telling clients it is done. */
 void approval_withdraw(server_t *srv, approval_t *a);
 

@@ -106,11 +106,11 @@ static void answer(conn_t *c, json_t *id, json_t *req, bool approve)
 {
     proto_err e;
     int64_t aid;
-    const char *scope = NULL, *note = NULL;
+    const char *scope = NULL, *note = NULL, *key = NULL;
     bool stop = false;
     if (proto_get_int(req, "approval", true, 1, INT32_MAX, &aid, &e) < 0 ||
         proto_get_string(req, "scope", false, &scope, &e) < 0 || proto_get_string(req, "note", false, &note, &e) < 0 ||
-        proto_get_bool(req, "stop", false, &stop, &e) < 0) {
+        proto_get_bool(req, "stop", false, &stop, &e) < 0 || proto_get_string(req, "key", false, &key, &e) < 0) {
         bad(c, id, &e);
         return;
     }
@@ -121,8 +121,10 @@ static void answer(conn_t *c, json_t *id, json_t *req, bool approve)
     }
     char err[600];
     char *clean = note ? sanitize_text(note, strlen(note), 2000) : NULL;
-    int rc = approval_answer_id(c->srv, (int)aid, ans, clean, c->client, err, sizeof err);
+    char *clean_key = key ? sanitize_text(key, strlen(key), 16) : NULL;
+    int rc = approval_answer_key(c->srv, (int)aid, ans, clean, c->client, clean_key, err, sizeof err);
     free(clean);
+    free(clean_key);
     if (rc < 0) {
         conn_reply_error(c, id, PERR_NOT_FOUND, err);
         return;

@@ -288,6 +288,8 @@ static void send_answer(tui_t *t, ui_approval *a, ui_answer ans, const char *not
         req = json_pack("{s:s, s:i, s:b}", "cmd", "deny", "approval", a->id, "stop", ans == ANS_STOP);
     if (note && *note)
         json_object_set_new(req, "note", json_string(note));
+    if (t->appr.answer_key[0])
+        json_object_set_new(req, "key", json_string(t->appr.answer_key));
     answer_ctx *ctx = xcalloc(1, sizeof *ctx);
     ctx->t = t;
     ctx->id = a->id;
@@ -402,9 +404,18 @@ void approval_on_key(tui_t *t, const ui_key *k)
     if (approval_held(t))
         return; /* typed ahead: never an answer to something unseen */
     if (q->note) {
-        note_key(t, a, k);
+        note_key(t, a, k); /* the answer's key stays the "e" that opened it */
         return;
     }
+    /* Which key answers, for the log: the letter or digit, Enter, Esc. */
+    if (k->key == '\r')
+        snprintf(q->answer_key, sizeof q->answer_key, "Enter");
+    else if (k->key == 0x1b)
+        snprintf(q->answer_key, sizeof q->answer_key, "Esc");
+    else if (k->key > 0x20 && k->key < 0x7f)
+        snprintf(q->answer_key, sizeof q->answer_key, "%c", (char)k->key);
+    else
+        q->answer_key[0] = 0;
     if (q->details && details_key(t, k))
         return;
     ui_answer opts[ANS_COUNT];

@@ -84,6 +84,7 @@ typedef struct ui_approvals {
     char error[512]; /* an answer the server refused */
     ui_rect box;     /* where the dialog was drawn last */
     double last_bell;
+    char answer_key[16]; /* the key that chose the answer on its way (logged) */
     char *rules_error; /* a rules file did not load: sticky in the status bar */
 } ui_approvals;
 

@@ -91,6 +91,10 @@ def test_dialog_and_yes(t):
         t.ok("Process exited with code 0" in out and "ask hello world" in out, "with the command's output", out)
         screen = term.wait_absent(TITLE)
         t.ok("approvals 0" in term.wait("approvals 0"), "the dialog closes and the count goes back to 0", screen)
+        with open(os.path.join(w.state, "corral", "approvals.jsonl")) as f:
+            decided = [json.loads(l) for l in f if '"approval_decided"' in l]
+        t.ok(decided and decided[-1].get("key") == "y" and decided[-1].get("answer") == "once",
+             "the log records the decision with the key that chose it", decided[-1:])
 
 
 def test_session_answer(t):
