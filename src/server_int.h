@@ -123,6 +123,10 @@ void link_del(link_t *node);
 bool link_empty(const link_t *l);
 
 /* server.c */
+/* A line on the server's log (stderr): time, pid, the message. */
+void server_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Shutting down: finish once every session has ended. */
+void server_maybe_finish_shutdown(server_t *srv);
 void conn_send(conn_t *c, json_t *msg); /* steals msg */
 /* A message already encoded, ending in '\n' (stolen). */
 void conn_send_line(conn_t *c, char *line, size_t len);

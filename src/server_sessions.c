@@ -1,0 +1,386 @@
+/*
+ * server_sessions.c - the server's side of sessions: the hooks a session
+ * calls (output, title, bell, end), starting one (its sandbox plan, with
+ * the session's tools and shell hook, its channel), the process store
+ * (pruning), a session's JSON, and kill-and-wait.
+ */
+#include "config.h"
+
+#include "server_int.h"
+#include "approvals.h"
+#include "sbconf.h"
+#include "sesschan.h"
+#include "shellhook.h"
+#include "uexec.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* ---- sessions ----------------------------------------------------------- */
+
+session_extra *sx(session_t *s)
+{
+    return s->owner_data;
+}
+
+void server_touch_quiet(server_t *srv, session_t *s)
+{
+    s->last_used = ++srv->use_clock;
+    s->last_used_wall = wall_sec();
+}
+
+void server_touch(server_t *srv, session_t *s)
+{
+    server_touch_quiet(srv, s);
+    watch_session_changed(s);
+}
+
+session_t *server_find(server_t *srv, int id)
+{
+    return store_get(&srv->store, id);
+}
+
+static void on_session_output(session_t *s, const char *data, size_t len, void *user)
+{
+    (void)user;
+    waiter_session_output(s, data, len);
+}
+
+/* Quiet this long, a running session shows as idle in lists. */
+#define IDLE_AFTER_MS 10000
+
+static void on_session_screen_output(session_t *s, const char *data, size_t len, void *user)
+{
+    server_t *srv = user;
+    session_extra *x = sx(s);
+    uint64_t now = uv_now(srv->loop);
+    /* Idle to busy is an event; busy to idle is a matter of time, which
+     * clients compute from output_age_seconds. */
+    if (x->last_output_ms && now - x->last_output_ms >= IDLE_AFTER_MS)
+        watch_session_changed(s);
+    x->last_output_ms = now;
+    watch_session_output(s, data, len);
+}
+
+static void on_session_title(session_t *s, void *user)
+{
+    (void)user;
+    watch_session_changed(s);
+}
+
+static void on_session_bell(session_t *s, void *user)
+{
+    (void)user;
+    watch_session_bell(s);
+}
+
+typedef struct kill_wait {
+    link_t node;
+    conn_t *conn;
+    json_t *id;
+} kill_wait;
+
+
+static void on_session_finished(session_t *s, void *user)
+{
+    server_t *srv = user;
+    session_extra *x = sx(s);
+    sesschan_session_ended(srv, s);
+    waiter_session_finished(s);
+    watch_session_changed(s);
+    while (!link_empty(&x->kill_waits)) {
+        kill_wait *k = link_entry(x->kill_waits.next, kill_wait, node);
+        link_del(&k->node);
+        char state[64];
+        session_state_text(s, state, sizeof state);
+        json_t *r = proto_ok(k->id);
+        json_object_set_new(r, "session", json_integer(s->id));
+        json_object_set_new(r, "state", json_string(state));
+        conn_send(k->conn, r);
+        json_decref(k->id);
+        conn_unref(k->conn);
+        free(k);
+    }
+    /* A pruned session is out of the store: once no request waits on it
+     * (a waiter in its post-write settle closes it itself), it goes. */
+    if (!x->in_store && !x->waiter)
+        session_close(s);
+    if (srv->shutting_down)
+        server_maybe_finish_shutdown(srv);
+}
+
+static void on_session_closed(session_t *s, void *user)
+{
+    (void)user;
+    session_extra *x = sx(s);
+    while (!link_empty(&x->kill_waits)) {
+        kill_wait *k = link_entry(x->kill_waits.next, kill_wait, node);
+        link_del(&k->node);
+        json_decref(k->id);
+        conn_unref(k->conn);
+        free(k);
+    }
+    watch_session_freed(s);
+    sesschan_session_ended(x->srv, s);
+    approval_cache_free(&x->approved);
+    link_del(&x->node);
+    free(x);
+    session_free(s);
+}
+
+static const session_hooks server_session_hooks = {
+    .output = on_session_output,
+    .screen_output = on_session_screen_output,
+    .title = on_session_title,
+    .bell = on_session_bell,
+    .finished = on_session_finished,
+    .closed = on_session_closed,
+};
+
+/* Drop s from the store; a running one is killed, a finished one closed. */
+static void unstore(server_t *srv, session_t *s, const char *reason)
+{
+    session_extra *x = sx(s);
+    if (!x->in_store)
+        return;
+    store_remove(&srv->store, s->id);
+    x->in_store = false;
+    watch_session_removed(s);
+    if (s->finished) {
+        if (strcmp(reason, "pruned") == 0)
+            eventlog_write(s->events, "pruned", NULL, false);
+        if (!x->waiter)
+            session_close(s);
+    } else {
+        session_kill(s, reason);
+    }
+}
+
+/* Codex's prune: only when the store is full, at most one per insert. */
+static void prune_if_needed(server_t *srv)
+{
+    size_t n = store_len(&srv->store);
+    if (n < STORE_MAX)
+        return;
+    store_meta *meta = xcalloc(n, sizeof *meta);
+    for (size_t i = 0; i < n; i++) {
+        session_t *s = srv->store.entries[i].item;
+        meta[i].id = s->id;
+        meta[i].last_used = s->last_used;
+        meta[i].exited = s->state == SESSION_EXITED;
+        meta[i].pinned = s->pinned;
+    }
+    int pick = store_pick_prune(meta, n);
+    if (pick >= 0) {
+        session_t *victim = srv->store.entries[pick].item;
+        server_log("store full (%zu): pruning session %d (%s)", n, victim->id,
+             victim->state == SESSION_EXITED ? "exited" : "running");
+        unstore(srv, victim, "pruned");
+    }
+    free(meta);
+}
+
+/* The environment for a new session: the server's, minus corral's own
+ * variables, plus what the session kind needs.  Unified-exec processes get
+ * Codex's non-interactive settings (codex.md 1.7). */
+/* What the server sets in every session's environment on top of the
+ * sandbox's allowlist: the terminal type, and for agent processes the
+ * Codex CLI's non-interactive settings (codex.md 1.7). */
+static const char *const *session_set_env(session_kind kind, bool tty)
+{
+    static const char *const exec_env[] = {"NO_COLOR=1", "LANG=C.UTF-8", "LC_CTYPE=C.UTF-8", "LC_ALL=C.UTF-8",
+                                           "COLORTERM=", "PAGER=cat", "GIT_PAGER=cat", "GH_PAGER=cat",
+                                           "TERM=dumb", NULL};
+    static const char *const tty_env[] = {"TERM=xterm-256color", NULL};
+    static const char *const pipe_env[] = {"TERM=dumb", NULL};
+    return kind == SESSION_EXEC ? exec_env : tty ? tty_env : pipe_env;
+}
+
+sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, char *err, size_t errlen)
+{
+    sb_profile prof;
+    if (sbconf_profile(&srv->conf, r->profile, &prof, err, errlen) < 0)
+        return NULL;
+    /* An interactive bash or zsh gets the shell hook (escalation path 3),
+     * from where the command will see it. */
+    char **hook_argv = NULL, **hook_env = NULL, **set_env = NULL;
+    char *const *argv = r->argv;
+    if (tools && srv->hook_dir && r->tty && r->kind == SESSION_USER) {
+        const char *dir = prof.unconfined ? srv->hook_dir : SB_TOOLS_DIR "/shell";
+        if (shellhook_apply(r->argv, dir, &hook_argv, &hook_env))
+            argv = hook_argv;
+    }
+    const char *const *base_env = session_set_env(r->kind, r->tty);
+    size_t nb = 0, nh = 0;
+    while (base_env[nb])
+        nb++;
+    while (hook_env && hook_env[nh])
+        nh++;
+    set_env = xcalloc(nb + nh + 1, sizeof *set_env);
+    for (size_t i = 0; i < nb; i++)
+        set_env[i] = (char *)base_env[i];
+    for (size_t i = 0; i < nh; i++)
+        set_env[nb + i] = hook_env[i];
+    for (char **p = r->read; p && *p; p++)
+        sb_profile_add(&prof, *p, SB_READ);
+    for (char **p = r->write; p && *p; p++)
+        sb_profile_add(&prof, *p, SB_WRITE);
+    for (char **p = r->deny; p && *p; p++)
+        sb_profile_add(&prof, *p, SB_DENY);
+    if (r->net >= 0)
+        prof.net = (sb_net)r->net;
+    sb_request req = {.argv = argv, .cwd = r->cwd, .workspace = r->cwd, .environ = environ,
+                      .set_env = set_env, .session_id = id};
+    if (tools) {
+        req.corral_exe = srv->exe;
+        req.shell_dir = srv->hook_dir;
+    }
+    sbconf_request_dirs(&req, r->cwd);
+    sb_plan *plan = xcalloc(1, sizeof *plan);
+    int rc = sb_plan_compile(&prof, &req, plan, err, errlen);
+    sb_profile_free(&prof);
+    free(set_env);
+    shellhook_free(hook_argv, hook_env);
+    if (rc < 0) {
+        sb_plan_free(plan);
+        free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+session_t *server_start_session(server_t *srv, const spawn_request *r, const char *client, char *err,
+                                size_t errlen, char **warning)
+{
+    *warning = NULL;
+    struct stat st;
+    if (stat(r->cwd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "working directory '%s' does not exist or is not a directory", r->cwd);
+        return NULL;
+    }
+    int id = store_reserve_id(&srv->store);
+    if (id < 0) {
+        snprintf(err, errlen, "no free session id");
+        return NULL;
+    }
+    sb_plan *plan = server_plan(srv, r, id, srv->exe != NULL, err, errlen);
+    if (!plan) {
+        store_release_id(&srv->store, id);
+        return NULL;
+    }
+    int chan_server = -1, chan_child = -1;
+    if (srv->exe) {
+        chan_child = sesschan_create(srv, &chan_server, err, errlen);
+        if (chan_child < 0) {
+            sb_plan_free(plan);
+            free(plan);
+            store_release_id(&srv->store, id);
+            return NULL;
+        }
+    }
+    session_spec spec = {
+        .plan = plan, .name = r->name, .client = client, .kind = r->kind, .tty = r->tty, .pinned = r->pinned,
+        .rows = r->rows, .cols = r->cols,
+        .lifetime_ms = r->kind == SESSION_EXEC ? srv->conf.exec_lifetime_ms : srv->conf.session_lifetime_ms,
+        .scrollback = srv->conf.scrollback, .chan_fd = chan_child,
+    };
+    session_extra *x = xcalloc(1, sizeof *x);
+    link_init(&x->node);
+    link_init(&x->kill_waits);
+    link_init(&x->watchers);
+    link_init(&x->approved);
+    x->srv = srv;
+    x->policy = r->policy ? *r->policy : srv->policy;
+    session_t *s = session_start(srv->loop, id, &spec, srv->state_dir, &server_session_hooks, srv, err, errlen);
+    sb_plan_free(plan);
+    free(plan);
+    if (chan_child >= 0)
+        close(chan_child);
+    if (!s) {
+        if (chan_server >= 0)
+            close(chan_server);
+        store_release_id(&srv->store, id);
+        free(x);
+        return NULL;
+    }
+    s->owner_data = x;
+    x->s = s;
+    if (chan_server >= 0)
+        sesschan_attach(srv, s, chan_server);
+    link_add(&srv->sessions, &x->node);
+    server_touch(srv, s);
+    prune_if_needed(srv);
+    store_add(&srv->store, id, s);
+    x->in_store = true;
+    /* Codex counts the processes it stores, which are the running ones:
+     * it drops a process once its exit is reported.  corral keeps exited
+     * entries for review, so it counts the running ones. */
+    size_t live = 0;
+    for (size_t i = 0; i < store_len(&srv->store); i++)
+        live += ((session_t *)srv->store.entries[i].item)->state == SESSION_RUNNING;
+    if (live >= STORE_WARN)
+        *warning = xasprintf("The maximum number of unified exec processes you can keep open is %d and you "
+                             "currently have %zu processes open. Reuse older processes or close them to "
+                             "prevent automatic pruning of old processes",
+                             STORE_WARN, live);
+    return s;
+}
+
+json_t *server_session_json(server_t *srv, session_t *s)
+{
+    char created[32], used[32], state[64];
+    iso_time(created, s->created);
+    iso_time(used, s->last_used_wall);
+    session_state_text(s, state, sizeof state);
+    json_t *argv = json_array();
+    for (char **p = s->argv; *p; p++) {
+        size_t n;
+        char *fixed = uexec_lossy_utf8(*p, strlen(*p), &n);
+        json_array_append_new(argv, json_stringn(fixed, n));
+        free(fixed);
+    }
+    size_t cwdn;
+    char *cwd = uexec_lossy_utf8(s->cwd, strlen(s->cwd), &cwdn);
+    json_t *o = json_pack("{s:i, s:s, s:o, s:s%, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:s, s:f, s:i, s:i, s:i}",
+                          "id", s->id, "name", s->name, "command", argv, "cwd", cwd, cwdn, "client",
+                          s->client, "profile", s->profile, "kind", s->kind == SESSION_EXEC ? "exec" : "user",
+                          "tty", s->tty, "pinned", s->pinned, "state",
+                          s->state == SESSION_RUNNING ? "running" : "exited", "status", state, "created",
+                          created, "age_seconds", wall_sec() - s->created, "pid", (int)s->pid, "cols",
+                          s->cols, "rows", s->rows);
+    free(cwd);
+    json_object_set_new(o, "last_used", json_string(used));
+    if (s->state == SESSION_EXITED) {
+        json_object_set_new(o, "exit_code", json_integer(s->exit_code));
+        if (s->exit_signal)
+            json_object_set_new(o, "signal", json_integer(s->exit_signal));
+    }
+    json_object_set_new(o, "use", json_integer((json_int_t)s->last_used));
+    session_extra *x = sx(s);
+    double quiet = x->last_output_ms ? (double)(uv_now(srv->loop) - x->last_output_ms) / 1000.0
+                                     : wall_sec() - s->created;
+    json_object_set_new(o, "output_age_seconds", json_real(quiet));
+    const char *title = vt_title(s->vt);
+    if (title && *title)
+        json_object_set_new(o, "title", json_string(title));
+    return o;
+}
+
+void server_kill_and_wait(server_t *srv, conn_t *c, json_t *id, session_t *s)
+{
+    (void)srv;
+    kill_wait *k = xcalloc(1, sizeof *k);
+    k->conn = c;
+    c->refs++;
+    k->id = id ? json_incref(id) : NULL;
+    link_add(&sx(s)->kill_waits, &k->node);
+    session_kill(s, "user");
+}
+
