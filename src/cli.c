@@ -88,9 +88,7 @@ static int connect_or_fail(client_t *c, bool autostart)
     return 0;
 }
 
-/* Make a call; on a connection failure or an error reply print it and
- * return NULL. */
-static json_t *call(client_t *c, json_t *req)
+json_t *cli_call(client_t *c, json_t *req)
 {
     char err[1024];
     json_t *r = client_call(c, req, NULL, NULL, err, sizeof err);
@@ -189,7 +187,7 @@ static int verb_server(int argc, char **argv)
         int lockfd = lock ? open(lock, O_RDONLY | O_CLOEXEC) : -1;
         free(sock);
         free(lock);
-        json_t *r = call(&c, json_pack("{s:s}", "cmd", "shutdown"));
+        json_t *r = cli_call(&c, json_pack("{s:s}", "cmd", "shutdown"));
         if (!r) {
             client_close(&c);
             if (lockfd >= 0)
@@ -312,7 +310,7 @@ static int verb_ls(int argc, char **argv)
     client_t c;
     if (connect_or_fail(&c, true) < 0)
         return EXIT_ERR;
-    json_t *r = call(&c, json_pack("{s:s}", "cmd", "ls"));
+    json_t *r = cli_call(&c, json_pack("{s:s}", "cmd", "ls"));
     client_close(&c);
     if (!r)
         return EXIT_ERR;
@@ -501,7 +499,7 @@ static int verb_new(int argc, char **argv)
         json_decref(req);
         return EXIT_ERR;
     }
-    json_t *r = call(&c, req);
+    json_t *r = cli_call(&c, req);
     client_close(&c);
     if (!r)
         return EXIT_ERR;
@@ -753,7 +751,7 @@ static int write_stdin(long id, const char *chars, size_t len, long yield, long 
         json_decref(req);
         return EXIT_ERR;
     }
-    json_t *r = call(&c, req);
+    json_t *r = cli_call(&c, req);
     client_close(&c);
     if (!r)
         return EXIT_ERR;
@@ -867,7 +865,7 @@ static int verb_screen(int argc, char **argv)
     client_t c;
     if (connect_or_fail(&c, true) < 0)
         return EXIT_ERR;
-    json_t *r = call(&c, json_pack("{s:s, s:i, s:b}", "cmd", "screen", "session", (int)id, "history", history));
+    json_t *r = cli_call(&c, json_pack("{s:s, s:i, s:b}", "cmd", "screen", "session", (int)id, "history", history));
     client_close(&c);
     if (!r)
         return EXIT_ERR;
@@ -886,7 +884,7 @@ static int verb_kill(int argc, char **argv)
     client_t c;
     if (connect_or_fail(&c, true) < 0)
         return EXIT_ERR;
-    json_t *r = call(&c, json_pack("{s:s, s:i}", "cmd", "kill", "session", (int)id));
+    json_t *r = cli_call(&c, json_pack("{s:s, s:i}", "cmd", "kill", "session", (int)id));
     client_close(&c);
     if (!r)
         return EXIT_ERR;
@@ -905,7 +903,7 @@ static int verb_pin(int argc, char **argv)
     client_t c;
     if (connect_or_fail(&c, true) < 0)
         return EXIT_ERR;
-    json_t *r = call(&c, json_pack("{s:s, s:i, s:b}", "cmd", "pin", "session", (int)id, "pinned", !off));
+    json_t *r = cli_call(&c, json_pack("{s:s, s:i, s:b}", "cmd", "pin", "session", (int)id, "pinned", !off));
     client_close(&c);
     if (!r)
         return EXIT_ERR;
@@ -934,7 +932,7 @@ static int verb_resize(int argc, char **argv)
     client_t c;
     if (connect_or_fail(&c, true) < 0)
         return EXIT_ERR;
-    json_t *r = call(&c, json_pack("{s:s, s:i, s:i, s:i}", "cmd", "resize", "session", (int)id, "cols", cols,
+    json_t *r = cli_call(&c, json_pack("{s:s, s:i, s:i, s:i}", "cmd", "resize", "session", (int)id, "cols", cols,
                                    "rows", rows));
     client_close(&c);
     if (!r)

@@ -19,6 +19,12 @@ typedef int (*cli_tui_fn)(const cli_tui_options *opt);
 void cli_set_tui(cli_tui_fn fn);
 int cli_run_tui(const cli_tui_options *opt);
 
+/* Make a call on c; on a connection failure or an error reply print it
+ * ("corral: ...") and return NULL. */
+struct client;
+struct json_t;
+struct json_t *cli_call(struct client *c, struct json_t *req);
+
 /* Verbs in files of their own (called by cli_main with their usage/help). */
 struct conf;
 int cli_load_conf(struct conf *c);

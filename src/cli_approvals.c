@@ -28,19 +28,8 @@ static json_t *call(const char *cmd, json_t *fields)
         return NULL;
     }
     json_object_set_new(fields, "cmd", json_string(cmd));
-    json_t *r = client_call(&c, fields, NULL, NULL, err, sizeof err);
+    json_t *r = cli_call(&c, fields);
     client_close(&c);
-    if (!r) {
-        fprintf(stderr, "corral: %s\n", err);
-        return NULL;
-    }
-    char buf[1024];
-    const char *msg = client_error_message(r, buf, sizeof buf);
-    if (msg) {
-        fprintf(stderr, "corral: %s\n", msg);
-        json_decref(r);
-        return NULL;
-    }
     return r;
 }
 
