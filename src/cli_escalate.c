@@ -104,6 +104,27 @@ static json_t *next_reply(int fd)
     return json_loadb(buf, (size_t)n, 0, NULL);
 }
 
+static const char *state_of(json_t *r);
+
+/* The reply that settles a request: past "pending" (said on stderr, as
+ * "WHO: waiting for the user to approve request N...") and "running".
+ * NULL when the server closed the socket without one. */
+static json_t *settling_reply(int fd, const char *who)
+{
+    for (;;) {
+        json_t *r = next_reply(fd);
+        if (!r)
+            return NULL;
+        const char *st = state_of(r);
+        if (strcmp(st, "pending") == 0)
+            fprintf(stderr, "%s: waiting for the user to approve request %lld...\n", who,
+                    (long long)json_integer_value(json_object_get(r, "approval")));
+        else if (strcmp(st, "running") != 0)
+            return r;
+        json_decref(r);
+    }
+}
+
 static const char *state_of(json_t *r)
 {
     const char *s = json_string_value(json_object_get(r, "state"));
@@ -196,29 +217,21 @@ int cli_escalate(int argc, char **argv, const char *usage, const char *help)
     json_decref(req);
     if (fd < 0)
         return EXIT_NOT_RUN;
-    for (;;) {
-        json_t *r = next_reply(fd);
-        if (!r) {
-            fprintf(stderr, "corral escalate: the server closed the request without an answer\n");
-            return EXIT_NOT_RUN;
-        }
-        const char *st = state_of(r);
-        if (strcmp(st, "pending") == 0) {
-            fprintf(stderr, "corral escalate: waiting for the user to approve request %lld...\n",
-                    (long long)json_integer_value(json_object_get(r, "approval")));
-        } else if (strcmp(st, "exited") == 0) {
-            int status = (int)json_integer_value(json_object_get(r, "status"));
-            json_decref(r);
-            if (WIFSIGNALED(status))
-                return 128 + WTERMSIG(status);
-            return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-        } else if (strcmp(st, "running") != 0) {
-            fprintf(stderr, "%s\n", message_of(r));
-            json_decref(r);
-            return EXIT_NOT_RUN;
-        }
-        json_decref(r);
+    json_t *r = settling_reply(fd, "corral escalate");
+    if (!r) {
+        fprintf(stderr, "corral escalate: the server closed the request without an answer\n");
+        return EXIT_NOT_RUN;
     }
+    if (strcmp(state_of(r), "exited") == 0) {
+        int status = (int)json_integer_value(json_object_get(r, "status"));
+        json_decref(r);
+        if (WIFSIGNALED(status))
+            return 128 + WTERMSIG(status);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    fprintf(stderr, "%s\n", message_of(r)); /* denied, refused or failed */
+    json_decref(r);
+    return EXIT_NOT_RUN;
 }
 
 int cli_hook_check(int argc, char **argv)
@@ -250,26 +263,15 @@ int cli_hook_check(int argc, char **argv)
     json_decref(req);
     if (fd < 0)
         return EXIT_NOT_RUN;
-    for (;;) {
-        json_t *r = next_reply(fd);
-        if (!r) {
-            /* Fail closed: without an answer the line does not run. */
-            fprintf(stderr, "corral: the policy check got no answer; the command line was not run\n");
-            return EXIT_NOT_RUN;
-        }
-        const char *st = state_of(r);
-        if (strcmp(st, "run") == 0) {
-            json_decref(r);
-            return 0;
-        }
-        if (strcmp(st, "pending") == 0) {
-            fprintf(stderr, "corral: waiting for the user to approve this command line (request %lld)...\n",
-                    (long long)json_integer_value(json_object_get(r, "approval")));
-            json_decref(r);
-            continue;
-        }
-        fprintf(stderr, "%s\n", message_of(r));
-        json_decref(r);
+    json_t *r = settling_reply(fd, "corral");
+    if (!r) {
+        /* Fail closed: without an answer the line does not run. */
+        fprintf(stderr, "corral: the policy check got no answer; the command line was not run\n");
         return EXIT_NOT_RUN;
     }
+    bool run = strcmp(state_of(r), "run") == 0;
+    if (!run)
+        fprintf(stderr, "%s\n", message_of(r));
+    json_decref(r);
+    return run ? 0 : EXIT_NOT_RUN;
 }
