@@ -564,6 +564,8 @@ int server_run(int ready_fd)
     free(srv->socket_path);
     free(srv->lock_path);
     free(srv->state_dir);
+    free(srv->exe);
+    free(srv->hook_dir);
     server_log("stopped");
     return srv->exit_status < 0 ? 0 : srv->exit_status;
 }
