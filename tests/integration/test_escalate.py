@@ -304,6 +304,55 @@ def test_zsh_hook(t):
     mon.call({"cmd": "kill", "session": sid})
 
 
+BASHRC = r'''
+# The user's own prompt commands: a string ending in ';' (as tools such as
+# pyenv leave it), or a bash 5.1 array, chosen by a marker file.
+if [ -e use-array ]; then
+    PROMPT_COMMAND=("touch pc-array")
+else
+    PROMPT_COMMAND='touch pc-string;'
+fi
+echo user-bashrc-read
+'''
+
+
+def test_bash_hook_keeps_user_prompt_command(t):
+    home = tempfile.mkdtemp(prefix="corral-home-", dir="/var/tmp")  # visible (read-only) in the sandbox
+    with open(os.path.join(home, ".bashrc"), "w") as f:
+        f.write(BASHRC)
+    other = World()
+    os.makedirs(os.path.join(other.config, "corral", "rules"), exist_ok=True)
+    with open(os.path.join(other.config, "corral", "rules", "user.rules"), "w") as f:
+        f.write(RULES)
+    other.start_server(extra_env={"HOME": home})
+    c = other.connect("screen")
+    try:
+        for form, cwd in (("string", other.ws), ("array", os.path.join(other.ws, "arr"))):
+            os.makedirs(cwd, exist_ok=True)
+            if form == "array":
+                open(os.path.join(cwd, "use-array"), "w").close()
+            sid = c.call({"cmd": "new", "argv": ["bash"], "cwd": cwd})["session"]["id"]
+            c.call({"cmd": "watch", "session": sid})
+            c.call({"cmd": "input", "session": sid, "data": "rm -rf junk; echo not-$((1+1))\r"})
+            c.call({"cmd": "input", "session": sid, "data": "echo done-$((2+2))\r"})
+            data = b""
+            while b"done-4" not in data:
+                m = c.events.pop(0) if c.events else c.read_msg()
+                if m.get("event") == "term" and m.get("session") == sid:
+                    data += base64.b64decode(m["data_b64"])
+            text = data.decode(errors="replace")
+            t.ok("user-bashrc-read" in text and "syntax error" not in text,
+                 "bash, PROMPT_COMMAND as a %s: the user's .bashrc is read and its prompt command kept" % form, text)
+            t.ok(os.path.exists(os.path.join(cwd, "pc-" + form)), "bash (%s): the user's prompt command runs" % form)
+            t.ok("use trash instead" in text and "not-2" not in text,
+                 "bash (%s): and the hook still refuses a forbidden line" % form, text)
+            c.call({"cmd": "kill", "session": sid})
+    finally:
+        c.close()
+        other.cleanup()
+        shutil.rmtree(home, ignore_errors=True)
+
+
 # ---- path 4: one retry after a sandbox denial ---------------------------------------
 
 def test_denial_retry_approved(t):
@@ -376,7 +425,7 @@ if __name__ == "__main__":
     try:
         run_tests(Tap(), [test_escalate_outside_a_session, test_escalate_approved, test_escalate_denied_with_note,
                           test_escalate_wider_sandbox, test_escalate_forbidden_by_rule, test_escalate_requester_gone,
-                          test_escalated_ends_with_session, test_channel_is_requests_only, test_channel_flood_capped, test_bash_hook,
+                          test_escalated_ends_with_session, test_channel_is_requests_only, test_channel_flood_capped, test_bash_hook, test_bash_hook_keeps_user_prompt_command,
                           test_zsh_hook, test_denial_retry_approved, test_denial_retry_denied,
                           test_denial_retry_once, test_no_retry_for_other_failures, test_session_policy_never,
                           test_yield_extended_while_waiting])
