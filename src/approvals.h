@@ -1,95 +1,76 @@
 /*
- * approvals.h - the queue of requests waiting for a human (DESIGN section
- * 6): every path that needs approval submits here; every attached client
- * hears of each request, the first answer wins, and the others are told it
- * is done.  Each request and each decision is appended to approvals.jsonl
- * (and the session's events.jsonl when there is one) and fsync'd before the
- * decision takes effect.  Answers "for this session" go to a cache keyed by
- * the exact request.  Server-internal.
+ * approvals.h - the queue of requests waiting for a human, and its log
+ * (DESIGN section 6).  What a request is and what an answer does belong to
+ * the gate (gate.h, gate_server.c); here a request is the JSON object
+ * clients show, with an id.  Every attached client hears of each request
+ * (the queue's broadcast hook), the first answer wins and the others are
+ * told it is done.  Each request and each decision is appended to
+ * approvals.jsonl (and, through the session_log hook, to the session's
+ * events.jsonl) and synced before the decision takes effect.  A request
+ * nobody answers within [approvals] timeout is denied (ANSWER_TIMEOUT).
  */
 #ifndef CORRAL_APPROVALS_H
 #define CORRAL_APPROVALS_H
 
-#include "policy.h"
-#include "server_int.h"
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
 
-typedef enum approval_answer {
-    ANSWER_ONCE,    /* y: this time */
-    ANSWER_SESSION, /* a: this exact request, for the rest of the session */
-    ANSWER_PERSIST, /* p: a prefix rule in default.rules */
-    ANSWER_DENY,    /* d / e: deny (with a note for the agent) */
-    ANSWER_STOP,    /* n / Esc: deny and stop (the requester's process ends) */
-    ANSWER_TIMEOUT, /* nobody answered in [approvals] timeout: deny */
-    ANSWER_GONE,    /* the requester went away */
-} approval_answer;
+#include "answer.h"
+#include "eventlog.h"
+#include "list.h"
 
 typedef struct approval approval_t;
-typedef void (*approval_fn)(server_t *srv, approval_t *a, approval_answer answer, const char *note, void *user);
 
-struct approval {
-    link_t node; /* in server->approvals while pending */
-    int id;
-    int session;        /* the session it concerns, 0 when none exists yet */
-    char *session_name; /* or NULL */
-    char *client;       /* who asks: "codex", "user" ... */
-    char *kind;         /* "exec", "escalate", "command", "retry" */
-    char **argv;        /* exactly as it will run */
-    char *cwd;
-    bool tty;
-    sandbox_request sandbox;
-    char **write;       /* extra write roots asked for */
-    bool network;
-    char *justification; /* the agent's reason, or NULL */
-    char *reason;        /* why the policy asks */
-    char *rule;          /* the rule that asked, or NULL */
-    char **prefix_rule;  /* suggested for "always" (p), or NULL */
-    char *cache_key;
-    link_t *cache;       /* where a session answer is kept (a connection's or a session's list) */
-    double created;      /* wall clock */
-    uv_timer_t timer;    /* [approvals] timeout */
-    approval_fn fn;
+/* Called once with the decision: a->... is still valid during the call.
+ * waited: seconds the request spent in the queue. */
+typedef void (*approval_fn)(approval_t *a, approval_answer answer, const char *note, double waited, void *user);
+/* Asked before an answer is taken: -1 with err refuses it (the request
+ * stays pending and the answering client gets err).  May be NULL. */
+typedef int (*approval_accept_fn)(approval_t *a, approval_answer answer, char *err, size_t errlen, void *user);
+
+typedef struct approval_hooks {
+    /* An event for every subscribed client (stolen). */
+    void (*broadcast)(void *user, json_t *event);
+    /* A copy of a record for session's events.jsonl (stolen). */
+    void (*session_log)(void *user, int session, const char *event, json_t *fields);
+} approval_hooks;
+
+typedef struct approval_queue {
+    link_t pending; /* approval_t, oldest first */
+    int next_id;
+    uv_loop_t *loop;
+    uint64_t timeout_ms; /* 0: none */
+    eventlog_t *log;     /* approvals.jsonl, or NULL */
+    const approval_hooks *hooks;
     void *user;
-    server_t *srv;
-};
+} approval_queue;
 
-/* A new request with argv copied; fill the other fields, then submit. */
-approval_t *approval_new(server_t *srv, char *const *argv, const char *cwd, const char *client);
-/* Queue it and tell every subscribed client; it takes ownership.  fn is
- * called once with the answer. */
-void approval_submit(server_t *srv, approval_t *a);
-/* Answer pending request id.  0, or -1 with a message (no such request). */
-int approval_answer_id(server_t *srv, int id, approval_answer answer, const char *note, const char *by, char *err,
-                       size_t errlen);
-/* The same, logging the key that chose it (a screen's "y", "Enter"...). */
-int approval_answer_key(server_t *srv, int id, approval_answer answer, const char *note, const char *by,
-                        const char *key, char *err, size_t errlen);
+void approval_queue_init(approval_queue *q, uv_loop_t *loop, uint64_t timeout_ms, const approval_hooks *hooks,
+                    void *user);
+/* Log to path (approvals.jsonl): 0, or -1 with err (nothing is logged). */
+int approval_queue_open_log(approval_queue *q, const char *path, char *err, size_t errlen);
+/* Withdraw everything still pending and close the log. */
+void approval_queue_shutdown(approval_queue *q);
+
+/* Queue a request about session (0: none) that clients show as request
+ * (stolen; the queue adds "id", "created", "age_seconds" and, with a
+ * timeout, "expires_in_seconds").  fn is called exactly once. */
+approval_t *approval_submit(approval_queue *q, int session, json_t *request, approval_fn fn,
+                            approval_accept_fn accept, void *user);
+int approval_id(const approval_t *a);
+/* Answer pending request id; key is the keypress that chose it (logged),
+ * by who answered.  0, or -1 with err (no such request, or refused). */
+int approval_decide(approval_queue *q, int id, approval_answer answer, const char *note, const char *by,
+                    const char *key, char *err, size_t errlen);
 /* The requester of a is gone: drop it, telling clients it is done. */
-void approval_withdraw(server_t *srv, approval_t *a);
+void approval_withdraw(approval_queue *q, approval_t *a);
 
-/* The exact key of a request, for the session cache. */
-char *approval_key(char *const *argv, const char *cwd, bool tty, sandbox_request sb, char *const *write,
-                   bool network, const char *env);
-bool approval_cached(link_t *cache, const char *key);
-void approval_cache_free(link_t *cache);
-
-json_t *approval_json(const approval_t *a);
+/* Every pending request, oldest first, as clients show them. */
+json_t *approvals_json(const approval_queue *q);
 /* Some request about session id waits for an answer. */
-bool approvals_pending_for_session(server_t *srv, int id);
-/* Every pending request, oldest first. */
-json_t *approvals_json(server_t *srv);
-const char *approval_answer_name(approval_answer a);
-/* "once", "session", "persist", "deny", "stop": 0 or -1. */
-int approval_answer_parse(const char *s, approval_answer *out);
-
-/* Load the rules (built-in defaults, then $XDG_CONFIG_HOME/corral/rules/
- * *.rules in name order) into srv->rules; a file with an error is skipped
- * and its error kept in srv->rules_error (shown by clients). */
-void approvals_load_rules(server_t *srv);
-/* The rules for a request run in cwd: the user's, plus the workspace's
- * .corral/rules when the user trusts it (rules_ws.h); what changed on disk
- * is reloaded first, and srv->rules_error follows.  An untrusted workspace
- * with rules is noted in the server log, once. */
-const rules_t *approvals_rules_for(server_t *srv, const char *cwd);
-void approvals_shutdown(server_t *srv);
+bool approvals_pending_for_session(const approval_queue *q, int id);
 
 #endif

@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "server_int.h"
-#include "approvals.h"
+#include "gate_server.h"
 #include "paths.h"
 #include "uexec.h"
 
@@ -94,7 +94,7 @@ static void cmd_approvals(conn_t *c, json_t *id, json_t *req)
 {
     (void)req;
     json_t *r = proto_ok(id);
-    json_object_set_new(r, "approvals", approvals_json(c->srv));
+    json_object_set_new(r, "approvals", approvals_json(&c->srv->approvals));
     json_object_set_new(r, "policy", json_string(approval_policy_name(c->srv->policy.approval)));
     if (c->srv->rules_error)
         json_object_set_new(r, "rules_error", json_string(c->srv->rules_error));
@@ -122,7 +122,7 @@ static void answer(conn_t *c, json_t *id, json_t *req, bool approve)
     char err[600];
     char *clean = note ? sanitize_text(note, strlen(note), 2000) : NULL;
     char *clean_key = key ? sanitize_text(key, strlen(key), 16) : NULL;
-    int rc = approval_answer_key(c->srv, (int)aid, ans, clean, c->client, clean_key, err, sizeof err);
+    int rc = approval_decide(&c->srv->approvals, (int)aid, ans, clean, c->client, clean_key, err, sizeof err);
     free(clean);
     free(clean_key);
     if (rc < 0) {
@@ -370,7 +370,7 @@ static void cmd_write_stdin(conn_t *c, json_t *id, json_t *req)
         bad(c, id, &e);
         return;
     }
-    if (sx(s)->waiter) {
+    if (srv_session(s)->waiter) {
         conn_reply_error(c, id, PERR_BUSY, "another request is already waiting on this session; try again when it returns");
         return;
     }

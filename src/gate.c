@@ -1,65 +1,190 @@
 /*
- * gate.c - the exec path's policy gate (DESIGN section 4 steps 2-3):
- * every exec request is judged (policy.c) before it starts.  Refused: the
- * reply says why.  Asked: the request waits in the approval queue, its
- * reply (and so the agent's yield) held until a human answers; a "for
- * this session" answer is remembered for the connection (the agent's
- * session).  Allowed or approved: it starts with the sandbox the answer
- * gives: escalated runs unsandboxed (or, with deny entries configured, in
- * the sandbox made writable everywhere else); more permissions add the
- * write roots and the network asked for.
+ * gate.c - see gate.h.
  */
 #include "config.h"
 
-#include "approvals.h"
+#include "gate.h"
+#include "profile.h"
+#include "proto.h"
 #include "safety.h"
-#include "server_int.h"
+#include "shsplit.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct gated_exec {
-    link_t node; /* in conn->gated while waiting */
-    conn_t *conn;
-    json_t *id;
-    /* The spawn request, owning its strings. */
-    spawn_request r;
-    char *cwd, *name, *profile;
-    exec_params p;
-    sandbox_request sandbox;
-    policy_settings policy; /* the request's approval policy, else the server's */
-    char **more_write;
-    bool more_net;
-    approval_t *approval; /* while waiting */
-    int approval_id;      /* the answered request, for the session's log */
-    const char *approval_answer;
-    /* Sandbox denial (escalation path 4): the failed run's reply, held
-     * while the user decides on the one retry without the sandbox. */
-    bool retried;
-    json_t *failed_reply;
-    int failed_session;
-} gated_exec;
+static const char *const kinds[] = {"exec", "escalate", "command", "retry"};
 
-static void gated_free(gated_exec *g)
+const char *gate_origin_kind(gate_origin o)
 {
-    proto_free_argv(g->r.argv);
-    proto_free_argv(g->r.write);
-    proto_free_argv(g->r.read);
-    proto_free_argv(g->r.deny);
-    proto_free_argv(g->more_write);
-    free(g->cwd);
-    free(g->name);
-    free(g->profile);
-    json_decref(g->id);
-    json_decref(g->failed_reply);
-    if (g->conn)
-        conn_unref(g->conn);
-    free(g);
+    return (unsigned)o < sizeof kinds / sizeof kinds[0] ? kinds[o] : "?";
 }
 
-/* Append list b to the owned list *a. */
+void gate_request_init(gate_request *g, gate_origin origin)
+{
+    memset(g, 0, sizeof *g);
+    g->origin = origin;
+    g->base.net = -1;
+    g->policy.approval = APPROVAL_ON_REQUEST;
+    g->state = GATE_NEW;
+}
+
+void gate_request_free(gate_request *g)
+{
+    free(g->requester);
+    free(g->session_name);
+    proto_free_argv(g->argv);
+    free(g->line);
+    free(g->cwd);
+    free(g->workspace);
+    free(g->base.profile);
+    proto_free_argv(g->base.write);
+    proto_free_argv(g->base.read);
+    proto_free_argv(g->base.deny);
+    proto_free_argv(g->write);
+    free(g->justification);
+    proto_free_argv(g->prefix_rule);
+    free(g->reason);
+    free(g->message);
+    proto_free_argv(g->persist);
+    free(g->persist_refusal);
+    memset(g, 0, sizeof *g);
+}
+
+/* Deny entries (the base sandbox's own, or the config's) keep a sandbox
+ * even around an escalated command. */
+static bool has_deny(const gate_request *g)
+{
+    return g->config_deny || (g->base.deny && g->base.deny[0]);
+}
+
+/* How a refusal or a denial starts, said the way the requester reads it. */
+static const char *not_run(const gate_request *g)
+{
+    switch (g->origin) {
+    case GATE_ESCALATE:
+        return "corral escalate: not run";
+    case GATE_HOOK:
+        return "corral: this command line was not run";
+    default:
+        return "this command did not run";
+    }
+}
+
+static void set_text(char **field, char *text)
+{
+    free(*field);
+    *field = text;
+}
+
+/* The rule "p" would save: the requester's suggestion (an agent's
+ * prefix_rule), or for a typed line its one plain command; never one that
+ * would allow whatever an interpreter runs (safety_rule_prefix_allowed),
+ * whichever origin it comes from. */
+static void derive_persist(gate_request *g)
+{
+    proto_free_argv(g->persist);
+    g->persist = NULL;
+    char **from = NULL;
+    sh_commands cmds = {0};
+    const char *why_none = "the request suggests no rule";
+    if (g->prefix_rule && g->prefix_rule[0]) {
+        from = g->prefix_rule;
+    } else if (g->origin == GATE_HOOK && g->line) {
+        if (shsplit_plain(g->line, &cmds) == 0 && cmds.n == 1)
+            from = cmds.cmds[0];
+        else
+            why_none = "a compound line cannot be saved as one prefix rule";
+    }
+    char why[300];
+    if (!from)
+        set_text(&g->persist_refusal, xstrdup(why_none));
+    else if (!safety_rule_prefix_allowed(from, why, sizeof why))
+        set_text(&g->persist_refusal, xstrdup(why));
+    else
+        g->persist = proto_copy_argv(from);
+    sh_commands_free(&cmds);
+}
+
+static gate_next refuse(gate_request *g, char *message)
+{
+    set_text(&g->message, message);
+    g->state = GATE_REPLIED;
+    return GATE_REFUSE;
+}
+
+static gate_next ask_or_cached(gate_request *g)
+{
+    char *key = gate_cache_key(g);
+    bool cached = g->cache && gate_cache_has(g->cache, key);
+    free(key);
+    if (cached) {
+        g->state = GATE_CACHED;
+        g->state = GATE_WIDENED;
+        return GATE_LAUNCH;
+    }
+    g->state = GATE_ASKED;
+    return GATE_ASK;
+}
+
+gate_next gate_judge(gate_request *g, const rules_t *rules, const rules_t *defaults)
+{
+    policy_evaluate(rules, defaults, &g->policy, g->argv, g->sandbox, has_deny(g), &g->verdict);
+    derive_persist(g);
+    const policy_result *pr = &g->verdict;
+    if (pr->verdict == VERDICT_FORBIDDEN)
+        return refuse(g, xasprintf("%s: the exec policy forbids it: %s", not_run(g), pr->reason));
+    if (pr->verdict == VERDICT_RUN && g->origin != GATE_ESCALATE) {
+        g->state = GATE_WIDENED;
+        return GATE_LAUNCH;
+    }
+    if (pr->verdict == VERDICT_RUN) {
+        /* From inside a sandbox a request always goes to a human (DESIGN
+         * section 2), even when a rule allows the command: rules speak for
+         * the agent's own requests, not for code running in the sandbox.
+         * A policy that never asks refuses it instead. */
+        const char *why;
+        if (!policy_can_ask(&g->policy, true, &why))
+            return refuse(g, xasprintf("%s: %s", not_run(g), why));
+        set_text(&g->reason, xasprintf("asks to %s from inside session %d",
+                                       g->sandbox == SANDBOX_ESCALATED ? "leave the sandbox"
+                                                                       : "widen its sandbox",
+                                       g->session));
+    } else {
+        set_text(&g->reason, xstrdup(pr->reason[0] ? pr->reason : "asks for approval"));
+    }
+    return ask_or_cached(g);
+}
+
+gate_next gate_answer(gate_request *g, approval_answer answer, const char *note)
+{
+    g->answer = answer;
+    if (answer == ANSWER_ONCE || answer == ANSWER_SESSION || answer == ANSWER_PERSIST) {
+        if (answer == ANSWER_SESSION && g->cache) {
+            char *key = gate_cache_key(g);
+            gate_cache_add(g->cache, key);
+            free(key);
+        }
+        g->asked_human = true;
+        g->state = GATE_WIDENED;
+        return GATE_LAUNCH;
+    }
+    g->state = GATE_REPLIED;
+    if (answer == ANSWER_GONE)
+        return GATE_DROP;
+    if (g->origin == GATE_RETRY)
+        return GATE_REPLY; /* no retry: the failed run's own reply stands */
+    const char *what = answer == ANSWER_TIMEOUT ? "nobody approved it in time"
+                       : answer == ANSWER_STOP  ? "the user denied it and asks you to stop and wait"
+                                                : "the user denied it";
+    bool has_note = note && *note;
+    set_text(&g->message, xasprintf("%s: %s%s%s", not_run(g), what, has_note ? ". Note from the user: " : "",
+                                    has_note ? note : ""));
+    return GATE_DENY;
+}
+
+/* Append copies of b to the list *a. */
 static void strv_extend(char ***a, char *const *b)
 {
     size_t na = 0, nb = 0;
@@ -75,271 +200,148 @@ static void strv_extend(char ***a, char *const *b)
     (*a)[na + nb] = NULL;
 }
 
-/* Deny entries from the config or the request keep a sandbox even when a
- * command is escalated. */
-static bool has_deny_entries(server_t *srv, const spawn_request *r)
+void gate_widen(const gate_request *g, gate_launch *out)
 {
-    return srv->conf.sandbox.n_deny > 0 || (r->deny && r->deny[0]);
-}
-
-static bool offer_retry(session_t *s, json_t *reply, const char *text, size_t len, void *user);
-
-/* May a failure of this run be offered again without the sandbox?  Once
- * only, for a sandboxed run whose requester waits for the reply, when the
- * policy lets anything ask. */
-static bool retry_possible(const gated_exec *g, const session_t *s)
-{
-    const policy_settings *ps = &g->policy;
-    return !g->retried && g->sandbox != SANDBOX_ESCALATED && strcmp(s->profile, "full") != 0 && !g->p.stream &&
-           ps->approval != APPROVAL_NEVER && !(ps->approval == APPROVAL_GRANULAR && !ps->granular_sandbox_approval);
-}
-
-/* Start g; true when g is kept (for a retry), else the caller frees it. */
-static bool run(gated_exec *g)
-{
-    conn_t *c = g->conn;
-    server_t *srv = c->srv;
     static char *const everything[] = {"/", NULL};
+    memset(out, 0, sizeof *out);
+    out->profile = g->base.profile;
+    out->write = proto_copy_argv(g->base.write);
+    out->read = proto_copy_argv(g->base.read);
+    out->deny = proto_copy_argv(g->base.deny);
+    out->net = g->base.net;
+    out->cwd = g->cwd;
+    out->workspace = g->workspace;
     if (g->sandbox == SANDBOX_ESCALATED) {
-        if (has_deny_entries(srv, &g->r)) {
-            strv_extend(&g->r.write, everything);
-            g->r.net = SB_NET_FULL;
+        if (has_deny(g)) {
+            strv_extend(&out->write, everything);
+            out->net = SB_NET_FULL;
+            out->keeps_sandbox = true;
         } else {
-            free(g->profile);
-            g->profile = xstrdup("full");
-            g->r.profile = g->profile;
+            out->profile = "full";
         }
     } else if (g->sandbox == SANDBOX_MORE_PERMISSIONS) {
-        strv_extend(&g->r.write, g->more_write);
-        if (g->more_net)
-            g->r.net = SB_NET_FULL;
+        strv_extend(&out->write, g->write);
+        if (g->network)
+            out->net = SB_NET_FULL;
     }
-    char err[2048], *warning = NULL;
-    session_t *s = server_start_session(srv, &g->r, c->client, err, sizeof err, &warning);
-    if (!s) {
-        if (g->failed_reply) { /* the retry could not start: the first run's answer stands */
-            conn_send(c, g->failed_reply);
-            g->failed_reply = NULL;
-        } else {
-            conn_reply_error(c, g->id, PERR_SPAWN, err);
-        }
-        return false;
-    }
-    if (warning) {
-        conn_send(c, json_pack("{s:s, s:i, s:s}", "event", "warning", "session", s->id, "message", warning));
-        free(warning);
-    }
-    if (g->approval_id)
-        eventlog_write(s->events, "approved",
-                       json_pack("{s:i, s:s}", "approval", g->approval_id, "answer", g->approval_answer), false);
-    if (g->retried)
-        eventlog_write(s->events, "retry_of", json_pack("{s:i}", "session", g->failed_session), false);
-    json_decref(g->failed_reply);
-    g->failed_reply = NULL;
-    bool keep = retry_possible(g, s);
-    waiter_start(c, g->id, s, g->p.yield_ms, 0, g->p.max_tokens, g->p.stream, g->p.raw);
-    if (keep)
-        waiter_set_exit_hook(s, offer_retry, g);
-    return keep;
 }
 
-static void on_answer(server_t *srv, approval_t *a, approval_answer answer, const char *note, void *user);
-
-/* The wait of a sandboxed run ended.  Exited with what looks like a
- * sandbox denial: hold the reply and ask for one retry without the
- * sandbox; otherwise the reply goes as it is. */
-static bool offer_retry(session_t *s, json_t *reply, const char *text, size_t len, void *user)
+void gate_launch_free(gate_launch *l)
 {
-    gated_exec *g = user;
-    server_t *srv = g->conn->srv;
-    json_t *code = reply ? json_object_get(reply, "exit_code") : NULL;
-    const char *why = NULL;
-    if (!code || g->conn->closing ||
-        !safety_likely_sandbox_denied((int)json_integer_value(code), text, len, &why)) {
-        gated_free(g);
-        return false;
-    }
-    g->failed_reply = json_incref(reply);
-    g->failed_session = s->id;
-    approval_t *a = approval_new(srv, g->r.argv, g->cwd, g->conn->client);
-    free(a->kind);
-    a->kind = xstrdup("retry");
-    a->session = s->id;
-    a->session_name = xstrdup(s->name);
-    a->tty = g->r.tty;
-    a->sandbox = SANDBOX_ESCALATED;
-    a->reason = xasprintf("it failed in the sandbox (exit %d) and looks like the sandbox stopped it (%s): run it "
-                          "once more without the sandbox?",
-                          (int)json_integer_value(code), why);
-    a->fn = on_answer;
-    a->user = g;
-    g->approval = a;
-    link_add(&g->conn->gated, &g->node);
-    approval_submit(srv, a);
-    return true;
+    proto_free_argv(l->write);
+    proto_free_argv(l->read);
+    proto_free_argv(l->deny);
+    memset(l, 0, sizeof *l);
 }
 
-static void on_answer(server_t *srv, approval_t *a, approval_answer answer, const char *note, void *user)
+void gate_launched(gate_request *g)
 {
-    (void)srv;
-    gated_exec *g = user;
-    link_del(&g->node);
-    g->approval = NULL;
-    if (answer == ANSWER_GONE || g->conn->closing) {
-        gated_free(g);
-        return;
-    }
-    if (g->failed_reply) {
-        /* The retry's answer: run it once more unsandboxed, or let the
-         * failed run's reply go. */
-        if (answer == ANSWER_ONCE || answer == ANSWER_SESSION || answer == ANSWER_PERSIST) {
-            g->approval_id = a->id;
-            g->approval_answer = approval_answer_name(answer);
-            g->retried = true;
-            g->sandbox = SANDBOX_ESCALATED;
-            if (run(g))
-                return;
-        } else {
-            conn_send(g->conn, g->failed_reply);
-            g->failed_reply = NULL;
-        }
-        gated_free(g);
-        return;
-    }
-    if (answer == ANSWER_ONCE || answer == ANSWER_SESSION || answer == ANSWER_PERSIST) {
-        g->approval_id = a->id;
-        g->approval_answer = approval_answer_name(answer);
-        if (run(g))
-            return;
-    } else {
-        char msg[1200];
-        snprintf(msg, sizeof msg, "%s%s%s",
-                 answer == ANSWER_TIMEOUT ? "nobody approved this command in time; it did not run"
-                                          : "the user denied this command; it did not run",
-                 note && *note ? ". Note from the user: " : "", note && *note ? note : "");
-        conn_reply_error(g->conn, g->id, PERR_DENIED, msg);
-    }
-    gated_free(g);
+    g->state = GATE_LAUNCHED;
 }
 
-/* The sandbox fields of an exec request. */
-static int read_permissions(json_t *req, gated_exec *g, const char **justification, char ***prefix_rule,
-                            proto_err *e)
+gate_next gate_after_run(gate_request *g, const gate_run *run)
 {
-    const char *sp = NULL;
-    if (proto_get_string(req, "sandbox_permissions", false, &sp, e) < 0 ||
-        proto_get_string(req, "justification", false, justification, e) < 0 ||
-        proto_get_argv(req, "prefix_rule", false, prefix_rule, e) < 0)
-        return -1;
-    if (!sp || strcmp(sp, "use_default") == 0)
-        g->sandbox = SANDBOX_DEFAULT;
-    else if (strcmp(sp, "require_escalated") == 0)
-        g->sandbox = SANDBOX_ESCALATED;
-    else if (strcmp(sp, "with_additional_permissions") == 0)
-        g->sandbox = SANDBOX_MORE_PERMISSIONS;
-    else
-        return proto_fail(e, PERR_BAD_REQUEST, "field 'sandbox_permissions' must be \"use_default\", "
-                          "\"require_escalated\" or \"with_additional_permissions\""), -1;
-    json_t *extra = json_object_get(req, "additional_permissions");
-    if (extra && !json_is_object(extra))
-        return proto_fail(e, PERR_BAD_REQUEST, "field 'additional_permissions' must be an object"), -1;
-    if (extra && (proto_get_argv(extra, "write", false, &g->more_write, e) < 0 ||
-                  proto_get_bool(extra, "network", false, &g->more_net, e) < 0))
-        return -1;
-    if (g->sandbox == SANDBOX_MORE_PERMISSIONS && !g->more_net && !(g->more_write && g->more_write[0]))
-        return proto_fail(e, PERR_BAD_REQUEST, "with_additional_permissions needs 'additional_permissions' with "
-                          "'write' paths or 'network': true"), -1;
-    for (char **w = g->more_write; w && *w; w++)
-        if ((*w)[0] != '/')
-            return proto_fail(e, PERR_BAD_REQUEST, "additional write path '%s' must be absolute", *w), -1;
-    if (*prefix_rule && *prefix_rule[0]) {
-        /* Codex refuses a rule that would allow every interpreter or shell
-         * command: nothing after the program. */
-        static const char *const interpreters[] = {"bash", "sh", "zsh", "dash", "fish", "python", "python3",
-                                                   "node", "perl", "ruby", "env", "sudo", NULL};
-        const char *base = strrchr((*prefix_rule)[0], '/');
-        base = base ? base + 1 : (*prefix_rule)[0];
-        for (const char *const *i = interpreters; *i; i++)
-            if (strcmp(base, *i) == 0)
-                return proto_fail(e, PERR_BAD_REQUEST, "prefix_rule starting with '%s' is refused: it would "
-                                  "allow any program it runs", base), -1;
-    }
-    return 0;
+    if (g->origin != GATE_EXEC || g->state != GATE_LAUNCHED || g->sandbox == SANDBOX_ESCALATED)
+        return GATE_REPLY;
+    /* Never for a run the sandbox did not start (a setup failure is not a
+     * denial), nor when nobody could answer: the requester would wait for
+     * good. */
+    if (run->unconfined || run->streamed || run->setup_failed || !run->someone_can_answer)
+        return GATE_REPLY;
+    if (!policy_can_ask(&g->policy, true, NULL))
+        return GATE_REPLY;
+    char why[400];
+    if (!safety_sandbox_denial(run->exit_code, run->output, run->len, g->cwd, run->write_roots, why, sizeof why))
+        return GATE_REPLY;
+    g->origin = GATE_RETRY;
+    g->sandbox = SANDBOX_ESCALATED;
+    g->failed_exit = run->exit_code;
+    proto_free_argv(g->persist);
+    g->persist = NULL;
+    set_text(&g->persist_refusal, xstrdup("a retry is answered for this run only"));
+    set_text(&g->reason, xasprintf("it failed in the sandbox (exit %d) and looks like the sandbox stopped it (%s): "
+                                   "run it once more without the sandbox?",
+                                   run->exit_code, why));
+    return ask_or_cached(g);
 }
 
-void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const exec_params *p)
+/* ---- the session cache ------------------------------------------------------ */
+
+char *gate_cache_key(const gate_request *g)
 {
-    server_t *srv = c->srv;
-    gated_exec *g = xcalloc(1, sizeof *g);
-    link_init(&g->node);
-    g->conn = c;
-    c->refs++;
-    g->id = json_incref(id);
-    g->r = *r;
-    g->r.argv = proto_copy_argv(r->argv);
-    g->r.write = proto_copy_argv(r->write);
-    g->r.read = proto_copy_argv(r->read);
-    g->r.deny = proto_copy_argv(r->deny);
-    g->cwd = xstrdup(r->cwd);
-    g->r.cwd = g->cwd;
-    g->name = r->name ? xstrdup(r->name) : NULL;
-    g->r.name = g->name;
-    g->profile = r->profile ? xstrdup(r->profile) : NULL;
-    g->r.profile = g->profile;
-    g->p = *p;
-    g->policy = r->policy ? *r->policy : srv->policy;
-    g->r.policy = &g->policy;
-    const char *justification = NULL;
-    char **prefix_rule = NULL;
-    proto_err e;
-    if (read_permissions(req, g, &justification, &prefix_rule, &e) < 0) {
-        conn_reply_error(c, id, e.code, e.message);
-        proto_free_argv(prefix_rule);
-        gated_free(g);
-        return;
-    }
-    policy_result pr;
-    policy_evaluate(approvals_rules_for(srv, g->cwd), srv->builtin_rules, &g->policy, g->r.argv, g->sandbox, has_deny_entries(srv, &g->r), &pr);
-    if (pr.verdict == VERDICT_FORBIDDEN) {
-        char msg[700];
-        snprintf(msg, sizeof msg, "corral's exec policy forbids this command: %s", pr.reason);
-        conn_reply_error(c, id, PERR_FORBIDDEN_BY_POLICY, msg);
-        proto_free_argv(prefix_rule);
-        gated_free(g);
-        return;
-    }
-    char *key = approval_key(g->r.argv, g->cwd, g->r.tty, g->sandbox, g->more_write, g->more_net, c->client);
-    if (pr.verdict == VERDICT_RUN || approval_cached(&c->approved, key)) {
-        free(key);
-        proto_free_argv(prefix_rule);
-        if (!run(g))
-            gated_free(g);
-        return;
-    }
-    approval_t *a = approval_new(srv, g->r.argv, g->cwd, c->client);
-    a->tty = g->r.tty;
-    a->sandbox = g->sandbox;
-    a->write = proto_copy_argv(g->more_write);
-    a->network = g->more_net;
-    a->justification = justification ? sanitize_text(justification, strlen(justification), 1000) : NULL;
-    a->reason = xstrdup(pr.reason[0] ? pr.reason : "asks for approval");
-    a->rule = pr.rule[0] ? xstrdup(pr.rule) : NULL;
-    a->prefix_rule = prefix_rule;
-    a->cache_key = key;
-    a->cache = &c->approved;
-    a->fn = on_answer;
-    a->user = g;
-    g->approval = a;
-    link_add(&c->gated, &g->node);
-    approval_submit(srv, a);
+    /* JSON makes the parts unambiguous (no separator can be forged). */
+    json_t *k = json_pack("{s:s, s:i, s:o, s:s?, s:b, s:i, s:o, s:b}", "kind", gate_origin_kind(g->origin),
+                          "session", g->session, "argv", proto_argv_json(g->argv), "cwd", g->cwd, "tty", g->tty,
+                          "sandbox", (int)g->sandbox, "write", proto_argv_json(g->write), "network", g->network);
+    char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(k);
+    return s;
 }
 
-void gate_conn_closed(conn_t *c)
+bool gate_cache_has(const gate_cache *c, const char *key)
 {
-    /* The requester is gone: its requests are withdrawn (clients close
-     * their dialogs), and nothing runs. */
-    while (!link_empty(&c->gated)) {
-        gated_exec *g = link_entry(c->gated.next, gated_exec, node);
-        approval_withdraw(c->srv, g->approval);
+    for (size_t i = 0; c && i < c->n; i++)
+        if (strcmp(c->keys[i], key) == 0)
+            return true;
+    return false;
+}
+
+void gate_cache_add(gate_cache *c, const char *key)
+{
+    if (gate_cache_has(c, key))
+        return;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 8;
+        c->keys = xrealloc(c->keys, c->cap * sizeof *c->keys);
     }
+    c->keys[c->n++] = xstrdup(key);
+}
+
+void gate_cache_free(gate_cache *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->keys[i]);
+    free(c->keys);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- what clients show ------------------------------------------------------- */
+
+json_t *gate_request_json(const gate_request *g)
+{
+    static const char *const sandbox_names[] = {"default", "escalated", "more"};
+    json_t *o = json_pack("{s:s, s:s, s:o, s:s?, s:s?, s:b}", "kind", gate_origin_kind(g->origin), "client",
+                          g->requester ? g->requester : "user", "argv", proto_argv_json(g->argv), "cwd", g->cwd,
+                          "workspace", g->workspace, "tty", g->tty);
+    if (g->session)
+        json_object_set_new(o, "session", json_integer(g->session));
+    if (g->session_name)
+        json_object_set_new(o, "session_name", json_string(g->session_name));
+    if (g->line)
+        json_object_set_new(o, "line", json_string(g->line));
+    gate_launch l;
+    gate_widen(g, &l);
+    json_object_set_new(o, "permissions",
+                        json_pack("{s:s, s:o, s:b, s:s, s:b}", "sandbox", sandbox_names[g->sandbox], "write",
+                                  proto_argv_json(g->write), "network", g->network, "profile",
+                                  l.profile ? l.profile : "default", "keeps_sandbox", l.keeps_sandbox));
+    gate_launch_free(&l);
+    if (g->justification)
+        json_object_set_new(o, "justification", json_string(g->justification));
+    if (g->reason)
+        json_object_set_new(o, "reason", json_string(g->reason));
+    if (g->verdict.rule[0])
+        json_object_set_new(o, "rule", json_string(g->verdict.rule));
+    if (g->persist)
+        json_object_set_new(o, "prefix_rule", proto_argv_json(g->persist));
+    else if (g->persist_refusal)
+        json_object_set_new(o, "prefix_rule_refused", json_string(g->persist_refusal));
+    const char *hints[8];
+    size_t n = safety_risk_hints(g->argv, g->workspace, g->write, g->sandbox == SANDBOX_ESCALATED, g->network, hints,
+                                 8);
+    json_t *risks = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(risks, json_string(hints[i]));
+    json_object_set_new(o, "risks", risks);
+    return o;
 }

@@ -91,24 +91,25 @@ static void judge_segment(const rules_t *rules, const rules_t *defaults, const p
     v->decision = RULE_ALLOW;
 }
 
+bool policy_can_ask(const policy_settings *ps, bool escalation, const char **why)
+{
+    const char *no = NULL;
+    if (ps->approval == APPROVAL_NEVER)
+        no = "approval policy never";
+    else if (ps->approval == APPROVAL_GRANULAR && escalation && !ps->granular_sandbox_approval)
+        no = "approval policy granular: sandbox escalations are not asked";
+    else if (ps->approval == APPROVAL_GRANULAR && !escalation && !ps->granular_rules)
+        no = "approval policy granular: rule prompts are not asked";
+    if (why)
+        *why = no;
+    return no == NULL;
+}
+
 /* Turn a "would ask" into a refusal where the policy never asks for it. */
 static void refuse_unaskable(const policy_settings *ps, bool escalation, policy_result *out)
 {
-    bool can_ask = true;
-    const char *why = NULL;
-    if (ps->approval == APPROVAL_NEVER) {
-        can_ask = false;
-        why = "approval policy never";
-    } else if (ps->approval == APPROVAL_GRANULAR) {
-        if (escalation && !ps->granular_sandbox_approval) {
-            can_ask = false;
-            why = "approval policy granular: sandbox escalations are not asked";
-        } else if (!escalation && !ps->granular_rules) {
-            can_ask = false;
-            why = "approval policy granular: rule prompts are not asked";
-        }
-    }
-    if (!can_ask) {
+    const char *why;
+    if (!policy_can_ask(ps, escalation, &why)) {
         out->verdict = VERDICT_FORBIDDEN;
         size_t used = strlen(out->reason);
         snprintf(out->reason + used, sizeof out->reason - used, "%s%s", used ? "; refused: " : "refused: ", why);

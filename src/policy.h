@@ -65,6 +65,10 @@ typedef struct policy_result {
     char rule[512];       /* the deciding rule's prefix, as text; empty for heuristics */
 } policy_result;
 
+/* May this policy ask a human (about an escalation, or about a rule's or
+ * a heuristic's prompt)?  *why (may be NULL) says why not. */
+bool policy_can_ask(const policy_settings *ps, bool escalation, const char **why);
+
 /* Judge argv.  rules: the user's (may be NULL); defaults: corral's
  * built-in rules, consulted for a segment only when no user rule matches
  * it, so a user's rule (an "always" answer) overrides them (may be NULL).

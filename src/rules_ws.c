@@ -191,6 +191,8 @@ typedef struct ws_entry {
 } ws_entry;
 
 struct rules_ws {
+    rules_t *builtin;     /* corral's own, loaded once */
+    char *builtin_error;  /* a bug in them (the tests load them), or NULL */
     rules_t *user;
     stamps user_st;
     unsigned user_gen;
@@ -229,6 +231,8 @@ void rules_ws_free(rules_ws *c)
 {
     if (!c)
         return;
+    rules_free(c->builtin);
+    free(c->builtin_error);
     rules_free(c->user);
     stamps_free(&c->user_st);
     free(c->user_error);
@@ -375,6 +379,8 @@ char *rules_ws_errors(rules_ws *c)
 {
     buf_t b;
     buf_init(&b);
+    if (c->builtin_error)
+        buf_puts(&b, c->builtin_error);
     if (c->user_error)
         buf_puts(&b, c->user_error);
     for (size_t i = 0; i < c->nws; i++)
@@ -385,6 +391,17 @@ char *rules_ws_errors(rules_ws *c)
         return NULL;
     }
     return buf_steal(&b);
+}
+
+const rules_t *rules_ws_builtin(rules_ws *c)
+{
+    if (!c->builtin) {
+        char err[1024];
+        c->builtin = rules_new();
+        if (rules_load_text(c->builtin, RULES_BUILTIN_NAME, rules_builtin_text, err, sizeof err) < 0)
+            c->builtin_error = xasprintf("%s\n", err);
+    }
+    return c->builtin;
 }
 
 /* ---- doctor ------------------------------------------------------------------------- */

@@ -40,6 +40,10 @@ typedef struct rules_ws rules_ws;
 rules_ws *rules_ws_new(void);
 void rules_ws_free(rules_ws *c);
 
+/* corral's built-in rules (loaded on first use; a bug in them shows in
+ * rules_ws_errors). */
+const rules_t *rules_ws_builtin(rules_ws *c);
+
 /* Load the user's rules now (after an amendment, say). */
 void rules_ws_reload_user(rules_ws *c);
 /* The user's rules as last loaded (owned by c; replaced by a reload). */

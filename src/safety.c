@@ -6,10 +6,15 @@
 #include "config.h"
 
 #include "safety.h"
+#include "sbutil.h"
 #include "shsplit.h"
 
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static const char *basename_of(const char *path)
 {
@@ -191,4 +196,281 @@ bool safety_likely_sandbox_denied(int exit_code, const char *output, size_t len,
         return true;
     }
     return false;
+}
+
+/* ---- a sandbox-shaped failure -------------------------------------------- */
+
+/* needle in hay[0..len), any case. */
+static const char *find_nocase(const char *hay, size_t len, const char *needle)
+{
+    size_t nl = strlen(needle);
+    for (size_t i = 0; i + nl <= len; i++)
+        if (strncasecmp(hay + i, needle, nl) == 0)
+            return hay + i;
+    return NULL;
+}
+
+static bool under_any(const char *path, char *const *roots)
+{
+    for (char *const *r = roots; r && *r; r++)
+        if (sb_path_under(path, *r))
+            return true;
+    return false;
+}
+
+/* path (absolute, maybe missing) as the host sees it: the canonical path of
+ * its longest existing ancestor, with the rest appended.  NULL if even "/"
+ * fails. */
+static char *host_path(const char *path)
+{
+    char *copy = sb_strdup(path);
+    char canon[PATH_MAX];
+    size_t keep = strlen(copy);
+    for (;;) {
+        copy[keep] = '\0';
+        if (realpath(keep ? copy : "/", canon)) {
+            const char *rest = path + keep; /* "" or "/more/parts" */
+            char *out = strcmp(canon, "/") == 0 ? sb_strdup(*rest ? rest : "/") : sb_printf("%s%s", canon, rest);
+            free(copy);
+            return out;
+        }
+        if (keep == 0) {
+            free(copy);
+            return NULL;
+        }
+        char *slash = strrchr(copy, '/');
+        keep = slash ? (size_t)(slash - copy) : 0;
+    }
+}
+
+/* Could the user do it on the host (so the sandbox is what stopped it)?
+ * An existing path readable and writable, or a missing one whose nearest
+ * existing directory is writable. */
+static bool host_would_allow(const char *path)
+{
+    if (access(path, F_OK) == 0)
+        return access(path, R_OK | W_OK) == 0;
+    char *dir = sb_strdup(path);
+    bool ok = false;
+    for (char *slash; (slash = strrchr(dir, '/')) != NULL;) {
+        *slash = '\0';
+        const char *d = *dir ? dir : "/";
+        if (access(d, F_OK) == 0) {
+            ok = access(d, W_OK | X_OK) == 0;
+            break;
+        }
+        if (!*dir)
+            break;
+    }
+    free(dir);
+    return ok;
+}
+
+/* Does the line name a path (a word '/...', './...', '../...', or a
+ * quoted word: a file name in quotes, as coreutils and Python print them)
+ * outside the write roots that the host would allow?  *saw_path tells
+ * whether it named any path at all. */
+static bool names_path_outside(const char *line, size_t len, const char *cwd, char *const *roots, char *why,
+                      size_t whylen, bool *saw_path)
+{
+    size_t i = 0;
+    while (i < len) {
+        char q = line[i];
+        size_t start, end;
+        if (q == '\'' || q == '"' || q == '`') {
+            start = i + 1;
+            end = start;
+            while (end < len && line[end] != q && line[end] != '\'' && line[end] != '"')
+                end++;
+            i = end + 1;
+        } else if (q == '/' || (q == '.' && i + 1 < len && (line[i + 1] == '/' || line[i + 1] == '.'))) {
+            if (i > 0 && line[i - 1] != ' ' && line[i - 1] != '(' && line[i - 1] != '=' && line[i - 1] != '\t') {
+                i++;
+                continue;
+            }
+            start = i;
+            end = i;
+            while (end < len && line[end] != ' ' && line[end] != ':' && line[end] != ',' && line[end] != ')' &&
+                   line[end] != '\t')
+                end++;
+            i = end;
+        } else {
+            i++;
+            continue;
+        }
+        if (end <= start || end - start >= PATH_MAX)
+            continue;
+        char word[PATH_MAX];
+        memcpy(word, line + start, end - start);
+        word[end - start] = '\0';
+        if (strchr(word, ' ') && word[0] != '/')
+            continue; /* a quoted phrase, not a file */
+        *saw_path = true;
+        char *abs = word[0] == '/' ? sb_strdup(word) : sb_path_join(cwd ? cwd : "/", word);
+        char *host = host_path(abs);
+        bool outside = host && !under_any(host, roots) && host_would_allow(host);
+        if (outside)
+            snprintf(why, whylen, "denied on %s, outside the sandbox's write roots, which the host allows", host);
+        free(host);
+        free(abs);
+        if (outside)
+            return true;
+    }
+    return false;
+}
+
+bool safety_sandbox_denial(int exit_code, const char *output, size_t len, const char *cwd,
+                           char *const *write_roots, char *why, size_t whylen)
+{
+    const char *keyword;
+    if (whylen)
+        why[0] = '\0';
+    if (!safety_likely_sandbox_denied(exit_code, output, len, &keyword))
+        return false;
+    if (exit_code == 128 + 31) {
+        snprintf(why, whylen, "it was killed by SIGSYS (a system call the sandbox forbids)");
+        return true;
+    }
+    /* Line by line: the evidence and the path it names sit together. */
+    const char *end = output + len;
+    for (const char *line = output; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        bool erofs = find_nocase(line, n, "read-only file system") != NULL;
+        bool eperm = find_nocase(line, n, "operation not permitted") != NULL;
+        bool eacces = find_nocase(line, n, "permission denied") != NULL;
+        if (erofs) {
+            snprintf(why, whylen, "read-only file system, the sandbox's view: \"%.*s\"", (int)(n > 200 ? 200 : n),
+                     line);
+            return true;
+        }
+        if (eperm || eacces) {
+            bool saw_path = false;
+            if (names_path_outside(line, n, cwd, write_roots, why, whylen, &saw_path))
+                return true;
+            if (eperm && !saw_path) {
+                snprintf(why, whylen, "operation not permitted, a call the sandbox refuses: \"%.*s\"",
+                         (int)(n > 200 ? 200 : n), line);
+                return true;
+            }
+        }
+        line += n + 1;
+    }
+    return false;
+}
+
+/* ---- rules derived from a request ------------------------------------------ */
+
+bool safety_rule_prefix_allowed(char *const *prefix, char *why, size_t whylen)
+{
+    /* Programs that run whatever their arguments say: a rule on them
+     * alone (or on them with a script name, which the sandbox can
+     * rewrite) allows anything. */
+    static const char *const runners[] = {
+        "bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox",
+        "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "perl", "ruby", "php",
+        "lua", "luajit", "tclsh", "wish", "Rscript", "osascript", "pwsh", "powershell", "java", "jshell",
+        "awk", "gawk", "mawk", "nawk", "env", "sudo", "doas", "su", "runuser", "pkexec", "xargs", "nohup",
+        "timeout", "nice", "ionice", "stdbuf", "setsid", "unbuffer", "time", "exec", "eval", "command",
+        "builtin", "script", "expect", "watch", "parallel", "flock", "chroot", "unshare", "nsenter", "strace",
+        "ltrace", "gdb", "valgrind", "npx", "uvx", "pipx", "bunx", "pnpx", NULL};
+    if (!prefix || !prefix[0] || !prefix[0][0]) {
+        snprintf(why, whylen, "there is no command to make a rule of");
+        return false;
+    }
+    const char *base = basename_of(prefix[0]);
+    /* python3.11, perl5.36 ... */
+    char name[64];
+    snprintf(name, sizeof name, "%s", base);
+    size_t k = strlen(name);
+    while (k > 0 && ((name[k - 1] >= '0' && name[k - 1] <= '9') || name[k - 1] == '.'))
+        name[--k] = '\0';
+    if (in_list(base, runners) || (k > 0 && in_list(name, runners))) {
+        snprintf(why, whylen, "a rule starting with '%s' would allow any program or script it runs", base);
+        return false;
+    }
+    return true;
+}
+
+/* ---- risk hints ------------------------------------------------------------ */
+
+/* s names a .git directory or something in one: a path component ".git"
+ * (not "y.git" in a URL, not ".github"). */
+static bool names_git_dir(const char *s)
+{
+    for (const char *p = strstr(s, ".git"); p; p = strstr(p + 1, ".git")) {
+        bool starts = p == s || p[-1] == '/' || p[-1] == ' ' || p[-1] == '=' || p[-1] == '\'' || p[-1] == '"';
+        bool ends = p[4] == '\0' || p[4] == '/' || p[4] == ' ' || p[4] == '\'' || p[4] == '"';
+        if (starts && ends)
+            return true;
+    }
+    return false;
+}
+
+/* s has "| SHELL" (also "| sudo SHELL", "|SHELL -"): what it writes is run. */
+static bool pipes_into_shell(const char *s)
+{
+    static const char *const shells[] = {"sh", "bash", "zsh", "dash", "ksh", "fish", NULL};
+    for (const char *p = strchr(s, '|'); p; p = strchr(p + 1, '|')) {
+        const char *q = p + 1;
+        if (*q == '|') { /* || is not a pipe */
+            p++;
+            continue;
+        }
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (strncmp(q, "sudo ", 5) == 0) {
+            q += 5;
+            for (;;) { /* sudo's options, up to the command */
+                while (*q == ' ')
+                    q++;
+                if (*q != '-')
+                    break;
+                while (*q && *q != ' ')
+                    q++;
+            }
+        }
+        const char *base = q;
+        for (const char *r = q; *r && *r != ' '; r++)
+            if (*r == '/')
+                base = r + 1; /* /bin/sh */
+        for (const char *const *sh = shells; *sh; sh++) {
+            size_t n = strlen(*sh);
+            if (strncmp(base, *sh, n) == 0 && (base[n] == '\0' || base[n] == ' ' || base[n] == ';'))
+                return true;
+        }
+    }
+    return false;
+}
+
+size_t safety_risk_hints(char *const *argv, const char *workspace, char *const *write, bool escalated,
+                         bool network, const char **out, size_t max)
+{
+    bool outside = false, git = false, sudo = false, pipe_sh = false;
+    for (char *const *w = write; w && *w; w++) {
+        outside = outside || !workspace || !sb_path_under(*w, workspace);
+        git = git || names_git_dir(*w);
+    }
+    for (char *const *p = argv; p && *p; p++) {
+        git = git || names_git_dir(*p);
+        sudo = sudo || strcmp(basename_of(*p), "sudo") == 0 || strstr(*p, "sudo ") != NULL;
+        pipe_sh = pipe_sh || pipes_into_shell(*p);
+    }
+    const char *all[6];
+    size_t n = 0;
+    if (escalated)
+        all[n++] = "runs without the sandbox";
+    if (outside)
+        all[n++] = "writes outside the workspace";
+    if (git)
+        all[n++] = "touches .git";
+    if (sudo)
+        all[n++] = "sudo";
+    if (pipe_sh)
+        all[n++] = "pipes into a shell";
+    if (network)
+        all[n++] = "network access";
+    for (size_t i = 0; i < n && i < max; i++)
+        out[i] = all[i];
+    return n < max ? n : max;
 }

@@ -28,4 +28,33 @@ bool safety_dangerous(char *const *argv);
  * 159 (SIGSYS).  *why receives the keyword found, or NULL. */
 bool safety_likely_sandbox_denied(int exit_code, const char *output, size_t len, const char **why);
 
+/* The stricter test the gate uses before it offers a retry without the
+ * sandbox: safety_likely_sandbox_denied, and the output shows a failure
+ * the sandbox itself causes (a keyword alone is not enough: "Permission
+ * denied (publickey)" is not the sandbox's doing):
+ *  - "read-only file system": the sandbox's read-only views (a host file
+ *    system is not read-only where a command writes);
+ *  - "operation not permitted" with no path on its line: a call the
+ *    sandbox's filter refused (ptrace, mount, a socket under --net off);
+ *  - "permission denied" or "operation not permitted" naming a path (as
+ *    written, or relative to cwd) that lies outside every write root and
+ *    that the user could write (or read) on the host;
+ *  - exit 159 (SIGSYS).
+ * *why receives what was found.  output need not be NUL-terminated. */
+bool safety_sandbox_denial(int exit_code, const char *output, size_t len, const char *cwd,
+                           char *const *write_roots, char *why, size_t whylen);
+
+/* A rule derived from a request ("p": always allow this prefix) must not
+ * allow every program an interpreter, a shell or a wrapper would run:
+ * false (with *why) for a prefix that starts with one (bash, python3,
+ * node -e, env, sudo, xargs ...), and for an empty one. */
+bool safety_rule_prefix_allowed(char *const *prefix, char *why, size_t whylen);
+
+/* Risk hints for an approval dialog, worked out on the server so every
+ * client agrees: "runs without the sandbox", "writes outside the
+ * workspace", "touches .git", "sudo", "pipes into a shell", "network
+ * access".  Fills out (static strings) and returns how many. */
+size_t safety_risk_hints(char *const *argv, const char *workspace, char *const *write, bool escalated,
+                         bool network, const char **out, size_t max);
+
 #endif

@@ -9,7 +9,8 @@
 
 #include "server.h"
 #include "server_int.h"
-#include "approvals.h"
+#include "escalation.h"
+#include "gate_server.h"
 #include "paths.h"
 #include "sesschan.h"
 #include "shellhook.h"
@@ -33,33 +34,6 @@
 
 #define SHUTDOWN_GRACE_MS 5000
 #define CONN_READ_MAX (64u * 1024u)
-
-/* ---- lists -------------------------------------------------------------- */
-
-void link_init(link_t *l)
-{
-    l->prev = l->next = l;
-}
-
-void link_add(link_t *head, link_t *node)
-{
-    node->next = head;
-    node->prev = head->prev;
-    head->prev->next = node;
-    head->prev = node;
-}
-
-void link_del(link_t *node)
-{
-    node->prev->next = node->next;
-    node->next->prev = node->prev;
-    link_init(node);
-}
-
-bool link_empty(const link_t *l)
-{
-    return l->next == l;
-}
 
 /* ---- logging -------------------------------------------------------------- */
 
@@ -127,9 +101,31 @@ void conn_reply_error(conn_t *c, json_t *id, const char *code, const char *messa
     conn_send(c, proto_error(id, code, message));
 }
 
+void server_broadcast(server_t *srv, json_t *ev)
+{
+    for (link_t *l = srv->conns.next; l != &srv->conns; l = l->next) {
+        conn_t *c = link_entry(l, conn_t, node);
+        if (c->subscribed && !c->closing)
+            conn_send(c, json_incref(ev));
+    }
+    json_decref(ev);
+}
+
+bool server_someone_can_answer(server_t *srv)
+{
+    if (srv->conf.approval_timeout_ms)
+        return true;
+    for (link_t *l = srv->conns.next; l != &srv->conns; l = l->next) {
+        conn_t *c = link_entry(l, conn_t, node);
+        if (c->subscribed && !c->closing)
+            return true;
+    }
+    return false;
+}
+
 static void conn_free(conn_t *c)
 {
-    approval_cache_free(&c->approved);
+    gate_cache_free(&c->approved);
     proto_reader_free(&c->rd);
     free(c->client);
     free(c);
@@ -153,7 +149,7 @@ static void conn_close(conn_t *c)
     c->closing = true;
     link_del(&c->node);
     waiter_conn_closed(c);
-    gate_conn_closed(c);
+    gate_exec_conn_closed(c);
     watch_conn_closed(c);
     uv_close((uv_handle_t *)&c->pipe, on_conn_closed);
 }
@@ -220,7 +216,6 @@ static void on_connection(uv_stream_t *listener, int status)
     link_init(&c->waiters);
     link_init(&c->watches);
     link_init(&c->gated);
-    link_init(&c->approved);
     proto_reader_init(&c->rd, PROTO_MAX_MSG);
     uv_pipe_init(srv->loop, &c->pipe, 0);
     c->pipe.data = c;
@@ -266,7 +261,7 @@ static void on_sigchld(uv_signal_t *h, int sig)
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next) {
-            session_t *s = link_entry(l, session_extra, node)->s;
+            session_t *s = &link_entry(l, server_session, node)->base;
             if (s->pid == pid) {
                 session_reaped(s, status);
                 pid = 0;
@@ -274,7 +269,7 @@ static void on_sigchld(uv_signal_t *h, int sig)
             }
         }
         if (pid)
-            sesschan_reaped(srv, pid, status);
+            escalation_reaped(srv, pid, status);
     }
 }
 
@@ -289,7 +284,7 @@ static void finish_shutdown(server_t *srv)
         conn_close(link_entry(srv->conns.next, conn_t, node));
     /* Close every session: recordings and logs are flushed and closed. */
     for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next) {
-        session_t *s = link_entry(l, session_extra, node)->s;
+        session_t *s = &link_entry(l, server_session, node)->base;
         if (s->cast)
             cast_flush(s->cast);
         session_close(s);
@@ -303,13 +298,13 @@ static void finish_shutdown(server_t *srv)
     uv_close((uv_handle_t *)&srv->shutdown_timer, NULL);
     uv_close((uv_handle_t *)&srv->notify_timer, NULL);
     sesschan_shutdown(srv);
-    approvals_shutdown(srv);
+    gate_server_shutdown(srv);
 }
 
 void server_maybe_finish_shutdown(server_t *srv)
 {
     for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next) {
-        session_t *s = link_entry(l, session_extra, node)->s;
+        session_t *s = &link_entry(l, server_session, node)->base;
         if (!s->finished)
             return;
     }
@@ -321,7 +316,7 @@ static void on_shutdown_timeout(uv_timer_t *t)
     server_t *srv = t->data;
     /* An init that did not end its tree in time: kill it outright. */
     for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next) {
-        session_t *s = link_entry(l, session_extra, node)->s;
+        session_t *s = &link_entry(l, server_session, node)->base;
         if (s->state == SESSION_RUNNING && s->pid > 0) {
             server_log("session %d did not end in time; killing its init (pid %d)", s->id, (int)s->pid);
             kill(s->pid, SIGKILL);
@@ -340,7 +335,7 @@ void server_begin_shutdown(server_t *srv)
     uv_close((uv_handle_t *)&srv->listener, NULL);
     unlink(srv->socket_path);
     for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next) {
-        session_t *s = link_entry(l, session_extra, node)->s;
+        session_t *s = &link_entry(l, server_session, node)->base;
         session_kill(s, "shutdown");
     }
     uv_timer_start(&srv->shutdown_timer, on_shutdown_timeout, SHUTDOWN_GRACE_MS, 0);
@@ -448,17 +443,11 @@ static void init_signal(server_t *srv, uv_signal_t *h, int sig, uv_signal_cb cb)
     uv_signal_start(h, cb, sig);
 }
 
-/* The exec policy: settings, rules, and the durable approvals log. */
+/* The exec policy (its settings, rules, approval queue and log) and the
+ * sessions' tools. */
 static void start_policy(server_t *srv)
 {
-    srv->policy.approval = APPROVAL_ON_REQUEST;
-    if (srv->conf.approval_policy)
-        approval_policy_parse(srv->conf.approval_policy, &srv->policy.approval);
-    srv->policy.granular_sandbox_approval = srv->conf.granular_sandbox_approval;
-    srv->policy.granular_rules = srv->conf.granular_rules;
-    approvals_load_rules(srv);
-    if (srv->rules_error)
-        server_log("rules not loaded: %s", srv->rules_error);
+    gate_server_start(srv);
     char err[512];
     /* Sessions' tools: corral itself (corral escalate, the hooks' checks)
      * and the shell hooks, next to the socket. */
@@ -476,11 +465,6 @@ static void start_policy(server_t *srv)
         free(srv->hook_dir);
         srv->hook_dir = NULL;
     }
-    char *path = xasprintf("%s/approvals.jsonl", srv->state_dir);
-    srv->approval_log = eventlog_open(path, err, sizeof err);
-    if (!srv->approval_log)
-        server_log("approvals are not logged: %s", err);
-    free(path);
 }
 
 int server_run(int ready_fd)
@@ -491,8 +475,8 @@ int server_run(int ready_fd)
     srv->exit_status = -1;
     link_init(&srv->sessions);
     link_init(&srv->conns);
-    link_init(&srv->approvals);
-    link_init(&srv->chan_reqs);
+    link_init(&srv->tickets);
+    link_init(&srv->escalations);
     store_init(&srv->store);
     if (getenv("CORRAL_SEQUENTIAL_IDS"))
         srv->store.sequential_ids = true; /* deterministic ids for tests */

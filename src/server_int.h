@@ -11,8 +11,11 @@
 #include <sys/types.h>
 #include <uv.h>
 
+#include "approvals.h"
 #include "conf.h"
 #include "eventlog.h"
+#include "gate.h"
+#include "list.h"
 #include "policy.h"
 #include "proto.h"
 #include "rules.h"
@@ -27,11 +30,6 @@ typedef struct waiter waiter_t;
  * when the wait ended without one (the requester went away). */
 typedef bool (*waiter_exit_hook)(session_t *s, json_t *reply, const char *text, size_t len, void *user);
 
-/* A list node for the intrusive doubly linked lists below. */
-typedef struct link {
-    struct link *prev, *next;
-} link_t;
-
 struct conn {
     link_t node; /* in server->conns */
     server_t *srv;
@@ -45,14 +43,16 @@ struct conn {
     link_t waiters;   /* waiter_t.conn_node */
     bool subscribed;  /* gets session events (watch.c) */
     link_t watches;   /* watch_t.conn_node: sessions whose terminal it follows */
-    link_t gated;     /* exec requests of this connection waiting for approval (gate.c) */
-    link_t approved;  /* the connection's "for this session" approvals (its agent session) */
+    link_t gated;     /* its exec requests still in the gate (gate_exec.c) */
+    gate_cache approved; /* its "for this session" answers (the agent's session) */
 };
 
-/* Per-session data the server keeps beside the session. */
-typedef struct session_extra {
+/* A session as the server keeps it: the session proper (session.c) and
+ * what the server knows beside it, in one allocation (session_start
+ * allocates sizeof(server_session) for the server). */
+typedef struct server_session {
+    session_t base;    /* first: session.c hands out &base */
     link_t node;       /* in server->sessions (every session not yet freed) */
-    session_t *s;
     server_t *srv;
     bool in_store;
     waiter_t *waiter;  /* at most one exec/write_stdin waits on a session */
@@ -60,11 +60,21 @@ typedef struct session_extra {
     link_t watchers;   /* watch_t.sess_node */
     bool notify_pending; /* a session event is due to subscribers */
     uint64_t last_output_ms; /* loop time of the last output; 0: none yet */
-    link_t approved;         /* "for this session" approvals of requests from inside it */
     uint64_t last_bell_ms;
     struct sesschan *chan;   /* its channel (sesschan.c), NULL once closed */
-    policy_settings policy;  /* its approval policy: the request's, else the server's */
-} session_extra;
+    /* What requests from inside it keep (gate.h): its workspace, its own
+     * sandbox (a widening adds to it, never drops its deny entries), its
+     * approval policy, its "for this session" answers. */
+    char *workspace;         /* canonical */
+    gate_sandbox sandbox;
+    policy_settings policy;
+    gate_cache approved;
+} server_session;
+
+static inline server_session *srv_session(session_t *s)
+{
+    return (server_session *)s;
+}
 
 struct waiter {
     link_t conn_node;
@@ -90,17 +100,13 @@ struct server {
     uv_signal_t sig_term, sig_int, sig_chld, sig_hup;
     uv_timer_t shutdown_timer;
     uv_timer_t notify_timer; /* coalesces session events */
-    /* The exec policy and its approval queue (approvals.c, gate.c). */
-    rules_t *rules;          /* the user's (owned by rules_ws) */
-    rules_t *builtin_rules;  /* corral's defaults: only where no user rule matches */
-    struct rules_ws *rules_ws; /* user and trusted-workspace rules, reloaded on change */
-    char *builtin_error;   /* a bug in the built-in rules, or NULL */
+    /* The exec policy, its rules and the approval queue (gate_server.c). */
+    struct rules_ws *rules_ws; /* built-in, user and trusted-workspace rules, reloaded on change */
     char *rules_error;     /* rule files that could not be loaded, or NULL */
     policy_settings policy;
-    link_t approvals;      /* approval_t.node, oldest first */
-    int next_approval;
-    eventlog_t *approval_log; /* approvals.jsonl */
-    link_t chan_reqs;      /* requests from inside sessions (sesschan.c) */
+    approval_queue approvals;
+    link_t tickets;        /* gate_ticket.node: requests in the gate */
+    link_t escalations;    /* requests from inside sessions (escalation.c) */
     char *exe;             /* corral's executable, for sessions' tools */
     char *hook_dir;        /* the shell hooks, written at start (NULL: none) */
     store_t store;
@@ -116,12 +122,6 @@ struct server {
     int exit_status;
 };
 
-#define link_entry(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
-void link_init(link_t *l);
-void link_add(link_t *head, link_t *node);
-void link_del(link_t *node);
-bool link_empty(const link_t *l);
-
 /* server.c */
 /* A line on the server's log (stderr): time, pid, the message. */
 void server_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -132,7 +132,6 @@ void conn_send(conn_t *c, json_t *msg); /* steals msg */
 void conn_send_line(conn_t *c, char *line, size_t len);
 void conn_reply_error(conn_t *c, json_t *id, const char *code, const char *message);
 void conn_unref(conn_t *c);
-session_extra *sx(session_t *s);
 /* Mark s used (most recently); the quiet form sends no session event. */
 void server_touch(server_t *srv, session_t *s);
 void server_touch_quiet(server_t *srv, session_t *s);
@@ -141,6 +140,7 @@ session_t *server_find(server_t *srv, int id);
 typedef struct spawn_request {
     char **argv;
     const char *cwd;
+    const char *workspace; /* the writable workspace; NULL: cwd */
     const char *name;
     const char *profile; /* NULL: the configured default */
     char **write, **read, **deny;
@@ -165,6 +165,11 @@ void server_begin_shutdown(server_t *srv);
 json_t *server_session_json(server_t *srv, session_t *s);
 /* Kill s's tree and answer request id on c once it has ended. */
 void server_kill_and_wait(server_t *srv, conn_t *c, json_t *id, session_t *s);
+/* Send ev to every subscribed client (stolen). */
+void server_broadcast(server_t *srv, json_t *ev);
+/* Someone could answer a request now: a screen (a subscribed client) is
+ * attached, or [approvals] timeout will answer it. */
+bool server_someone_can_answer(server_t *srv);
 
 /* watch.c: clients that follow the session list and sessions' terminals */
 /* The ls reply (sessions most recently used first), also subscribe's. */
@@ -185,19 +190,6 @@ void watch_session_removed(session_t *s);
 void watch_session_freed(session_t *s);
 void watch_conn_closed(conn_t *c);
 void watch_conn_drained(conn_t *c);
-
-/* gate.c: an exec request through the policy (and maybe a human) */
-typedef struct exec_params {
-    uint32_t yield_ms;
-    int64_t max_tokens;
-    bool stream, raw;
-} exec_params;
-/* Judge r (its sandbox fields from req: sandbox_permissions,
- * additional_permissions, justification, prefix_rule), then run it, ask
- * for it, or refuse it; the reply to id comes when it has run (or was
- * refused).  r is copied. */
-void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const exec_params *p);
-void gate_conn_closed(conn_t *c);
 
 /* dispatch.c */
 void dispatch(conn_t *c, json_t *id, json_t *req);

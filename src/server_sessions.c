@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include "server_int.h"
-#include "approvals.h"
 #include "sbconf.h"
 #include "sesschan.h"
 #include "shellhook.h"
@@ -24,11 +23,6 @@
 extern char **environ;
 
 /* ---- sessions ----------------------------------------------------------- */
-
-session_extra *sx(session_t *s)
-{
-    return s->owner_data;
-}
 
 void server_touch_quiet(server_t *srv, session_t *s)
 {
@@ -59,7 +53,7 @@ static void on_session_output(session_t *s, const char *data, size_t len, void *
 static void on_session_screen_output(session_t *s, const char *data, size_t len, void *user)
 {
     server_t *srv = user;
-    session_extra *x = sx(s);
+    server_session *x = srv_session(s);
     uint64_t now = uv_now(srv->loop);
     /* Idle to busy is an event; busy to idle is a matter of time, which
      * clients compute from output_age_seconds. */
@@ -91,7 +85,7 @@ typedef struct kill_wait {
 static void on_session_finished(session_t *s, void *user)
 {
     server_t *srv = user;
-    session_extra *x = sx(s);
+    server_session *x = srv_session(s);
     sesschan_session_ended(srv, s);
     waiter_session_finished(s);
     watch_session_changed(s);
@@ -119,7 +113,7 @@ static void on_session_finished(session_t *s, void *user)
 static void on_session_closed(session_t *s, void *user)
 {
     (void)user;
-    session_extra *x = sx(s);
+    server_session *x = srv_session(s);
     while (!link_empty(&x->kill_waits)) {
         kill_wait *k = link_entry(x->kill_waits.next, kill_wait, node);
         link_del(&k->node);
@@ -129,10 +123,14 @@ static void on_session_closed(session_t *s, void *user)
     }
     watch_session_freed(s);
     sesschan_session_ended(x->srv, s);
-    approval_cache_free(&x->approved);
+    gate_cache_free(&x->approved);
+    free(x->workspace);
+    free(x->sandbox.profile);
+    proto_free_argv(x->sandbox.write);
+    proto_free_argv(x->sandbox.read);
+    proto_free_argv(x->sandbox.deny);
     link_del(&x->node);
-    free(x);
-    session_free(s);
+    session_free(s); /* x with it: one allocation */
 }
 
 static const session_hooks server_session_hooks = {
@@ -147,7 +145,7 @@ static const session_hooks server_session_hooks = {
 /* Drop s from the store; a running one is killed, a finished one closed. */
 static void unstore(server_t *srv, session_t *s, const char *reason)
 {
-    session_extra *x = sx(s);
+    server_session *x = srv_session(s);
     if (!x->in_store)
         return;
     store_remove(&srv->store, s->id);
@@ -236,13 +234,14 @@ sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, 
         sb_profile_add(&prof, *p, SB_DENY);
     if (r->net >= 0)
         prof.net = (sb_net)r->net;
-    sb_request req = {.argv = argv, .cwd = r->cwd, .workspace = r->cwd, .environ = environ,
+    const char *workspace = r->workspace ? r->workspace : r->cwd;
+    sb_request req = {.argv = argv, .cwd = r->cwd, .workspace = workspace, .environ = environ,
                       .set_env = set_env, .session_id = id};
     if (tools) {
         req.corral_exe = srv->exe;
         req.shell_dir = srv->hook_dir;
     }
-    sbconf_request_dirs(&req, r->cwd);
+    sbconf_request_dirs(&req, workspace);
     sb_plan *plan = xcalloc(1, sizeof *plan);
     int rc = sb_plan_compile(&prof, &req, plan, err, errlen);
     sb_profile_free(&prof);
@@ -289,16 +288,10 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
         .plan = plan, .name = r->name, .client = client, .kind = r->kind, .tty = r->tty, .pinned = r->pinned,
         .rows = r->rows, .cols = r->cols,
         .lifetime_ms = r->kind == SESSION_EXEC ? srv->conf.exec_lifetime_ms : srv->conf.session_lifetime_ms,
-        .scrollback = srv->conf.scrollback, .chan_fd = chan_child,
+        .scrollback = srv->conf.scrollback, .chan_fd = chan_child, .size = sizeof(server_session),
     };
-    session_extra *x = xcalloc(1, sizeof *x);
-    link_init(&x->node);
-    link_init(&x->kill_waits);
-    link_init(&x->watchers);
-    link_init(&x->approved);
-    x->srv = srv;
-    x->policy = r->policy ? *r->policy : srv->policy;
     session_t *s = session_start(srv->loop, id, &spec, srv->state_dir, &server_session_hooks, srv, err, errlen);
+    char *workspace = xstrdup(plan->workspace);
     sb_plan_free(plan);
     free(plan);
     if (chan_child >= 0)
@@ -307,11 +300,22 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
         if (chan_server >= 0)
             close(chan_server);
         store_release_id(&srv->store, id);
-        free(x);
+        free(workspace);
         return NULL;
     }
-    s->owner_data = x;
-    x->s = s;
+    server_session *x = srv_session(s);
+    link_init(&x->node);
+    link_init(&x->kill_waits);
+    link_init(&x->watchers);
+    x->srv = srv;
+    x->policy = r->policy ? *r->policy : srv->policy;
+    /* What a request from inside it keeps: its workspace and sandbox. */
+    x->workspace = workspace;
+    x->sandbox.profile = r->profile ? xstrdup(r->profile) : NULL;
+    x->sandbox.write = proto_copy_argv(r->write);
+    x->sandbox.read = proto_copy_argv(r->read);
+    x->sandbox.deny = proto_copy_argv(r->deny);
+    x->sandbox.net = r->net;
     if (chan_server >= 0)
         sesschan_attach(srv, s, chan_server);
     link_add(&srv->sessions, &x->node);
@@ -363,7 +367,7 @@ json_t *server_session_json(server_t *srv, session_t *s)
             json_object_set_new(o, "signal", json_integer(s->exit_signal));
     }
     json_object_set_new(o, "use", json_integer((json_int_t)s->last_used));
-    session_extra *x = sx(s);
+    server_session *x = srv_session(s);
     double quiet = x->last_output_ms ? (double)(uv_now(srv->loop) - x->last_output_ms) / 1000.0
                                      : wall_sec() - s->created;
     json_object_set_new(o, "output_age_seconds", json_real(quiet));
@@ -380,7 +384,7 @@ void server_kill_and_wait(server_t *srv, conn_t *c, json_t *id, session_t *s)
     k->conn = c;
     c->refs++;
     k->id = id ? json_incref(id) : NULL;
-    link_add(&sx(s)->kill_waits, &k->node);
+    link_add(&srv_session(s)->kill_waits, &k->node);
     session_kill(s, "user");
 }
 

@@ -36,9 +36,6 @@ void sesschan_attach(server_t *srv, session_t *s, int server_end);
 /* s's tree is gone: close its channel, withdraw its pending requests and
  * end what its escalations started. */
 void sesschan_session_ended(server_t *srv, session_t *s);
-/* A child was reaped that is not a session's init: an escalated command's.
- * true when it was one. */
-bool sesschan_reaped(server_t *srv, pid_t pid, int status);
 /* Shutting down: everything ends. */
 void sesschan_shutdown(server_t *srv);
 

@@ -438,7 +438,7 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
 {
     const sb_plan *plan = spec->plan;
     int rows = spec->rows > 0 ? spec->rows : 24, cols = spec->cols > 0 ? spec->cols : 80;
-    session_t *s = xcalloc(1, sizeof *s);
+    session_t *s = xcalloc(1, spec->size > sizeof *s ? spec->size : sizeof *s);
     s->id = id;
     s->fd = -1;
     s->kind = spec->kind;

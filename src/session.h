@@ -62,6 +62,9 @@ typedef struct session_spec {
     uint64_t lifetime_ms; /* 0: none */
     int scrollback;
     int chan_fd;          /* the session channel for the command, or -1 */
+    /* Bytes to allocate for the session: its owner's struct that begins
+     * with a session_t (0: just the session_t). */
+    size_t size;
 } session_spec;
 
 struct session {
@@ -97,9 +100,6 @@ struct session {
     headtail_t pending; /* output not yet returned to an exec/poll */
     cast_t *cast;
     eventlog_t *events;
-
-    /* Owner's per-session data (the server's waiter, stream clients). */
-    void *owner_data;
 
     /* I/O */
     int fd;           /* PTY master, or read end of the output pipe */

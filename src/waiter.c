@@ -9,7 +9,6 @@
  */
 #include "config.h"
 
-#include "approvals.h"
 #include "server_int.h"
 #include "uexec.h"
 
@@ -29,7 +28,7 @@ static void waiter_free_cb(uv_handle_t *h)
 static void waiter_dispose(waiter_t *w)
 {
     session_t *s = w->s;
-    session_extra *x = sx(s);
+    server_session *x = srv_session(s);
     if (w->exit_hook) {
         waiter_exit_hook hook = w->exit_hook;
         w->exit_hook = NULL;
@@ -114,7 +113,7 @@ static void on_timer(uv_timer_t *t)
     /* A request of the session waits for a human: the yield is extended
      * by the waiting time (DESIGN section 12); the answer re-arms it. */
     if (!w->s->finished && w->deadline && now >= w->deadline &&
-        approvals_pending_for_session(w->conn->srv, w->s->id))
+        approvals_pending_for_session(&w->conn->srv->approvals, w->s->id))
         return;
     if (w->s->finished || (w->deadline && now >= w->deadline)) {
         waiter_complete(w);
@@ -142,7 +141,7 @@ void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32
     w->deadline = stream ? 0 : w->not_before + yield_ms;
     w->start = now_sec() + settle_ms / 1000.0;
     link_add(&c->waiters, &w->conn_node);
-    sx(s)->waiter = w;
+    srv_session(s)->waiter = w;
     uv_timer_init(srv->loop, &w->timer);
     w->timer.data = w;
     if (stream) {
@@ -163,7 +162,7 @@ void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32
 
 void waiter_extend(session_t *s, uint64_t ms)
 {
-    waiter_t *w = sx(s)->waiter;
+    waiter_t *w = srv_session(s)->waiter;
     if (!w || w->done || !w->deadline)
         return;
     w->deadline += ms;
@@ -174,7 +173,7 @@ void waiter_extend(session_t *s, uint64_t ms)
 
 void waiter_set_exit_hook(session_t *s, waiter_exit_hook hook, void *user)
 {
-    waiter_t *w = sx(s)->waiter;
+    waiter_t *w = srv_session(s)->waiter;
     if (w && !w->done) {
         w->exit_hook = hook;
         w->exit_hook_user = user;
@@ -183,7 +182,7 @@ void waiter_set_exit_hook(session_t *s, waiter_exit_hook hook, void *user)
 
 void waiter_session_output(session_t *s, const char *data, size_t len)
 {
-    waiter_t *w = sx(s)->waiter;
+    waiter_t *w = srv_session(s)->waiter;
     if (!w || !w->stream || w->done)
         return;
     /* Streamed output is not also kept for a later poll. */
@@ -196,7 +195,7 @@ void waiter_session_output(session_t *s, const char *data, size_t len)
 
 void waiter_session_finished(session_t *s)
 {
-    waiter_t *w = sx(s)->waiter;
+    waiter_t *w = srv_session(s)->waiter;
     if (!w || w->done)
         return;
     if (now_ms() >= w->not_before)

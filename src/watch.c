@@ -23,7 +23,6 @@
 #include "config.h"
 
 #include "server_int.h"
-#include "approvals.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -36,7 +35,7 @@
 
 typedef struct watch {
     link_t conn_node; /* in conn->watches */
-    link_t sess_node; /* in session_extra->watchers */
+    link_t sess_node; /* in server_session->watchers */
     conn_t *conn;
     session_t *s;
     int history; /* lines of history to send on a sync */
@@ -130,7 +129,7 @@ void watch_subscribe(conn_t *c, json_t *id)
     c->subscribed = true;
     json_t *r = watch_list_reply(c->srv, id);
     /* What waits for an answer now; later ones come as approval events. */
-    json_object_set_new(r, "approvals", approvals_json(c->srv));
+    json_object_set_new(r, "approvals", approvals_json(&c->srv->approvals));
     if (c->srv->rules_error)
         json_object_set_new(r, "rules_error", json_string(c->srv->rules_error));
     conn_send(c, r);
@@ -144,7 +143,7 @@ void watch_start(conn_t *c, json_t *id, session_t *s, int history)
         w->conn = c;
         w->s = s;
         link_add(&c->watches, &w->conn_node);
-        link_add(&sx(s)->watchers, &w->sess_node);
+        link_add(&srv_session(s)->watchers, &w->sess_node);
     }
     w->history = history;
     json_t *r = proto_ok(id);
@@ -166,7 +165,7 @@ void watch_stop(conn_t *c, json_t *id, int session)
 
 void watch_session_output(session_t *s, const char *data, size_t len)
 {
-    link_t *head = &sx(s)->watchers;
+    link_t *head = &srv_session(s)->watchers;
     for (link_t *l = head->next; l != head; l = l->next) {
         watch_t *w = link_entry(l, watch_t, sess_node);
         if (w->stale || w->conn->closing)
@@ -181,7 +180,7 @@ void watch_session_output(session_t *s, const char *data, size_t len)
 
 void watch_session_resized(session_t *s)
 {
-    link_t *head = &sx(s)->watchers;
+    link_t *head = &srv_session(s)->watchers;
     for (link_t *l = head->next; l != head; l = l->next) {
         watch_t *w = link_entry(l, watch_t, sess_node);
         if (w->stale || w->conn->closing)
@@ -192,60 +191,50 @@ void watch_session_resized(session_t *s)
     watch_session_changed(s);
 }
 
-static void broadcast(server_t *srv, json_t *ev)
-{
-    for (link_t *l = srv->conns.next; l != &srv->conns; l = l->next) {
-        conn_t *c = link_entry(l, conn_t, node);
-        if (c->subscribed && !c->closing)
-            conn_send(c, json_incref(ev));
-    }
-    json_decref(ev);
-}
-
 static void on_notify_timer(uv_timer_t *t)
 {
     server_t *srv = t->data;
     for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next) {
-        session_extra *x = link_entry(l, session_extra, node);
+        server_session *x = link_entry(l, server_session, node);
         if (!x->notify_pending)
             continue;
         x->notify_pending = false;
         if (x->in_store)
-            broadcast(srv, json_pack("{s:s, s:o}", "event", "session", "session", server_session_json(srv, x->s)));
+            server_broadcast(srv, json_pack("{s:s, s:o}", "event", "session", "session", server_session_json(srv, &x->base)));
     }
 }
 
 void watch_session_changed(session_t *s)
 {
-    server_t *srv = sx(s)->srv;
-    sx(s)->notify_pending = true;
+    server_t *srv = srv_session(s)->srv;
+    srv_session(s)->notify_pending = true;
     if (!uv_is_active((uv_handle_t *)&srv->notify_timer) && !uv_is_closing((uv_handle_t *)&srv->notify_timer))
         uv_timer_start(&srv->notify_timer, on_notify_timer, NOTIFY_MS, 0);
 }
 
 void watch_session_bell(session_t *s)
 {
-    session_extra *x = sx(s);
+    server_session *x = srv_session(s);
     uint64_t now = uv_now(x->srv->loop);
     if (x->last_bell_ms && now - x->last_bell_ms < BELL_MIN_MS)
         return;
     x->last_bell_ms = now;
-    broadcast(x->srv, json_pack("{s:s, s:i}", "event", "bell", "session", s->id));
+    server_broadcast(x->srv, json_pack("{s:s, s:i}", "event", "bell", "session", s->id));
 }
 
 static void end_watches(session_t *s)
 {
-    link_t *head = &sx(s)->watchers;
+    link_t *head = &srv_session(s)->watchers;
     while (!link_empty(head))
         drop_watch(link_entry(head->next, watch_t, sess_node));
 }
 
 void watch_session_removed(session_t *s)
 {
-    session_extra *x = sx(s);
+    server_session *x = srv_session(s);
     x->notify_pending = false;
     end_watches(s);
-    broadcast(x->srv, json_pack("{s:s, s:i}", "event", "session_removed", "session", s->id));
+    server_broadcast(x->srv, json_pack("{s:s, s:i}", "event", "session_removed", "session", s->id));
 }
 
 void watch_session_freed(session_t *s)

@@ -227,6 +227,17 @@ class Client:
         line, self.buf = self.buf.split(b"\n", 1)
         return json.loads(line)
 
+    def read_reply(self, timeout=TIMEOUT):
+        """The next reply (a message that is not an event), keeping the
+        events that come before it (an exec waiting for approval is told
+        so with an approval_pending event first)."""
+        while True:
+            m = self.read_msg(timeout)
+            if "event" in m:
+                self.events.append(m)
+                continue
+            return m
+
     def call(self, req, timeout=TIMEOUT):
         """Send req with a fresh id; return the reply, keeping events."""
         rid = self.next_id

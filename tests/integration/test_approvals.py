@@ -86,14 +86,16 @@ def test_escalation_and_session_cache(t):
     t.eq(a["permissions"]["sandbox"], "escalated", "an escalation asks, naming what it wants")
     t.ok("runs without the sandbox" in a["risks"], "with the risk spelled out", a["risks"])
     w.corral("approve", "--session", str(a["id"]))
-    r = c.read_msg()
+    r = c.read_reply()
     t.eq((r.get("id"), r.get("exit_code"), r.get("output")), (rid, 0, "escalated\n"), "approved, it runs")
     r = c.call(base)
     t.eq(r.get("output"), "escalated\n", "the same request again on that connection runs without asking")
     # Anything different is a different request: cwd, argv, tty, permissions.
+    extra = os.path.join(w.base, "extra")
+    os.makedirs(extra, exist_ok=True)
     variants = [dict(base, workdir="/tmp"), dict(base, argv=["sh", "-c", "echo other"]), dict(base, tty=True),
                 dict(base, sandbox_permissions="with_additional_permissions",
-                     additional_permissions={"write": ["/tmp"]})]
+                     additional_permissions={"write": [extra]})]
     for v in variants:
         rid = c.next_id
         c.next_id += 1
@@ -101,7 +103,7 @@ def test_escalation_and_session_cache(t):
         a = next_approval()
         t.ok(a["id"] > 0, "a request that differs asks again (%s)" % [k for k in v if v[k] != base.get(k)])
         w.corral("deny", str(a["id"]))
-        c.read_msg()
+        c.read_reply()
     other = w.connect("agent-2")
     rid = other.next_id
     other.next_id += 1
@@ -109,7 +111,7 @@ def test_escalation_and_session_cache(t):
     a = next_approval()
     t.ok(True, "another connection (another agent session) is asked again")
     w.corral("deny", str(a["id"]))
-    other.read_msg()
+    other.read_reply()
     other.close()
     c.close()
 
@@ -168,7 +170,10 @@ def test_risk_hints(t):
     t.ok("touches .git" not in r, "a URL ending in .git or a .github name does not touch .git", r)
     r = risks_of(*esc, "cp", "hook", ".git/hooks/pre-commit")
     t.ok("touches .git" in r, "a path into .git does", r)
+    # Extra write roots must exist: the server resolves them before it asks.
     sibling = w.ws.rstrip("/") + "2"
+    os.makedirs(sibling, exist_ok=True)
+    os.makedirs(os.path.join(w.ws, "out"), exist_ok=True)
     r = risks_of("--sandbox-permissions", "with_additional_permissions", "--add-write", sibling,
                  "--justification", "j", "--", "true")
     t.ok("writes outside the workspace" in r, "a sibling directory sharing the prefix is outside", r)

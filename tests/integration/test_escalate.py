@@ -380,12 +380,45 @@ def test_denial_retry_denied(t):
 
 
 def test_denial_retry_once(t):
-    p = exec_bg("--", "sh", "-c", "echo 'permission denied' >&2; exit 1")
+    target = os.path.join(outside, "once")
+    p = exec_bg("--", "sh", "-c", "touch %s; exit 1" % target)
     a = next_approval("retry")
     w.corral("approve", str(a["id"]))
     out, err = p.communicate(timeout=TIMEOUT)
-    t.ok("exited with code 1" in out and "permission denied" in out, "the retry failing again is the answer", out)
+    t.ok("exited with code 1" in out and os.path.exists(target), "the retry failing again is the answer", out)
     t.eq(json.loads(w.corral("approvals", "--json").stdout), [], "never a second retry")
+
+
+def test_retry_needs_a_sandbox_shaped_failure(t):
+    """Item 11: a keyword in the output is not a sandbox denial."""
+    r = w.corral("exec", "-C", w.ws, "--", "sh", "-c", "echo 'git@host: Permission denied (publickey).' >&2; exit 1")
+    t.ok("exited with code 1" in r.stdout, "'Permission denied' with no path is not the sandbox's doing: the reply "
+         "comes at once", r.stdout)
+    own = os.path.join(w.ws, "locked")
+    os.makedirs(own, exist_ok=True)
+    os.chmod(own, 0o500)
+    try:
+        r = w.corral("exec", "-C", w.ws, "--", "sh", "-c", "echo x > %s/f || true; echo 'Permission denied: %s/f' "
+                     ">&2; exit 1" % (own, own))
+    finally:
+        os.chmod(own, 0o700)
+    t.ok("exited with code 1" in r.stdout, "a denial inside the workspace (the host's own permissions) is not "
+         "retried", r.stdout)
+    t.eq(json.loads(w.corral("approvals", "--json").stdout), [], "no retry was asked")
+
+
+def test_no_retry_when_nobody_can_answer(t):
+    """Item 11: with no screen attached and no timeout, nobody could answer
+    a retry: the exec must not hang on one."""
+    lone = World()
+    lone.start_server()
+    try:
+        r = lone.corral("exec", "-C", lone.ws, "--", "touch", os.path.join(outside, "lone"))
+        t.ok("exited with code 1" in r.stdout and "Read-only file system" in r.stdout,
+             "the failed run's reply comes at once", r.stdout + r.stderr)
+        t.eq(json.loads(lone.corral("approvals", "--json").stdout), [], "and no retry waits for an answer")
+    finally:
+        lone.cleanup()
 
 
 def test_no_retry_for_other_failures(t):
@@ -427,7 +460,9 @@ if __name__ == "__main__":
                           test_escalate_wider_sandbox, test_escalate_forbidden_by_rule, test_escalate_requester_gone,
                           test_escalated_ends_with_session, test_channel_is_requests_only, test_channel_flood_capped, test_bash_hook, test_bash_hook_keeps_user_prompt_command,
                           test_zsh_hook, test_denial_retry_approved, test_denial_retry_denied,
-                          test_denial_retry_once, test_no_retry_for_other_failures, test_session_policy_never,
+                          test_denial_retry_once, test_retry_needs_a_sandbox_shaped_failure,
+                          test_no_retry_when_nobody_can_answer, test_no_retry_for_other_failures,
+                          test_session_policy_never,
                           test_yield_extended_while_waiting])
     finally:
         shutil.rmtree(outside, ignore_errors=True)

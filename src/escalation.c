@@ -1,0 +1,388 @@
+/*
+ * escalation.c - see escalation.h.
+ */
+#include "config.h"
+
+#include "escalation.h"
+
+#include "gate_server.h"
+#include "launch.h"
+#include "pathres.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define ARGV_MAX 1024
+
+/* One request from inside a session, alive while its requester is. */
+typedef struct chan_ticket {
+    gate_ticket t;  /* first: the gate hands it back */
+    link_t node;    /* in srv->escalations */
+    server_t *srv;
+    int session;
+    int reply;      /* the requester's reply socket */
+    uv_poll_t poll; /* on reply: the requester going away */
+    bool polling;
+    int stdio[3];   /* escalate: the requester's 0, 1, 2 */
+    int approval;
+    bool running;   /* escalate: the command has started */
+    sb_child child;
+    bool released;
+} chan_ticket;
+
+static void reply(chan_ticket *c, json_t *msg)
+{
+    char *s = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (s && c->reply >= 0)
+        (void)!send(c->reply, s, strlen(s), MSG_NOSIGNAL | MSG_DONTWAIT);
+    free(s);
+}
+
+static void reply_state(chan_ticket *c, const char *state, const char *message)
+{
+    reply(c, json_pack("{s:s, s:s?}", "state", state, "message", message));
+}
+
+static void log_event(chan_ticket *c, const char *name, json_t *fields)
+{
+    session_t *s = server_find(c->srv, c->session);
+    if (s && s->events)
+        eventlog_write(s->events, name, fields, true);
+    else
+        json_decref(fields);
+}
+
+static void on_poll_closed(uv_handle_t *h)
+{
+    chan_ticket *c = h->data;
+    if (c->reply >= 0)
+        close(c->reply);
+    free(c);
+}
+
+/* The port's release: the request's fds go; the requester sees its reply
+ * socket end. */
+static void chan_release(gate_ticket *t)
+{
+    chan_ticket *c = (chan_ticket *)t;
+    c->released = true;
+    link_del(&c->node);
+    for (int i = 0; i < 3; i++)
+        if (c->stdio[i] >= 0)
+            close(c->stdio[i]);
+    if (c->polling) {
+        uv_close((uv_handle_t *)&c->poll, on_poll_closed);
+    } else {
+        if (c->reply >= 0)
+            close(c->reply);
+        free(c);
+    }
+}
+
+static void chan_pending(gate_ticket *t, int approval)
+{
+    chan_ticket *c = (chan_ticket *)t;
+    c->approval = approval;
+    reply(c, json_pack("{s:s, s:i}", "state", "pending", "approval", approval));
+}
+
+static void chan_settle(gate_ticket *t, gate_settle how, const char *message)
+{
+    chan_ticket *c = (chan_ticket *)t;
+    if (how == SETTLE_FAILED) {
+        char *text = xasprintf("%s: %s", t->g.origin == GATE_HOOK ? "corral" : "corral escalate", message);
+        reply_state(c, "failed", text);
+        free(text);
+        return;
+    }
+    reply_state(c, "denied", message);
+    if (how == SETTLE_FORBIDDEN) {
+        if (t->g.origin == GATE_HOOK)
+            log_event(c, "command_refused", json_pack("{s:s, s:s}", "line", t->g.line, "reason", message));
+        else
+            log_event(c, "escalation_refused",
+                      json_pack("{s:o, s:s}", "argv", proto_argv_json(t->g.argv), "reason", message));
+    }
+}
+
+/* An approved escalation: a child of the server, outside the session's
+ * sandbox (or in the widened one), with the requester's stdio. */
+static int start_escalated(chan_ticket *c, const gate_launch *l, char *err, size_t errlen)
+{
+    server_t *srv = c->srv;
+    session_t *s = server_find(srv, c->session);
+    if (!s || s->state != SESSION_RUNNING) {
+        snprintf(err, errlen, "the session has ended");
+        return -1;
+    }
+    spawn_request sr;
+    gate_spawn_request(&c->t.g, l, &sr);
+    sb_plan *plan = server_plan(srv, &sr, 0, false, err, errlen);
+    if (!plan)
+        return -1;
+    sb_stdio io = {.in = c->stdio[0], .out = c->stdio[1], .err = c->stdio[2], .tty = false, .chan = -1};
+    int rc = sb_launch(plan, &io, false, &c->child, err, errlen);
+    json_t *fields = json_pack("{s:o, s:s, s:s, s:s, s:i}", "argv", proto_argv_json(c->t.g.argv), "cwd", plan->cwd,
+                               "workspace", plan->workspace, "profile", plan->profile, "approval", c->approval);
+    sb_plan_free(plan);
+    free(plan);
+    for (int i = 0; i < 3; i++) {
+        close(c->stdio[i]);
+        c->stdio[i] = -1;
+    }
+    if (rc < 0) {
+        json_decref(fields);
+        return -1;
+    }
+    c->running = true;
+    json_object_set_new(fields, "pid", json_integer(c->child.pid));
+    log_event(c, "escalated", fields);
+    reply_state(c, "running", NULL);
+    return 0;
+}
+
+static int chan_launch(gate_ticket *t, const gate_launch *l, char *err, size_t errlen)
+{
+    chan_ticket *c = (chan_ticket *)t;
+    if (t->g.origin == GATE_HOOK) {
+        /* The line runs in the shell, in the session's own sandbox. */
+        reply_state(c, "run", NULL);
+        gate_done(t);
+        return 0;
+    }
+    return start_escalated(c, l, err, errlen);
+}
+
+static const gate_port chan_port = {
+    .pending = chan_pending, .launch = chan_launch, .settle = chan_settle, .release = chan_release};
+
+bool escalation_reaped(server_t *srv, pid_t pid, int status)
+{
+    for (link_t *l = srv->escalations.next; l != &srv->escalations; l = l->next) {
+        chan_ticket *c = link_entry(l, chan_ticket, node);
+        if (!c->running || c->child.pid != pid)
+            continue;
+        sb_child_feed(&c->child);
+        int st = sb_child_status(&c->child, status);
+        if (c->child.error && !c->child.ready)
+            reply_state(c, "failed", c->child.error);
+        else
+            reply(c, json_pack("{s:s, s:i}", "state", "exited", "status", st));
+        log_event(c, "escalation_ended", json_pack("{s:i, s:i}", "approval", c->approval, "status", st));
+        sb_child_release(&c->child);
+        c->running = false;
+        gate_done(&c->t);
+        return true;
+    }
+    return false;
+}
+
+/* End c whatever state it is in: withdrawn while asked, killed while
+ * running (reaped later, then done), dropped otherwise. */
+static void end_request(chan_ticket *c)
+{
+    if (c->running)
+        launch_kill_tree(c->child.pid); /* escalation_reaped finishes it */
+    else
+        gate_withdraw(&c->t);
+}
+
+static void on_reply_event(uv_poll_t *h, int status, int events)
+{
+    (void)status;
+    (void)events;
+    chan_ticket *c = h->data;
+    char buf[256];
+    ssize_t n = recv(c->reply, buf, sizeof buf, MSG_DONTWAIT);
+    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+        return; /* nothing more is expected from the requester: ignored */
+    /* Gone: nothing of its request may go on. */
+    uv_poll_stop(&c->poll);
+    end_request(c);
+}
+
+/* ---- requests ------------------------------------------------------------------ */
+
+/* Where code in session x's sandbox could write: a symlink there may not
+ * be followed in a path it sends. */
+static char **writable_roots(server_t *srv, server_session *x)
+{
+    size_t n = 1;
+    for (char **w = x->sandbox.write; w && *w; w++)
+        n++;
+    n += srv->conf.sandbox.n_write;
+    char **out = xcalloc(n + 1, sizeof *out);
+    size_t k = 0;
+    out[k++] = xstrdup(x->workspace);
+    for (char **w = x->sandbox.write; w && *w; w++)
+        out[k++] = xstrdup(*w);
+    for (size_t i = 0; i < srv->conf.sandbox.n_write; i++)
+        out[k++] = xstrdup(srv->conf.sandbox.write[i]);
+    return out;
+}
+
+/* The gate request of session s, with its cwd resolved (-1 with err). */
+static int fill_request(chan_ticket *c, session_t *s, gate_origin origin, const char *cwd, char *err,
+                        size_t errlen)
+{
+    server_t *srv = c->srv;
+    server_session *x = srv_session(s);
+    gate_request *g = &c->t.g;
+    gate_request_init(g, origin);
+    g->requester = xstrdup(s->client ? s->client : "user");
+    g->session = s->id;
+    g->session_name = xstrdup(s->name);
+    g->cache = &x->approved;
+    g->tty = s->tty;
+    /* The session's own sandbox, deny entries and all: whatever widens it
+     * keeps them.  Its workspace stays its workspace. */
+    g->workspace = xstrdup(x->workspace);
+    g->base.profile = x->sandbox.profile ? xstrdup(x->sandbox.profile) : NULL;
+    g->base.write = proto_copy_argv(x->sandbox.write);
+    g->base.read = proto_copy_argv(x->sandbox.read);
+    g->base.deny = proto_copy_argv(x->sandbox.deny);
+    g->base.net = x->sandbox.net;
+    g->config_deny = srv->conf.sandbox.n_deny > 0;
+    g->policy = x->policy;
+    char **writable = writable_roots(srv, x);
+    char perr[PATH_MAX + 512];
+    g->cwd = pathres_resolve(cwd, writable, perr, sizeof perr);
+    proto_free_argv(writable);
+    if (!g->cwd) {
+        snprintf(err, errlen, "its working directory: %s", perr);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_escalate(chan_ticket *c, session_t *s, json_t *msg, char *err, size_t errlen)
+{
+    gate_request *g = &c->t.g;
+    proto_err e;
+    const char *reason = NULL;
+    size_t n = 0;
+    if (proto_get_argv(msg, "argv", true, &g->argv, &e) < 0 || !g->argv[0]) {
+        snprintf(err, errlen, "escalate needs a non-empty 'argv'");
+        return -1;
+    }
+    while (g->argv[n])
+        n++;
+    if (n > ARGV_MAX) {
+        snprintf(err, errlen, "too many arguments");
+        return -1;
+    }
+    if (proto_get_argv(msg, "write", false, &g->write, &e) < 0 ||
+        proto_get_bool(msg, "network", false, &g->network, &e) < 0 ||
+        proto_get_string(msg, "reason", false, &reason, &e) < 0) {
+        snprintf(err, errlen, "%s", e.message);
+        return -1;
+    }
+    char **writable = writable_roots(c->srv, srv_session(s));
+    for (char **w = g->write; w && *w; w++) {
+        char perr[PATH_MAX + 512];
+        char *canon = pathres_resolve(*w, writable, perr, sizeof perr);
+        if (!canon) {
+            snprintf(err, errlen, "write path: %s", perr);
+            proto_free_argv(writable);
+            return -1;
+        }
+        free(*w);
+        *w = canon;
+    }
+    proto_free_argv(writable);
+    g->sandbox = g->network || (g->write && g->write[0]) ? SANDBOX_MORE_PERMISSIONS : SANDBOX_ESCALATED;
+    if (reason && *reason)
+        g->justification = sanitize_text(reason, strlen(reason), 1000);
+    return 0;
+}
+
+static int read_check(chan_ticket *c, json_t *msg, char *err, size_t errlen)
+{
+    gate_request *g = &c->t.g;
+    proto_err e;
+    const char *shell = NULL, *line = NULL;
+    if (proto_get_string(msg, "shell", true, &shell, &e) < 0 || proto_get_string(msg, "line", true, &line, &e) < 0) {
+        snprintf(err, errlen, "%s", e.message);
+        return -1;
+    }
+    if (strcmp(shell, "bash") != 0 && strcmp(shell, "zsh") != 0)
+        shell = "sh";
+    g->argv = xcalloc(4, sizeof *g->argv);
+    g->argv[0] = xstrdup(shell);
+    g->argv[1] = xstrdup("-c");
+    g->argv[2] = xstrdup(line);
+    g->line = xstrdup(line);
+    g->sandbox = SANDBOX_DEFAULT;
+    return 0;
+}
+
+void escalation_request(server_t *srv, session_t *s, const char *verb, json_t *msg, int reply_fd, int stdio[3])
+{
+    chan_ticket *c = xcalloc(1, sizeof *c);
+    c->srv = srv;
+    c->session = s->id;
+    c->reply = reply_fd;
+    for (int i = 0; i < 3; i++)
+        c->stdio[i] = stdio[i];
+    link_add(&srv->escalations, &c->node);
+    fcntl(c->reply, F_SETFL, fcntl(c->reply, F_GETFL) | O_NONBLOCK);
+    bool escalate = strcmp(verb, "escalate") == 0;
+    char err[PATH_MAX + 600];
+    const char *cwd = json_string_value(json_object_get(msg, "cwd"));
+    int rc = -1;
+    if (!escalate && strcmp(verb, "check") != 0)
+        snprintf(err, sizeof err, "unknown verb (escalate, check)");
+    else if (escalate && (stdio[0] < 0 || stdio[1] < 0 || stdio[2] < 0))
+        snprintf(err, sizeof err, "escalate needs the requester's stdin, stdout and stderr");
+    else if (fill_request(c, s, escalate ? GATE_ESCALATE : GATE_HOOK, cwd, err, sizeof err) == 0)
+        rc = escalate ? read_escalate(c, s, msg, err, sizeof err) : read_check(c, msg, err, sizeof err);
+    if (rc < 0) {
+        reply_state(c, "failed", err);
+        gate_request_free(&c->t.g);
+        chan_release(&c->t);
+        return;
+    }
+    uv_poll_init(srv->loop, &c->poll, c->reply);
+    c->poll.data = c;
+    c->polling = true;
+    uv_poll_start(&c->poll, UV_READABLE | UV_DISCONNECT, on_reply_event);
+    gate_submit(srv, &c->t, &chan_port);
+}
+
+size_t escalation_open_count(server_t *srv, int id)
+{
+    size_t n = 0;
+    for (link_t *l = srv->escalations.next; l != &srv->escalations; l = l->next)
+        n += link_entry(l, chan_ticket, node)->session == id;
+    return n;
+}
+
+/* End every request of session id (0: all). */
+static void end_requests(server_t *srv, int id)
+{
+    link_t *l = srv->escalations.next;
+    while (l != &srv->escalations) {
+        chan_ticket *c = link_entry(l, chan_ticket, node);
+        l = l->next;
+        if (id && c->session != id)
+            continue;
+        end_request(c); /* may free c, never another entry */
+    }
+}
+
+void escalation_session_ended(server_t *srv, int id)
+{
+    end_requests(srv, id);
+}
+
+void escalation_shutdown(server_t *srv)
+{
+    end_requests(srv, 0);
+}

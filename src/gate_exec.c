@@ -1,0 +1,287 @@
+/*
+ * gate_exec.c - exec requests into the gate (DESIGN section 4 steps 2-3):
+ * an exec's sandbox fields (sandbox_permissions, additional_permissions,
+ * justification, prefix_rule) are read and checked, its paths resolved,
+ * and it goes through gate_submit like every other request.  This port
+ * starts an allowed command as a session whose reply goes to the requester
+ * (its yield held while a human decides), remembers "for this session"
+ * answers on the requester's connection (an agent's session), and offers
+ * the one retry without the sandbox when a run failed like a sandbox
+ * denial.
+ */
+#include "config.h"
+
+#include "gate_server.h"
+#include "pathres.h"
+#include "safety.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct exec_ticket {
+    gate_ticket t; /* first: the gate hands it back */
+    conn_t *conn;
+    json_t *id;
+    exec_params p;
+    char *name;
+    int rows, cols;
+    link_t conn_node;      /* in conn->gated until it is launched */
+    int approval;          /* the request a human answered, for the log */
+    char **run_roots;      /* where the launched run could write */
+    /* The retry: the failed run's reply, held while the user decides. */
+    json_t *failed_reply;
+    int failed_session;
+} exec_ticket;
+
+static void exec_release(gate_ticket *t)
+{
+    exec_ticket *e = (exec_ticket *)t;
+    link_del(&e->conn_node);
+    json_decref(e->id);
+    json_decref(e->failed_reply);
+    free(e->name);
+    proto_free_argv(e->run_roots);
+    conn_unref(e->conn);
+    free(e);
+}
+
+static void exec_pending(gate_ticket *t, int approval)
+{
+    exec_ticket *e = (exec_ticket *)t;
+    e->approval = approval;
+    /* The requester is told what it waits for and how it ends. */
+    char *msg = xasprintf("waiting for a human to approve request %d: answer it in the supervisor screen "
+                          "(corral), or with corral approve %d / corral deny %d%s",
+                          approval, approval, approval,
+                          server_someone_can_answer(t->srv) ? "" : " (no screen is attached now)");
+    conn_send(e->conn, json_pack("{s:s, s:i, s:s}", "event", "approval_pending", "approval", approval, "message",
+                                 msg));
+    free(msg);
+}
+
+static void exec_settle(gate_ticket *t, gate_settle how, const char *message)
+{
+    exec_ticket *e = (exec_ticket *)t;
+    if (e->conn->closing)
+        return;
+    if (e->failed_reply) {
+        /* No retry (declined, or it could not start): the first run's
+         * answer stands. */
+        conn_send(e->conn, e->failed_reply);
+        e->failed_reply = NULL;
+        return;
+    }
+    const char *code = how == SETTLE_FORBIDDEN ? PERR_FORBIDDEN_BY_POLICY
+                       : how == SETTLE_DENIED  ? PERR_DENIED
+                                               : PERR_SPAWN;
+    conn_reply_error(e->conn, e->id, code, message ? message : "it did not run");
+}
+
+static bool on_run_ended(session_t *s, json_t *reply, const char *text, size_t len, void *user);
+
+static void keep_run_roots(exec_ticket *e, const gate_launch *l)
+{
+    static char *const always[] = {"/tmp", "/dev", NULL};
+    proto_free_argv(e->run_roots);
+    size_t n = 0;
+    while (l->write && l->write[n])
+        n++;
+    e->run_roots = xcalloc(n + 4, sizeof *e->run_roots);
+    size_t k = 0;
+    if (l->workspace)
+        e->run_roots[k++] = xstrdup(l->workspace);
+    for (size_t i = 0; i < n; i++)
+        e->run_roots[k++] = xstrdup(l->write[i]);
+    for (char *const *a = always; *a; a++)
+        e->run_roots[k++] = xstrdup(*a);
+}
+
+static int exec_launch(gate_ticket *t, const gate_launch *l, char *err, size_t errlen)
+{
+    exec_ticket *e = (exec_ticket *)t;
+    conn_t *c = e->conn;
+    if (c->closing) {
+        snprintf(err, errlen, "the requester went away");
+        return -1;
+    }
+    spawn_request r;
+    gate_spawn_request(&t->g, l, &r);
+    r.name = e->name;
+    r.rows = e->rows;
+    r.cols = e->cols;
+    char *warning = NULL;
+    session_t *s = server_start_session(t->srv, &r, c->client, err, errlen, &warning);
+    if (!s)
+        return -1;
+    link_del(&e->conn_node); /* launched: its waiter follows the connection now */
+    if (warning) {
+        conn_send(c, json_pack("{s:s, s:i, s:s}", "event", "warning", "session", s->id, "message", warning));
+        free(warning);
+    }
+    if (t->g.asked_human)
+        eventlog_write(s->events, "approved",
+                       json_pack("{s:i, s:s}", "approval", e->approval, "answer", approval_answer_name(t->g.answer)),
+                       false);
+    if (t->g.origin == GATE_RETRY)
+        eventlog_write(s->events, "retry_of", json_pack("{s:i}", "session", e->failed_session), false);
+    json_decref(e->failed_reply);
+    e->failed_reply = NULL;
+    keep_run_roots(e, l);
+    waiter_start(c, e->id, s, e->p.yield_ms, 0, e->p.max_tokens, e->p.stream, e->p.raw);
+    waiter_set_exit_hook(s, on_run_ended, e);
+    return 0;
+}
+
+static const gate_port exec_port = {
+    .pending = exec_pending, .launch = exec_launch, .settle = exec_settle, .release = exec_release};
+
+/* The wait of a launched run ended (reply NULL: the requester went away).
+ * An exited sandboxed run that failed like a sandbox denial may be asked
+ * again without the sandbox: its reply is then held. */
+static bool on_run_ended(session_t *s, json_t *reply, const char *text, size_t len, void *user)
+{
+    exec_ticket *e = user;
+    json_t *code = reply ? json_object_get(reply, "exit_code") : NULL;
+    if (!code || e->conn->closing) {
+        gate_done(&e->t);
+        return false;
+    }
+    gate_run run = {
+        .exit_code = (int)json_integer_value(code),
+        .output = text,
+        .len = len,
+        .setup_failed = s->child.error != NULL && !s->child.ready,
+        .streamed = e->p.stream,
+        .unconfined = strcmp(s->profile, "full") == 0,
+        .write_roots = e->run_roots,
+        .someone_can_answer = server_someone_can_answer(e->t.srv),
+    };
+    e->failed_reply = reply; /* taken over if the gate asks */
+    e->failed_session = s->id;
+    link_add(&e->conn->gated, &e->conn_node); /* in the gate again: withdrawn if the requester goes */
+    if (gate_finished(&e->t, &run))
+        return true; /* e may be gone already */
+    e->failed_reply = NULL;
+    gate_done(&e->t);
+    return false;
+}
+
+/* The sandbox fields of an exec request, into g. */
+static int read_permissions(json_t *req, gate_request *g, proto_err *e)
+{
+    const char *sp = NULL, *justification = NULL;
+    if (proto_get_string(req, "sandbox_permissions", false, &sp, e) < 0 ||
+        proto_get_string(req, "justification", false, &justification, e) < 0 ||
+        proto_get_argv(req, "prefix_rule", false, &g->prefix_rule, e) < 0)
+        return -1;
+    if (!sp || strcmp(sp, "use_default") == 0)
+        g->sandbox = SANDBOX_DEFAULT;
+    else if (strcmp(sp, "require_escalated") == 0)
+        g->sandbox = SANDBOX_ESCALATED;
+    else if (strcmp(sp, "with_additional_permissions") == 0)
+        g->sandbox = SANDBOX_MORE_PERMISSIONS;
+    else
+        return proto_fail(e, PERR_BAD_REQUEST, "field 'sandbox_permissions' must be \"use_default\", "
+                          "\"require_escalated\" or \"with_additional_permissions\""), -1;
+    json_t *extra = json_object_get(req, "additional_permissions");
+    if (extra && !json_is_object(extra))
+        return proto_fail(e, PERR_BAD_REQUEST, "field 'additional_permissions' must be an object"), -1;
+    if (extra && (proto_get_argv(extra, "write", false, &g->write, e) < 0 ||
+                  proto_get_bool(extra, "network", false, &g->network, e) < 0))
+        return -1;
+    if (g->sandbox == SANDBOX_MORE_PERMISSIONS && !g->network && !(g->write && g->write[0]))
+        return proto_fail(e, PERR_BAD_REQUEST, "with_additional_permissions needs 'additional_permissions' with "
+                          "'write' paths or 'network': true"), -1;
+    if (g->sandbox != SANDBOX_MORE_PERMISSIONS) {
+        proto_free_argv(g->write); /* asked only with more permissions */
+        g->write = NULL;
+        g->network = false;
+    }
+    char why[300];
+    if (g->prefix_rule && g->prefix_rule[0] && !safety_rule_prefix_allowed(g->prefix_rule, why, sizeof why))
+        return proto_fail(e, PERR_BAD_REQUEST, "prefix_rule is refused: %s", why), -1;
+    if (justification)
+        g->justification = sanitize_text(justification, strlen(justification), 1000);
+    return 0;
+}
+
+/* cwd and the extra write roots, as the server resolves them. */
+static int resolve_paths(gate_request *g, const char *cwd, proto_err *e)
+{
+    char err[PATH_MAX + 512];
+    struct stat st;
+    if (stat(cwd, &st) < 0 || !S_ISDIR(st.st_mode))
+        return proto_fail(e, PERR_SPAWN, "working directory '%s' does not exist or is not a directory", cwd), -1;
+    g->cwd = pathres_resolve(cwd, NULL, err, sizeof err);
+    if (!g->cwd)
+        return proto_fail(e, PERR_SPAWN, "working directory: %s", err), -1;
+    g->workspace = xstrdup(g->cwd);
+    /* A symlink inside what the command may write could be re-pointed
+     * by the time an approved request runs again. */
+    char **writable = xcalloc(2, sizeof *writable);
+    writable[0] = g->workspace;
+    for (size_t i = 0; g->write && g->write[i]; i++) {
+        char *canon = pathres_resolve(g->write[i], writable, err, sizeof err);
+        if (!canon) {
+            free(writable);
+            return proto_fail(e, PERR_BAD_REQUEST, "additional write path: %s", err), -1;
+        }
+        free(g->write[i]);
+        g->write[i] = canon;
+    }
+    free(writable);
+    return 0;
+}
+
+void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const exec_params *p)
+{
+    server_t *srv = c->srv;
+    exec_ticket *e = xcalloc(1, sizeof *e);
+    link_init(&e->conn_node);
+    e->conn = c;
+    c->refs++;
+    e->id = json_incref(id);
+    e->p = *p;
+    e->name = r->name ? xstrdup(r->name) : NULL;
+    e->rows = r->rows;
+    e->cols = r->cols;
+    gate_request *g = &e->t.g;
+    gate_request_init(g, GATE_EXEC);
+    g->requester = xstrdup(c->client ? c->client : "user");
+    g->cache = &c->approved;
+    g->argv = proto_copy_argv(r->argv);
+    g->tty = r->tty;
+    g->policy = r->policy ? *r->policy : srv->policy;
+    g->config_deny = srv->conf.sandbox.n_deny > 0;
+    g->base.profile = r->profile ? xstrdup(r->profile) : NULL;
+    g->base.write = proto_copy_argv(r->write);
+    g->base.read = proto_copy_argv(r->read);
+    g->base.deny = proto_copy_argv(r->deny);
+    g->base.net = r->net;
+    proto_err pe;
+    if (read_permissions(req, g, &pe) < 0 || resolve_paths(g, r->cwd, &pe) < 0) {
+        conn_reply_error(c, id, pe.code, pe.message);
+        gate_request_free(g);
+        json_decref(e->id);
+        free(e->name);
+        conn_unref(c);
+        free(e);
+        return;
+    }
+    link_add(&c->gated, &e->conn_node);
+    gate_submit(srv, &e->t, &exec_port);
+}
+
+void gate_exec_conn_closed(conn_t *c)
+{
+    /* The requester is gone: its requests are withdrawn (clients close
+     * their dialogs), and nothing runs. */
+    while (!link_empty(&c->gated)) {
+        exec_ticket *e = link_entry(c->gated.next, exec_ticket, conn_node);
+        link_del(&e->conn_node);
+        gate_withdraw(&e->t);
+    }
+}

@@ -1,0 +1,286 @@
+/*
+ * gate_server.c - see gate_server.h.
+ */
+#include "config.h"
+
+#include "gate_server.h"
+#include "paths.h"
+#include "plan.h"
+#include "rules_ws.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- rules --------------------------------------------------------------------- */
+
+static void log_rules_text(const char *what, const char *text)
+{
+    size_t n = strlen(text);
+    while (n && text[n - 1] == '\n')
+        n--;
+    server_log("%s%.*s", what, (int)n, text);
+}
+
+/* srv->rules_error follows what rules_ws could not load; attached screens
+ * learn of a change now, not at their next start. */
+static void refresh_rules_error(server_t *srv)
+{
+    char *now = rules_ws_errors(srv->rules_ws);
+    bool same = (!now && !srv->rules_error) || (now && srv->rules_error && strcmp(now, srv->rules_error) == 0);
+    free(srv->rules_error);
+    srv->rules_error = now;
+    if (!same) {
+        server_broadcast(srv, json_pack("{s:s, s:s?}", "event", "rules", "rules_error", now));
+        if (now)
+            log_rules_text("rules not loaded: ", now);
+    }
+}
+
+const rules_t *gate_rules_for(server_t *srv, const char *ws)
+{
+    char *note = NULL;
+    bool changed = false;
+    const rules_t *r = rules_ws_for(srv->rules_ws, ws, &note, &changed);
+    if (note)
+        log_rules_text("", note);
+    free(note);
+    if (changed)
+        refresh_rules_error(srv);
+    return r;
+}
+
+/* "p": the gate's derived rule, appended to the user's default.rules. */
+static int save_rule(server_t *srv, char **tokens, char *err, size_t errlen)
+{
+    size_t n = 0;
+    while (tokens[n])
+        n++;
+    char *dir = paths_config_dir();
+    char *path = xasprintf("%s/rules/default.rules", dir);
+    free(dir);
+    char perr[512];
+    int rc = rules_append_prefix_rule(path, tokens, n, perr, sizeof perr);
+    if (rc < 0)
+        snprintf(err, errlen, "cannot save the rule: %s", perr);
+    free(path);
+    if (rc == 0) {
+        rules_ws_reload_user(srv->rules_ws);
+        refresh_rules_error(srv);
+    }
+    return rc;
+}
+
+/* ---- the state machine, driven ----------------------------------------------------- */
+
+void gate_done(gate_ticket *t)
+{
+    if (t->done)
+        return;
+    t->done = true;
+    link_del(&t->node);
+    gate_request_free(&t->g);
+    t->port->release(t);
+}
+
+static void settle(gate_ticket *t, gate_settle how, const char *message)
+{
+    t->port->settle(t, how, message);
+    gate_done(t);
+}
+
+static void step(gate_ticket *t, gate_next next);
+
+static void on_answer(approval_t *a, approval_answer answer, const char *note, double waited, void *user)
+{
+    (void)a;
+    gate_ticket *t = user;
+    t->approval = NULL;
+    /* The requester's yield does not run out while a human decides. */
+    session_t *s = t->g.session ? server_find(t->srv, t->g.session) : NULL;
+    if (s)
+        waiter_extend(s, (uint64_t)(waited * 1000.0));
+    step(t, gate_answer(&t->g, answer, note));
+}
+
+static int on_accept(approval_t *a, approval_answer answer, char *err, size_t errlen, void *user)
+{
+    (void)a;
+    gate_ticket *t = user;
+    if (answer != ANSWER_PERSIST)
+        return 0;
+    if (!t->g.persist) {
+        snprintf(err, errlen, "\"always\" cannot be offered for this request (%s); answer once or for this session",
+                 t->g.persist_refusal ? t->g.persist_refusal : "no rule can be made of it");
+        return -1;
+    }
+    return save_rule(t->srv, t->g.persist, err, errlen);
+}
+
+void gate_spawn_request(const gate_request *g, const gate_launch *l, spawn_request *r)
+{
+    memset(r, 0, sizeof *r);
+    r->argv = g->argv;
+    r->cwd = l->cwd;
+    r->workspace = l->workspace;
+    r->profile = l->profile;
+    r->write = l->write;
+    r->read = l->read;
+    r->deny = l->deny;
+    r->net = l->net;
+    r->kind = SESSION_EXEC;
+    r->tty = g->tty;
+    r->policy = &g->policy;
+}
+
+/* Would t run once approved?  Its widened sandbox is compiled (and
+ * thrown away) before anyone is asked: a request that cannot run must not
+ * cost a human a decision. */
+static bool can_run(gate_ticket *t, char *err, size_t errlen)
+{
+    if (t->g.origin == GATE_HOOK)
+        return true; /* the shell runs it, in the session's own sandbox */
+    gate_launch l;
+    gate_widen(&t->g, &l);
+    spawn_request r;
+    gate_spawn_request(&t->g, &l, &r);
+    sb_plan *plan = server_plan(t->srv, &r, 0, false, err, errlen);
+    gate_launch_free(&l);
+    if (!plan)
+        return false;
+    sb_plan_free(plan);
+    free(plan);
+    return true;
+}
+
+static void ask(gate_ticket *t)
+{
+    char err[2048];
+    if (!can_run(t, err, sizeof err)) {
+        char *msg = xasprintf("it cannot run as asked, so nobody was asked: %s", err);
+        settle(t, SETTLE_FAILED, msg);
+        free(msg);
+        return;
+    }
+    t->approval = approval_submit(&t->srv->approvals, t->g.session, gate_request_json(&t->g), on_answer, on_accept,
+                                  t);
+    if (t->port->pending)
+        t->port->pending(t, approval_id(t->approval));
+}
+
+static void launch(gate_ticket *t)
+{
+    gate_launch l;
+    gate_widen(&t->g, &l);
+    gate_launched(&t->g);
+    char err[2048];
+    int rc = t->port->launch(t, &l, err, sizeof err);
+    gate_launch_free(&l);
+    if (rc < 0)
+        settle(t, SETTLE_FAILED, err);
+}
+
+static void step(gate_ticket *t, gate_next next)
+{
+    switch (next) {
+    case GATE_ASK:
+        ask(t);
+        break;
+    case GATE_LAUNCH:
+        launch(t);
+        break;
+    case GATE_REFUSE:
+        settle(t, SETTLE_FORBIDDEN, t->g.message);
+        break;
+    case GATE_DENY:
+        settle(t, SETTLE_DENIED, t->g.message);
+        break;
+    case GATE_REPLY:
+        settle(t, SETTLE_NO_RETRY, NULL);
+        break;
+    case GATE_DROP:
+        gate_done(t);
+        break;
+    }
+}
+
+void gate_submit(server_t *srv, gate_ticket *t, const gate_port *port)
+{
+    t->srv = srv;
+    t->port = port;
+    link_add(&srv->tickets, &t->node);
+    const rules_t *rules = gate_rules_for(srv, t->g.workspace ? t->g.workspace : t->g.cwd);
+    step(t, gate_judge(&t->g, rules, rules_ws_builtin(srv->rules_ws)));
+}
+
+void gate_withdraw(gate_ticket *t)
+{
+    if (t->approval)
+        approval_withdraw(&t->srv->approvals, t->approval); /* on_answer drops it */
+    else if (t->g.state != GATE_LAUNCHED)
+        gate_done(t);
+}
+
+bool gate_finished(gate_ticket *t, const gate_run *run)
+{
+    gate_next next = gate_after_run(&t->g, run);
+    if (next == GATE_REPLY)
+        return false;
+    step(t, next);
+    return true;
+}
+
+/* ---- start and end ------------------------------------------------------------- */
+
+static void hook_broadcast(void *user, json_t *ev)
+{
+    server_broadcast(user, ev);
+}
+
+static void hook_session_log(void *user, int session, const char *event, json_t *fields)
+{
+    session_t *s = server_find(user, session);
+    if (s && s->events)
+        eventlog_write(s->events, event, fields, true);
+    else
+        json_decref(fields);
+}
+
+static const approval_hooks queue_hooks = {.broadcast = hook_broadcast, .session_log = hook_session_log};
+
+void gate_server_start(server_t *srv)
+{
+    srv->policy.approval = APPROVAL_ON_REQUEST;
+    if (srv->conf.approval_policy)
+        approval_policy_parse(srv->conf.approval_policy, &srv->policy.approval);
+    srv->policy.granular_sandbox_approval = srv->conf.granular_sandbox_approval;
+    srv->policy.granular_rules = srv->conf.granular_rules;
+    srv->rules_ws = rules_ws_new();
+    rules_ws_builtin(srv->rules_ws);
+    rules_ws_reload_user(srv->rules_ws);
+    refresh_rules_error(srv);
+    approval_queue_init(&srv->approvals, srv->loop, srv->conf.approval_timeout_ms, &queue_hooks, srv);
+    char *path = xasprintf("%s/approvals.jsonl", srv->state_dir);
+    char err[512];
+    if (approval_queue_open_log(&srv->approvals, path, err, sizeof err) < 0)
+        server_log("approvals are not logged: %s", err);
+    free(path);
+}
+
+void gate_server_shutdown(server_t *srv)
+{
+    approval_queue_shutdown(&srv->approvals); /* every question withdrawn: nothing waits */
+    /* What still waits in the gate ends; what was launched is ended by
+     * its owner (a session's waiter, a running escalation). */
+    for (link_t *l = srv->tickets.next; l != &srv->tickets;) {
+        gate_ticket *t = link_entry(l, gate_ticket, node);
+        l = l->next;
+        if (t->g.state != GATE_LAUNCHED)
+            gate_withdraw(t);
+    }
+    rules_ws_free(srv->rules_ws);
+    srv->rules_ws = NULL;
+    free(srv->rules_error);
+    srv->rules_error = NULL;
+}

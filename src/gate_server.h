@@ -1,0 +1,96 @@
+/*
+ * gate_server.h - the one gate inside the server: every request past a
+ * sandbox (gate.h) goes through gate_submit, whatever its origin.  The
+ * state machine says what happens; this drives it: the rules for the
+ * request's workspace, the approval queue (approvals.h), the check that an
+ * approved request can actually run before anyone is asked, "always"
+ * rules saved, the session's wait extended while a human decides, and the
+ * origin's port for the parts that differ (how it launches, how its
+ * requester hears the outcome).
+ *
+ * Ports: gate_exec.c (exec requests from clients), escalation.c (corral
+ * escalate and the shell hooks' checks, from inside sessions).
+ *
+ * Server-internal.
+ */
+#ifndef CORRAL_GATE_SERVER_H
+#define CORRAL_GATE_SERVER_H
+
+#include "gate.h"
+#include "server_int.h"
+
+typedef struct gate_ticket gate_ticket;
+
+/* How a request ends without running (mapped by each port to its wire). */
+typedef enum gate_settle {
+    SETTLE_FORBIDDEN, /* the policy refused it, or it could not be asked */
+    SETTLE_DENIED,    /* a human said no, or nobody answered in time */
+    SETTLE_FAILED,    /* it was allowed but cannot run (bad path, plan, spawn) */
+    SETTLE_NO_RETRY,  /* the retry was declined: the first run's reply stands */
+} gate_settle;
+
+typedef struct gate_port {
+    /* It waits for a human now, as request approval (may be NULL). */
+    void (*pending)(gate_ticket *t, int approval);
+    /* Run it as l says.  0; or -1 with err (it then settles as FAILED).
+     * The port owns the ticket from here and calls gate_done when it is
+     * finished with it (at once, or when what it started ends). */
+    int (*launch)(gate_ticket *t, const gate_launch *l, char *err, size_t errlen);
+    /* Nothing runs: tell the requester message.  The gate then calls
+     * gate_done. */
+    void (*settle)(gate_ticket *t, gate_settle how, const char *message);
+    /* Free the port's struct around t (the request is freed already). */
+    void (*release)(gate_ticket *t);
+} gate_port;
+
+/* A request in the gate.  A port embeds it first in its own struct. */
+struct gate_ticket {
+    gate_request g;
+    server_t *srv;
+    const gate_port *port;
+    approval_t *approval; /* while a human decides */
+    link_t node;          /* in srv->tickets */
+    bool done;
+};
+
+/* Start t (g filled in by its port): judged, then refused, asked for, or
+ * launched. */
+void gate_submit(server_t *srv, gate_ticket *t, const gate_port *port);
+/* The requester is gone: a pending question is withdrawn (clients close
+ * their dialogs) and nothing runs.  t is freed unless its port launched
+ * something it still owns. */
+void gate_withdraw(gate_ticket *t);
+/* A launched exec finished with run: true when the gate took it over (the
+ * one retry is asked, or runs from the cache); false, the caller replies
+ * as usual and then calls gate_done. */
+bool gate_finished(gate_ticket *t, const gate_run *run);
+/* The port is finished with t: it leaves the gate and is freed. */
+void gate_done(gate_ticket *t);
+
+/* The session request that runs g as l says (pointers into both; the
+ * caller sets name, size and pinning). */
+void gate_spawn_request(const gate_request *g, const gate_launch *l, spawn_request *r);
+
+/* The rules for a request in workspace ws: the user's, plus ws's own when
+ * the user trusts it; what changed on disk is reloaded first and attached
+ * screens hear of rules that could not be loaded. */
+const rules_t *gate_rules_for(server_t *srv, const char *ws);
+/* Start-up and shutdown of the policy: settings, rules, queue, log. */
+void gate_server_start(server_t *srv);
+void gate_server_shutdown(server_t *srv);
+
+/* ---- gate_exec.c: exec requests (corral exec, an agent's exec_command) ---- */
+typedef struct exec_params {
+    uint32_t yield_ms;
+    int64_t max_tokens;
+    bool stream, raw;
+} exec_params;
+/* Judge r with its sandbox fields from req (sandbox_permissions,
+ * additional_permissions, justification, prefix_rule), then run it, ask
+ * for it, or refuse it; the reply to id comes when it has run (or was
+ * refused).  r is copied. */
+void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const exec_params *p);
+/* c is closing: its requests still in the gate are withdrawn. */
+void gate_exec_conn_closed(conn_t *c);
+
+#endif
