@@ -143,12 +143,11 @@ static char *current_dir(void)
     return getcwd(buf, sizeof buf) ? xstrdup(buf) : xstrdup("/");
 }
 
-/* PATH made absolute (it need not exist yet). */
+/* PATH made absolute, as typed: symlinks are not resolved here.  The
+ * server resolves it and refuses a symlink the sandbox could re-point, so
+ * what the user approves is what the server checked. */
 static char *absolute(const char *path, const char *cwd)
 {
-    char buf[PATH_MAX];
-    if (realpath(path, buf))
-        return xstrdup(buf);
     return path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", cwd, path);
 }
 
