@@ -120,8 +120,7 @@ static gate_next ask_or_cached(gate_request *g)
     bool cached = g->cache && gate_cache_has(g->cache, key);
     free(key);
     if (cached) {
-        g->state = GATE_CACHED;
-        g->state = GATE_WIDENED;
+        g->state = GATE_CACHED; /* launched as it is: an answer covers it */
         return GATE_LAUNCH;
     }
     g->state = GATE_ASKED;
