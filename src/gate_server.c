@@ -128,6 +128,7 @@ void gate_spawn_request(const gate_request *g, const gate_launch *l, spawn_reque
     r->write = l->write;
     r->read = l->read;
     r->deny = l->deny;
+    r->resolved_write = g->sandbox == SANDBOX_MORE_PERMISSIONS ? g->write : NULL;
     r->net = l->net;
     r->kind = SESSION_EXEC;
     r->tty = g->tty;

@@ -144,6 +144,9 @@ typedef struct spawn_request {
     const char *name;
     const char *profile; /* NULL: the configured default */
     char **write, **read, **deny;
+    /* Write roots the server resolved at request time: each must still be
+     * bound from exactly that path when the plan is compiled. */
+    char *const *resolved_write;
     int net;             /* -1: the profile's */
     session_kind kind;
     bool tty, pinned;

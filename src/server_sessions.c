@@ -201,6 +201,26 @@ static const char *const *session_set_env(session_kind kind, bool tty)
     return kind == SESSION_EXEC ? exec_env : tty ? tty_env : pipe_env;
 }
 
+/* Each path the server resolved when the request came (and a human may
+ * have approved) is bound from exactly that path: had a component become a
+ * symlink since, compiling would have followed it somewhere else.  (After
+ * this the init opens every mount source without following symlinks, so a
+ * later swap fails the setup instead.) */
+static bool binds_exactly(const sb_plan *plan, char *const *resolved, char *err, size_t errlen)
+{
+    for (char *const *w = resolved; w && *w; w++) {
+        bool found = false;
+        for (size_t i = 0; i < plan->n_mounts && !found; i++)
+            found = plan->mounts[i].kind == SB_M_BIND && plan->mounts[i].src && strcmp(plan->mounts[i].src, *w) == 0;
+        if (!found) {
+            snprintf(err, errlen, "write root %s changed since it was asked for (it no longer resolves to itself: "
+                     "a symlink?); it was not run", *w);
+            return false;
+        }
+    }
+    return true;
+}
+
 sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, char *err, size_t errlen)
 {
     sb_profile prof;
@@ -247,6 +267,8 @@ sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, 
     sb_profile_free(&prof);
     free(set_env);
     shellhook_free(hook_argv, hook_env);
+    if (rc == 0 && !plan->unconfined && !binds_exactly(plan, r->resolved_write, err, errlen))
+        rc = -1;
     if (rc < 0) {
         sb_plan_free(plan);
         free(plan);
