@@ -12,6 +12,7 @@
 #include "client.h"
 #include "paths.h"
 #include "proto.h"
+#include "quote.h"
 #include "server.h"
 #include "uexec.h"
 #include "util.h"
@@ -257,17 +258,10 @@ static void print_table(json_t *r)
     json_array_foreach(list, i, s) {
         char age[16];
         format_age(json_real_value(json_object_get(s, "age_seconds")), age, sizeof age);
-        json_t *cmd = json_object_get(s, "command");
-        buf_t line;
-        buf_init(&line);
-        size_t k;
-        json_t *a;
-        json_array_foreach(cmd, k, a) {
-            if (k)
-                buf_putc(&line, ' ');
-            buf_puts(&line, json_string_value(a));
-        }
-        char *shown = sanitize_text(line.data ? line.data : "", line.len, 60);
+        /* The command shell-quoted; a long one cut with a mark saying so. */
+        char *line = client_quote_argv(json_object_get(s, "command"));
+        char *shown = quote_shorten(line, 60);
+        free(line);
         char *name = sanitize_text(json_string_value(json_object_get(s, "name")),
                                    strlen(json_string_value(json_object_get(s, "name"))), 16);
         char *client = sanitize_text(json_string_value(json_object_get(s, "client")),
@@ -285,7 +279,6 @@ static void print_table(json_t *r)
         free(shown);
         free(name);
         free(client);
-        buf_free(&line);
     }
     printf("%lld live, %lld stored of %lld\n", (long long)json_integer_value(json_object_get(r, "live")),
            (long long)json_integer_value(json_object_get(r, "stored")),
