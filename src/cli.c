@@ -506,8 +506,8 @@ static int verb_new(int argc, char **argv)
 
 /* ---- exec ----------------------------------------------------------------------- */
 
-/* A session's output goes to stdout exactly when stdout is a pipe or a
- * file; on a terminal its control characters are made visible first (as
+/* A session's output goes to stdout byte for byte when stdout is a pipe or
+ * a file; on a terminal its control characters are made visible first (as
  * cat -v shows them, but for newline, tab and carriage return), so that
  * what a command prints cannot act on the user's terminal: an OSC 52 would
  * write their clipboard, an OSC 0 their title, and a DECRQSS or CSI 21t
@@ -553,7 +553,6 @@ static void out_reply_text(json_t *text)
     if (n == 0 || s[n - 1] != '\n')
         out_write(&o, "\n", 1, true);
 }
-
 
 static void on_raw_event(json_t *ev, void *user)
 {
