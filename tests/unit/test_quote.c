@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "quote.h"
 
 /* quote_argv_display of the NULL-terminated words equals want. */
@@ -216,6 +217,22 @@ static void cat_v_streams_across_any_split(void **state)
     free(whole);
 }
 
+/* Clients show the server's "command" line; from a server without it,
+ * the argv quoted the same way. */
+static void clients_show_the_same_line(void **state)
+{
+    (void)state;
+    json_t *a = json_pack("{s:[s,s,s]}", "argv", "echo", "it's", "a\nb");
+    char *s = client_approval_command(a);
+    assert_string_equal(s, "echo 'it'\\''s' $'a\\nb'");
+    free(s);
+    json_object_set_new(a, "command", json_string("echo from-the-server \xe2\x80\xae"));
+    s = client_approval_command(a);
+    assert_string_equal(s, "echo from-the-server \\u202e"); /* guarded all the same */
+    free(s);
+    json_decref(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +247,7 @@ int main(void)
         cmocka_unit_test(a_shortened_line_says_so),
         cmocka_unit_test(cat_v_makes_controls_visible),
         cmocka_unit_test(cat_v_streams_across_any_split),
+        cmocka_unit_test(clients_show_the_same_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
