@@ -12,6 +12,7 @@
 #include "client.h"
 #include "paths.h"
 #include "proto.h"
+#include "quote.h"
 #include "server.h"
 #include "uexec.h"
 #include "util.h"
@@ -257,17 +258,10 @@ static void print_table(json_t *r)
     json_array_foreach(list, i, s) {
         char age[16];
         format_age(json_real_value(json_object_get(s, "age_seconds")), age, sizeof age);
-        json_t *cmd = json_object_get(s, "command");
-        buf_t line;
-        buf_init(&line);
-        size_t k;
-        json_t *a;
-        json_array_foreach(cmd, k, a) {
-            if (k)
-                buf_putc(&line, ' ');
-            buf_puts(&line, json_string_value(a));
-        }
-        char *shown = sanitize_text(line.data ? line.data : "", line.len, 60);
+        /* The command shell-quoted; a long one cut with a mark saying so. */
+        char *line = client_quote_argv(json_object_get(s, "command"));
+        char *shown = quote_shorten(line, 60);
+        free(line);
         char *name = sanitize_text(json_string_value(json_object_get(s, "name")),
                                    strlen(json_string_value(json_object_get(s, "name"))), 16);
         char *client = sanitize_text(json_string_value(json_object_get(s, "client")),
@@ -285,7 +279,6 @@ static void print_table(json_t *r)
         free(shown);
         free(name);
         free(client);
-        buf_free(&line);
     }
     printf("%lld live, %lld stored of %lld\n", (long long)json_integer_value(json_object_get(r, "live")),
            (long long)json_integer_value(json_object_get(r, "stored")),
@@ -513,13 +506,57 @@ static int verb_new(int argc, char **argv)
 
 /* ---- exec ----------------------------------------------------------------------- */
 
-typedef struct raw_state {
-    bool broken; /* stdout went away */
-} raw_state;
+/* A session's output goes to stdout byte for byte when stdout is a pipe or
+ * a file; on a terminal its control characters are made visible first (as
+ * cat -v shows them, but for newline, tab and carriage return), so that
+ * what a command prints cannot act on the user's terminal: an OSC 52 would
+ * write their clipboard, an OSC 0 their title, and a DECRQSS or CSI 21t
+ * makes the terminal answer into its own input, as if typed. */
+typedef struct out_state {
+    bool tty;        /* stdout is a terminal */
+    quote_catv catv; /* a character split between two writes */
+    bool broken;     /* stdout went away */
+} out_state;
+
+static void out_init(out_state *o)
+{
+    *o = (out_state){.tty = isatty(STDOUT_FILENO) == 1};
+}
+
+/* Write a session's output to stdout (final: nothing follows). */
+static void out_write(out_state *o, const char *s, size_t len, bool final)
+{
+    if (o->broken)
+        return;
+    if (!o->tty) {
+        if (write_all(STDOUT_FILENO, s, len) < 0)
+            o->broken = true;
+        return;
+    }
+    buf_t b;
+    buf_init(&b);
+    quote_catv_write(&o->catv, &b, s, len, final);
+    if (b.len && write_all(STDOUT_FILENO, b.data, b.len) < 0)
+        o->broken = true;
+    buf_free(&b);
+}
+
+/* A reply's "text" (the envelope), ending in a newline. */
+static void out_reply_text(json_t *text)
+{
+    out_state o;
+    out_init(&o);
+    fflush(stdout);
+    size_t n = json_string_length(text);
+    const char *s = json_string_value(text);
+    out_write(&o, s ? s : "", n, true);
+    if (n == 0 || s[n - 1] != '\n')
+        out_write(&o, "\n", 1, true);
+}
 
 static void on_raw_event(json_t *ev, void *user)
 {
-    raw_state *st = user;
+    out_state *st = user;
     const char *kind = json_string_value(json_object_get(ev, "event"));
     if (kind && strcmp(kind, "warning") == 0) {
         fprintf(stderr, "corral: warning: %s\n", json_string_value(json_object_get(ev, "message")));
@@ -530,8 +567,8 @@ static void on_raw_event(json_t *ev, void *user)
     json_t *d = json_object_get(ev, "data_b64");
     size_t n;
     char *bytes = base64_decode(json_string_value(d), json_string_length(d), &n);
-    if (bytes && write_all(STDOUT_FILENO, bytes, n) < 0)
-        st->broken = true;
+    if (bytes)
+        out_write(st, bytes, n, false);
     free(bytes);
 }
 
@@ -665,9 +702,12 @@ static int verb_exec(int argc, char **argv)
         return err_status;
     }
     char err[1024];
-    raw_state st = {0};
+    out_state st;
+    out_init(&st);
     json_t *r = client_call(&c, req, raw ? on_raw_event : on_exec_event, &st, err, sizeof err);
     client_close(&c);
+    if (raw)
+        out_write(&st, "", 0, true); /* a character the stream ended inside */
     if (!r) {
         fprintf(stderr, "corral: %s\n", err);
         return err_status;
@@ -683,11 +723,7 @@ static int verb_exec(int argc, char **argv)
     if (raw) {
         status = (int)json_integer_value(json_object_get(r, "exit_code"));
     } else {
-        json_t *text = json_object_get(r, "text");
-        fwrite(json_string_value(text), 1, json_string_length(text), stdout);
-        size_t n = json_string_length(text);
-        if (n == 0 || json_string_value(text)[n - 1] != '\n')
-            fputc('\n', stdout);
+        out_reply_text(json_object_get(r, "text"));
     }
     json_decref(r);
     return status;
@@ -755,10 +791,7 @@ static int write_stdin(long id, const char *chars, size_t len, long yield, long 
     client_close(&c);
     if (!r)
         return EXIT_ERR;
-    json_t *t = json_object_get(r, "text");
-    fwrite(json_string_value(t), 1, json_string_length(t), stdout);
-    if (json_string_length(t) == 0 || json_string_value(t)[json_string_length(t) - 1] != '\n')
-        fputc('\n', stdout);
+    out_reply_text(json_object_get(r, "text"));
     json_decref(r);
     return 0;
 }
@@ -1085,6 +1118,9 @@ static const verb verbs[] = {
      "  -r, --raw             print the command's output as it comes, untruncated,\n"
      "                        and exit with its status (128+N for signal N); corral's\n"
      "                        own errors exit 125.  Interrupting corral kills the command.\n"
+     "On a terminal, control characters in the output show as cat -v shows them\n"
+     "(^[ for ESC), so the command's escape sequences cannot act on it; to a pipe\n"
+     "the output is unchanged (exact bytes with --raw).  The same for send and poll.\n"
      "\nEvery command passes corral's exec policy first (corral.rules(5)): a forbidden\n"
      "one is refused, one that needs approval waits until someone answers in the\n"
      "supervisor screen or with corral approve/deny; a denial exits 1 (125 with --raw)\n"
@@ -1158,14 +1194,16 @@ static const verb verbs[] = {
     {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
     {"approvals", verb_approvals, "approvals [--json]",
      "List the requests waiting for approval, oldest first: id, who asks, age,\n"
-     "the exact command, why the policy asks and the agent's reason.\n"},
+     "the whole command (shell-quoted, never cut; invisible characters escaped as\n"
+     "in bash's $'...'), its kind, directory and permissions (and whether it runs\n"
+     "OUTSIDE the sandbox), why the policy asks and the agent's reason.\n"},
     {"approve", verb_approve, "approve [--session | --persist] ID",
      "Approve request ID: once (default), --session (this exact request for the rest\n"
      "of the requester's session), or --persist (and save a prefix_rule in\n"
      "~/.config/corral/rules/default.rules).  The first answer wins.\n"},
     {"deny", verb_deny, "deny [--note TEXT] [--stop] ID",
      "Deny request ID; --note tells the agent what to do instead; --stop also ends\n"
-     "what asked (a command from inside a session).\n"},
+     "what asked (a command from inside a session).  Options may follow the ID.\n"},
     {"escalate", verb_escalate, "escalate [-w PATH]... [--net] [--reason TEXT] -- CMD [ARG...]",
      "Inside a corral session: ask the user to run CMD outside the session's\n"
      "sandbox, or with -w/--net in a wider one.  The request goes to the supervisor\n"

@@ -7,12 +7,15 @@
 
 #include "cli.h"
 #include "client.h"
+#include "quote.h"
 #include "util.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXIT_USAGE 2
 
@@ -33,19 +36,92 @@ static json_t *call(const char *cmd, json_t *fields)
     return r;
 }
 
-/* argv as one line, each word quoted when it needs it. */
-static void print_argv(json_t *argv)
+/* What each kind of request is, for a reader who has not seen it before. */
+static const char *kind_text(const char *kind)
 {
-    size_t i;
-    json_t *a;
-    json_array_foreach(argv, i, a) {
-        const char *s = json_string_value(a);
-        char *clean = sanitize_text(s ? s : "", strlen(s ? s : ""), 400);
-        bool plain = *clean && strspn(clean, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
-                                   strlen(clean);
-        printf("%s%s%s%s", i ? " " : "", plain ? "" : "'", clean, plain ? "" : "'");
-        free(clean);
+    static const char *const kinds[][2] = {
+        {"exec", "a command an agent asked to run"},
+        {"escalate", "corral escalate, from inside a session"},
+        {"command", "a command line typed in a session's shell"},
+        {"retry", "run again without the sandbox, which denied it"},
+    };
+    for (size_t i = 0; kind && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kind, kinds[i][0]) == 0)
+            return kinds[i][1];
+    return "";
+}
+
+/* A string of the request as text a terminal cannot act on: its invisible
+ * and control characters written as escapes; NULL if v is not a string.
+ * Caller frees. */
+static char *visible(json_t *v)
+{
+    return json_is_string(v) ? quote_text_visible(json_string_value(v), json_string_length(v)) : NULL;
+}
+
+static char *field(json_t *a, const char *key)
+{
+    return visible(json_object_get(a, key));
+}
+
+/* One request, every line "  name: value" under a heading line, so that
+ * nothing of it is cut or hidden: the complete command line (each word
+ * shell-quoted, see quote_argv_display), what kind of request it is, where
+ * it runs and with which rights.  Escalated: a line of its own says it
+ * runs OUTSIDE the sandbox (in bold red on a colour terminal). */
+static void print_request(json_t *a, bool color)
+{
+    char *client = field(a, "client"), *kind = field(a, "kind");
+    printf("request %lld from %s", (long long)json_integer_value(json_object_get(a, "id")), client ? client : "?");
+    json_int_t session = json_integer_value(json_object_get(a, "session"));
+    if (session) {
+        char *name = field(a, "session_name");
+        printf(", session %lld%s%s%s", (long long)session, name ? " (" : "", name ? name : "", name ? ")" : "");
+        free(name);
     }
+    printf(", waiting %.0fs\n", json_number_value(json_object_get(a, "age_seconds")));
+    char *cmd = client_approval_command(a);
+    printf("  command: %s\n", cmd);
+    free(cmd);
+    printf("  kind: %s (%s)\n", kind ? kind : "?", kind_text(json_string_value(json_object_get(a, "kind"))));
+    json_t *cwd = json_object_get(a, "cwd");
+    char *dir = quote_word_display(json_is_string(cwd) ? json_string_value(cwd) : "?");
+    printf("  cwd: %s\n", dir);
+    free(dir);
+    json_t *perm = json_object_get(a, "permissions");
+    const char *sandbox = json_string_value(json_object_get(perm, "sandbox"));
+    json_t *write = json_object_get(perm, "write");
+    char *roots = json_array_size(write) ? client_quote_argv(write) : xstrdup("none");
+    printf("  permissions: sandbox %s; extra write: %s; network: %s\n", sandbox ? sandbox : "?", roots,
+           json_is_true(json_object_get(perm, "network")) ? "yes" : "no");
+    free(roots);
+    if (sandbox && strcmp(sandbox, "escalated") == 0)
+        printf("  %sruns OUTSIDE the sandbox: nothing confines what it does%s\n", color ? "\033[1;31m" : "",
+               color ? "\033[0m" : "");
+    char *reason = field(a, "reason"), *rule = field(a, "rule"), *why = field(a, "justification");
+    printf("  why it asks: %s%s%s%s\n", reason ? reason : "?", rule ? " (rule `" : "", rule ? rule : "",
+           rule ? "`)" : "");
+    if (why)
+        printf("  the agent says: %s\n", why);
+    free(reason);
+    free(rule);
+    free(why);
+    json_t *risks = json_object_get(a, "risks");
+    for (size_t i = 0; i < json_array_size(risks); i++) {
+        char *r = visible(json_array_get(risks, i));
+        printf("%s%s", i ? ", " : "  risks: ", r ? r : "?");
+        free(r);
+    }
+    if (json_array_size(risks))
+        printf("\n");
+    json_t *prefix = json_object_get(a, "prefix_rule");
+    if (json_array_size(prefix)) {
+        char *p = client_quote_argv(prefix);
+        printf("  approve --persist would always allow: %s\n", p);
+        free(p);
+    }
+    free(client);
+    free(kind);
 }
 
 int cli_approvals(int argc, char **argv, const char *usage, const char *help)
@@ -74,14 +150,12 @@ int cli_approvals(int argc, char **argv, const char *usage, const char *help)
         json_t *a;
         if (json_array_size(list) == 0)
             printf("no requests waiting (policy %s)\n", json_string_value(json_object_get(r, "policy")));
+        const char *nc = getenv("NO_COLOR");
+        bool color = isatty(STDOUT_FILENO) && !(nc && *nc);
         json_array_foreach(list, i, a) {
-            printf("%-5lld %-12s %4.0fs  ", (long long)json_integer_value(json_object_get(a, "id")),
-                   json_string_value(json_object_get(a, "client")),
-                   json_number_value(json_object_get(a, "age_seconds")));
-            print_argv(json_object_get(a, "argv"));
-            const char *reason = json_string_value(json_object_get(a, "reason"));
-            const char *why = json_string_value(json_object_get(a, "justification"));
-            printf("\n      %s%s%s\n", reason ? reason : "", why ? "; the agent says: " : "", why ? why : "");
+            if (i)
+                printf("\n");
+            print_request(a, color);
         }
     }
     const char *rules_error = json_string_value(json_object_get(r, "rules_error"));
@@ -96,11 +170,18 @@ static int answer(int argc, char **argv, const char *usage, const char *help, bo
     static const struct option opts[] = {{"session", no_argument, NULL, 's'}, {"persist", no_argument, NULL, 'p'},
                                          {"note", required_argument, NULL, 'n'}, {"stop", no_argument, NULL, 'S'},
                                          {"help", no_argument, NULL, 'h'}, {0}};
-    const char *scope = "once", *note = NULL;
-    bool stop = false;
+    const char *scope = "once", *note = NULL, *id_arg = NULL;
+    bool stop = false, extra = false;
     int ch;
-    while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    /* "-": the id is returned in place (as option 1), so options may come
+     * before or after it (corral deny 7 --note X), whatever POSIXLY_CORRECT
+     * says. */
+    while ((ch = getopt_long(argc, argv, "-h", opts, NULL)) != -1) {
         switch (ch) {
+        case 1:
+            extra = extra || id_arg;
+            id_arg = optarg;
+            break;
         case 's': scope = "session"; break;
         case 'p': scope = "persist"; break;
         case 'n': note = optarg; break;
@@ -109,9 +190,13 @@ static int answer(int argc, char **argv, const char *usage, const char *help, bo
         default: return EXIT_USAGE;
         }
     }
+    for (; optind < argc; optind++) { /* after "--" */
+        extra = extra || id_arg;
+        id_arg = argv[optind];
+    }
     char *end = NULL;
-    long id = optind < argc ? strtol(argv[optind], &end, 10) : 0;
-    if (optind + 1 != argc || !end || *end || id <= 0) {
+    long id = id_arg ? strtol(id_arg, &end, 10) : 0;
+    if (extra || !end || *end || id <= 0 || id > INT32_MAX) {
         fprintf(stderr, "corral: give one request id (corral approvals lists them)\nusage: corral %s\n", usage);
         return EXIT_USAGE;
     }

@@ -5,6 +5,7 @@
 
 #include "client.h"
 #include "paths.h"
+#include "quote.h"
 #include "server.h"
 #include "util.h"
 
@@ -124,6 +125,27 @@ int client_connect(client_t *c, const char *client_name, bool autostart, char *e
     if (connect_common(c, client_name, autostart, err, errlen) < 0)
         return -1;
     return finish_hello(c, err, errlen);
+}
+
+char *client_quote_argv(json_t *argv)
+{
+    size_t n = json_array_size(argv);
+    char **words = xcalloc(n + 1, sizeof *words);
+    for (size_t i = 0; i < n; i++) {
+        const char *w = json_string_value(json_array_get(argv, i));
+        words[i] = (char *)(w ? w : "");
+    }
+    char *line = quote_argv_display(words);
+    free(words);
+    return line;
+}
+
+char *client_approval_command(json_t *approval)
+{
+    json_t *cmd = json_object_get(approval, "command");
+    if (json_is_string(cmd)) /* already quoted: this only guards the terminal */
+        return quote_text_visible(json_string_value(cmd), json_string_length(cmd));
+    return client_quote_argv(json_object_get(approval, "argv"));
 }
 
 const char *client_error_message(json_t *reply, char *buf, size_t buflen)

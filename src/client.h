@@ -38,6 +38,15 @@ json_t *client_call(client_t *c, json_t *req, client_event_fn on_event, void *us
 
 void client_close(client_t *c);
 
+/* A JSON array of strings (an argv) as quote_argv_display shows it.
+ * Caller frees. */
+char *client_quote_argv(json_t *argv);
+/* An approval request's command line for a person to read: the server's
+ * "command" (the argv it will run, through quote_argv_display), or, from a
+ * server that does not send one, its "argv" quoted here the same way.
+ * Caller frees. */
+char *client_approval_command(json_t *approval);
+
 /* "code: message" of an error reply, or NULL if it is not one. */
 const char *client_error_message(json_t *reply, char *buf, size_t buflen);
 

@@ -12,6 +12,7 @@
 
 #include "session.h"
 #include "proto.h"
+#include "quote.h"
 #include "uexec.h"
 
 #include <errno.h>
@@ -36,33 +37,6 @@ static char read_buf[READ_CHUNK];
 static double rec_time(const session_t *s)
 {
     return now_sec() - s->started_mono;
-}
-
-char *session_command_line(char *const *argv)
-{
-    buf_t b;
-    buf_init(&b);
-    for (size_t i = 0; argv && argv[i]; i++) {
-        const char *a = argv[i];
-        if (i)
-            buf_putc(&b, ' ');
-        bool plain = *a != '\0';
-        for (const char *p = a; *p && plain; p++)
-            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-", *p) != NULL;
-        if (plain) {
-            buf_puts(&b, a);
-            continue;
-        }
-        buf_putc(&b, '\'');
-        for (const char *p = a; *p; p++) {
-            if (*p == '\'')
-                buf_puts(&b, "'\\''");
-            else
-                buf_putc(&b, *p);
-        }
-        buf_putc(&b, '\'');
-    }
-    return buf_steal(&b);
 }
 
 static const char *signal_name(int sig, char *tmp, size_t tmplen)
@@ -469,7 +443,7 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
     free(path);
     if (!s->events)
         goto fail;
-    cmdline = session_command_line(s->argv);
+    cmdline = quote_argv_display(s->argv);
     path = xasprintf("%s/output.cast", s->dir);
     s->cast = cast_open(path, cols, rows, s->created, cmdline, s->name, s->tty ? "xterm-256color" : "dumb",
                         err, errlen);

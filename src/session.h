@@ -147,7 +147,5 @@ void session_free(session_t *s);
 
 /* "running", "exited 0", "killed (SIGKILL)"... into out. */
 void session_state_text(const session_t *s, char *out, size_t outlen);
-/* The command as one shell-quoted line. Caller frees. */
-char *session_command_line(char *const *argv);
 
 #endif

@@ -44,63 +44,24 @@ size_t uexec_approx_tokens(size_t bytes)
     return bytes / UEXEC_BYTES_PER_TOKEN + (bytes % UEXEC_BYTES_PER_TOKEN != 0);
 }
 
-/* Length of the valid UTF-8 character at s, or 0 with *bad set to the length
- * of the maximal invalid subpart (at least 1), following Unicode's "U+FFFD
- * substitution of maximal subparts" as Rust and Python do. */
-static size_t utf8_char(const unsigned char *s, size_t len, size_t *bad)
-{
-    unsigned c = s[0];
-    *bad = 1;
-    if (c < 0x80)
-        return 1;
-    size_t n;
-    unsigned lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c == 0xe0)
-        n = 3, lo = 0xa0;
-    else if (c >= 0xe1 && c <= 0xec)
-        n = 3;
-    else if (c == 0xed)
-        n = 3, hi = 0x9f;
-    else if (c >= 0xee && c <= 0xef)
-        n = 3;
-    else if (c == 0xf0)
-        n = 4, lo = 0x90;
-    else if (c >= 0xf1 && c <= 0xf3)
-        n = 4;
-    else if (c == 0xf4)
-        n = 4, hi = 0x8f;
-    else
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if (i >= len)
-            return *bad = i, 0;
-        unsigned b = s[i];
-        unsigned l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xbf;
-        if (b < l || b > h)
-            return *bad = i, 0;
-    }
-    return n;
-}
-
 char *uexec_lossy_utf8(const char *s, size_t len, size_t *out_len)
 {
     buf_t b;
     buf_init(&b);
     buf_reserve(&b, len);
-    const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     while (i < len) {
-        /* Copy the longest valid run in one go. */
-        size_t run = i, bad = 0, n;
-        while (run < len && (n = utf8_char(u + run, len - run, &bad)) > 0)
+        /* Copy the longest valid run in one go; then one U+FFFD for each
+         * maximal invalid subpart (a truncated character at the end is one). */
+        size_t run = i, n = 0;
+        int32_t cp = 0;
+        while (run < len && (n = utf8_decode(s + run, len - run, &cp), cp >= 0))
             run += n;
-        buf_append(&b, u + i, run - i);
+        buf_append(&b, s + i, run - i);
         i = run;
         if (i < len) {
             buf_append(&b, "\xef\xbf\xbd", 3);
-            i += bad;
+            i += n;
         }
     }
     if (out_len)

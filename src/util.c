@@ -272,102 +272,24 @@ int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-/* Length of the UTF-8 sequence starting at s (1..4), or 0 if it is invalid
- * or incomplete within len bytes; *incomplete says which. */
-static size_t utf8_seq_len(const unsigned char *s, size_t len, bool *incomplete)
-{
-    *incomplete = false;
-    unsigned c = s[0];
-    size_t n;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    else if (c >= 0xc2 && c <= 0xdf)
-        n = 2, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4, min = 0x10000;
-    else
-        return 0;
-    unsigned cp = c & (0x3f >> (n - 1));
-    for (size_t i = 1; i < n; i++) {
-        if (i >= len) {
-            *incomplete = true;
-            return 0;
-        }
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
-size_t utf8_complete_prefix(const char *s, size_t len)
-{
-    /* Only the last three bytes can start an incomplete sequence. */
-    size_t start = len > 3 ? len - 3 : 0;
-    for (size_t i = start; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0xc0) {
-            bool incomplete;
-            utf8_seq_len((const unsigned char *)s + i, len - i, &incomplete);
-            if (incomplete)
-                return i;
-        }
-    }
-    return len;
-}
-
 char *sanitize_text(const char *s, size_t len, size_t max)
 {
     buf_t b;
     buf_init(&b);
     buf_reserve(&b, len < max ? len : max);
-    const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     while (i < len) {
-        bool incomplete;
-        size_t n = utf8_seq_len(u + i, len - i, &incomplete);
-        size_t out = n ? n : 1;
-        if (b.len + out > max)
+        int32_t cp;
+        size_t n = utf8_decode(s + i, len - i, &cp);
+        /* One '?' for each invalid subpart, each C0, DEL and C1 control. */
+        bool bad = cp < 0 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
+        if (b.len + (bad ? 1 : n) > max)
             break;
-        if (n == 0 || (n == 1 && (u[i] < 0x20 || u[i] == 0x7f)) ||
-            (n == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0)) {
+        if (bad)
             buf_putc(&b, '?');
-            i += n ? n : 1;
-            continue;
-        }
-        buf_append(&b, u + i, n);
+        else
+            buf_append(&b, s + i, n);
         i += n;
     }
     return buf_steal(&b);
-}
-
-size_t utf8_put_scalar(uint32_t c, char *out)
-{
-    if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        c = 0xfffd;
-    if (c < 0x80) {
-        out[0] = (char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        out[0] = (char)(0xc0 | c >> 6);
-        out[1] = (char)(0x80 | (c & 0x3f));
-        return 2;
-    }
-    if (c < 0x10000) {
-        out[0] = (char)(0xe0 | c >> 12);
-        out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-        out[2] = (char)(0x80 | (c & 0x3f));
-        return 3;
-    }
-    out[0] = (char)(0xf0 | c >> 18);
-    out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-    out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-    out[3] = (char)(0x80 | (c & 0x3f));
-    return 4;
 }

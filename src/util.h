@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "utf8.h" /* the UTF-8 decoder and encoder, which many users of util.h want */
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -56,15 +58,9 @@ int mkdir_p(const char *path, unsigned mode);
 int write_all(int fd, const void *buf, size_t len);
 
 /* Replace control characters (C0, DEL, C1) and invalid UTF-8 in s with '?'
- * so that text from outside can be shown or logged safely.  Returns a new
+ * (one for each invalid subpart, see utf8_decode) so that text from
+ * outside can be shown or logged safely.  Returns a new
  * string cut to at most max bytes (on a character boundary). */
 char *sanitize_text(const char *s, size_t len, size_t max);
-
-/* Length of the longest prefix of s[0..len) that does not end in the middle
- * of a UTF-8 sequence (an incomplete final sequence is held back). */
-size_t utf8_complete_prefix(const char *s, size_t len);
-/* Encode one scalar into out (4 bytes room); anything that is not one
- * becomes U+FFFD.  Returns the length. */
-size_t utf8_put_scalar(uint32_t c, char *out);
 
 #endif

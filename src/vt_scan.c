@@ -100,6 +100,8 @@ unsigned vt_scan_modes(const vt_scan *s)
 /* Append to the hold buffer, growing it geometrically. */
 static void hold_append(vt_scan *s, const char *p, size_t n)
 {
+    if (n == 0)
+        return; /* nothing, and the buffer may not exist yet: no memcpy to NULL */
     if (s->hold_len + n > s->hold_cap) {
         size_t cap = s->hold_cap ? s->hold_cap : 64;
         while (cap < s->hold_len + n)
@@ -655,19 +657,13 @@ static void string_bytes(vt_scan *s, scan_pos *x)
     }
 }
 
-/* Length of the UTF-8 sequence a lead byte starts (1 if it starts none). */
-static size_t utf8_lead_len(unsigned char c)
-{
-    return c >= 0xf0 && c < 0xf8 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc0 && c < 0xe0 ? 2 : 1;
-}
-
 /* Complete a character cut off by the previous write from the start of this
  * one and feed it alone: libvterm keeps its decoder state across writes only
  * when the character opens the write.  Returns false if the whole input went
  * into the character and it is still incomplete. */
 static bool utf8_resume(vt_scan *s, scan_pos *x)
 {
-    size_t need = utf8_lead_len((unsigned char)s->utf8[0]);
+    size_t need = utf8_lead_length((unsigned char)s->utf8[0]);
     while (s->utf8_len < need && x->i < x->len && ((unsigned char)x->p[x->i] & 0xc0) == 0x80)
         s->utf8[s->utf8_len++] = x->p[x->i++];
     if (s->utf8_len < need && x->i == x->len)

@@ -5,85 +5,28 @@
  *
  * The dialog is a list of lines, each with a priority; on a screen too
  * small for all of them the least important go first (wrapped tails,
- * blanks, the footer...), so the command, the risks and the highlighted
- * option are the last to be lost.  Every line is clipped to the box, and
- * nothing the request carries reaches the terminal except as text drawn by
- * paint_text (control characters become '?').
+ * blanks, the footer...), so the command, "runs OUTSIDE the sandbox", the
+ * risks and the highlighted option are the last to be lost.  The command
+ * is the server's quoted line (quote_argv_display: every word whole and
+ * unambiguous, invisible characters as escapes), wrapped over as many
+ * lines as it needs; when the box cannot hold them all, its last line says
+ * how many bytes are left and the details view (v) shows every word.
+ * Every line is clipped to the box, and nothing the request carries
+ * reaches the terminal except as text drawn by paint_text (control
+ * characters become '?').
  */
 #include "config.h"
 
 #include "tui_int.h"
+#include "client.h"
+#include "quote.h"
 #include "util.h"
 
-#include <ctype.h>
 #include <curses.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- words ---------------------------------------------------------------------- */
-
-static bool plain_word(const char *w)
-{
-    if (!*w)
-        return false;
-    for (const unsigned char *p = (const unsigned char *)w; *p; p++)
-        if (!isalnum(*p) && !strchr("@%+=:,./_-", *p))
-            return false; /* non-ASCII too: a look-alike space must show */
-    return true;
-}
-
-static void quote_word(buf_t *b, const char *w)
-{
-    if (plain_word(w)) {
-        buf_puts(b, w);
-        return;
-    }
-    bool control = false;
-    for (const unsigned char *p = (const unsigned char *)w; *p; p++)
-        control = control || *p < 0x20 || *p == 0x7f;
-    if (!control) {
-        buf_putc(b, '\'');
-        for (const char *p = w; *p; p++)
-            buf_puts(b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
-        buf_putc(b, '\'');
-        return;
-    }
-    /* Bash's $'...' so a newline in a script shows as \n, not as a break
-     * that could hide what follows. */
-    buf_puts(b, "$'");
-    for (const unsigned char *p = (const unsigned char *)w; *p; p++) {
-        switch (*p) {
-        case '\n': buf_puts(b, "\\n"); break;
-        case '\t': buf_puts(b, "\\t"); break;
-        case '\r': buf_puts(b, "\\r"); break;
-        case '\\': buf_puts(b, "\\\\"); break;
-        case '\'': buf_puts(b, "\\'"); break;
-        default:
-            if (*p < 0x20 || *p == 0x7f)
-                buf_printf(b, "\\x%02x", *p);
-            else
-                buf_putc(b, (char)*p);
-        }
-    }
-    buf_putc(b, '\'');
-}
-
-char *approval_command_text(json_t *argv)
-{
-    buf_t b;
-    buf_init(&b);
-    size_t i;
-    json_t *w;
-    json_array_foreach(argv, i, w)
-    {
-        if (i)
-            buf_putc(&b, ' ');
-        quote_word(&b, json_string_value(w) ? json_string_value(w) : "");
-    }
-    return buf_steal(&b);
-}
 
 double approval_remaining(const ui_approval *a, double now)
 {
@@ -108,6 +51,15 @@ static const char *str(json_t *o, const char *key)
     return s ? s : "";
 }
 
+/* A string of the request with what a reader could not see (bidi
+ * overrides, zero-width and control characters) written as escapes, as
+ * corral approvals shows it.  Caller frees. */
+static char *visible(json_t *o, const char *key)
+{
+    const char *s = str(o, key);
+    return quote_text_visible(s, strlen(s));
+}
+
 /* ---- lines ------------------------------------------------------------------------ */
 
 typedef struct dline {
@@ -117,6 +69,7 @@ typedef struct dline {
     bool fill;   /* the whole width in e (the highlight, the field) */
     bool dim;    /* an option while keys are held */
     bool cursor; /* the text field: the cursor goes at its end */
+    bool cmd;    /* a line of the command */
 } dline;
 
 typedef struct dlines {
@@ -153,11 +106,26 @@ static void free_lines(dlines *L)
     free(L->v);
 }
 
+static int count_cmd(const dlines *L)
+{
+    int n = 0;
+    for (int i = 0; i < L->n; i++)
+        n += L->v[i].cmd;
+    return n;
+}
+
 static void drop_line(dlines *L, int i)
 {
     free(L->v[i].text);
     memmove(L->v + i, L->v + i + 1, (size_t)(L->n - i - 1) * sizeof *L->v);
     L->n--;
+}
+
+/* The length of the character at p (an invalid byte: 1). */
+static size_t one_char(const char *p)
+{
+    int32_t cp;
+    return utf8_decode(p, strlen(p), &cp);
 }
 
 /* lead + text in lines of at most w columns, broken at a space where one
@@ -190,8 +158,7 @@ static int add_wrapped(dlines *L, int prio, int prio_rest, theme_elem e, int w, 
                 fit = sp;
         }
         if (fit == 0 && *p) /* not even one character fits: show it anyway */
-            for (fit = 1; (p[fit] & 0xc0) == 0x80; fit++)
-                ;
+            fit = one_char(p);
         add_line(L, line ? prio_rest : prio, e, "%*s%.*s%s", line ? leadw : 0, line ? "" : lead, (int)fit, p,
                  last ? "\xe2\x80\xa6" : "");
         p += fit;
@@ -201,6 +168,49 @@ static int add_wrapped(dlines *L, int prio, int prio_rest, theme_elem e, int w, 
             p++;
     }
     free(joined);
+    return L->n - first;
+}
+
+/* The command line after lead, in lines of at most w columns, losing
+ * nothing at a break: a line breaks after a space where one is near, and
+ * the space stays on it.  At most maxlines lines (0: all); when the rest
+ * does not fit, the last line ends with a mark saying how many bytes are
+ * left and that the details view (v) shows them: never a silent cut. */
+static int add_command(dlines *L, int prio, int prio_rest, int w, int maxlines, const char *lead, const char *cmd)
+{
+    int first = L->n, leadw = paint_width(lead);
+    if (w < leadw + 8) {
+        lead = "";
+        leadw = 0;
+    }
+    int avail = w - leadw > 1 ? w - leadw : 1;
+    size_t len = strlen(cmd);
+    const char *p = cmd;
+    for (int line = 0; line == 0 || *p; line++) {
+        size_t fit = paint_fit(p, avail);
+        char mark[64] = "";
+        if (maxlines && line + 1 == maxlines && p[fit]) {
+            /* Room for the mark at its longest, then the mark itself. */
+            snprintf(mark, sizeof mark, "\xe2\x80\xa6[+%zu bytes: v shows all]", len);
+            int mw = paint_width(mark);
+            fit = avail > mw ? paint_fit(p, avail - mw) : 0;
+            snprintf(mark, sizeof mark, "\xe2\x80\xa6[+%zu bytes: v shows all]", len - (size_t)(p + fit - cmd));
+        } else if (p[fit] && fit > 0) {
+            size_t sp = fit;
+            while (sp > 0 && p[sp - 1] != ' ')
+                sp--;
+            if (sp > fit / 2)
+                fit = sp;
+        }
+        if (fit == 0 && *p && !mark[0])
+            fit = one_char(p);
+        dline *d = add_line(L, line ? prio_rest : prio, TH_DIALOG, "%*s%.*s%s", line ? leadw : 0, line ? "" : lead,
+                            (int)fit, p, mark);
+        d->cmd = true;
+        p += fit;
+        if (mark[0])
+            break;
+    }
     return L->n - first;
 }
 
@@ -215,7 +225,7 @@ static const char *option_label(const ui_approval *a, ui_answer ans, char *buf, 
     case ANS_ONCE: return "Yes, proceed (once)";
     case ANS_SESSION: return "Yes, and don't ask again for this exact command this session";
     case ANS_PERSIST: {
-        char *prefix = approval_command_text(json_object_get(a->req, "prefix_rule"));
+        char *prefix = client_quote_argv(json_object_get(a->req, "prefix_rule"));
         snprintf(buf, n, "Yes, and always allow commands starting with `%s`", prefix);
         free(prefix);
         return buf;
@@ -231,19 +241,14 @@ static void permissions_text(json_t *perm, buf_t *b)
 {
     const char *sb = str(perm, "sandbox");
     if (strcmp(sb, "escalated") == 0)
-        buf_puts(b, "runs WITHOUT the sandbox");
+        buf_puts(b, "runs OUTSIDE the sandbox");
     else
-        buf_puts(b, "sandboxed");
+        buf_printf(b, "sandboxed (%s)", sb[0] ? sb : "?");
     json_t *write = json_object_get(perm, "write");
     if (json_array_size(write)) {
-        buf_puts(b, ", plus write to");
-        size_t i;
-        json_t *p;
-        json_array_foreach(write, i, p)
-        {
-            buf_puts(b, i ? ", " : " ");
-            buf_puts(b, json_string_value(p) ? json_string_value(p) : "?");
-        }
+        char *roots = client_quote_argv(write);
+        buf_printf(b, ", plus write to %s", roots);
+        free(roots);
     }
     if (json_is_true(json_object_get(perm, "network")))
         buf_puts(b, ", plus network access");
@@ -266,7 +271,10 @@ static void who_text(tui_t *t, const ui_approval *a, buf_t *b)
     json_t *r = a->req;
     char age[32];
     ui_age_text(a->age0 + ui_now() - a->seen_at, age, sizeof age);
-    buf_printf(b, "in %s \xc2\xb7 from %s", str(r, "cwd"), str(r, "client"));
+    char *cwd = quote_word_display(str(r, "cwd"));
+    buf_printf(b, "%s request, in %s \xc2\xb7 from %s", str(r, "kind")[0] ? str(r, "kind") : "?", cwd,
+               str(r, "client"));
+    free(cwd);
     const ui_session *s = a->session ? ui_sessions_find(&t->list, a->session) : NULL;
     if (a->session)
         buf_printf(b, ", session %s (%d)", s ? s->name : str(r, "session_name"), a->session);
@@ -275,28 +283,41 @@ static void who_text(tui_t *t, const ui_approval *a, buf_t *b)
     buf_printf(b, "%s \xc2\xb7 asked %s ago", json_is_true(json_object_get(r, "tty")) ? ", on a terminal" : "", age);
 }
 
-static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held)
+static bool escalated(const ui_approval *a)
+{
+    return strcmp(str(json_object_get(a->req, "permissions"), "sandbox"), "escalated") == 0;
+}
+
+/* The summary; the command takes at most cmd_lines lines (0: all). */
+static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held, int cmd_lines)
 {
     ui_approvals *q = &t->appr;
     json_t *r = a->req;
-    char *cmd = approval_command_text(json_object_get(r, "argv"));
-    add_wrapped(L, 90, 30, TH_DIALOG, w, 4, "$ ", cmd);
+    char *cmd = client_approval_command(r);
+    add_command(L, 90, 30, w, cmd_lines, "$ ", cmd);
     free(cmd);
+    if (escalated(a))
+        add_wrapped(L, 98, 97, TH_PROFILE_FULL, w, 0, "",
+                    "\xe2\x9a\xa0 Runs OUTSIDE the sandbox: nothing confines it");
     buf_t b;
     buf_init(&b);
     who_text(t, a, &b);
     add_wrapped(L, 50, 15, TH_DIALOG, w, 2, "", b.len ? b.data : "");
     buf_free(&b);
     add_line(L, 10, TH_DIALOG, "%s", "");
-    if (str(r, "justification")[0])
-        add_wrapped(L, 60, 20, TH_DIALOG, w, 3, "Justification: ", str(r, "justification"));
+    if (str(r, "justification")[0]) {
+        char *just = visible(r, "justification");
+        add_wrapped(L, 60, 20, TH_DIALOG, w, 3, "Justification: ", just);
+        free(just);
+    }
     char why[1024];
     snprintf(why, sizeof why, "%s%s%s%s", str(r, "reason"), str(r, "rule")[0] ? " (rule `" : "", str(r, "rule"),
              str(r, "rule")[0] ? "`)" : "");
     add_wrapped(L, 70, 20, TH_DIALOG, w, 2, "Why it asks: ", why);
     buf_init(&b);
     permissions_text(json_object_get(r, "permissions"), &b);
-    add_wrapped(L, 65, 20, TH_DIALOG, w, 2, "Permissions: ", b.len ? b.data : "");
+    add_wrapped(L, escalated(a) ? 98 : 65, 20, escalated(a) ? TH_PROFILE_FULL : TH_DIALOG, w, 2, "Permissions: ",
+                b.len ? b.data : "");
     buf_free(&b);
     if (json_array_size(json_object_get(r, "risks"))) {
         buf_init(&b);
@@ -360,36 +381,47 @@ static void details(tui_t *t, const ui_approval *a, dlines *L, int w)
     } else {
         add_line(L, 0, TH_DIALOG, "Session: none yet (the command starts one when approved)");
     }
-    add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Directory: ", str(r, "cwd"));
+    char *cwd = quote_word_display(str(r, "cwd"));
+    add_command(L, 0, 0, w, 0, "Directory: ", cwd);
+    free(cwd);
     add_line(L, 0, TH_DIALOG, "Terminal: %s", json_is_true(json_object_get(r, "tty")) ? "yes" : "no");
+    char *cmd = client_approval_command(r);
+    add_command(L, 0, 0, w, 0, "Command: ", cmd);
+    free(cmd);
     json_t *argv = json_object_get(r, "argv");
-    add_line(L, 0, TH_DIALOG, "Command, %zu word%s (quoted for display):", json_array_size(argv),
-             json_array_size(argv) == 1 ? "" : "s");
+    add_line(L, 0, TH_DIALOG, "Its %zu word%s, one a line:", json_array_size(argv), json_array_size(argv) == 1 ? "" : "s");
     size_t i;
     json_t *word;
     json_array_foreach(argv, i, word)
     {
-        json_t *one = json_pack("[O]", word);
-        char *q = approval_command_text(one);
-        json_decref(one);
+        buf_t one;
+        buf_init(&one);
+        quote_word_append(&one, json_string_value(word) ? json_string_value(word) : "", i == 0);
         snprintf(buf, sizeof buf, "  %3zu  ", i);
-        add_wrapped(L, 0, 0, TH_DIALOG, w, 0, buf, q);
-        free(q);
+        add_command(L, 0, 0, w, 0, buf, one.data);
+        buf_free(&one);
     }
-    add_line(L, 0, TH_DIALOG, "Sandbox: %s", str(perm, "sandbox"));
+    if (escalated(a))
+        add_line(L, 0, TH_PROFILE_FULL, "Sandbox: escalated \xe2\x80\x94 runs OUTSIDE the sandbox");
+    else
+        add_line(L, 0, TH_DIALOG, "Sandbox: %s", str(perm, "sandbox"));
     json_t *write = json_object_get(perm, "write");
     if (!json_array_size(write))
         add_line(L, 0, TH_DIALOG, "Extra write roots: none");
     json_array_foreach(write, i, word)
-        add_wrapped(L, 0, 0, TH_DIALOG, w, 0, i ? "                   " : "Extra write roots: ",
-                    json_string_value(word) ? json_string_value(word) : "?");
+    {
+        char *root = quote_word_display(json_string_value(word) ? json_string_value(word) : "?");
+        add_command(L, 0, 0, w, 0, i ? "                   " : "Extra write roots: ", root);
+        free(root);
+    }
     add_line(L, 0, TH_DIALOG, "Network: %s", json_is_true(json_object_get(perm, "network")) ? "yes" : "no");
-    add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Justification: ",
-                str(r, "justification")[0] ? str(r, "justification") : "(none given)");
+    char *just = visible(r, "justification");
+    add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Justification: ", just[0] ? just : "(none given)");
+    free(just);
     add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Why it asks: ", str(r, "reason"));
     add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Matched rule: ", str(r, "rule")[0] ? str(r, "rule") : "(none)");
     if (approval_has_prefix(a)) {
-        char *p = approval_command_text(json_object_get(r, "prefix_rule"));
+        char *p = client_quote_argv(json_object_get(r, "prefix_rule"));
         add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "p would allow: ", p);
         free(p);
     }
@@ -451,15 +483,28 @@ void approval_draw(tui_t *t)
         add_wrapped(&L, 0, 0, TH_DIALOG, w, 1, "",
                     "\xe2\x86\x91/\xe2\x86\x93 PgUp/PgDn scroll \xc2\xb7 v or Esc: back \xc2\xb7 y a p d e n answer");
     } else {
-        summary(t, a, &L, w, held);
-        /* Least important first; of equals, the lowest on the box. */
+        /* Least important first; of equals, the lowest on the box.  If
+         * that drops lines of the command, it is drawn again in the lines
+         * that stayed, its last one saying what is left (the lines it
+         * gives up are the lowest-priority ones left, so the rest stays
+         * the same). */
         int room = maxh - 2 >= 1 ? maxh - 2 : maxh - 1; /* title, a blank at the bottom */
-        while (L.n > room && L.n > 0) {
-            int worst = -1;
-            for (int i = 0; i < L.n; i++)
-                if (worst < 0 || L.v[i].prio <= L.v[worst].prio)
-                    worst = i;
-            drop_line(&L, worst);
+        for (int cmd_lines = maxh, pass = 0; pass < 2; pass++) {
+            summary(t, a, &L, w, held, cmd_lines);
+            int before = count_cmd(&L);
+            while (L.n > room && L.n > 0) {
+                int worst = -1;
+                for (int i = 0; i < L.n; i++)
+                    if (worst < 0 || L.v[i].prio <= L.v[worst].prio)
+                        worst = i;
+                drop_line(&L, worst);
+            }
+            int kept = count_cmd(&L);
+            if (kept == before)
+                break;
+            free_lines(&L);
+            L = (dlines){0};
+            cmd_lines = kept > 0 ? kept : 1;
         }
     }
     int h = L.n + 1 + (L.n + 2 <= maxh ? 1 : 0);
@@ -538,11 +583,16 @@ void approval_sidebar_row(tui_t *t, const ui_approval *a, ui_rect r, int y)
     char age[32];
     ui_age_text(a->age0 + ui_now() - a->seen_at, age, sizeof age);
     int aw = paint_width(age);
-    char *cmd = approval_command_text(json_object_get(a->req, "argv"));
+    char *cmd = client_approval_command(a->req);
     paint_set(TH_SIDEBAR, TH_SIDEBAR);
     int name_w = r.w - 4 - aw - 1;
-    if (name_w > 0)
+    if (name_w > 1 && paint_width(cmd) > name_w) { /* cut, and it shows: the dialog has it all */
+        cmd[paint_fit(cmd, name_w - 1)] = 0;
+        int used = paint_text(y, r.x + 3, name_w - 1, cmd);
+        paint_text(y, r.x + 3 + used, 1, "\xe2\x80\xa6");
+    } else if (name_w > 0) {
         paint_text(y, r.x + 3, name_w, cmd);
+    }
     if (r.w - aw - 1 > 3)
         paint_text(y, r.x + r.w - aw - 1, aw, age);
     free(cmd);

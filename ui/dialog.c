@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "tui_int.h"
+#include "utf8.h"
 
 #include <curses.h>
 #include <limits.h>
@@ -50,13 +51,7 @@ void dialog_open(tui_t *t, ui_dialog_kind kind)
 
 void field_backspace(ui_field *f)
 {
-    size_t n = strlen(f->text);
-    while (n > 0) {
-        n--;
-        if (((unsigned char)f->text[n] & 0xc0) != 0x80)
-            break;
-    }
-    f->text[n] = 0;
+    f->text[utf8_prev(f->text, strlen(f->text))] = 0;
 }
 
 void field_insert(ui_field *f, uint32_t c)

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "paint.h"
+#include "utf8.h"
 
 #include <curses.h>
 #include <stdlib.h>
@@ -67,18 +68,15 @@ void paint_set(theme_elem e, theme_elem under)
     attr_set(curses_attrs(st.attrs), 0, &pair);
 }
 
-/* Decode one UTF-8 scalar at s (n bytes left); returns its length (1 for
- * a bad byte, which becomes U+FFFD). */
+/* Decode one UTF-8 scalar at s (n bytes left); returns its length.  An
+ * invalid subpart becomes one U+FFFD.  The decoder is corral's own, not
+ * the C library's: the same in every locale. */
 static int utf8_next(const char *s, size_t n, wchar_t *out)
 {
-    mbstate_t st;
-    memset(&st, 0, sizeof st);
-    size_t r = mbrtowc(out, s, n, &st);
-    if (r == (size_t)-1 || r == (size_t)-2 || r == 0) {
-        *out = 0xFFFD;
-        return 1;
-    }
-    return (int)r;
+    int32_t cp;
+    size_t len = utf8_decode(s, n, &cp);
+    *out = cp < 0 ? 0xFFFD : (wchar_t)cp;
+    return (int)len;
 }
 
 /* Never a control character on the real terminal. */

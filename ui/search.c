@@ -6,9 +6,11 @@
 #include "config.h"
 
 #include "tui_int.h"
+#include "utf8.h"
 
 #include <limits.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Lower-case ASCII when the query has no capitals (smart case). */
 static uint32_t fold(uint32_t c, bool ignore_case)
@@ -44,22 +46,20 @@ static int line_matches(const vt_t *vt, int line, const uint32_t *q, int qn, boo
     return found;
 }
 
-/* Decode the search text to code points; returns the count. */
+/* Decode the search text to code points; returns the count.  An invalid
+ * subpart is one U+FFFD, as the terminal model shows invalid output. */
 static int query_points(const char *s, uint32_t *out, int max, bool *ignore_case)
 {
     int n = 0;
     *ignore_case = true;
-    for (const unsigned char *p = (const unsigned char *)s; *p && n < max;) {
-        uint32_t c = *p;
-        int len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : 4;
-        c = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
-        for (int k = 1; k < len && p[k]; k++)
-            c = c << 6 | (p[k] & 0x3f);
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len && n < max;) {
+        int32_t cp;
+        i += utf8_decode(s + i, len - i, &cp);
+        uint32_t c = cp < 0 ? 0xfffd : (uint32_t)cp;
         if (c >= 'A' && c <= 'Z')
             *ignore_case = false;
         out[n++] = c;
-        for (int k = 0; k < len && *p; k++)
-            p++;
     }
     return n;
 }

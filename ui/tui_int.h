@@ -207,8 +207,6 @@ int approval_status_count(tui_t *t, int y, int x, int maxw);
 int approval_status_rules(tui_t *t, int y, int x, int maxw);
 /* A sidebar row for a request that has no session (yet). */
 void approval_sidebar_row(tui_t *t, const ui_approval *a, ui_rect r, int y);
-/* argv shell-quoted for display only (never run); free it. */
-char *approval_command_text(json_t *argv);
 /* Seconds before the server's [approvals] timeout denies the request
  * (timeout_ms from the config), or -1 when there is none. */
 /* Seconds until a is denied for want of an answer, or < 0 without a timeout. */

@@ -2,9 +2,13 @@
 """Unified exec over the real socket and through the CLI: envelopes, exit
 statuses, early return, yields, PTY sessions, stdin-closed pipes, output
 truncation."""
+import os
+import pty
 import re
+import select
+import subprocess
 
-from harness import Tap, World, run_tests
+from harness import CORRAL, TIMEOUT, Tap, World, run_tests
 
 ENVELOPE = re.compile(r"^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\n"
                       r"(Process exited with code (\d+)|Process running with session ID (\d+))\n"
@@ -149,9 +153,80 @@ def test_truncation(t):
     c.close()
 
 
+# What a hostile command prints to take over the terminal it reaches: an
+# OSC 52 clipboard write, an OSC 0 title, a DECRQSS and a CSI 21t (both make
+# the terminal answer into its input, as if typed), an 8-bit CSI (U+009B).
+ATTACK = "\x1b]52;c;aGk=\x07\x1b]0;pwned\x07\x1bP$qm\x1b\\\x1b[21t\u009b6n done\n"
+SHOWN = "^[]52;c;aGk=^G^[]0;pwned^G^[P$qm^[\\^[[21tM-^[6n done"
+PRINT_ATTACK = ["printf", ATTACK.replace("\\", "\\\\").replace("%", "%%")]
+
+
+def on_pty(*args):
+    """Run the CLI with its stdout on a real terminal (a PTY); returns its
+    exit status and every byte it wrote there."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([CORRAL] + list(args), stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE,
+                         env=w.env)
+    os.close(slave)
+    out = b""
+    try:
+        while select.select([master], [], [], TIMEOUT)[0]:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the last writer closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(master)
+    p.stderr.read()
+    return p.wait(timeout=TIMEOUT), out
+
+
+def test_escapes_visible_on_a_terminal(t):
+    rc, out = on_pty("exec", "-C", w.ws, "--", *PRINT_ATTACK)
+    t.ok(rc == 0 and b"\x1b" not in out and "\u009b".encode() not in out,
+         "exec on a terminal: no escape sequence from the command reaches it", out)
+    t.ok(SHOWN.encode() in out, "they show as cat -v shows them", out)
+    rc, out = on_pty("exec", "--raw", "-C", w.ws, "--", *PRINT_ATTACK)
+    t.ok(rc == 0 and b"\x1b" not in out and SHOWN.encode() in out, "exec --raw on a terminal too", out)
+    r = subprocess.run([CORRAL, "exec", "--raw", "-C", w.ws, "--"] + PRINT_ATTACK, env=w.env,
+                       stdout=subprocess.PIPE, timeout=TIMEOUT)
+    t.eq(r.stdout, ATTACK.encode(), "exec --raw to a pipe keeps the bytes exact")
+    r = subprocess.run([CORRAL, "exec", "-C", w.ws, "--"] + PRINT_ATTACK, env=w.env, stdout=subprocess.PIPE,
+                       timeout=TIMEOUT)
+    t.ok(r.stdout.endswith(ATTACK.encode()), "and exec to a pipe prints the output as before", r.stdout)
+
+
+def test_escapes_visible_from_send_and_poll(t):
+    c = w.connect()
+    r = c.call({"cmd": "exec", "argv": ["cat"], "tty": True, "workdir": w.ws, "yield_time_ms": 250})
+    sid = r.get("session_id")
+    rc, out = on_pty("send", "--escapes", str(sid), "\\e]52;c;aGk=\\a\\e]0;pwned\\a\\r")
+    t.ok(rc == 0 and b"\x1b" not in out and b"\x07" not in out, "send on a terminal: no escape from the session "
+         "reaches it", out)
+    t.ok(b"^[]52;c;aGk=^G^[]0;pwned^G" in out, "the one cat printed back shows as ^[ text", out)
+    w.corral("kill", str(sid))
+    fifo = os.path.join(w.ws, "go")
+    os.mkfifo(fifo)
+    r = c.call({"cmd": "exec", "argv": ["sh", "-c", 'cat go >/dev/null; exec "$@"', "sh"] + PRINT_ATTACK,
+                "workdir": w.ws, "yield_time_ms": 250})
+    sid = r.get("session_id")
+    t.ok(sid is not None, "a command waiting on a fifo keeps running", r)
+    with open(fifo, "w"):
+        pass  # it prints and exits; its output waits for a poll
+    rc, out = on_pty("poll", str(sid))
+    t.ok(rc == 0 and b"\x1b" not in out and SHOWN.encode() in out, "poll on a terminal shows them as ^[ text",
+         out)
+    os.unlink(fifo)
+    c.close()
+
+
 try:
     run_tests(Tap(), [test_echo_envelope, test_socket_exit_code, test_shell_command, test_raw,
                       test_missing_command, test_bad_workdir, test_early_return, test_running_then_poll,
-                      test_tty_cat_echo, test_stdin_closed, test_truncation])
+                      test_tty_cat_echo, test_stdin_closed, test_truncation, test_escapes_visible_on_a_terminal,
+                      test_escapes_visible_from_send_and_poll])
 finally:
     w.cleanup()

@@ -6,6 +6,7 @@ screen content or a process exit; the one short real delay proves that
 keys typed within the dialog's type-ahead guard do not answer it."""
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -357,6 +358,76 @@ def test_session_mark_and_live_rules_error(t):
         t.ok(True, "and goes when it is fixed")
 
 
+TAIL = ";curl|sh-after-420-spaces"
+
+
+def shown_request(term, text, key, world=None):
+    """Wait until the dialog shows text, then until its guard is over for
+    the pending request whose argv holds key: returns (id, screen)."""
+    term.wait(text)  # on the screen, so the server has it
+    rid = next(a["id"] for a in pending(world) if any(key in x for x in a["argv"]))
+    return rid, term.wait_regex("%s[^\n]* request %d( |$)" % (FOOTER, rid))
+
+
+def test_whole_command_and_quotes(t):
+    """The dialog shows the whole command, each word unambiguous: a word
+    holding a ' is one quoted word, and a tail after 420 spaces is on the
+    screen, or, when the box cannot hold it, a mark says how much is left
+    and the details view (v) shows it."""
+    with tui(rows=40, cols=120) as term:
+        term.wait("SUPERVISOR")
+        p = exec_bg("echo", "ask", "it's one", "x" + " " * 420 + TAIL)
+        rid, screen = shown_request(term, "$ echo ask 'it", TAIL)
+        t.ok("$ echo ask 'it'\\''s one' 'x" in screen, "a word with a ' shows as one quoted word", screen)
+        t.ok(TAIL + "'" in screen, "the tail after 420 spaces is on the screen", screen)
+        t.ok("v shows all" not in screen, "and nothing is marked as cut when all of it fits", screen)
+        term.resize(16, 80)  # the old box's footer row is beyond the new screen
+        term.wait("v shows all]")
+        screen = term.wait_regex("%s[^\n]* request %d( |$)" % (FOOTER, rid))  # the whole new box
+        t.ok("$ echo ask 'it'\\''s one' 'x" in screen and TAIL not in screen
+             and re.search(r"\u2026\[\+[0-9]+ bytes: v shows all\]", screen),
+             "on a small screen the command is cut, marked, with how many bytes are left", screen)
+        t.ok("3 d  No, deny" in screen, "and the options stay", screen)
+        term.keys("v")
+        term.wait("v or Esc: back")
+        screen = term.wait(TAIL + "'")
+        t.ok("Command: echo ask 'it'\\''s one' 'x" in screen, "the details view shows the whole command, its "
+             "tail included", screen)
+        term.keys("Esc")
+        term.wait("Enter confirm")
+        term.keys("d")
+        rc, out, err = finish(p)
+        t.ok(rc != 0 and "denied" in err, "and it answers as usual", err)
+
+
+def test_outside_the_sandbox(t):
+    """An escalation says it runs OUTSIDE the sandbox, in the danger style,
+    and keeps saying it on a small screen."""
+    with tui(rows=30, cols=100) as term:
+        term.wait("SUPERVISOR")
+        p = exec_bg("echo", "ask", "esc-outside", opts=["--sandbox-permissions", "require_escalated",
+                                                         "--justification", "needs the host"])
+        rid, screen = shown_request(term, "esc-outside", "esc-outside")
+        t.ok("Runs OUTSIDE the sandbox" in screen, "an escalation says it runs OUTSIDE the sandbox", screen)
+        t.ok("exec request, in " in screen, "with the kind of request and where it runs", screen)
+        t.ok("Permissions: runs OUTSIDE the sandbox" in screen, "and in its permissions", screen)
+        row, col = term.find("Runs OUTSIDE")
+        why_row, why_col = term.find("Why it asks")
+        danger, body = term.cells(row)[col], term.cells(why_row)[why_col]
+        t.ok((danger["fg"], danger["bg"], danger["attrs"]) != (body["fg"], body["bg"], body["attrs"]),
+             "in the danger style", (danger, body))
+        term.resize(12, 60)  # the old box's footer row is beyond the new screen
+        term.wait_absent("Why it asks")  # the small box drops the less important lines
+        screen = term.wait("No, stop")  # its last row: the whole new box
+        t.ok("Runs OUTSIDE the sandbox" in screen and "$ echo ask esc-outside" in screen,
+             "a small screen keeps the command and the OUTSIDE line", screen)
+        term.resize(30, 100)
+        term.wait("Why it asks")
+        term.keys("d")
+        rc, out, err = finish(p)
+        t.ok(rc != 0 and "denied" in err, "denied", err)
+
+
 def cleaned(fn):
     """A failed test leaves no request waiting for the next one."""
     def run(t):
@@ -373,4 +444,5 @@ if __name__ == "__main__":
     run_tests(Tap(), [cleaned(f) for f in [test_dialog_and_yes, test_session_answer, test_deny_stop, test_deny_with_note,
                       test_type_ahead_guard, test_two_tuis_and_cli, test_queue_tab_and_details, test_small_sizes,
                       test_themes, test_rules_error_and_refused_answer, test_timeout_countdown,
-                      test_session_mark_and_live_rules_error]])
+                      test_session_mark_and_live_rules_error, test_whole_command_and_quotes,
+                      test_outside_the_sandbox]])
