@@ -554,14 +554,29 @@ static void out_reply_text(json_t *text)
         out_write(&o, "\n", 1, true);
 }
 
+/* What the server tells an exec's requester on the way (on stderr): the
+ * store's warning, and that the command waits for a human (which request,
+ * and how to answer it).  True when ev was one of them. */
+static bool exec_notice(json_t *ev, const char *kind)
+{
+    const char *msg = json_string_value(json_object_get(ev, "message"));
+    if (!kind || !msg)
+        return false;
+    if (strcmp(kind, "warning") == 0)
+        fprintf(stderr, "corral: warning: %s\n", msg);
+    else if (strcmp(kind, "approval_pending") == 0)
+        fprintf(stderr, "corral: %s\n", msg);
+    else
+        return false;
+    return true;
+}
+
 static void on_raw_event(json_t *ev, void *user)
 {
     out_state *st = user;
     const char *kind = json_string_value(json_object_get(ev, "event"));
-    if (kind && strcmp(kind, "warning") == 0) {
-        fprintf(stderr, "corral: warning: %s\n", json_string_value(json_object_get(ev, "message")));
+    if (exec_notice(ev, kind))
         return;
-    }
     if (!kind || strcmp(kind, "output") != 0 || st->broken)
         return;
     json_t *d = json_object_get(ev, "data_b64");
@@ -576,8 +591,7 @@ static void on_exec_event(json_t *ev, void *user)
 {
     (void)user;
     const char *kind = json_string_value(json_object_get(ev, "event"));
-    if (kind && strcmp(kind, "warning") == 0)
-        fprintf(stderr, "corral: warning: %s\n", json_string_value(json_object_get(ev, "message")));
+    exec_notice(ev, kind);
 }
 
 static int verb_exec(int argc, char **argv)

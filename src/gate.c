@@ -6,6 +6,7 @@
 #include "gate.h"
 #include "profile.h"
 #include "proto.h"
+#include "quote.h"
 #include "safety.h"
 #include "shsplit.h"
 #include "util.h"
@@ -312,6 +313,11 @@ json_t *gate_request_json(const gate_request *g)
     json_t *o = json_pack("{s:s, s:s, s:o, s:s?, s:s?, s:b}", "kind", gate_origin_kind(g->origin), "client",
                           g->requester ? g->requester : "user", "argv", proto_argv_json(g->argv), "cwd", g->cwd,
                           "workspace", g->workspace, "tty", g->tty);
+    /* The one quoting every client shows (a word with a quote stays one
+     * word, invisible characters are made visible, nothing is cut). */
+    char *command = quote_argv_display(g->argv);
+    json_object_set_new(o, "command", json_string(command));
+    free(command);
     if (g->session)
         json_object_set_new(o, "session", json_integer(g->session));
     if (g->session_name)

@@ -49,6 +49,7 @@ def test_approve_once(t):
     p = exec_bg("--justification", "ship it", "--", "make", "deploy")
     a = next_approval()
     t.eq(a["argv"], ["make", "deploy"], "the request carries the exact argv")
+    t.eq(a.get("command"), "make deploy", "and the server's quoted line, the one every client shows")
     t.eq((a["reason"], a["justification"], a["rule"]), ("deploys to production", "ship it", "make deploy"),
          "the policy's reason, the agent's justification and the rule")
     listed = json.loads(w.corral("approvals", "--json").stdout)
@@ -57,6 +58,8 @@ def test_approve_once(t):
     t.eq(r.returncode, 0, "corral approve answers it", r.stderr)
     out, err = p.communicate(timeout=TIMEOUT)
     t.ok("Process exited with code" in out, "the command then runs and the exec returns", out + err)
+    t.ok("waiting for a human to approve request %d" % a["id"] in err and "corral approve %d" % a["id"] in err,
+         "while it waited, the exec said what for and how to answer", err)
     again = w.corral("approve", str(a["id"]))
     t.ok(again.returncode != 0 and "no pending request" in again.stderr, "an answered request cannot be answered "
          "again", again.stderr)
@@ -292,7 +295,7 @@ def test_options_after_the_id(t):
     r = w.corral("approve", str(a["id"]), "--session")
     t.ok(r.returncode == 0 and "(session)" in r.stdout, "corral approve ID --session answers for the session",
          r.stdout + r.stderr)
-    r = c.read_msg()
+    r = c.read_reply()
     t.eq(r.get("output"), "after-id\n", "it runs")
     t.eq(c.call(req).get("output"), "after-id\n", "and runs again unasked: the --session after the id counted")
     c.close()
