@@ -18,6 +18,7 @@
 
 #include "plan.h"
 #include "gitprotect.h"
+#include "placeholders.h"
 #include "sbutil.h"
 
 #include <errno.h>
@@ -182,36 +183,109 @@ static int resolve_entry(compile_state *cs, const sb_entry *e)
     return 0;
 }
 
-static void push_placeholder(sb_plan *plan, const char *path, const char *content)
+static void push_placeholder(sb_placeholder **list, size_t *n, const char *path, const char *content)
 {
-    plan->placeholders = sb_realloc(plan->placeholders, (plan->n_placeholders + 1) * sizeof *plan->placeholders);
-    plan->placeholders[plan->n_placeholders].path = sb_strdup(path);
-    plan->placeholders[plan->n_placeholders].content = content ? sb_strdup(content) : NULL;
-    plan->n_placeholders++;
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i].path, path) == 0)
+            return;
+    *list = sb_realloc(*list, (*n + 1) * sizeof **list);
+    (*list)[*n].path = sb_strdup(path);
+    (*list)[*n].content = content ? sb_strdup(content) : NULL;
+    (*n)++;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Is an existing protected path of a kind corral makes placeholders for
+ * (so possibly another sandbox's placeholder)?  *content: what such a
+ * placeholder holds (NULL: an empty directory). */
+static bool placeholder_kind(const char *path, bool is_dir, const char **content)
+{
+    static const char *const dirs[] = {".git", "hooks", ".corral", ".codex", ".agents", NULL};
+    const char *base = base_name(path);
+    *content = NULL;
+    if (is_dir) {
+        for (const char *const *d = dirs; *d; d++)
+            if (strcmp(base, *d) == 0)
+                return true;
+        return false;
+    }
+    if (strcmp(base, "commondir") == 0) {
+        *content = ".\n";
+        return true;
+    }
+    return false;
 }
 
 /* The sink through which gitprotect.c states its decisions. */
 typedef struct protect_ctx {
     compile_state *cs;
     sb_plan *plan;
+    /* .git directories protected whole (no HEAD, no config: no repository); what
+     * gitprotect.c says about paths inside them is moot. */
+    char **whole;
+    size_t n_whole;
 } protect_ctx;
+
+static bool inside_whole(const protect_ctx *c, const char *path)
+{
+    for (size_t i = 0; i < c->n_whole; i++)
+        if (sb_path_under(path, c->whole[i]))
+            return true;
+    return false;
+}
+
+/* An existing protected path, read-only; held at launch if it turns out to
+ * be a placeholder another sandbox made. */
+static void protect_existing(protect_ctx *c, const char *path, bool is_dir, const char *why)
+{
+    add_resolved(c->cs, path, SB_READ, true, true, is_dir, why);
+    const char *content;
+    if (placeholder_kind(path, is_dir, &content))
+        push_placeholder(&c->plan->shared_placeholders, &c->plan->n_shared_placeholders, path, content);
+}
 
 static void sink_pin(void *u, const char *dir, const char *why)
 {
     protect_ctx *c = u;
+    if (inside_whole(c, dir))
+        return;
+    /* A .git directory with neither HEAD nor config is no repository:
+     * git's discovery skips it.  It is another sandbox's placeholder (the
+     * missing .git of a workspace), or an empty directory; pinned and
+     * writable, a sandbox could fill it with a config of its own and a
+     * HEAD, and the host's git would then run what that config says.
+     * Read-only as a whole. */
+    char *head = sb_printf("%s/HEAD", dir), *config = sb_printf("%s/config", dir);
+    struct stat st;
+    bool repo = lstat(head, &st) == 0 || lstat(config, &st) == 0;
+    free(head);
+    free(config);
+    if (strcmp(base_name(dir), ".git") == 0 && !repo) {
+        protect_existing(c, dir, true, "protected: a .git that is no repository (yet)");
+        sb_list_push(&c->whole, &c->n_whole, dir);
+        return;
+    }
     add_resolved(c->cs, dir, SB_WRITE, true, true, true, why);
 }
 
 static void sink_readonly(void *u, const char *path, bool is_dir, const char *why)
 {
     protect_ctx *c = u;
-    add_resolved(c->cs, path, SB_READ, true, true, is_dir, why);
+    if (!inside_whole(c, path))
+        protect_existing(c, path, is_dir, why);
 }
 
 static void sink_placeholder(void *u, const char *path, const char *content, const char *why)
 {
     protect_ctx *c = u;
-    push_placeholder(c->plan, path, content);
+    if (inside_whole(c, path))
+        return;
+    push_placeholder(&c->plan->placeholders, &c->plan->n_placeholders, path, content);
     add_resolved(c->cs, path, SB_READ, true, true, content == NULL, why);
 }
 
@@ -228,12 +302,10 @@ static bool sink_writable(void *u, const char *path)
 
 /* Carve-outs inside the writable root w: git's code-running parts, and
  * the per-project configuration of corral and of agents at its top. */
-static int protect_writable_root(compile_state *cs, const char *w, sb_plan *plan)
+static int protect_writable_root(protect_ctx *ctx, const sb_protect_sink *sink, const char *w)
 {
-    protect_ctx ctx = {cs, plan};
-    sb_protect_sink sink = {.user = &ctx, .pin = sink_pin, .readonly = sink_readonly,
-                            .placeholder = sink_placeholder, .writable = sink_writable};
-    if (sb_protect_repos(w, &sink, cs->err, cs->errlen) < 0)
+    compile_state *cs = ctx->cs;
+    if (sb_protect_repos(w, sink, cs->err, cs->errlen) < 0)
         return -1;
     struct stat st;
     for (const char *const *name = protected_top; *name; name++) {
@@ -241,9 +313,9 @@ static int protect_writable_root(compile_state *cs, const char *w, sb_plan *plan
         if (lstat(p, &st) < 0 && errno == ENOENT) {
             /* A read-only mount needs a mount point: an empty directory
              * made now and removed when the last sandbox using it ends. */
-            sink_placeholder(&ctx, p, NULL, "protected (empty; created for the mount)");
+            sink_placeholder(ctx, p, NULL, "protected (empty; created for the mount)");
         } else if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
-            add_resolved(cs, p, SB_READ, true, true, S_ISDIR(st.st_mode), "protected: agents read it");
+            protect_existing(ctx, p, S_ISDIR(st.st_mode), "protected: agents read it");
         } else if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
             /* A symlink there could be re-pointed: the check below fails
              * the plan. */
@@ -252,6 +324,25 @@ static int protect_writable_root(compile_state *cs, const char *w, sb_plan *plan
         free(p);
     }
     return 0;
+}
+
+/* Protect every writable root given so far (the user's and the profile's). */
+static int protect_writable_roots(compile_state *cs, sb_plan *plan)
+{
+    protect_ctx ctx = {cs, plan, NULL, 0};
+    sb_protect_sink sink = {.user = &ctx, .pin = sink_pin, .readonly = sink_readonly,
+                            .placeholder = sink_placeholder, .writable = sink_writable};
+    size_t n = cs->n;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (cs->r[i].access != SB_WRITE || cs->r[i].special_tmp)
+            continue;
+        char *w = sb_strdup(cs->r[i].path);
+        rc = protect_writable_root(&ctx, &sink, w);
+        free(w);
+    }
+    sb_list_free(ctx.whole, ctx.n_whole);
+    return rc;
 }
 
 static int access_rank(sb_access a)
@@ -433,6 +524,7 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
     if (p->net != SB_NET_FULL)
         out->ns_flags |= CLONE_NEWNET;
 
+    out->placeholder_registry = sb_placeholder_registry(req->runtime_dir);
     compile_state cs = {.req = req, .err = err, .errlen = errlen};
     sb_request wsreq = *req;
     wsreq.workspace = out->workspace;
@@ -445,9 +537,8 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
     /* Carve-outs inside every writable root, then the symlink check of
      * everything that must hold (deny and protected). */
     size_t n_user = cs.n;
-    for (size_t i = 0; i < n_user; i++)
-        if (cs.r[i].access == SB_WRITE && !cs.r[i].special_tmp && protect_writable_root(&cs, cs.r[i].path, out) < 0)
-            goto done;
+    if (protect_writable_roots(&cs, out) < 0)
+        goto done;
     for (size_t i = 0; i < p->n_entries; i++) {
         const sb_entry *e = &p->entries[i];
         if (e->access != SB_DENY || e->path[0] == ':')
@@ -611,5 +702,7 @@ void sb_plan_free(sb_plan *plan)
     free(plan->mounts);
     sb_list_free(plan->write_roots, plan->n_write_roots);
     sb_placeholders_free(plan->placeholders, plan->n_placeholders);
+    sb_placeholders_free(plan->shared_placeholders, plan->n_shared_placeholders);
+    free(plan->placeholder_registry);
     memset(plan, 0, sizeof *plan);
 }

@@ -62,7 +62,8 @@ typedef struct sb_mount {
 } sb_mount;
 
 /* A path made on the host for a read-only mount, and removed when the last
- * sandbox using it ends: an empty directory, or a file with content. */
+ * sandbox using it ends: an empty directory, or a file with content
+ * (placeholders.h). */
 typedef struct sb_placeholder {
     char *path;
     char *content; /* NULL: a directory */
@@ -83,8 +84,17 @@ typedef struct sb_plan {
     size_t n_mounts, cap_mounts;
     char **write_roots; /* for Landlock: where writing is allowed */
     size_t n_write_roots;
+    /* Protected paths missing now: made at launch. */
     sb_placeholder *placeholders;
     size_t n_placeholders;
+    /* Protected paths of the kinds corral makes placeholders for (.git,
+     * hooks, commondir, .corral ...) that exist now: possibly another
+     * sandbox's placeholder, which this one must then hold too (or its end
+     * would remove the mount point from under this sandbox), and made
+     * again if it has gone by the launch. */
+    sb_placeholder *shared_placeholders;
+    size_t n_shared_placeholders;
+    char *placeholder_registry; /* placeholders.h; not part of the init's text */
     sb_limits limits;
 } sb_plan;
 
@@ -100,11 +110,6 @@ void sb_plan_print(const sb_plan *plan, FILE *f);
 char *sb_plan_serialize(const sb_plan *plan, size_t *len);
 int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t errlen);
 
-/* Create placeholders on the host; each is held with a shared lock (fd in
- * fds) so that only the last sandbox using one removes it.  0 or -1. */
-int sb_placeholders_create(const sb_placeholder *ph, size_t n, int *fds, char *err, size_t errlen);
-/* Remove those no other sandbox holds, then close the fds. */
-void sb_placeholders_release(const sb_placeholder *ph, size_t n, int *fds);
 void sb_placeholders_free(sb_placeholder *ph, size_t n);
 
 #endif

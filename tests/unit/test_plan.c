@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "placeholders.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -460,6 +461,98 @@ static void unknown_profile_is_named(void **state)
     sb_profile_free(&prof);
 }
 
+static bool exists(const char *fmt, const char *arg)
+{
+    char p[1100];
+    snprintf(p, sizeof p, fmt, arg);
+    struct stat st;
+    return lstat(p, &st) == 0;
+}
+
+/* Placeholders are made and removed relative to their parent directory,
+ * opened without following symlinks: a sandbox that swaps a directory on
+ * the way for a symlink between the plan and the launch (or during the
+ * sandbox's life) makes corral create or remove nothing outside. */
+static void placeholders_never_follow_a_swapped_symlink(void **state)
+{
+    (void)state;
+    char base[512], run[600], reg[700], p[700];
+    snprintf(base, sizeof base, "%s/swap", root);
+    mk("%s", base);
+    mk("%s/ws", base);
+    mk("%s/ws/sub", base);
+    mk("%s/outside", base);
+    mk("%s/outside2", base);
+    mk("%s/outside2/.agents", base); /* an empty directory of the user's, outside */
+    snprintf(run, sizeof run, "%s/run", base);
+    mkdir(run, 0700);
+    char *registry = sb_placeholder_registry(run);
+    snprintf(reg, sizeof reg, "%s", registry);
+
+    /* Creation: ws/sub is planned, then becomes a symlink to outside. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/ws/sub/.corral", base);
+    sb_placeholder ph = {.path = path, .content = NULL};
+    snprintf(p, sizeof p, "%s/ws/sub", base);
+    char moved[700];
+    snprintf(moved, sizeof moved, "%s/ws/sub.real", base);
+    assert_int_equal(rename(p, moved), 0);
+    char target[700];
+    snprintf(target, sizeof target, "%s/outside", base);
+    assert_int_equal(symlink(target, p), 0);
+    sb_placeholder_hold *hold = NULL;
+    char err[1024];
+    assert_int_equal(sb_placeholders_acquire(reg, &ph, 1, &hold, err, sizeof err), -1);
+    assert_non_null(strstr(err, "symlink"));
+    assert_false(exists("%s/outside/.corral", base)); /* nothing made outside */
+    assert_false(exists("%s/ws/sub.real/.corral", base));
+
+    /* Removal: made in ws/sub2, which then moves away and is replaced by
+     * a symlink to a directory holding an empty .agents of the user's. */
+    mk("%s/ws/sub2", base);
+    snprintf(path, sizeof path, "%s/ws/sub2/.agents", base);
+    ph.path = path;
+    assert_int_equal(sb_placeholders_acquire(reg, &ph, 1, &hold, err, sizeof err), 0);
+    assert_true(exists("%s/ws/sub2/.agents", base));
+    snprintf(p, sizeof p, "%s/ws/sub2", base);
+    snprintf(moved, sizeof moved, "%s/ws/sub2.moved", base);
+    assert_int_equal(rename(p, moved), 0);
+    snprintf(target, sizeof target, "%s/outside2", base);
+    assert_int_equal(symlink(target, p), 0);
+    sb_placeholders_release(hold);
+    assert_true(exists("%s/outside2/.agents", base));       /* the user's, outside: untouched */
+    assert_false(exists("%s/ws/sub2.moved/.agents", base)); /* ours, where it went: removed */
+    free(registry);
+}
+
+/* Several sandboxes share a placeholder: it stays while any of them holds
+ * it, only the last removes it, and a path the user made is never
+ * removed. */
+static void placeholders_are_shared_and_counted(void **state)
+{
+    (void)state;
+    char base[512], run[600], path[700], mine[700];
+    snprintf(base, sizeof base, "%s/shared", root);
+    mk("%s", base);
+    snprintf(run, sizeof run, "%s/run", base);
+    mkdir(run, 0700);
+    char *reg = sb_placeholder_registry(run);
+    snprintf(path, sizeof path, "%s/.codex", base);
+    snprintf(mine, sizeof mine, "%s/.agents", base);
+    mk("%s/.agents", base); /* the user's own empty directory */
+    sb_placeholder ph[] = {{.path = path, .content = NULL}, {.path = mine, .content = NULL}};
+    sb_placeholder_hold *a = NULL, *b = NULL;
+    char err[1024];
+    assert_int_equal(sb_placeholders_acquire(reg, ph, 2, &a, err, sizeof err), 0);
+    assert_int_equal(sb_placeholders_acquire(reg, ph, 2, &b, err, sizeof err), 0);
+    sb_placeholders_release(a);
+    assert_true(exists("%s/.codex", base)); /* b still uses it */
+    sb_placeholders_release(b);
+    assert_false(exists("%s/.codex", base)); /* the last one removed it */
+    assert_true(exists("%s/.agents", base)); /* not corral's: kept */
+    free(reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +570,8 @@ int main(void)
         cmocka_unit_test(full_profile_is_no_sandbox),
         cmocka_unit_test(plan_round_trip),
         cmocka_unit_test(unknown_profile_is_named),
+        cmocka_unit_test(placeholders_never_follow_a_swapped_symlink),
+        cmocka_unit_test(placeholders_are_shared_and_counted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
