@@ -7,16 +7,21 @@
  *    given by the user is an error.
  * 2. Protected carve-outs are added inside every writable root: the parts of
  *    .git that run code (hooks, config, also in the gitdir a .git file points
- *    to and its common dir), and .corral, .codex, .agents at its top.
+ *    to and its common dir), and .corral, .codex, .agents at its top; and in
+ *    a git directory a writable root lies in.  A write root inside a
+ *    protected carve-out stays read-only: extra write roots never open what
+ *    corral protects.
  * 3. A deny or protected path whose logical path runs through a symlink that
  *    the sandbox could rewrite (one inside a writable root) cannot be
  *    enforced: compilation fails, naming both paths.
- * 4. Entries on the same path merge, strongest first: deny > write > read.
- *    Mounts are ordered by depth, so a more specific path always wins.
+ * 4. Entries on the same path merge: deny first, then a protected carve-out,
+ *    then write over read.  Mounts are ordered by depth, so a more specific
+ *    path wins.
  */
 #include "config.h"
 
 #include "plan.h"
+#include "gitdir_enclosing.h"
 #include "gitprotect.h"
 #include "placeholders.h"
 #include "sbutil.h"
@@ -326,28 +331,74 @@ static int protect_writable_root(protect_ctx *ctx, const sb_protect_sink *sink, 
     return 0;
 }
 
-/* Protect every writable root given so far (the user's and the profile's). */
+/* The protected read-only carve-out path lies in (or is), or NULL. */
+static const char *protected_over(const compile_state *cs, const char *path)
+{
+    for (size_t i = 0; i < cs->n; i++)
+        if (cs->r[i].protected && cs->r[i].access == SB_READ && sb_path_under(path, cs->r[i].path))
+            return cs->r[i].path;
+    return NULL;
+}
+
+/* A write root inside a protected carve-out stays read-only. */
+static bool demote_if_protected(compile_state *cs, size_t i)
+{
+    const char *over = protected_over(cs, cs->r[i].path);
+    if (!over)
+        return false;
+    char *label = sb_printf("read-only: inside %s, which corral protects (a write root never opens it)", over);
+    free(cs->r[i].label);
+    cs->r[i].label = label;
+    cs->r[i].access = SB_READ;
+    cs->r[i].protected = true;
+    return true;
+}
+
+static int cmp_index_depth(const void *a, const void *b, void *arg)
+{
+    const compile_state *cs = arg;
+    const resolved *x = &cs->r[*(const size_t *)a], *y = &cs->r[*(const size_t *)b];
+    return sb_path_depth(x->path) - sb_path_depth(y->path);
+}
+
+/* Protect every writable root given so far (the user's and the profile's),
+ * the shallowest first, so that a deeper root inside a carve-out of a
+ * shallower one is seen to be inside it. */
 static int protect_writable_roots(compile_state *cs, sb_plan *plan)
 {
     protect_ctx ctx = {cs, plan, NULL, 0};
     sb_protect_sink sink = {.user = &ctx, .pin = sink_pin, .readonly = sink_readonly,
                             .placeholder = sink_placeholder, .writable = sink_writable};
-    size_t n = cs->n;
+    size_t n = 0, *order = sb_alloc((cs->n + 1) * sizeof *order);
+    for (size_t i = 0; i < cs->n; i++)
+        if (cs->r[i].access == SB_WRITE && !cs->r[i].special_tmp)
+            order[n++] = i;
+    qsort_r(order, n, sizeof *order, cmp_index_depth, cs);
     int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (cs->r[i].access != SB_WRITE || cs->r[i].special_tmp)
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        if (demote_if_protected(cs, order[k]))
             continue;
-        char *w = sb_strdup(cs->r[i].path);
-        rc = protect_writable_root(&ctx, &sink, w);
+        char *w = sb_strdup(cs->r[order[k]].path);
+        sb_protect_enclosing_gitdirs(w, &sink);
+        if (!demote_if_protected(cs, order[k]))
+            rc = protect_writable_root(&ctx, &sink, w);
         free(w);
     }
+    free(order);
     sb_list_free(ctx.whole, ctx.n_whole);
     return rc;
 }
 
-static int access_rank(sb_access a)
+/* Which of two entries on one path wins: deny, then a protected
+ * read-only carve-out, then a pin (protected, writable), then write, then
+ * read.  A write root never overrides what corral protects. */
+static int merge_rank(const resolved *r)
 {
-    return a == SB_DENY ? 3 : a == SB_WRITE ? 2 : 1;
+    if (r->access == SB_DENY)
+        return 5;
+    if (r->protected)
+        return r->access == SB_READ ? 4 : 3;
+    return r->access == SB_WRITE ? 2 : 1;
 }
 
 static int cmp_depth(const void *a, const void *b)
@@ -568,14 +619,13 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
         }
     }
 
-    /* Merge entries on the same path: the strongest access wins. */
+    /* Merge entries on the same path: the strongest wins. */
     qsort(cs.r, cs.n, sizeof *cs.r, cmp_depth);
     size_t w = 0;
     for (size_t i = 0; i < cs.n; i++) {
         if (w > 0 && strcmp(cs.r[w - 1].path, cs.r[i].path) == 0) {
             resolved *keep = &cs.r[w - 1], *drop = &cs.r[i];
-            bool user_over_protected = keep->protected && !drop->builtin && drop->access == SB_WRITE;
-            if (access_rank(drop->access) > access_rank(keep->access) || user_over_protected) {
+            if (merge_rank(drop) > merge_rank(keep)) {
                 resolved t = *keep;
                 *keep = *drop;
                 *drop = t;

@@ -553,6 +553,101 @@ static void placeholders_are_shared_and_counted(void **state)
     free(reg);
 }
 
+
+static void assert_readonly_mount(const sb_plan *plan, const char *fmt, const char *arg)
+{
+    char p[1100];
+    snprintf(p, sizeof p, fmt, arg);
+    const sb_mount *m = mount_at(plan, p);
+    if (!m)
+        fail_msg("no mount at %s: it would be writable", p);
+    if (!m->rdonly)
+        fail_msg("%s is mounted writable", p);
+}
+
+/* An extra write root never overrides what corral protects: on the same
+ * path, or inside it. */
+static void write_roots_never_open_protected_paths(void **state)
+{
+    (void)state;
+    char p[600];
+    snprintf(p, sizeof p, "%s/.corral", ws);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/.corral/rules", ws);
+    mkdir(p, 0755);
+    static const char *const writes[] = {"%s/.git/hooks", "%s/.git", "%s/.corral", "%s/.corral/rules", NULL};
+    for (const char *const *wfmt = writes; *wfmt; wfmt++) {
+        sb_profile prof;
+        char err[1024];
+        assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+        snprintf(p, sizeof p, *wfmt, ws);
+        sb_profile_add(&prof, p, SB_WRITE);
+        sb_request req = request(NULL);
+        sb_plan plan;
+        if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+            fail_msg("-w %s: %s", p, err);
+        assert_readonly_mount(&plan, "%s/.git/hooks", ws);
+        assert_readonly_mount(&plan, "%s/.git/config", ws);
+        assert_readonly_mount(&plan, "%s/.corral", ws);
+        const sb_mount *m = mount_at(&plan, p);
+        assert_true(m == NULL || m->rdonly || strcmp(*wfmt, "%s/.git") == 0); /* .git: pinned, writable */
+        sb_plan_free(&plan);
+        sb_profile_free(&prof);
+    }
+    snprintf(p, sizeof p, "%s/.corral/rules", ws);
+    rmdir(p);
+    snprintf(p, sizeof p, "%s/.corral", ws);
+    rmdir(p);
+}
+
+/* A write root inside a git directory gets that directory's protection
+ * even when nothing around it is writable: `-w ws/.git` with the
+ * read-only profile, and a subdirectory of a bare repository. */
+static void write_root_inside_a_gitdir_keeps_hooks_readonly(void **state)
+{
+    (void)state;
+    char p[700], bare[600];
+    sb_profile prof;
+    char err[1024];
+    assert_int_equal(sb_profile_builtin(&prof, "read-only", err, sizeof err), 0);
+    snprintf(p, sizeof p, "%s/.git", ws);
+    sb_profile_add(&prof, p, SB_WRITE);
+    sb_request req = request(NULL);
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_false(mount_at(&plan, p)->rdonly); /* objects, refs, the index: writable */
+    assert_readonly_mount(&plan, "%s/.git/hooks", ws);
+    assert_readonly_mount(&plan, "%s/.git/config", ws);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+
+    snprintf(bare, sizeof bare, "%s/bare.git", root);
+    mk("%s", bare);
+    mk("%s/objects", bare);
+    mk("%s/objects/pack", bare);
+    mk("%s/refs", bare);
+    touch("%s/HEAD", bare, "ref: refs/heads/main\n");
+    touch("%s/config", bare, "[core]\n\tbare = true\n");
+    assert_int_equal(sb_profile_builtin(&prof, "read-only", err, sizeof err), 0);
+    snprintf(p, sizeof p, "%s/objects/pack", bare);
+    sb_profile_add(&prof, p, SB_WRITE);
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_false(mount_at(&plan, p)->rdonly);
+    assert_readonly_mount(&plan, "%s/config", bare);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+    /* The bare repository itself writable: its missing hooks directory is
+     * made a read-only placeholder. */
+    assert_int_equal(sb_profile_builtin(&prof, "read-only", err, sizeof err), 0);
+    sb_profile_add(&prof, bare, SB_WRITE);
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_readonly_mount(&plan, "%s/hooks", bare);
+    assert_readonly_mount(&plan, "%s/config", bare);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -572,6 +667,8 @@ int main(void)
         cmocka_unit_test(unknown_profile_is_named),
         cmocka_unit_test(placeholders_never_follow_a_swapped_symlink),
         cmocka_unit_test(placeholders_are_shared_and_counted),
+        cmocka_unit_test(write_roots_never_open_protected_paths),
+        cmocka_unit_test(write_root_inside_a_gitdir_keeps_hooks_readonly),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
