@@ -5,6 +5,8 @@
  *    resolved to its canonical host path (a symlinked root is bound at its
  *    target).  Missing deny paths need no mask; a missing write or read root
  *    given by the user is an error.
+ *    A writable workspace or write root that is $HOME, "/" or an ancestor of
+ *    $HOME is refused unless the request allows it explicitly.
  * 2. Protected carve-outs are added inside every writable root: the parts of
  *    .git that run code (hooks, config, also in the gitdir a .git file points
  *    to and its common dir), and .corral, .codex, .agents at its top; and in
@@ -389,6 +391,38 @@ static int protect_writable_roots(compile_state *cs, sb_plan *plan)
     return rc;
 }
 
+/* A writable workspace or write root that is $HOME, "/" or above $HOME
+ * would let the sandbox rewrite what the user's own shell and desktop run
+ * next; refused unless asked for. */
+static int refuse_home_roots(const compile_state *cs, const char *workspace)
+{
+    const sb_request *req = cs->req;
+    if (req->allow_home_workspace || !req->home || req->home[0] != '/')
+        return 0;
+    char home[PATH_MAX];
+    if (!realpath(req->home, home))
+        snprintf(home, sizeof home, "%s", req->home);
+    for (size_t i = 0; i < cs->n; i++) {
+        const resolved *r = &cs->r[i];
+        if (r->access != SB_WRITE || r->special_tmp || !sb_path_under(home, r->path))
+            continue;
+        char what[PATH_MAX + 64];
+        if (strcmp(r->path, home) == 0)
+            snprintf(what, sizeof what, "is your home directory");
+        else if (strcmp(r->path, "/") == 0)
+            snprintf(what, sizeof what, "is the root directory, which holds your home directory %s", home);
+        else
+            snprintf(what, sizeof what, "holds your home directory %s", home);
+        snprintf(cs->err, cs->errlen, "refusing to make %s %s writable: it %s, so your shell's startup files "
+                 "(~/.bashrc, ~/.profile), autostart entries (~/.config/autostart) and credentials would be "
+                 "writable by the agent; run in a project directory instead (-C DIR), or pass "
+                 "--allow-home-workspace if that is really what you want",
+                 strcmp(r->path, workspace) == 0 ? "the workspace" : "the write root", r->path, what);
+        return -1;
+    }
+    return 0;
+}
+
 /* Which of two entries on one path wins: deny, then a protected
  * read-only carve-out, then a pin (protected, writable), then write, then
  * read.  A write root never overrides what corral protects. */
@@ -585,6 +619,8 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
         if (resolve_entry(&cs, &p->entries[i]) < 0)
             goto done;
 
+    if (refuse_home_roots(&cs, out->workspace) < 0)
+        goto done;
     /* Carve-outs inside every writable root, then the symlink check of
      * everything that must hold (deny and protected). */
     size_t n_user = cs.n;

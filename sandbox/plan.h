@@ -38,6 +38,11 @@ typedef struct sb_request {
      * CORRAL_SESSION_FD naming the channel.  NULL: none. */
     const char *corral_exe;
     const char *shell_dir;
+    /* A writable workspace or write root that is $HOME, "/" or an ancestor
+     * of $HOME is refused (the shell's startup files, autostart entries and
+     * credentials would be writable) unless this says the user asked for
+     * it (corral sandbox --allow-home-workspace). */
+    bool allow_home_workspace;
 } sb_request;
 
 /* Where a sandboxed session finds corral's tools. */

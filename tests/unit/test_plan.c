@@ -554,6 +554,44 @@ static void placeholders_are_shared_and_counted(void **state)
 }
 
 
+/* The workspace (or a write root) must not be $HOME, "/" or above $HOME:
+ * ~/.bashrc and ~/.config/autostart would be writable. */
+static void home_workspace_is_refused(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[1024];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_request req = request(NULL);
+    req.cwd = req.workspace = home;
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, home));
+    assert_non_null(strstr(err, ".bashrc"));
+    assert_non_null(strstr(err, "-C DIR"));
+    assert_non_null(strstr(err, "--allow-home-workspace"));
+    req.allow_home_workspace = true; /* asked for explicitly */
+    if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+        fail_msg("with allow_home_workspace: %s", err);
+    sb_plan_free(&plan);
+    req.allow_home_workspace = false;
+    req.cwd = req.workspace = root; /* an ancestor of the home */
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, root));
+    req = request(NULL);
+    sb_profile_add(&prof, "/", SB_WRITE); /* a write root above the home */
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, "write root /"));
+    sb_profile_free(&prof);
+    /* Read-only, the home is harmless as a workspace. */
+    assert_int_equal(sb_profile_builtin(&prof, "read-only", err, sizeof err), 0);
+    req = request(NULL);
+    req.cwd = req.workspace = home;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
 static void assert_readonly_mount(const sb_plan *plan, const char *fmt, const char *arg)
 {
     char p[1100];
@@ -667,6 +705,7 @@ int main(void)
         cmocka_unit_test(unknown_profile_is_named),
         cmocka_unit_test(placeholders_never_follow_a_swapped_symlink),
         cmocka_unit_test(placeholders_are_shared_and_counted),
+        cmocka_unit_test(home_workspace_is_refused),
         cmocka_unit_test(write_roots_never_open_protected_paths),
         cmocka_unit_test(write_root_inside_a_gitdir_keeps_hooks_readonly),
     };
