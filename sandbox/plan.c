@@ -13,9 +13,11 @@
  *    a git directory a writable root lies in.  A write root inside a
  *    protected carve-out stays read-only: extra write roots never open what
  *    corral protects.
- * 3. A deny or protected path whose logical path runs through a symlink that
- *    the sandbox could rewrite (one inside a writable root) cannot be
- *    enforced: compilation fails, naming both paths.
+ * 3. A user's deny path or a protected path whose logical path runs through
+ *    a symlink that the sandbox could rewrite (one inside a writable root)
+ *    cannot be enforced: compilation fails, naming both paths.  Built-in
+ *    deny paths mean their canonical targets (/var/run is /run) and are
+ *    masked there.
  * 4. Entries on the same path merge: deny first, then a protected carve-out,
  *    then write over read.  Mounts are ordered by depth, so a more specific
  *    path wins.
@@ -287,10 +289,28 @@ static void sink_readonly(void *u, const char *path, bool is_dir, const char *wh
         protect_existing(c, path, is_dir, why);
 }
 
+/* Could the sandbox create path?  Not when its directory is neither
+ * writable by the user nor owned by them (an owner could chmod it): the
+ * sandbox runs as that user without capabilities, so a placeholder would
+ * protect nothing, and making it would fail. */
+static bool sandbox_could_create(const char *path)
+{
+    char *dir = sb_strdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        slash[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    struct stat st;
+    bool could = access(dir, W_OK) == 0 || (errno != EROFS && stat(dir, &st) == 0 && st.st_uid == geteuid());
+    free(dir);
+    return could;
+}
+
 static void sink_placeholder(void *u, const char *path, const char *content, const char *why)
 {
     protect_ctx *c = u;
-    if (inside_whole(c, path))
+    if (inside_whole(c, path) || !sandbox_could_create(path))
         return;
     push_placeholder(&c->plan->placeholders, &c->plan->n_placeholders, path, content);
     add_resolved(c->cs, path, SB_READ, true, true, content == NULL, why);
@@ -382,7 +402,12 @@ static int protect_writable_roots(compile_state *cs, sb_plan *plan)
             continue;
         char *w = sb_strdup(cs->r[order[k]].path);
         sb_protect_enclosing_gitdirs(w, &sink);
-        if (!demote_if_protected(cs, order[k]))
+        /* A writable "/" (an approved escalation that keeps only the deny
+         * list) leaves nothing of the host to protect: its repositories
+         * and the shell's startup files are all writable.  Carve-outs at
+         * the host's root and a scan of its first levels would protect
+         * nothing, and would make placeholders in "/". */
+        if (!demote_if_protected(cs, order[k]) && strcmp(w, "/") != 0)
             rc = protect_writable_root(&ctx, &sink, w);
         free(w);
     }
@@ -628,7 +653,12 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
         goto done;
     for (size_t i = 0; i < p->n_entries; i++) {
         const sb_entry *e = &p->entries[i];
-        if (e->access != SB_DENY || e->path[0] == ':')
+        /* A built-in deny path names what it denies by its usual name
+         * (/var/run, ~/.ssh): it is masked at its canonical target, which
+         * resolve_entry found, whatever its name points to later.  A path
+         * the user gave means that path: through a symlink the sandbox
+         * could re-point it would mask the wrong thing. */
+        if (e->access != SB_DENY || e->path[0] == ':' || e->builtin)
             continue;
         char *logical = expand(e->path, &wsreq);
         char *link = logical ? writable_symlink_on(&cs, logical) : NULL;

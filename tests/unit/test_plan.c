@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -553,7 +554,6 @@ static void placeholders_are_shared_and_counted(void **state)
     free(reg);
 }
 
-
 /* The workspace (or a write root) must not be $HOME, "/" or above $HOME:
  * ~/.bashrc and ~/.config/autostart would be writable. */
 static void home_workspace_is_refused(void **state)
@@ -685,6 +685,44 @@ static void write_root_inside_a_gitdir_keeps_hooks_readonly(void **state)
     sb_profile_free(&prof);
 }
 
+/* An escalation that keeps the sandbox writes "/" and keeps the default
+ * deny list: /var/run (a symlink to /run on Debian) is masked at /run,
+ * where it points, instead of failing the plan. */
+static void writable_root_keeps_default_deny_list(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[1024];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_profile_add(&prof, "/", SB_WRITE);
+    sb_request req = request(NULL);
+    req.allow_home_workspace = true;
+    sb_plan plan;
+    if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+        fail_msg("workspace-write + write / does not compile: %s", err);
+    assert_false(mount_at(&plan, "/")->rdonly);
+    char run[PATH_MAX];
+    assert_non_null(realpath("/var/run", run));
+    const sb_mount *m = mount_at(&plan, run);
+    assert_non_null(m);
+    assert_int_equal(m->kind, SB_M_TMPFS); /* still masked */
+    char p[600];
+    snprintf(p, sizeof p, "%s/.ssh", home);
+    assert_int_equal(mount_at(&plan, p)->kind, SB_M_TMPFS);
+    sb_plan_free(&plan);
+    /* A deny path the user gives still fails closed through a symlink the
+     * sandbox could re-point (everything is writable now). */
+    char link[600], denied[700];
+    snprintf(link, sizeof link, "%s/to-other", root);
+    assert_int_equal(symlink(other, link), 0);
+    snprintf(denied, sizeof denied, "%s/secret", link);
+    sb_profile_add(&prof, denied, SB_DENY);
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, "crosses writable symlink"));
+    assert_non_null(strstr(err, link));
+    unlink(link);
+    sb_profile_free(&prof);
+}
 
 int main(void)
 {
@@ -708,6 +746,7 @@ int main(void)
         cmocka_unit_test(home_workspace_is_refused),
         cmocka_unit_test(write_roots_never_open_protected_paths),
         cmocka_unit_test(write_root_inside_a_gitdir_keeps_hooks_readonly),
+        cmocka_unit_test(writable_root_keeps_default_deny_list),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
