@@ -2,8 +2,9 @@
  * placeholders.c - host-side placeholders, shared and counted (see
  * placeholders.h for what it promises).
  *
- * Registry layout, in <runtime>/placeholders (mode 0700):
- *   lock                 flock(LOCK_EX) around every make, adopt and remove
+ * Registry layout, in <runtime>/placeholders (mode 0700; an exclusive
+ * flock on the directory itself is held around every make, adopt and
+ * remove, so at rest it is empty):
  *   DEV.INO.NAME         one per placeholder corral made: NAME inside the
  *                        directory with device DEV and inode INO (hex); it
  *                        holds "dev ino" of the placeholder made, and every
@@ -109,22 +110,23 @@ static int open_registry(const char *registry, char *err, size_t errlen)
     return fd;
 }
 
-/* The registry's lock, taken exclusively; the fd (closing it unlocks). */
-static int lock_registry(int registry_fd, const char *registry, char *err, size_t errlen)
+/* Take the registry's lock: an exclusive flock on the registry directory
+ * itself (through this open file description), so that the directory holds
+ * nothing but the entries in use.  0, or -1 with err. */
+static int lock_registry(int registry_fd, char *err, size_t errlen)
 {
-    int fd = openat(registry_fd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open %s/lock: %s", registry, strerror(errno));
-        return -1;
-    }
-    while (flock(fd, LOCK_EX) < 0) {
+    while (flock(registry_fd, LOCK_EX) < 0) {
         if (errno != EINTR) {
-            snprintf(err, errlen, "cannot lock %s/lock: %s", registry, strerror(errno));
-            close(fd);
+            snprintf(err, errlen, "cannot lock the placeholder registry: %s", strerror(errno));
             return -1;
         }
     }
-    return fd;
+    return 0;
+}
+
+static void unlock_registry(int registry_fd)
+{
+    flock(registry_fd, LOCK_UN);
 }
 
 static int open_parent_nofollow(const char *dir)
@@ -329,8 +331,7 @@ int sb_placeholders_acquire(const char *registry, const sb_placeholder *ph, size
     int rfd = open_registry(registry, err, errlen);
     if (rfd < 0)
         return -1;
-    int lock = lock_registry(rfd, registry, err, errlen);
-    if (lock < 0) {
+    if (lock_registry(rfd, err, errlen) < 0) {
         close(rfd);
         return -1;
     }
@@ -352,11 +353,11 @@ int sb_placeholders_acquire(const char *registry, const sb_placeholder *ph, size
             release_one(rfd, &hold->v[i]);
         free(hold->v);
         free(hold);
-        close(lock);
+        unlock_registry(rfd);
         close(rfd);
         return -1;
     }
-    close(lock);
+    unlock_registry(rfd);
     *out = hold;
     return 0;
 }
@@ -369,16 +370,14 @@ void sb_placeholders_release(sb_placeholder_hold *hold)
     /* Without the lock (it cannot be taken: the runtime directory is
      * gone, say) the flocks are still dropped below; the placeholders then
      * stay, empty, for the next sandbox to adopt. */
-    int lock = lock_registry(hold->registry_fd, "the placeholder registry", err, sizeof err);
+    bool locked = lock_registry(hold->registry_fd, err, sizeof err) == 0;
     for (size_t i = 0; i < hold->n; i++) {
-        if (lock >= 0)
+        if (locked)
             release_one(hold->registry_fd, &hold->v[i]);
         else
             held_free(&hold->v[i]);
     }
-    if (lock >= 0)
-        close(lock);
-    close(hold->registry_fd);
+    close(hold->registry_fd); /* and with it the lock */
     free(hold->v);
     free(hold);
 }
