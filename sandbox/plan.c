@@ -132,7 +132,7 @@ static char *writable_symlink_on(const compile_state *cs, const char *p)
                 *slash = '\0';
             char canon[PATH_MAX];
             if (realpath(parent, canon)) {
-                for (size_t i = 0; i < cs->n; i++)
+                for (size_t i = 0; i < cs->n && !found; i++)
                     if (cs->r[i].access == SB_WRITE && sb_path_under(canon, cs->r[i].path))
                         found = sb_strdup(copy);
             }
@@ -604,7 +604,17 @@ static void copy_argv(sb_plan *plan, char *const *argv)
         plan->argv[i] = sb_strdup(argv[i]);
 }
 
+static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen);
+
 int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen)
+{
+    int rc = compile(p, req, out, err, errlen);
+    if (rc < 0)
+        sb_plan_free(out); /* nothing half-made is left to the caller (freeing it again is harmless) */
+    return rc;
+}
+
+static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->profile = sb_strdup(p->name);

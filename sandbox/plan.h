@@ -103,7 +103,8 @@ typedef struct sb_plan {
     sb_limits limits;
 } sb_plan;
 
-/* Compile.  0, or -1 with a message in err naming the path and the fix. */
+/* Compile.  0, or -1 with a message in err naming the path and the fix
+ * (out is then empty: sb_plan_free on it does nothing). */
 int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen);
 void sb_plan_free(sb_plan *plan);
 
