@@ -64,6 +64,7 @@ typedef struct resolved {
     sb_access access;
     bool builtin;
     bool protected;   /* a carve-out corral adds inside a writable root */
+    bool demoted;     /* a write root inside a carve-out, kept read-only */
     bool special_tmp; /* the private /tmp */
     bool is_dir;
     char *label;      /* what the user wrote, for messages */
@@ -373,6 +374,7 @@ static bool demote_if_protected(compile_state *cs, size_t i)
     cs->r[i].label = label;
     cs->r[i].access = SB_READ;
     cs->r[i].protected = true;
+    cs->r[i].demoted = true;
     return true;
 }
 
@@ -449,14 +451,18 @@ static int refuse_home_roots(const compile_state *cs, const char *workspace)
 }
 
 /* Which of two entries on one path wins: deny, then a protected
- * read-only carve-out, then a pin (protected, writable), then write, then
- * read.  A write root never overrides what corral protects. */
+ * read-only carve-out, then a write root kept read-only inside one (the
+ * carve-out's reason is the one to show), then a pin (protected,
+ * writable), then write, then read.  A write root never overrides what
+ * corral protects. */
 static int merge_rank(const resolved *r)
 {
     if (r->access == SB_DENY)
-        return 5;
+        return 6;
+    if (r->demoted)
+        return 4;
     if (r->protected)
-        return r->access == SB_READ ? 4 : 3;
+        return r->access == SB_READ ? 5 : 3;
     return r->access == SB_WRITE ? 2 : 1;
 }
 
