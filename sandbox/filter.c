@@ -36,7 +36,9 @@ static const char *const deny_always[] = {
 
 /* With network off: calls that open or use connections.  sendto is only
  * refused with an address (send() on a connected socket pair is sendto
- * with none). */
+ * with none).  sendmsg carries its address in memory the filter cannot
+ * read; what keeps it from reaching a host socket is the socket types
+ * below. */
 static const char *const deny_net_off[] = {"connect", "bind", "listen", "accept", "accept4", "sendmmsg", NULL};
 
 /* Namespace flags refused to unshare and clone. */
@@ -45,6 +47,19 @@ static const unsigned long ns_flags[] = {0x00020000 /* NEWNS */, 0x02000000 /* N
                                          0x10000000 /* NEWUSER */, 0x20000000 /* NEWPID */,
                                          0x40000000 /* NEWNET */, 0x00000080 /* NEWTIME */};
 #define N_NS_FLAGS (sizeof ns_flags / sizeof ns_flags[0])
+
+/* With network off, AF_UNIX sockets may be streams or sequenced packets
+ * only.  A datagram socket (SOCK_DGRAM, and SOCK_RAW, which AF_UNIX turns
+ * into SOCK_DGRAM) can send to any socket it can name with sendmsg's
+ * msg_name, even one made by socketpair: a host socket bound in a directory
+ * the sandbox sees would receive it.  Unconnected streams and sequenced
+ * packets cannot address anyone (sendmsg with a name fails, connect is
+ * refused); connected ones ignore or refuse msg_name.  So the session
+ * channel (fd 3, SOCK_SEQPACKET) and socket pairs keep passing data and
+ * SCM_RIGHTS with sendmsg.  The kernel takes the type from the low four
+ * bits (SOCK_TYPE_MASK); every other value there is refused. */
+#define SOCK_TYPE_BITS 0xfu
+#define N_UNIX_TYPES_REFUSED 14 /* 16 values, minus SOCK_STREAM and SOCK_SEQPACKET */
 
 static int count_list(const char *const *l)
 {
@@ -59,7 +74,8 @@ int sb_seccomp_rule_count(sb_net net)
     int n = count_list(deny_always) + 2 * (int)N_NS_FLAGS + 1 /* clone3 */ + 2 /* TIOCSTI, TIOCLINUX */ +
             2 /* vsock socket, socketpair */;
     if (net == SB_NET_OFF)
-        n += count_list(deny_net_off) + 3 /* socket, socketpair families; sendto with an address */;
+        n += count_list(deny_net_off) + 3 /* socket, socketpair families; sendto with an address */ +
+             2 * N_UNIX_TYPES_REFUSED /* socket, socketpair types */;
     return n;
 }
 
@@ -73,8 +89,9 @@ void sb_seccomp_describe(sb_net net, char *buf, size_t len)
              "TIOCSTI and TIOCLINUX (low 32 bits compared); socket AF_VSOCK; clone3 ENOSYS%s; other "
              "architectures killed",
              sb_seccomp_rule_count(net),
-             net == SB_NET_OFF ? "; network off: sockets other than AF_UNIX, connect bind listen accept "
-                                 "accept4 sendmmsg, sendto with an address"
+             net == SB_NET_OFF ? "; network off: sockets other than AF_UNIX, AF_UNIX sockets other than "
+                                 "stream and seqpacket (a datagram socket could address a host socket with "
+                                 "sendmsg), connect bind listen accept accept4 sendmmsg, sendto with an address"
                                : "");
 }
 
@@ -136,6 +153,20 @@ int sb_seccomp_install(sb_net net, char *err, size_t errlen)
         struct scmp_arg_cmp addressed = SCMP_A4(SCMP_CMP_NE, 0);
         if (add(ctx, eperm, "sendto", 1, &addressed, err, errlen) < 0)
             goto out;
+        int refused = 0;
+        for (unsigned type = 0; type <= SOCK_TYPE_BITS; type++) {
+            if (type == SOCK_STREAM || type == SOCK_SEQPACKET)
+                continue;
+            struct scmp_arg_cmp t = SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE_BITS, type);
+            if (add(ctx, eperm, "socket", 1, &t, err, errlen) < 0 ||
+                add(ctx, eperm, "socketpair", 1, &t, err, errlen) < 0)
+                goto out;
+            refused++;
+        }
+        if (refused != N_UNIX_TYPES_REFUSED) {
+            snprintf(err, errlen, "internal: %d socket types refused, %d counted", refused, N_UNIX_TYPES_REFUSED);
+            goto out;
+        }
     }
     int lr = seccomp_load(ctx);
     if (lr < 0) {

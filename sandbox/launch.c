@@ -390,16 +390,17 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
     /* While the init execs: the host-side mount points and the cgroup.
      * Then go: 'G' when the cgroup took pids.max (else the init sets
      * RLIMIT_NPROC), 'X' to give up. */
-    child->n_placeholders = plan->n_placeholders;
-    child->placeholder_fds = sb_alloc((plan->n_placeholders + 1) * sizeof(int));
-    child->placeholders = sb_alloc((plan->n_placeholders + 1) * sizeof *child->placeholders);
-    for (size_t i = 0; i < plan->n_placeholders; i++) {
-        child->placeholders[i].path = sb_strdup(plan->placeholders[i].path);
-        child->placeholders[i].content =
-            plan->placeholders[i].content ? sb_strdup(plan->placeholders[i].content) : NULL;
-    }
-    if (sb_placeholders_create(child->placeholders, child->n_placeholders, child->placeholder_fds, err,
-                               errlen) < 0) {
+    size_t n_ph = plan->n_placeholders + plan->n_shared_placeholders;
+    sb_placeholder *ph = sb_alloc((n_ph + 1) * sizeof *ph);
+    if (plan->n_placeholders)
+        memcpy(ph, plan->placeholders, plan->n_placeholders * sizeof *ph);
+    if (plan->n_shared_placeholders)
+        memcpy(ph + plan->n_placeholders, plan->shared_placeholders, plan->n_shared_placeholders * sizeof *ph);
+    int ph_rc = n_ph ? sb_placeholders_acquire(plan->placeholder_registry, ph, n_ph, &child->placeholders, err,
+                                               errlen)
+                     : 0;
+    free(ph); /* a shallow copy: the strings stay the plan's */
+    if (ph_rc < 0) {
         ssize_t x = write(sync[1], "X", 1);
         (void)x;
         close(sync[1]);
@@ -434,18 +435,13 @@ int sb_launch(const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *chil
 void sb_child_release(sb_child *child)
 {
     sb_cgroup_remove(&child->cgroup);
-    if (child->placeholder_fds)
-        sb_placeholders_release(child->placeholders, child->n_placeholders, child->placeholder_fds);
-    sb_placeholders_free(child->placeholders, child->n_placeholders);
-    free(child->placeholder_fds);
+    sb_placeholders_release(child->placeholders);
+    child->placeholders = NULL;
     if (child->status_fd >= 0)
         close(child->status_fd);
     child->status_fd = -1;
     free(child->error);
     child->error = NULL;
-    child->placeholders = NULL;
-    child->placeholder_fds = NULL;
-    child->n_placeholders = 0;
 }
 
 void sb_print_enforcement(const sb_plan *plan, FILE *f)

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "placeholders.h"
 #include "plan.h"
 #include "rlimits.h"
 
@@ -51,9 +52,7 @@ typedef struct sb_child {
     int worker_status;
     char *error;
     sb_cgroup cgroup;
-    sb_placeholder *placeholders;
-    int *placeholder_fds;
-    size_t n_placeholders;
+    sb_placeholder_hold *placeholders; /* the mount points it holds on the host */
 } sb_child;
 
 /* Start the plan.  With wait, returns once the sandbox is set up (or has

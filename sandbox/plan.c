@@ -5,19 +5,29 @@
  *    resolved to its canonical host path (a symlinked root is bound at its
  *    target).  Missing deny paths need no mask; a missing write or read root
  *    given by the user is an error.
+ *    A writable workspace or write root that is $HOME, "/" or an ancestor of
+ *    $HOME is refused unless the request allows it explicitly.
  * 2. Protected carve-outs are added inside every writable root: the parts of
  *    .git that run code (hooks, config, also in the gitdir a .git file points
- *    to and its common dir), and .corral, .codex, .agents at its top.
- * 3. A deny or protected path whose logical path runs through a symlink that
- *    the sandbox could rewrite (one inside a writable root) cannot be
- *    enforced: compilation fails, naming both paths.
- * 4. Entries on the same path merge, strongest first: deny > write > read.
- *    Mounts are ordered by depth, so a more specific path always wins.
+ *    to and its common dir), and .corral, .codex, .agents at its top; and in
+ *    a git directory a writable root lies in.  A write root inside a
+ *    protected carve-out stays read-only: extra write roots never open what
+ *    corral protects.
+ * 3. A user's deny path or a protected path whose logical path runs through
+ *    a symlink that the sandbox could rewrite (one inside a writable root)
+ *    cannot be enforced: compilation fails, naming both paths.  Built-in
+ *    deny paths mean their canonical targets (/var/run is /run) and are
+ *    masked there.
+ * 4. Entries on the same path merge: deny first, then a protected carve-out,
+ *    then write over read.  Mounts are ordered by depth, so a more specific
+ *    path wins.
  */
 #include "config.h"
 
 #include "plan.h"
+#include "gitdir_enclosing.h"
 #include "gitprotect.h"
+#include "placeholders.h"
 #include "sbutil.h"
 
 #include <errno.h>
@@ -54,6 +64,7 @@ typedef struct resolved {
     sb_access access;
     bool builtin;
     bool protected;   /* a carve-out corral adds inside a writable root */
+    bool demoted;     /* a write root inside a carve-out, kept read-only */
     bool special_tmp; /* the private /tmp */
     bool is_dir;
     char *label;      /* what the user wrote, for messages */
@@ -122,7 +133,7 @@ static char *writable_symlink_on(const compile_state *cs, const char *p)
                 *slash = '\0';
             char canon[PATH_MAX];
             if (realpath(parent, canon)) {
-                for (size_t i = 0; i < cs->n; i++)
+                for (size_t i = 0; i < cs->n && !found; i++)
                     if (cs->r[i].access == SB_WRITE && sb_path_under(canon, cs->r[i].path))
                         found = sb_strdup(copy);
             }
@@ -182,36 +193,127 @@ static int resolve_entry(compile_state *cs, const sb_entry *e)
     return 0;
 }
 
-static void push_placeholder(sb_plan *plan, const char *path, const char *content)
+static void push_placeholder(sb_placeholder **list, size_t *n, const char *path, const char *content)
 {
-    plan->placeholders = sb_realloc(plan->placeholders, (plan->n_placeholders + 1) * sizeof *plan->placeholders);
-    plan->placeholders[plan->n_placeholders].path = sb_strdup(path);
-    plan->placeholders[plan->n_placeholders].content = content ? sb_strdup(content) : NULL;
-    plan->n_placeholders++;
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i].path, path) == 0)
+            return;
+    *list = sb_realloc(*list, (*n + 1) * sizeof **list);
+    (*list)[*n].path = sb_strdup(path);
+    (*list)[*n].content = content ? sb_strdup(content) : NULL;
+    (*n)++;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Is an existing protected path of a kind corral makes placeholders for
+ * (so possibly another sandbox's placeholder)?  *content: what such a
+ * placeholder holds (NULL: an empty directory). */
+static bool placeholder_kind(const char *path, bool is_dir, const char **content)
+{
+    static const char *const dirs[] = {".git", "hooks", ".corral", ".codex", ".agents", NULL};
+    const char *base = base_name(path);
+    *content = NULL;
+    if (is_dir) {
+        for (const char *const *d = dirs; *d; d++)
+            if (strcmp(base, *d) == 0)
+                return true;
+        return false;
+    }
+    if (strcmp(base, "commondir") == 0) {
+        *content = ".\n";
+        return true;
+    }
+    return false;
 }
 
 /* The sink through which gitprotect.c states its decisions. */
 typedef struct protect_ctx {
     compile_state *cs;
     sb_plan *plan;
+    /* .git directories protected whole (no HEAD, no config: no repository); what
+     * gitprotect.c says about paths inside them is moot. */
+    char **whole;
+    size_t n_whole;
 } protect_ctx;
+
+static bool inside_whole(const protect_ctx *c, const char *path)
+{
+    for (size_t i = 0; i < c->n_whole; i++)
+        if (sb_path_under(path, c->whole[i]))
+            return true;
+    return false;
+}
+
+/* An existing protected path, read-only; held at launch if it turns out to
+ * be a placeholder another sandbox made. */
+static void protect_existing(protect_ctx *c, const char *path, bool is_dir, const char *why)
+{
+    add_resolved(c->cs, path, SB_READ, true, true, is_dir, why);
+    const char *content;
+    if (placeholder_kind(path, is_dir, &content))
+        push_placeholder(&c->plan->shared_placeholders, &c->plan->n_shared_placeholders, path, content);
+}
 
 static void sink_pin(void *u, const char *dir, const char *why)
 {
     protect_ctx *c = u;
+    if (inside_whole(c, dir))
+        return;
+    /* A .git directory with neither HEAD nor config is no repository:
+     * git's discovery skips it.  It is another sandbox's placeholder (the
+     * missing .git of a workspace), or an empty directory; pinned and
+     * writable, a sandbox could fill it with a config of its own and a
+     * HEAD, and the host's git would then run what that config says.
+     * Read-only as a whole. */
+    char *head = sb_printf("%s/HEAD", dir), *config = sb_printf("%s/config", dir);
+    struct stat st;
+    bool repo = lstat(head, &st) == 0 || lstat(config, &st) == 0;
+    free(head);
+    free(config);
+    if (strcmp(base_name(dir), ".git") == 0 && !repo) {
+        protect_existing(c, dir, true, "protected: a .git that is no repository (yet)");
+        sb_list_push(&c->whole, &c->n_whole, dir);
+        return;
+    }
     add_resolved(c->cs, dir, SB_WRITE, true, true, true, why);
 }
 
 static void sink_readonly(void *u, const char *path, bool is_dir, const char *why)
 {
     protect_ctx *c = u;
-    add_resolved(c->cs, path, SB_READ, true, true, is_dir, why);
+    if (!inside_whole(c, path))
+        protect_existing(c, path, is_dir, why);
+}
+
+/* Could the sandbox create path?  Not when its directory is neither
+ * writable by the user nor owned by them (an owner could chmod it): the
+ * sandbox runs as that user without capabilities, so a placeholder would
+ * protect nothing, and making it would fail. */
+static bool sandbox_could_create(const char *path)
+{
+    char *dir = sb_strdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        slash[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    struct stat st;
+    bool could = access(dir, W_OK) == 0 || (errno != EROFS && stat(dir, &st) == 0 && st.st_uid == geteuid());
+    free(dir);
+    return could;
 }
 
 static void sink_placeholder(void *u, const char *path, const char *content, const char *why)
 {
     protect_ctx *c = u;
-    push_placeholder(c->plan, path, content);
+    if (inside_whole(c, path) || !sandbox_could_create(path))
+        return;
+    push_placeholder(&c->plan->placeholders, &c->plan->n_placeholders, path, content);
     add_resolved(c->cs, path, SB_READ, true, true, content == NULL, why);
 }
 
@@ -228,12 +330,10 @@ static bool sink_writable(void *u, const char *path)
 
 /* Carve-outs inside the writable root w: git's code-running parts, and
  * the per-project configuration of corral and of agents at its top. */
-static int protect_writable_root(compile_state *cs, const char *w, sb_plan *plan)
+static int protect_writable_root(protect_ctx *ctx, const sb_protect_sink *sink, const char *w)
 {
-    protect_ctx ctx = {cs, plan};
-    sb_protect_sink sink = {.user = &ctx, .pin = sink_pin, .readonly = sink_readonly,
-                            .placeholder = sink_placeholder, .writable = sink_writable};
-    if (sb_protect_repos(w, &sink, cs->err, cs->errlen) < 0)
+    compile_state *cs = ctx->cs;
+    if (sb_protect_repos(w, sink, cs->err, cs->errlen) < 0)
         return -1;
     struct stat st;
     for (const char *const *name = protected_top; *name; name++) {
@@ -241,9 +341,9 @@ static int protect_writable_root(compile_state *cs, const char *w, sb_plan *plan
         if (lstat(p, &st) < 0 && errno == ENOENT) {
             /* A read-only mount needs a mount point: an empty directory
              * made now and removed when the last sandbox using it ends. */
-            sink_placeholder(&ctx, p, NULL, "protected (empty; created for the mount)");
+            sink_placeholder(ctx, p, NULL, "protected (empty; created for the mount)");
         } else if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
-            add_resolved(cs, p, SB_READ, true, true, S_ISDIR(st.st_mode), "protected: agents read it");
+            protect_existing(ctx, p, S_ISDIR(st.st_mode), "protected: agents read it");
         } else if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
             /* A symlink there could be re-pointed: the check below fails
              * the plan. */
@@ -254,9 +354,116 @@ static int protect_writable_root(compile_state *cs, const char *w, sb_plan *plan
     return 0;
 }
 
-static int access_rank(sb_access a)
+/* The protected read-only carve-out path lies in (or is), or NULL. */
+static const char *protected_over(const compile_state *cs, const char *path)
 {
-    return a == SB_DENY ? 3 : a == SB_WRITE ? 2 : 1;
+    for (size_t i = 0; i < cs->n; i++)
+        if (cs->r[i].protected && cs->r[i].access == SB_READ && sb_path_under(path, cs->r[i].path))
+            return cs->r[i].path;
+    return NULL;
+}
+
+/* A write root inside a protected carve-out stays read-only. */
+static bool demote_if_protected(compile_state *cs, size_t i)
+{
+    const char *over = protected_over(cs, cs->r[i].path);
+    if (!over)
+        return false;
+    char *label = sb_printf("read-only: inside %s, which corral protects (a write root never opens it)", over);
+    free(cs->r[i].label);
+    cs->r[i].label = label;
+    cs->r[i].access = SB_READ;
+    cs->r[i].protected = true;
+    cs->r[i].demoted = true;
+    return true;
+}
+
+static int cmp_index_depth(const void *a, const void *b, void *arg)
+{
+    const compile_state *cs = arg;
+    const resolved *x = &cs->r[*(const size_t *)a], *y = &cs->r[*(const size_t *)b];
+    return sb_path_depth(x->path) - sb_path_depth(y->path);
+}
+
+/* Protect every writable root given so far (the user's and the profile's),
+ * the shallowest first, so that a deeper root inside a carve-out of a
+ * shallower one is seen to be inside it. */
+static int protect_writable_roots(compile_state *cs, sb_plan *plan)
+{
+    protect_ctx ctx = {cs, plan, NULL, 0};
+    sb_protect_sink sink = {.user = &ctx, .pin = sink_pin, .readonly = sink_readonly,
+                            .placeholder = sink_placeholder, .writable = sink_writable};
+    size_t n = 0, *order = sb_alloc((cs->n + 1) * sizeof *order);
+    for (size_t i = 0; i < cs->n; i++)
+        if (cs->r[i].access == SB_WRITE && !cs->r[i].special_tmp)
+            order[n++] = i;
+    qsort_r(order, n, sizeof *order, cmp_index_depth, cs);
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        if (demote_if_protected(cs, order[k]))
+            continue;
+        char *w = sb_strdup(cs->r[order[k]].path);
+        sb_protect_enclosing_gitdirs(w, &sink);
+        /* A writable "/" (an approved escalation that keeps only the deny
+         * list) leaves nothing of the host to protect: its repositories
+         * and the shell's startup files are all writable.  Carve-outs at
+         * the host's root and a scan of its first levels would protect
+         * nothing, and would make placeholders in "/". */
+        if (!demote_if_protected(cs, order[k]) && strcmp(w, "/") != 0)
+            rc = protect_writable_root(&ctx, &sink, w);
+        free(w);
+    }
+    free(order);
+    sb_list_free(ctx.whole, ctx.n_whole);
+    return rc;
+}
+
+/* A writable workspace or write root that is $HOME, "/" or above $HOME
+ * would let the sandbox rewrite what the user's own shell and desktop run
+ * next; refused unless asked for. */
+static int refuse_home_roots(const compile_state *cs, const char *workspace)
+{
+    const sb_request *req = cs->req;
+    if (req->allow_home_workspace || !req->home || req->home[0] != '/')
+        return 0;
+    char home[PATH_MAX];
+    if (!realpath(req->home, home))
+        snprintf(home, sizeof home, "%s", req->home);
+    for (size_t i = 0; i < cs->n; i++) {
+        const resolved *r = &cs->r[i];
+        if (r->access != SB_WRITE || r->special_tmp || !sb_path_under(home, r->path))
+            continue;
+        char what[PATH_MAX + 64];
+        if (strcmp(r->path, home) == 0)
+            snprintf(what, sizeof what, "is your home directory");
+        else if (strcmp(r->path, "/") == 0)
+            snprintf(what, sizeof what, "is the root directory, which holds your home directory %s", home);
+        else
+            snprintf(what, sizeof what, "holds your home directory %s", home);
+        snprintf(cs->err, cs->errlen, "refusing to make %s %s writable: it %s, so your shell's startup files "
+                 "(~/.bashrc, ~/.profile), autostart entries (~/.config/autostart) and credentials would be "
+                 "writable by the agent; run in a project directory instead (-C DIR), or pass "
+                 "--allow-home-workspace if that is really what you want",
+                 strcmp(r->path, workspace) == 0 ? "the workspace" : "the write root", r->path, what);
+        return -1;
+    }
+    return 0;
+}
+
+/* Which of two entries on one path wins: deny, then a protected
+ * read-only carve-out, then a write root kept read-only inside one (the
+ * carve-out's reason is the one to show), then a pin (protected,
+ * writable), then write, then read.  A write root never overrides what
+ * corral protects. */
+static int merge_rank(const resolved *r)
+{
+    if (r->access == SB_DENY)
+        return 6;
+    if (r->demoted)
+        return 4;
+    if (r->protected)
+        return r->access == SB_READ ? 5 : 3;
+    return r->access == SB_WRITE ? 2 : 1;
 }
 
 static int cmp_depth(const void *a, const void *b)
@@ -403,7 +610,17 @@ static void copy_argv(sb_plan *plan, char *const *argv)
         plan->argv[i] = sb_strdup(argv[i]);
 }
 
+static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen);
+
 int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen)
+{
+    int rc = compile(p, req, out, err, errlen);
+    if (rc < 0)
+        sb_plan_free(out); /* nothing half-made is left to the caller (freeing it again is harmless) */
+    return rc;
+}
+
+static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->profile = sb_strdup(p->name);
@@ -433,6 +650,7 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
     if (p->net != SB_NET_FULL)
         out->ns_flags |= CLONE_NEWNET;
 
+    out->placeholder_registry = sb_placeholder_registry(req->runtime_dir);
     compile_state cs = {.req = req, .err = err, .errlen = errlen};
     sb_request wsreq = *req;
     wsreq.workspace = out->workspace;
@@ -442,15 +660,21 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
         if (resolve_entry(&cs, &p->entries[i]) < 0)
             goto done;
 
+    if (refuse_home_roots(&cs, out->workspace) < 0)
+        goto done;
     /* Carve-outs inside every writable root, then the symlink check of
      * everything that must hold (deny and protected). */
     size_t n_user = cs.n;
-    for (size_t i = 0; i < n_user; i++)
-        if (cs.r[i].access == SB_WRITE && !cs.r[i].special_tmp && protect_writable_root(&cs, cs.r[i].path, out) < 0)
-            goto done;
+    if (protect_writable_roots(&cs, out) < 0)
+        goto done;
     for (size_t i = 0; i < p->n_entries; i++) {
         const sb_entry *e = &p->entries[i];
-        if (e->access != SB_DENY || e->path[0] == ':')
+        /* A built-in deny path names what it denies by its usual name
+         * (/var/run, ~/.ssh): it is masked at its canonical target, which
+         * resolve_entry found, whatever its name points to later.  A path
+         * the user gave means that path: through a symlink the sandbox
+         * could re-point it would mask the wrong thing. */
+        if (e->access != SB_DENY || e->path[0] == ':' || e->builtin)
             continue;
         char *logical = expand(e->path, &wsreq);
         char *link = logical ? writable_symlink_on(&cs, logical) : NULL;
@@ -477,14 +701,13 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
         }
     }
 
-    /* Merge entries on the same path: the strongest access wins. */
+    /* Merge entries on the same path: the strongest wins. */
     qsort(cs.r, cs.n, sizeof *cs.r, cmp_depth);
     size_t w = 0;
     for (size_t i = 0; i < cs.n; i++) {
         if (w > 0 && strcmp(cs.r[w - 1].path, cs.r[i].path) == 0) {
             resolved *keep = &cs.r[w - 1], *drop = &cs.r[i];
-            bool user_over_protected = keep->protected && !drop->builtin && drop->access == SB_WRITE;
-            if (access_rank(drop->access) > access_rank(keep->access) || user_over_protected) {
+            if (merge_rank(drop) > merge_rank(keep)) {
                 resolved t = *keep;
                 *keep = *drop;
                 *drop = t;
@@ -611,5 +834,7 @@ void sb_plan_free(sb_plan *plan)
     free(plan->mounts);
     sb_list_free(plan->write_roots, plan->n_write_roots);
     sb_placeholders_free(plan->placeholders, plan->n_placeholders);
+    sb_placeholders_free(plan->shared_placeholders, plan->n_shared_placeholders);
+    free(plan->placeholder_registry);
     memset(plan, 0, sizeof *plan);
 }

@@ -38,6 +38,11 @@ typedef struct sb_request {
      * CORRAL_SESSION_FD naming the channel.  NULL: none. */
     const char *corral_exe;
     const char *shell_dir;
+    /* A writable workspace or write root that is $HOME, "/" or an ancestor
+     * of $HOME is refused (the shell's startup files, autostart entries and
+     * credentials would be writable) unless this says the user asked for
+     * it (corral sandbox --allow-home-workspace). */
+    bool allow_home_workspace;
 } sb_request;
 
 /* Where a sandboxed session finds corral's tools. */
@@ -62,7 +67,8 @@ typedef struct sb_mount {
 } sb_mount;
 
 /* A path made on the host for a read-only mount, and removed when the last
- * sandbox using it ends: an empty directory, or a file with content. */
+ * sandbox using it ends: an empty directory, or a file with content
+ * (placeholders.h). */
 typedef struct sb_placeholder {
     char *path;
     char *content; /* NULL: a directory */
@@ -83,12 +89,22 @@ typedef struct sb_plan {
     size_t n_mounts, cap_mounts;
     char **write_roots; /* for Landlock: where writing is allowed */
     size_t n_write_roots;
+    /* Protected paths missing now: made at launch. */
     sb_placeholder *placeholders;
     size_t n_placeholders;
+    /* Protected paths of the kinds corral makes placeholders for (.git,
+     * hooks, commondir, .corral ...) that exist now: possibly another
+     * sandbox's placeholder, which this one must then hold too (or its end
+     * would remove the mount point from under this sandbox), and made
+     * again if it has gone by the launch. */
+    sb_placeholder *shared_placeholders;
+    size_t n_shared_placeholders;
+    char *placeholder_registry; /* placeholders.h; not part of the init's text */
     sb_limits limits;
 } sb_plan;
 
-/* Compile.  0, or -1 with a message in err naming the path and the fix. */
+/* Compile.  0, or -1 with a message in err naming the path and the fix
+ * (out is then empty: sb_plan_free on it does nothing). */
 int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen);
 void sb_plan_free(sb_plan *plan);
 
@@ -100,11 +116,6 @@ void sb_plan_print(const sb_plan *plan, FILE *f);
 char *sb_plan_serialize(const sb_plan *plan, size_t *len);
 int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t errlen);
 
-/* Create placeholders on the host; each is held with a shared lock (fd in
- * fds) so that only the last sandbox using one removes it.  0 or -1. */
-int sb_placeholders_create(const sb_placeholder *ph, size_t n, int *fds, char *err, size_t errlen);
-/* Remove those no other sandbox holds, then close the fds. */
-void sb_placeholders_release(const sb_placeholder *ph, size_t n, int *fds);
 void sb_placeholders_free(sb_placeholder *ph, size_t n);
 
 #endif

@@ -1,8 +1,7 @@
 /*
  * plan_io.c - a launch plan as text: printed for people (--print-plan) and
  * serialized for the session's init, which reads it from a file descriptor
- * with an empty environment (so /proc/1/environ holds nothing).  Also the
- * host-side placeholder mount points.
+ * with an empty environment (so /proc/1/environ holds nothing).
  *
  * Serialized form: one record per line, fields separated by tabs, each field
  * with '%', tab and newline written as %25, %09, %0A.
@@ -18,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,7 +61,8 @@ void sb_plan_print(const sb_plan *plan, FILE *f)
                 fprintf(f, "  %3zu  %-9s %s  (%s)\n", i + 1, mode, m->dst, m->why);
         }
         if (plan->n_placeholders) {
-            fprintf(f, "placeholders (made on the host for read-only mounts, removed afterwards):\n");
+            fprintf(f, "placeholders (made on the host for read-only mounts; shared with other sandboxes, removed "
+                       "when the last one using them ends):\n");
             for (size_t i = 0; i < plan->n_placeholders; i++)
                 fprintf(f, "       %s  (%s)\n", plan->placeholders[i].path,
                         plan->placeholders[i].content ? "a file" : "an empty directory");
@@ -273,74 +272,7 @@ out:
     return rc;
 }
 
-/* ---- placeholders ---------------------------------------------------------- */
-
-int sb_placeholders_create(const sb_placeholder *ph, size_t n, int *fds, char *err, size_t errlen)
-{
-    for (size_t i = 0; i < n; i++)
-        fds[i] = -1;
-    for (size_t i = 0; i < n; i++) {
-        const char *p = ph[i].path;
-        int fd;
-        if (ph[i].content) {
-            fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
-            if (fd >= 0) {
-                size_t len = strlen(ph[i].content);
-                if (write(fd, ph[i].content, len) != (ssize_t)len) {
-                    snprintf(err, errlen, "cannot write %s: %s", p, strerror(errno));
-                    close(fd);
-                    unlink(p);
-                    sb_placeholders_release(ph, n, fds);
-                    return -1;
-                }
-                close(fd);
-            } else if (errno != EEXIST) {
-                snprintf(err, errlen, "cannot create the read-only mount point %s: %s", p, strerror(errno));
-                sb_placeholders_release(ph, n, fds);
-                return -1;
-            }
-            fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        } else {
-            if (mkdir(p, 0555) < 0 && errno != EEXIST) {
-                snprintf(err, errlen, "cannot create the read-only mount point %s: %s", p, strerror(errno));
-                sb_placeholders_release(ph, n, fds);
-                return -1;
-            }
-            fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        }
-        if (fd < 0 || flock(fd, LOCK_SH) < 0) {
-            snprintf(err, errlen, "cannot hold the mount point %s: %s", p, strerror(errno));
-            if (fd >= 0)
-                close(fd);
-            sb_placeholders_release(ph, n, fds);
-            return -1;
-        }
-        fds[i] = fd;
-    }
-    return 0;
-}
-
-void sb_placeholders_release(const sb_placeholder *ph, size_t n, int *fds)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (fds[i] < 0)
-            continue;
-        /* The last holder removes it, and only if it is still what we made
-         * (same inode; a directory only if empty). */
-        if (flock(fds[i], LOCK_EX | LOCK_NB) == 0) {
-            struct stat a, b;
-            if (fstat(fds[i], &a) == 0 && lstat(ph[i].path, &b) == 0 && a.st_ino == b.st_ino &&
-                a.st_dev == b.st_dev) {
-                if (ph[i].content)
-                    unlink(ph[i].path);
-                else
-                    rmdir(ph[i].path); /* fails harmlessly if not empty */
-            }
-        }
-        close(fds[i]);
-        fds[i] = -1;
-    }
-}
+/* ---- placeholders (made and removed in placeholders.c) ------------------- */
 
 void sb_placeholders_free(sb_placeholder *ph, size_t n)
 {

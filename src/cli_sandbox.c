@@ -56,7 +56,7 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
 {
     const char *profile_name = NULL, *dir = NULL;
     int net = -1;
-    bool print_plan = false;
+    bool print_plan = false, allow_home = false;
     char **paths = NULL;
     sb_access *kinds = NULL;
     size_t n_paths = 0;
@@ -65,6 +65,7 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
         {"read", required_argument, NULL, 'r'},    {"deny", required_argument, NULL, 'd'},
         {"net", required_argument, NULL, 'n'},     {"print-plan", no_argument, NULL, 'P'},
         {"directory", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
+        {"allow-home-workspace", no_argument, NULL, 'H'},
         {0}};
     int o;
     while ((o = getopt_long(argc, argv, "+p:w:r:d:n:PC:h", opts, NULL)) != -1) {
@@ -88,6 +89,7 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
             break;
         case 'P': print_plan = true; break;
         case 'C': dir = optarg; break;
+        case 'H': allow_home = true; break;
         case 'h':
             printf("usage: corral %s\n\n%s", usage, help);
             return 0;
@@ -122,7 +124,8 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
         fprintf(stderr, "corral: cannot use directory '%s': %s\n", dir ? dir : ".", strerror(errno));
         goto out;
     }
-    sb_request req = {.argv = argv + optind, .cwd = cwd, .workspace = cwd, .environ = environ};
+    sb_request req = {.argv = argv + optind, .cwd = cwd, .workspace = cwd, .environ = environ,
+                      .allow_home_workspace = allow_home};
     sbconf_request_dirs(&req, cwd);
     if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0) {
         fprintf(stderr, "corral: %s\n", err);

@@ -363,6 +363,9 @@ class Battery:
         self.runtime = os.path.join(scratch, "xdg-runtime")
         os.makedirs(self.runtime, mode=0o700)
         os.makedirs(os.path.join(self.runtime, "corral"), mode=0o700)
+        # corral's placeholder registry (empty at rest): made up front, so
+        # that the runtime directory compares equal before and after.
+        os.makedirs(os.path.join(self.runtime, "corral", "placeholders"), mode=0o700)
         write(os.path.join(self.runtime, "corral", "session-token"), "%s-runtime\n" % SECRET_PREFIX, 0o600)
         # The inherited descriptors the sandbox must not see: fd 7, a
         # directory above every world (a fchdir() way out), and fd 255, a
@@ -485,6 +488,15 @@ class Battery:
             write(os.path.join(ws, ".codex", "config.toml"), 'model = "battery"\n')
             write(os.path.join(ws, ".agents", "AGENTS.md"), "be nice\n")
             prot += [ws + "/.codex", ws + "/.agents"]
+        if "ws-dgram-socket" in attack.needs:
+            # A host datagram socket where the sandbox can name it (N21);
+            # the listeners count every datagram that reaches it.
+            path = os.path.join(ws, "host-dgram.sock")
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            s.bind(path)
+            os.chmod(path, 0o777)
+            with self.listeners.lock:
+                self.listeners._add(s, "ws-dgram")
         if "ws-secrets" in attack.needs:
             write(os.path.join(ws, "secrets", "key.pem"), "%s ws-secret\n" % w["secret"], 0o600)
             prot += [ws + "/secrets"]

@@ -12,12 +12,14 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "placeholders.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -460,6 +462,268 @@ static void unknown_profile_is_named(void **state)
     sb_profile_free(&prof);
 }
 
+static bool exists(const char *fmt, const char *arg)
+{
+    char p[1100];
+    snprintf(p, sizeof p, fmt, arg);
+    struct stat st;
+    return lstat(p, &st) == 0;
+}
+
+/* Placeholders are made and removed relative to their parent directory,
+ * opened without following symlinks: a sandbox that swaps a directory on
+ * the way for a symlink between the plan and the launch (or during the
+ * sandbox's life) makes corral create or remove nothing outside. */
+static void placeholders_never_follow_a_swapped_symlink(void **state)
+{
+    (void)state;
+    char base[512], run[600], reg[700], p[700];
+    snprintf(base, sizeof base, "%s/swap", root);
+    mk("%s", base);
+    mk("%s/ws", base);
+    mk("%s/ws/sub", base);
+    mk("%s/outside", base);
+    mk("%s/outside2", base);
+    mk("%s/outside2/.agents", base); /* an empty directory of the user's, outside */
+    snprintf(run, sizeof run, "%s/run", base);
+    mkdir(run, 0700);
+    char *registry = sb_placeholder_registry(run);
+    snprintf(reg, sizeof reg, "%s", registry);
+
+    /* Creation: ws/sub is planned, then becomes a symlink to outside. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/ws/sub/.corral", base);
+    sb_placeholder ph = {.path = path, .content = NULL};
+    snprintf(p, sizeof p, "%s/ws/sub", base);
+    char moved[700];
+    snprintf(moved, sizeof moved, "%s/ws/sub.real", base);
+    assert_int_equal(rename(p, moved), 0);
+    char target[700];
+    snprintf(target, sizeof target, "%s/outside", base);
+    assert_int_equal(symlink(target, p), 0);
+    sb_placeholder_hold *hold = NULL;
+    char err[1024];
+    assert_int_equal(sb_placeholders_acquire(reg, &ph, 1, &hold, err, sizeof err), -1);
+    assert_non_null(strstr(err, "symlink"));
+    assert_false(exists("%s/outside/.corral", base)); /* nothing made outside */
+    assert_false(exists("%s/ws/sub.real/.corral", base));
+
+    /* Removal: made in ws/sub2, which then moves away and is replaced by
+     * a symlink to a directory holding an empty .agents of the user's. */
+    mk("%s/ws/sub2", base);
+    snprintf(path, sizeof path, "%s/ws/sub2/.agents", base);
+    ph.path = path;
+    assert_int_equal(sb_placeholders_acquire(reg, &ph, 1, &hold, err, sizeof err), 0);
+    assert_true(exists("%s/ws/sub2/.agents", base));
+    snprintf(p, sizeof p, "%s/ws/sub2", base);
+    snprintf(moved, sizeof moved, "%s/ws/sub2.moved", base);
+    assert_int_equal(rename(p, moved), 0);
+    snprintf(target, sizeof target, "%s/outside2", base);
+    assert_int_equal(symlink(target, p), 0);
+    sb_placeholders_release(hold);
+    assert_true(exists("%s/outside2/.agents", base));       /* the user's, outside: untouched */
+    assert_false(exists("%s/ws/sub2.moved/.agents", base)); /* ours, where it went: removed */
+    free(registry);
+}
+
+/* Several sandboxes share a placeholder: it stays while any of them holds
+ * it, only the last removes it, and a path the user made is never
+ * removed. */
+static void placeholders_are_shared_and_counted(void **state)
+{
+    (void)state;
+    char base[512], run[600], path[700], mine[700];
+    snprintf(base, sizeof base, "%s/shared", root);
+    mk("%s", base);
+    snprintf(run, sizeof run, "%s/run", base);
+    mkdir(run, 0700);
+    char *reg = sb_placeholder_registry(run);
+    snprintf(path, sizeof path, "%s/.codex", base);
+    snprintf(mine, sizeof mine, "%s/.agents", base);
+    mk("%s/.agents", base); /* the user's own empty directory */
+    sb_placeholder ph[] = {{.path = path, .content = NULL}, {.path = mine, .content = NULL}};
+    sb_placeholder_hold *a = NULL, *b = NULL;
+    char err[1024];
+    assert_int_equal(sb_placeholders_acquire(reg, ph, 2, &a, err, sizeof err), 0);
+    assert_int_equal(sb_placeholders_acquire(reg, ph, 2, &b, err, sizeof err), 0);
+    sb_placeholders_release(a);
+    assert_true(exists("%s/.codex", base)); /* b still uses it */
+    sb_placeholders_release(b);
+    assert_false(exists("%s/.codex", base)); /* the last one removed it */
+    assert_true(exists("%s/.agents", base)); /* not corral's: kept */
+    free(reg);
+}
+
+/* The workspace (or a write root) must not be $HOME, "/" or above $HOME:
+ * ~/.bashrc and ~/.config/autostart would be writable. */
+static void home_workspace_is_refused(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[1024];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_request req = request(NULL);
+    req.cwd = req.workspace = home;
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, home));
+    assert_non_null(strstr(err, ".bashrc"));
+    assert_non_null(strstr(err, "-C DIR"));
+    assert_non_null(strstr(err, "--allow-home-workspace"));
+    req.allow_home_workspace = true; /* asked for explicitly */
+    if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+        fail_msg("with allow_home_workspace: %s", err);
+    sb_plan_free(&plan);
+    req.allow_home_workspace = false;
+    req.cwd = req.workspace = root; /* an ancestor of the home */
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, root));
+    req = request(NULL);
+    sb_profile_add(&prof, "/", SB_WRITE); /* a write root above the home */
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, "write root /"));
+    sb_profile_free(&prof);
+    /* Read-only, the home is harmless as a workspace. */
+    assert_int_equal(sb_profile_builtin(&prof, "read-only", err, sizeof err), 0);
+    req = request(NULL);
+    req.cwd = req.workspace = home;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+static void assert_readonly_mount(const sb_plan *plan, const char *fmt, const char *arg)
+{
+    char p[1100];
+    snprintf(p, sizeof p, fmt, arg);
+    const sb_mount *m = mount_at(plan, p);
+    if (!m)
+        fail_msg("no mount at %s: it would be writable", p);
+    if (!m->rdonly)
+        fail_msg("%s is mounted writable", p);
+}
+
+/* An extra write root never overrides what corral protects: on the same
+ * path, or inside it. */
+static void write_roots_never_open_protected_paths(void **state)
+{
+    (void)state;
+    char p[600];
+    snprintf(p, sizeof p, "%s/.corral", ws);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/.corral/rules", ws);
+    mkdir(p, 0755);
+    static const char *const writes[] = {"%s/.git/hooks", "%s/.git", "%s/.corral", "%s/.corral/rules", NULL};
+    for (const char *const *wfmt = writes; *wfmt; wfmt++) {
+        sb_profile prof;
+        char err[1024];
+        assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+        snprintf(p, sizeof p, *wfmt, ws);
+        sb_profile_add(&prof, p, SB_WRITE);
+        sb_request req = request(NULL);
+        sb_plan plan;
+        if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+            fail_msg("-w %s: %s", p, err);
+        assert_readonly_mount(&plan, "%s/.git/hooks", ws);
+        assert_readonly_mount(&plan, "%s/.git/config", ws);
+        assert_readonly_mount(&plan, "%s/.corral", ws);
+        const sb_mount *m = mount_at(&plan, p);
+        assert_true(m == NULL || m->rdonly || strcmp(*wfmt, "%s/.git") == 0); /* .git: pinned, writable */
+        sb_plan_free(&plan);
+        sb_profile_free(&prof);
+    }
+    snprintf(p, sizeof p, "%s/.corral/rules", ws);
+    rmdir(p);
+    snprintf(p, sizeof p, "%s/.corral", ws);
+    rmdir(p);
+}
+
+/* A write root inside a git directory gets that directory's protection
+ * even when nothing around it is writable: `-w ws/.git` with the
+ * read-only profile, and a subdirectory of a bare repository. */
+static void write_root_inside_a_gitdir_keeps_hooks_readonly(void **state)
+{
+    (void)state;
+    char p[700], bare[600];
+    sb_profile prof;
+    char err[1024];
+    assert_int_equal(sb_profile_builtin(&prof, "read-only", err, sizeof err), 0);
+    snprintf(p, sizeof p, "%s/.git", ws);
+    sb_profile_add(&prof, p, SB_WRITE);
+    sb_request req = request(NULL);
+    sb_plan plan;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_false(mount_at(&plan, p)->rdonly); /* objects, refs, the index: writable */
+    assert_readonly_mount(&plan, "%s/.git/hooks", ws);
+    assert_readonly_mount(&plan, "%s/.git/config", ws);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+
+    snprintf(bare, sizeof bare, "%s/bare.git", root);
+    mk("%s", bare);
+    mk("%s/objects", bare);
+    mk("%s/objects/pack", bare);
+    mk("%s/refs", bare);
+    touch("%s/HEAD", bare, "ref: refs/heads/main\n");
+    touch("%s/config", bare, "[core]\n\tbare = true\n");
+    assert_int_equal(sb_profile_builtin(&prof, "read-only", err, sizeof err), 0);
+    snprintf(p, sizeof p, "%s/objects/pack", bare);
+    sb_profile_add(&prof, p, SB_WRITE);
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_false(mount_at(&plan, p)->rdonly);
+    assert_readonly_mount(&plan, "%s/config", bare);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+    /* The bare repository itself writable: its missing hooks directory is
+     * made a read-only placeholder. */
+    assert_int_equal(sb_profile_builtin(&prof, "read-only", err, sizeof err), 0);
+    sb_profile_add(&prof, bare, SB_WRITE);
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_readonly_mount(&plan, "%s/hooks", bare);
+    assert_readonly_mount(&plan, "%s/config", bare);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+/* An escalation that keeps the sandbox writes "/" and keeps the default
+ * deny list: /var/run (a symlink to /run on Debian) is masked at /run,
+ * where it points, instead of failing the plan. */
+static void writable_root_keeps_default_deny_list(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[1024];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_profile_add(&prof, "/", SB_WRITE);
+    sb_request req = request(NULL);
+    req.allow_home_workspace = true;
+    sb_plan plan;
+    if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+        fail_msg("workspace-write + write / does not compile: %s", err);
+    assert_false(mount_at(&plan, "/")->rdonly);
+    char run[PATH_MAX];
+    assert_non_null(realpath("/var/run", run));
+    const sb_mount *m = mount_at(&plan, run);
+    assert_non_null(m);
+    assert_int_equal(m->kind, SB_M_TMPFS); /* still masked */
+    char p[600];
+    snprintf(p, sizeof p, "%s/.ssh", home);
+    assert_int_equal(mount_at(&plan, p)->kind, SB_M_TMPFS);
+    sb_plan_free(&plan);
+    /* A deny path the user gives still fails closed through a symlink the
+     * sandbox could re-point (everything is writable now). */
+    char link[600], denied[700];
+    snprintf(link, sizeof link, "%s/to-other", root);
+    assert_int_equal(symlink(other, link), 0);
+    snprintf(denied, sizeof denied, "%s/secret", link);
+    sb_profile_add(&prof, denied, SB_DENY);
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), -1);
+    assert_non_null(strstr(err, "crosses writable symlink"));
+    assert_non_null(strstr(err, link));
+    unlink(link);
+    sb_profile_free(&prof);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +741,12 @@ int main(void)
         cmocka_unit_test(full_profile_is_no_sandbox),
         cmocka_unit_test(plan_round_trip),
         cmocka_unit_test(unknown_profile_is_named),
+        cmocka_unit_test(placeholders_never_follow_a_swapped_symlink),
+        cmocka_unit_test(placeholders_are_shared_and_counted),
+        cmocka_unit_test(home_workspace_is_refused),
+        cmocka_unit_test(write_roots_never_open_protected_paths),
+        cmocka_unit_test(write_root_inside_a_gitdir_keeps_hooks_readonly),
+        cmocka_unit_test(writable_root_keeps_default_deny_list),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -2,7 +2,7 @@
 # id: N03
 # tries: send UDP datagrams: to the host's UDP listener on 127.0.0.1 and to 8.8.8.8:53
 # expect: socket(AF_INET, DGRAM) fails with EPERM; nothing arrives at the host listener
-# neighbour: datagrams over an AF_UNIX SOCK_DGRAM socketpair with send() (glibc makes it the sendto system call)
+# neighbour: messages over an AF_UNIX SOCK_SEQPACKET socketpair with send() (glibc makes it the sendto system call); datagram sockets are refused with the network off (N21)
 # needs: -
 # sandbox-args: -
 #
@@ -23,14 +23,14 @@ def attack():
 
 
 def neighbour():
-    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
         a.send(b"one")  # glibc's send() is the sendto system call with no address
         a.send(b"two")
     except OSError as e:
         return "send() on a connected AF_UNIX socketpair failed: %s" % errno.errorcode[e.errno]
     got = b.recv(8) + b.recv(8)
-    return None if got == b"onetwo" else "datagrams lost: %r" % got
+    return None if got == b"onetwo" else "messages lost: %r" % got
 
 
 if __name__ == "__main__":
