@@ -326,14 +326,17 @@ static int verb_ls(int argc, char **argv)
 typedef struct sandbox_opts {
     json_t *write, *read, *deny;
     const char *profile, *net, *approval;
+    bool allow_home;
 } sandbox_opts;
 
 #define OPT_APPROVAL_POLICY 0x101
+#define OPT_ALLOW_HOME 0x102
 
 #define SANDBOX_LONGOPTS                                                                             \
     {"profile", required_argument, NULL, 'P'}, {"write", required_argument, NULL, 'w'},               \
         {"read", required_argument, NULL, 'R'}, {"deny", required_argument, NULL, 'D'},               \
-        {"net", required_argument, NULL, 'N'}, {"approval-policy", required_argument, NULL, OPT_APPROVAL_POLICY}
+        {"net", required_argument, NULL, 'N'}, {"approval-policy", required_argument, NULL, OPT_APPROVAL_POLICY}, \
+        {"allow-home-workspace", no_argument, NULL, OPT_ALLOW_HOME}
 
 /* Take a sandbox option; 1 if o was one, 0 if not, -1 on a bad value. */
 static int sandbox_opt(sandbox_opts *so, int o, const char *arg)
@@ -353,6 +356,10 @@ static int sandbox_opt(sandbox_opts *so, int o, const char *arg)
     }
     if (o == 'P') {
         so->profile = arg;
+        return 1;
+    }
+    if (o == OPT_ALLOW_HOME) {
+        so->allow_home = true;
         return 1;
     }
     if (o == OPT_APPROVAL_POLICY) {
@@ -383,6 +390,8 @@ static void sandbox_opts_apply(sandbox_opts *so, json_t *req)
         json_object_set_new(req, "net", json_string(so->net));
     if (so->approval)
         json_object_set_new(req, "approval_policy", json_string(so->approval));
+    if (so->allow_home)
+        json_object_set_new(req, "allow_home_workspace", json_true());
     if (so->write)
         json_object_set_new(req, "write", so->write);
     if (so->read)
@@ -407,7 +416,10 @@ static void sandbox_opts_free(sandbox_opts *so)
     "  -D, --deny PATH       hidden in the sandbox\n"                                                    \
     "      --net MODE        off (default) or full\n"                                                   \
     "      --approval-policy P  on-request (default), unless-trusted, never or granular:\n"          \
-    "                        when the session's commands ask (the config's [approvals])\n"
+    "                        when the session's commands ask (the config's [approvals])\n"          \
+    "      --allow-home-workspace  allow a writable workspace or write root that is your\n"        \
+    "                        home directory, / or above it (refused otherwise: your\n"          \
+    "                        shell's startup files would be writable)\n"
 
 /* ---- new ------------------------------------------------------------------------ */
 
@@ -1165,7 +1177,7 @@ static const verb verbs[] = {
      "Resize a session's terminal.\n"},
     {"sandbox", verb_sandbox,
      "sandbox [--profile P] [-w PATH]... [-r PATH]... [--deny PATH]... [--net off|proxy|full] [--print-plan] "
-     "[-C DIR] -- CMD [ARG...]",
+     "[--allow-home-workspace] [-C DIR] -- CMD [ARG...]",
      "Run one command in corral's sandbox, without a server: standard input and\n"
      "output pass straight through; the exit status is the command's (128+N for\n"
      "signal N; 125 when corral itself fails).\n\n"
@@ -1176,6 +1188,8 @@ static const verb verbs[] = {
      "      --deny PATH     hidden: an empty, unreadable directory or file\n"
      "      --net MODE      off (default): loopback only; full: the host's network\n"
      "  -C, --directory DIR the workspace and working directory (default: here)\n"
+     "      --allow-home-workspace  allow a writable workspace or write root that is\n"
+     "                      your home directory, / or above it\n"
      "      --print-plan    print what would be done (mounts in order, namespaces,\n"
      "                      filter, limits, environment) and exit\n\n"
      "Deny beats write beats read; the more specific path wins.  See docs/sandbox.md.\n"},

@@ -244,7 +244,8 @@ static int common_args(conn_t *c, json_t *id, json_t *req, const char *cwd_field
         proto_get_string(req, "net", false, &net, &e) < 0 || proto_get_argv(req, "write", false, &a->r.write, &e) < 0 ||
         proto_get_argv(req, "read", false, &a->r.read, &e) < 0 ||
         proto_get_argv(req, "deny", false, &a->r.deny, &e) < 0 ||
-        proto_get_string(req, "approval_policy", false, &approval, &e) < 0) {
+        proto_get_string(req, "approval_policy", false, &approval, &e) < 0 ||
+        proto_get_bool(req, "allow_home_workspace", false, &a->r.allow_home_workspace, &e) < 0) {
         spawn_args_free(a);
         bad(c, id, &e);
         return -1;

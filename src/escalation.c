@@ -249,6 +249,7 @@ static int fill_request(chan_ticket *c, session_t *s, gate_origin origin, const 
     g->base.read = proto_copy_argv(x->sandbox.read);
     g->base.deny = proto_copy_argv(x->sandbox.deny);
     g->base.net = x->sandbox.net;
+    g->base.allow_home = x->sandbox.allow_home;
     g->config_deny = srv->conf.sandbox.n_deny > 0;
     g->policy = x->policy;
     char **writable = writable_roots(srv, x);

@@ -209,6 +209,7 @@ void gate_widen(const gate_request *g, gate_launch *out)
     out->read = proto_copy_argv(g->base.read);
     out->deny = proto_copy_argv(g->base.deny);
     out->net = g->base.net;
+    out->allow_home = g->base.allow_home;
     out->cwd = g->cwd;
     out->workspace = g->workspace;
     if (g->sandbox == SANDBOX_ESCALATED) {
@@ -216,6 +217,7 @@ void gate_widen(const gate_request *g, gate_launch *out)
             strv_extend(&out->write, everything);
             out->net = SB_NET_FULL;
             out->keeps_sandbox = true;
+            out->allow_home = true; /* "/" is writable: what a human approved */
         } else {
             out->profile = "full";
         }

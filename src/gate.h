@@ -62,6 +62,7 @@ typedef struct gate_sandbox {
     char *profile;                /* NULL: the configured default */
     char **write, **read, **deny; /* entries on top of the profile, absolute */
     int net;                      /* sb_net, or -1: the profile's */
+    bool allow_home;              /* the user allowed a writable $HOME (or above) */
 } gate_sandbox;
 
 /* "For this session" answers of one requester (a connection or a
@@ -127,6 +128,8 @@ typedef struct gate_launch {
     int net;             /* sb_net or -1 */
     const char *cwd, *workspace;
     bool keeps_sandbox;  /* escalated, but deny entries keep a sandbox (writable everywhere else) */
+    bool allow_home;     /* a writable $HOME (or above) is allowed: the user said so for the
+                            session, or a human approved "everywhere" */
 } gate_launch;
 /* The one place a request is widened: base, plus what was asked and
  * allowed.  Escalated: no sandbox, unless deny entries (the session's

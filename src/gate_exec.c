@@ -261,6 +261,7 @@ void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const
     g->base.read = proto_copy_argv(r->read);
     g->base.deny = proto_copy_argv(r->deny);
     g->base.net = r->net;
+    g->base.allow_home = r->allow_home_workspace;
     proto_err pe;
     if (read_permissions(req, g, &pe) < 0 || resolve_paths(g, r->cwd, &pe) < 0) {
         conn_reply_error(c, id, pe.code, pe.message);

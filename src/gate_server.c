@@ -133,6 +133,7 @@ void gate_spawn_request(const gate_request *g, const gate_launch *l, spawn_reque
     r->kind = SESSION_EXEC;
     r->tty = g->tty;
     r->policy = &g->policy;
+    r->allow_home_workspace = l->allow_home;
 }
 
 /* Would t run once approved?  Its widened sandbox is compiled (and

@@ -152,6 +152,9 @@ typedef struct spawn_request {
     bool tty, pinned;
     int rows, cols;
     const policy_settings *policy; /* NULL: the server's */
+    /* A writable workspace or write root at $HOME, / or above $HOME is
+     * allowed (sb_request.allow_home_workspace). */
+    bool allow_home_workspace;
 } spawn_request;
 
 /* The sandbox plan of r for session id; with tools, the session's channel

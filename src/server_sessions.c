@@ -256,7 +256,7 @@ sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, 
         prof.net = (sb_net)r->net;
     const char *workspace = r->workspace ? r->workspace : r->cwd;
     sb_request req = {.argv = argv, .cwd = r->cwd, .workspace = workspace, .environ = environ,
-                      .set_env = set_env, .session_id = id};
+                      .set_env = set_env, .session_id = id, .allow_home_workspace = r->allow_home_workspace};
     if (tools) {
         req.corral_exe = srv->exe;
         req.shell_dir = srv->hook_dir;
@@ -338,6 +338,7 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     x->sandbox.read = proto_copy_argv(r->read);
     x->sandbox.deny = proto_copy_argv(r->deny);
     x->sandbox.net = r->net;
+    x->sandbox.allow_home = r->allow_home_workspace;
     if (chan_server >= 0)
         sesschan_attach(srv, s, chan_server);
     link_add(&srv->sessions, &x->node);

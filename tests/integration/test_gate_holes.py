@@ -244,6 +244,24 @@ def test_escalation_keeping_sandbox_runs_on_debian(t):
         cw.cleanup()
 
 
+# ---- item 9: the workspace is never $HOME (or above it) unless asked ----------------------
+
+def test_home_workspace_refused(t):
+    home = os.path.realpath(os.path.expanduser("~"))
+    r = w.corral("exec", "-C", home, "--", "touch", os.path.join(home, ".corral-test-bashrc"))
+    t.ok(r.returncode != 0 and "--allow-home-workspace" in r.stderr and home in r.stderr,
+         "an exec with the home directory as its workspace is refused, naming it and the way out", r.stderr)
+    t.ok(not os.path.exists(os.path.join(home, ".corral-test-bashrc")), "and nothing ran")
+    r = w.corral("exec", "-C", "/", "--", "true")
+    t.ok(r.returncode != 0 and "--allow-home-workspace" in r.stderr, "so is /", r.stderr)
+    r = w.corral("new", "-C", home, "--", "true")
+    t.ok(r.returncode != 0 and "--allow-home-workspace" in r.stderr, "and a new session there", r.stderr)
+    r = w.corral("exec", "-C", home, "--allow-home-workspace", "--", "true")
+    t.ok("exited with code 0" in r.stdout, "--allow-home-workspace says the user wants it", r.stdout + r.stderr)
+    r = w.corral("exec", "-C", home, "--profile", "read-only", "--", "true")
+    t.ok("exited with code 0" in r.stdout, "a read-only sandbox there is fine", r.stdout + r.stderr)
+
+
 # ---- item 11: a zero-length message does not close the channel ----------------------------
 
 EMPTY_THEN_ASK = r'''
@@ -276,6 +294,7 @@ if __name__ == "__main__":
                           test_write_root_swapped_while_asked, test_build_link_to_git_hooks,
                           test_claimed_cwd_never_becomes_the_workspace, test_always_from_hook_check_skips_no_filter,
                           test_escalate_keeps_session_deny_entries, test_escalation_keeping_sandbox_runs_on_debian,
+                          test_home_workspace_refused,
                           test_zero_length_message_keeps_channel])
     finally:
         shutil.rmtree(outside, ignore_errors=True)
