@@ -271,6 +271,11 @@ static int set_limit(int resource, const char *name, uint64_t value, char *err, 
     return 0;
 }
 
+/* Memory is bounded by the cgroup's memory.max (pages in use), never by
+ * RLIMIT_AS or RLIMIT_DATA: an address-space limit breaks programs that
+ * reserve far more address space than they use (V8, the JVM), and the
+ * sandbox's own init when corral is built with --enable-sanitizers
+ * (AddressSanitizer reserves terabytes of shadow address space at start). */
 int sb_rlimits_apply(const sb_limits *l, bool cgroup_pids, char *err, size_t errlen)
 {
     if (set_limit(RLIMIT_CORE, "RLIMIT_CORE", l->core, err, errlen) < 0)

@@ -11,6 +11,33 @@
 #include "init.h"
 #include "tui.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define CORRAL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CORRAL_ASAN 1
+#endif
+#endif
+
+#ifdef CORRAL_ASAN
+#include <sanitizer/lsan_interface.h>
+
+/* Built with --enable-sanitizers.  LeakSanitizer's check at exit stops the
+ * process's threads with ptrace to read their registers and stacks; a
+ * sandbox's seccomp filter refuses ptrace (sandbox/filter.c), and the check
+ * then ends in "LeakSanitizer has encountered a fatal error", exit status 1
+ * and unflushed stdout instead of a leak report.  So the check is off in any
+ * process under a seccomp filter (the session init once its filter is in
+ * place, corral escalate run from inside a session) and on everywhere else
+ * (the server, the CLI, corral sandbox before its child is confined).  The
+ * runtime calls this when it is about to check, so the answer is the
+ * process's state at exit. */
+int __lsan_is_turned_off(void)
+{
+    return prctl(PR_GET_SECCOMP) != 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     /* Started as /proc/self/exe, the kernel would name us "exe" in ps. */

@@ -132,7 +132,9 @@ static void replies_are_single_lines(void **state)
 {
     (void)state;
     size_t n;
-    char *s = proto_dump(proto_error(json_integer(3), PERR_BAD_REQUEST, "field 'cmd' must be a string"), &n);
+    json_t *id = json_integer(3); /* proto_error takes a reference of its own */
+    char *s = proto_dump(proto_error(id, PERR_BAD_REQUEST, "field 'cmd' must be a string"), &n);
+    json_decref(id);
     assert_string_equal(s, "{\"id\":3,\"error\":{\"code\":\"bad_request\",\"message\":\"field 'cmd' must be a string\"}}\n");
     free(s);
 }
