@@ -338,7 +338,7 @@ static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held,
         ui_answer opts[ANS_COUNT];
         int n = approval_options(a, opts);
         for (int i = 0; i < n; i++) {
-            char buf[512], lead[16];
+            char buf[512], lead[32];
             bool hl = opts[i] == q->highlight;
             snprintf(lead, sizeof lead, "%s %d %c  ", hl ? "\xe2\x80\xba" : " ", i + 1, option_keys[opts[i]]);
             int k = add_wrapped(L, hl ? 100 : 95, hl ? 96 : 55, hl ? TH_DIALOG_SELECTED : TH_DIALOG, w, 3, lead,
