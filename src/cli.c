@@ -606,12 +606,13 @@ static void on_exec_event(json_t *ev, void *user)
     exec_notice(ev, kind);
 }
 
-static int verb_exec(int argc, char **argv)
+/* corral exec; add_write collects --add-write (the caller frees it on
+ * every way out). */
+static int exec_with(int argc, char **argv, json_t *add_write)
 {
     bool tty = false, raw = false, add_net = false;
     const char *dir = NULL, *shell_cmd = NULL, *name = NULL;
     const char *sandbox_perms = NULL, *justification = NULL, *prefix_rule = NULL;
-    json_t *add_write = json_array();
     long yield = -1, max_tokens = -1;
     static const struct option opts[] = {
         {"tty", no_argument, NULL, 't'}, {"directory", required_argument, NULL, 'C'},
@@ -710,7 +711,6 @@ static int verb_exec(int argc, char **argv)
     if (json_array_size(add_write) || add_net)
         json_object_set_new(req, "additional_permissions",
                             json_pack("{s:O, s:b}", "write", add_write, "network", add_net));
-    json_decref(add_write);
     if (justification)
         json_object_set_new(req, "justification", json_string(justification));
     if (prefix_rule) {
@@ -753,6 +753,14 @@ static int verb_exec(int argc, char **argv)
     }
     json_decref(r);
     return status;
+}
+
+static int verb_exec(int argc, char **argv)
+{
+    json_t *add_write = json_array();
+    int rc = exec_with(argc, argv, add_write);
+    json_decref(add_write);
+    return rc;
 }
 
 /* ---- send / poll ------------------------------------------------------------------- */

@@ -467,6 +467,18 @@ static void start_policy(server_t *srv)
     }
 }
 
+/* Start-up failed: say so (log and ready pipe), free what was made. */
+static int start_failed(server_t *srv, int ready_fd, const char *err)
+{
+    server_log("%s", err);
+    ready_message(ready_fd, "error %s", err);
+    free(srv->socket_path);
+    free(srv->lock_path);
+    free(srv->state_dir);
+    conf_free(&srv->conf);
+    return 1;
+}
+
 int server_run(int ready_fd)
 {
     server_t srv_storage, *srv = &srv_storage;
@@ -489,39 +501,25 @@ int server_run(int ready_fd)
     free(confdir);
     int rc = conf_load(&srv->conf, confpath, err, sizeof err);
     free(confpath);
-    if (rc < 0) {
-        server_log("%s", err);
-        ready_message(ready_fd, "error %s", err);
-        return 1;
-    }
+    if (rc < 0)
+        return start_failed(srv, ready_fd, err);
     srv->socket_path = paths_socket(err, sizeof err);
-    if (!srv->socket_path) {
-        server_log("%s", err);
-        ready_message(ready_fd, "error %s", err);
-        return 1;
-    }
+    if (!srv->socket_path)
+        return start_failed(srv, ready_fd, err);
     srv->lock_path = xasprintf("%.*s.lock", (int)(strlen(srv->socket_path) - 5), srv->socket_path);
     srv->state_dir = paths_state_dir();
     rc = mkdir_p(srv->state_dir, 0700);
     if (rc < 0) {
         snprintf(err, sizeof err, "cannot create %s: %s", srv->state_dir, strerror(-rc));
-        server_log("%s", err);
-        ready_message(ready_fd, "error %s", err);
-        return 1;
+        return start_failed(srv, ready_fd, err);
     }
-    if (take_lock(srv, err, sizeof err) < 0) {
-        server_log("%s", err);
-        ready_message(ready_fd, "error %s", err);
-        return 1;
-    }
+    if (take_lock(srv, err, sizeof err) < 0)
+        return start_failed(srv, ready_fd, err);
     uv_loop_t loop;
     uv_loop_init(&loop);
     srv->loop = &loop;
-    if (listen_socket(srv, err, sizeof err) < 0) {
-        server_log("%s", err);
-        ready_message(ready_fd, "error %s", err);
-        return 1;
-    }
+    if (listen_socket(srv, err, sizeof err) < 0)
+        return start_failed(srv, ready_fd, err); /* the process ends: the loop with it */
     init_signal(srv, &srv->sig_term, SIGTERM, on_stop_signal);
     init_signal(srv, &srv->sig_int, SIGINT, on_stop_signal);
     init_signal(srv, &srv->sig_hup, SIGHUP, on_stop_signal);
@@ -550,6 +548,7 @@ int server_run(int ready_fd)
     free(srv->state_dir);
     free(srv->exe);
     free(srv->hook_dir);
+    conf_free(&srv->conf);
     server_log("stopped");
     return srv->exit_status < 0 ? 0 : srv->exit_status;
 }
