@@ -171,13 +171,15 @@ bool escalation_reaped(server_t *srv, pid_t pid, int status)
             continue;
         sb_child_feed(&c->child);
         int st = sb_child_status(&c->child, status);
-        if (c->child.error && !c->child.ready)
-            reply_state(c, "failed", c->child.error);
-        else
-            reply(c, json_pack("{s:s, s:i}", "state", "exited", "status", st));
-        log_event(c, "escalation_ended", json_pack("{s:i, s:i}", "approval", c->approval, "status", st));
+        json_t *outcome = c->child.error && !c->child.ready
+                              ? json_pack("{s:s, s:s}", "state", "failed", "message", c->child.error)
+                              : json_pack("{s:s, s:i}", "state", "exited", "status", st);
+        /* Its sandbox is gone (placeholders removed, cgroup too) before the
+         * requester hears of the end and goes on in the workspace. */
         sb_child_release(&c->child);
         c->running = false;
+        reply(c, outcome);
+        log_event(c, "escalation_ended", json_pack("{s:i, s:i}", "approval", c->approval, "status", st));
         gate_done(&c->t);
         return true;
     }
