@@ -246,12 +246,7 @@ static int fill_request(chan_ticket *c, session_t *s, gate_origin origin, const 
     /* The session's own sandbox, deny entries and all: whatever widens it
      * keeps them.  Its workspace stays its workspace. */
     g->workspace = xstrdup(x->workspace);
-    g->base.profile = x->sandbox.profile ? xstrdup(x->sandbox.profile) : NULL;
-    g->base.write = proto_copy_argv(x->sandbox.write);
-    g->base.read = proto_copy_argv(x->sandbox.read);
-    g->base.deny = proto_copy_argv(x->sandbox.deny);
-    g->base.net = x->sandbox.net;
-    g->base.allow_home = x->sandbox.allow_home;
+    gate_sandbox_copy(&g->base, &x->sandbox);
     g->config_deny = srv->conf.sandbox.n_deny > 0;
     g->policy = x->policy;
     char **writable = writable_roots(srv, x);

@@ -39,10 +39,7 @@ void gate_request_free(gate_request *g)
     free(g->line);
     free(g->cwd);
     free(g->workspace);
-    free(g->base.profile);
-    proto_free_argv(g->base.write);
-    proto_free_argv(g->base.read);
-    proto_free_argv(g->base.deny);
+    gate_sandbox_free(&g->base);
     proto_free_argv(g->write);
     free(g->justification);
     proto_free_argv(g->prefix_rule);
@@ -51,6 +48,25 @@ void gate_request_free(gate_request *g)
     proto_free_argv(g->persist);
     free(g->persist_refusal);
     memset(g, 0, sizeof *g);
+}
+
+void gate_sandbox_copy(gate_sandbox *dst, const gate_sandbox *src)
+{
+    *dst = *src;
+    dst->profile = src->profile ? xstrdup(src->profile) : NULL;
+    dst->write = proto_copy_argv(src->write);
+    dst->read = proto_copy_argv(src->read);
+    dst->deny = proto_copy_argv(src->deny);
+}
+
+void gate_sandbox_free(gate_sandbox *s)
+{
+    free(s->profile);
+    proto_free_argv(s->write);
+    proto_free_argv(s->read);
+    proto_free_argv(s->deny);
+    memset(s, 0, sizeof *s);
+    s->net = -1;
 }
 
 /* Deny entries (the base sandbox's own, or the config's) keep a sandbox

@@ -65,6 +65,10 @@ typedef struct gate_sandbox {
     bool allow_home;              /* the user allowed a writable $HOME (or above) */
 } gate_sandbox;
 
+/* A deep copy of src into dst; freeing one. */
+void gate_sandbox_copy(gate_sandbox *dst, const gate_sandbox *src);
+void gate_sandbox_free(gate_sandbox *s);
+
 /* "For this session" answers of one requester (a connection or a
  * session): exact keys. */
 typedef struct gate_cache {

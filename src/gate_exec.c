@@ -256,12 +256,7 @@ void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const
     g->tty = r->tty;
     g->policy = r->policy ? *r->policy : srv->policy;
     g->config_deny = srv->conf.sandbox.n_deny > 0;
-    g->base.profile = r->profile ? xstrdup(r->profile) : NULL;
-    g->base.write = proto_copy_argv(r->write);
-    g->base.read = proto_copy_argv(r->read);
-    g->base.deny = proto_copy_argv(r->deny);
-    g->base.net = r->net;
-    g->base.allow_home = r->allow_home_workspace;
+    server_sandbox_of(r, &g->base);
     proto_err pe;
     if (read_permissions(req, g, &pe) < 0 || resolve_paths(g, r->cwd, &pe) < 0) {
         conn_reply_error(c, id, pe.code, pe.message);

@@ -162,6 +162,9 @@ typedef struct spawn_request {
  * the shell hook.  NULL with err on failure; free with sb_plan_free. */
 struct sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, char *err, size_t errlen);
 
+/* The sandbox r asks for, as the gate keeps it (a copy). */
+void server_sandbox_of(const spawn_request *r, gate_sandbox *out);
+
 /* Compile the sandbox plan, spawn and store a session (pruning first if the
  * store is full).  NULL with err filled on failure; *warning receives the
  * 60-process warning. */

@@ -125,10 +125,7 @@ static void on_session_closed(session_t *s, void *user)
     sesschan_session_ended(x->srv, s);
     gate_cache_free(&x->approved);
     free(x->workspace);
-    free(x->sandbox.profile);
-    proto_free_argv(x->sandbox.write);
-    proto_free_argv(x->sandbox.read);
-    proto_free_argv(x->sandbox.deny);
+    gate_sandbox_free(&x->sandbox);
     link_del(&x->node);
     session_free(s); /* x with it: one allocation */
 }
@@ -277,6 +274,13 @@ sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, 
     return plan;
 }
 
+void server_sandbox_of(const spawn_request *r, gate_sandbox *out)
+{
+    gate_sandbox view = {.profile = (char *)r->profile, .write = r->write, .read = r->read, .deny = r->deny,
+                         .net = r->net, .allow_home = r->allow_home_workspace};
+    gate_sandbox_copy(out, &view);
+}
+
 session_t *server_start_session(server_t *srv, const spawn_request *r, const char *client, char *err,
                                 size_t errlen, char **warning)
 {
@@ -333,12 +337,7 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     x->policy = r->policy ? *r->policy : srv->policy;
     /* What a request from inside it keeps: its workspace and sandbox. */
     x->workspace = workspace;
-    x->sandbox.profile = r->profile ? xstrdup(r->profile) : NULL;
-    x->sandbox.write = proto_copy_argv(r->write);
-    x->sandbox.read = proto_copy_argv(r->read);
-    x->sandbox.deny = proto_copy_argv(r->deny);
-    x->sandbox.net = r->net;
-    x->sandbox.allow_home = r->allow_home_workspace;
+    server_sandbox_of(r, &x->sandbox);
     if (chan_server >= 0)
         sesschan_attach(srv, s, chan_server);
     link_add(&srv->sessions, &x->node);
