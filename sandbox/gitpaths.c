@@ -287,6 +287,29 @@ bool gp_protect_path(gp *g, const char *path, bool want_dir, const char *why, gp
     return g->rc == 0;
 }
 
+bool gp_protect_program(gp *g, const char *path, const char *why, gp_links policy)
+{
+    if (g->rc < 0)
+        return false;
+    gp_resolved r;
+    gp_resolve(g, path, &r);
+    struct stat st;
+    bool ok = true;
+    if (r.exists && (stat(r.canon, &st) < 0 || S_ISDIR(st.st_mode))) {
+        /* a directory: an argument, not a program */
+    } else if (r.exists || (r.missing && r.missing_last)) {
+        ok = gp_protect_path(g, path, false, why, policy);
+    } else if (r.missing) {
+        char *parent = gp_parent(r.missing);
+        if (gp_writable(g, parent))
+            gp_warn(g, path, "%s does not exist, but %s: a sandboxed command could create it, and your git "
+                    "would then run it", path, why);
+        free(parent);
+    }
+    gp_resolved_free(&r);
+    return ok && g->rc == 0;
+}
+
 /* ---- emitting ------------------------------------------------------------- */
 
 static int cmp_str(const void *a, const void *b)

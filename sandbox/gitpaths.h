@@ -100,6 +100,13 @@ bool gp_links_ok(gp *g, const gp_resolved *r, const char *what, gp_links policy)
  * directory (else an empty file).  false once g has failed. */
 bool gp_protect_path(gp *g, const char *path, bool want_dir, const char *why, gp_links policy);
 
+/* The same for a program a config value names (a script, say): read-only
+ * when it is a file inside a writable root (a directory named among a
+ * command's words is left alone), an empty read-only file when only its
+ * last component is missing, a warning when more is missing (a placeholder
+ * directory there could stop a build that makes it). */
+bool gp_protect_program(gp *g, const char *path, const char *why, gp_links policy);
+
 /* Tell the user (once per key). */
 void gp_warn(gp *g, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int gp_fail(gp *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -196,7 +196,7 @@ static void command_paths(gp *g, const char *cmd, const char *base, gp_links pol
         bool plain = strchr(w, '/') && w[0] != '-' && !strpbrk(w, "$\\'\"*?[%=") && !strstr(w, "://");
         char *path = plain ? gp_expand(w, base) : NULL;
         if (path)
-            gp_protect_path(g, path, false, "git config names it as a program to run", policy);
+            gp_protect_program(g, path, "git config names it as a program to run", policy);
         free(path);
         free(w);
     }

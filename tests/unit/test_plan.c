@@ -570,7 +570,7 @@ static void hooks_path_targets_are_protected(void **state)
     make_gitdir(w, ".git", cfg);
     put(w, ".githooks/pre-commit", "#!/bin/sh\n");
     put(w, "tools/hooks/post-checkout", "#!/bin/sh\n");
-    mkdirs(sb_printf("%s/.husky", w));
+    put(w, ".husky/pre-commit", "npm test\n");
     put(home, ".gitconfig", "[core]\n\thooksPath = .husky/_\n");
     sb_plan plan;
     char err[1024];
@@ -586,6 +586,7 @@ static void hooks_path_targets_are_protected(void **state)
     char gc[600];
     snprintf(gc, sizeof gc, "%s/.gitconfig", home);
     unlink(gc);
+    free(w);
 }
 
 static void hooks_path_of_the_workspace_itself_fails_closed(void **state)
@@ -598,8 +599,10 @@ static void hooks_path_of_the_workspace_itself_fails_closed(void **state)
     sb_plan plan;
     char err[1024];
     assert_int_equal(compile_ws(w, &plan, err, sizeof err), -1);
+    sb_plan_free(&plan);
     assert_non_null(strstr(err, "writable root"));
     assert_non_null(strstr(err, w));
+    free(w);
 }
 
 static void config_includes_and_programs_are_protected(void **state)
@@ -610,12 +613,15 @@ static void config_includes_and_programs_are_protected(void **state)
                 "[include]\n\tpath = ../shared.gitconfig\n"
                 "[includeIf \"onbranch:main\"]\n\tpath = ../branch.gitconfig\n"
                 "[core]\n\tfsmonitor = tools/fsmonitor.sh\n"
-                "[alias]\n\tfmt = !sh -c 'x' && ./scripts/fmt.sh --all\n");
+                "[alias]\n\tfmt = !sh -c 'x' && ./scripts/fmt.sh --all\n"
+                "\tdoc = !make -C docs/ && tools/not-yet-there\n"
+                "[diff \"x\"]\n\ttextconv = gen/bin/conv\n");
     put(w, "shared.gitconfig", "[include]\n\tpath = deeper/more.gitconfig\n");
     put(w, "deeper/more.gitconfig", "[diff]\n\texternal = tools/difftool\n");
     put(w, "tools/fsmonitor.sh", "#!/bin/sh\n");
     put(w, "tools/difftool", "#!/bin/sh\n");
     put(w, "scripts/fmt.sh", "#!/bin/sh\n");
+    put(w, "docs/index.md", "docs\n");
     sb_plan plan;
     char err[1024];
     assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
@@ -630,7 +636,17 @@ static void config_includes_and_programs_are_protected(void **state)
     const char *ph = placeholder(&plan, w, "branch.gitconfig");
     assert_non_null(ph);
     assert_string_equal(ph, "");
+    /* A program that is not there yet cannot be planted (an empty
+     * read-only file in its place); a directory among a command's words is
+     * an argument, not made read-only; a program whose directory is missing
+     * too gets no placeholder directory (a build may make it): a warning. */
+    ph = placeholder(&plan, w, "tools/not-yet-there");
+    assert_non_null(ph);
+    assert_string_equal(ph, "");
+    assert_false(mounted(&plan, w, "docs", true));
+    assert_null(placeholder(&plan, w, "gen"));
     sb_plan_free(&plan);
+    free(w);
 }
 
 static void bad_config_fails_closed(void **state)
@@ -643,8 +659,10 @@ static void bad_config_fails_closed(void **state)
     sb_plan plan;
     char err[1024];
     assert_int_equal(compile_ws(w, &plan, err, sizeof err), -1);
+    sb_plan_free(&plan);
     assert_non_null(strstr(err, ".git/config"));
     assert_non_null(strstr(err, "line 2"));
+    free(w);
 }
 
 typedef struct cfgrec {
@@ -866,6 +884,7 @@ static void gitlinks_beyond_the_scan_are_protected(void **state)
     assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
     assert_true(mounted(&plan, w, "a/b/c/d/deep/.git/config", true));
     sb_plan_free(&plan);
+    free(w);
 }
 
 static void worktrees_and_modules_are_read_only(void **state)
@@ -892,6 +911,7 @@ static void worktrees_and_modules_are_read_only(void **state)
     assert_true(mounted(&plan, w, ".git/modules/lib/config", true));
     assert_null(placeholder(&plan, w, ".git/worktrees/feature/hooks")); /* unused by git: no clutter */
     sb_plan_free(&plan);
+    free(w);
 }
 
 static void bare_repositories_are_protected(void **state)
@@ -906,6 +926,7 @@ static void bare_repositories_are_protected(void **state)
     assert_true(mounted(&plan, w, "remotes/proj.git/config", true));
     assert_true(mounted(&plan, w, "remotes/proj.git", false));
     sb_plan_free(&plan);
+    free(w);
 }
 
 static void scan_budget_fails_closed(void **state)
@@ -927,6 +948,7 @@ static void scan_budget_fails_closed(void **state)
     int rc = compile_ws(w, &plan, err, sizeof err);
     unsetenv("CORRAL_GIT_SCAN_DIRS");
     assert_int_equal(rc, -1);
+    sb_plan_free(&plan);
     assert_non_null(strstr(err, w));
     assert_non_null(strstr(err, "more than 30 directories"));
     assert_non_null(strstr(err, "CORRAL_GIT_SCAN_DIRS="));
@@ -934,6 +956,7 @@ static void scan_budget_fails_closed(void **state)
     assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
     assert_true(mounted(&plan, w, "zz/.git/config", true));
     sb_plan_free(&plan);
+    free(w);
 }
 
 static void unreadable_directory_fails_closed(void **state)
@@ -952,8 +975,10 @@ static void unreadable_directory_fails_closed(void **state)
     int rc = compile_ws(w, &plan, err, sizeof err);
     chmod(p, 0755);
     assert_int_equal(rc, -1);
+    sb_plan_free(&plan);
     assert_non_null(strstr(err, p));
     assert_non_null(strstr(err, "chmod u+rx"));
+    free(w);
 }
 
 /* ---- symlinks ---- */
@@ -1021,7 +1046,7 @@ static void planted_nested_git_symlink_keeps_sandboxing(void **state)
      * stop them), protects what the link points to now, and says so. */
     char *w = fresh_ws("plant");
     make_gitdir(w, "evil", "[core]\n");
-    mkdirs(sb_printf("%s/sub", w));
+    put(w, "sub/README", "sub\n");
     char link[1100];
     snprintf(link, sizeof link, "%s/sub/.git", w);
     assert_int_equal(symlink("../evil", link), 0);
@@ -1046,6 +1071,7 @@ static void planted_nested_git_symlink_keeps_sandboxing(void **state)
     assert_int_equal(sb_protect_repos(w, &sink, err, sizeof err), 0);
     assert_true(logged(&r, "link", w, "sub/.git"));
     assert_null(strstr(r.log, "warn "));
+    free(w);
 }
 
 static void top_git_symlink_names_a_fix_that_keeps_the_sandbox(void **state)
@@ -1062,6 +1088,7 @@ static void top_git_symlink_names_a_fix_that_keeps_the_sandbox(void **state)
     sb_plan plan;
     char err[1024];
     assert_int_equal(compile_ws(w, &plan, err, sizeof err), -1);
+    sb_plan_free(&plan);
     assert_non_null(strstr(err, link));
     assert_non_null(strstr(err, "gitdir: "));
     assert_null(strstr(err, "--profile full"));
@@ -1073,6 +1100,7 @@ static void top_git_symlink_names_a_fix_that_keeps_the_sandbox(void **state)
     assert_true(logged(&r, "link", w, ".git"));
     assert_true(logged(&r, "ro", w, "real/hooks"));
     assert_true(logged(&r, "ro", w, "real/config"));
+    free(w);
 }
 
 static void pins_never_reopen_protected_names(void **state)
@@ -1091,6 +1119,7 @@ static void pins_never_reopen_protected_names(void **state)
     snprintf(p, sizeof p, "%s/.codex/skills", w);
     assert_null(mount_at(&plan, p));
     sb_plan_free(&plan);
+    free(w);
 }
 
 static void enclosing_repository_is_read_too(void **state)
@@ -1103,11 +1132,13 @@ static void enclosing_repository_is_read_too(void **state)
     make_gitdir(outer, ".git", "[core]\n\thooksPath = ws/hooks\n");
     put(outer, "ws/hooks/pre-commit", "#!/bin/sh\n");
     char *w = sb_printf("%s/ws", outer);
+    free(outer);
     sb_plan plan;
     char err[1024];
     assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
     assert_true(mounted(&plan, w, "hooks", true));
     sb_plan_free(&plan);
+    free(w);
 }
 
 int main(void)
