@@ -134,7 +134,9 @@ void gp_resolve(gp *g, const char *path, gp_resolved *out)
             target[n] = '\0';
             if (gp_writable(g, cur))
                 sb_list_push(&out->links, &out->n_links, next);
-            char *nrest = sb_printf("%s/%s", target, rest + pos);
+            /* The target, then what followed the link (from its '/' on,
+             * so a trailing slash keeps its meaning). */
+            char *nrest = sb_printf("%s%s", target, rest + pos);
             free(rest);
             rest = nrest;
             pos = 0;

@@ -589,6 +589,33 @@ static void hooks_path_targets_are_protected(void **state)
     free(w);
 }
 
+static void global_config_kept_in_the_workspace_is_protected(void **state)
+{
+    (void)state;
+    /* A dotfiles repository as the workspace: ~/.gitconfig is a symlink
+     * into it (outside the sandbox's reach, so not a hole by itself), and
+     * the file it reaches, and what that includes, are read-only. */
+    char *w = fresh_ws("dotfiles");
+    make_gitdir(w, ".git", "[core]\n");
+    char inc[1200];
+    snprintf(inc, sizeof inc, "[include]\n\tpath = %s/git/local.gitconfig\n", w);
+    put(w, "git/gitconfig", inc);
+    put(w, "git/local.gitconfig", "[user]\n\tname = me\n");
+    char target[1100], link[600];
+    snprintf(target, sizeof target, "%s/git/gitconfig", w);
+    snprintf(link, sizeof link, "%s/.gitconfig", home);
+    assert_int_equal(symlink(target, link), 0);
+    sb_plan plan;
+    char err[1024];
+    int rc = compile_ws(w, &plan, err, sizeof err);
+    unlink(link);
+    assert_int_equal(rc, 0);
+    assert_true(mounted(&plan, w, "git/gitconfig", true));
+    assert_true(mounted(&plan, w, "git/local.gitconfig", true));
+    sb_plan_free(&plan);
+    free(w);
+}
+
 static void hooks_path_of_the_workspace_itself_fails_closed(void **state)
 {
     (void)state;
@@ -1159,6 +1186,7 @@ int main(void)
         cmocka_unit_test(plan_round_trip),
         cmocka_unit_test(unknown_profile_is_named),
         cmocka_unit_test(hooks_path_targets_are_protected),
+        cmocka_unit_test(global_config_kept_in_the_workspace_is_protected),
         cmocka_unit_test(hooks_path_of_the_workspace_itself_fails_closed),
         cmocka_unit_test(config_includes_and_programs_are_protected),
         cmocka_unit_test(bad_config_fails_closed),
