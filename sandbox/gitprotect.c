@@ -81,7 +81,7 @@ typedef struct run {
     size_t n_jobs, cap_jobs;
 } run;
 
-static gp_repo *protect_gitdir(run *R, const char *gd, gp_links policy);
+static gp_repo *protect_gitdir(run *R, const char *gd, bool worktree, gp_links policy);
 static void protect_worktree_repo(run *R, const char *dir, gp_links policy);
 
 static bool listed(char **list, size_t n, const char *s)
@@ -193,7 +193,7 @@ static void protect_container(run *R, const char *dir, int depth, bool top, gp_l
             if (is_gitdir(sub)) {
                 if (top && gp_writable(g, sub))
                     gp_add(g, GP_REOPEN, sub, NULL, true, "writable: its own state (what runs code stays read-only)");
-                protect_gitdir(R, sub, policy);
+                protect_gitdir(R, sub, true, policy);
             } else if (depth > 1) {
                 protect_container(R, sub, depth - 1, false, policy);
             }
@@ -205,8 +205,9 @@ static void protect_container(run *R, const char *dir, int depth, bool top, gp_l
 }
 
 /* Protect one git directory (once) and the ones it leads to; its
- * repository's config, or NULL. */
-static gp_repo *protect_gitdir(run *R, const char *gd, gp_links policy)
+ * repository's config, or NULL.  worktree: it has a work tree (a bare
+ * repository has no submodules to take up). */
+static gp_repo *protect_gitdir(run *R, const char *gd, bool worktree, gp_links policy)
 {
     gp *g = &R->g;
     for (size_t i = 0; i < R->n_gitdirs; i++)
@@ -254,14 +255,14 @@ static gp_repo *protect_gitdir(run *R, const char *gd, gp_links policy)
         free(p);
     }
     if (linked && g->rc == 0) {
-        protect_gitdir(R, common, policy);
+        protect_gitdir(R, common, true, policy);
     } else if (g->rc == 0) {
         p = gp_join(gd, "worktrees");
         protect_container(R, p, 1, true, policy);
         free(p);
     }
     p = gp_join(gd, "modules");
-    if (!exists(p, NULL) && writable && !linked)
+    if (!exists(p, NULL) && writable && !linked && worktree)
         gp_protect_path(g, p, true, "git submodule update would take up a submodule git directory planted here",
                         policy);
     else if (g->rc == 0)
@@ -324,7 +325,7 @@ static void protect_worktree_repo(run *R, const char *dir, gp_links policy)
         }
     }
     gp_resolved_free(&r);
-    gp_repo *repo = gd && g->rc == 0 ? protect_gitdir(R, gd, policy) : NULL;
+    gp_repo *repo = gd && g->rc == 0 ? protect_gitdir(R, gd, true, policy) : NULL;
     if (repo) {
         gp_protect_named(g, repo, dir, policy);
         queue_gitlinks(R, dir, gd, repo->hash_len);
@@ -347,7 +348,7 @@ static int found_gitdir(void *u, const char *dir)
 {
     run *R = u;
     gp_links policy = strcmp(dir, R->g.root) == 0 ? GP_LINKS_FAIL : GP_LINKS_WARN;
-    gp_repo *repo = protect_gitdir(R, dir, policy);
+    gp_repo *repo = protect_gitdir(R, dir, false, policy);
     if (repo)
         gp_protect_named(&R->g, repo, dir, policy);
     return R->g.rc;
