@@ -35,11 +35,15 @@ static void buf_add(buf *b, char c)
     b->s[b->len] = '\0';
 }
 
+/* Empty, and allocated (s is a string even before the first character). */
 static void buf_reset(buf *b)
 {
+    if (!b->s) {
+        b->cap = 64;
+        b->s = sb_alloc(b->cap);
+    }
     b->len = 0;
-    if (b->s)
-        b->s[0] = '\0';
+    b->s[0] = '\0';
 }
 
 /* The reader: git's get_next_char() over a buffer.  "\r\n" reads as "\n";
@@ -91,8 +95,6 @@ static bool parse_value(reader *r, buf *v)
 {
     bool quote = false, comment = false;
     size_t space = 0;
-    buf_reset(v);
-    buf_add(v, 'x'); /* make sure v->s exists */
     buf_reset(v);
     for (;;) {
         int c = next_char(r);
@@ -153,7 +155,6 @@ static bool parse_subsection(reader *r, int c, buf *sub)
     } while (is_space(c));
     if (c != '"')
         return false;
-    buf_add(sub, 'x');
     buf_reset(sub);
     for (;;) {
         c = next_char(r);
@@ -195,13 +196,23 @@ static bool parse_header(reader *r, buf *section, buf *sub, bool *has_sub)
     }
     if (section->len == 0)
         return false;
-    /* The old "[section.sub]" form: the subsection follows the first dot
-     * (git lower-cases it with the rest). */
+    /* git names the variable "name.sub.key" and takes the section up to
+     * the first dot: a dot in the name ("[section.sub]", git's old form,
+     * lower-cased with the rest) starts the subsection, ahead of a quoted
+     * one if there is one too. */
     char *dot = strchr(section->s, '.');
-    if (dot && !*has_sub) {
-        buf_reset(sub);
+    if (dot) {
+        buf full = {0};
+        buf_reset(&full);
         for (const char *q = dot + 1; *q; q++)
-            buf_add(sub, *q);
+            buf_add(&full, *q);
+        if (*has_sub) {
+            buf_add(&full, '.');
+            for (size_t i = 0; i < sub->len; i++)
+                buf_add(&full, sub->s[i]);
+        }
+        free(sub->s);
+        *sub = full;
         *dot = '\0';
         section->len = (size_t)(dot - section->s);
         *has_sub = true;

@@ -722,7 +722,8 @@ static void gitconfig_reads_like_git(void **state)
                        "[alias.Sub]\n"
                        "\tk = a\\tb \\\"c\\\" # c\n"
                        "[filter \"z\"]\r\n"
-                       "\tclean = \"sh -c 'echo; x'\" #\n";
+                       "\tclean = \"sh -c 'echo; x'\" #\n"
+                       "[includeIf.X \"y\"] path = z\n[a.B.c]\nk=1\n";
     cfgrec r = {""};
     char err[256];
     assert_int_equal(sb_gitconfig_parse_text(text, strlen(text), "t", cfg_collect, &r, err, sizeof err), 0);
@@ -730,7 +731,9 @@ static void gitconfig_reads_like_git(void **state)
                                "core|-|bare=(none)\n"
                                "includeif|gitdir:~/a b/\"q\"|path=xy\n"
                                "alias|sub|k=a\tb \"c\"\n"
-                               "filter|z|clean=sh -c 'echo; x'\n");
+                               "filter|z|clean=sh -c 'echo; x'\n"
+                               "includeif|x.y|path=z\n"
+                               "a|b.c|k=1\n");
     static const char *const bad[] = {
         "[core]\n\tx = \"open\n",   /* quote open at the end of the line */
         "[core]\n\tx = a\\q\n",     /* unknown escape */
