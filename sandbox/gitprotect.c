@@ -354,7 +354,9 @@ static int found_gitdir(void *u, const char *dir)
     return R->g.rc;
 }
 
-static void scan(run *R, const char *top, int depth, const char *why_deep)
+/* Search top for repositories, depth levels down (-1: all, when an index
+ * could not be read: index names it, why_deep says why). */
+static void scan(run *R, const char *top, int depth, const char *index, const char *why_deep)
 {
     gp *g = &R->g;
     sb_gitscan_cb cb = {.user = R, .worktree = found_worktree, .gitdir = found_gitdir};
@@ -363,9 +365,8 @@ static void scan(run *R, const char *top, int depth, const char *why_deep)
     if (rc == SB_GITSCAN_BUDGET && why_deep)
         gp_fail(g, "cannot protect the git repositories below %s: its git index could not be read (%s), so every "
                 "repository below it must be found, and there are more than %zu directories. Repair the index "
-                "(rm %s/.git/index && git -C %s reset) or raise the limit (CORRAL_GIT_SCAN_DIRS=%zu in the "
-                "environment of corral and of its server)", top, why_deep, g->budget_full, top, top,
-                g->budget_full * 4);
+                "(rm %s && git -C %s reset) or raise the limit (CORRAL_GIT_SCAN_DIRS=%zu in the environment of "
+                "corral and of its server)", top, why_deep, g->budget_full, index, top, g->budget_full * 4);
     else if (rc == SB_GITSCAN_BUDGET)
         gp_fail(g, "cannot protect the git repositories in %s: it has more than %zu directories within %d levels, "
                 "and a repository past them could be given hooks or config your own git then runs. Raise the "
@@ -427,7 +428,7 @@ static void gitlinks(run *R)
         char e[512] = "";
         int rc = sb_gitindex_gitlinks(R->jobs[i].index, R->jobs[i].hash_len, found_gitlink, &c, e, sizeof e);
         if (rc < 0 && g->rc == 0 && sb_path_under(R->jobs[i].worktree, g->root))
-            scan(R, R->jobs[i].worktree, -1, e);
+            scan(R, R->jobs[i].worktree, -1, R->jobs[i].index, e);
     }
 }
 
@@ -505,7 +506,7 @@ int sb_protect_repos(const char *root, const sb_protect_sink *s, char *err, size
     if (g->rc == 0)
         enclosing(&R);
     if (g->rc == 0)
-        scan(&R, root, NESTED_DEPTH, NULL);
+        scan(&R, root, NESTED_DEPTH, NULL, NULL);
     gitlinks(&R);
     gp_emit(g, top_readonly);
 
