@@ -1,133 +1,202 @@
 /*
- * gitprotect.c - the git parts of the sandbox policy.
+ * gitprotect.c - the git parts of the sandbox policy: which repositories
+ * the user's git would use in and around a writable root, and what in each
+ * must not change (see gitprotect.h).
  *
- * What runs code when the user later types git in the workspace:
- *   hooks/              every hook
- *   config              core.fsmonitor, core.hooksPath, aliases, filters...
- *   commondir           redirects config and hooks to another directory
- *   config.worktree     per-worktree config (read when config enables it)
- * in the repository's gitdir, in the gitdir a .git file points to, in its
- * common dir, and in every submodule gitdir under modules/.  Existing ones
- * are bound read-only; a missing hooks/ becomes an empty read-only
- * directory and a missing commondir a read-only file saying "." (the gitdir
- * itself, which git reads as no redirection at all).
+ * In a git directory (gitdir):
+ *   hooks/          every hook; a missing one becomes an empty read-only
+ *                   directory
+ *   config          and every file git reads config from (gitrepo.c)
+ *   config.worktree per-worktree config
+ *   commondir       redirects config and hooks; a missing one becomes a
+ *                   read-only file saying "." (no redirection)
+ *   worktrees/      read-only (no new linked worktree); each existing one
+ *                   writable again, its commondir, gitdir and
+ *                   config.worktree read-only
+ *   modules/        read-only (no planted submodule gitdir, which `git
+ *                   submodule update` on the host would take up with its
+ *                   hooks); each existing submodule gitdir writable again
+ *                   and protected like this one.  A missing one becomes an
+ *                   empty read-only directory.
+ *
+ * Repositories: the root's own (its .git a directory, a file naming the
+ * gitdir, or a symlink), the one enclosing the root, those found below it
+ * (gitscan.c: work trees within NESTED_DEPTH levels, bare repositories),
+ * and every populated gitlink in their indexes however deep (gitindex.c;
+ * an index that cannot be read has every repository below its work tree
+ * protected instead).  Each is looked at once.
+ *
+ * A symlink inside a writable root on the way to any of this could be
+ * re-pointed by the sandbox.  When the sink can pin symlinks, it is pinned.
+ * Otherwise: for the root's own repository (and the config files every
+ * repository shares) the plan fails with the fix; for a repository below
+ * the root (which a sandboxed command could have made, symlink included)
+ * what it points to now is protected and the user is warned: a planted
+ * link must not stop later sandboxes from starting.
  */
 #include "config.h"
 
 #include "gitprotect.h"
+#include "gitindex.h"
+#include "gitpaths.h"
+#include "gitrepo.h"
+#include "gitscan.h"
 #include "sbutil.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+/* Levels below a root searched for nested work trees and bare repositories. */
 #define NESTED_DEPTH 3
-#define SCAN_BUDGET 20000 /* directories looked at below one root */
+/* Levels of directories under modules/ (submodule names may hold '/'). */
+#define MODULES_DEPTH 4
+
+/* Names plan.c makes read-only at the top of every writable root: not
+ * searched (what is inside is read-only already) and never pinned inside
+ * (a writable pin would open it again). */
+static const char *const top_readonly[] = {".corral", ".codex", ".agents", NULL};
+
+typedef struct gitlink_job {
+    char *worktree;
+    char *index;
+    size_t hash_len;
+} gitlink_job;
+
+typedef struct run {
+    gp g;
+    char **gitdirs; /* protected already */
+    gp_repo **gitdir_repo;
+    size_t n_gitdirs;
+    char **worktrees; /* work trees looked at already */
+    size_t n_worktrees;
+    gitlink_job *jobs;
+    size_t n_jobs, cap_jobs;
+} run;
+
+static gp_repo *protect_gitdir(run *R, const char *gd, bool worktree, gp_links policy);
+static void protect_worktree_repo(run *R, const char *dir, gp_links policy);
+
+static bool listed(char **list, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], s) == 0)
+            return true;
+    return false;
+}
+
+static bool exists(const char *path, struct stat *st)
+{
+    struct stat tmp;
+    return lstat(path, st ? st : &tmp) == 0;
+}
 
 static bool is_gitdir(const char *dir)
 {
-    char *head = sb_printf("%s/HEAD", dir);
-    struct stat st;
-    bool ok = stat(head, &st) == 0;
+    char *head = gp_join(dir, "HEAD");
+    bool ok = exists(head, NULL);
     free(head);
     return ok;
 }
 
-/* "gitdir: X" of a .git file, resolved against its directory; or NULL. */
-static char *read_pointer(const char *file, const char *prefix)
+/* A small file's content without trailing CRs and LFs (as git trims a
+ * .git file and commondir); NULL if unreadable or larger than PATH_MAX. */
+static char *read_small(const char *path)
 {
-    FILE *f = fopen(file, "re");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
         return NULL;
-    char line[PATH_MAX + 16];
+    char buf[PATH_MAX + 16];
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof buf) : -1;
+    close(fd);
+    if (n < 0 || (size_t)n >= sizeof buf || memchr(buf, '\0', (size_t)n))
+        return NULL;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        n--;
+    return sb_printf("%.*s", (int)n, buf);
+}
+
+/* The gitdir a .git file names ("gitdir: PATH", exactly as git requires),
+ * relative to the file's directory; NULL if it is not such a file. */
+static char *read_gitfile(const char *file, const char *dir)
+{
+    char *text = read_small(file);
     char *res = NULL;
-    if (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        const char *p = line;
-        if (prefix) {
-            if (strncmp(line, prefix, strlen(prefix)) != 0)
-                goto out;
-            p += strlen(prefix);
-            while (*p == ' ' || *p == '\t')
-                p++;
-        }
-        char *dir = sb_strdup(file);
-        *strrchr(dir, '/') = '\0';
-        char *joined = sb_path_join(dir, p);
-        char canon[PATH_MAX];
-        if (realpath(joined, canon))
-            res = sb_strdup(canon);
-        free(joined);
-        free(dir);
-    }
-out:
-    fclose(f);
+    if (text && strncmp(text, "gitdir: ", 8) == 0 && text[8])
+        res = gp_expand(text + 8, dir);
+    free(text);
     return res;
 }
 
-static void protect_gitdir_tree(const char *dir, const sb_protect_sink *s, int depth);
-
-/* Protect one gitdir; pin it when the sandbox could rename it.  depth
- * bounds the walk into submodule gitdirs. */
-static void protect_gitdir(const char *gd, const sb_protect_sink *s, int depth)
+/* Resolve a path to a directory git will use as a gitdir, handling the
+ * writable symlinks on the way; the canonical directory, or NULL (then a
+ * missing one is kept from being created). */
+static char *resolve_gitdir(run *R, const char *path, const char *what, gp_links policy)
 {
+    gp *g = &R->g;
+    gp_resolved r;
+    gp_resolve(g, path, &r);
+    char *res = NULL;
     struct stat st;
-    if (s->writable(s->user, gd))
-        s->pin(s->user, gd, "pinned: a git directory");
-    char *p = sb_printf("%s/hooks", gd);
-    if (lstat(p, &st) == 0)
-        s->readonly(s->user, p, S_ISDIR(st.st_mode), "protected: git hooks run code");
-    else if (errno == ENOENT && s->writable(s->user, gd))
-        s->placeholder(s->user, p, NULL, "protected (empty): git hooks run code");
-    free(p);
-    p = sb_printf("%s/config", gd);
-    if (lstat(p, &st) == 0)
-        s->readonly(s->user, p, false, "protected: git config can run code");
-    free(p);
-    p = sb_printf("%s/commondir", gd);
-    char *common = NULL;
-    if (lstat(p, &st) == 0) {
-        s->readonly(s->user, p, false, "protected: commondir says where config and hooks are");
-        common = read_pointer(p, NULL);
-    } else if (errno == ENOENT && s->writable(s->user, gd)) {
-        s->placeholder(s->user, p, ".\n", "protected (\".\": no redirection): commondir would redirect config "
-                                          "and hooks");
+    if (gp_links_ok(g, &r, what, policy)) {
+        if (r.exists && exists(r.canon, &st) && S_ISDIR(st.st_mode))
+            res = sb_strdup(r.canon);
+        else if (!r.exists)
+            gp_protect_path(g, path, true, "the sandbox could make a git directory there", policy);
     }
-    free(p);
-    p = sb_printf("%s/config.worktree", gd);
-    if (lstat(p, &st) == 0)
-        s->readonly(s->user, p, false, "protected: per-worktree git config");
-    free(p);
-    if (common && strcmp(common, gd) != 0 && depth > 0)
-        protect_gitdir(common, s, depth - 1);
-    free(common);
-    /* Submodules keep their gitdirs under modules/ (nested as deep as the
-     * submodules are). */
-    char *modules = sb_printf("%s/modules", gd);
-    protect_gitdir_tree(modules, s, depth);
-    free(modules);
+    gp_resolved_free(&r);
+    return res;
 }
 
-/* The gitdirs below dir (modules/NAME, and modules/a/b/... for submodule
- * names with slashes). */
-static void protect_gitdir_tree(const char *dir, const sb_protect_sink *s, int depth)
+static void queue_gitlinks(run *R, const char *worktree, const char *gitdir, size_t hash_len)
 {
-    DIR *d = depth > 0 ? opendir(dir) : NULL;
+    if (R->n_jobs == R->cap_jobs) {
+        R->cap_jobs = R->cap_jobs ? R->cap_jobs * 2 : 16;
+        R->jobs = sb_realloc(R->jobs, R->cap_jobs * sizeof *R->jobs);
+    }
+    R->jobs[R->n_jobs].worktree = sb_strdup(worktree);
+    R->jobs[R->n_jobs].index = gp_join(gitdir, "index");
+    R->jobs[R->n_jobs].hash_len = hash_len;
+    R->n_jobs++;
+}
+
+/* worktrees/ or modules/ of a gitdir: the directory read-only, each git
+ * directory in it writable again and protected itself. */
+static void protect_container(run *R, const char *dir, int depth, bool top, gp_links policy)
+{
+    gp *g = &R->g;
+    struct stat st;
+    if (!exists(dir, &st) || !S_ISDIR(st.st_mode))
+        return;
+    if (top && !gp_protect_path(g, dir, true, "git takes up what is created in it", policy))
+        return;
+    DIR *d = opendir(dir);
     struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
+    while (d && g->rc == 0 && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        char *sub = sb_printf("%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (is_gitdir(sub))
-                protect_gitdir(sub, s, depth - 1);
-            else
-                protect_gitdir_tree(sub, s, depth - 1);
+        char *sub = gp_join(dir, e->d_name);
+        bool is_dir = exists(sub, &st) && S_ISDIR(st.st_mode);
+        if (is_dir && g->budget == 0) {
+            gp_fail(g, "cannot protect the git directories in %s: more than %zu directories to look at (raise "
+                    "CORRAL_GIT_SCAN_DIRS in the environment of corral and of its server)", dir, g->budget_full);
+        } else if (is_dir) {
+            g->budget--;
+            if (is_gitdir(sub)) {
+                if (top && gp_writable(g, sub))
+                    gp_add(g, GP_REOPEN, sub, NULL, true, "writable: its own state (what runs code stays read-only)");
+                protect_gitdir(R, sub, true, policy);
+            } else if (depth > 1) {
+                protect_container(R, sub, depth - 1, false, policy);
+            }
         }
         free(sub);
     }
@@ -135,95 +204,321 @@ static void protect_gitdir_tree(const char *dir, const sb_protect_sink *s, int d
         closedir(d);
 }
 
-/* The repository whose work tree is dir (its .git exists). */
-static int protect_repo(const char *dir, const sb_protect_sink *s, char *err, size_t errlen)
+/* Protect one git directory (once) and the ones it leads to; its
+ * repository's config, or NULL.  worktree: it has a work tree (a bare
+ * repository has no submodules to take up). */
+static gp_repo *protect_gitdir(run *R, const char *gd, bool worktree, gp_links policy)
 {
-    char *dotgit = sb_printf("%s/.git", strcmp(dir, "/") == 0 ? "" : dir);
-    struct stat st;
-    int rc = 0;
-    if (lstat(dotgit, &st) < 0) {
-        free(dotgit);
-        return 0;
+    gp *g = &R->g;
+    for (size_t i = 0; i < R->n_gitdirs; i++)
+        if (strcmp(R->gitdirs[i], gd) == 0)
+            return R->gitdir_repo[i];
+    R->gitdirs = sb_realloc(R->gitdirs, (R->n_gitdirs + 1) * sizeof *R->gitdirs);
+    R->gitdir_repo = sb_realloc(R->gitdir_repo, (R->n_gitdirs + 1) * sizeof *R->gitdir_repo);
+    size_t me = R->n_gitdirs++;
+    R->gitdirs[me] = sb_strdup(gd);
+    R->gitdir_repo[me] = NULL;
+
+    bool writable = gp_writable(g, gd);
+    if (writable)
+        gp_pin_chain(g, gd);
+    char *p = gp_join(gd, "commondir");
+    char *common = NULL;
+    if (exists(p, NULL)) {
+        gp_protect_path(g, p, false, "commondir says where git's config and hooks are", policy);
+        char *to = read_small(p);
+        char *path = to ? gp_expand(to[0] ? to : ".", gd) : NULL;
+        if (path)
+            common = resolve_gitdir(R, path, p, policy);
+        free(path);
+        free(to);
+    } else if (writable) {
+        gp_add(g, GP_PLACEHOLDER, p, ".\n",
+               false, "protected (\".\": no redirection): commondir would redirect config and hooks");
     }
-    if (S_ISLNK(st.st_mode)) {
-        snprintf(err, errlen, "cannot keep git's hooks and config read-only through the symlink %s (the sandbox "
-                 "could re-point it); replace it with a .git file saying \"gitdir: <path>\", or use --profile "
-                 "full", dotgit);
-        rc = -1;
-    } else if (S_ISDIR(st.st_mode)) {
-        protect_gitdir(dotgit, s, 4);
-    } else if (S_ISREG(st.st_mode)) {
-        s->readonly(s->user, dotgit, false, "protected: the .git file says where the gitdir is");
-        char *gd = read_pointer(dotgit, "gitdir:");
-        if (gd)
-            protect_gitdir(gd, s, 4);
-        free(gd);
+    free(p);
+    bool linked = common && strcmp(common, gd) != 0;
+    if (!linked) {
+        free(common);
+        common = sb_strdup(gd);
+        p = gp_join(gd, "hooks");
+        gp_protect_path(g, p, true, "git hooks run code", policy);
+        free(p);
     }
-    free(dotgit);
-    return rc;
+    gp_repo *repo = g->rc == 0 ? gp_repo_config(g, gd, common, policy) : NULL;
+    R->gitdir_repo[me] = repo;
+    static const char *const pointers[] = {"config.worktree", "gitdir", NULL};
+    for (const char *const *n = pointers; *n && g->rc == 0; n++) {
+        p = gp_join(gd, *n);
+        if (exists(p, NULL))
+            gp_protect_path(g, p, false, "per-worktree git config and pointers", policy);
+        free(p);
+    }
+    if (linked && g->rc == 0) {
+        protect_gitdir(R, common, true, policy);
+    } else if (g->rc == 0) {
+        p = gp_join(gd, "worktrees");
+        protect_container(R, p, 1, true, policy);
+        free(p);
+    }
+    p = gp_join(gd, "modules");
+    if (!exists(p, NULL) && writable && !linked && worktree)
+        gp_protect_path(g, p, true, "git submodule update would take up a submodule git directory planted here",
+                        policy);
+    else if (g->rc == 0)
+        protect_container(R, p, MODULES_DEPTH, true, policy);
+    free(p);
+    free(common);
+    return g->rc == 0 ? repo : NULL;
 }
 
-/* Find repositories nested below root (not root itself) up to depth; pin
- * every directory from root down to each, so none can be moved aside. */
-static int scan_nested(const char *root, const char *dir, int depth, int *budget, const sb_protect_sink *s,
-                       char *err, size_t errlen)
+/* The .git of dir as a symlink: pinned if the sink can; else refused for
+ * the root's own repository (the user can replace it with a .git file,
+ * which is protected), tolerated with a warning below the root. */
+static bool git_symlink_ok(run *R, const char *dotgit, gp_links policy)
 {
-    if (depth == 0 || *budget <= 0)
-        return 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || strcmp(e->d_name, ".git") == 0)
-            continue;
-        if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
-            continue;
-        char *sub = sb_printf("%s/%s", strcmp(dir, "/") == 0 ? "" : dir, e->d_name);
-        struct stat st;
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) && --*budget > 0) {
-            char *dotgit = sb_printf("%s/.git", sub);
-            if (lstat(dotgit, &st) == 0) {
-                /* Pin the path down to the repository. */
-                char *copy = sb_strdup(sub);
-                for (char *q = copy + strlen(root) + 1; ; q++) {
-                    if (*q == '/' || *q == '\0') {
-                        char saved = *q;
-                        *q = '\0';
-                        s->pin(s->user, copy, "pinned: holds a nested git repository");
-                        *q = saved;
-                        if (saved == '\0')
-                            break;
-                    }
-                }
-                free(copy);
-                rc = protect_repo(sub, s, err, errlen);
-            }
-            free(dotgit);
-            if (rc == 0)
-                rc = scan_nested(root, sub, depth - 1, budget, s, err, errlen);
-        }
-        free(sub);
+    gp *g = &R->g;
+    char *parent = gp_parent(dotgit);
+    bool writable = gp_writable(g, parent);
+    free(parent);
+    if (!writable || g->s->pin_link || policy != GP_LINKS_FAIL)
+        return true;
+    char canon[PATH_MAX];
+    const char *to = realpath(dotgit, canon) ? canon : "<where it points>";
+    gp_fail(g, "%s is a symlink (to %s): a sandboxed command could re-point it to git hooks of its own, and "
+            "a symlink cannot be kept from changing. Replace it with a .git file, which is kept read-only: "
+            "rm %s && echo 'gitdir: %s' > %s", dotgit, to, dotgit, to, dotgit);
+    return false;
+}
+
+/* The repository whose work tree is dir, if dir has a .git. */
+static void protect_worktree_repo(run *R, const char *dir, gp_links policy)
+{
+    gp *g = &R->g;
+    if (g->rc < 0 || listed(R->worktrees, R->n_worktrees, dir))
+        return;
+    sb_list_push(&R->worktrees, &R->n_worktrees, dir);
+    char *dotgit = gp_join(dir, ".git");
+    struct stat st;
+    char *gd = NULL;
+    if (!exists(dotgit, &st)) {
+        free(dotgit);
+        return;
     }
-    closedir(d);
-    return rc;
+    if (S_ISLNK(st.st_mode) && !git_symlink_ok(R, dotgit, policy)) {
+        free(dotgit);
+        return;
+    }
+    gp_resolved r;
+    gp_resolve(g, dotgit, &r);
+    if (gp_links_ok(g, &r, dotgit, policy)) {
+        if (!r.exists) {
+            gp_protect_path(g, dotgit, true, "the sandbox could make a git directory there", policy);
+        } else if (exists(r.canon, &st) && S_ISDIR(st.st_mode)) {
+            gd = sb_strdup(r.canon);
+        } else if (S_ISREG(st.st_mode)) {
+            gp_protect_path(g, dotgit, false, "the .git file says where the git directory is", policy);
+            char *pointer = read_gitfile(r.canon, dir);
+            if (pointer)
+                gd = resolve_gitdir(R, pointer, dotgit, policy);
+            free(pointer);
+        }
+    }
+    gp_resolved_free(&r);
+    gp_repo *repo = gd && g->rc == 0 ? protect_gitdir(R, gd, true, policy) : NULL;
+    if (repo) {
+        gp_protect_named(g, repo, dir, policy);
+        queue_gitlinks(R, dir, gd, repo->hash_len);
+    }
+    free(gd);
+    free(dotgit);
+}
+
+/* ---- searching ------------------------------------------------------------- */
+
+static int found_worktree(void *u, const char *dir)
+{
+    run *R = u;
+    gp_pin_chain(&R->g, dir);
+    protect_worktree_repo(R, dir, GP_LINKS_WARN);
+    return R->g.rc;
+}
+
+static int found_gitdir(void *u, const char *dir)
+{
+    run *R = u;
+    gp_links policy = strcmp(dir, R->g.root) == 0 ? GP_LINKS_FAIL : GP_LINKS_WARN;
+    gp_repo *repo = protect_gitdir(R, dir, false, policy);
+    if (repo)
+        gp_protect_named(&R->g, repo, dir, policy);
+    return R->g.rc;
+}
+
+/* Search top for repositories, depth levels down (-1: all, when an index
+ * could not be read: index names it, why_deep says why). */
+static void scan(run *R, const char *top, int depth, const char *index, const char *why_deep)
+{
+    gp *g = &R->g;
+    sb_gitscan_cb cb = {.user = R, .worktree = found_worktree, .gitdir = found_gitdir};
+    char e[1024] = "";
+    int rc = sb_gitscan(top, depth, &g->budget, strcmp(top, g->root) == 0 ? top_readonly : NULL, &cb, e, sizeof e);
+    if (rc == SB_GITSCAN_BUDGET && why_deep)
+        gp_fail(g, "cannot protect the git repositories below %s: its git index could not be read (%s), so every "
+                "repository below it must be found, and there are more than %zu directories. Repair the index "
+                "(rm %s && git -C %s reset) or raise the limit (CORRAL_GIT_SCAN_DIRS=%zu in the environment of "
+                "corral and of its server)", top, why_deep, g->budget_full, index, top, g->budget_full * 4);
+    else if (rc == SB_GITSCAN_BUDGET)
+        gp_fail(g, "cannot protect the git repositories in %s: it has more than %zu directories within %d levels, "
+                "and a repository past them could be given hooks or config your own git then runs. Raise the "
+                "limit (CORRAL_GIT_SCAN_DIRS=%zu in the environment of corral and of its server), or move big "
+                "trees (build output, vendored dependencies) out of %s", top, g->budget_full, NESTED_DEPTH,
+                g->budget_full * 4, top);
+    else if (rc < 0)
+        gp_fail(g, "%s", e);
+}
+
+typedef struct gitlink_ctx {
+    run *R;
+    const char *worktree;
+} gitlink_ctx;
+
+/* A gitlink's work tree, if the user's git would look into it: every
+ * component a real directory (git does not follow a symlink there), and a
+ * .git inside. */
+static int found_gitlink(void *u, const char *rel)
+{
+    gitlink_ctx *c = u;
+    gp *g = &c->R->g;
+    if (g->budget == 0) {
+        gp_fail(g, "cannot protect the repositories the gitlinks of %s name: more than %zu to look at (raise "
+                "CORRAL_GIT_SCAN_DIRS)", c->worktree, g->budget_full);
+        return -1;
+    }
+    g->budget--;
+    char *path = sb_strdup(c->worktree);
+    const char *p = rel;
+    bool ok = true;
+    while (ok && *p) {
+        size_t n = strcspn(p, "/");
+        char *next = sb_printf("%s%s%.*s", path, strcmp(path, "/") == 0 ? "" : "/", (int)n, p);
+        struct stat st;
+        ok = lstat(next, &st) == 0 && S_ISDIR(st.st_mode);
+        free(path);
+        path = next;
+        p += n + (p[n] == '/');
+    }
+    if (ok && sb_path_under(path, g->root)) {
+        char *dotgit = gp_join(path, ".git");
+        if (exists(dotgit, NULL)) {
+            gp_pin_chain(g, path);
+            protect_worktree_repo(c->R, path, GP_LINKS_WARN);
+        }
+        free(dotgit);
+    }
+    free(path);
+    return g->rc;
+}
+
+/* Every repository a gitlink of a queued index names, and theirs in turn. */
+static void gitlinks(run *R)
+{
+    gp *g = &R->g;
+    for (size_t i = 0; i < R->n_jobs && g->rc == 0; i++) {
+        gitlink_ctx c = {R, R->jobs[i].worktree};
+        char e[512] = "";
+        int rc = sb_gitindex_gitlinks(R->jobs[i].index, R->jobs[i].hash_len, found_gitlink, &c, e, sizeof e);
+        if (rc < 0 && g->rc == 0 && sb_path_under(R->jobs[i].worktree, g->root))
+            scan(R, R->jobs[i].worktree, -1, R->jobs[i].index, e);
+    }
+}
+
+/* The repository git finds from root when root has none of its own: the
+ * first ancestor with a .git, or that is a git directory. */
+static void enclosing(run *R)
+{
+    gp *g = &R->g;
+    char *dir = gp_parent(g->root);
+    while (g->rc == 0 && strcmp(dir, g->root) != 0) {
+        char *dotgit = gp_join(dir, ".git");
+        bool here = exists(dotgit, NULL);
+        free(dotgit);
+        if (here) {
+            protect_worktree_repo(R, dir, GP_LINKS_FAIL);
+            break;
+        }
+        char *objects = gp_join(dir, "objects"), *refs = gp_join(dir, "refs");
+        bool bare = is_gitdir(dir) && exists(objects, NULL) && exists(refs, NULL);
+        free(objects);
+        free(refs);
+        if (bare) {
+            found_gitdir(R, dir);
+            break;
+        }
+        if (strcmp(dir, "/") == 0)
+            break;
+        char *up = gp_parent(dir);
+        free(dir);
+        dir = up;
+    }
+    free(dir);
+}
+
+static size_t scan_budget(run *R)
+{
+    const char *env = getenv("CORRAL_GIT_SCAN_DIRS");
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (errno == 0 && *end == '\0' && v > 0 && v <= SIZE_MAX)
+            return (size_t)v;
+        gp_warn(&R->g, "CORRAL_GIT_SCAN_DIRS", "CORRAL_GIT_SCAN_DIRS='%s' is not a positive number: using %zu",
+                env, R->g.s->scan_dirs ? R->g.s->scan_dirs : (size_t)SB_GIT_SCAN_DIRS_DEFAULT);
+    }
+    return R->g.s->scan_dirs ? R->g.s->scan_dirs : SB_GIT_SCAN_DIRS_DEFAULT;
 }
 
 int sb_protect_repos(const char *root, const sb_protect_sink *s, char *err, size_t errlen)
 {
-    char *dotgit = sb_printf("%s/.git", strcmp(root, "/") == 0 ? "" : root);
-    struct stat st;
-    int missing = lstat(dotgit, &st) < 0 && errno == ENOENT;
-    if (missing)
+    run R;
+    memset(&R, 0, sizeof R);
+    gp *g = &R.g;
+    g->s = s;
+    g->root = root;
+    g->err = err;
+    g->errlen = errlen;
+    g->budget = g->budget_full = scan_budget(&R);
+
+    gp_read_global_config(g);
+    char *dotgit = gp_join(root, ".git");
+    if (g->rc == 0 && !exists(dotgit, NULL) && errno == ENOENT) {
         /* No repository here: a `git init` inside the sandbox would create
-         * hooks that the user's own git later runs.  An empty read-only .git
-         * stops it, and git's discovery skips an empty .git, so a
+         * hooks that the user's own git later runs.  An empty read-only
+         * .git stops it, and git's discovery skips an empty .git, so a
          * repository further up still works. */
-        s->placeholder(s->user, dotgit, NULL, "protected (empty): no git init in the sandbox");
+        gp_add(g, GP_PLACEHOLDER, dotgit, NULL, false, "protected (empty): no git init in the sandbox");
+    } else if (g->rc == 0) {
+        protect_worktree_repo(&R, root, GP_LINKS_FAIL);
+    }
     free(dotgit);
-    if (!missing && protect_repo(root, s, err, errlen) < 0)
-        return -1;
-    int budget = SCAN_BUDGET;
-    return scan_nested(root, root, NESTED_DEPTH, &budget, s, err, errlen);
+    /* The repository around root: git uses it in root when root has none,
+     * and it may name hooks, programs or gitlinks inside root anyway. */
+    if (g->rc == 0)
+        enclosing(&R);
+    if (g->rc == 0)
+        scan(&R, root, NESTED_DEPTH, NULL, NULL);
+    gitlinks(&R);
+    gp_emit(g, top_readonly);
+
+    int rc = g->rc;
+    for (size_t i = 0; i < R.n_jobs; i++) {
+        free(R.jobs[i].worktree);
+        free(R.jobs[i].index);
+    }
+    free(R.jobs);
+    sb_list_free(R.gitdirs, R.n_gitdirs);
+    free(R.gitdir_repo);
+    sb_list_free(R.worktrees, R.n_worktrees);
+    gp_free(g);
+    return rc;
 }

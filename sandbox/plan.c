@@ -30,6 +30,7 @@
 #include "placeholders.h"
 #include "sbutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -210,23 +211,46 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* Is an existing protected path of a kind corral makes placeholders for
- * (so possibly another sandbox's placeholder)?  *content: what such a
- * placeholder holds (NULL: an empty directory). */
+/* Could an existing protected path be a placeholder another sandbox made
+ * (so this one must hold it, or make it again, at launch)?  Placeholders
+ * are an empty directory, an empty file, or a commondir saying "."; so is
+ * anything that looks like one, whatever its name (gitprotect.c makes
+ * them for hooks, modules, hooksPath targets, included config files ...).
+ * A path the user made that looks the same is left alone at launch: the
+ * registry knows which ones corral made.  *content: what such a
+ * placeholder holds (NULL: a directory). */
 static bool placeholder_kind(const char *path, bool is_dir, const char **content)
 {
-    static const char *const dirs[] = {".git", "hooks", ".corral", ".codex", ".agents", NULL};
-    const char *base = base_name(path);
     *content = NULL;
-    if (is_dir) {
-        for (const char *const *d = dirs; *d; d++)
-            if (strcmp(base, *d) == 0)
-                return true;
+    struct stat st;
+    if (lstat(path, &st) < 0)
         return false;
+    if (is_dir) {
+        if (!S_ISDIR(st.st_mode))
+            return false;
+        DIR *d = opendir(path);
+        if (!d)
+            return false;
+        bool empty = true;
+        for (struct dirent *e; empty && (e = readdir(d)) != NULL;)
+            empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+        closedir(d);
+        return empty;
     }
-    if (strcmp(base, "commondir") == 0) {
-        *content = ".\n";
+    if (!S_ISREG(st.st_mode))
+        return false;
+    if (st.st_size == 0) {
+        *content = "";
         return true;
+    }
+    if (st.st_size == 2 && strcmp(base_name(path), "commondir") == 0) {
+        char buf[3] = {0};
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        bool dot = fd >= 0 && read(fd, buf, 2) == 2 && strcmp(buf, ".\n") == 0;
+        if (fd >= 0)
+            close(fd);
+        *content = ".\n";
+        return dot;
     }
     return false;
 }
@@ -452,8 +476,8 @@ static int refuse_home_roots(const compile_state *cs, const char *workspace)
 
 /* Which of two entries on one path wins: deny, then a protected
  * read-only carve-out, then a write root kept read-only inside one (the
- * carve-out's reason is the one to show), then a pin (protected,
- * writable), then write, then read.  A write root never overrides what
+ * carve-out's reason is the one to show), then write (a user's write root
+ * over a pin, both writable mount points), then read.  A write root never overrides what
  * corral protects. */
 static int merge_rank(const resolved *r)
 {
@@ -461,9 +485,12 @@ static int merge_rank(const resolved *r)
         return 6;
     if (r->demoted)
         return 4;
+    /* A pin is writable too: on the path of a write root the user gave,
+     * the user's entry stands (its name in the plan, nothing else differs:
+     * both are mount points). */
     if (r->protected)
-        return r->access == SB_READ ? 5 : 3;
-    return r->access == SB_WRITE ? 2 : 1;
+        return r->access == SB_READ ? 5 : 2;
+    return r->access == SB_WRITE ? 3 : 1;
 }
 
 static int cmp_depth(const void *a, const void *b)

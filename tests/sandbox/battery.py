@@ -15,6 +15,16 @@ attack with `corral sandbox ... -- python3 ATTACK INFO` and judges it twice:
   * "neighbour": the attack printed `NEIGHBOUR OK` (the legitimate operation
     next to the attack still works).
 
+Git attacks name git commands the user would run afterwards
+(`# host-git: DIR: ARGS; DIR: ARGS`, DIR relative to the workspace,
+`{outside}` for the world's outside directory): the runner runs them on the
+host, outside the sandbox, with the user's own git, home and config, and the
+attack fails if any of them ran code the sandbox planted (planted code
+writes INFO["host_marker"], a file the sandbox itself cannot write).  An
+attack with `# runs: 2` is started twice in the same world, as two commands
+of one session; the first gets INFO["run"] == 1, must print PREPARED and
+exit 0 (attacks/_gitlib.py has the helpers).
+
 As root it runs the battery a second time as a temporary unprivileged user
 (`corral-battery`, removed afterwards): root inside a user namespace and an
 ordinary user take different paths through the kernel.
@@ -103,7 +113,8 @@ class Attack:
                     break
                 key, sep, value = line[1:].strip().partition(":")
                 if sep and key.strip() in ("id", "tries", "expect", "neighbour", "needs", "sandbox-args",
-                                           "timeout", "expect-rc", "refusal-ok", "known-gap"):
+                                           "timeout", "expect-rc", "refusal-ok", "known-gap", "host-git",
+                                           "runs"):
                     self.meta[key.strip()] = value.strip()
         self.id = self.meta.get("id", "?")
         needs = self.meta.get("needs", "-")
@@ -115,6 +126,16 @@ class Attack:
         # corral may rightly refuse to start when it cannot enforce its
         # protections for a layout (exit 125 with a message): that counts.
         self.refusal_ok = self.meta.get("refusal-ok", "no") == "yes"
+        # The user's own git, run on the host after the sandbox (in order):
+        # "DIR: ARGS; DIR: ARGS", DIR relative to the workspace.
+        self.host_git = []
+        for step in self.meta.get("host-git", "").split(";"):
+            d, sep, args = step.partition(":")
+            if sep and args.strip():
+                self.host_git.append((d.strip(), shlex.split(args)))
+        # Sandboxed commands run one after the other in the same world;
+        # all but the last prepare (and print PREPARED).
+        self.runs = int(self.meta.get("runs", "1"))
 
     @property
     def name(self):
@@ -415,7 +436,10 @@ class Battery:
         d = os.path.join(self.scratch, "runs", attack.name)
         os.makedirs(d)
         w = {"dir": d, "home": os.path.join(d, "home"), "ws": os.path.join(d, "ws"),
-             "outside": os.path.join(d, "outside"), "token": os.urandom(6).hex()}
+             "outside": os.path.join(d, "outside"), "token": os.urandom(6).hex(),
+             # Written only by code the host's git runs (the sandbox cannot
+             # write here): it must never exist.
+             "host_marker": os.path.join(d, "host-ran-planted-code")}
         secret = "%s-%s" % (SECRET_PREFIX, w["token"])
         w["secret"] = secret
         for rel in FAKE_HOME_SECRETS:
@@ -484,6 +508,76 @@ class Battery:
             os.symlink(".realgit", os.path.join(ws, ".git"))
             first_commit(ws, "file.txt")
             prot += [ws + "/.git"] + guard_git_dir(w, real)
+        if "git-hookspath" in attack.needs:
+            # core.hooksPath in the repository's config, to a directory of
+            # the work tree (as .githooks setups do).
+            make_repo(ws)
+            git("config", "core.hooksPath", ".githooks", cwd=ws)
+            write(os.path.join(ws, ".githooks", "post-commit"), "#!/bin/sh\nexit 0\n", 0o755)
+            prot += [ws + "/.githooks", ws + "/.git/config"]
+        if "git-hookspath-global" in attack.needs:
+            # husky's layout: core.hooksPath = .husky/_ (here in the user's
+            # global config), the generated .husky/_ not there yet.
+            make_repo(ws)
+            write(os.path.join(ws, ".husky", "pre-commit"), "npm test\n")
+            write(os.path.join(w["home"], ".gitconfig"), "[core]\n\thooksPath = .husky/_\n")
+            prot += [w["home"] + "/.gitconfig"]
+        if "git-include" in attack.needs:
+            # The repository's config includes a file of the work tree, and
+            # (on branch main) one that does not exist.
+            make_repo(ws)
+            write(os.path.join(ws, "shared.gitconfig"), "[color]\n\tui = auto\n")
+            git("config", "include.path", "../shared.gitconfig", cwd=ws)
+            git("config", "includeIf.onbranch:main.path", "../branch.gitconfig", cwd=ws)
+            prot += [ws + "/shared.gitconfig", ws + "/.git/config"]
+        if "git-programs" in attack.needs:
+            # Config naming programs of the work tree: an fsmonitor hook, an
+            # external diff, an ssh command.
+            make_repo(ws)
+            for name in ("fsmonitor", "difftool", "ssh"):
+                write(os.path.join(ws, "tools", name), "#!/bin/sh\nexit 1\n", 0o755)
+            git("config", "core.fsmonitor", "tools/fsmonitor", cwd=ws)
+            git("config", "diff.external", "tools/difftool", cwd=ws)
+            git("config", "core.sshCommand", "tools/ssh", cwd=ws)
+            prot += [ws + "/tools", ws + "/.git/config"]
+        if "git-deep" in attack.needs or "git-deep-gitlink" in attack.needs:
+            # A repository five levels down: past the nested-repository
+            # search; with -gitlink, a gitlink in the top index names it.
+            make_repo(ws)
+            deep = os.path.join(ws, "a", "b", "c", "d", "deep")
+            make_repo(deep)
+            if "git-deep-gitlink" in attack.needs:
+                sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=deep, check=True, stdout=subprocess.PIPE,
+                                     env={"PATH": "/usr/bin:/bin", "HOME": deep}).stdout.decode().strip()
+                git("update-index", "--add", "--cacheinfo", "160000,%s,a/b/c/d/deep" % sha, cwd=ws)
+                git("commit", "-q", "-m", "deep gitlink", cwd=ws)
+                prot += guard_git_dir(w, deep + "/.git")
+        if "git-worktree-main" in attack.needs:
+            # The workspace is the main repository; a linked worktree of it
+            # lives outside, its git directory in the workspace's .git.
+            make_repo(ws)
+            # Per-worktree config on, so each worktree's config.worktree is
+            # read (and must not be planted).
+            git("config", "core.repositoryFormatVersion", "1", cwd=ws)
+            git("config", "extensions.worktreeConfig", "true", cwd=ws)
+            git("worktree", "add", "-q", os.path.join(w["outside"], "wt"), cwd=ws)
+            wtg = ws + "/.git/worktrees/wt"
+            prot += [wtg + "/commondir", wtg + "/gitdir", ws + "/.git/config"]
+        if "git-bare" in attack.needs:
+            # A bare repository in the workspace, used as a local remote.
+            make_repo(ws)
+            git("clone", "-q", "--bare", ws, os.path.join(ws, "remote.git"), cwd=ws)
+            prot += guard_git_dir(w, ws + "/remote.git")
+        if "git-wide" in attack.needs:
+            # 25000 directories, 30 of them repositories: more than the
+            # search used to look at before it silently stopped, so in any
+            # listing order about a third of them came after it gave up.
+            for i in range(25000):
+                os.makedirs(os.path.join(ws, "big", "d%05d" % i))
+            for i in range(0, 25000, 25000 // 30):
+                sub = os.path.join(ws, "big", "d%05d" % i)
+                git("init", "-q", cwd=sub)
+                prot += guard_git_dir(w, sub + "/.git")
         if "agent-dirs" in attack.needs:
             write(os.path.join(ws, ".codex", "config.toml"), 'model = "battery"\n')
             write(os.path.join(ws, ".agents", "AGENTS.md"), "be nice\n")
@@ -505,7 +599,7 @@ class Battery:
     def info(self, w, host_sleep):
         i = dict(self.listeners.info)
         i.update({k: w[k] for k in ("ws", "home", "outside", "token", "secret", "xdg_config", "xdg_state",
-                                    "xdg_cache")})
+                                    "xdg_cache", "host_marker")})
         i.update({"scratch": self.scratch, "xdg_runtime": self.runtime, "runner_pid": os.getpid(),
                   "host_sleep_pid": host_sleep.pid if host_sleep else None, "host_hostname": self.hostname,
                   "host_tmp_canary": self.host_tmp_canary, "devshm_name": self.devshm_name,
@@ -542,6 +636,32 @@ class Battery:
         }
         return e
 
+    def run_host_git(self, attack, w):
+        """The user's own git, run on the host after the sandbox as the
+        attack's host-git line says (the user's config and home, nothing
+        of the sandbox); the problems found: a command that hung, or the
+        marker that only planted code writes."""
+        env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": w["home"],
+               "LANG": "C.UTF-8", "GIT_AUTHOR_NAME": "Battery User", "GIT_AUTHOR_EMAIL": "user@example.invalid",
+               "GIT_COMMITTER_NAME": "Battery User", "GIT_COMMITTER_EMAIL": "user@example.invalid",
+               "GIT_TERMINAL_PROMPT": "0"}
+        problems = []
+        for d, args in attack.host_git:
+            cwd = os.path.join(w["ws"], d.replace("{outside}", w["outside"]))
+            if not os.path.isdir(cwd):
+                continue
+            try:
+                subprocess.run(["git", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60,
+                               start_new_session=True)
+            except subprocess.TimeoutExpired:
+                problems.append("the host's git %s (in %s) did not finish in 60s" % (" ".join(args), cwd))
+        if os.path.exists(w["host_marker"]):
+            with open(w["host_marker"], errors="replace") as f:
+                ran = " / ".join(l.strip() for l in f if l.strip())
+            problems.append("the host's own git ran code the sandbox planted: %s" % (ran or "(marker written)"))
+        return problems
+
     def run_one(self, attack):
         t0 = time.monotonic()
         result = {"file": attack.file, "id": attack.id, "known_gap": attack.meta.get("known-gap"),
@@ -554,11 +674,15 @@ class Battery:
             host_sleep = subprocess.Popen(["sleep", "300"], start_new_session=True, stdin=subprocess.DEVNULL)
         info = self.info(w, host_sleep)
         info_path = os.path.join(w["dir"], "info.json")
-        with open(info_path, "w") as f:
-            json.dump(info, f, indent=1)
-        with open(os.path.join(w["dir"], "info.sh"), "w") as f:
-            for k, v in info.items():
-                f.write("%s=%s\n" % (k.upper(), shlex.quote("" if v is None else str(v))))
+
+        def write_info(run):
+            info["run"] = run
+            with open(info_path, "w") as f:
+                json.dump(info, f, indent=1)
+            with open(os.path.join(w["dir"], "info.sh"), "w") as f:
+                for k, v in info.items():
+                    f.write("%s=%s\n" % (k.upper(), shlex.quote("" if v is None else str(v))))
+        write_info(1)
         before = {p: digest(p) for p in w["watched"] + w["protected"]}
         # Placeholders corral makes for absent protected names must be gone
         # (or at least empty) afterwards.
@@ -586,25 +710,36 @@ class Battery:
             master, slave = pty.openpty()
             tty.setraw(slave)
             stdin = slave
-        timed_out = False
-        proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=self.env(w, info), pass_fds=self.inherited, start_new_session=True,
-                                cwd=w["dir"])
-        try:
-            out, err = proc.communicate(timeout=attack.timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            kill_tree(proc)
-            out, err = proc.communicate()
-        except BaseException:  # interrupted: leave nothing running
-            kill_tree(proc)
-            if host_sleep is not None:
-                host_sleep.kill()
-            raise
-        rc = proc.returncode
+        env = self.env(w, info)
+        prepare_problems = []
+        for run in range(1, attack.runs + 1):
+            write_info(run)
+            timed_out = False
+            proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=env, pass_fds=self.inherited, start_new_session=True, cwd=w["dir"])
+            try:
+                out, err = proc.communicate(timeout=attack.timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                kill_tree(proc)
+                out, err = proc.communicate()
+            except BaseException:  # interrupted: leave nothing running
+                kill_tree(proc)
+                if host_sleep is not None:
+                    host_sleep.kill()
+                raise
+            rc = proc.returncode
+            out = out.decode(errors="replace")
+            err = err.decode(errors="replace")
+            if run < attack.runs and (timed_out or rc != 0 or "PREPARED" not in out.splitlines()):
+                # A command before the last one only prepares the world (as
+                # an earlier command of a session would): it must work.
+                prepare_problems.append("run %d of %d did not prepare (exit %s%s)" %
+                                        (run, attack.runs, rc, ", timed out" if timed_out else ""))
+                prepare_problems += ["run %d stdout: %s" % (run, l) for l in out.splitlines()[-20:]]
+                prepare_problems += ["run %d stderr: %s" % (run, l) for l in err.splitlines()[-20:]]
+                break
         elapsed = time.monotonic() - t0
-        out = out.decode(errors="replace")
-        err = err.decode(errors="replace")
         lines = out.splitlines()
         verdicts = [l for l in lines if l.startswith(("BLOCKED", "ESCAPED"))]
         neighbours = [l for l in lines if l.startswith("NEIGHBOUR")]
@@ -616,7 +751,7 @@ class Battery:
             neighbours = ["NEIGHBOUR OK"]
             rc = attack.expect_rc
         # Host-side checks: every one of them failing is an escape.
-        problems = []
+        problems = list(prepare_problems)
         if timed_out:
             problems.append("timed out after %gs (process tree killed)" % attack.timeout)
         if rc != attack.expect_rc:
@@ -639,6 +774,7 @@ class Battery:
         for path, d in sorted(git_hooks_in(w["ws"]).items()):
             if hooks_before.get(path) != d:
                 problems.append("a git hook the host's git would run appeared or changed: %s" % path)
+        problems += self.run_host_git(attack, w)
         after = self.listeners.snapshot()
         for k in after:
             if after[k] != conns.get(k, 0):

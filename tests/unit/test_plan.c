@@ -11,17 +11,25 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "placeholders.h"
+#include "gitconfig.h"
+#include "gitindex.h"
+#include "gitprotect.h"
 #include "plan.h"
 #include "profile.h"
+#include "sbutil.h"
 
 static char root[] = "/tmp/corral-test-plan-XXXXXX";
 static char *ws, *home, *other;
@@ -59,6 +67,13 @@ static int setup(void **state)
     mk("%s", home);
     mk("%s/.ssh", home);
     mk("%s", other);
+    /* git's global config comes from the test's home, none from the
+     * system; no scan limit from the caller's environment. */
+    setenv("HOME", home, 1);
+    setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+    unsetenv("XDG_CONFIG_HOME");
+    unsetenv("GIT_CONFIG_GLOBAL");
+    unsetenv("CORRAL_GIT_SCAN_DIRS");
     return 0;
 }
 
@@ -120,9 +135,10 @@ static void workspace_write_view(void **state)
     assert_true(mount_at(&plan, p)->rdonly);
     snprintf(p, sizeof p, "%s/.codex", ws);
     assert_true(mount_at(&plan, p)->rdonly);
-    /* .corral and .agents do not exist: placeholders are planned, and a
-     * commondir saying "." (no redirection) that the sandbox cannot write. */
-    assert_int_equal(plan.n_placeholders, 3);
+    /* .corral and .agents do not exist: placeholders are planned, a
+     * commondir saying "." (no redirection) that the sandbox cannot write,
+     * and an empty modules/ (no planted submodule git directory). */
+    assert_int_equal(plan.n_placeholders, 4);
     bool commondir = false;
     for (size_t i = 0; i < plan.n_placeholders; i++)
         if (strstr(plan.placeholders[i].path, "/.git/commondir"))
@@ -724,6 +740,734 @@ static void writable_root_keeps_default_deny_list(void **state)
     sb_profile_free(&prof);
 }
 
+/* ---- git: what the user's git would run later -------------------------- */
+
+/* mkdir -p of a formatted path. */
+static void mkdirs(const char *path)
+{
+    char p[1100];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(p, 0755);
+            *s = '/';
+        }
+    }
+    mkdir(p, 0755);
+}
+
+/* Write dir/rel (parents made). */
+static void put(const char *dir, const char *rel, const char *content)
+{
+    char p[1100];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    char *slash = strrchr(p, '/');
+    *slash = '\0';
+    mkdirs(p);
+    *slash = '/';
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(content, f);
+    fclose(f);
+}
+
+/* A fresh workspace directory below the test root. */
+static char *fresh_ws(const char *name)
+{
+    char *p = sb_printf("%s/%s", root, name);
+    mkdirs(p);
+    return p;
+}
+
+/* A git directory at dir/rel with HEAD, objects/, refs/, hooks/ and the
+ * given config. */
+static void make_gitdir(const char *dir, const char *rel, const char *config)
+{
+    char p[1100];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    put(p, "HEAD", "ref: refs/heads/main\n");
+    put(p, "config", config);
+    put(p, "hooks/pre-commit.sample", "#!/bin/sh\n");
+    put(p, "objects/info/packs", "");
+    put(p, "refs/heads/.keep", "");
+}
+
+static int compile_ws(const char *w, sb_plan *plan, char *err, size_t errlen)
+{
+    sb_profile prof;
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, errlen), 0);
+    sb_request req = request(NULL);
+    req.cwd = req.workspace = w;
+    int rc = sb_plan_compile(&prof, &req, plan, err, errlen);
+    sb_profile_free(&prof);
+    return rc;
+}
+
+/* Is dir/rel mounted read-only (rdonly true) or writable in the plan? */
+static bool mounted(const sb_plan *plan, const char *dir, const char *rel, bool rdonly)
+{
+    char p[1100];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    const sb_mount *m = mount_at(plan, p);
+    return m && m->kind == SB_M_BIND && m->rdonly == rdonly;
+}
+
+/* The placeholder planned at dir/rel: "dir" for a directory, its content
+ * for a file, NULL when there is none. */
+static const char *placeholder(const sb_plan *plan, const char *dir, const char *rel)
+{
+    char p[1100];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    for (size_t i = 0; i < plan->n_placeholders; i++)
+        if (strcmp(plan->placeholders[i].path, p) == 0)
+            return plan->placeholders[i].content ? plan->placeholders[i].content : "dir";
+    return NULL;
+}
+
+static void hooks_path_targets_are_protected(void **state)
+{
+    (void)state;
+    /* core.hooksPath in the repository's config (.githooks, relative to
+     * the top of the work tree), in the global config (.husky/_, missing:
+     * the sandbox must not create it), absolute (tools/hooks). */
+    char *w = fresh_ws("hp");
+    char cfg[1200];
+    snprintf(cfg, sizeof cfg, "[core]\n\thooksPath = .githooks\n[core]\n\thooksPath = %s/tools/hooks\n", w);
+    make_gitdir(w, ".git", cfg);
+    put(w, ".githooks/pre-commit", "#!/bin/sh\n");
+    put(w, "tools/hooks/post-checkout", "#!/bin/sh\n");
+    put(w, ".husky/pre-commit", "npm test\n");
+    put(home, ".gitconfig", "[core]\n\thooksPath = .husky/_\n");
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
+    assert_true(mounted(&plan, w, ".githooks", true));
+    assert_true(mounted(&plan, w, "tools/hooks", true));
+    assert_true(mounted(&plan, w, "tools", false)); /* pinned: cannot be moved aside */
+    const char *ph = placeholder(&plan, w, ".husky/_");
+    assert_non_null(ph);
+    assert_string_equal(ph, "dir");
+    assert_true(mounted(&plan, w, ".husky/_", true));
+    sb_plan_free(&plan);
+    char gc[600];
+    snprintf(gc, sizeof gc, "%s/.gitconfig", home);
+    unlink(gc);
+    free(w);
+}
+
+static void global_config_kept_in_the_workspace_is_protected(void **state)
+{
+    (void)state;
+    /* A dotfiles repository as the workspace: ~/.gitconfig is a symlink
+     * into it (outside the sandbox's reach, so not a hole by itself), and
+     * the file it reaches, and what that includes, are read-only. */
+    char *w = fresh_ws("dotfiles");
+    make_gitdir(w, ".git", "[core]\n");
+    char inc[1200];
+    snprintf(inc, sizeof inc, "[include]\n\tpath = %s/git/local.gitconfig\n", w);
+    put(w, "git/gitconfig", inc);
+    put(w, "git/local.gitconfig", "[user]\n\tname = me\n");
+    char target[1100], link[600];
+    snprintf(target, sizeof target, "%s/git/gitconfig", w);
+    snprintf(link, sizeof link, "%s/.gitconfig", home);
+    assert_int_equal(symlink(target, link), 0);
+    sb_plan plan;
+    char err[1024];
+    int rc = compile_ws(w, &plan, err, sizeof err);
+    unlink(link);
+    assert_int_equal(rc, 0);
+    assert_true(mounted(&plan, w, "git/gitconfig", true));
+    assert_true(mounted(&plan, w, "git/local.gitconfig", true));
+    sb_plan_free(&plan);
+    free(w);
+}
+
+static void hooks_path_of_the_workspace_itself_fails_closed(void **state)
+{
+    (void)state;
+    /* core.hooksPath = . makes every file at the top a hook: it cannot be
+     * read-only while the workspace is writable, so the plan says so. */
+    char *w = fresh_ws("hpdot");
+    make_gitdir(w, ".git", "[core]\n\thooksPath = .\n");
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), -1);
+    sb_plan_free(&plan);
+    assert_non_null(strstr(err, "writable root"));
+    assert_non_null(strstr(err, w));
+    free(w);
+}
+
+static void config_includes_and_programs_are_protected(void **state)
+{
+    (void)state;
+    char *w = fresh_ws("inc");
+    make_gitdir(w, ".git",
+                "[include]\n\tpath = ../shared.gitconfig\n"
+                "[includeIf \"onbranch:main\"]\n\tpath = ../branch.gitconfig\n"
+                "[core]\n\tfsmonitor = tools/fsmonitor.sh\n"
+                "[alias]\n\tfmt = !sh -c 'x' && ./scripts/fmt.sh --all\n"
+                "\tdoc = !make -C docs/ && tools/not-yet-there\n"
+                "[diff \"x\"]\n\ttextconv = gen/bin/conv\n");
+    put(w, "shared.gitconfig", "[include]\n\tpath = deeper/more.gitconfig\n");
+    put(w, "deeper/more.gitconfig", "[diff]\n\texternal = tools/difftool\n");
+    put(w, "tools/fsmonitor.sh", "#!/bin/sh\n");
+    put(w, "tools/difftool", "#!/bin/sh\n");
+    put(w, "scripts/fmt.sh", "#!/bin/sh\n");
+    put(w, "docs/index.md", "docs\n");
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
+    assert_true(mounted(&plan, w, ".git/config", true));
+    assert_true(mounted(&plan, w, "shared.gitconfig", true));
+    assert_true(mounted(&plan, w, "deeper/more.gitconfig", true)); /* included by an included file */
+    assert_true(mounted(&plan, w, "tools/fsmonitor.sh", true));
+    assert_true(mounted(&plan, w, "tools/difftool", true));
+    assert_true(mounted(&plan, w, "scripts/fmt.sh", true));
+    /* The includeIf target does not exist: whatever its condition, the
+     * sandbox must not be able to create it. */
+    const char *ph = placeholder(&plan, w, "branch.gitconfig");
+    assert_non_null(ph);
+    assert_string_equal(ph, "");
+    /* A program that is not there yet cannot be planted (an empty
+     * read-only file in its place); a directory among a command's words is
+     * an argument, not made read-only; a program whose directory is missing
+     * too gets no placeholder directory (a build may make it): a warning. */
+    ph = placeholder(&plan, w, "tools/not-yet-there");
+    assert_non_null(ph);
+    assert_string_equal(ph, "");
+    assert_false(mounted(&plan, w, "docs", true));
+    assert_null(placeholder(&plan, w, "gen"));
+    sb_plan_free(&plan);
+    free(w);
+}
+
+static void bad_config_fails_closed(void **state)
+{
+    (void)state;
+    /* A config git would refuse: the plan names it (no guessing at what
+     * it might include). */
+    char *w = fresh_ws("badcfg");
+    make_gitdir(w, ".git", "[core]\n\thooksPath = \"unterminated\n");
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), -1);
+    sb_plan_free(&plan);
+    assert_non_null(strstr(err, ".git/config"));
+    assert_non_null(strstr(err, "line 2"));
+    free(w);
+}
+
+typedef struct cfgrec {
+    char out[2048];
+} cfgrec;
+
+static int cfg_collect(void *u, const char *section, const char *sub, const char *key, const char *value)
+{
+    cfgrec *r = u;
+    size_t n = strlen(r->out);
+    snprintf(r->out + n, sizeof r->out - n, "%s|%s|%s=%s\n", section, sub ? sub : "-", key, value ? value : "(none)");
+    return 0;
+}
+
+static void gitconfig_reads_like_git(void **state)
+{
+    (void)state;
+    /* The same variables `git config -f F --list` shows (checked by hand
+     * against git 2.39). */
+    const char *text = "\xef\xbb\xbf# comment\n"
+                       "top = before any section\n"
+                       "[Core]\n"
+                       "\thooksPath = \" .hooks \" ; trailing comment\n"
+                       "\tBare\n"
+                       "[includeIf \"gitdir:~/a b/\\\"q\\\"\"] path = x\\\n"
+                       "y\n"
+                       "[alias.Sub]\n"
+                       "\tk = a\\tb \\\"c\\\" # c\n"
+                       "[filter \"z\"]\r\n"
+                       "\tclean = \"sh -c 'echo; x'\" #\n"
+                       "[includeIf.X \"y\"] path = z\n[a.B.c]\nk=1\n";
+    cfgrec r = {""};
+    char err[256];
+    assert_int_equal(sb_gitconfig_parse_text(text, strlen(text), "t", cfg_collect, &r, err, sizeof err), 0);
+    assert_string_equal(r.out, "core|-|hookspath= .hooks \n"
+                               "core|-|bare=(none)\n"
+                               "includeif|gitdir:~/a b/\"q\"|path=xy\n"
+                               "alias|sub|k=a\tb \"c\"\n"
+                               "filter|z|clean=sh -c 'echo; x'\n"
+                               "includeif|x.y|path=z\n"
+                               "a|b.c|k=1\n");
+    static const char *const bad[] = {
+        "[core]\n\tx = \"open\n",   /* quote open at the end of the line */
+        "[core]\n\tx = a\\q\n",     /* unknown escape */
+        "[core\n",                  /* header not closed */
+        "[core \"x]\n",             /* subsection not closed */
+        "[core]\n\t1x = y\n",       /* a key starts with a letter */
+        "[]\n",
+        "[core]\n\tx\x0b= 1\n",     /* \v is not a blank to git */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r.out[0] = '\0';
+        assert_int_equal(sb_gitconfig_parse_text(bad[i], strlen(bad[i]), "bad", cfg_collect, &r, err, sizeof err), -1);
+        assert_non_null(strstr(err, "bad git config line"));
+    }
+}
+
+/* ---- index files ---- */
+
+typedef struct ientry {
+    unsigned mode;
+    const char *path;
+} ientry;
+
+static size_t put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+    return 4;
+}
+
+/* An index of version 2, 3 or 4 holding entries (names sorted by the
+ * caller), with object names of hash_len bytes. */
+static unsigned char *make_index(int version, size_t hash_len, const ientry *e, size_t n, size_t *len)
+{
+    size_t cap = 64 + n * (80 + hash_len + 4096), off = 0;
+    unsigned char *b = calloc(1, cap);
+    memcpy(b, "DIRC", 4);
+    off = 4;
+    off += put_be32(b + off, (uint32_t)version);
+    off += put_be32(b + off, (uint32_t)n);
+    const char *prev = "";
+    for (size_t i = 0; i < n; i++) {
+        size_t start = off, plen = strlen(e[i].path);
+        put_be32(b + off + 24, e[i].mode);
+        off += 40 + hash_len;
+        unsigned flags = plen < 0xfff ? (unsigned)plen : 0xfff;
+        b[off++] = (unsigned char)(flags >> 8);
+        b[off++] = (unsigned char)flags;
+        if (version == 4) {
+            size_t common = 0;
+            while (prev[common] && prev[common] == e[i].path[common])
+                common++;
+            size_t strip = strlen(prev) - common;
+            unsigned char v[16];
+            int pos = 15;
+            v[pos] = strip & 127;
+            while (strip >>= 7)
+                v[--pos] = (unsigned char)(128 | (--strip & 127));
+            memcpy(b + off, v + pos, (size_t)(16 - pos));
+            off += (size_t)(16 - pos);
+            memcpy(b + off, e[i].path + common, plen - common + 1);
+            off += plen - common + 1;
+        } else {
+            memcpy(b + off, e[i].path, plen);
+            off = start + ((40 + hash_len + 2 + plen + 8) & ~(size_t)7);
+        }
+        prev = e[i].path;
+    }
+    off += hash_len; /* the checksum (not checked) */
+    *len = off;
+    return b;
+}
+
+typedef struct links {
+    char out[1024];
+    int n;
+} links;
+
+static int link_collect(void *u, const char *path)
+{
+    links *l = u;
+    size_t n = strlen(l->out);
+    snprintf(l->out + n, sizeof l->out - n, "%s;", path);
+    l->n++;
+    return 0;
+}
+
+static void gitindex_finds_gitlinks(void **state)
+{
+    (void)state;
+    static const ientry es[] = {{0100644, "README"},
+                                {0160000, "lib/sub"},
+                                {0100644, "lib/subfile"},
+                                {0160000, "lib/submodule-with-a-long-name"},
+                                {0120000, "link"}};
+    char shared[65], err[256];
+    for (int version = 2; version <= 4; version++) {
+        for (size_t h = 20; h <= 32; h += 12) {
+            size_t len;
+            unsigned char *idx = make_index(version, h, es, 5, &len);
+            links l = {"", 0};
+            assert_int_equal(sb_gitindex_parse(idx, len, h, link_collect, &l, shared, err, sizeof err), 0);
+            assert_string_equal(l.out, "lib/sub;lib/submodule-with-a-long-name;");
+            assert_string_equal(shared, "");
+            /* Every truncation is refused or parsed, never read past. */
+            for (size_t cut = 0; cut < len; cut++) {
+                unsigned char *t = malloc(cut ? cut : 1);
+                memcpy(t, idx, cut);
+                l.out[0] = '\0';
+                int rc = sb_gitindex_parse(t, cut, h, link_collect, &l, shared, err, sizeof err);
+                assert_true(rc == 0 || rc == -1);
+                free(t);
+            }
+            /* Random damage: no crash, no read outside (run under ASan). */
+            srand(version * 100 + (int)h);
+            for (int round = 0; round < 3000; round++) {
+                unsigned char *t = malloc(len);
+                memcpy(t, idx, len);
+                for (int k = 0; k < 1 + rand() % 4; k++)
+                    t[rand() % len] = (unsigned char)rand();
+                l.out[0] = '\0';
+                int rc = sb_gitindex_parse(t, len, h, link_collect, &l, shared, err, sizeof err);
+                assert_true(rc == 0 || rc == -1);
+                free(t);
+            }
+            free(idx);
+        }
+    }
+    /* A gitlink path git itself would refuse makes the index unusable. */
+    static const ientry evil[] = {{0160000, "a/../../outside"}};
+    static const ientry dotgit[] = {{0160000, "sub/.GIT"}};
+    size_t len;
+    unsigned char *idx = make_index(2, 20, evil, 1, &len);
+    links l = {"", 0};
+    assert_int_equal(sb_gitindex_parse(idx, len, 20, link_collect, &l, shared, err, sizeof err), -1);
+    free(idx);
+    idx = make_index(2, 20, dotgit, 1, &len);
+    assert_int_equal(sb_gitindex_parse(idx, len, 20, link_collect, &l, shared, err, sizeof err), -1);
+    /* A count the file cannot hold is refused before any work. */
+    put_be32(idx + 8, 0xffffffffu);
+    assert_int_equal(sb_gitindex_parse(idx, len, 20, link_collect, &l, shared, err, sizeof err), -1);
+    free(idx);
+}
+
+static void write_file(const char *path, const unsigned char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+static void gitlinks_beyond_the_scan_are_protected(void **state)
+{
+    (void)state;
+    /* A repository five levels down is past the nested-repository search,
+     * but a gitlink in the index makes the user's `git status` run git
+     * (and its core.fsmonitor) there. */
+    char *w = fresh_ws("gl");
+    make_gitdir(w, ".git", "[core]\n\tbare = false\n");
+    make_gitdir(w, "a/b/c/d/deep/.git", "[core]\n");
+    static const ientry es[] = {{0160000, "a/b/c/d/deep"}};
+    size_t len;
+    unsigned char *idx = make_index(4, 20, es, 1, &len);
+    char p[1100];
+    snprintf(p, sizeof p, "%s/.git/index", w);
+    write_file(p, idx, len);
+    free(idx);
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
+    assert_true(mounted(&plan, w, "a/b/c/d/deep/.git/config", true));
+    assert_true(mounted(&plan, w, "a/b/c/d/deep/.git/hooks", true));
+    assert_true(mounted(&plan, w, "a/b/c/d/deep", false)); /* pinned down to it */
+    assert_true(mounted(&plan, w, "a/b", false));
+    sb_plan_free(&plan);
+    /* An index that cannot be read: every repository below is found. */
+    write_file(p, (const unsigned char *)"DIRC\0\0\0\x02garbage-garbage-garbage", 31);
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
+    assert_true(mounted(&plan, w, "a/b/c/d/deep/.git/config", true));
+    sb_plan_free(&plan);
+    free(w);
+}
+
+static void worktrees_and_modules_are_read_only(void **state)
+{
+    (void)state;
+    char *w = fresh_ws("wtm");
+    make_gitdir(w, ".git", "[core]\n");
+    put(w, ".git/worktrees/feature/HEAD", "ref: refs/heads/feature\n");
+    put(w, ".git/worktrees/feature/commondir", "../..\n");
+    put(w, ".git/worktrees/feature/gitdir", "/elsewhere/feature/.git\n");
+    make_gitdir(w, ".git/modules/lib", "[core]\n\tworktree = ../../../lib\n");
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
+    /* No new linked worktree or submodule git directory can be planted;
+     * the existing ones keep working, their pointers read-only. */
+    assert_true(mounted(&plan, w, ".git/worktrees", true));
+    assert_true(mounted(&plan, w, ".git/worktrees/feature", false));
+    assert_true(mounted(&plan, w, ".git/worktrees/feature/commondir", true));
+    assert_true(mounted(&plan, w, ".git/worktrees/feature/gitdir", true));
+    assert_true(mounted(&plan, w, ".git/modules", true));
+    assert_true(mounted(&plan, w, ".git/modules/lib", false));
+    assert_true(mounted(&plan, w, ".git/modules/lib/hooks", true));
+    assert_true(mounted(&plan, w, ".git/modules/lib/config", true));
+    assert_null(placeholder(&plan, w, ".git/worktrees/feature/hooks")); /* unused by git: no clutter */
+    sb_plan_free(&plan);
+    free(w);
+}
+
+static void bare_repositories_are_protected(void **state)
+{
+    (void)state;
+    char *w = fresh_ws("bare");
+    make_gitdir(w, "remotes/proj.git", "[core]\n\tbare = true\n");
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
+    assert_true(mounted(&plan, w, "remotes/proj.git/hooks", true)); /* a push into it runs them */
+    assert_true(mounted(&plan, w, "remotes/proj.git/config", true));
+    assert_true(mounted(&plan, w, "remotes/proj.git", false));
+    sb_plan_free(&plan);
+    free(w);
+}
+
+static void scan_budget_fails_closed(void **state)
+{
+    (void)state;
+    /* More directories than the search may look at: the plan fails,
+     * naming the workspace, the limit and how to raise it, instead of
+     * leaving a repository past them unprotected. */
+    char *w = fresh_ws("wide");
+    for (int i = 0; i < 40; i++) {
+        char rel[32];
+        snprintf(rel, sizeof rel, "d%02d/x", i);
+        put(w, rel, "");
+    }
+    make_gitdir(w, "zz/.git", "[core]\n");
+    setenv("CORRAL_GIT_SCAN_DIRS", "30", 1);
+    sb_plan plan;
+    char err[1024];
+    int rc = compile_ws(w, &plan, err, sizeof err);
+    unsetenv("CORRAL_GIT_SCAN_DIRS");
+    assert_int_equal(rc, -1);
+    sb_plan_free(&plan);
+    assert_non_null(strstr(err, w));
+    assert_non_null(strstr(err, "more than 30 directories"));
+    assert_non_null(strstr(err, "CORRAL_GIT_SCAN_DIRS="));
+    /* With room enough it compiles and protects the repository. */
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
+    assert_true(mounted(&plan, w, "zz/.git/config", true));
+    sb_plan_free(&plan);
+    free(w);
+}
+
+/* Compile w where permission checks bind (root without the capabilities
+ * that bypass them, in a child); 0 when the plan failed naming p and the
+ * fix, else why not. */
+static int compile_unreadable(const char *w, const char *p)
+{
+    if (geteuid() == 0) {
+        struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+        struct __user_cap_data_struct data[2];
+        if (syscall(SYS_capget, &hdr, data) < 0)
+            return 10;
+        for (int i = 0; i < 2; i++)
+            data[i].effective &= ~(1u << CAP_DAC_OVERRIDE | 1u << CAP_DAC_READ_SEARCH);
+        if (syscall(SYS_capset, &hdr, data) < 0)
+            return 11;
+    }
+    sb_profile prof;
+    char err[1024];
+    if (sb_profile_builtin(&prof, "workspace-write", err, sizeof err) < 0)
+        return 12;
+    sb_request req = request(NULL);
+    req.cwd = req.workspace = w;
+    sb_plan plan;
+    int rc = sb_plan_compile(&prof, &req, &plan, err, sizeof err);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+    if (rc != -1)
+        return 1;
+    return strstr(err, p) && strstr(err, "chmod u+rx") ? 0 : 2;
+}
+
+static void unreadable_directory_fails_closed(void **state)
+{
+    (void)state;
+    /* A directory the search cannot list but the sandbox can enter (and
+     * could make readable again): a repository could hide there. */
+    char *w = fresh_ws("hidden");
+    make_gitdir(w, "vendor/lib/.git", "[core]\n");
+    char p[1100];
+    snprintf(p, sizeof p, "%s/vendor", w);
+    chmod(p, 0111); /* enterable, not listable */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(compile_unreadable(w, p));
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    chmod(p, 0755);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    free(w);
+}
+
+/* ---- symlinks ---- */
+
+typedef struct recsink {
+    char log[8192];
+    const char *wroot;
+} recsink;
+
+static void rec(recsink *r, const char *kind, const char *path)
+{
+    size_t n = strlen(r->log);
+    snprintf(r->log + n, sizeof r->log - n, "%s %s\n", kind, path);
+}
+
+static void rec_pin(void *u, const char *dir, const char *why)
+{
+    (void)why;
+    rec(u, "pin", dir);
+}
+
+static void rec_ro(void *u, const char *path, bool is_dir, const char *why)
+{
+    (void)why;
+    (void)is_dir;
+    rec(u, "ro", path);
+}
+
+static void rec_ph(void *u, const char *path, const char *content, const char *why)
+{
+    (void)why;
+    (void)content;
+    rec(u, "placeholder", path);
+}
+
+static bool rec_writable(void *u, const char *path)
+{
+    recsink *r = u;
+    return sb_path_under(path, r->wroot);
+}
+
+static void rec_link(void *u, const char *link, const char *why)
+{
+    (void)why;
+    rec(u, "link", link);
+}
+
+static void rec_warn(void *u, const char *msg)
+{
+    rec(u, "warn", msg);
+}
+
+static bool logged(const recsink *r, const char *kind, const char *dir, const char *rel)
+{
+    char line[1200];
+    snprintf(line, sizeof line, "%s %s/%s\n", kind, dir, rel);
+    return strstr(r->log, line) != NULL;
+}
+
+static void planted_nested_git_symlink_keeps_sandboxing(void **state)
+{
+    (void)state;
+    /* A sandboxed command can make sub/.git a symlink to a git directory
+     * it made: the next sandbox still starts (a planted link must not
+     * stop them), protects what the link points to now, and says so. */
+    char *w = fresh_ws("plant");
+    make_gitdir(w, "evil", "[core]\n");
+    put(w, "sub/README", "sub\n");
+    char link[1100];
+    snprintf(link, sizeof link, "%s/sub/.git", w);
+    assert_int_equal(symlink("../evil", link), 0);
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
+    assert_true(mounted(&plan, w, "evil/hooks", true));
+    assert_true(mounted(&plan, w, "evil/config", true));
+    sb_plan_free(&plan);
+
+    recsink r = {"", w};
+    sb_protect_sink sink = {.user = &r, .pin = rec_pin, .readonly = rec_ro, .placeholder = rec_ph,
+                            .writable = rec_writable, .warn = rec_warn};
+    assert_int_equal(sb_protect_repos(w, &sink, err, sizeof err), 0);
+    assert_true(logged(&r, "ro", w, "evil/hooks"));
+    char warn[1200];
+    snprintf(warn, sizeof warn, "warn %s is a symlink", link);
+    assert_non_null(strstr(r.log, warn));
+    /* A sink that can pin symlinks: pinned, nothing to warn about. */
+    r.log[0] = '\0';
+    sink.pin_link = rec_link;
+    assert_int_equal(sb_protect_repos(w, &sink, err, sizeof err), 0);
+    assert_true(logged(&r, "link", w, "sub/.git"));
+    assert_null(strstr(r.log, "warn "));
+    free(w);
+}
+
+static void top_git_symlink_names_a_fix_that_keeps_the_sandbox(void **state)
+{
+    (void)state;
+    /* The workspace's own .git as a symlink cannot be kept from being
+     * re-pointed by mounts alone: refused, with the fix (a .git file,
+     * which is protected), never "turn the sandbox off". */
+    char *w = fresh_ws("toplink");
+    make_gitdir(w, "real", "[core]\n");
+    char link[1100];
+    snprintf(link, sizeof link, "%s/.git", w);
+    assert_int_equal(symlink("real", link), 0);
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), -1);
+    sb_plan_free(&plan);
+    assert_non_null(strstr(err, link));
+    assert_non_null(strstr(err, "gitdir: "));
+    assert_null(strstr(err, "--profile full"));
+    /* Where symlinks can be pinned, it is pinned and the sandbox starts. */
+    recsink r = {"", w};
+    sb_protect_sink sink = {.user = &r, .pin = rec_pin, .readonly = rec_ro, .placeholder = rec_ph,
+                            .writable = rec_writable, .pin_link = rec_link, .warn = rec_warn};
+    assert_int_equal(sb_protect_repos(w, &sink, err, sizeof err), 0);
+    assert_true(logged(&r, "link", w, ".git"));
+    assert_true(logged(&r, "ro", w, "real/hooks"));
+    assert_true(logged(&r, "ro", w, "real/config"));
+    free(w);
+}
+
+static void pins_never_reopen_protected_names(void **state)
+{
+    (void)state;
+    /* A repository inside .codex: pinning the way down to it must not make
+     * .codex (read-only: agents read it) writable again. */
+    char *w = fresh_ws("codexrepo");
+    make_gitdir(w, ".codex/skills/.git", "[core]\n");
+    put(w, ".codex/config.toml", "model = \"x\"\n");
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
+    assert_true(mounted(&plan, w, ".codex", true));
+    char p[1100];
+    snprintf(p, sizeof p, "%s/.codex/skills", w);
+    assert_null(mount_at(&plan, p));
+    sb_plan_free(&plan);
+    free(w);
+}
+
+static void enclosing_repository_is_read_too(void **state)
+{
+    (void)state;
+    /* The workspace is a directory of a bigger repository whose
+     * core.hooksPath lies inside the workspace: git run in the workspace
+     * (or above it) runs those hooks. */
+    char *outer = fresh_ws("outer");
+    make_gitdir(outer, ".git", "[core]\n\thooksPath = ws/hooks\n");
+    put(outer, "ws/hooks/pre-commit", "#!/bin/sh\n");
+    char *w = sb_printf("%s/ws", outer);
+    free(outer);
+    sb_plan plan;
+    char err[1024];
+    assert_int_equal(compile_ws(w, &plan, err, sizeof err), 0);
+    assert_true(mounted(&plan, w, "hooks", true));
+    sb_plan_free(&plan);
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -747,6 +1491,22 @@ int main(void)
         cmocka_unit_test(write_roots_never_open_protected_paths),
         cmocka_unit_test(write_root_inside_a_gitdir_keeps_hooks_readonly),
         cmocka_unit_test(writable_root_keeps_default_deny_list),
+        cmocka_unit_test(hooks_path_targets_are_protected),
+        cmocka_unit_test(global_config_kept_in_the_workspace_is_protected),
+        cmocka_unit_test(hooks_path_of_the_workspace_itself_fails_closed),
+        cmocka_unit_test(config_includes_and_programs_are_protected),
+        cmocka_unit_test(bad_config_fails_closed),
+        cmocka_unit_test(gitconfig_reads_like_git),
+        cmocka_unit_test(gitindex_finds_gitlinks),
+        cmocka_unit_test(gitlinks_beyond_the_scan_are_protected),
+        cmocka_unit_test(worktrees_and_modules_are_read_only),
+        cmocka_unit_test(bare_repositories_are_protected),
+        cmocka_unit_test(scan_budget_fails_closed),
+        cmocka_unit_test(unreadable_directory_fails_closed),
+        cmocka_unit_test(planted_nested_git_symlink_keeps_sandboxing),
+        cmocka_unit_test(top_git_symlink_names_a_fix_that_keeps_the_sandbox),
+        cmocka_unit_test(pins_never_reopen_protected_names),
+        cmocka_unit_test(enclosing_repository_is_read_too),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
