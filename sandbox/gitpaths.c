@@ -234,6 +234,15 @@ bool gp_links_ok(gp *g, const gp_resolved *r, const char *what, gp_links policy)
             gp_pin_chain(g, parent);
             free(parent);
             gp_add(g, GP_PIN_LINK, link, NULL, false, "pinned: a symlink on the way to what git runs");
+            /* Pinned, it holds while a sandbox runs; your git follows it
+             * afterwards.  If it leads into a writable directory, a
+             * sandboxed command may have made both. */
+            char canon[PATH_MAX];
+            if (realpath(link, canon) && gp_writable(g, canon))
+                gp_warn(g, link, "%s is a symlink to %s, inside a directory the sandbox can write: a sandboxed "
+                        "command may have planted it. It is pinned and what it reaches is protected while "
+                        "sandboxes run, but your own git follows it: look at it (and at any hooks and config "
+                        "there) before you next run git where %s is", link, canon, what);
             continue;
         }
         if (policy == GP_LINKS_FAIL) {

@@ -75,8 +75,9 @@ static int open_newroot(void)
 
 /* Make dst (below the view's root) exist as a directory or an empty file,
  * creating parents; only ever inside what the sandbox's own tmpfs mounts
- * provide. */
-static int make_mountpoint(const char *dst, bool dir, char *err, size_t errlen)
+ * provide.  link: dst is a symlink that is to be bound onto itself, so
+ * its last component may (must) be one. */
+static int make_mountpoint(const char *dst, bool dir, bool link, char *err, size_t errlen)
 {
     int newroot = open_newroot();
     if (newroot < 0)
@@ -100,8 +101,10 @@ static int make_mountpoint(const char *dst, bool dir, char *err, size_t errlen)
                 int fd = openat(newroot, rel, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
                 rc = fd < 0 ? fail(err, errlen, "cannot create mount point", dst, errno) : close(fd);
             }
-        } else if (*rel && S_ISLNK(st.st_mode)) {
+        } else if (*rel && S_ISLNK(st.st_mode) && !(link && last)) {
             rc = fail(err, errlen, "mount point crosses a symlink:", dst, ELOOP);
+        } else if (link && last && !S_ISLNK(st.st_mode)) {
+            rc = fail(err, errlen, "a pinned symlink is no longer one:", dst, EINVAL);
         }
         *s = saved;
         if (last)
@@ -131,6 +134,13 @@ static int set_attr(const char *path, unsigned set, unsigned clr, bool recursive
     return sys_mount_setattr(AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &a);
 }
 
+/* The same on a mount whose root is a symlink (not followed). */
+static int set_attr_link(const char *path, unsigned set)
+{
+    struct mount_attr a = {.attr_set = set};
+    return sys_mount_setattr(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, &a);
+}
+
 static int bind_one(int oldroot, const sb_mount *m, char *err, size_t errlen)
 {
     int src = open_nofollow(oldroot, m->src);
@@ -141,7 +151,12 @@ static int bind_one(int oldroot, const sb_mount *m, char *err, size_t errlen)
         close(src);
         return fail(err, errlen, "cannot stat", m->src, errno);
     }
-    if (make_mountpoint(m->dst, S_ISDIR(st.st_mode), err, errlen) < 0) {
+    if (m->link != S_ISLNK(st.st_mode)) {
+        close(src);
+        return fail(err, errlen, m->link ? "a pinned symlink is no longer one:" : "cannot bind a symlink:", m->src,
+                    m->link ? EINVAL : ELOOP);
+    }
+    if (make_mountpoint(m->dst, S_ISDIR(st.st_mode), m->link, err, errlen) < 0) {
         close(src);
         return -1;
     }
@@ -164,6 +179,12 @@ static int bind_one(int oldroot, const sb_mount *m, char *err, size_t errlen)
     /* Read-only and nosuid/nodev down the whole subtree.  Clearing
      * read-only fails on a mount the host made read-only: it stays so. */
     unsigned set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (m->rdonly ? MOUNT_ATTR_RDONLY : 0);
+    if (m->link) {
+        if (set_attr_link(target, set | MOUNT_ATTR_RDONLY) < 0)
+            rc = fail(err, errlen, "cannot make the pinned symlink read-only:", m->dst, errno);
+        free(target);
+        return rc;
+    }
     if (set_attr(target, set, 0, true) < 0)
         rc = fail(err, errlen, "cannot restrict the mount", m->dst, errno);
     if (rc == 0 && !m->rdonly)
@@ -174,7 +195,7 @@ static int bind_one(int oldroot, const sb_mount *m, char *err, size_t errlen)
 
 static int tmpfs_at(const char *dst, uint64_t size, unsigned mode, unsigned long flags, char *err, size_t errlen)
 {
-    if (make_mountpoint(dst, true, err, errlen) < 0)
+    if (make_mountpoint(dst, true, false, err, errlen) < 0)
         return -1;
     char *target = sb_printf(NEWROOT "%s", strcmp(dst, "/") == 0 ? "" : dst);
     char opts[64];
@@ -203,7 +224,7 @@ static int setup_dev(int oldroot, const char *dst, uint64_t shm_size, char *err,
         int rc = 0;
         if (src >= 0) {
             close(src);
-            if (make_mountpoint(in, false, err, errlen) < 0)
+            if (make_mountpoint(in, false, false, err, errlen) < 0)
                 rc = -1;
             else {
                 char *s = sb_printf(OLDROOT "%s", host), *d = sb_printf(NEWROOT "%s", in);
@@ -221,7 +242,7 @@ static int setup_dev(int oldroot, const char *dst, uint64_t shm_size, char *err,
             return -1;
     }
     char *pts = sb_printf("%s/pts", dst), *shm = sb_printf("%s/shm", dst);
-    int rc = make_mountpoint(pts, true, err, errlen);
+    int rc = make_mountpoint(pts, true, false, err, errlen);
     if (rc == 0) {
         char *target = sb_printf(NEWROOT "%s", pts);
         if (mount("devpts", target, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") < 0)
@@ -328,7 +349,7 @@ int sb_mounts_apply(const sb_plan *plan, char *err, size_t errlen)
             rc = setup_dev(oldroot, m->dst, m->size, err, errlen);
             break;
         case SB_M_PROC:
-            rc = make_mountpoint(m->dst, true, err, errlen);
+            rc = make_mountpoint(m->dst, true, false, err, errlen);
             if (rc == 0) {
                 char *target = sb_printf(NEWROOT "%s", m->dst);
                 if (mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)

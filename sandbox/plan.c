@@ -68,6 +68,7 @@ typedef struct resolved {
     bool demoted;     /* a write root inside a carve-out, kept read-only */
     bool special_tmp; /* the private /tmp */
     bool is_dir;
+    bool link;        /* a symlink bound onto itself (read-only, pinned) */
     char *label;      /* what the user wrote, for messages */
 } resolved;
 
@@ -314,6 +315,27 @@ static void sink_readonly(void *u, const char *path, bool is_dir, const char *wh
         protect_existing(c, path, is_dir, why);
 }
 
+/* A symlink the sandbox could re-point (a .git symlink it may have
+ * planted): bound onto itself, read-only, so that it can be neither
+ * re-pointed, renamed nor removed while the sandbox runs. */
+static void sink_pin_link(void *u, const char *link, const char *why)
+{
+    protect_ctx *c = u;
+    if (inside_whole(c, link))
+        return;
+    add_resolved(c->cs, link, SB_READ, true, true, false, why);
+    c->cs->r[c->cs->n - 1].link = true;
+}
+
+static void sink_warn(void *u, const char *message)
+{
+    protect_ctx *c = u;
+    for (size_t i = 0; i < c->plan->n_warnings; i++)
+        if (strcmp(c->plan->warnings[i], message) == 0)
+            return;
+    sb_list_push(&c->plan->warnings, &c->plan->n_warnings, message);
+}
+
 /* Could the sandbox create path?  Not when its directory is neither
  * writable by the user nor owned by them (an owner could chmod it): the
  * sandbox runs as that user without capabilities, so a placeholder would
@@ -416,7 +438,8 @@ static int protect_writable_roots(compile_state *cs, sb_plan *plan)
 {
     protect_ctx ctx = {cs, plan, NULL, 0};
     sb_protect_sink sink = {.user = &ctx, .pin = sink_pin, .readonly = sink_readonly,
-                            .placeholder = sink_placeholder, .writable = sink_writable};
+                            .placeholder = sink_placeholder, .writable = sink_writable,
+                            .pin_link = sink_pin_link, .warn = sink_warn};
     size_t n = 0, *order = sb_alloc((cs->n + 1) * sizeof *order);
     for (size_t i = 0; i < cs->n; i++)
         if (cs->r[i].access == SB_WRITE && !cs->r[i].special_tmp)
@@ -517,6 +540,7 @@ static void add_mount(sb_plan *plan, sb_mount_kind kind, const char *src, const 
     m->size = size;
     m->mode = mode;
     m->why = sb_strdup(why);
+    m->link = false;
 }
 
 static bool env_matches(const char *name, size_t namelen, const char *pattern)
@@ -715,9 +739,15 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
         free(logical);
     }
     for (size_t i = n_user; i < cs.n; i++) {
-        char *link = writable_symlink_on(&cs, cs.r[i].path);
+        /* A pinned symlink is itself what is protected: only the way to
+         * it must hold. */
+        char *way = cs.r[i].link ? sb_strdup(cs.r[i].path) : NULL;
+        if (way)
+            *strrchr(way, '/') = '\0';
+        char *link = writable_symlink_on(&cs, way ? way : cs.r[i].path);
+        free(way);
         struct stat st;
-        if (!link && lstat(cs.r[i].path, &st) == 0 && S_ISLNK(st.st_mode))
+        if (!link && !cs.r[i].link && lstat(cs.r[i].path, &st) == 0 && S_ISLNK(st.st_mode))
             link = sb_strdup(cs.r[i].path);
         if (link) {
             snprintf(err, errlen, "cannot enforce sandbox read-only path %s because it crosses writable "
@@ -796,6 +826,7 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
                               ? (strcmp(x->path, out->workspace) == 0 ? "workspace" : "writable root")
                               : "read root";
         add_mount(out, SB_M_BIND, x->path, x->path, x->access != SB_WRITE, 0, 0, why);
+        out->mounts[out->n_mounts - 1].link = x->link;
         if (x->access == SB_WRITE)
             sb_list_push(&out->write_roots, &out->n_write_roots, x->path);
     }
@@ -862,6 +893,7 @@ void sb_plan_free(sb_plan *plan)
     sb_list_free(plan->write_roots, plan->n_write_roots);
     sb_placeholders_free(plan->placeholders, plan->n_placeholders);
     sb_placeholders_free(plan->shared_placeholders, plan->n_shared_placeholders);
+    sb_list_free(plan->warnings, plan->n_warnings);
     free(plan->placeholder_registry);
     memset(plan, 0, sizeof *plan);
 }

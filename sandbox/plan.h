@@ -61,6 +61,8 @@ typedef struct sb_mount {
     char *src;
     char *dst;
     bool rdonly;
+    bool link;      /* bind: src and dst are a symlink itself, bound onto
+                       itself so it cannot be re-pointed or renamed */
     uint64_t size;  /* tmpfs */
     unsigned mode;  /* tmpfs root mode */
     char *why;
@@ -101,6 +103,11 @@ typedef struct sb_plan {
     size_t n_shared_placeholders;
     char *placeholder_registry; /* placeholders.h; not part of the init's text */
     sb_limits limits;
+    /* What is protected as well as it can be but not fully (a .git symlink
+     * a sandbox may have planted, say): for the user to see.  Not sent to
+     * the init. */
+    char **warnings;
+    size_t n_warnings;
 } sb_plan;
 
 /* Compile.  0, or -1 with a message in err naming the path and the fix

@@ -52,7 +52,8 @@ void sb_plan_print(const sb_plan *plan, FILE *f)
             const sb_mount *m = &plan->mounts[i];
             char mode[16];
             if (m->kind == SB_M_BIND || m->kind == SB_M_TMPFS)
-                snprintf(mode, sizeof mode, "%s %s", kind_name(m->kind), m->rdonly ? "ro" : "rw");
+                snprintf(mode, sizeof mode, "%s %s%s", kind_name(m->kind), m->rdonly ? "ro" : "rw",
+                         m->link ? " link" : "");
             else
                 snprintf(mode, sizeof mode, "%s", kind_name(m->kind));
             if (m->kind == SB_M_BIND && strcmp(m->src, m->dst) != 0)
@@ -60,6 +61,8 @@ void sb_plan_print(const sb_plan *plan, FILE *f)
             else
                 fprintf(f, "  %3zu  %-9s %s  (%s)\n", i + 1, mode, m->dst, m->why);
         }
+        for (size_t i = 0; i < plan->n_warnings; i++)
+            fprintf(f, "warning:    %s\n", plan->warnings[i]);
         if (plan->n_placeholders) {
             fprintf(f, "placeholders (made on the host for read-only mounts; shared with other sandboxes, removed "
                        "when the last one using them ends):\n");
@@ -132,7 +135,7 @@ char *sb_plan_serialize(const sb_plan *plan, size_t *len)
         put_field(f, m->dst);
         fprintf(f, "\t%d\t%llu\t%o", m->rdonly, (unsigned long long)m->size, m->mode);
         put_field(f, m->why);
-        fputc('\n', f);
+        fprintf(f, "\t%d\n", m->link);
     }
     for (size_t i = 0; i < plan->n_write_roots; i++) {
         fputc('R', f);
@@ -222,7 +225,7 @@ int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t 
             out->workspace = sb_strdup(fl[1]);
         else if (tag == 'E' && nf == 2)
             sb_list_push(&env, &n_env, fl[1]);
-        else if (tag == 'M' && nf == 8) {
+        else if (tag == 'M' && nf == 9) {
             if (out->n_mounts == out->cap_mounts) {
                 out->cap_mounts = out->cap_mounts ? out->cap_mounts * 2 : 32;
                 out->mounts = sb_realloc(out->mounts, out->cap_mounts * sizeof *out->mounts);
@@ -235,6 +238,7 @@ int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t 
             m->size = num(fl[5]);
             m->mode = (unsigned)strtoul(fl[6], NULL, 8);
             m->why = sb_strdup(fl[7]);
+            m->link = num(fl[8]) != 0;
             if (m->kind > SB_M_MASK_FILE || m->dst[0] != '/' || (m->kind == SB_M_BIND && !m->src))
                 goto bad;
         } else if (tag == 'R' && nf == 2)

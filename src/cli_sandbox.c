@@ -138,6 +138,8 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
         rc = 0;
         goto out;
     }
+    for (size_t i = 0; i < plan.n_warnings; i++)
+        fprintf(stderr, "corral: warning: %s\n", plan.warnings[i]);
     sb_stdio io = {.in = 0, .out = 1, .err = 2, .tty = false, .chan = -1};
     sb_child child;
     /* Until the child is reaped, a signal to us goes to its init (which

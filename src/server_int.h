@@ -166,8 +166,9 @@ struct sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool 
 void server_sandbox_of(const spawn_request *r, gate_sandbox *out);
 
 /* Compile the sandbox plan, spawn and store a session (pruning first if the
- * store is full).  NULL with err filled on failure; *warning receives the
- * 60-process warning. */
+ * store is full).  NULL with err filled on failure; *warning receives what
+ * the requester should be told (the sandbox's warnings, the 60-process
+ * warning; one a line), or NULL. */
 session_t *server_start_session(server_t *srv, const spawn_request *r, const char *client, char *err,
                                 size_t errlen, char **warning);
 void server_begin_shutdown(server_t *srv);

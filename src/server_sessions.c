@@ -318,6 +318,15 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     };
     session_t *s = session_start(srv->loop, id, &spec, srv->state_dir, &server_session_hooks, srv, err, errlen);
     char *workspace = xstrdup(plan->workspace);
+    /* What the sandbox protects only as well as it can (a .git symlink a
+     * sandbox may have planted): the session's log keeps it, and the
+     * requester is told with the other warnings. */
+    buf_t warnings;
+    buf_init(&warnings);
+    for (size_t i = 0; s && i < plan->n_warnings; i++) {
+        eventlog_write(s->events, "sandbox_warning", json_pack("{s:s}", "message", plan->warnings[i]), false);
+        buf_printf(&warnings, "%s%s", warnings.len ? "\n" : "", plan->warnings[i]);
+    }
     sb_plan_free(plan);
     free(plan);
     if (chan_child >= 0)
@@ -327,6 +336,7 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
             close(chan_server);
         store_release_id(&srv->store, id);
         free(workspace);
+        buf_free(&warnings);
         return NULL;
     }
     server_session *x = srv_session(s);
@@ -352,10 +362,12 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     for (size_t i = 0; i < store_len(&srv->store); i++)
         live += ((session_t *)srv->store.entries[i].item)->state == SESSION_RUNNING;
     if (live >= STORE_WARN)
-        *warning = xasprintf("The maximum number of unified exec processes you can keep open is %d and you "
-                             "currently have %zu processes open. Reuse older processes or close them to "
-                             "prevent automatic pruning of old processes",
-                             STORE_WARN, live);
+        buf_printf(&warnings, "%sThe maximum number of unified exec processes you can keep open is %d and you "
+                   "currently have %zu processes open. Reuse older processes or close them to prevent automatic "
+                   "pruning of old processes",
+                   warnings.len ? "\n" : "", STORE_WARN, live);
+    *warning = warnings.len ? buf_steal(&warnings) : NULL;
+    buf_free(&warnings);
     return s;
 }
 
