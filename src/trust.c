@@ -8,6 +8,7 @@
 #include "trust.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -155,16 +156,10 @@ static char *get_name(const char *s, size_t len)
         } else if (i + 1 < len && s[i + 1] == '\\') {
             buf_putc(&b, '\\');
             i++;
-        } else if (i + 3 < len && s[i + 1] == 'x') {
-            unsigned v;
+        } else if (i + 3 < len && s[i + 1] == 'x' && isxdigit((unsigned char)s[i + 2]) &&
+                   isxdigit((unsigned char)s[i + 3]) && (s[i + 2] != '0' || s[i + 3] != '0')) {
             char hex[3] = {s[i + 2], s[i + 3], 0};
-            char *end;
-            v = (unsigned)strtoul(hex, &end, 16);
-            if (*end || v == 0) {
-                buf_free(&b);
-                return NULL;
-            }
-            buf_putc(&b, (char)v);
+            buf_putc(&b, (char)strtoul(hex, NULL, 16));
             i += 3;
         } else {
             buf_free(&b);
