@@ -1,7 +1,8 @@
 /*
  * cli_trust.c - `corral trust DIR | --list | --remove DIR` (trust.h): which
- * workspaces may add their own exec-policy rules.  No server: a running
- * server notices the change on its next request (it checks the list's
+ * workspaces may add their own exec-policy rules, pinned to the rules files
+ * as they are when the user trusts them.  No server: a running server
+ * notices the change on its next request (it checks the list's
  * modification time).  Exit 0, 1 on errors, 2 on usage errors.
  */
 #include "config.h"
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int trust_usage(const char *usage, const char *msg)
@@ -40,24 +42,65 @@ static char *remove_key(const char *dir)
     return xasprintf("%s/%s", cwd, dir);
 }
 
-/* After trusting: say which files will load, and which will not yet. */
-static void show_workspace_rules(const char *dir)
+/* After trusting: the files pinned, and which of them will not load yet
+ * (broken ones, each with its error). */
+static void show_workspace_rules(const char *dir, const trust_snapshot *snap)
+{
+    if (!snap->rules.n) {
+        char *rdir = rules_workspace_dir(dir);
+        printf("  (no rules yet: put them in %s/*.rules, then run corral trust %s again)\n", rdir, dir);
+        free(rdir);
+    }
+    for (size_t i = 0; i < snap->rules.n; i++) {
+        rules_t *r = rules_new();
+        char err[1024];
+        if (rules_load_buffer(r, snap->path[i], snap->text[i], snap->len[i], err, sizeof err) < 0)
+            fprintf(stderr, "corral trust: %s\n  (this file is not loaded until it is fixed)\n", err);
+        else
+            printf("  %s\n", snap->path[i]);
+        rules_free(r);
+    }
+}
+
+/* The rules files of dir as they are now. */
+static void read_workspace(const char *dir, trust_snapshot *snap)
 {
     char *rdir = rules_workspace_dir(dir);
     char **files = rules_dir_list(rdir);
-    if (!files[0])
-        printf("  (no rules yet: put them in %s/*.rules)\n", rdir);
-    for (char **f = files; *f; f++) {
-        rules_t *r = rules_new();
-        char err[1024];
-        if (rules_load_file(r, *f, err, sizeof err) < 0)
-            fprintf(stderr, "corral trust: %s\n  (this file is not loaded until it is fixed)\n", err);
-        else
-            printf("  %s\n", *f);
-        rules_free(r);
-    }
+    trust_snapshot_read(files, snap);
     rules_dir_list_free(files);
     free(rdir);
+}
+
+/* --list: each directory with whether its rules are still the trusted ones. */
+static int list_trusted(const char *file)
+{
+    trust_list l;
+    char err[PATH_MAX + 256];
+    if (trust_read(file, &l, err, sizeof err) < 0) {
+        fprintf(stderr, "corral trust: %s\n", err);
+        return 1;
+    }
+    for (size_t i = 0; i < l.n; i++) {
+        const trust_entry *e = &l.v[i];
+        struct stat st;
+        if (stat(e->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+            printf("%-9s%s\n", "missing", e->dir);
+            continue;
+        }
+        trust_snapshot snap;
+        read_workspace(e->dir, &snap);
+        buf_t why;
+        buf_init(&why);
+        if (trust_current(e, &snap.rules, &why))
+            printf("%-9s%s\n", "current", e->dir);
+        else
+            printf("%-9s%s\n         %s\n", e->pinned ? "changed" : "unpinned", e->dir, why.data);
+        buf_free(&why);
+        trust_snapshot_free(&snap);
+    }
+    trust_list_free(&l);
+    return 0;
 }
 
 int cli_trust(int argc, char **argv, const char *usage, const char *help)
@@ -85,21 +128,13 @@ int cli_trust(int argc, char **argv, const char *usage, const char *help)
     char *file = trust_file(), err[PATH_MAX + 256];
     int rc = 1;
     if (list) {
-        char **l = trust_read(file, err, sizeof err);
-        if (l) {
-            for (char **p = l; *p; p++)
-                printf("%s\n", *p);
-            trust_list_free(l);
-            rc = 0;
-        } else {
-            fprintf(stderr, "corral trust: %s\n", err);
-        }
+        rc = list_trusted(file);
         free(file);
         return rc;
     }
     const char *arg = argv[optind];
-    bool changed;
     if (remove) {
+        bool changed;
         char *key = remove_key(arg);
         if (trust_remove(file, key, &changed, err, sizeof err) < 0)
             fprintf(stderr, "corral trust: %s\n", err);
@@ -114,15 +149,29 @@ int cli_trust(int argc, char **argv, const char *usage, const char *help)
     char *dir = trust_canonical(arg, err, sizeof err);
     if (!dir) {
         fprintf(stderr, "corral trust: %s\n", err);
-    } else if (trust_add(file, dir, &changed, err, sizeof err) < 0) {
+        free(file);
+        return 1;
+    }
+    trust_snapshot snap;
+    read_workspace(dir, &snap);
+    trust_change was;
+    for (size_t i = 0; i < snap.rules.n; i++)
+        if (snap.error[i])
+            fprintf(stderr, "corral trust: %s\n", snap.error[i]);
+    if (trust_add(file, dir, &snap.rules, &was, err, sizeof err) < 0) {
         fprintf(stderr, "corral trust: %s\n", err);
     } else {
-        printf(changed ? "trusted %s: its .corral/rules/*.rules load after your own rules:\n"
-                       : "%s was trusted already; its rules:\n",
-               dir);
-        show_workspace_rules(dir);
+        static const char *const said[] = {
+            [TRUST_NEW] = "trusted %s: its .corral/rules/*.rules load after your own rules, as they are now:\n",
+            [TRUST_REPINNED] = "trusted %s again: its .corral/rules/*.rules load as they are now:\n",
+            [TRUST_SAME] = "%s was trusted already, with these same rules:\n",
+        };
+        printf(said[was], dir);
+        show_workspace_rules(dir, &snap);
+        printf("  (any change to them stops them loading until you review it and run corral trust %s again)\n", dir);
         rc = 0;
     }
+    trust_snapshot_free(&snap);
     free(dir);
     free(file);
     return rc;

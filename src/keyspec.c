@@ -57,12 +57,15 @@ const key_action_info *key_action_get(key_action a)
     return a < KA_COUNT ? &actions[a] : NULL;
 }
 
-/* One UTF-8 character making up the whole of s, or -1. */
+/* One UTF-8 character making up the whole of s, or -1 (for "" too: its
+ * terminator is its only byte, nothing after it may be read). */
 static int32_t single_char(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     uint32_t c;
     int n;
+    if (p[0] == 0)
+        return -1;
     if (p[0] < 0x80) {
         c = p[0];
         n = 1;
@@ -79,10 +82,13 @@ static int32_t single_char(const char *s)
         return -1;
     }
     for (int k = 1; k < n; k++) {
-        if ((p[k] & 0xc0) != 0x80)
+        if ((p[k] & 0xc0) != 0x80) /* a NUL stops here too */
             return -1;
         c = c << 6 | (p[k] & 0x3f);
     }
+    static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000}; /* overlong forms are not characters */
+    if (c < least[n] || (c >= 0xd800 && c <= 0xdfff))
+        return -1;
     return p[n] == 0 && c > 0x20 && c != 0x7f && c < 0x110000 ? (int32_t)c : -1;
 }
 

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,13 +215,14 @@ static bool prule_matches(const prule *p, const rstr *argv, size_t argc)
     return true;
 }
 
-/* Matches of pr[] for argv, each with a copy of resolved (or NULL). */
+/* Matches of pr[] for argv (the first limit of them), each with a copy of
+ * resolved (or NULL). */
 static size_t match_exact(const prule *pr, size_t npr, const rstr *argv, size_t argc, const char *resolved,
-                          rule_match **out)
+                          size_t limit, rule_match **out)
 {
     size_t n = 0;
     rule_match *m = NULL;
-    for (size_t i = 0; i < npr; i++) {
+    for (size_t i = 0; i < npr && n < limit; i++) {
         const prule *p = &pr[i];
         if (!prule_matches(p, argv, argc))
             continue;
@@ -239,13 +241,13 @@ static size_t match_exact(const prule *pr, size_t npr, const rstr *argv, size_t 
     return n;
 }
 
-size_t rules_match_core(const prule *pr, size_t npr, const host_exe *hx, size_t nhx, const rstr *argv, size_t argc,
-                        bool resolve, rule_match **out)
+static size_t match_core(const prule *pr, size_t npr, const host_exe *hx, size_t nhx, const rstr *argv, size_t argc,
+                         bool resolve, size_t limit, rule_match **out)
 {
     *out = NULL;
     if (argc == 0)
         return 0;
-    size_t n = match_exact(pr, npr, argv, argc, NULL, out);
+    size_t n = match_exact(pr, npr, argv, argc, NULL, limit, out);
     if (n > 0 || !resolve || argv[0].s[0] != '/' || strlen(argv[0].s) != argv[0].n)
         return n;
     free(*out);
@@ -267,12 +269,27 @@ size_t rules_match_core(const prule *pr, size_t npr, const host_exe *hx, size_t 
             rstr *bargv = xmalloc(argc * sizeof *bargv);
             bargv[0] = (rstr){(char *)base, strlen(base)};
             memcpy(bargv + 1, argv + 1, (argc - 1) * sizeof *bargv);
-            n = match_exact(pr, npr, bargv, argc, prog, out);
+            n = match_exact(pr, npr, bargv, argc, prog, limit, out);
             free(bargv);
         }
     }
     free(prog);
     return n;
+}
+
+size_t rules_match_core(const prule *pr, size_t npr, const host_exe *hx, size_t nhx, const rstr *argv, size_t argc,
+                        bool resolve, rule_match **out)
+{
+    return match_core(pr, npr, hx, nhx, argv, argc, resolve, SIZE_MAX, out);
+}
+
+bool rules_match_any(const prule *pr, size_t npr, const host_exe *hx, size_t nhx, const rstr *argv, size_t argc,
+                     bool resolve)
+{
+    rule_match *m;
+    size_t n = match_core(pr, npr, hx, nhx, argv, argc, resolve, 1, &m);
+    rules_matches_free(m, n);
+    return n > 0;
 }
 
 size_t rules_match(const rules_t *r, char *const *argv, bool resolve_host_executables, rule_match **out)
@@ -611,6 +628,20 @@ static void trim_space(const char **s, const char **e)
     }
 }
 
+/* Trim white space at both ends and dots at the end until neither is left:
+ * "a.\r." is "a", so that normalising a normalised host changes nothing
+ * (a rule must apply to the very host it stores). */
+static void trim_space_and_dots(const char **s, const char **e)
+{
+    const char *was;
+    do {
+        was = *e;
+        trim_space(s, e);
+        while (*e > *s && (*e)[-1] == '.')
+            (*e)--;
+    } while (*e != was);
+}
+
 static char *host_fail(char *err, size_t errlen, const char *msg, const char *raw)
 {
     snprintf(err, errlen, msg, raw);
@@ -639,7 +670,23 @@ char *rules_normalize_host(const char *raw, char *err, size_t errlen)
             return host_fail(err, errlen, "network_rule host contains an unsupported suffix: %s", raw);
         s++;
         e = close;
+        /* Only an IPv6 address goes in brackets: hex digits, colons (two at
+         * least) and an IPv4 tail's dots.  Anything else, unbracketed,
+         * would read differently ("[a:1]" would be host a, port 1), and a
+         * rule would not apply to the host it names. */
+        size_t colons = 0;
+        bool ipv6 = true;
+        for (const char *p = s; p < e; p++) {
+            colons += *p == ':';
+            ipv6 = ipv6 && (*p == ':' || *p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
+                            (*p >= 'A' && *p <= 'F'));
+        }
+        if (!ipv6 || colons < 2)
+            return host_fail(err, errlen, "network_rule host has an invalid bracketed IPv6 literal%s", "");
     } else {
+        /* Trailing dots go before the port is looked for too: "a:1." is
+         * host a, as "a.:1" is (and as a second reading would make it). */
+        trim_space_and_dots(&s, &e);
         const char *colon = memchr(s, ':', (size_t)(e - s));
         if (colon && !memchr(colon + 1, ':', (size_t)(e - colon - 1)) && colon > s && colon + 1 < e) {
             bool digits = true;
@@ -649,9 +696,7 @@ char *rules_normalize_host(const char *raw, char *err, size_t errlen)
                 e = colon;
         }
     }
-    while (e > s && e[-1] == '.')
-        e--;
-    trim_space(&s, &e);
+    trim_space_and_dots(&s, &e);
     if (s == e)
         return host_fail(err, errlen, "network_rule host cannot be empty%s", "");
     if (memchr(s, '*', (size_t)(e - s)))

@@ -26,12 +26,32 @@ typedef struct rules rules_t; /* a loaded policy: prefix rules, host executables
 rules_t *rules_new(void);
 void rules_free(rules_t *r);
 
+/* What one file may hold.  Real files are far below these; the bounds keep
+ * a hostile or broken file from costing the server more than a moment:
+ * loading is linear in the file's size, whatever it holds. */
+#define RULES_MAX_FILE_BYTES (1024 * 1024)
+#define RULES_MAX_NESTING 16             /* lists inside lists */
+#define RULES_MAX_ARGS 16                /* arguments of one call */
+#define RULES_MAX_ALTERNATIVES 1024      /* of one pattern element */
+#define RULES_MAX_EXAMPLES 256           /* match plus not_match of one rule */
+#define RULES_MAX_PATHS 1024             /* of one host_executable */
+#define RULES_MAX_HOST_EXECUTABLES 1024  /* host_executable calls of one file */
+#define RULES_MAX_TOKENS 200000          /* pattern strings of one file, once each
+                                            alternative program has its own rule */
+
 /* Parse and add one file's text (name is used in messages).  0, or -1 with
  * "NAME:LINE:COLUMN: what was wrong" in err and r unchanged. */
 int rules_load_text(rules_t *r, const char *name, const char *text, char *err, size_t errlen);
-/* The same for a file on disk (all-or-nothing; a file that cannot be read
- * is an error "PATH: strerror"). */
+/* The same for text of len bytes (a NUL byte in it is an error). */
+int rules_load_buffer(rules_t *r, const char *name, const char *text, size_t len, char *err, size_t errlen);
+/* The same for a file on disk (all-or-nothing).  Only a regular file of at
+ * most RULES_MAX_FILE_BYTES is read (never a FIFO or a device, which could
+ * block or never end); anything else is an error "PATH: why". */
 int rules_load_file(rules_t *r, const char *path, char *err, size_t errlen);
+/* Read a rules file the way rules_load_file does (symlinks followed unless
+ * nofollow): its bytes in *text (NUL-terminated, free it) and *len, or -1
+ * with "PATH: why" in err. */
+int rules_read_file(const char *path, bool nofollow, char **text, size_t *len, char *err, size_t errlen);
 
 /* One matched prefix rule.  prefix: the command tokens that matched (for a
  * resolved host executable the first is the basename); justification and

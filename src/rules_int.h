@@ -66,6 +66,10 @@ void rules_absorb(rules_t *dst, rules_t *src);
  * executables looked up in hx[] from the end (the latest definition wins). */
 size_t rules_match_core(const prule *pr, size_t npr, const host_exe *hx, size_t nhx, const rstr *argv, size_t argc,
                         bool resolve, rule_match **out);
+/* Whether any of them matches (what rules_match_core would find), without
+ * collecting every match. */
+bool rules_match_any(const prule *pr, size_t npr, const host_exe *hx, size_t nhx, const rstr *argv, size_t argc,
+                     bool resolve);
 
 /* "/a/./b/../c//" -> "/a/c" (lexical, never above "/"); path must be absolute. */
 char *rules_normalize_path(const char *path);

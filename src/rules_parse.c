@@ -14,10 +14,13 @@
 #include "rules_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- evaluation ----------------------------------------------------------------------- */
 
@@ -39,7 +42,9 @@ typedef struct evalctx {
     rules_t *base;   /* what is already loaded */
     rules_t *staged; /* this file */
     pending *pend;
-    size_t npend;
+    size_t npend, cap_pend;
+    size_t tokens;        /* pattern strings staged so far (RULES_MAX_TOKENS) */
+    size_t host_exes;     /* host_executable calls so far */
 } evalctx;
 
 static void examples_free(example *x, size_t n)
@@ -243,12 +248,22 @@ static bool eval_prefix_rule(evalctx *x, const call *c, const value **a)
         rules_fail_at(x->e, pattern->line, pattern->col, "pattern must be a non-empty list");
         return false;
     }
+    /* One rule per alternative of the first element, each with its own
+     * copy of the rest: bound what that expansion stores. */
+    size_t rest_tokens = 0;
     for (size_t i = 0; i < pattern->n; i++) {
         const value *el = &pattern->items[i];
         if (el->kind == V_LIST && el->n == 0) {
             rules_fail_at(x->e, el->line, el->col, "pattern alternatives must be a non-empty list of strings");
             return false;
         }
+        if (el->kind == V_LIST && el->n > RULES_MAX_ALTERNATIVES) {
+            rules_fail_at(x->e, el->line, el->col, "too many alternatives: %zu (at most %d in one pattern element)",
+                          el->n, RULES_MAX_ALTERNATIVES);
+            return false;
+        }
+        if (i > 0)
+            rest_tokens += el->kind == V_LIST ? el->n : 1;
         for (size_t k = 0; el->kind == V_LIST && k < el->n; k++) {
             if (el->items[k].kind != V_STR) {
                 rules_fail_at(x->e, el->items[k].line, el->items[k].col,
@@ -257,6 +272,24 @@ static bool eval_prefix_rule(evalctx *x, const call *c, const value **a)
             }
         }
     }
+    size_t nexamples = (match ? match->n : 0) + (not_match ? not_match->n : 0);
+    if (nexamples > RULES_MAX_EXAMPLES) {
+        const value *at = match ? match : not_match;
+        rules_fail_at(x->e, at->line, at->col, "too many examples: %zu (at most %d match and not_match examples "
+                      "in one rule)", nexamples, RULES_MAX_EXAMPLES);
+        return false;
+    }
+    const value *head = &pattern->items[0];
+    size_t nheads = head->kind == V_LIST ? head->n : 1;
+    size_t cost = nheads * (1 + rest_tokens); /* at most 1024 * 1M: no overflow */
+    if (cost > RULES_MAX_TOKENS - x->tokens) {
+        rules_fail_at(x->e, pattern->line, pattern->col,
+                      "this file's patterns are too large: with this one they hold more than %d strings (each "
+                      "alternative of a pattern's first element is a rule with its own copy of the rest)",
+                      RULES_MAX_TOKENS);
+        return false;
+    }
+    x->tokens += cost;
     pending pd = {0};
     if (!parse_examples(x, match, "match", &pd.match, &pd.nmatch))
         return false;
@@ -264,9 +297,6 @@ static bool eval_prefix_rule(evalctx *x, const call *c, const value **a)
         examples_free(pd.match, pd.nmatch);
         return false;
     }
-    /* One rule per alternative of the first element. */
-    const value *head = &pattern->items[0];
-    size_t nheads = head->kind == V_LIST ? head->n : 1;
     pd.first = x->staged->npr;
     pd.count = nheads;
     for (size_t h = 0; h < nheads; h++) {
@@ -293,8 +323,14 @@ static bool eval_prefix_rule(evalctx *x, const call *c, const value **a)
         rules_push_prefix(x->staged, &r);
     }
     if (pd.nmatch || pd.nnot) {
-        x->pend = xrealloc(x->pend, (x->npend + 1) * sizeof *x->pend);
+        if (x->npend == x->cap_pend) {
+            x->cap_pend = x->cap_pend ? 2 * x->cap_pend : 8;
+            x->pend = xrealloc(x->pend, x->cap_pend * sizeof *x->pend);
+        }
         x->pend[x->npend++] = pd;
+    } else { /* match=[] and not_match=[]: nothing to check, nothing to keep */
+        examples_free(pd.match, 0);
+        examples_free(pd.not_match, 0);
     }
     return true;
 }
@@ -306,6 +342,18 @@ static bool eval_host_executable(evalctx *x, const call *c, const value **a)
         return false;
     if (paths->kind != V_LIST) {
         rules_fail_at(x->e, paths->line, paths->col, "host_executable paths must be a list of strings");
+        return false;
+    }
+    /* Duplicates are found by comparing every pair, and each definition
+     * replaces an earlier one by a search: keep both small. */
+    if (paths->n > RULES_MAX_PATHS) {
+        rules_fail_at(x->e, paths->line, paths->col, "too many host_executable paths: %zu (at most %d)", paths->n,
+                      RULES_MAX_PATHS);
+        return false;
+    }
+    if (++x->host_exes > RULES_MAX_HOST_EXECUTABLES) {
+        rules_fail_at(x->e, c->line, c->col, "too many host_executable calls in one file (at most %d)",
+                      RULES_MAX_HOST_EXECUTABLES);
         return false;
     }
     const char *nm = name->str.s;
@@ -489,8 +537,10 @@ static bool check_examples(evalctx *x)
 {
     size_t nhx = x->base->nhx + x->staged->nhx;
     host_exe *hx = xcalloc(nhx + 1, sizeof *hx);
-    memcpy(hx, x->base->hx, x->base->nhx * sizeof *hx);
-    memcpy(hx + x->base->nhx, x->staged->hx, x->staged->nhx * sizeof *hx);
+    if (x->base->nhx) /* memcpy from NULL is undefined, even for 0 bytes */
+        memcpy(hx, x->base->hx, x->base->nhx * sizeof *hx);
+    if (x->staged->nhx)
+        memcpy(hx + x->base->nhx, x->staged->hx, x->staged->nhx * sizeof *hx);
     bool ok = true;
     for (size_t p = 0; p < x->npend && ok; p++) {
         const pending *pd = &x->pend[p];
@@ -500,13 +550,9 @@ static bool check_examples(evalctx *x)
             const example *ex = want ? pd->match : pd->not_match;
             size_t n = want ? pd->nmatch : pd->nnot, nbad = 0;
             size_t *bad = xcalloc(n + 1, sizeof *bad);
-            for (size_t i = 0; i < n; i++) {
-                rule_match *m;
-                size_t k = rules_match_core(pr, pd->count, hx, nhx, ex[i].w, ex[i].n, true, &m);
-                rules_matches_free(m, k);
-                if ((k > 0) != want)
+            for (size_t i = 0; i < n; i++)
+                if (rules_match_any(pr, pd->count, hx, nhx, ex[i].w, ex[i].n, true) != want)
                     bad[nbad++] = i;
-            }
             if (nbad && want) {
                 /* Codex's wording: the call's rules and the examples, each
                  * as Rust's Debug of a list of strings. */
@@ -612,11 +658,21 @@ static void position_of(const char *s, size_t off, int *line, int *col)
     }
 }
 
+static void too_large(const char *name, unsigned long long size, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: too large: %llu bytes (a rules file holds at most %d bytes)", name, size,
+             RULES_MAX_FILE_BYTES);
+}
+
 static int load(rules_t *r, const char *name, const char *text, size_t len, char *err, size_t errlen)
 {
     perr e = {name, err, errlen, false};
     if (errlen)
         err[0] = '\0';
+    if (len > RULES_MAX_FILE_BYTES) {
+        too_large(name, len, err, errlen);
+        return -1;
+    }
     size_t bad = utf8_invalid_at((const unsigned char *)text, len);
     if (bad < len || memchr(text, '\0', len)) {
         const char *nul = memchr(text, '\0', len);
@@ -636,7 +692,7 @@ static int load(rules_t *r, const char *name, const char *text, size_t len, char
     call *calls;
     size_t ncalls;
     bool ok = rules_parse_calls(&e, lf, n, &calls, &ncalls);
-    evalctx x = {&e, r, rules_new(), NULL, 0};
+    evalctx x = {.e = &e, .base = r, .staged = rules_new()};
     for (size_t i = 0; ok && i < ncalls; i++)
         ok = eval_call(&x, &calls[i]);
     if (ok)
@@ -663,27 +719,82 @@ int rules_load_text(rules_t *r, const char *name, const char *text, char *err, s
     return load(r, name, text, strlen(text), err, errlen);
 }
 
-int rules_load_file(rules_t *r, const char *path, char *err, size_t errlen)
+int rules_load_buffer(rules_t *r, const char *name, const char *text, size_t len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    return load(r, name, text, len, err, errlen);
+}
+
+int rules_read_file(const char *path, bool nofollow, char **text, size_t *len, char *err, size_t errlen)
+{
+    *text = NULL;
+    *len = 0;
+    /* Look before opening: opening a device can do things, and opening a
+     * FIFO without O_NONBLOCK waits for a writer (the server would hang). */
+    struct stat st;
+    if ((nofollow ? lstat(path, &st) : stat(path, &st)) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (nofollow && S_ISLNK(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a symbolic link (a workspace's rules files must be regular files)", path);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* It may have been swapped since the look: check what was opened. */
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if (st.st_size > RULES_MAX_FILE_BYTES) {
+        too_large(path, (unsigned long long)st.st_size, err, errlen);
+        close(fd);
         return -1;
     }
     buf_t b;
     buf_init(&b);
-    char chunk[8192];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_append(&b, chunk, got);
-    int rerr = ferror(f) ? errno : 0;
-    fclose(f);
-    if (rerr) {
-        snprintf(err, errlen, "%s: %s", path, strerror(rerr ? rerr : EIO));
-        buf_free(&b);
-        return -1;
+    for (;;) {
+        buf_reserve(&b, 65536);
+        ssize_t got = read(fd, b.data + b.len, 65536);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            break;
+        }
+        if (got == 0) {
+            close(fd);
+            b.data[b.len] = '\0';
+            *len = b.len;
+            *text = buf_steal(&b);
+            return 0;
+        }
+        b.len += (size_t)got;
+        if (b.len > RULES_MAX_FILE_BYTES) { /* it grew while we read */
+            too_large(path, (unsigned long long)b.len, err, errlen);
+            break;
+        }
     }
-    int rc = load(r, path, b.data ? b.data : "", b.len, err, errlen);
+    close(fd);
     buf_free(&b);
+    return -1;
+}
+
+int rules_load_file(rules_t *r, const char *path, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    if (rules_read_file(path, false, &text, &len, err, errlen) < 0)
+        return -1;
+    int rc = load(r, path, text, len, err, errlen);
+    free(text);
     return rc;
 }

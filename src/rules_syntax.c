@@ -333,6 +333,7 @@ typedef struct parser {
     lexer lx;
     tok cur, nxt;
     bool have_nxt;
+    int depth; /* lists open around the value being read */
     perr *e;
 } parser;
 
@@ -385,6 +386,43 @@ static bool expected(parser *p, const char *what)
 
 static bool parse_value(parser *p, value *v);
 
+/* Room for one more element of v->items (capacity *cap, doubling). */
+static void grow_items(value *v, size_t *cap, size_t more)
+{
+    if (v->n + more <= *cap)
+        return;
+    size_t c = *cap ? *cap : 4;
+    while (c < v->n + more)
+        c *= 2;
+    v->items = xrealloc(v->items, c * sizeof *v->items);
+    *cap = c;
+}
+
+/* The elements of a list whose '[' is p->cur, up to its ']' (left in p->cur).
+ * v->items[0..v->n) are the elements read so far, whatever happens. */
+static bool parse_list_items(parser *p, value *v)
+{
+    size_t cap = 0;
+    if (!next(p))
+        return false;
+    while (!is_punct(&p->cur, ']')) {
+        grow_items(v, &cap, 1);
+        value *item = &v->items[v->n];
+        if (!parse_value(p, item)) {
+            rules_value_free(item);
+            return false;
+        }
+        v->n++;
+        if (is_punct(&p->cur, ',')) {
+            if (!next(p))
+                return false;
+        } else if (!is_punct(&p->cur, ']')) {
+            return expected(p, "',' or ']' after list element");
+        }
+    }
+    return true;
+}
+
 static bool parse_primary(parser *p, value *v)
 {
     memset(v, 0, sizeof *v);
@@ -397,23 +435,18 @@ static bool parse_primary(parser *p, value *v)
     }
     if (is_punct(&p->cur, '[')) {
         v->kind = V_LIST;
-        if (!next(p))
+        /* The reader recurses once per level: a hostile file of "[[[[..."
+         * must end in an error, not in a stack overflow. */
+        if (p->depth >= RULES_MAX_NESTING) {
+            rules_fail_at(p->e, p->cur.line, p->cur.col,
+                          "lists nested more than %d deep (a pattern needs two levels, examples three)",
+                          RULES_MAX_NESTING);
             return false;
-        while (!is_punct(&p->cur, ']')) {
-            v->items = xrealloc(v->items, (v->n + 1) * sizeof *v->items);
-            if (!parse_value(p, &v->items[v->n])) {
-                rules_value_free(&v->items[v->n]);
-                return false;
-            }
-            v->n++;
-            if (is_punct(&p->cur, ',')) {
-                if (!next(p))
-                    return false;
-            } else if (!is_punct(&p->cur, ']')) {
-                return expected(p, "',' or ']' after list element");
-            }
         }
-        return next(p);
+        p->depth++;
+        bool ok = parse_list_items(p, v);
+        p->depth--;
+        return ok && next(p);
     }
     char d[96];
     if (p->cur.k == T_IDENT) {
@@ -430,39 +463,45 @@ static bool parse_primary(parser *p, value *v)
     return expected(p, "a string or a list");
 }
 
-/* primary ('+' primary)*: strings join, lists concatenate. */
+/* primary ('+' primary)*: strings join, lists concatenate.  v is filled
+ * whatever happens (the caller frees it); a chain of any length costs time
+ * in proportion to its size. */
 static bool parse_value(parser *p, value *v)
 {
     if (!parse_primary(p, v))
         return false;
-    while (is_punct(&p->cur, '+')) {
+    buf_t joined; /* the string so far, once a '+' follows a string */
+    buf_init(&joined);
+    size_t cap = v->n;
+    bool ok = true;
+    while (ok && is_punct(&p->cur, '+')) {
         int line = p->cur.line, col = p->cur.col;
-        value r;
-        if (!next(p) || !parse_primary(p, &r)) {
-            rules_value_free(&r);
-            return false;
-        }
-        if (r.kind != v->kind) {
+        value r = {0}; /* freed below: it must be valid even when next() fails */
+        ok = next(p) && parse_primary(p, &r);
+        if (ok && r.kind != v->kind) {
             rules_fail_at(p->e, line, col, "cannot add a %s and a %s", v->kind == V_STR ? "string" : "list",
-                    r.kind == V_STR ? "string" : "list");
-            rules_value_free(&r);
-            return false;
+                          r.kind == V_STR ? "string" : "list");
+            ok = false;
         }
-        if (v->kind == V_STR) {
-            rstr s = {xmalloc(v->str.n + r.str.n + 1), v->str.n + r.str.n};
-            memcpy(s.s, v->str.s, v->str.n);
-            memcpy(s.s + v->str.n, r.str.s, r.str.n + 1);
-            rstr_free(&v->str);
-            v->str = s;
-        } else {
-            v->items = xrealloc(v->items, (v->n + r.n + 1) * sizeof *v->items);
-            memcpy(v->items + v->n, r.items, r.n * sizeof *r.items);
+        if (ok && v->kind == V_STR) {
+            if (!joined.data)
+                buf_append(&joined, v->str.s, v->str.n);
+            buf_append(&joined, r.str.s, r.str.n);
+        } else if (ok) {
+            grow_items(v, &cap, r.n);
+            if (r.n)
+                memcpy(v->items + v->n, r.items, r.n * sizeof *r.items);
             v->n += r.n;
-            r.n = 0;
+            r.n = 0; /* moved: only the array itself is freed with r */
         }
         rules_value_free(&r);
     }
-    return true;
+    if (joined.data) {
+        rstr_free(&v->str);
+        v->str.n = joined.len;
+        v->str.s = buf_steal(&joined);
+    }
+    return ok;
 }
 
 static bool parse_call(parser *p, call *c)
@@ -501,6 +540,13 @@ static bool parse_call(parser *p, call *c)
         a.line = p->cur.line, a.col = p->cur.col;
         if (p->cur.k != T_IDENT && p->cur.k != T_STRING && !is_punct(&p->cur, '['))
             return expected(p, "an argument or ')'");
+        /* No builtin takes more than five: this bounds the repeated-keyword
+         * check below, which is quadratic in the number of arguments. */
+        if (c->n == RULES_MAX_ARGS) {
+            rules_fail_at(p->e, a.line, a.col, "too many arguments for %s (a call takes at most %d)", c->name,
+                          RULES_MAX_ARGS);
+            return false;
+        }
         if (p->cur.k == T_IDENT) {
             if (!peek2(p))
                 return false;
@@ -525,7 +571,8 @@ static bool parse_call(parser *p, call *c)
             }
         }
         bool ok = parse_value(p, &a.v);
-        c->args = xrealloc(c->args, (c->n + 1) * sizeof *c->args);
+        if ((c->n & (c->n - 1)) == 0) /* 0, 1, 2, 4, 8: double the room */
+            c->args = xrealloc(c->args, (c->n ? 2 * c->n : 1) * sizeof *c->args);
         c->args[c->n++] = a;
         if (!ok)
             return false;
@@ -541,6 +588,7 @@ static bool parse_call(parser *p, call *c)
 
 static bool parse_file(parser *p, call **calls, size_t *ncalls)
 {
+    size_t cap = 0;
     if (!next(p))
         return false;
     for (;;) {
@@ -549,7 +597,10 @@ static bool parse_file(parser *p, call **calls, size_t *ncalls)
                 return false;
         if (p->cur.k == T_EOF)
             return true;
-        *calls = xrealloc(*calls, (*ncalls + 1) * sizeof **calls);
+        if (*ncalls == cap) {
+            cap = cap ? 2 * cap : 16;
+            *calls = xrealloc(*calls, cap * sizeof **calls);
+        }
         call *c = &(*calls)[(*ncalls)++];
         if (!parse_call(p, c))
             return false;

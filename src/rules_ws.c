@@ -179,6 +179,35 @@ static void load_dir(rules_t *r, const char *dir, stamps *st, buf_t *errors)
     rules_dir_list_free(files);
 }
 
+/* A trusted workspace's rules: read once, loaded only when they are the
+ * ones the user trusted (trust.h), else the reason in errors.  Loading the
+ * bytes that were hashed leaves no moment for a sandbox to swap a file. */
+static void load_workspace(rules_t *r, const trust_entry *t, stamps *st, buf_t *errors)
+{
+    char *dir = rules_workspace_dir(t->dir);
+    stamps_add(st, dir);
+    char **files = rules_dir_list(dir);
+    for (char **f = files; *f; f++)
+        stamps_add(st, *f);
+    trust_snapshot snap;
+    trust_snapshot_read(files, &snap);
+    if (!trust_current(t, &snap.rules, errors)) {
+        buf_putc(errors, '\n');
+        for (size_t i = 0; i < snap.rules.n; i++)
+            if (snap.error[i])
+                buf_printf(errors, "%s\n", snap.error[i]);
+    } else {
+        for (size_t i = 0; i < snap.rules.n; i++) {
+            char err[1024];
+            if (rules_load_buffer(r, snap.path[i], snap.text[i], snap.len[i], err, sizeof err) < 0)
+                buf_printf(errors, "%s\n", err);
+        }
+    }
+    trust_snapshot_free(&snap);
+    rules_dir_list_free(files);
+    free(dir);
+}
+
 /* ---- the cache ---------------------------------------------------------------------- */
 
 typedef struct ws_entry {
@@ -197,7 +226,7 @@ struct rules_ws {
     stamps user_st;
     unsigned user_gen;
     char *user_error;
-    char **trusted;
+    trust_list trusted;
     stamps trust_st;
     ws_entry *ws;
     size_t nws;
@@ -208,9 +237,7 @@ struct rules_ws {
 
 rules_ws *rules_ws_new(void)
 {
-    rules_ws *c = xcalloc(1, sizeof *c);
-    c->trusted = xcalloc(1, sizeof *c->trusted);
-    return c;
+    return xcalloc(1, sizeof(rules_ws));
 }
 
 static void entry_free(ws_entry *e)
@@ -236,7 +263,7 @@ void rules_ws_free(rules_ws *c)
     rules_free(c->user);
     stamps_free(&c->user_st);
     free(c->user_error);
-    trust_list_free(c->trusted);
+    trust_list_free(&c->trusted);
     stamps_free(&c->trust_st);
     for (size_t i = 0; i < c->nws; i++)
         entry_free(&c->ws[i]);
@@ -270,7 +297,8 @@ rules_t *rules_ws_user(rules_ws *c)
 }
 
 /* Re-read the trust list when its file changed; a list that cannot be
- * read trusts nothing. */
+ * read trusts nothing.  Every workspace is then checked again: its digest
+ * may be a new one (the user trusted it again after a change). */
 static void refresh_trust(rules_ws *c)
 {
     if (c->trust_st.n && stamps_unchanged(&c->trust_st))
@@ -278,15 +306,25 @@ static void refresh_trust(rules_ws *c)
     stamps_free(&c->trust_st);
     char *file = trust_file(), err[512];
     stamps_add(&c->trust_st, file);
-    char **l = trust_read(file, err, sizeof err);
+    trust_list_free(&c->trusted);
+    if (trust_read(file, &c->trusted, err, sizeof err) < 0)
+        trust_list_free(&c->trusted);
     free(file);
-    trust_list_free(c->trusted);
-    c->trusted = l ? l : xcalloc(1, sizeof *c->trusted);
+    while (c->nws)
+        drop_entry(c, c->nws - 1);
+}
+
+static bool listed(char *const *list, const char *s)
+{
+    for (char *const *p = list; p && *p; p++)
+        if (strcmp(*p, s) == 0)
+            return true;
+    return false;
 }
 
 static void note_untrusted(rules_ws *c, const char *ws, char **note)
 {
-    if (!note || trust_listed(c->noted, ws))
+    if (!note || listed(c->noted, ws))
         return;
     char *dir = rules_workspace_dir(ws);
     char **files = rules_dir_list(dir);
@@ -301,7 +339,7 @@ static void note_untrusted(rules_ws *c, const char *ws, char **note)
     free(dir);
 }
 
-static ws_entry *build_entry(rules_ws *c, const char *ws)
+static ws_entry *build_entry(rules_ws *c, const trust_entry *t)
 {
     if (c->nws == MAX_WORKSPACES) {
         size_t oldest = 0;
@@ -313,15 +351,13 @@ static ws_entry *build_entry(rules_ws *c, const char *ws)
     c->ws = xrealloc(c->ws, (c->nws + 1) * sizeof *c->ws);
     ws_entry *e = &c->ws[c->nws++];
     memset(e, 0, sizeof *e);
-    e->ws = xstrdup(ws);
+    e->ws = xstrdup(t->dir);
     e->rules = rules_new();
     copy_into(e->rules, c->user);
     e->user_gen = c->user_gen;
     buf_t errors;
     buf_init(&errors);
-    char *dir = rules_workspace_dir(ws);
-    load_dir(e->rules, dir, &e->st, &errors);
-    free(dir);
+    load_workspace(e->rules, t, &e->st, &errors);
     e->error = errors.len ? buf_steal(&errors) : NULL;
     buf_free(&errors);
     return e;
@@ -340,16 +376,11 @@ const rules_t *rules_ws_for(rules_ws *c, const char *cwd, char **note, bool *err
     if (!c->user || !stamps_unchanged(&c->user_st))
         rules_ws_reload_user(c);
     refresh_trust(c);
-    /* Entries of workspaces no longer trusted go (and their errors with them). */
-    for (size_t i = 0; i < c->nws;)
-        if (!trust_listed(c->trusted, c->ws[i].ws))
-            drop_entry(c, i);
-        else
-            i++;
     const rules_t *r = c->user;
     char canon[PATH_MAX];
     if (cwd && realpath(cwd, canon)) {
-        if (!trust_listed(c->trusted, canon)) {
+        const trust_entry *t = trust_find(&c->trusted, canon);
+        if (!t) {
             note_untrusted(c, canon, note);
         } else {
             ws_entry *e = NULL;
@@ -361,7 +392,7 @@ const rules_t *rules_ws_for(rules_ws *c, const char *cwd, char **note, bool *err
                 e = NULL;
             }
             if (!e)
-                e = build_entry(c, canon);
+                e = build_entry(c, t);
             e->used = ++c->clock;
             r = e->rules;
         }
@@ -411,22 +442,46 @@ static void report_line(FILE *f, bool ok, const char *what, const char *detail)
     fprintf(f, "  %-4s %s\n       %s\n", ok ? "yes" : "NO", what, detail);
 }
 
-/* Load files into r in order, one report line each; false if any fails. */
-static bool report_files(FILE *f, rules_t *r, char **files)
+/* One file loaded into r with its report line; false if it fails.  text
+ * NULL: read path. */
+static bool report_file(FILE *f, rules_t *r, const char *path, const char *text, size_t len)
 {
-    bool ok = true;
-    for (char **p = files; *p; p++) {
-        size_t before = rules_prefix_count(r), nbefore = rules_network_count(r);
-        char err[1024], detail[128];
-        if (rules_load_file(r, *p, err, sizeof err) < 0) {
-            report_line(f, false, *p, err);
-            ok = false;
-            continue;
-        }
-        snprintf(detail, sizeof detail, "loaded: %zu prefix rules, %zu network rules",
-                 rules_prefix_count(r) - before, rules_network_count(r) - nbefore);
-        report_line(f, true, *p, detail);
+    size_t before = rules_prefix_count(r), nbefore = rules_network_count(r);
+    char err[1024], detail[128];
+    int rc = text ? rules_load_buffer(r, path, text, len, err, sizeof err) : rules_load_file(r, path, err, sizeof err);
+    if (rc < 0) {
+        report_line(f, false, path, err);
+        return false;
     }
+    snprintf(detail, sizeof detail, "loaded: %zu prefix rules, %zu network rules", rules_prefix_count(r) - before,
+             rules_network_count(r) - nbefore);
+    report_line(f, true, path, detail);
+    return true;
+}
+
+/* A trusted workspace's files, as the server loads them: only while they
+ * are the ones the user trusted. */
+static bool report_workspace(FILE *f, rules_t *r, const trust_entry *t, char **files)
+{
+    trust_snapshot snap;
+    trust_snapshot_read(files, &snap);
+    buf_t why;
+    buf_init(&why);
+    bool ok = trust_current(t, &snap.rules, &why);
+    if (!ok) {
+        char *wdir = rules_workspace_dir(t->dir);
+        char *what = xasprintf("%s: none of its files loads", wdir);
+        report_line(f, false, what, why.data);
+        free(what);
+        free(wdir);
+        for (size_t i = 0; i < snap.rules.n; i++)
+            if (snap.error[i])
+                report_line(f, false, snap.path[i], snap.error[i]);
+    }
+    for (size_t i = 0; ok && i < snap.rules.n; i++)
+        ok = report_file(f, r, snap.path[i], snap.text[i], snap.len[i]) && ok;
+    buf_free(&why);
+    trust_snapshot_free(&snap);
     return ok;
 }
 
@@ -445,20 +500,30 @@ bool rules_report(FILE *f, const char *cwd)
     char **files = rules_dir_list(udir);
     if (!files[0])
         fprintf(f, "  --   no rules of yours in %s\n", udir);
-    ok = report_files(f, r, files) && ok;
+    for (char **p = files; *p; p++)
+        ok = report_file(f, r, *p, NULL, 0) && ok;
     rules_dir_list_free(files);
     free(udir);
     char canon[PATH_MAX];
     if (cwd && realpath(cwd, canon)) {
         char *wdir = rules_workspace_dir(canon);
         files = rules_dir_list(wdir);
-        if (!files[0])
+        char *tfile = trust_file(), terr[512];
+        trust_list trusted;
+        if (trust_read(tfile, &trusted, terr, sizeof terr) < 0) {
+            report_line(f, false, tfile, terr);
+            ok = false;
+        }
+        const trust_entry *t = trust_find(&trusted, canon);
+        if (!files[0] && !(t && t->pinned && t->rules.n))
             fprintf(f, "  --   no workspace rules in %s\n", wdir);
-        else if (!trust_is_trusted(canon))
+        else if (!t)
             fprintf(f, "  --   %s: this workspace is not trusted, so its rules are ignored\n"
                        "       (read them, then: corral trust %s)\n", wdir, canon);
         else
-            ok = report_files(f, r, files) && ok;
+            ok = report_workspace(f, r, t, files) && ok;
+        trust_list_free(&trusted);
+        free(tfile);
         rules_dir_list_free(files);
         free(wdir);
     }

@@ -5,7 +5,9 @@
  *   1. corral's built-in rules (consulted only where no other rule matches);
  *   2. the user's $XDG_CONFIG_HOME/corral/rules/NAME.rules, in name order;
  *   3. a workspace's WS/.corral/rules/NAME.rules, in name order, only when WS
- *      (the request's canonical working directory) is trusted (trust.h).
+ *      (the request's canonical working directory) is trusted and the files
+ *      are still the ones the user trusted (trust.h: else none of them
+ *      loads, and the error says what changed).
  *
  * A file with an error is left out, whole, and its FILE:LINE:COLUMN error
  * kept for clients to show.  The cache makes a request cost a few stat()s:

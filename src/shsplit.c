@@ -22,15 +22,22 @@ typedef struct token {
     tok_kind kind;
     buf_t text;
     bool literal; /* a word without expansions or substitutions */
+    bool pattern; /* a word the shell may turn into other words: a glob,
+                     a brace expansion, a tilde, zsh's =cmd */
     bool quoted;  /* some part of the word was quoted */
 } token;
+
+/* Substitutions inside substitutions read for their commands: deeper ones
+ * are skipped (each level copies and rescans its text). */
+#define MAX_SUBST_DEPTH 16
 
 typedef struct lexer {
     const char *p;
     sh_commands *subs; /* literal mode: commands of $(...) and `...` go here */
+    int depth;         /* literal mode: substitutions around this text */
 } lexer;
 
-static void collect_literal(const char *script, size_t len, sh_commands *out);
+static void collect_literal(const char *script, size_t len, int depth, sh_commands *out);
 
 static void add_command(sh_commands *out, char **argv, size_t argc)
 {
@@ -105,16 +112,16 @@ static bool substitution(lexer *lx, const char **pp, bool backtick)
             end += (*end == '\\' && end[1]) ? 2 : 1;
         if (!*end)
             return false;
-        if (lx->subs)
-            collect_literal(start, (size_t)(end - start), lx->subs);
+        if (lx->subs && lx->depth < MAX_SUBST_DEPTH)
+            collect_literal(start, (size_t)(end - start), lx->depth + 1, lx->subs);
         *pp = end + 1;
         return true;
     }
     end = skip_parens(start);
     if (!end)
         return false;
-    if (lx->subs)
-        collect_literal(start, (size_t)(end - 1 - start), lx->subs);
+    if (lx->subs && lx->depth < MAX_SUBST_DEPTH)
+        collect_literal(start, (size_t)(end - 1 - start), lx->depth + 1, lx->subs);
     *pp = end;
     return true;
 }
@@ -124,14 +131,28 @@ static bool word_char(char c)
     return c && !strchr(" \t\n;&|<>()", c);
 }
 
+/* The rest of the text after an unterminated quote or substitution: it is
+ * all one broken token (a syntax error for the shell), and reading on
+ * from inside it could rescan the rest again for every "$(" in it. */
+static const char *broken_rest(const char *p)
+{
+    return p + strlen(p);
+}
+
 /* One token.  An unterminated quote or substitution is T_OTHER (a syntax
- * error is never a plain script). */
+ * error is never a plain script).
+ *
+ * A backslash-newline is removed wherever the shell removes it (between
+ * words, inside a word, inside double quotes; not inside single quotes or
+ * a comment), so that `tou\<newline>ch` is read as the shell runs it:
+ * touch. */
 static void next_token(lexer *lx, token *t)
 {
     const char *p = lx->p;
     buf_free(&t->text);
     buf_init(&t->text);
     t->literal = true;
+    t->pattern = false;
     t->quoted = false;
     while (*p == ' ' || *p == '\t' || (*p == '\\' && p[1] == '\n'))
         p += *p == '\\' ? 2 : 1;
@@ -167,16 +188,29 @@ static void next_token(lexer *lx, token *t)
         return;
     }
     t->kind = T_WORD;
+    bool open_bracket = false, open_brace = false; /* unquoted [ and { seen */
+    char prev = 0;                                 /* the last unquoted character, or 0 */
     while (word_char(*p)) {
         char c = *p++;
+        char was = prev;
+        prev = 0;
         if (c == '\\') {
-            if (*p)
-                buf_putc(&t->text, *p++);
+            if (*p == '\n') { /* a line continuation: gone, the word goes on */
+                p++;
+                prev = was;
+                continue;
+            }
+            if (!*p) { /* bash and dash keep a final backslash, zsh drops it */
+                t->kind = T_OTHER;
+                break;
+            }
+            buf_putc(&t->text, *p++);
             t->quoted = true;
         } else if (c == '\'') {
             const char *q = strchr(p, '\'');
             if (!q) {
                 t->kind = T_OTHER;
+                p = broken_rest(p);
                 break;
             }
             buf_append(&t->text, p, (size_t)(q - p));
@@ -185,7 +219,9 @@ static void next_token(lexer *lx, token *t)
         } else if (c == '"') {
             t->quoted = true;
             while (*p && *p != '"') {
-                if (*p == '\\' && p[1] && strchr("\"\\$`\n", p[1])) {
+                if (*p == '\\' && p[1] == '\n') {
+                    p += 2; /* removed inside double quotes too */
+                } else if (*p == '\\' && p[1] && strchr("\"\\$`", p[1])) {
                     buf_putc(&t->text, p[1]);
                     p += 2;
                 } else if (*p == '$' && p[1] == '(') {
@@ -210,6 +246,7 @@ static void next_token(lexer *lx, token *t)
             }
             if (t->kind == T_OTHER || *p != '"') {
                 t->kind = T_OTHER;
+                p = broken_rest(p);
                 break;
             }
             p++;
@@ -218,18 +255,31 @@ static void next_token(lexer *lx, token *t)
             t->literal = false;
             if (!substitution(lx, &p, false)) {
                 t->kind = T_OTHER;
+                p = broken_rest(p);
                 break;
             }
         } else if (c == '`') {
             t->literal = false;
             if (!substitution(lx, &p, true)) {
                 t->kind = T_OTHER;
+                p = broken_rest(p);
                 break;
             }
         } else {
             if (c == '$')
                 t->literal = false;
+            /* Unquoted, these make the shell expand the word: *, ?, [...]
+             * globs (a file the sandbox creates can match them), {a,b}
+             * braces, a ~ at the start or after = or : (bash expands
+             * a=~), and zsh's =cmd.  What runs is then not the word. */
+            bool first = t->text.len == 0 && !t->quoted;
+            if (c == '*' || c == '?' || (c == ']' && open_bracket) || (c == '}' && open_brace) ||
+                (c == '~' && (first || was == '=' || was == ':')) || (c == '=' && first))
+                t->pattern = true;
+            open_bracket = open_bracket || c == '[';
+            open_brace = open_brace || c == '{';
             buf_putc(&t->text, c);
+            prev = c;
         }
     }
     lx->p = p;
@@ -285,7 +335,7 @@ static void words_clear(words *w)
 int shsplit_plain(const char *script, sh_commands *out)
 {
     memset(out, 0, sizeof *out);
-    lexer lx = {script, NULL};
+    lexer lx = {script, NULL, 0};
     token t = {0};
     words w = {0};
     int complex = 0;
@@ -294,8 +344,8 @@ int shsplit_plain(const char *script, sh_commands *out)
         next_token(&lx, &t);
         if (t.kind == T_END)
             break;
-        if (t.kind == T_OTHER || (t.kind == T_WORD && (!t.literal || (w.n == 0 && (reserved(&t) ||
-                                                                                    assignment(&t)))))) {
+        if (t.kind == T_OTHER ||
+            (t.kind == T_WORD && (!t.literal || t.pattern || (w.n == 0 && (reserved(&t) || assignment(&t)))))) {
             complex = 1;
             break;
         }
@@ -332,10 +382,10 @@ int shsplit_plain(const char *script, sh_commands *out)
     return complex;
 }
 
-static void collect_literal(const char *script, size_t len, sh_commands *out)
+static void collect_literal(const char *script, size_t len, int depth, sh_commands *out)
 {
     char *copy = xstrndup(script, len);
-    lexer lx = {copy, out};
+    lexer lx = {copy, out, depth};
     token t = {0};
     words w = {0};
     bool literal = true, skip_next = false;
@@ -373,5 +423,5 @@ static void collect_literal(const char *script, size_t len, sh_commands *out)
 void shsplit_literal(const char *script, sh_commands *out)
 {
     memset(out, 0, sizeof *out);
-    collect_literal(script, strlen(script), out);
+    collect_literal(script, strlen(script), 0, out);
 }

@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Trusted workspaces through the real server and CLI: a workspace's
 .corral/rules are ignored until the user runs `corral trust DIR`, then they
-judge commands run there (and only there, not in its subdirectories); edits
-to them and to the trust list take effect without a restart; a broken
-workspace rules file is reported by `corral approvals` and `corral doctor`;
-`corral trust --list/--remove` and its errors."""
+judge commands run there (and only there, not in its subdirectories), but
+only as they were when the user trusted them: any change (an edit, a file
+a sandbox writes) stops them loading, with an error naming the file, until
+`corral trust DIR` again; the trust list's changes take effect without a
+restart; a broken workspace rules file is reported by `corral approvals`
+and `corral doctor`; `corral trust --list/--remove` and its errors; a line
+from an older corral (no digest) loads nothing and says why."""
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 
 from harness import CORRAL, TIMEOUT, Tap, World, run_tests
 
@@ -84,20 +89,49 @@ def test_trust_applies_rules(t):
          r.stdout + r.stderr)
 
 
-def test_edits_take_effect(t):
+def rules_error():
+    """What `corral approvals` says was not loaded."""
+    return w.corral("approvals").stderr
+
+
+def test_edits_need_trust_again(t):
     team_rules("ask the release manager")
     r, ran = touch()
-    t.ok(not ran and "ask the release manager" in r.stderr, "an edited workspace rules file is reloaded at once",
-         r.stderr)
+    t.ok(ran, "an edited workspace rules file stops the workspace's rules loading: the command runs",
+         r.stdout + r.stderr)
+    want = "%s changed since you trusted it (team.rules changed): review them and run `corral trust %s` again" % (
+        RULES_DIR, WS)
+    t.ok(want in rules_error(), "corral approvals names the file that changed and what to do", rules_error())
+    d = doctor(w.ws)
+    t.ok(d.returncode == 1 and want in d.stdout, "so does corral doctor, which exits 1", d.stdout)
+    r = w.corral("trust", "--list")
+    t.ok(r.stdout.startswith("changed  %s\n" % WS) and want in r.stdout, "corral trust --list shows it changed",
+         r.stdout)
+    r = w.corral("trust", w.ws)
+    t.ok(r.returncode == 0 and "trusted %s again" % WS in r.stdout, "corral trust DIR pins the new rules",
+         r.stdout + r.stderr)
+    r, ran = touch()
+    t.ok(not ran and "ask the release manager" in r.stderr, "and the edited rule applies at once", r.stderr)
+    t.ok("not loaded" not in rules_error(), "the error is gone", rules_error())
 
 
 def test_list_and_duplicates(t):
     r = w.corral("trust", w.ws)
     t.ok(r.returncode == 0 and "trusted already" in r.stdout, "trusting again says so", r.stdout + r.stderr)
     r = w.corral("trust", "--list")
-    t.eq(r.stdout, WS + "\n", "corral trust --list prints the canonical path once")
+    t.eq(r.stdout, "current  " + WS + "\n", "corral trust --list prints the canonical path once, current")
     with open(TRUSTED) as f:
-        t.eq(f.read(), WS + "\n", "the trust file holds one absolute path per line, no duplicates")
+        lines = [ln for ln in f.read().splitlines() if not ln.startswith("#")]
+    t.eq(len(lines), 2, "the trust file holds the directory once, then its one rules file", lines)
+    t.ok(lines[0].startswith("sha256:") and lines[0].endswith(" " + WS) and lines[1].startswith("  sha256:")
+         and lines[1].endswith(" team.rules"), "each as a SHA-256 digest and the path or name", lines)
+
+
+def next_rules_event(screen):
+    ev = screen.events.pop(0) if screen.events else screen.read_msg()
+    while ev.get("event") != "rules":
+        ev = screen.events.pop(0) if screen.events else screen.read_msg()
+    return ev
 
 
 def test_broken_workspace_file(t):
@@ -106,10 +140,15 @@ def test_broken_workspace_file(t):
     screen.call({"cmd": "subscribe"})
     write(broken, 'prefix_rule(pattern=["ls"],\n    decision="sometimes")\n')
     r, ran = touch()
-    ev = screen.events.pop(0) if screen.events else screen.read_msg()
-    while ev.get("event") != "rules":
-        ev = screen.events.pop(0) if screen.events else screen.read_msg()
-    t.ok(broken + ":2:14" in (ev.get("rules_error") or ""), "an attached screen hears of the broken file at once "
+    ev = next_rules_event(screen)
+    t.ok("(zz-broken.rules added)" in (ev.get("rules_error") or ""), "an attached screen hears at once that a file "
+         "was added since the workspace was trusted (a rules event)", ev)
+    r = w.corral("trust", w.ws)
+    t.ok(r.returncode == 0 and broken + ":2:14: invalid decision: sometimes" in r.stderr,
+         "corral trust shows the broken file's error as it pins it", r.stdout + r.stderr)
+    r, ran = touch()
+    ev = next_rules_event(screen)
+    t.ok(broken + ":2:14" in (ev.get("rules_error") or ""), "then the broken file's FILE:LINE:COLUMN error "
          "(a rules event)", ev)
     t.ok(not ran, "the other workspace file still loads: the command is still refused", r.stderr)
     a = w.corral("approvals")
@@ -120,10 +159,9 @@ def test_broken_workspace_file(t):
          "corral doctor in the workspace names the error and exits 1", "%d\n%s" % (d.returncode, d.stdout))
     t.ok(TEAM in d.stdout, "and lists the workspace file that loads", d.stdout)
     os.unlink(broken)
+    w.corral("trust", w.ws)
     touch()
-    ev = screen.events.pop(0) if screen.events else screen.read_msg()
-    while ev.get("event") != "rules":
-        ev = screen.events.pop(0) if screen.events else screen.read_msg()
+    ev = next_rules_event(screen)
     t.ok(not ev.get("rules_error"), "and that it is fixed (rules_error null)", ev)
     screen.close()
     a = w.corral("approvals")
@@ -151,12 +189,70 @@ def test_errors(t):
          "trusting a file fails, naming it", r.stderr)
     r = w.corral("trust")
     t.ok(r.returncode == 2 and "usage:" in r.stderr, "no directory is a usage error", r.stderr)
-    t.ok(not os.path.exists(TRUSTED) or open(TRUSTED).read() == "", "failed calls trust nothing")
+    t.ok(not os.path.exists(TRUSTED) or all(ln.startswith("#") for ln in open(TRUSTED).read().splitlines()),
+         "failed calls trust nothing")
+
+
+def test_sandbox_cannot_grant_itself(t):
+    """Issue 9 item 3: a trusted directory below a writable root (here a
+    subdirectory of the session's workspace, trusted on its own) has a
+    .corral the sandbox can write.  An allow rule written there from inside
+    the sandbox must not let the next escalation run outside unasked."""
+    app = os.path.join(w.ws, "app")
+    app_rules = os.path.join(app, ".corral", "rules")
+    os.makedirs(app_rules, exist_ok=True)
+    write(os.path.join(app_rules, "team.rules"), 'prefix_rule(pattern=["make", "deploy"], decision="forbidden")\n')
+    APP = os.path.realpath(app)
+    r = w.corral("trust", app)
+    t.ok(r.returncode == 0, "the user trusts WS/app with its team rules", r.stdout + r.stderr)
+    outside = tempfile.mkdtemp(prefix="corral-trust-", dir="/var/tmp")
+    marker = os.path.join(outside, "escaped")
+    granted = os.path.join(app_rules, "zz-granted.rules")
+    rule = 'prefix_rule(pattern=["touch", "%s"], decision="allow")' % marker
+    r = w.corral("exec", "-C", w.ws, "--", "sh", "-c", "printf '%%s\\n' '%s' > app/.corral/rules/zz-granted.rules"
+                 % rule)
+    t.ok(r.returncode == 0 and os.path.exists(granted), "a sandboxed command in the workspace can write "
+         "app/.corral/rules (it is below a writable root)", r.stdout + r.stderr)
+
+    def escalate():
+        return w.corral("exec", "-C", app, "--approval-policy", "never", "--sandbox-permissions",
+                        "require_escalated", "--justification", "test", "--", "touch", marker)
+    r = escalate()
+    t.ok(r.returncode != 0 and not os.path.exists(marker), "the next escalation is not allowed by the rule it "
+         "wrote: it is refused and nothing ran outside", r.stdout + r.stderr)
+    want = "%s changed since you trusted it (zz-granted.rules added)" % os.path.join(APP, ".corral", "rules")
+    t.ok(want in rules_error() and "corral trust %s" % APP in rules_error(),
+         "the error names the file and how to trust it again", rules_error())
+    r = w.corral("trust", app)
+    t.ok(r.returncode == 0 and granted.replace(app, APP) in r.stdout, "the user reviews it and trusts WS/app again",
+         r.stdout + r.stderr)
+    r = escalate()
+    t.ok(r.returncode == 0 and os.path.exists(marker), "now the rule loads and the escalation runs unasked",
+         r.stdout + r.stderr)
+    w.corral("trust", "--remove", app)
+    shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_trusted_before_digests(t):
+    """A trust file from an older corral holds bare paths: such a workspace
+    loads nothing until it is trusted again, and says so."""
+    with open(TRUSTED, "w") as f:
+        f.write(WS + "\n")
+    r, ran = touch()
+    t.ok(ran, "a workspace trusted before digests does not load its rules", r.stdout + r.stderr)
+    t.ok("%s was trusted before corral pinned trust" % WS in rules_error() and "corral trust %s" % WS in rules_error(),
+         "and the error says to run corral trust again", rules_error())
+    r = w.corral("trust", "--list")
+    t.ok(r.stdout.startswith("unpinned " + WS), "corral trust --list shows it unpinned", r.stdout)
+    w.corral("trust", w.ws)
+    r, ran = touch()
+    t.ok(not ran, "trusted again, its rules load", r.stdout + r.stderr)
 
 
 if __name__ == "__main__":
     try:
-        run_tests(Tap(), [test_untrusted_is_ignored, test_trust_applies_rules, test_edits_take_effect,
-                          test_list_and_duplicates, test_broken_workspace_file, test_remove, test_errors])
+        run_tests(Tap(), [test_untrusted_is_ignored, test_trust_applies_rules, test_edits_need_trust_again,
+                          test_list_and_duplicates, test_broken_workspace_file, test_remove, test_errors,
+                          test_sandbox_cannot_grant_itself, test_trusted_before_digests])
     finally:
         w.cleanup()

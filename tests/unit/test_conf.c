@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "ini.h"
@@ -271,6 +273,30 @@ static void key_names_round_trip(void **state)
     assert_int_equal(keyspec_parse("F13", &k, err, sizeof err), -1);
     assert_int_equal(keyspec_parse("jk", &k, err, sizeof err), -1);
     assert_int_equal(keyspec_parse("", &k, err, sizeof err), -1);
+    assert_int_equal(keyspec_parse("\xc0\xaf", &k, err, sizeof err), -1);     /* an overlong '/' */
+    assert_int_equal(keyspec_parse("\xed\xa0\x80", &k, err, sizeof err), -1); /* a surrogate */
+    assert_int_equal(keyspec_parse("M-\xc3", &k, err, sizeof err), -1);        /* cut short */
+}
+
+/* "" as the last byte before an unmapped page: the parser must read
+ * nothing past its terminator (it read one byte more, and crashed here). */
+static void empty_key_name_reads_nothing_past_it(void **state)
+{
+    (void)state;
+    long page = sysconf(_SC_PAGESIZE);
+    char *two = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(two != MAP_FAILED);
+    assert_int_equal(mprotect(two + page, (size_t)page, PROT_NONE), 0);
+    const char *names[] = {"", "M-", "C-", "M-\xc3", "\xc3"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t len = strlen(names[i]);
+        char *at = two + page - len - 1;
+        memcpy(at, names[i], len + 1);
+        uint32_t k;
+        char err[512];
+        assert_int_equal(keyspec_parse(at, &k, err, sizeof err), -1);
+    }
+    munmap(two, 2 * (size_t)page);
 }
 
 int main(void)
@@ -287,6 +313,7 @@ int main(void)
         cmocka_unit_test(ui_and_keys),
         cmocka_unit_test(ui_and_keys_errors),
         cmocka_unit_test(key_names_round_trip),
+        cmocka_unit_test(empty_key_name_reads_nothing_past_it),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -194,12 +194,49 @@ static void complex_scripts_keep_rules(void **state)
     assert_string_equal(r.reason, "use trash");
 }
 
+/* Rules judge what the shell runs: a backslash-newline inside a word is
+ * gone when bash runs it, and a word the shell expands (a glob a file in
+ * the workspace can match, braces) makes the script complex, so it is
+ * never taken for an allowed plain command. */
+static void scripts_read_as_the_shell_runs_them(void **state)
+{
+    (void)state;
+    rules_t *touch = rules_new();
+    char err[512];
+    assert_int_equal(rules_load_text(touch, "t.rules",
+                                     "prefix_rule(pattern=[\"touch\"], decision=\"forbidden\")\n"
+                                     "prefix_rule(pattern=[\"git\"], decision=\"allow\")\n"
+                                     "prefix_rule(pattern=[\"git\", \"push\"], decision=\"prompt\")\n",
+                                     err, sizeof err),
+                     0);
+    policy_settings ps = {APPROVAL_ON_REQUEST, true, true};
+    policy_result r;
+    char *cont[] = {"bash", "-c", "tou\\\nch x", NULL};
+    policy_evaluate(touch, NULL, &ps, cont, SANDBOX_DEFAULT, false, &r);
+    assert_int_equal(r.verdict, VERDICT_FORBIDDEN);
+    char *quoted[] = {"bash", "-c", "\"tou\\\nch\" x", NULL};
+    policy_evaluate(touch, NULL, &ps, quoted, SANDBOX_DEFAULT, false, &r);
+    assert_int_equal(r.verdict, VERDICT_FORBIDDEN);
+    char *glob[] = {"bash", "-c", "git pus? origin", NULL};
+    policy_evaluate(touch, NULL, &ps, glob, SANDBOX_ESCALATED, false, &r);
+    assert_int_equal(r.verdict, VERDICT_ASK);
+    assert_true(r.complex);
+    char *brace[] = {"bash", "-c", "git {push,} origin", NULL};
+    policy_evaluate(touch, NULL, &ps, brace, SANDBOX_ESCALATED, false, &r);
+    assert_int_equal(r.verdict, VERDICT_ASK);
+    char *plain[] = {"bash", "-c", "git status", NULL}; /* still allowed, outside the sandbox too */
+    policy_evaluate(touch, NULL, &ps, plain, SANDBOX_ESCALATED, false, &r);
+    assert_int_equal(r.verdict, VERDICT_RUN);
+    rules_free(touch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rules_decide_first), cmocka_unit_test(never_never_asks), cmocka_unit_test(on_request),
         cmocka_unit_test(unless_trusted),     cmocka_unit_test(granular),         cmocka_unit_test(deny_read_keeps_sandbox),
         cmocka_unit_test(user_rules_override_defaults), cmocka_unit_test(policy_names), cmocka_unit_test(complex_scripts_keep_rules),
+        cmocka_unit_test(scripts_read_as_the_shell_runs_them),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

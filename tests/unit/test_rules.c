@@ -834,6 +834,176 @@ static void append_concurrently(void **state)
     rules_free(r);
 }
 
+/* ---- hostile and broken files ------------------------------------------------------------- */
+
+/* A file whose text is the pieces joined n times between head and tail. */
+static char *repeat(const char *head, const char *piece, size_t n, const char *tail)
+{
+    size_t hl = strlen(head), pl = strlen(piece), tl = strlen(tail);
+    char *s = malloc(hl + n * pl + tl + 1), *p = s;
+    memcpy(p, head, hl), p += hl;
+    for (size_t i = 0; i < n; i++)
+        memcpy(p, piece, pl), p += pl;
+    memcpy(p, tail, tl + 1);
+    return s;
+}
+
+/* Every broken file is an error at its place, never a crash: these once
+ * freed an uninitialised value (the typo from issue 9), overflowed the
+ * stack, or leaked. */
+static void broken_files_are_errors(void **state)
+{
+    (void)state;
+    expect_error("prefix_rule(pattern = [\"git\"] + \"unterminated\n",
+                 "t.rules:1:33: unfinished string literal (no closing \")");
+    expect_error("prefix_rule(pattern = [\"git\"] + \"unterminated",
+                 "t.rules:1:33: unfinished string literal (no closing \")");
+    expect_error("prefix_rule(pattern = [\"git\"] + \n", "t.rules:2:1: expected a string or a list, found end of file");
+    expect_error("prefix_rule(pattern = [\"git\"] + [\"a\", [\"b\" + \"\\x1\"]])\n",
+                 "t.rules:1:47: invalid escape sequence: \\x needs 2 hex digits");
+    expect_error("prefix_rule(pattern = [\"git\"] + [\"a\"] + \"b\")\n", "t.rules:1:39: cannot add a list and a string");
+    expect_error("prefix_rule(pattern = \"a\" + [\"a\"])\n", "t.rules:1:27: cannot add a string and a list");
+    expect_error("prefix_rule(pattern = [\"a\"] + x)\n",
+                 "t.rules:1:31: variables are not supported in rules files: write the string or list itself "
+                 "instead of 'x'");
+    /* Empty example lists are fine (and kept nowhere). */
+    rules_t *r = must_load("prefix_rule(pattern=[\"a\"], match=[], not_match=[])\n");
+    rules_free(r);
+
+    /* Deep nesting is an error at the first list too deep. */
+    char *deep = repeat("prefix_rule(pattern=", "[", 100000, "");
+    expect_error(deep, "t.rules:1:37: lists nested more than 16 deep (a pattern needs two levels, examples three)");
+    free(deep);
+    deep = repeat("prefix_rule(pattern=[[[[[[[[[[[[[[[[\"a\"", "]", 16, ")\n"); /* 16 deep is fine */
+    expect_error(deep, "t.rules:1:23: pattern alternatives must be strings, not a list");
+    free(deep);
+
+    /* Too large. */
+    char *big = repeat("", "# filler line of a rules file\n", RULES_MAX_FILE_BYTES / 30 + 1, "");
+    char err[1024], want[256];
+    r = rules_new();
+    assert_int_equal(load(r, big, err, sizeof err), -1);
+    snprintf(want, sizeof want, "t.rules: too large: %zu bytes (a rules file holds at most %d bytes)", strlen(big),
+             RULES_MAX_FILE_BYTES);
+    assert_string_equal(err, want);
+    rules_free(r);
+    free(big);
+
+    /* Long chains of + join in one piece. */
+    char *chain = repeat("prefix_rule(pattern=[\"a\"", " + \"b\"", 100000, "])\n");
+    r = must_load(chain);
+    char *word = repeat("a", "b", 100000, "");
+    char *argv[] = {word, NULL};
+    rule_match *m;
+    assert_int_equal(rules_match(r, argv, false, &m), 1);
+    rules_matches_free(m, 1);
+    rules_free(r);
+    free(word);
+    free(chain);
+    chain = repeat("prefix_rule(pattern=[\"a\"]", " + [\"b\"]", 100000, ")\n");
+    r = must_load(chain);
+    rules_free(r);
+    free(chain);
+
+    /* A NUL byte given as text with its length. */
+    r = rules_new();
+    assert_int_equal(rules_load_buffer(r, "b.rules", "prefix_rule(pattern=[\"a\"])\0x", 28, err, sizeof err), -1);
+    assert_string_equal(err, "b.rules:1:27: NUL byte in the file");
+    rules_free(r);
+}
+
+/* The bounds of one file, each an error that says which. */
+static void bounds(void **state)
+{
+    (void)state;
+    expect_error("prefix_rule(pattern=[\"a\"], a=[], b=[], c=[], d=[], e=[], f=[], g=[], h=[], i=[], j=[], k=[], "
+                 "l=[], m=[], n=[], o=[], p=[])\n",
+                 "t.rules:1:118: too many arguments for prefix_rule (a call takes at most 16)");
+    char *alts = repeat("prefix_rule(pattern=[\"a\", [\"x\"", ", \"x\"", RULES_MAX_ALTERNATIVES, "]])\n");
+    expect_error(alts, "t.rules:1:27: too many alternatives: 1025 (at most 1024 in one pattern element)");
+    free(alts);
+    char *ex = repeat("prefix_rule(pattern=[\"a\"], match=[\"a\"", ", \"a\"", RULES_MAX_EXAMPLES, "])\n");
+    expect_error(ex, "t.rules:1:34: too many examples: 257 (at most 256 match and not_match examples in one rule)");
+    free(ex);
+    /* 1000 programs sharing 1000 alternatives: a million strings once expanded. */
+    char *heads = repeat("prefix_rule(pattern=[[\"h\"", ", \"h\"", 999, "], [\"x\"");
+    char *both = repeat(heads, ", \"x\"", 999, "]])\n");
+    expect_error(both, "t.rules:1:21: this file's patterns are too large: with this one they hold more than 200000 "
+                       "strings (each alternative of a pattern's first element is a rule with its own copy of the "
+                       "rest)");
+    free(heads);
+    free(both);
+    char *paths = repeat("host_executable(name=\"a\", paths=[\"/a\"", ", \"/a\"", RULES_MAX_PATHS, "])\n");
+    expect_error(paths, "t.rules:1:33: too many host_executable paths: 1025 (at most 1024)");
+    free(paths);
+    char *hx = repeat("", "host_executable(name=\"a\", paths=[])\n", RULES_MAX_HOST_EXECUTABLES + 1, "");
+    char want[128];
+    snprintf(want, sizeof want, "t.rules:%d:1: too many host_executable calls in one file (at most 1024)",
+             RULES_MAX_HOST_EXECUTABLES + 1);
+    expect_error(hx, want);
+    free(hx);
+}
+
+/* Only regular files are read: a FIFO would block the server, a device
+ * never end. */
+static void special_files(void **state)
+{
+    (void)state;
+    char err[1024], want[512];
+    rules_t *r = rules_new();
+    char *fifo = strdup(path_in_dir("fifo.rules"));
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(rules_load_file(r, fifo, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: not a regular file", fifo);
+    assert_string_equal(err, want);
+    assert_int_equal(rules_load_file(r, "/dev/zero", err, sizeof err), -1);
+    assert_string_equal(err, "/dev/zero: not a regular file");
+    assert_int_equal(rules_load_file(r, dir, err, sizeof err), -1);
+    char *link = strdup(path_in_dir("link.rules")); /* path_in_dir's buffer is reused */
+    char *target = strdup(path_in_dir("target.rules"));
+    FILE *f = fopen(target, "w");
+    fputs("prefix_rule(pattern=[\"a\"])\n", f);
+    fclose(f);
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(rules_load_file(r, link, err, sizeof err), 0); /* the user's own links are followed */
+    char *text;
+    size_t len;
+    assert_int_equal(rules_read_file(link, true, &text, &len, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: is a symbolic link (a workspace's rules files must be regular files)", link);
+    assert_string_equal(err, want);
+    assert_int_equal(rules_read_file(target, true, &text, &len, err, sizeof err), 0);
+    assert_int_equal(len, strlen("prefix_rule(pattern=[\"a\"])\n"));
+    free(text);
+    rules_free(r);
+    free(fifo);
+    free(link);
+    free(target);
+}
+
+/* A stored host normalises to itself: a rule applies to the host it names. */
+static void hosts_are_stable(void **state)
+{
+    (void)state;
+    expect_host("a:1.", "a");
+    expect_host("a.:1", "a");
+    expect_host("a.\r.", "a");
+    host_error("\r.\r.", "network_rule host cannot be empty");
+    host_error("[a:1]", "network_rule host has an invalid bracketed IPv6 literal");
+    host_error("[D:0]:443", "network_rule host has an invalid bracketed IPv6 literal");
+    host_error("[]", "network_rule host has an invalid bracketed IPv6 literal");
+    const char *raw[] = {"GitHub.COM.", "[::1]:8080", "a:b", ":443", "a :1", "[1:2::3.]", "x.y..:80", NULL};
+    for (const char **p = raw; *p; p++) {
+        char err[256];
+        char *once = rules_normalize_host(*p, err, sizeof err);
+        assert_non_null(once);
+        char *twice = rules_normalize_host(once, err, sizeof err);
+        if (!twice || strcmp(once, twice) != 0)
+            fail_msg("%s -> %s -> %s", *p, once, twice ? twice : err);
+        free(once);
+        free(twice);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -850,6 +1020,10 @@ int main(void)
         cmocka_unit_test(json_output),
         cmocka_unit_test(append_rules),
         cmocka_unit_test(append_concurrently),
+        cmocka_unit_test(broken_files_are_errors),
+        cmocka_unit_test(bounds),
+        cmocka_unit_test(special_files),
+        cmocka_unit_test(hosts_are_stable),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

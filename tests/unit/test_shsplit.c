@@ -60,7 +60,9 @@ static void plain_scripts(void **state)
     expect_plain("a || b; c | d", "a|b|c|d");
     expect_plain("echo 'a b' \"c d\" e\\ f", "echo a b c d e f");
     expect_plain("echo \"say \\\"hi\\\"\"", "echo say \"hi\"");
-    expect_plain("ls *.txt", "ls *.txt");
+    expect_plain("ls '*.txt' \\*.c \"?\"", "ls *.txt *.c ?"); /* quoted: no glob */
+    expect_plain("git show HEAD~1 a[", "git show HEAD~1 a["); /* ~ inside a word, [ never closed */
+    expect_plain("[ -f x ]", "[ -f x ]");
     expect_plain("a &&\n  b\n\nc;", "a|b|c");
     expect_plain("'git status'", "git status"); /* one word: a program named 'git status' */
 }
@@ -78,6 +80,94 @@ static void complex_scripts(void **state)
             expect_complex(*c);
     /* A comment ends the line: the rest is plain. */
     expect_plain("ls # a comment", "ls");
+}
+
+/* Whether the literal reading of script has the command want ("a b"). */
+static bool literal_has(const char *script, const char *want)
+{
+    sh_commands c;
+    shsplit_literal(script, &c);
+    bool found = false;
+    for (size_t i = 0; i < c.n && !found; i++) {
+        sh_commands one = {&c.cmds[i], 1};
+        char got[512];
+        render(&one, got, sizeof got);
+        found = strcmp(got, want) == 0;
+    }
+    sh_commands_free(&c);
+    return found;
+}
+
+/* What the shell runs, not the text: a backslash-newline vanishes between
+ * and inside words and inside double quotes, but stays inside single
+ * quotes (bash, dash and zsh agree; checked with each). */
+static void line_continuations(void **state)
+{
+    (void)state;
+    expect_plain("tou\\\nch x", "touch x");
+    expect_plain("tou\\\n\\\nch x", "touch x");
+    expect_plain("touch\\\n x", "touch x");
+    expect_plain("touch \\\nx", "touch x");
+    expect_plain("\\\ntouch x", "touch x");
+    expect_plain("echo \"tou\\\nch\"", "echo touch");
+    expect_plain("echo 'tou\\\nch'", "echo tou\\\nch");
+    expect_plain("echo a\\\n#b", "echo a#b");           /* the word goes on: # is in it */
+    expect_plain("echo a \\\n#b", "echo a");            /* a new word: # starts a comment */
+    expect_plain("echo \\\\\nls", "echo \\|ls");    /* an escaped backslash, then a newline */
+    expect_complex("i\\\nf true; then touch x; fi");    /* the reserved word if */
+    expect_complex("FO\\\nO=1 touch x");                /* an assignment */
+    expect_complex("touch x\\");                        /* a final backslash: shells differ */
+
+    assert_true(literal_has("x=$(date); tou\\\nch y", "touch y")); /* the literal reading too */
+    assert_true(literal_has("echo \"$(tou\\\nch z)\"", "touch z"));
+}
+
+/* Words the shell expands into other words are not plain: a glob can match
+ * a file the sandbox created ("git pus?" runs git push when ./push exists),
+ * braces need no file at all ({touch,x} runs touch x). */
+static void expanding_words(void **state)
+{
+    (void)state;
+    const char *cases[] = {"ls *.txt", "git pus? origin", "cat a[bc]", "{touch,x}", "git {push,}",
+                           "cat ~/.ssh/id_rsa", "~/bin/touch x", "echo a=~", "echo PATH=a:~/b", "=touch x",
+                           "find . -exec rm {} ;", NULL};
+    for (const char **c = cases; *c; c++)
+        expect_complex(*c);
+}
+
+/* Hostile scripts cost time in proportion to their length, and deep
+ * nesting does not exhaust the stack. */
+static void hostile_scripts(void **state)
+{
+    (void)state;
+    size_t n = 200000;
+    char *s = malloc(2 * n + 32);
+    for (size_t i = 0; i < n; i++)
+        memcpy(s + 2 * i, "$(", 2);
+    strcpy(s + 2 * n, "touch x");
+    sh_commands c;
+    shsplit_literal(s, &c); /* unclosed: one scan, not one per "$(" */
+    assert_int_equal(c.n, 0);
+    sh_commands_free(&c);
+    expect_complex(s);
+    size_t depth = 50000; /* closed, deeply nested */
+    char *d = malloc(3 * depth + 32), *p = d;
+    for (size_t i = 0; i < depth; i++) {
+        memcpy(p, "$(", 2);
+        p += 2;
+    }
+    strcpy(p, "touch x");
+    p += strlen(p);
+    for (size_t i = 0; i < depth; i++)
+        *p++ = ')';
+    *p = 0;
+    shsplit_literal(d, &c);
+    sh_commands_free(&c);
+    expect_complex(d);
+    /* Within the bound, nested commands are still read. */
+    assert_true(literal_has("echo $(echo $(echo $(touch y)))", "touch y"));
+    free(s);
+    free(d);
 }
 
 static void shell_detection(void **state)
@@ -197,6 +287,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plain_scripts),
         cmocka_unit_test(complex_scripts),
+        cmocka_unit_test(line_continuations),
+        cmocka_unit_test(expanding_words),
+        cmocka_unit_test(hostile_scripts),
         cmocka_unit_test(shell_detection),
         cmocka_unit_test(known_safe),
         cmocka_unit_test(dangerous),
