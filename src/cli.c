@@ -1223,9 +1223,12 @@ static const verb verbs[] = {
     {"trust", verb_trust, "trust DIR | trust --list | trust --remove DIR",
      "Trust a workspace: commands run in DIR (exactly; not its subdirectories) are\n"
      "also judged by the rules in DIR/.corral/rules/*.rules, loaded after your own.\n"
-     "Trust only a directory whose rules you have read.  The list is kept in\n"
-     "~/.config/corral/trusted; a running server picks changes up at once.\n\n"
-     "  -l, --list      print the trusted directories, one per line\n"
+     "Trust only a directory whose rules you have read.  Trust is pinned to\n"
+     "DIR/.corral/rules as they are now: any change stops them loading until you\n"
+     "run corral trust DIR again.  The list is kept in ~/.config/corral/trusted;\n"
+     "a running server picks changes up at once.\n\n"
+     "  -l, --list      print each trusted directory and whether its rules are\n"
+     "                  still the ones trusted\n"
      "  -r, --remove    stop trusting DIR\n"},
     {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
     {"approvals", verb_approvals, "approvals [--json]",
