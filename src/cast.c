@@ -8,6 +8,7 @@
 
 #include "cast.h"
 #include "uexec.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -122,18 +123,6 @@ static double clamp_time(cast_t *c, double t)
     return t;
 }
 
-/* Total length of the UTF-8 sequence whose lead byte is c (1 if not a lead). */
-static size_t utf8_lead_len(unsigned char c)
-{
-    if (c >= 0xf0)
-        return 4;
-    if (c >= 0xe0)
-        return 3;
-    if (c >= 0xc0)
-        return 2;
-    return 1;
-}
-
 void cast_output(cast_t *c, double t, const char *data, size_t len)
 {
     if (len == 0)
@@ -141,7 +130,7 @@ void cast_output(cast_t *c, double t, const char *data, size_t len)
     if (c->carry_len) {
         /* Finish the character split across reads: take the continuation
          * bytes it still needs (stopping at anything else). */
-        size_t need = utf8_lead_len((unsigned char)c->carry[0]);
+        size_t need = utf8_lead_length((unsigned char)c->carry[0]);
         while (c->carry_len < need && len > 0 && ((unsigned char)*data & 0xc0) == 0x80) {
             c->carry[c->carry_len++] = *data++;
             len--;

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "rules.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <errno.h>
@@ -22,28 +23,11 @@ static int policy_usage(const char *usage, const char *msg)
     return 2;
 }
 
+/* s is valid UTF-8 (the one decoder's verdict, utf8.h). */
 static bool valid_utf8(const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        if (*p < 0x80) {
-            p++;
-            continue;
-        }
-        int n = *p >= 0xc2 && *p <= 0xdf ? 1 : *p >= 0xe0 && *p <= 0xef ? 2 : *p >= 0xf0 && *p <= 0xf4 ? 3 : -1;
-        if (n < 0)
-            return false;
-        uint32_t cp = *p & (0x3f >> n);
-        for (int k = 1; k <= n; k++) {
-            if ((p[k] & 0xc0) != 0x80)
-                return false;
-            cp = (cp << 6) | (p[k] & 0x3f);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-        p += n + 1;
-    }
-    return true;
+    size_t n = strlen(s);
+    return utf8_valid_prefix(s, n) == n;
 }
 
 int cli_policy(int argc, char **argv, const char *usage, const char *help)

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "rules_int.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -612,40 +613,6 @@ static bool check_examples(evalctx *x)
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
-/* Offset of the first byte that is not valid UTF-8, or len. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        unsigned char c = s[i];
-        size_t n;
-        uint32_t cp;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if (c >= 0xc2 && c <= 0xdf) {
-            n = 1, cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 2, cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 3, cp = c & 0x07;
-        } else {
-            return i;
-        }
-        if (i + n >= len)
-            return i;
-        for (size_t k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                return i;
-            cp = (cp << 6) | (s[i + k] & 0x3f);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
-            return i;
-        i += n + 1;
-    }
-    return len;
-}
-
 /* Line and column (in characters) of offset off. */
 static void position_of(const char *s, size_t off, int *line, int *col)
 {
@@ -673,7 +640,7 @@ static int load(rules_t *r, const char *name, const char *text, size_t len, char
         too_large(name, len, err, errlen);
         return -1;
     }
-    size_t bad = utf8_invalid_at((const unsigned char *)text, len);
+    size_t bad = utf8_valid_prefix(text, len);
     if (bad < len || memchr(text, '\0', len)) {
         const char *nul = memchr(text, '\0', len);
         size_t at = nul && (size_t)(nul - text) < bad ? (size_t)(nul - text) : bad;
