@@ -363,15 +363,24 @@ static void sink_placeholder(void *u, const char *path, const char *content, con
     add_resolved(c->cs, path, SB_READ, true, true, content == NULL, why);
 }
 
+/* Could the sandbox write path?  The most specific entry the user's
+ * profile has for it decides (deny, then write, then read, on the same
+ * path), as the mounts will: a directory given --read or --deny inside the
+ * workspace is not writable, and a repository there needs no pin (pinning
+ * would bind it writable again). */
 static bool sink_writable(void *u, const char *path)
 {
     protect_ctx *c = u;
+    const resolved *best = NULL;
     for (size_t i = 0; i < c->cs->n; i++) {
         const resolved *r = &c->cs->r[i];
-        if (r->access == SB_WRITE && !r->special_tmp && !r->protected && sb_path_under(path, r->path))
-            return true;
+        if (r->protected || !sb_path_under(path, r->path))
+            continue;
+        int depth = sb_path_depth(r->path), best_depth = best ? sb_path_depth(best->path) : -1;
+        if (!best || depth > best_depth || (depth == best_depth && r->access > best->access))
+            best = r; /* SB_DENY > SB_WRITE > SB_READ */
     }
-    return false;
+    return best && best->access == SB_WRITE && !best->special_tmp;
 }
 
 /* Carve-outs inside the writable root w: git's code-running parts, and

@@ -1495,6 +1495,36 @@ static void enclosing_repository_is_read_too(void **state)
     free(w);
 }
 
+/* A repository inside a directory the user made read-only (--read) or
+ * hid (--deny) inside the workspace: nothing is pinned writable there, and
+ * the sandbox still starts. */
+static void read_and_deny_entries_are_not_writable_for_git(void **state)
+{
+    (void)state;
+    char *w = fresh_ws("rodocs");
+    make_gitdir(w, "docs/.git", "[core]\n");
+    make_gitdir(w, "secrets/.git", "[core]\n");
+    char docs[1100], secrets[1100], err[1024];
+    snprintf(docs, sizeof docs, "%s/docs", w);
+    snprintf(secrets, sizeof secrets, "%s/secrets", w);
+    sb_profile prof;
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_profile_add(&prof, docs, SB_READ);
+    sb_profile_add(&prof, secrets, SB_DENY);
+    sb_request req = request(NULL);
+    req.cwd = req.workspace = w;
+    sb_plan plan;
+    if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+        fail_msg("a repository under --deny must not stop the sandbox: %s", err);
+    assert_true(mounted(&plan, w, "docs", true));
+    for (size_t i = 0; i < plan.n_mounts; i++)
+        if (sb_path_under(plan.mounts[i].dst, docs) && !plan.mounts[i].rdonly)
+            fail_msg("%s is writable under a read-only --read entry", plan.mounts[i].dst);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1534,6 +1564,7 @@ int main(void)
         cmocka_unit_test(top_git_symlink_names_a_fix_that_keeps_the_sandbox),
         cmocka_unit_test(pins_never_reopen_protected_names),
         cmocka_unit_test(enclosing_repository_is_read_too),
+        cmocka_unit_test(read_and_deny_entries_are_not_writable_for_git),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
