@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from harness import CORRAL, TIMEOUT, Tap, World, run_tests
@@ -288,6 +289,19 @@ def test_zero_length_message_keeps_channel(t):
     t.ok('"pending"' in out, "after an empty message the channel still takes requests", out + err)
 
 
+def test_as_an_unprivileged_user(t):
+    """The same attacks from an ordinary user's sandbox (root in a user
+    namespace is still uid 0 for permission checks; an ordinary user takes
+    other paths through the kernel): run as root, this file runs itself
+    again as a temporary user."""
+    if os.geteuid() != 0 or os.environ.get("CORRAL_AS_USER"):
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.dirname(here))
+    from unprivileged import run_script_as_user
+    run_script_as_user(t, os.path.abspath(__file__), CORRAL, helpers=[os.path.join(here, "harness.py")])
+
+
 if __name__ == "__main__":
     try:
         run_tests(Tap(), [test_symlink_write_root_repointed_after_session_approval,
@@ -295,7 +309,7 @@ if __name__ == "__main__":
                           test_claimed_cwd_never_becomes_the_workspace, test_always_from_hook_check_skips_no_filter,
                           test_escalate_keeps_session_deny_entries, test_escalation_keeping_sandbox_runs_on_debian,
                           test_home_workspace_refused,
-                          test_zero_length_message_keeps_channel])
+                          test_zero_length_message_keeps_channel, test_as_an_unprivileged_user])
     finally:
         shutil.rmtree(outside, ignore_errors=True)
         mon.close()

@@ -54,14 +54,17 @@ import sys
 import tempfile
 import termios
 import threading
+
+# tests/unprivileged.py: the temporary user (beside this file when staged
+# for that user, one directory up in the source tree).
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),
+                os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+from unprivileged import USER_NAME, TempUser, python_for  # noqa: E402
 import time
 import tty
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ATTACK_LIBRARY = "attacklib.py"  # the attacks' shared code in attacks/, not an attack
-USER_NAME = "corral-battery"
-USER_COMMENT = "corral sandbox escape battery (temporary)"
-LOCK_PATH = "/run/lock/corral-battery.lock"
 DEFAULT_TIMEOUT = 60
 SECRET_PREFIX = "corral-battery-secret"
 
@@ -902,60 +905,6 @@ def summary(tap):
 
 # ---- the unprivileged second run (as root) ------------------------------------
 
-def user_exists(name):
-    try:
-        return pwd.getpwnam(name)
-    except KeyError:
-        return None
-
-
-def kill_uid(uid, timeout=10):
-    """SIGKILL every process of uid (the battery user's: they can only be
-    ours) and wait, through pidfds, until they are gone."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pidfds = []
-        for d in os.listdir("/proc"):
-            if not d.isdigit():
-                continue
-            try:
-                with open("/proc/%s/status" % d) as f:
-                    owner = [l.split()[1] for l in f if l.startswith("Uid:")][0]
-                if int(owner) != uid:
-                    continue
-                fd = os.pidfd_open(int(d))
-                signal.pidfd_send_signal(fd, signal.SIGKILL)
-                pidfds.append(fd)
-            except (OSError, IndexError):
-                continue
-        if not pidfds:
-            return True
-        poller = select.poll()
-        for fd in pidfds:
-            poller.register(fd, select.POLLIN)
-        remaining = set(pidfds)
-        while remaining and time.monotonic() < deadline:
-            for fd, _ in poller.poll(max(1, int((deadline - time.monotonic()) * 1000))):
-                remaining.discard(fd)
-                poller.unregister(fd)
-        for fd in pidfds:
-            os.close(fd)
-    return False
-
-
-def remove_user(tap):
-    pw = user_exists(USER_NAME)
-    if not pw:
-        return
-    if pw.pw_gecos != USER_COMMENT:
-        raise RuntimeError("a user %s exists that this battery did not create; not touching it" % USER_NAME)
-    if not kill_uid(pw.pw_uid):
-        tap.diag("processes of %s did not end" % USER_NAME)
-    r = subprocess.run(["userdel", USER_NAME], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    if r.returncode != 0 and user_exists(USER_NAME):
-        tap.diag("userdel %s failed: %s" % (USER_NAME, r.stdout.decode(errors="replace")))
-
-
 def remove_stale_run_dirs():
     """/run/corral-battery-PID* directories of runs that were interrupted."""
     for name in os.listdir("/run"):
@@ -974,6 +923,11 @@ def stage_tools(scratch, corral, attacks_dir):
     os.makedirs(binaries, mode=0o755)
     shutil.copy(corral, os.path.join(binaries, "corral"))
     shutil.copy(os.path.abspath(__file__), os.path.join(binaries, "battery.py"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    for cand in (os.path.join(here, "unprivileged.py"), os.path.join(os.path.dirname(here), "unprivileged.py")):
+        if os.path.exists(cand):
+            shutil.copy(cand, os.path.join(binaries, "unprivileged.py"))
+            break
     for p in os.listdir(binaries):
         os.chmod(os.path.join(binaries, p), 0o755)
     copy = os.path.join(scratch, "attacks")
@@ -987,61 +941,41 @@ def stage_tools(scratch, corral, attacks_dir):
 
 def run_as_user(tap, scratch, corral, attacks_dir, attacks, args):
     """Create the temporary user, run the battery as it, remove it."""
-    os.makedirs(os.path.dirname(LOCK_PATH), exist_ok=True)
-    lock = open(LOCK_PATH, "w")
-    fcntl.flock(lock, fcntl.LOCK_EX)  # one unprivileged run at a time on this machine
     run_dir = None
     child = None
+    home = os.path.join(scratch, "user")
     try:
-        remove_user(tap)
-        home = os.path.join(scratch, "user")
-        subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", home, "--shell",
-                        "/usr/sbin/nologin", "--user-group", "--comment", USER_COMMENT, USER_NAME], check=True,
-                       stdout=subprocess.DEVNULL)
-        pw = pwd.getpwnam(USER_NAME)
-        binaries = os.path.dirname(corral)
-        os.makedirs(home, mode=0o700)
-        os.chown(home, pw.pw_uid, pw.pw_gid)
-        run_dir = "/run/corral-battery-%d" % os.getpid()
-        os.makedirs(run_dir, mode=0o755)
-        os.chown(run_dir, pw.pw_uid, pw.pw_gid)
-        python = None
-        for cand in (sys.executable, "/usr/bin/python3"):
-            try:  # the build's interpreter may live where the user cannot go (/root/.pyenv)
-                r = subprocess.run([cand, "-c", "pass"], user=pw.pw_uid, group=pw.pw_gid, extra_groups=[],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
-            except OSError:
-                continue
-            if r.returncode == 0:
-                python = cand
-                break
-        if not python:
-            tap.line(False, "user: no Python interpreter usable by %s" % USER_NAME)
-            return
-        argv = [python, os.path.join(binaries, "battery.py"), "--worker", "--scratch", home, "--corral",
-                corral, "--attacks", attacks_dir, "--run-dir", run_dir]
-        for o in args.only:
-            argv += ["--only", o]
-        if args.keep:
-            argv.append("--keep")
-        child = subprocess.Popen(argv, user=pw.pw_uid, group=pw.pw_gid, extra_groups=[], cwd=home,
-                                 env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home},
-                                 stdout=subprocess.PIPE, start_new_session=True)
-        seen = 0
-        for raw in child.stdout:
-            seen += 1
-            tap.result("user", json.loads(raw)["result"])
-        child.wait()
-        if child.returncode != 0 or seen != len(attacks):
-            tap.line(False, "user: the unprivileged runner ended with status %s after %d of %d attacks" %
-                     (child.returncode, seen, len(attacks)))
+        with TempUser(home, tap.diag) as pw:
+            binaries = os.path.dirname(corral)
+            run_dir = "/run/corral-battery-%d" % os.getpid()
+            os.makedirs(run_dir, mode=0o755)
+            os.chown(run_dir, pw.pw_uid, pw.pw_gid)
+            python = python_for(pw)
+            if not python:
+                tap.line(False, "user: no Python interpreter usable by %s" % USER_NAME)
+                return
+            argv = [python, os.path.join(binaries, "battery.py"), "--worker", "--scratch", home, "--corral",
+                    corral, "--attacks", attacks_dir, "--run-dir", run_dir]
+            for o in args.only:
+                argv += ["--only", o]
+            if args.keep:
+                argv.append("--keep")
+            child = subprocess.Popen(argv, user=pw.pw_uid, group=pw.pw_gid, extra_groups=[], cwd=home,
+                                     env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home},
+                                     stdout=subprocess.PIPE, start_new_session=True)
+            seen = 0
+            for raw in child.stdout:
+                seen += 1
+                tap.result("user", json.loads(raw)["result"])
+            child.wait()
+            if child.returncode != 0 or seen != len(attacks):
+                tap.line(False, "user: the unprivileged runner ended with status %s after %d of %d attacks" %
+                         (child.returncode, seen, len(attacks)))
     finally:
         if child is not None and child.poll() is None:
             kill_tree(child)
         if run_dir:
             shutil.rmtree(run_dir, ignore_errors=True)
-        remove_user(tap)
-        lock.close()
 
 
 # ---- main ----------------------------------------------------------------------
