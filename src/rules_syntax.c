@@ -89,17 +89,6 @@ static void adv(lexer *lx)
     }
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static bool is_ident_start(int c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -189,7 +178,7 @@ static bool lex_string(lexer *lx, tok *t, bool raw)
             adv(lx);
             uint32_t v = 0;
             for (int k = 0; k < want; k++) {
-                int h = hexval(peekc(lx, 0));
+                int h = hex_value(peekc(lx, 0));
                 if (h < 0) {
                     rules_fail_at(lx->e, eline, ecol, "invalid escape sequence: \\%c needs %d hex digits", d, want);
                     buf_free(&b);

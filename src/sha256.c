@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "sha256.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -107,23 +108,12 @@ void sha256_hex(const unsigned char d[SHA256_LEN], char out[SHA256_HEX_LEN + 1])
     out[SHA256_HEX_LEN] = '\0';
 }
 
-static int hexdigit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int sha256_from_hex(const char *s, size_t len, unsigned char d[SHA256_LEN])
 {
     if (len != SHA256_HEX_LEN)
         return -1;
     for (int i = 0; i < SHA256_LEN; i++) {
-        int hi = hexdigit(s[2 * i]), lo = hexdigit(s[2 * i + 1]);
+        int hi = hex_value(s[2 * i]), lo = hex_value(s[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return -1;
         d[i] = (unsigned char)(hi << 4 | lo);

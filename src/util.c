@@ -293,3 +293,14 @@ char *sanitize_text(const char *s, size_t len, size_t max)
     }
     return buf_steal(&b);
 }
+
+int hex_value(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

@@ -54,6 +54,9 @@ void random_bytes(void *out, size_t n);
 /* mkdir -p with the given mode for every directory it creates. 0 or -errno. */
 int mkdir_p(const char *path, unsigned mode);
 
+/* The value of a hexadecimal digit (0-9, a-f, A-F), or -1. */
+int hex_value(int c);
+
 /* Write all of buf to fd, retrying on EINTR/partial writes. 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "theme.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -24,24 +25,13 @@ static const char *const colour_names[16] = {
 
 enum { COL_OK = 0, COL_UNKNOWN = -1, COL_RANGE = -2, COL_HEX = -3 };
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static int parse_hex(const char *s, vt_color *out)
 {
     int v[6];
     if (strlen(s) != 7)
         return COL_HEX;
     for (int i = 0; i < 6; i++)
-        if ((v[i] = hexval(s[i + 1])) < 0)
+        if ((v[i] = hex_value(s[i + 1])) < 0)
             return COL_HEX;
     *out = VT_COLOR_RGB(v[0] << 4 | v[1], v[2] << 4 | v[3], v[4] << 4 | v[5]);
     return COL_OK;
