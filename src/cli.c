@@ -89,10 +89,34 @@ static int connect_or_fail(client_t *c, bool autostart)
     return 0;
 }
 
+/* What the server tells a requester on the way (on stderr): the store's
+ * and the sandbox's warnings, and that the command (or a request from
+ * inside its session) waits for a human, which one, and how to answer it.
+ * True when ev was one of them. */
+static bool cli_notice(json_t *ev, const char *kind)
+{
+    const char *msg = json_string_value(json_object_get(ev, "message"));
+    if (!kind || !msg)
+        return false;
+    if (strcmp(kind, "warning") == 0)
+        fprintf(stderr, "corral: warning: %s\n", msg);
+    else if (strcmp(kind, "approval_pending") == 0)
+        fprintf(stderr, "corral: %s\n", msg);
+    else
+        return false;
+    return true;
+}
+
+static void on_notice(json_t *ev, void *user)
+{
+    (void)user;
+    cli_notice(ev, json_string_value(json_object_get(ev, "event")));
+}
+
 json_t *cli_call(client_t *c, json_t *req)
 {
     char err[1024];
-    json_t *r = client_call(c, req, NULL, NULL, err, sizeof err);
+    json_t *r = client_call(c, req, on_notice, NULL, err, sizeof err);
     if (!r) {
         fprintf(stderr, "corral: %s\n", err);
         return NULL;
@@ -566,28 +590,11 @@ static void out_reply_text(json_t *text)
         out_write(&o, "\n", 1, true);
 }
 
-/* What the server tells an exec's requester on the way (on stderr): the
- * store's warning, and that the command waits for a human (which request,
- * and how to answer it).  True when ev was one of them. */
-static bool exec_notice(json_t *ev, const char *kind)
-{
-    const char *msg = json_string_value(json_object_get(ev, "message"));
-    if (!kind || !msg)
-        return false;
-    if (strcmp(kind, "warning") == 0)
-        fprintf(stderr, "corral: warning: %s\n", msg);
-    else if (strcmp(kind, "approval_pending") == 0)
-        fprintf(stderr, "corral: %s\n", msg);
-    else
-        return false;
-    return true;
-}
-
 static void on_raw_event(json_t *ev, void *user)
 {
     out_state *st = user;
     const char *kind = json_string_value(json_object_get(ev, "event"));
-    if (exec_notice(ev, kind))
+    if (cli_notice(ev, kind))
         return;
     if (!kind || strcmp(kind, "output") != 0 || st->broken)
         return;
@@ -603,7 +610,7 @@ static void on_exec_event(json_t *ev, void *user)
 {
     (void)user;
     const char *kind = json_string_value(json_object_get(ev, "event"));
-    exec_notice(ev, kind);
+    cli_notice(ev, kind);
 }
 
 /* corral exec; add_write collects --add-write (the caller frees it on

@@ -84,6 +84,8 @@ static const char *not_run(const gate_request *g)
         return "corral escalate: not run";
     case GATE_HOOK:
         return "corral: this command line was not run";
+    case GATE_RETRY:
+        return "corral: the retry without the sandbox was not run";
     default:
         return "this command did not run";
     }
@@ -189,15 +191,14 @@ gate_next gate_answer(gate_request *g, approval_answer answer, const char *note)
     g->state = GATE_REPLIED;
     if (answer == ANSWER_GONE)
         return GATE_DROP;
-    if (g->origin == GATE_RETRY)
-        return GATE_REPLY; /* no retry: the failed run's own reply stands */
     const char *what = answer == ANSWER_TIMEOUT ? "nobody approved it in time"
                        : answer == ANSWER_STOP  ? "the user denied it and asks you to stop and wait"
                                                 : "the user denied it";
     bool has_note = note && *note;
     set_text(&g->message, xasprintf("%s: %s%s%s", not_run(g), what, has_note ? ". Note from the user: " : "",
                                     has_note ? note : ""));
-    return GATE_DENY;
+    /* A retry declined: the failed run's own reply stands, and carries this. */
+    return g->origin == GATE_RETRY ? GATE_REPLY : GATE_DENY;
 }
 
 /* Append copies of b to the list *a. */
@@ -259,17 +260,18 @@ void gate_launched(gate_request *g)
 
 gate_next gate_after_run(gate_request *g, const gate_run *run)
 {
+    memset(&g->denial, 0, sizeof g->denial);
     if (g->origin != GATE_EXEC || g->state != GATE_LAUNCHED || g->sandbox == SANDBOX_ESCALATED)
         return GATE_REPLY;
     /* Never for a run the sandbox did not start (a setup failure is not a
      * denial), nor when nobody could answer: the requester would wait for
-     * good. */
-    if (run->unconfined || run->streamed || run->setup_failed || !run->someone_can_answer)
+     * good.  What the sandbox refused is worked out in any case, for the
+     * advice the requester gets. */
+    if (run->unconfined || run->streamed || run->setup_failed)
         return GATE_REPLY;
-    if (!policy_can_ask(&g->policy, true, NULL))
+    if (!safety_sandbox_denial(run->exit_code, run->output, run->len, g->cwd, run->write_roots, &g->denial))
         return GATE_REPLY;
-    char why[400];
-    if (!safety_sandbox_denial(run->exit_code, run->output, run->len, g->cwd, run->write_roots, why, sizeof why))
+    if (!run->someone_can_answer || !policy_can_ask(&g->policy, true, NULL))
         return GATE_REPLY;
     g->origin = GATE_RETRY;
     g->sandbox = SANDBOX_ESCALATED;
@@ -277,6 +279,8 @@ gate_next gate_after_run(gate_request *g, const gate_run *run)
     proto_free_argv(g->persist);
     g->persist = NULL;
     set_text(&g->persist_refusal, xstrdup("a retry is answered for this run only"));
+    char why[5000];
+    safety_denial_text(&g->denial, why, sizeof why);
     set_text(&g->reason, xasprintf("it failed in the sandbox (exit %d) and looks like the sandbox stopped it (%s): "
                                    "run it once more without the sandbox?",
                                    run->exit_code, why));

@@ -29,6 +29,7 @@
 #include "answer.h"
 #include "policy.h"
 #include "rules.h"
+#include "safety.h"
 
 typedef enum gate_origin {
     GATE_EXEC,     /* an exec request's flags (corral exec, exec_command) */
@@ -107,6 +108,7 @@ typedef struct gate_request {
     char **persist;        /* the rule "p" saves, or NULL */
     char *persist_refusal; /* why "p" cannot be offered */
     int failed_exit;       /* GATE_RETRY: the sandboxed run's exit code */
+    safety_denial denial;  /* after a run: what the sandbox refused (kind DENIAL_NONE: nothing seen) */
     bool asked_human;      /* a human answered yes (not the cache or a rule) */
     approval_answer answer;
 } gate_request;
@@ -122,7 +124,9 @@ gate_next gate_judge(gate_request *g, const rules_t *rules, const rules_t *defau
 
 /* The human's answer to GATE_ASK (note: theirs, for the requester, may be
  * NULL): GATE_LAUNCH (a "session" answer is remembered in g->cache),
- * GATE_DENY or GATE_DROP. */
+ * GATE_DENY or GATE_DROP; for a GATE_RETRY a "no" is GATE_REPLY (the first
+ * run's reply stands) with g->message saying which answer it was and the
+ * note. */
 gate_next gate_answer(gate_request *g, approval_answer answer, const char *note);
 
 /* How g runs once allowed: the profile and the entries on top of it. */
@@ -157,7 +161,10 @@ typedef struct gate_run {
     bool someone_can_answer;  /* a screen is attached, or a timeout answers */
 } gate_run;
 /* After a launched GATE_EXEC: GATE_ASK for the one retry without the
- * sandbox (g becomes GATE_RETRY, escalated), or GATE_REPLY. */
+ * sandbox (g becomes GATE_RETRY, escalated), GATE_LAUNCH (the retry was
+ * answered "for this session" before), or GATE_REPLY.  Either way
+ * g->denial says what the sandbox refused, if anything (for the advice
+ * the requester gets). */
 gate_next gate_after_run(gate_request *g, const gate_run *run);
 
 /* The exact key of g in the session cache: argv, cwd, tty, what it asks

@@ -53,13 +53,42 @@ static void exec_pending(gate_ticket *t, int approval)
     exec_ticket *e = (exec_ticket *)t;
     e->approval = approval;
     /* The requester is told what it waits for and how it ends. */
-    char *msg = xasprintf("waiting for a human to approve request %d: answer it in the supervisor screen "
-                          "(corral), or with corral approve %d / corral deny %d%s",
-                          approval, approval, approval,
-                          server_someone_can_answer(t->srv) ? "" : " (no screen is attached now)");
-    conn_send(e->conn, json_pack("{s:s, s:i, s:s}", "event", "approval_pending", "approval", approval, "message",
-                                 msg));
-    free(msg);
+    conn_send(e->conn, gate_pending_event(t->srv, approval));
+}
+
+/* A line from corral at the end of a reply's output (and of the envelope
+ * the agent reads): "corral: LINE". */
+static void append_line(json_t *reply, const char *line)
+{
+    static const char *const fields[] = {"output", "text"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *old = json_string_value(json_object_get(reply, fields[i]));
+        if (!old)
+            continue;
+        size_t n = strlen(old);
+        char *now = xasprintf("%s%scorral: %s\n", old, n && old[n - 1] != '\n' ? "\n" : "", line);
+        json_object_set_new(reply, fields[i], json_string(now));
+        free(now);
+    }
+}
+
+/* What the sandbox refused in the run that gave reply, and how to ask for
+ * it: one line in the reply, its own field, and the session's log. */
+static void explain_denial(exec_ticket *e, json_t *reply)
+{
+    const safety_denial *d = &e->t.g.denial;
+    if (d->kind == DENIAL_NONE)
+        return;
+    char advice[6000];
+    safety_denial_advice(d, advice, sizeof advice);
+    append_line(reply, advice);
+    json_object_set_new(reply, "sandbox_advice", json_string(advice));
+    session_t *s = server_find(e->t.srv, e->failed_session);
+    if (s && s->events)
+        eventlog_write(s->events, "sandbox_denied",
+                       json_pack("{s:s, s:s?, s:s}", "line", d->line, "path", d->path[0] ? d->path : NULL, "advice",
+                                 advice),
+                       false);
 }
 
 static void exec_settle(gate_ticket *t, gate_settle how, const char *message)
@@ -69,7 +98,13 @@ static void exec_settle(gate_ticket *t, gate_settle how, const char *message)
         return;
     if (e->failed_reply) {
         /* No retry (declined, or it could not start): the first run's
-         * answer stands. */
+         * answer stands, with the answer and the user's note, and what to
+         * ask for instead. */
+        if (message) {
+            append_line(e->failed_reply, message + (strncmp(message, "corral: ", 8) == 0 ? 8 : 0));
+            json_object_set_new(e->failed_reply, "denial", json_string(message));
+        }
+        explain_denial(e, e->failed_reply);
         conn_send(e->conn, e->failed_reply);
         e->failed_reply = NULL;
         return;
@@ -164,6 +199,7 @@ static bool on_run_ended(session_t *s, json_t *reply, const char *text, size_t l
     link_add(&e->conn->gated, &e->conn_node); /* in the gate again: withdrawn if the requester goes */
     if (gate_finished(&e->t, &run))
         return true; /* e may be gone already */
+    explain_denial(e, reply);
     e->failed_reply = NULL;
     gate_done(&e->t);
     return false;

@@ -156,6 +156,17 @@ static bool can_run(gate_ticket *t, char *err, size_t errlen)
     return true;
 }
 
+json_t *gate_pending_event(server_t *srv, int approval)
+{
+    char *msg = xasprintf("waiting for a human to approve request %d: answer it in the supervisor screen "
+                          "(corral), or with corral approve %d / corral deny %d%s",
+                          approval, approval, approval,
+                          server_someone_can_answer(srv) ? "" : " (no screen is attached now)");
+    json_t *ev = json_pack("{s:s, s:i, s:s}", "event", "approval_pending", "approval", approval, "message", msg);
+    free(msg);
+    return ev;
+}
+
 static void ask(gate_ticket *t)
 {
     char err[2048];
@@ -167,8 +178,14 @@ static void ask(gate_ticket *t)
     }
     t->approval = approval_submit(&t->srv->approvals, t->g.session, gate_request_json(&t->g), on_answer, on_accept,
                                   t);
+    int id = approval_id(t->approval);
     if (t->port->pending)
-        t->port->pending(t, approval_id(t->approval));
+        t->port->pending(t, id);
+    /* Whoever waits on the asking session (an agent's exec, corral send)
+     * is told too: its wait pauses until the answer. */
+    session_t *s = t->g.session ? server_find(t->srv, t->g.session) : NULL;
+    if (s)
+        waiter_tell(s, gate_pending_event(t->srv, id));
 }
 
 static void launch(gate_ticket *t)
@@ -199,7 +216,7 @@ static void step(gate_ticket *t, gate_next next)
         settle(t, SETTLE_DENIED, t->g.message);
         break;
     case GATE_REPLY:
-        settle(t, SETTLE_NO_RETRY, NULL);
+        settle(t, SETTLE_NO_RETRY, t->g.message);
         break;
     case GATE_DROP:
         gate_done(t);

@@ -67,6 +67,10 @@ bool gate_finished(gate_ticket *t, const gate_run *run);
 /* The port is finished with t: it leaves the gate and is freed. */
 void gate_done(gate_ticket *t);
 
+/* The approval_pending event for a requester: which request it waits
+ * on and how to answer it. */
+json_t *gate_pending_event(server_t *srv, int approval);
+
 /* The session request that runs g as l says (pointers into both; the
  * caller sets name, size and pinning). */
 void gate_spawn_request(const gate_request *g, const gate_launch *l, spawn_request *r);

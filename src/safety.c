@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *basename_of(const char *path)
@@ -266,36 +267,35 @@ static bool host_would_allow(const char *path)
     return ok;
 }
 
-/* Does the line name a path (a word '/...', './...', '../...', or a
- * quoted word: a file name in quotes, as coreutils and Python print them)
- * outside the write roots that the host would allow?  *saw_path tells
- * whether it named any path at all. */
-static bool names_path_outside(const char *line, size_t len, const char *cwd, char *const *roots, char *why,
-                      size_t whylen, bool *saw_path)
+/* The next path-like word of line[*i..len) (a word '/...', './...',
+ * '../...', or a quoted word: a file name in quotes, as coreutils and
+ * Python print them) as a host path (relative ones from cwd); NULL when
+ * there is none left.  Caller frees. */
+static char *next_path(const char *line, size_t len, size_t *i, const char *cwd)
 {
-    size_t i = 0;
-    while (i < len) {
-        char q = line[i];
+    while (*i < len) {
+        char q = line[*i];
         size_t start, end;
         if (q == '\'' || q == '"' || q == '`') {
-            start = i + 1;
+            start = *i + 1;
             end = start;
             while (end < len && line[end] != q && line[end] != '\'' && line[end] != '"')
                 end++;
-            i = end + 1;
-        } else if (q == '/' || (q == '.' && i + 1 < len && (line[i + 1] == '/' || line[i + 1] == '.'))) {
-            if (i > 0 && line[i - 1] != ' ' && line[i - 1] != '(' && line[i - 1] != '=' && line[i - 1] != '\t') {
-                i++;
+            *i = end + 1;
+        } else if (q == '/' || (q == '.' && *i + 1 < len && (line[*i + 1] == '/' || line[*i + 1] == '.'))) {
+            if (*i > 0 && line[*i - 1] != ' ' && line[*i - 1] != '(' && line[*i - 1] != '=' &&
+                line[*i - 1] != '\t') {
+                (*i)++;
                 continue;
             }
-            start = i;
-            end = i;
+            start = *i;
+            end = *i;
             while (end < len && line[end] != ' ' && line[end] != ':' && line[end] != ',' && line[end] != ')' &&
                    line[end] != '\t')
                 end++;
-            i = end;
+            *i = end;
         } else {
-            i++;
+            (*i)++;
             continue;
         }
         if (end <= start || end - start >= PATH_MAX)
@@ -305,30 +305,29 @@ static bool names_path_outside(const char *line, size_t len, const char *cwd, ch
         word[end - start] = '\0';
         if (strchr(word, ' ') && word[0] != '/')
             continue; /* a quoted phrase, not a file */
-        *saw_path = true;
         char *abs = word[0] == '/' ? sb_strdup(word) : sb_path_join(cwd ? cwd : "/", word);
         char *host = host_path(abs);
-        bool outside = host && !under_any(host, roots) && host_would_allow(host);
-        if (outside)
-            snprintf(why, whylen, "denied on %s, outside the sandbox's write roots, which the host allows", host);
-        free(host);
         free(abs);
-        if (outside)
-            return true;
+        if (host)
+            return host;
     }
-    return false;
+    return NULL;
+}
+
+static void keep_line(safety_denial *d, const char *line, size_t n)
+{
+    snprintf(d->line, sizeof d->line, "%.*s", (int)(n < sizeof d->line - 1 ? n : sizeof d->line - 1), line);
 }
 
 bool safety_sandbox_denial(int exit_code, const char *output, size_t len, const char *cwd,
-                           char *const *write_roots, char *why, size_t whylen)
+                           char *const *write_roots, safety_denial *d)
 {
+    memset(d, 0, sizeof *d);
     const char *keyword;
-    if (whylen)
-        why[0] = '\0';
     if (!safety_likely_sandbox_denied(exit_code, output, len, &keyword))
         return false;
     if (exit_code == 128 + 31) {
-        snprintf(why, whylen, "it was killed by SIGSYS (a system call the sandbox forbids)");
+        d->kind = DENIAL_SIGSYS;
         return true;
     }
     /* Line by line: the evidence and the path it names sit together. */
@@ -340,23 +339,123 @@ bool safety_sandbox_denial(int exit_code, const char *output, size_t len, const 
         bool eperm = find_nocase(line, n, "operation not permitted") != NULL;
         bool eacces = find_nocase(line, n, "permission denied") != NULL;
         if (erofs) {
-            snprintf(why, whylen, "read-only file system, the sandbox's view: \"%.*s\"", (int)(n > 200 ? 200 : n),
-                     line);
+            d->kind = DENIAL_READONLY;
+            keep_line(d, line, n);
+            size_t i = 0;
+            char *path = next_path(line, n, &i, cwd);
+            if (path) {
+                snprintf(d->path, sizeof d->path, "%s", path);
+                d->inside_roots = under_any(path, write_roots);
+            }
+            free(path);
             return true;
         }
         if (eperm || eacces) {
             bool saw_path = false;
-            if (names_path_outside(line, n, cwd, write_roots, why, whylen, &saw_path))
-                return true;
+            size_t i = 0;
+            for (char *path; (path = next_path(line, n, &i, cwd)) != NULL;) {
+                saw_path = true;
+                bool outside = !under_any(path, write_roots) && host_would_allow(path);
+                if (outside) {
+                    d->kind = DENIAL_PATH;
+                    snprintf(d->path, sizeof d->path, "%s", path);
+                    keep_line(d, line, n);
+                }
+                free(path);
+                if (outside)
+                    return true;
+            }
             if (eperm && !saw_path) {
-                snprintf(why, whylen, "operation not permitted, a call the sandbox refuses: \"%.*s\"",
-                         (int)(n > 200 ? 200 : n), line);
+                d->kind = DENIAL_CALL;
+                keep_line(d, line, n);
                 return true;
             }
         }
         line += n + 1;
     }
     return false;
+}
+
+void safety_denial_text(const safety_denial *d, char *out, size_t outlen)
+{
+    switch (d->kind) {
+    case DENIAL_SIGSYS:
+        snprintf(out, outlen, "it was killed by SIGSYS (a system call the sandbox forbids)");
+        break;
+    case DENIAL_READONLY:
+        snprintf(out, outlen, "read-only file system, the sandbox's view%s%s: \"%s\"", d->path[0] ? " of " : "",
+                 d->path, d->line);
+        break;
+    case DENIAL_PATH:
+        snprintf(out, outlen, "denied on %s, outside the sandbox's write roots, which the host allows: \"%s\"",
+                 d->path, d->line);
+        break;
+    case DENIAL_CALL:
+        snprintf(out, outlen, "operation not permitted, a call the sandbox refuses: \"%s\"", d->line);
+        break;
+    default:
+        snprintf(out, outlen, "no sign of the sandbox");
+    }
+}
+
+/* The directory to name in --add-write for path: itself when it is an
+ * existing directory, else its nearest existing ancestor. */
+static void writable_dir_for(const char *path, char *out, size_t outlen)
+{
+    char *dir = sb_strdup(path);
+    struct stat st;
+    while (!(stat(dir, &st) == 0 && S_ISDIR(st.st_mode))) {
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) {
+            snprintf(dir, strlen(dir) + 1, "/");
+            break;
+        }
+        *slash = '\0';
+    }
+    snprintf(out, outlen, "%s", dir);
+    free(dir);
+}
+
+void safety_denial_advice(const safety_denial *d, char *out, size_t outlen)
+{
+    char dir[PATH_MAX];
+    switch (d->kind) {
+    case DENIAL_READONLY:
+    case DENIAL_PATH:
+        if (!d->path[0]) {
+            snprintf(out, outlen, "the sandbox refused a write outside the paths it may write (\"%s\"); to allow "
+                     "it, ask with --sandbox-permissions with_additional_permissions --add-write DIR, or from "
+                     "inside a session: corral escalate -w DIR -- COMMAND",
+                     d->line);
+        } else if (d->kind == DENIAL_READONLY && d->inside_roots) {
+            snprintf(out, outlen, "the sandbox keeps %s read-only (it can make your own tools run code: git's "
+                     "hooks and config, .corral, ...); no extra write root opens it: only a run outside the "
+                     "sandbox could write it (--sandbox-permissions require_escalated, or corral escalate -- "
+                     "COMMAND), which a human must approve",
+                     d->path);
+        } else {
+            writable_dir_for(d->path, dir, sizeof dir);
+            snprintf(out, outlen, "the sandbox refused to write %s (outside the paths it may write); to allow "
+                     "it, ask with --sandbox-permissions with_additional_permissions --add-write %s, or from "
+                     "inside a session: corral escalate -w %s -- COMMAND",
+                     d->path, dir, dir);
+        }
+        break;
+    case DENIAL_CALL:
+        snprintf(out, outlen, "the sandbox refused a system call (\"%s\"): with the network off only loopback "
+                 "works; to reach the network ask with --sandbox-permissions with_additional_permissions "
+                 "--add-net (corral escalate --net -- COMMAND inside a session), or run it outside the sandbox "
+                 "with --sandbox-permissions require_escalated",
+                 d->line);
+        break;
+    case DENIAL_SIGSYS:
+        snprintf(out, outlen, "the sandbox's filter killed it (SIGSYS); run it outside the sandbox with "
+                 "--sandbox-permissions require_escalated (or corral escalate -- COMMAND) if it must make that "
+                 "call");
+        break;
+    default:
+        snprintf(out, outlen, "no sign of the sandbox");
+    }
 }
 
 /* ---- rules derived from a request ------------------------------------------ */

@@ -28,10 +28,27 @@ bool safety_dangerous(char *const *argv);
  * 159 (SIGSYS).  *why receives the keyword found, or NULL. */
 bool safety_likely_sandbox_denied(int exit_code, const char *output, size_t len, const char **why);
 
+/* What a sandboxed run's output shows the sandbox refused. */
+typedef enum safety_denial_kind {
+    DENIAL_NONE,
+    DENIAL_READONLY, /* "read-only file system": the sandbox's read-only view */
+    DENIAL_PATH,     /* EACCES/EPERM on a path outside the write roots the host allows */
+    DENIAL_CALL,     /* "operation not permitted" with no path: a refused call */
+    DENIAL_SIGSYS,   /* killed by SIGSYS */
+} safety_denial_kind;
+
+typedef struct safety_denial {
+    safety_denial_kind kind;
+    char path[4096];    /* the path refused (as the host sees it), when the line names one */
+    bool inside_roots;  /* DENIAL_READONLY: the path is inside a write root (a protected one) */
+    char line[240];     /* the output line that shows it */
+} safety_denial;
+
 /* The stricter test the gate uses before it offers a retry without the
- * sandbox: safety_likely_sandbox_denied, and the output shows a failure
- * the sandbox itself causes (a keyword alone is not enough: "Permission
- * denied (publickey)" is not the sandbox's doing):
+ * sandbox, and before it explains a refusal: safety_likely_sandbox_denied,
+ * and the output shows a failure the sandbox itself causes (a keyword alone
+ * is not enough: "Permission denied (publickey)" is not the sandbox's
+ * doing):
  *  - "read-only file system": the sandbox's read-only views (a host file
  *    system is not read-only where a command writes);
  *  - "operation not permitted" with no path on its line: a call the
@@ -40,9 +57,14 @@ bool safety_likely_sandbox_denied(int exit_code, const char *output, size_t len,
  *    written, or relative to cwd) that lies outside every write root and
  *    that the user could write (or read) on the host;
  *  - exit 159 (SIGSYS).
- * *why receives what was found.  output need not be NUL-terminated. */
+ * *d receives what was found.  output need not be NUL-terminated. */
 bool safety_sandbox_denial(int exit_code, const char *output, size_t len, const char *cwd,
-                           char *const *write_roots, char *why, size_t whylen);
+                           char *const *write_roots, safety_denial *d);
+/* Why d looks like the sandbox's doing, for a dialog. */
+void safety_denial_text(const safety_denial *d, char *out, size_t outlen);
+/* One line for whoever ran it: what the sandbox refused and how to ask for
+ * it (--add-write DIR, --add-net, require_escalated, corral escalate). */
+void safety_denial_advice(const safety_denial *d, char *out, size_t outlen);
 
 /* A rule derived from a request ("p": always allow this prefix) must not
  * allow every program an interpreter, a shell or a wrapper would run:

@@ -208,6 +208,8 @@ void dispatch(conn_t *c, json_t *id, json_t *req);
 /* Wait on s for conn, answering request id with the unified-exec reply. */
 void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32_t settle_ms,
                   int64_t max_tokens, bool stream, bool raw);
+/* Send ev (stolen) to whoever waits on s now, if anyone. */
+void waiter_tell(session_t *s, json_t *ev);
 /* A request about s waited ms for a human: its wait's deadline moves on. */
 void waiter_extend(session_t *s, uint64_t ms);
 /* The wait on s (just started) calls hook if it ends with the exit. */

@@ -171,6 +171,15 @@ void waiter_extend(session_t *s, uint64_t ms)
         uv_timer_start(&w->timer, on_timer, w->deadline > now ? w->deadline - now : 0, 0);
 }
 
+void waiter_tell(session_t *s, json_t *ev)
+{
+    waiter_t *w = srv_session(s)->waiter;
+    if (w && !w->done && !w->conn->closing)
+        conn_send(w->conn, ev);
+    else
+        json_decref(ev);
+}
+
 void waiter_set_exit_hook(session_t *s, waiter_exit_hook hook, void *user)
 {
     waiter_t *w = srv_session(s)->waiter;

@@ -363,7 +363,12 @@ static void test_retry(void **state)
     assert_int_equal(g.sandbox, SANDBOX_ESCALATED);
     assert_non_null(strstr(g.reason, "read-only file system"));
     assert_null(g.persist);
-    assert_int_equal(gate_answer(&g, ANSWER_DENY, NULL), GATE_REPLY); /* the first run's reply stands */
+    assert_int_equal(gate_answer(&g, ANSWER_DENY, "use /tmp"), GATE_REPLY); /* the first run's reply stands */
+    assert_non_null(strstr(g.message, "retry")); /* and carries which answer it was, and the note */
+    assert_non_null(strstr(g.message, "denied"));
+    assert_non_null(strstr(g.message, "use /tmp"));
+    assert_int_equal(g.denial.kind, DENIAL_READONLY);
+    assert_string_equal(g.denial.path, "/etc/x");
     gate_request_free(&g);
 
     g = launched_exec(on_request);
