@@ -713,6 +713,44 @@ char *rules_normalize_host(const char *raw, char *err, size_t errlen)
     return h;
 }
 
+char *rules_normalize_host_pattern(const char *raw, char *err, size_t errlen)
+{
+    /* corral's extension: a leading "*." (subdomains) or "**." (the apex
+     * and its subdomains) before an ordinary host.  Codex accepts exact
+     * hosts only, so a file that uses one is corral's alone. */
+    const char *s = raw;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    const char *glob = strncmp(s, "**.", 3) == 0 ? "**." : strncmp(s, "*.", 2) == 0 ? "*." : NULL;
+    if (!glob)
+        return rules_normalize_host(raw, err, errlen);
+    char *rest = rules_normalize_host(s + strlen(glob), err, errlen);
+    if (!rest)
+        return NULL;
+    if (rest[0] == '.' || !strchr(rest, '.')) {
+        /* "*.com" would cover a whole top-level domain. */
+        snprintf(err, errlen, "network_rule host pattern %s must name a domain with at least two labels after "
+                 "the wildcard (like *.example.com)", raw);
+        free(rest);
+        return NULL;
+    }
+    char *h = xasprintf("%s%s", glob, rest);
+    free(rest);
+    return h;
+}
+
+bool rules_host_matches(const char *pattern, const char *host)
+{
+    bool sub = strncmp(pattern, "*.", 2) == 0, apex = strncmp(pattern, "**.", 3) == 0;
+    if (!sub && !apex)
+        return strcmp(pattern, host) == 0;
+    const char *domain = pattern + (apex ? 3 : 2);
+    size_t dl = strlen(domain), hl = strlen(host);
+    if (apex && strcmp(host, domain) == 0)
+        return true;
+    return hl > dl + 1 && host[hl - dl - 1] == '.' && strcmp(host + hl - dl, domain) == 0;
+}
+
 size_t rules_network_count(const rules_t *r)
 {
     return r->nnet;
@@ -732,7 +770,7 @@ rule_decision rules_network_decide(const rules_t *r, const char *host, rule_net_
     const char *j = NULL;
     for (size_t i = 0; h && i < r->nnet; i++) {
         const rule_network *n = &r->net[i];
-        if (n->protocol != proto || strcmp(n->host, h) != 0)
+        if (n->protocol != proto || !rules_host_matches(n->host, h))
             continue;
         if (n->decision > d) {
             d = n->decision;

@@ -91,7 +91,7 @@ int rules_append_prefix_rule(const char *path, char *const *tokens, size_t n, ch
 typedef enum rule_net_proto { RULE_NET_HTTP, RULE_NET_HTTPS, RULE_NET_SOCKS5_TCP, RULE_NET_SOCKS5_UDP } rule_net_proto;
 
 typedef struct rule_network {
-    char *host; /* normalised: lower case, no trailing dot, no port, no [] */
+    char *host; /* normalised: lower case, no trailing dot, no port, no []; may start with *. or **. */
     rule_net_proto protocol;
     rule_decision decision;
     char *justification; /* or NULL */
@@ -106,6 +106,13 @@ const char *rule_net_proto_name(rule_net_proto p); /* canonical: http, https, so
  * stripped, trailing dots trimmed, ASCII lower case); NULL with err when it
  * is empty, has a scheme, path, query, fragment, whitespace or a wildcard. */
 char *rules_normalize_host(const char *raw, char *err, size_t errlen);
+
+/* The same for a network_rule's host, which may also be corral's
+ * "*.example.com" (subdomains) or "**.example.com" (the domain and its
+ * subdomains). */
+char *rules_normalize_host_pattern(const char *raw, char *err, size_t errlen);
+/* A normalised host against a rule's host (exact, or one of the globs). */
+bool rules_host_matches(const char *pattern, const char *host);
 
 size_t rules_network_count(const rules_t *r);
 const rule_network *rules_network_get(const rules_t *r, size_t i);

@@ -440,7 +440,7 @@ static bool eval_network_rule(evalctx *x, const call *c, const value **a)
         !no_nul(x, host, "network_rule host"))
         return false;
     char msg[256];
-    char *h = rules_normalize_host(host->str.s, msg, sizeof msg);
+    char *h = rules_normalize_host_pattern(host->str.s, msg, sizeof msg);
     if (!h) {
         rules_fail_at(x->e, host->line, host->col, "%s", msg);
         return false;

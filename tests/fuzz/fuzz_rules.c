@@ -122,8 +122,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (size_t i = 0; i < rules_network_count(r); i++) {
         const rule_network *n = rules_network_get(r, i);
-        if (rules_network_decide(r, n->host, n->protocol, NULL) < n->decision)
+        /* A glob applies to a host it covers: "*.x.y" to a.x.y, "**.x.y"
+         * to x.y itself. */
+        char *host = strncmp(n->host, "**.", 3) == 0  ? xstrdup(n->host + 3)
+                     : strncmp(n->host, "*.", 2) == 0 ? xasprintf("a%s", n->host + 1)
+                                                      : xstrdup(n->host);
+        if (rules_network_decide(r, host, n->protocol, NULL) < n->decision)
             broken("a network rule does not apply to its own host", n->host);
+        free(host);
     }
     rules_free(r);
     return 0;

@@ -493,8 +493,11 @@ static void network_rules(void **state)
     host_error("[::1]x", "network_rule host contains an unsupported suffix: [::1]x");
     host_error("[::1]:", "network_rule host contains an unsupported suffix: [::1]:");
 
-    expect_error("network_rule(host=\"*.github.com\", protocol=\"https\", decision=\"allow\")\n",
+    expect_error("network_rule(host=\"a.*.github.com\", protocol=\"https\", decision=\"allow\")\n",
                  "t.rules:1:19: network_rule host must be a specific host; wildcards are not allowed");
+    expect_error("network_rule(host=\"*.com\", protocol=\"https\", decision=\"allow\")\n",
+                 "t.rules:1:19: network_rule host pattern *.com must name a domain with at least two labels after "
+                 "the wildcard (like *.example.com)");
     expect_error("network_rule(host=\"github.com\", protocol=\"https\", decision=\"ask\")\n",
                  "t.rules:1:60: invalid decision: ask (use allow, prompt, forbidden or deny)");
     expect_error("network_rule(host=\"github.com\", protocol=\"ftp\", decision=\"allow\")\n",
@@ -1004,6 +1007,29 @@ static void hosts_are_stable(void **state)
     }
 }
 
+/* corral's host globs: "*.x.y" covers subdomains only, "**.x.y" the
+ * domain too; an exact host is exact.  (Codex accepts exact hosts only.) */
+static void network_host_globs(void **state)
+{
+    (void)state;
+    rules_t *r = must_load("network_rule(host=\"*.example.com\", protocol=\"https\", decision=\"allow\")\n"
+                           "network_rule(host=\"**.pkg.dev\", protocol=\"https\", decision=\"allow\")\n"
+                           "network_rule(host=\"*.Evil.example.com\", protocol=\"https\", decision=\"deny\")\n");
+    assert_int_equal(rules_network_decide(r, "api.example.com", RULE_NET_HTTPS, NULL), RULE_ALLOW);
+    assert_int_equal(rules_network_decide(r, "a.b.example.com", RULE_NET_HTTPS, NULL), RULE_ALLOW);
+    assert_int_equal(rules_network_decide(r, "example.com", RULE_NET_HTTPS, NULL), RULE_NONE);
+    assert_int_equal(rules_network_decide(r, "badexample.com", RULE_NET_HTTPS, NULL), RULE_NONE);
+    assert_int_equal(rules_network_decide(r, "api.example.com", RULE_NET_HTTP, NULL), RULE_NONE);
+    assert_int_equal(rules_network_decide(r, "pkg.dev", RULE_NET_HTTPS, NULL), RULE_ALLOW);
+    assert_int_equal(rules_network_decide(r, "eu.pkg.dev", RULE_NET_HTTPS, NULL), RULE_ALLOW);
+    assert_int_equal(rules_network_decide(r, "xpkg.dev", RULE_NET_HTTPS, NULL), RULE_NONE);
+    /* Deny is the strictest, glob or not. */
+    assert_int_equal(rules_network_decide(r, "x.evil.example.com", RULE_NET_HTTPS, NULL), RULE_FORBIDDEN);
+    assert_true(rules_host_matches("a.b", "a.b"));
+    assert_false(rules_host_matches("*.a.b", "a.b"));
+    rules_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1015,6 +1041,7 @@ int main(void)
         cmocka_unit_test(examples),
         cmocka_unit_test(host_executables),
         cmocka_unit_test(network_rules),
+        cmocka_unit_test(network_host_globs),
         cmocka_unit_test(matching),
         cmocka_unit_test(resolve_host_executables),
         cmocka_unit_test(json_output),
