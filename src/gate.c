@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kinds[] = {"exec", "escalate", "command", "retry"};
+static const char *const kinds[] = {"exec", "escalate", "command", "retry", "network"};
 
 const char *gate_origin_kind(gate_origin o)
 {
@@ -41,6 +41,8 @@ void gate_request_free(gate_request *g)
     free(g->workspace);
     gate_sandbox_free(&g->base);
     proto_free_argv(g->write);
+    free(g->host);
+    free(g->running);
     free(g->justification);
     proto_free_argv(g->prefix_rule);
     free(g->reason);
@@ -86,6 +88,8 @@ static const char *not_run(const gate_request *g)
         return "corral: this command line was not run";
     case GATE_RETRY:
         return "corral: the retry without the sandbox was not run";
+    case GATE_NETWORK:
+        return "corral: network access refused";
     default:
         return "this command did not run";
     }
@@ -146,8 +150,60 @@ static gate_next ask_or_cached(gate_request *g)
     return GATE_ASK;
 }
 
+/* A rule of rules names host exactly (no wildcard) and allows it. */
+static bool host_named_by(const rules_t *rules, const char *host, rule_net_proto proto)
+{
+    for (size_t i = 0; rules && i < rules_network_count(rules); i++) {
+        const rule_network *n = rules_network_get(rules, i);
+        if (n->protocol == proto && n->decision == RULE_ALLOW && strcmp(n->host, host) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A network request: the rules' deny, the session's deny set, the rules'
+ * allow, the session's allow set, then a human (DESIGN section 7). */
+static gate_next judge_network(gate_request *g, const rules_t *rules)
+{
+    const char *proto = rule_net_proto_name(g->net_proto);
+    const char *just = NULL;
+    rule_decision d = rules ? rules_network_decide(rules, g->host, g->net_proto, &just) : RULE_NONE;
+    if (d == RULE_FORBIDDEN)
+        return refuse(g, xasprintf("%s: a network_rule denies %s (%s)%s%s", not_run(g), g->host, proto,
+                                   just ? ": " : "", just ? just : ""));
+    char *key = gate_cache_key(g);
+    bool denied = g->deny_cache && gate_cache_has(g->deny_cache, key);
+    free(key);
+    if (denied)
+        return refuse(g, xasprintf("%s: %s (%s, port %d) was denied for this session", not_run(g), g->host, proto,
+                                   g->port));
+    if (d == RULE_ALLOW) {
+        g->host_named = host_named_by(rules, g->host, g->net_proto);
+        g->state = GATE_WIDENED;
+        return GATE_LAUNCH;
+    }
+    const char *why;
+    char *cache_key = gate_cache_key(g);
+    bool cached = g->cache && gate_cache_has(g->cache, cache_key);
+    free(cache_key);
+    if (cached) {
+        g->state = GATE_CACHED;
+        return GATE_LAUNCH;
+    }
+    if (!policy_can_ask(&g->policy, false, &why))
+        return refuse(g, xasprintf("%s: %s is not allowed by a network_rule, and %s", not_run(g), g->host, why));
+    set_text(&g->reason, d == RULE_PROMPT
+                             ? xasprintf("a network_rule asks about %s%s%s", g->host, just ? ": " : "", just ? just : "")
+                             : xasprintf("%s is not in your network rules", g->host));
+    set_text(&g->persist_refusal, NULL);
+    g->state = GATE_ASKED;
+    return GATE_ASK;
+}
+
 gate_next gate_judge(gate_request *g, const rules_t *rules, const rules_t *defaults)
 {
+    if (g->origin == GATE_NETWORK)
+        return judge_network(g, rules);
     policy_evaluate(rules, defaults, &g->policy, g->argv, g->sandbox, has_deny(g), &g->verdict);
     derive_persist(g);
     const policy_result *pr = &g->verdict;
@@ -185,12 +241,20 @@ gate_next gate_answer(gate_request *g, approval_answer answer, const char *note)
             free(key);
         }
         g->asked_human = true;
+        /* "always" saves a rule naming this exact host. */
+        g->host_named = g->origin == GATE_NETWORK && answer == ANSWER_PERSIST;
         g->state = GATE_WIDENED;
         return GATE_LAUNCH;
     }
     g->state = GATE_REPLIED;
     if (answer == ANSWER_GONE)
         return GATE_DROP;
+    if (g->origin == GATE_NETWORK && answer == ANSWER_DENY && g->deny_cache) {
+        /* d: denied for the session too (and persisted by the server). */
+        char *key = gate_cache_key(g);
+        gate_cache_add(g->deny_cache, key);
+        free(key);
+    }
     const char *what = answer == ANSWER_TIMEOUT ? "nobody approved it in time"
                        : answer == ANSWER_STOP  ? "the user denied it and asks you to stop and wait"
                                                 : "the user denied it";
@@ -291,6 +355,13 @@ gate_next gate_after_run(gate_request *g, const gate_run *run)
 
 char *gate_cache_key(const gate_request *g)
 {
+    if (g->origin == GATE_NETWORK) {
+        json_t *k = json_pack("{s:s, s:i, s:s, s:s, s:i}", "kind", "network", "session", g->session, "host",
+                              g->host ? g->host : "", "protocol", rule_net_proto_name(g->net_proto), "port", g->port);
+        char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
+        json_decref(k);
+        return s;
+    }
     /* JSON makes the parts unambiguous (no separator can be forged). */
     json_t *k = json_pack("{s:s, s:i, s:o, s:s?, s:b, s:i, s:o, s:b}", "kind", gate_origin_kind(g->origin),
                           "session", g->session, "argv", proto_argv_json(g->argv), "cwd", g->cwd, "tty", g->tty,
@@ -346,6 +417,23 @@ json_t *gate_request_json(const gate_request *g)
         json_object_set_new(o, "session_name", json_string(g->session_name));
     if (g->line)
         json_object_set_new(o, "line", json_string(g->line));
+    if (g->origin == GATE_NETWORK) {
+        json_object_set_new(o, "host", json_string(g->host));
+        json_object_set_new(o, "port", json_integer(g->port));
+        json_object_set_new(o, "protocol", json_string(rule_net_proto_name(g->net_proto)));
+        if (g->running)
+            json_object_set_new(o, "running", json_string(g->running));
+        /* What each answer makes: a (this host for the session), p (a
+         * network_rule allow), d (a network_rule deny, and for the session). */
+        char *allow = xasprintf("network_rule(host=\"%s\", protocol=\"%s\", decision=\"allow\")", g->host,
+                                rule_net_proto_name(g->net_proto));
+        char *deny = xasprintf("network_rule(host=\"%s\", protocol=\"%s\", decision=\"deny\")", g->host,
+                               rule_net_proto_name(g->net_proto));
+        json_object_set_new(o, "network_rule_allow", json_string(allow));
+        json_object_set_new(o, "network_rule_deny", json_string(deny));
+        free(allow);
+        free(deny);
+    }
     gate_launch l;
     gate_widen(g, &l);
     json_object_set_new(o, "permissions",

@@ -36,6 +36,7 @@ typedef enum gate_origin {
     GATE_ESCALATE, /* corral escalate, from inside a session */
     GATE_HOOK,     /* a shell hook's check of a typed line, from inside a session */
     GATE_RETRY,    /* the one retry without the sandbox after a sandbox denial */
+    GATE_NETWORK,  /* a sandboxed process connecting to a host through the proxy */
 } gate_origin;
 
 typedef enum gate_state {
@@ -97,6 +98,13 @@ typedef struct gate_request {
     sandbox_request sandbox;
     char **write;       /* extra write roots, canonical */
     bool network;
+    /* GATE_NETWORK: where it connects (host normalised), and the session's
+     * hosts denied "for this session" (d) beside its allowed ones (cache). */
+    char *host;
+    int port;
+    rule_net_proto net_proto;
+    gate_cache *deny_cache;  /* not owned */
+    char *running;           /* the command running in the session, for the dialog, or NULL */
     /* The requester's own words (sanitized by the caller). */
     char *justification;
     char **prefix_rule; /* its suggestion for "always" */
@@ -110,6 +118,7 @@ typedef struct gate_request {
     int failed_exit;       /* GATE_RETRY: the sandboxed run's exit code */
     safety_denial denial;  /* after a run: what the sandbox refused (kind DENIAL_NONE: nothing seen) */
     bool asked_human;      /* a human answered yes (not the cache or a rule) */
+    bool host_named;       /* GATE_NETWORK, allowed: a rule names this exact host (a local service may be reached) */
     approval_answer answer;
 } gate_request;
 
@@ -168,13 +177,14 @@ typedef struct gate_run {
 gate_next gate_after_run(gate_request *g, const gate_run *run);
 
 /* The exact key of g in the session cache: argv, cwd, tty, what it asks
- * for (resolved), the origin's kind and the session. */
+ * for (resolved), the origin's kind and the session; for a network request
+ * its host (lower case), protocol and port. */
 char *gate_cache_key(const gate_request *g);
 bool gate_cache_has(const gate_cache *c, const char *key);
 void gate_cache_add(gate_cache *c, const char *key);
 void gate_cache_free(gate_cache *c);
 
-/* "exec", "escalate", "command", "retry". */
+/* "exec", "escalate", "command", "retry", "network". */
 const char *gate_origin_kind(gate_origin o);
 
 /* g as the queue shows it to clients (docs/protocol.md, "approval"):

@@ -104,10 +104,32 @@ static void on_answer(approval_t *a, approval_answer answer, const char *note, d
     step(t, gate_answer(&t->g, answer, note));
 }
 
+/* A network answer that persists: p allows, d denies, a network_rule
+ * naming the exact host in the user's default.rules. */
+static int save_network_rule(server_t *srv, const gate_request *g, rule_decision d, char *err, size_t errlen)
+{
+    char *dir = paths_config_dir();
+    char *path = xasprintf("%s/rules/default.rules", dir);
+    free(dir);
+    char perr[512];
+    int rc = rules_append_network_rule(path, g->host, g->net_proto, d, NULL, perr, sizeof perr);
+    if (rc < 0)
+        snprintf(err, errlen, "cannot save the rule: %s", perr);
+    free(path);
+    if (rc == 0) {
+        rules_ws_reload_user(srv->rules_ws);
+        refresh_rules_error(srv);
+    }
+    return rc;
+}
+
 static int on_accept(approval_t *a, approval_answer answer, char *err, size_t errlen, void *user)
 {
     (void)a;
     gate_ticket *t = user;
+    if (t->g.origin == GATE_NETWORK && (answer == ANSWER_PERSIST || answer == ANSWER_DENY))
+        return save_network_rule(t->srv, &t->g, answer == ANSWER_PERSIST ? RULE_ALLOW : RULE_FORBIDDEN, err,
+                                 errlen);
     if (answer != ANSWER_PERSIST)
         return 0;
     if (!t->g.persist) {
@@ -141,8 +163,8 @@ void gate_spawn_request(const gate_request *g, const gate_launch *l, spawn_reque
  * cost a human a decision. */
 static bool can_run(gate_ticket *t, char *err, size_t errlen)
 {
-    if (t->g.origin == GATE_HOOK)
-        return true; /* the shell runs it, in the session's own sandbox */
+    if (t->g.origin == GATE_HOOK || t->g.origin == GATE_NETWORK)
+        return true; /* the shell runs it in the session's own sandbox; the proxy connects */
     gate_launch l;
     gate_widen(&t->g, &l);
     spawn_request r;

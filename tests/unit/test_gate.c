@@ -412,6 +412,106 @@ static void test_retry(void **state)
     }
 }
 
+/* ---- network hosts: one more origin of the same gate ----------------------- */
+
+static gate_request net_request(const char *host, int port, policy_settings ps, gate_cache *allow, gate_cache *deny)
+{
+    gate_request g;
+    gate_request_init(&g, GATE_NETWORK);
+    g.session = 7;
+    g.host = strdup(host);
+    g.port = port;
+    g.net_proto = RULE_NET_HTTPS;
+    g.argv = strv("network-access", "https://x", NULL);
+    g.cwd = strdup("/ws");
+    g.workspace = strdup("/ws");
+    g.policy = ps;
+    g.cache = allow;
+    g.deny_cache = deny;
+    g.network = true;
+    return g;
+}
+
+static void test_network(void **state)
+{
+    (void)state;
+    char err[512];
+    rules_t *nr = rules_new();
+    assert_int_equal(rules_load_text(nr, "net.rules",
+                                     "network_rule(host=\"api.example.com\", protocol=\"https\", decision=\"allow\")\n"
+                                     "network_rule(host=\"*.cdn.example\", protocol=\"https\", decision=\"allow\")\n"
+                                     "network_rule(host=\"evil.example\", protocol=\"https\", decision=\"deny\")\n"
+                                     "network_rule(host=\"ask.example\", protocol=\"https\", decision=\"prompt\")\n",
+                                     err, sizeof err),
+                     0);
+    policy_settings on_request = {APPROVAL_ON_REQUEST, false, false};
+    policy_settings never = {APPROVAL_NEVER, false, false};
+    gate_cache allow = {0}, deny = {0};
+
+    /* Rules decide first: a deny refuses, an exact allow names the host (a
+     * local service may be reached), a glob allow does not. */
+    gate_request g = net_request("evil.example", 443, on_request, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_REFUSE);
+    assert_non_null(strstr(g.message, "network_rule denies evil.example"));
+    gate_request_free(&g);
+    g = net_request("api.example.com", 443, never, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_LAUNCH);
+    assert_true(g.host_named);
+    gate_request_free(&g);
+    g = net_request("img.cdn.example", 443, on_request, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_LAUNCH);
+    assert_false(g.host_named);
+    gate_request_free(&g);
+    /* Unknown hosts ask, or are refused when the policy never asks. */
+    g = net_request("new.example", 443, never, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_REFUSE);
+    gate_request_free(&g);
+    g = net_request("ask.example", 443, on_request, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_ASK);
+    assert_non_null(strstr(g.reason, "asks about ask.example"));
+    gate_request_free(&g);
+
+    /* a: this host, protocol and port for the session; not another port. */
+    g = net_request("new.example", 443, on_request, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_ASK);
+    json_t *j = gate_request_json(&g);
+    assert_string_equal(json_string_value(json_object_get(j, "kind")), "network");
+    assert_string_equal(json_string_value(json_object_get(j, "host")), "new.example");
+    assert_non_null(strstr(json_string_value(json_object_get(j, "network_rule_deny")), "decision=\"deny\""));
+    json_decref(j);
+    assert_int_equal(gate_answer(&g, ANSWER_SESSION, NULL), GATE_LAUNCH);
+    assert_false(g.host_named);
+    gate_request_free(&g);
+    g = net_request("new.example", 443, on_request, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_LAUNCH);
+    assert_int_equal(g.state, GATE_CACHED);
+    gate_request_free(&g);
+    g = net_request("new.example", 8443, on_request, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_ASK);
+    /* d: denied, and for the rest of the session (the server persists a
+     * deny rule as well). */
+    assert_int_equal(gate_answer(&g, ANSWER_DENY, "no"), GATE_DENY);
+    gate_request_free(&g);
+    g = net_request("new.example", 8443, on_request, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_REFUSE);
+    assert_non_null(strstr(g.message, "denied for this session"));
+    gate_request_free(&g);
+    /* n: denied this once; the next one asks again. */
+    g = net_request("other.example", 443, on_request, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_ASK);
+    assert_int_equal(gate_answer(&g, ANSWER_STOP, NULL), GATE_DENY);
+    gate_request_free(&g);
+    g = net_request("other.example", 443, on_request, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_ASK);
+    /* p: allowed, and the saved rule names the host. */
+    assert_int_equal(gate_answer(&g, ANSWER_PERSIST, NULL), GATE_LAUNCH);
+    assert_true(g.host_named);
+    gate_request_free(&g);
+    gate_cache_free(&allow);
+    gate_cache_free(&deny);
+    rules_free(nr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_more_permissions),
         cmocka_unit_test(test_persist_filter),
         cmocka_unit_test(test_retry),
+        cmocka_unit_test(test_network),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
