@@ -3,10 +3,10 @@
  *
  * Folding: an agent (any client but "user") running one command after
  * another leaves a finished session for each; from two on, those fold into
- * one row per agent ("▸ 14 finished"), which Space or Enter unfolds.  Running sessions
- * and the user's own stay rows.  The selected session keeps its row while
- * it is selected, so a command finishing under the user's eyes does not
- * vanish from the sidebar.
+ * one row per agent ("▸ 14 finished"), which Space or Enter unfolds.
+ * Running sessions and the user's own stay rows.  The selected session
+ * keeps its row while it is selected, so a command finishing under the
+ * user's eyes does not vanish from the sidebar.
  *
  * Kept tiles: in the split and grid layouts K keeps the selected session
  * in the tile it is in; the other tiles show, as before, the selected
@@ -42,8 +42,10 @@ static void set_expanded(tui_t *t, const char *client, bool on)
     int i = expanded_index(t, client);
     if (on && i < 0 && tl->nexpanded < TILES_EXPANDED_MAX)
         snprintf(tl->expanded[tl->nexpanded++], sizeof tl->expanded[0], "%s", client);
-    else if (!on && i >= 0)
-        memmove(tl->expanded[i], tl->expanded[i + 1], (size_t)(tl->nexpanded-- - i - 1) * sizeof tl->expanded[0]);
+    else if (!on && i >= 0) {
+        tl->nexpanded--;
+        memmove(tl->expanded[i], tl->expanded[i + 1], (size_t)(tl->nexpanded - i) * sizeof tl->expanded[0]);
+    }
 }
 
 /* An agent's finished commands fold from two on: one alone keeps its row,
@@ -417,6 +419,14 @@ void tiles_clear_exited(tui_t *t)
         send_rm(t);
     else
         dialog_open(t, DLG_CONFIRM_CLEAR);
+}
+
+void tiles_already_exited(tui_t *t, const ui_session *s)
+{
+    char keys[48];
+    key_bindings_names(&t->conf->keys, KA_CLEAR_EXITED, keys, sizeof keys);
+    tui_message(t, true, "%s has already exited: %s removes exited sessions (corral rm %d this one)", s->name, keys,
+                s->id);
 }
 
 void tiles_clear_question(tui_t *t, char *out, size_t outlen)

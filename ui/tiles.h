@@ -50,6 +50,8 @@ bool tiles_fold_selected(struct tui *t);
 void tiles_toggle_fold(struct tui *t);
 void tiles_keep(struct tui *t);
 void tiles_clear_exited(struct tui *t);
+/* x on an exited session: how to remove it instead. */
+void tiles_already_exited(struct tui *t, const ui_session *s);
 /* The clear confirmation: its question, and the yes. */
 void tiles_clear_question(struct tui *t, char *out, size_t outlen);
 void tiles_clear_confirmed(struct tui *t);

@@ -342,8 +342,10 @@ static void supervisor_action(tui_t *t, int action)
     case KA_KILL:
         if (s && s->running)
             dialog_open(t, DLG_CONFIRM_KILL);
+        else if (s)
+            tiles_already_exited(t, s);
         else
-            tui_message(t, true, s ? "%s has already exited" : "no session selected", s ? s->name : "");
+            tui_message(t, true, "no session selected");
         break;
     case KA_PIN:
         if (s)

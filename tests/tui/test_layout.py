@@ -146,7 +146,8 @@ def test_kept_tile(t):
         term.send("t")
         term.wait("vertical split")
         agent_exec("agent-a", "sleep", "1000", wait=False)
-        s = term.wait_regex(title("agent-a"))
+        term.wait_regex(title("agent-a"))
+        s = term.wait("2/64 live")
         t.ok("my-shell" in pane_titles(s), "split: my shell and the agent's session side by side", s)
         term.send("K")  # my shell is selected: it came first
         s = term.wait("my-shell stays in tile")
@@ -223,6 +224,10 @@ def test_clear_exited(t):
     with tui() as term:
         for name in ("short-0", "short-1", "pinned-one"):
             term.wait_regex("%s +ws +%s" % (name, EXIT_0))
+        term.send("x")  # on the newest: pinned-one, which has exited
+        s = term.wait("has already exited")
+        t.ok("pinned-one has already exited: X removes exited sessions" in status(s),
+             "x on an exited session says how to remove it", status(s))
         term.send("X")
         term.wait("Remove 2 exited sessions?")
         t.ok(True, "X asks before removing more than one exited session")
