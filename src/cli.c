@@ -986,6 +986,58 @@ static int verb_pin(int argc, char **argv)
     return 0;
 }
 
+/* corral rm ID... | --exited */
+static int verb_rm(int argc, char **argv)
+{
+    static const struct option opts[] = {{"exited", no_argument, NULL, 'e'}, HELP_OPTION, {0}};
+    bool exited = false;
+    int o;
+    while ((o = getopt_long(argc, argv, "+eh", opts, NULL)) != -1) {
+        if (o == 'e')
+            exited = true;
+        else if (o == 'h')
+            return print_help(current_verb), 0;
+        else
+            return usage_error("unknown option");
+    }
+    if (exited == (optind < argc))
+        return usage_error(exited ? "give session ids or --exited, not both" : "wants session ids or --exited");
+    json_t *req = json_pack("{s:s}", "cmd", "rm");
+    if (exited) {
+        json_object_set_new(req, "exited", json_true());
+    } else {
+        json_t *ids = json_array();
+        for (int i = optind; i < argc; i++) {
+            long id;
+            if (parse_session_id(argv[i], &id)) {
+                json_decref(ids);
+                json_decref(req);
+                return EXIT_USAGE;
+            }
+            json_array_append_new(ids, json_integer(id));
+        }
+        json_object_set_new(req, "sessions", ids);
+    }
+    client_t c;
+    if (connect_or_fail(&c, true) < 0) {
+        json_decref(req);
+        return EXIT_ERR;
+    }
+    json_t *r = cli_call(&c, req);
+    client_close(&c);
+    if (!r)
+        return EXIT_ERR;
+    json_t *removed = json_object_get(r, "removed");
+    if (json_array_size(removed) == 0)
+        printf("no exited sessions to remove (pinned ones stay: corral rm ID removes one)\n");
+    size_t i;
+    json_t *sid;
+    json_array_foreach(removed, i, sid)
+        printf("session %lld: removed\n", (long long)json_integer_value(sid));
+    json_decref(r);
+    return 0;
+}
+
 static int verb_resize(int argc, char **argv)
 {
     static const struct option opts[] = {HELP_OPTION, {0}};
@@ -1188,6 +1240,12 @@ static const verb verbs[] = {
      "End a session's whole process tree and wait until it is gone.\n"},
     {"pin", verb_pin, "pin [--off] ID",
      "Pin a session so the store never prunes it (--off to unpin).\n"},
+    {"rm", verb_rm, "rm ID... | rm --exited",
+     "Remove exited sessions from the store (and from every list and screen).\n"
+     "Their directories under the state directory, with the log and the\n"
+     "recording, stay on disk.  A running session is refused, and then nothing is\n"
+     "removed: end it first with corral kill.\n\n"
+     "  -e, --exited  every exited session but the pinned ones\n"},
     {"resize", verb_resize, "resize ID COLSxROWS",
      "Resize a session's terminal.\n"},
     {"sandbox", verb_sandbox,

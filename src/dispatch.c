@@ -7,6 +7,7 @@
 
 #include "server_int.h"
 #include "gate_server.h"
+#include "layouts.h"
 #include "paths.h"
 #include "uexec.h"
 
@@ -453,6 +454,116 @@ static void cmd_pin(conn_t *c, json_t *id, json_t *req)
     conn_send(c, r);
 }
 
+/* The sessions an rm names, checked before any goes: all or nothing. */
+#define RM_MAX_IDS 1024
+
+static int rm_named(conn_t *c, json_t *id, json_t *ids, session_t ***out, size_t *n)
+{
+    if (!json_is_array(ids) || json_array_size(ids) == 0 || json_array_size(ids) > RM_MAX_IDS) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'sessions' must be an array of 1 to 1024 session ids");
+        return -1;
+    }
+    session_t **v = xcalloc(json_array_size(ids), sizeof *v);
+    size_t k;
+    json_t *e;
+    *n = 0;
+    json_array_foreach(ids, k, e) {
+        char msg[200];
+        json_int_t sid = json_integer_value(e);
+        session_t *s = json_is_integer(e) && sid >= 0 && sid <= INT32_MAX ? server_find(c->srv, (int)sid) : NULL;
+        if (!json_is_integer(e) || sid < 0 || sid > INT32_MAX) {
+            snprintf(msg, sizeof msg, "field 'sessions' element %zu must be a session id (a number, see ls)", k);
+            conn_reply_error(c, id, PERR_BAD_REQUEST, msg);
+        } else if (!s) {
+            snprintf(msg, sizeof msg, "no session with id %lld; nothing was removed", (long long)sid);
+            conn_reply_error(c, id, PERR_NOT_FOUND, msg);
+        } else if (s->state == SESSION_RUNNING) {
+            snprintf(msg, sizeof msg, "session %d is still running: end it first (corral kill %d), then remove it; "
+                     "nothing was removed", s->id, s->id);
+            conn_reply_error(c, id, PERR_RUNNING, msg);
+        } else {
+            bool dup = false;
+            for (size_t j = 0; j < *n && !dup; j++)
+                dup = v[j] == s;
+            if (!dup)
+                v[(*n)++] = s;
+            continue;
+        }
+        free(v);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* rm {sessions: [ID...]} or {exited: true}: exited sessions leave the
+ * store; their directories (log, recording) stay on disk. */
+static void cmd_rm(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    bool exited = false;
+    json_t *ids = json_object_get(req, "sessions");
+    if (json_is_null(ids))
+        ids = NULL;
+    if (proto_get_bool(req, "exited", false, &exited, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    if (!ids == !exited) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, ids ? "give either 'sessions' or 'exited', not both"
+                                                      : "give 'sessions' (an array of session ids) or 'exited': true");
+        return;
+    }
+    session_t **v = NULL;
+    size_t n = 0;
+    if (ids && rm_named(c, id, ids, &v, &n) < 0)
+        return;
+    if (exited) {
+        /* Every exited one but the pinned: a pin says keep it. */
+        size_t stored = store_len(&c->srv->store);
+        v = xcalloc(stored ? stored : 1, sizeof *v);
+        for (size_t i = 0; i < stored; i++) {
+            session_t *s = c->srv->store.entries[i].item;
+            if (s->state != SESSION_RUNNING && !s->pinned)
+                v[n++] = s;
+        }
+    }
+    json_t *removed = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_array_append_new(removed, json_integer(v[i]->id));
+        server_remove_session(c->srv, v[i]);
+    }
+    free(v);
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "removed", removed);
+    conn_send(c, r);
+}
+
+static bool stored_session(int id, void *user)
+{
+    return server_find(user, id) != NULL;
+}
+
+/* layout {set: LAYOUT}: what this client's supervisor screen looks like,
+ * kept for its next attach; without set, what was kept. */
+static void cmd_layout(conn_t *c, json_t *id, json_t *req)
+{
+    json_t *set = json_object_get(req, "set");
+    if (set && !json_is_null(set)) {
+        proto_err e;
+        json_t *clean = layouts_clean(set, stored_session, c->srv, &e);
+        if (!clean) {
+            bad(c, id, &e);
+            return;
+        }
+        layouts_set(c->client, clean);
+    }
+    json_t *kept = layouts_get(c->client);
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "layout", kept ? json_deep_copy(kept) : json_object());
+    conn_send(c, r);
+}
+
 static void cmd_resize(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
@@ -490,6 +601,7 @@ static const struct {
     {"pin", cmd_pin}, {"resize", cmd_resize}, {"shutdown", cmd_shutdown},
     {"subscribe", cmd_subscribe}, {"watch", cmd_watch}, {"unwatch", cmd_unwatch}, {"input", cmd_input},
     {"approvals", cmd_approvals}, {"approve", cmd_approve}, {"deny", cmd_deny},
+    {"rm", cmd_rm}, {"layout", cmd_layout},
 };
 
 void dispatch(conn_t *c, json_t *id, json_t *req)

@@ -40,6 +40,13 @@ static const key_action_info actions[KA_COUNT] = {
     [KA_SEARCH_PREV] = {"search-prev", KM_SCROLL, "N", "previous match (newer)"},
     [KA_SCROLL_SEARCH] = {"scroll-search", KM_SCROLL, "/", "search again"},
     [KA_SCROLL_EXIT] = {"scroll-exit", KM_SCROLL, "Esc q", "leave scroll mode"},
+    /* K and X are bound in no mode but this one, so they act the same in
+     * scroll mode (which passes on keys it does not bind); in scroll mode
+     * Space stays page-down. */
+    [KA_KEEP] = {"keep", KM_SUPERVISOR, "K", "keep the selected session in its tile (split, grid), or free the tile"},
+    [KA_FOLD] = {"fold", KM_SUPERVISOR, "Space", "fold or unfold an agent's finished commands"},
+    [KA_CLEAR_EXITED] = {"clear-exited", KM_SUPERVISOR, "X",
+                         "remove exited sessions but pinned ones (asks when more than one)"},
 };
 
 static const struct {

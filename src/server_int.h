@@ -173,6 +173,9 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
                                 size_t errlen, char **warning);
 void server_begin_shutdown(server_t *srv);
 json_t *server_session_json(server_t *srv, session_t *s);
+/* corral rm: an exited session leaves the store (its directory, with its
+ * log and recording, stays under the state directory). */
+void server_remove_session(server_t *srv, session_t *s);
 /* Kill s's tree and answer request id on c once it has ended. */
 void server_kill_and_wait(server_t *srv, conn_t *c, json_t *id, session_t *s);
 /* Send ev to every subscribed client (stolen). */

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "server_int.h"
+#include "layouts.h"
 #include "sbconf.h"
 #include "sesschan.h"
 #include "shellhook.h"
@@ -147,6 +148,7 @@ static void unstore(server_t *srv, session_t *s, const char *reason)
         return;
     store_remove(&srv->store, s->id);
     x->in_store = false;
+    layouts_forget_session(s->id);
     watch_session_removed(s);
     if (s->finished) {
         if (strcmp(reason, "pruned") == 0)
@@ -156,6 +158,11 @@ static void unstore(server_t *srv, session_t *s, const char *reason)
     } else {
         session_kill(s, reason);
     }
+}
+
+void server_remove_session(server_t *srv, session_t *s)
+{
+    unstore(srv, s, "removed");
 }
 
 /* Codex's prune: only when the store is full, at most one per insert. */

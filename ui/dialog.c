@@ -189,6 +189,11 @@ void dialog_key(tui_t *t, const ui_key *k)
         }
         close_dialog(t);
         return;
+    case DLG_CONFIRM_CLEAR:
+        if (k->key == 'y' || k->key == 'Y')
+            tiles_clear_confirmed(t);
+        close_dialog(t);
+        return;
     case DLG_HELP:
         if (k->key == 'j' || k->key == KS_DOWN) {
             d->help_top++;
@@ -285,6 +290,9 @@ static void draw_confirm(tui_t *t)
         ui_session *s = ui_sessions_find(&t->list, d->target);
         title(r, "Kill session");
         snprintf(text, sizeof text, "Kill %s (%d) and every process in it?", s ? s->name : "?", d->target);
+    } else if (d->kind == DLG_CONFIRM_CLEAR) {
+        title(r, "Clear exited sessions");
+        tiles_clear_question(t, text, sizeof text);
     } else {
         title(r, "Stop the server");
         snprintf(text, sizeof text, "Stop the server and end all %d live sessions?", ui_sessions_live(&t->list));
@@ -332,7 +340,8 @@ void dialog_draw(tui_t *t)
     case DLG_NEW:
     case DLG_SEARCH: draw_form(t); break;
     case DLG_CONFIRM_KILL:
-    case DLG_CONFIRM_STOP: draw_confirm(t); break;
+    case DLG_CONFIRM_STOP:
+    case DLG_CONFIRM_CLEAR: draw_confirm(t); break;
     case DLG_HELP: draw_help(t); break;
     default: break;
     }

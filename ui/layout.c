@@ -5,6 +5,8 @@
 
 #include "layout.h"
 
+#include <string.h>
+
 #define MIN_H 2
 #define MIN_W 8
 
@@ -12,6 +14,21 @@ const char *layout_name(ui_layout l)
 {
     static const char *const names[LAYOUT_COUNT] = {"single", "vertical split", "horizontal split", "grid"};
     return l < LAYOUT_COUNT ? names[l] : "?";
+}
+
+static const char *const keys[LAYOUT_COUNT] = {"single", "vsplit", "hsplit", "grid"};
+
+const char *layout_key(ui_layout l)
+{
+    return l < LAYOUT_COUNT ? keys[l] : "single";
+}
+
+int layout_from_key(const char *key)
+{
+    for (int l = 0; key && l < LAYOUT_COUNT; l++)
+        if (strcmp(keys[l], key) == 0)
+            return l;
+    return -1;
 }
 
 int layout_capacity(ui_layout l, int n)

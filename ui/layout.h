@@ -14,6 +14,10 @@ typedef struct ui_rect {
 #define LAYOUT_MAX_PANES 9
 
 const char *layout_name(ui_layout l);
+/* The name the server keeps a layout under (docs/protocol.md, "layout"):
+ * single, vsplit, hsplit, grid; and back (-1: none of them). */
+const char *layout_key(ui_layout l);
+int layout_from_key(const char *key);
 /* How many of n sessions the layout shows. */
 int layout_capacity(ui_layout l, int n);
 /* Rects for k panes (k <= layout_capacity) in area; a pane is at least 2

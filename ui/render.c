@@ -150,17 +150,21 @@ int sidebar_rows(tui_t *t, sidebar_row *rows, int max)
      * requests that have no session yet; clients with only such requests
      * last.  Then the window of max lines that keeps the selected session
      * in view. */
-    sidebar_row *all = xcalloc(t->list.n * 2 + t->appr.n * 2 + 1, sizeof *all);
+    sidebar_row *all = xcalloc(t->list.n * 3 + t->appr.n * 2 + 1, sizeof *all);
     int total = 0, sel_line = 0;
     for (size_t i = 0; i < t->list.n; i++) {
         const char *client = t->list.v[i]->client;
         if (i == 0 || strcmp(client, t->list.v[i - 1]->client) != 0)
             all[total++] = (sidebar_row){SB_HEADING, -1, client};
-        if (t->list.v[i]->id == t->selected)
-            sel_line = total;
-        all[total++] = (sidebar_row){SB_SESSION, (int)i, client};
-        if (i + 1 == t->list.n || strcmp(client, t->list.v[i + 1]->client) != 0)
+        if (!tiles_folded_away(t, t->list.v[i])) {
+            if (t->list.v[i]->id == t->selected)
+                sel_line = total;
+            all[total++] = (sidebar_row){SB_SESSION, (int)i, client};
+        }
+        if (i + 1 == t->list.n || strcmp(client, t->list.v[i + 1]->client) != 0) {
+            total = tiles_fold_rows(t, all, total, client, &sel_line); /* an agent's finished commands */
             total = add_waiting(t, all, total, client);
+        }
     }
     for (size_t k = 0; k < t->appr.n; k++) {
         const ui_approval *a = &t->appr.v[k];
@@ -197,6 +201,8 @@ static void draw_sidebar(tui_t *t)
             paint_text(y, r.x + 1, r.w - 2, rows[k].client);
         } else if (rows[k].kind == SB_APPROVAL) {
             approval_sidebar_row(t, &t->appr.v[rows[k].index], r, y);
+        } else if (rows[k].kind == SB_FOLD) {
+            tiles_draw_fold_row(t, &rows[k], y);
         } else {
             draw_session_row(t, t->list.v[rows[k].index], y, now);
         }
@@ -365,8 +371,10 @@ void render_frame(tui_t *t)
     draw_sidebar(t);
     for (int i = 0; i < t->nvisible; i++) {
         ui_session *s = ui_sessions_find(&t->list, t->visible[i]);
-        if (s)
+        if (s) {
             draw_pane(t, s, t->panes[i]);
+            tiles_draw_mark(t, i);
+        }
     }
     if (t->nvisible == 0 && t->full_redraw) {
         paint_set(TH_NORMAL, TH_NORMAL);

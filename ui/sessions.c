@@ -69,6 +69,11 @@ int ui_sessions_live(const ui_sessions *l)
     return n;
 }
 
+bool ui_session_foldable(const ui_session *s)
+{
+    return !s->running && s->exec && strcmp(s->client, "user") != 0;
+}
+
 bool ui_session_idle(const ui_session *s, double now)
 {
     return s->running && now - s->output_at >= IDLE_AFTER;
@@ -125,6 +130,8 @@ static void fill(ui_session *s, json_t *o)
     s->running = !state || strcmp(state, "running") == 0;
     s->pinned = json_is_true(json_object_get(o, "pinned"));
     s->tty = json_is_true(json_object_get(o, "tty"));
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    s->exec = kind && strcmp(kind, "exec") == 0;
     s->exit_code = (int)json_integer_value(json_object_get(o, "exit_code"));
     s->rows = (int)json_integer_value(json_object_get(o, "rows"));
     s->cols = (int)json_integer_value(json_object_get(o, "cols"));

@@ -16,6 +16,7 @@ typedef struct ui_session {
     int id;
     char *name, *client, *profile, *status, *title, *cwd, *command;
     bool running, pinned, tty;
+    bool exec;         /* an agent's exec_command process (kind "exec"), not an interactive session */
     int exit_code;     /* when !running */
     int rows, cols;    /* the session's terminal size on the server */
     long long use;     /* larger: more recently used */
@@ -49,6 +50,9 @@ void ui_sessions_remove(ui_sessions *l, int id);
 ui_session *ui_sessions_find(const ui_sessions *l, int id);
 int ui_sessions_index(const ui_sessions *l, int id);
 int ui_sessions_live(const ui_sessions *l);
+/* A finished one-shot command of an agent (a client other than "user"):
+ * such rows fold into one per client in the sidebar. */
+bool ui_session_foldable(const ui_session *s);
 /* Idle: running and quiet for 10 s or more. */
 bool ui_session_idle(const ui_session *s, double now);
 /* Local monotonic seconds. */

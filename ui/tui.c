@@ -115,25 +115,6 @@ static void unwatch(tui_t *t, ui_session *s)
     uiconn_request(&t->conn, json_pack("{s:s, s:i}", "cmd", "unwatch", "session", s->id), request_ignore, NULL);
 }
 
-/* The sessions on show: the selected one and the next in sidebar order, up
- * to what the layout holds, drawn in sidebar order. */
-static int pick_visible(tui_t *t, int cap, int *out)
-{
-    int n = 0;
-    bool have_selected = ui_sessions_find(&t->list, t->selected) != NULL;
-    int others = have_selected ? cap - 1 : cap;
-    for (size_t i = 0; i < t->list.n && n < cap; i++) {
-        ui_session *s = t->list.v[i];
-        if (s->id == t->selected)
-            out[n++] = s->id;
-        else if (others > 0) {
-            out[n++] = s->id;
-            others--;
-        }
-    }
-    return n;
-}
-
 static void layout_now(tui_t *t)
 {
     t->rows = LINES;
@@ -146,7 +127,7 @@ static void layout_now(tui_t *t)
     t->main = sw ? (ui_rect){0, sw + 1, body_h, t->cols - sw - 1} : (ui_rect){0, 0, body_h, t->cols};
     ui_layout lay = t->zoom ? LAYOUT_SINGLE : t->layout;
     int ids[LAYOUT_MAX_PANES];
-    int n = pick_visible(t, layout_capacity(lay, (int)t->list.n), ids);
+    int n = tiles_pick(t, lay, ids); /* kept tiles, then the selected and most recent */
     n = layout_panes(lay, t->main, n, t->panes);
     memcpy(t->visible, ids, (size_t)n * sizeof ids[0]);
     t->nvisible = n;
@@ -194,6 +175,7 @@ void tui_select(tui_t *t, int id)
     if (id == t->selected)
         return;
     t->selected = id;
+    t->tiles.fold_selected[0] = 0;
     t->scroll_mode = false;
     t->nmarks = 0;
     ui_session *s = tui_selected(t);
@@ -298,11 +280,7 @@ static void send_to_session(tui_t *t, ui_session *s, const char *bytes, size_t l
 
 static void move_selection(tui_t *t, int delta)
 {
-    if (t->list.n == 0)
-        return;
-    int i = ui_sessions_index(&t->list, t->selected);
-    i = i < 0 ? 0 : (i + delta + (int)t->list.n) % (int)t->list.n;
-    tui_select(t, t->list.v[i]->id);
+    tiles_move_selection(t, delta); /* over the sidebar's rows, folded ones too */
 }
 
 static void focus_pane(tui_t *t)
@@ -339,23 +317,35 @@ static void supervisor_action(tui_t *t, int action)
     switch (action) {
     case KA_UP: move_selection(t, -1); break;
     case KA_DOWN: move_selection(t, 1); break;
-    case KA_FOCUS: focus_pane(t); break;
+    case KA_FOCUS:
+        if (tiles_fold_selected(t))
+            tiles_toggle_fold(t);
+        else
+            focus_pane(t);
+        break;
     case KA_ZOOM:
         t->zoom = !t->zoom;
         t->relayout = true;
+        tiles_save(t);
         break;
     case KA_LAYOUT:
         t->layout = (t->layout + 1) % LAYOUT_COUNT;
         t->zoom = false;
         t->relayout = true;
         tui_message(t, false, "layout: %s", layout_name(t->layout));
+        tiles_save(t);
         break;
+    case KA_KEEP: tiles_keep(t); break;
+    case KA_FOLD: tiles_toggle_fold(t); break;
+    case KA_CLEAR_EXITED: tiles_clear_exited(t); break;
     case KA_NEW: dialog_open(t, DLG_NEW); break;
     case KA_KILL:
         if (s && s->running)
             dialog_open(t, DLG_CONFIRM_KILL);
+        else if (s)
+            tiles_already_exited(t, s);
         else
-            tui_message(t, true, s ? "%s has already exited" : "no session selected", s ? s->name : "");
+            tui_message(t, true, "no session selected");
         break;
     case KA_PIN:
         if (s)
@@ -444,6 +434,8 @@ static int sidebar_session_at(tui_t *t, int y)
 static void mouse_event(tui_t *t, const ui_key *k)
 {
     if (k->mouse_x < t->sidebar.x + t->sidebar.w && t->sidebar.w > 0) {
+        if (k->mouse_click && tiles_sidebar_click(t, k->mouse_y))
+            return;
         int id = sidebar_session_at(t, k->mouse_y);
         if (id && k->mouse_click) {
             t->focus = FOCUS_SUPERVISOR;
@@ -608,7 +600,7 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
     } else if (strcmp(name, "session") == 0) {
         size_t before = t->list.n;
         ui_session *s = ui_sessions_update(&t->list, json_object_get(ev, "session"));
-        if (!t->selected)
+        if (!t->selected && !tiles_fold_selected(t))
             tui_select(t, s->id);
         if (t->list.n != before)
             t->relayout = true; /* a new session may take a pane */
@@ -619,6 +611,7 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         int id = (int)json_integer_value(json_object_get(ev, "session"));
         int i = ui_sessions_index(&t->list, id);
         ui_sessions_remove(&t->list, id);
+        tiles_session_removed(t, id);
         if (id == t->selected) {
             t->selected = 0;
             t->focus = FOCUS_SUPERVISOR;
@@ -670,9 +663,10 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
         tui_select(t, t->attach_id);
         t->zoom = true;
         focus_pane(t);
-    } else if (t->list.n) {
-        tui_select(t, t->list.v[0]->id);
+    } else {
+        tiles_select_first(t);
     }
+    tiles_restore(t);
     t->relayout = true;
     tui_redraw_soon(t);
 }

@@ -16,6 +16,7 @@
 #include "paint.h"
 #include "sessions.h"
 #include "theme.h"
+#include "tiles.h"
 #include "uiconn.h"
 
 typedef enum ui_focus { FOCUS_SUPERVISOR, FOCUS_PANE } ui_focus;
@@ -27,6 +28,7 @@ typedef enum ui_dialog_kind {
     DLG_CONFIRM_STOP,
     DLG_HELP,
     DLG_SEARCH,       /* the search prompt */
+    DLG_CONFIRM_CLEAR, /* remove the exited sessions (tiles.c) */
 } ui_dialog_kind;
 
 #define DLG_FIELDS 3
@@ -102,6 +104,7 @@ typedef struct tui {
     bool scroll_mode;
     ui_layout layout;
     bool zoom;
+    ui_tiles tiles;     /* kept tiles, folded rows (tiles.c) */
 
     /* Layout of the last frame. */
     int rows, cols;
@@ -153,12 +156,13 @@ int tui_selected_rows(tui_t *t);
 void tui_search_run(tui_t *t, int direction);
 
 /* A row of the sidebar: a client's heading, a session (index into the
- * list), or a request that has no session yet (index into appr.v). */
-typedef enum sidebar_kind { SB_HEADING, SB_SESSION, SB_APPROVAL } sidebar_kind;
+ * list), a request that has no session yet (index into appr.v), or an
+ * agent's finished commands folded into one (index: how many). */
+typedef enum sidebar_kind { SB_HEADING, SB_SESSION, SB_APPROVAL, SB_FOLD } sidebar_kind;
 typedef struct sidebar_row {
     sidebar_kind kind;
-    int index;          /* SB_SESSION, SB_APPROVAL */
-    const char *client; /* SB_HEADING */
+    int index;          /* SB_SESSION, SB_APPROVAL, SB_FOLD */
+    const char *client; /* SB_HEADING, SB_FOLD */
 } sidebar_row;
 
 /* render.c */

@@ -116,9 +116,139 @@ def test_recent_exited_protected(t):
     t.ok(sessions[4] not in ids, "and prunes the least recently used live one instead")
 
 
+# ---- corral rm: exited sessions leave the store, their files stay --------
+
+
+def exited_session(**extra):
+    """A session whose command has exited (the reply waits for the exit)."""
+    [r] = exec_many([dict({"argv": ["true"], "yield_time_ms": 30000}, **extra)])
+    assert r.get("exit_code") == 0 and isinstance(r.get("session"), int), r
+    return r["session"]
+
+
+def running_session():
+    [r] = exec_many([{"argv": ["sleep", "1000"]}])
+    assert isinstance(r.get("session"), int), r
+    return r["session"]
+
+
+def unused_id():
+    ids, _ = stored_ids()
+    return next(i for i in range(99999, 999, -1) if i not in ids)
+
+
+def removed_event(sub, sid):
+    """Read sub's events until session_removed for sid; None if the
+    connection goes quiet first."""
+    while True:
+        try:
+            m = sub.read_msg(timeout=10)
+        except OSError:
+            return None
+        if m.get("event") == "session_removed" and m.get("session") == sid:
+            return m
+
+
+def test_rm_exited_keeps_files(t):
+    sid = exited_session()
+    sub = w.connect(client="screen")
+    sub.call({"cmd": "subscribe"})
+    r = w.corral("rm", str(sid))
+    t.eq(r.returncode, 0, "corral rm ID of an exited session succeeds", r.stderr)
+    t.eq(r.stdout, "session %d: removed\n" % sid, "and says which one it removed")
+    ids, _ = stored_ids()
+    t.ok(sid not in ids, "it is gone from the store (ls)")
+    t.ok(removed_event(sub, sid) is not None, "a subscribed client is told with session_removed")
+    sub.close()
+    d = w.session_dir(sid)
+    t.ok(os.path.isfile(os.path.join(d, "events.jsonl")) and os.path.isfile(os.path.join(d, "output.cast")),
+         "its log and recording stay under the state directory", os.listdir(d) if os.path.isdir(d) else d)
+    r = c.call({"cmd": "screen", "session": sid})
+    t.eq(r.get("error", {}).get("code"), "not_found", "the server no longer knows it")
+
+
+def test_rm_running_refused(t):
+    run = running_session()
+    done = exited_session()
+    r = w.corral("rm", str(done), str(run))
+    t.eq(r.returncode, 1, "corral rm with a running session fails")
+    t.ok("%d is still running" % run in r.stderr and "corral kill %d" % run in r.stderr,
+         "naming the running one and how to end it", r.stderr)
+    ids, _ = stored_ids()
+    t.ok(run in ids and done in ids, "and removes nothing, not even the exited one named with it")
+    r = c.call({"cmd": "rm", "sessions": [run]})
+    t.eq(r.get("error", {}).get("code"), "session_running", "the protocol's error code says why")
+    nosuch = unused_id()
+    r = w.corral("rm", str(nosuch))
+    t.ok(r.returncode == 1 and "no session with id %d" % nosuch in r.stderr, "an unknown id is an error", r.stderr)
+    kill = w.corral("kill", str(run))
+    r = w.corral("rm", str(run), str(done), str(run))
+    t.eq(r.returncode, 0, "once killed it can be removed (an id given twice counts once)", kill.stdout + r.stderr)
+    ids, _ = stored_ids()
+    t.ok(run not in ids and done not in ids, "both are gone")
+
+
+def test_rm_exited_all(t):
+    kept = exited_session()
+    c.call({"cmd": "pin", "session": kept, "pinned": True})
+    gone = [exited_session() for _ in range(3)]
+    live = running_session()
+    before, _ = stored_ids()
+    r = w.corral("rm", "--exited")
+    t.eq(r.returncode, 0, "corral rm --exited succeeds", r.stderr)
+    ids, _ = stored_ids()
+    t.ok(not any(g in ids for g in gone), "every exited session is removed", r.stdout)
+    t.ok(kept in ids, "but a pinned one stays (a pin says keep it)")
+    t.ok(live in ids, "and running ones stay")
+    t.ok(all(("session %d: removed" % g) in r.stdout for g in gone), "each one removed is named", r.stdout)
+    t.eq(len(ids), len(before) - len(r.stdout.splitlines()), "nothing else left the store", r.stdout)
+    r = w.corral("rm", "--exited")
+    t.ok(r.returncode == 0 and "no exited sessions to remove" in r.stdout, "with none left it says so", r.stdout)
+    r = c.call({"cmd": "rm", "exited": True})
+    t.eq(r.get("removed"), [], "the protocol reply lists what went (nothing)")
+
+
+def test_rm_usage(t):
+    r = w.corral("rm")
+    t.ok(r.returncode == 2 and "wants session ids or --exited" in r.stderr, "rm without ids is a usage error",
+         r.stderr)
+    r = w.corral("rm", "--exited", "1234")
+    t.ok(r.returncode == 2 and "not both" in r.stderr, "ids and --exited together are a usage error", r.stderr)
+    r = w.corral("rm", "abc")
+    t.ok(r.returncode == 2 and "'abc' is not a session id" in r.stderr, "a word is not an id", r.stderr)
+    r = c.call({"cmd": "rm"})
+    t.eq(r.get("error", {}).get("code"), "bad_request", "the protocol wants sessions or exited")
+    r = c.call({"cmd": "rm", "sessions": ["1234"]})
+    t.eq(r.get("error", {}).get("code"), "bad_request", "ids are numbers")
+
+
+def test_layout_forgets_removed(t):
+    # The screen's layout is kept on the server per client name; a session
+    # that leaves the store leaves every tile, so an id given out again
+    # later never lands in a tile the user kept for another session.
+    sid = exited_session()
+    scr = w.connect(client="screen")
+    r = scr.call({"cmd": "layout", "set": {"mode": "grid", "zoom": False, "tiles": [0, sid, unused_id()],
+                                           "expanded": ["codex"]}})
+    t.eq(r.get("layout", {}).get("tiles"), [0, sid, 0], "a layout keeps a stored session in its tile, and a tile "
+         "naming no stored session free", r)
+    other = w.connect(client="other")
+    t.eq(other.call({"cmd": "layout"}).get("layout"), {}, "each client name has its own layout")
+    other.close()
+    w.corral("rm", str(sid))
+    r = scr.call({"cmd": "layout"})
+    t.eq(r.get("layout", {}).get("tiles", [None])[1], 0, "rm frees the tile it was kept in", r)
+    t.eq(r.get("layout", {}).get("mode"), "grid", "and the rest of the layout stays", r)
+    t.eq(r.get("layout", {}).get("expanded"), ["codex"], "unfolded agents included", r)
+    r = scr.call({"cmd": "layout", "set": {"mode": "diagonal"}})
+    t.eq(r.get("error", {}).get("code"), "bad_request", "a layout mode the screen does not have is refused")
+    scr.close()
+
+
 try:
     run_tests(Tap(), [test_fill_store, test_exited_pruned_first, test_lru_live_pruned_with_its_tree,
-                      test_recent_exited_protected])
+                      test_recent_exited_protected, test_rm_exited_keeps_files, test_rm_running_refused,
+                      test_rm_exited_all, test_rm_usage, test_layout_forgets_removed])
 finally:
     c.close()
     w.cleanup()

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""What the supervisor screen keeps in place for the user, driven like a
+user drives it (the real `corral` on a PTY, tests/tui/vtdrive, against a
+real server): an agent's finished one-shot commands fold into one sidebar
+row, a session kept in a tile stays there while new sessions arrive,
+exited sessions can be cleared (X), and the layout survives detach and
+attach.
+
+A frame is drawn sidebar first, then the panes, then the status bar: a
+wait for something a frame draws late (a pane title, the status bar)
+means what it drew before it is on the screen too."""
+import json
+import os
+import re
+
+from tuilib import Tap, Term, World, run_tests
+
+w = World()
+w.start_server()
+ENV = dict(w.env, LANG="C.UTF-8")
+ENV.pop("NO_COLOR", None)
+SIDEBAR = 28  # [ui] sidebar-width's default
+EXIT_0 = "\u21920"  # the sidebar's "exited 0"
+
+
+def tui(rows=30, cols=120):
+    return Term([os.environ.get("CORRAL_BIN", "corral")], rows=rows, cols=cols, env=ENV, cwd=w.ws)
+
+
+def new_session(name, *cmd):
+    r = w.corral("new", "-n", name, "-C", w.ws, "--", *cmd)
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.strip())
+
+
+def ls():
+    return json.loads(w.corral("ls", "--json").stdout)["sessions"]
+
+
+def agent_exec(name, *cmd, client="codex", wait=True):
+    """An agent's exec_command: a one-shot whose reply waits for its exit
+    (wait), or one still running when its short yield ends."""
+    r = w.corral("exec", "-n", name, "-C", w.ws, "--yield", "30000" if wait else "250", "--", *cmd,
+                 env={"CORRAL_CLIENT": client})
+    sids = [s["id"] for s in ls() if s["name"] == name]
+    assert sids, (r.stdout, r.stderr)
+    return sids[0]
+
+
+def clean_slate():
+    """Every session ended and removed, and no layout kept: each test
+    starts from an empty screen."""
+    for s in ls():
+        if s["state"] == "running":
+            w.corral("kill", str(s["id"]))
+    ids = [str(s["id"]) for s in ls()]
+    if ids:
+        r = w.corral("rm", *ids)
+        assert r.returncode == 0, r.stderr
+    c = w.connect(client="user")
+    c.call({"cmd": "layout", "set": {}})
+    c.close()
+
+
+def sidebar(screen):
+    return "\n".join(row[:SIDEBAR] for row in screen.split("\n")[:-1])
+
+
+def status(screen):
+    return screen.split("\n")[-1]
+
+
+def selected_row(term):
+    """The sidebar row drawn as selected (its background is not the
+    terminal's), or None."""
+    for r in range(term.info()["rows"] - 1):
+        cells = term.cells(r)
+        if cells[1]["bg"] != "default":
+            return "".join(c["ch"] or " " for c in cells[:SIDEBAR]).strip()
+    return None
+
+
+def pane_titles(screen):
+    """Session names in the panes' title rows, left to right, top to
+    bottom."""
+    return re.findall(r"([a-z][a-z0-9-]*) [0-9]+ (?:workspace-write|read-only|full) ",
+                      "\n".join(row[SIDEBAR + 1:] for row in screen.split("\n")))
+
+
+def title(name):
+    """A pane's title row for session name."""
+    return "%s [0-9]+ workspace-write" % name
+
+
+def test_finished_commands_fold(t):
+    clean_slate()
+    agent_exec("solo-run", "true", client="gemini")
+    new_session("my-shell", "sh", "-c", "exec sleep 1000")
+    agent_exec("my-oneshot", "true", client="user")
+    agent_exec("worker", "sleep", "1000", wait=False)
+    for i in range(3):
+        agent_exec("oneshot-%d" % i, "sh", "-c", "exit %d" % (i == 1))
+    with tui() as term:
+        term.wait("3 finished")
+        term.wait_regex("my-oneshot +ws(.*\n)*.*my-shell +ws|my-shell +ws(.*\n)*.*my-oneshot +ws")
+        s = term.wait_regex("solo-run +ws")
+        bar = sidebar(s)
+        t.ok("\u25b8 3 finished (1 failed)" in bar, "an agent's finished commands fold into one row, saying "
+             "how many failed", bar)
+        t.ok("oneshot-" not in bar, "and their own rows are gone", bar)
+        t.ok("worker" in bar, "the agent's running command keeps its row", bar)
+        t.ok("my-shell" in bar and "my-oneshot" in bar, "the user's sessions, finished ones too, keep theirs", bar)
+        t.ok(re.search("solo-run +ws", bar) and "1 finished" not in bar,
+             "an agent's only finished command keeps its row (folding starts at two)", bar)
+        term.wait_regex(title("worker"))
+        t.ok("worker" in (selected_row(term) or ""), "the first session's row is selected", selected_row(term))
+        # The folded row is the next one: selecting it shows the most
+        # recent session in the pane (no session is selected).
+        term.send("j")
+        term.wait_regex(title("oneshot-2"))
+        t.ok("3 finished" in (selected_row(term) or ""), "j selects the folded row", selected_row(term))
+        term.keys("Enter")
+        term.wait("\u25be 3 finished")
+        s = term.wait_regex("oneshot-0 +ws(.*\n)*.*my-shell +ws")
+        t.ok(all(("oneshot-%d" % i) in sidebar(s) for i in range(3)), "Enter unfolds it", sidebar(s))
+        term.send("j")
+        term.send("j")
+        term.wait_regex(title("oneshot-1"))
+        t.ok("oneshot-1" in (selected_row(term) or ""), "the unfolded commands are rows to select",
+             selected_row(term))
+        term.keys("Space")
+        s = term.wait("\u25b8 3 finished")
+        t.ok("oneshot-" not in sidebar(s), "Space folds them again", sidebar(s))
+        t.ok("3 finished" in (selected_row(term) or ""), "and the folded row takes the selection",
+             selected_row(term))
+        agent_exec("oneshot-3", "true")
+        s = term.wait("\u25b8 4 finished")
+        t.ok("oneshot-3" not in sidebar(s), "a command finishing later folds too", sidebar(s))
+
+
+def test_kept_tile(t):
+    clean_slate()
+    new_session("my-shell", "sh", "-c", "echo mine-ready; exec sleep 1000")
+    with tui() as term:
+        term.wait("mine-ready")
+        term.send("t")
+        term.wait("vertical split")
+        agent_exec("agent-a", "sleep", "1000", wait=False)
+        term.wait_regex(title("agent-a"))
+        s = term.wait("2/64 live")
+        t.ok("my-shell" in pane_titles(s), "split: my shell and the agent's session side by side", s)
+        term.send("K")  # my shell is selected: it came first
+        s = term.wait("my-shell stays in tile")
+        tile = pane_titles(s).index("my-shell")
+        t.ok("[kept]" in s.split("\n")[0], "K keeps the selected session in its tile, and the title says so", s)
+        # Select the agent's session (its row is above mine) and let the
+        # agent start more: the newest would take both tiles but the kept one.
+        term.send("k")
+        term.keys("Enter")
+        term.wait("agent-a runs without a terminal")
+        for name in ("agent-b", "agent-c"):
+            agent_exec(name, "sleep", "1000", wait=False)
+        s = term.wait_regex("4/64 live")
+        names = pane_titles(s)
+        t.ok(len(names) == 2 and names[tile] == "my-shell",
+             "new sessions never displace the kept tile: my shell stays in tile %d" % (tile + 1), s)
+        t.ok(names[1 - tile] == "agent-a", "the other tile shows the selected session", s)
+        term.send("t")
+        term.send("t")
+        s = term.wait("layout: grid")
+        names = pane_titles(s)
+        t.ok(len(names) == 4 and names[tile] == "my-shell", "the grid keeps it in the same tile", s)
+        term.send("j")
+        term.send("K")
+        term.wait("my-shell is no longer kept")
+        s = term.wait_absent("[kept]")
+        t.ok(True, "K on a kept session frees its tile")
+
+
+def test_layout_survives_detach(t):
+    clean_slate()
+    new_session("my-shell", "sh", "-c", "echo mine-ready; exec sleep 1000")
+    agent_exec("agent-run", "sleep", "1000", wait=False)
+    agent_exec("done-1", "true")
+    agent_exec("done-2", "true")
+    with tui() as term:
+        term.wait("2 finished")
+        term.send("t")
+        term.wait("vertical split")
+        term.send("j")  # agent-run, then the folded row, then my shell
+        term.send("j")
+        term.send("K")
+        s = term.wait("my-shell stays in tile")
+        tile = pane_titles(s).index("my-shell")
+        term.send("k")
+        term.keys("Space")
+        term.wait("done-2")
+        term.wait("\u25be 2 finished")
+        term.send("q")
+        t.eq(term.exit_status(), 0, "q detaches")
+    with tui() as term:
+        s = term.wait("[kept]")
+        s = term.wait_regex("live .* vertical split")
+        t.ok(True, "attaching again restores the layout mode")
+        names = pane_titles(s)
+        t.ok(len(names) == 2 and names[tile] == "my-shell", "and the kept tile, with the same session in it", s)
+        s = term.wait("\u25be 2 finished")
+        t.ok("done-1" in sidebar(s) and "done-2" in sidebar(s), "and the agent's unfolded commands", sidebar(s))
+        term.send("z")
+        term.wait_regex("live .* zoom")
+        term.send("q")
+        term.exit_status()
+    with tui() as term:
+        s = term.wait_regex("live .* zoom")
+        t.ok(" user" not in s.split("\n")[0], "zoom is kept as well", s)
+
+
+def test_clear_exited(t):
+    clean_slate()
+    new_session("still-here", "sh", "-c", "exec sleep 1000")
+    gone = [new_session("short-%d" % i, "true") for i in range(2)]
+    keep = new_session("pinned-one", "true")
+    w.corral("pin", str(keep))
+    with tui() as term:
+        for name in ("short-0", "short-1", "pinned-one"):
+            term.wait_regex("%s +ws +%s" % (name, EXIT_0))
+        term.send("x")  # on the newest: pinned-one, which has exited
+        s = term.wait("has already exited")
+        t.ok("pinned-one has already exited: X removes exited sessions" in status(s),
+             "x on an exited session says how to remove it", status(s))
+        term.send("X")
+        term.wait("Remove 2 exited sessions?")
+        t.ok(True, "X asks before removing more than one exited session")
+        term.send("n")
+        term.wait_absent("Remove 2 exited")
+        t.eq(len(ls()), 4, "any key but y keeps them")
+        term.send("X")
+        term.wait("Remove 2 exited sessions?")
+        term.send("y")
+        term.wait("removed 2 exited sessions")
+        s = term.screen()
+        t.ok("short-" not in sidebar(s) and "still-here" in sidebar(s) and "pinned-one" in sidebar(s),
+             "y removes the exited ones; running and pinned sessions stay", sidebar(s))
+        t.eq(sorted(x["name"] for x in ls()), ["pinned-one", "still-here"], "the server's list agrees")
+        t.ok(all(os.path.isfile(os.path.join(w.session_dir(g), "output.cast")) for g in gone),
+             "their recordings stay on disk")
+        new_session("lone-exit", "true")
+        term.wait_regex("lone-exit +ws +%s" % EXIT_0)
+        term.send("X")
+        s = term.wait("removed 1 exited session")
+        t.ok("Remove" not in s and "lone-exit" not in sidebar(s), "a single exited session goes without asking", s)
+        term.send("X")
+        s = term.wait("pinned and stays")
+        t.ok(True, "with only a pinned one left, X says it stays")
+
+
+run_tests(Tap(), [test_finished_commands_fold, test_kept_tile, test_layout_survives_detach, test_clear_exited])
