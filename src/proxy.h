@@ -65,13 +65,20 @@ typedef struct proxy_limits {
     uint64_t idle_timeout_ms;    /* no byte either way (default 10 min) */
     size_t max_header_bytes;     /* request head (default 16 KiB) */
     size_t max_buffered;         /* per direction before reading stops (default 1 MiB) */
+    uint64_t connect_timeout_ms; /* resolving, and each address tried (default 10 s) */
 } proxy_limits;
 
 typedef enum proxy_listener_kind { PROXY_LISTEN_HTTP, PROXY_LISTEN_SOCKS5 } proxy_listener_kind;
 
 proxy_t *proxy_new(uv_loop_t *loop, const proxy_hooks *hooks, void *user, const proxy_limits *limits);
-/* Accept connections for session on the listening socket fd (taken). */
+/* Accept connections for session on the listening socket fd (taken, also
+ * on failure): a TCP socket, listening.  0, or -1 with err. */
 int proxy_add_listener(proxy_t *p, int session, int fd, proxy_listener_kind kind, char *err, size_t errlen);
+/* Serve one connection that someone else accepted (fd taken, also on
+ * failure), as if it had come through a listener of that kind: for an
+ * init that accepts inside the sandbox and passes each connection on.
+ * 0, or -1 with err. */
+int proxy_add_connection(proxy_t *p, int session, int fd, proxy_listener_kind kind, char *err, size_t errlen);
 /* The decision for a pending request.  reason (may be NULL) is what the
  * client is told on a deny (the 403's body and X-Corral-Error). */
 void proxy_decided(proxy_pending *p, proxy_verdict v, const char *reason);
