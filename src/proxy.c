@@ -1243,7 +1243,8 @@ static int check_stream_socket(int fd, bool listening, char *err, size_t errlen)
     }
     len = sizeof acc;
     if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) < 0 || (acc != 0) != listening) {
-        snprintf(err, errlen, "fd %d is %s a listening socket", fd, listening ? "not" : "");
+        snprintf(err, errlen, listening ? "fd %d is not a listening socket" : "fd %d is a listening socket, not a connection",
+                 fd);
         return -1;
     }
     return 0;

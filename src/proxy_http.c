@@ -497,6 +497,9 @@ long http_chunked_feed(http_chunked *c, const char *data, size_t len, bool *done
                 c->state = CH_EXT;
             } else if (c->digits && ch == '\r') {
                 c->state = CH_SIZE_LF;
+            } else if (c->digits && ch == '\n') {
+                *why = "a chunk size line does not end in CRLF";
+                return -1;
             } else {
                 *why = "a chunk size line is not hexadecimal digits";
                 return -1;
@@ -554,6 +557,9 @@ long http_chunked_feed(http_chunked *c, const char *data, size_t len, bool *done
         case CH_TRAILER:
             if (ch == '\r') {
                 c->state = c->state == CH_TRAILER_START ? CH_END_LF : CH_TRAILER_LF;
+            } else if (ch == '\n') {
+                *why = "a trailer line does not end in CRLF";
+                return -1;
             } else if (!is_field_byte(ch) || (c->state == CH_TRAILER_START && (ch == ' ' || ch == '\t'))) {
                 *why = "a trailer line holds a control character or is folded";
                 return -1;
