@@ -477,7 +477,7 @@ static void on_timer(uv_timer_t *t)
     case PH_HEAD:
         if (!c->head_started)
             pconn_close(c, "idle_timeout");
-        else if (c->kind == PROXY_LISTEN_HTTP)
+        else if (c->kind == PROXY_LISTEN_HTTP && c->in.len) /* one that said nothing is just closed */
             refuse(c, 408, "request-timeout", 0, "the request head did not arrive within %llu ms",
                    (unsigned long long)l->header_timeout_ms);
         else
@@ -575,14 +575,13 @@ static void close_all(pconn *c, const char *reason, bool reset)
         uv_cancel((uv_req_t *)&c->gai);
     pconn_emit_record(c, reason);
     session_count *sc = count_for(px, c->session);
-    if (c->counted) {
-        c->counted = false;
+    bool counted = c->counted;
+    if (counted)
         sc->open--;
-        if (px->hooks.open_count)
-            px->hooks.open_count(px->user, c->session, (int)sc->open);
-    } else if (c->over_limit) {
+    else if (c->over_limit)
         sc->over--;
-    }
+    size_t open = sc->open;
+    c->counted = c->over_limit = false;
     forget_count_if_idle(px, sc);
     uv_close((uv_handle_t *)&c->timer, on_handle_closed);
     if (!reset || uv_tcp_close_reset(&c->client, on_handle_closed) < 0)
@@ -591,6 +590,9 @@ static void close_all(pconn *c, const char *reason, bool reset)
         if (!reset || !c->upstream_connected || uv_tcp_close_reset(&c->upstream, on_upstream_closed) < 0)
             uv_close((uv_handle_t *)&c->upstream, on_upstream_closed);
     }
+    /* Last: the hook may call back into the proxy. */
+    if (counted && px->hooks.open_count)
+        px->hooks.open_count(px->user, c->session, (int)open);
 }
 
 void pconn_close(pconn *c, const char *reason)
@@ -1175,8 +1177,6 @@ static void conn_admit(pconn *c)
     if (sc->open < px->lim.max_per_session) {
         c->counted = true;
         sc->open++;
-        if (px->hooks.open_count)
-            px->hooks.open_count(px->user, c->session, (int)sc->open);
     } else if (sc->over < OVER_LIMIT_ANSWERED) {
         c->over_limit = true;
         sc->over++;
@@ -1190,6 +1190,8 @@ static void conn_admit(pconn *c)
     pconn_set_phase(c, PH_HEAD);
     c->want_read[SIDE_CLIENT] = true;
     pconn_update_reading(c);
+    if (c->counted && px->hooks.open_count) /* last: the hook may call back into the proxy */
+        px->hooks.open_count(px->user, c->session, (int)count_for(px, c->session)->open);
 }
 
 static void on_accept(uv_stream_t *server, int status)
