@@ -9,8 +9,10 @@
  *              every address is checked (netaddr.c, and this machine's own
  *              addresses) unless the verdict is PROXY_ALLOW_EXPLICIT
  *   CONNECTING the checked addresses in order, never a second lookup
- *   RELAY      a tunnel (CONNECT, SOCKS5: bytes both ways, untouched) or
- *              absolute-form HTTP exchanges (proxy_forward.c)
+ *   RELAY      a tunnel (CONNECT, SOCKS5: bytes both ways, untouched; moved
+ *              by the kernel with splice(2) in proxy_pump.c, or through
+ *              libuv's reads and writes) or absolute-form HTTP exchanges
+ *              (proxy_forward.c)
  *   DRAINING   a refusal (or the last response) was written: the client's
  *              bytes are read and dropped until it closes, so that closing
  *              never resets a connection before it read the answer
@@ -28,6 +30,7 @@
 #include "netaddr.h"
 #include "proxy_http.h"
 #include "proxy_int.h"
+#include "proxy_pump.h"
 #include "proxy_socks.h"
 
 #include <errno.h>
@@ -40,7 +43,7 @@
 
 /* One read's buffer in a tunnel, kept in a small pool so that busy tunnels
  * do not go through malloc for each read and idle ones hold none. */
-#define BLOCK_SIZE (64 * 1024)
+#define BLOCK_SIZE (256 * 1024)
 #define POOL_MAX 64
 /* Connections over the limit that are still answered (503, SOCKS 0x01);
  * beyond these they are closed as soon as accepted. */
@@ -76,6 +79,7 @@ struct proxy {
     size_t npool;
     size_t live; /* listeners and connections not freed yet */
     bool shut, free_requested;
+    pump_pool *pipes;
     uv_interface_address_t *own;
     int nown;
     bool own_ok;
@@ -107,6 +111,7 @@ static void proxy_destroy(proxy_t *px)
         free(px->pool[i]);
     if (px->own)
         uv_free_interface_addresses(px->own, px->nown);
+    pump_pool_free(px->pipes);
     free(px->counts);
     free(px);
 }
@@ -276,7 +281,7 @@ void pconn_update_reading(pconn *c)
 {
     for (int side = 0; side < 2; side++) {
         uv_stream_t *s = side_stream(c, side);
-        bool want = c->phase != PH_CLOSING && c->want_read[side] && !c->throttled[side] && !c->eof[side];
+        bool want = c->phase != PH_CLOSING && !c->pump && c->want_read[side] && !c->throttled[side] && !c->eof[side];
         if (side == SIDE_UPSTREAM)
             want = want && c->upstream_connected;
         else if (!is_tunnel(c))
@@ -583,6 +588,10 @@ static void close_all(pconn *c, const char *reason, bool reset)
     size_t open = sc->open;
     c->counted = c->over_limit = false;
     forget_count_if_idle(px, sc);
+    if (c->pump) {
+        pump_stop(c->pump); /* its duplicates of the sockets are closed now: a reset below is the last word */
+        c->pump = NULL;
+    }
     uv_close((uv_handle_t *)&c->timer, on_handle_closed);
     if (!reset || uv_tcp_close_reset(&c->client, on_handle_closed) < 0)
         uv_close((uv_handle_t *)&c->client, on_handle_closed);
@@ -923,9 +932,66 @@ static void connect_next(pconn *c)
     }
 }
 
+static void on_pump_moved(void *user, int dir, size_t n)
+{
+    pconn *c = user;
+    c->last_active = uv_now(c->px->loop);
+    if (dir == PUMP_A_TO_B)
+        c->rec.to_server += n;
+    else
+        c->rec.to_client += n;
+}
+
+static void on_pump_ended(void *user, int error, int side)
+{
+    pconn *c = user;
+    if (error == 0)
+        pconn_close(c, side == 0 ? "client_closed" : "server_closed");
+    else
+        pconn_abort(c, side == 0 ? "client_error" : "server_error");
+}
+
+static void on_pump_closed(void *user)
+{
+    pconn *c = user;
+    c->handles--;
+    maybe_free(c);
+}
+
+/* Hand the tunnel to the kernel (proxy_pump.c) when the sockets are
+ * quiet: the reply to the client went out whole and what the client sent
+ * early fits the first pipe.  Otherwise (or if that fails) the bytes go
+ * through libuv's reads and writes. */
+static bool start_pump(pconn *c)
+{
+    static const pump_hooks hooks = {.moved = on_pump_moved, .ended = on_pump_ended, .closed = on_pump_closed};
+    uv_os_fd_t a, b;
+    if (c->px->lim.copy_tunnels || uv_stream_get_write_queue_size((uv_stream_t *)&c->client) || c->in.len > 64 * 1024 ||
+        uv_fileno((uv_handle_t *)&c->client, &a) < 0 || uv_fileno((uv_handle_t *)&c->upstream, &b) < 0)
+        return false;
+    proxy_t *px = c->px;
+    if (!px->pipes) {
+        size_t size = px->lim.max_buffered;
+        size = size < 64 * 1024 ? 64 * 1024 : size > 1024 * 1024 ? 1024 * 1024 : size;
+        px->pipes = pump_pool_new(size, 32);
+    }
+    /* Stop libuv's reads first: from now on the pump alone reads. */
+    c->want_read[SIDE_CLIENT] = c->want_read[SIDE_UPSTREAM] = false;
+    pconn_update_reading(c);
+    if (pump_start(px->loop, px->pipes, a, b, c->in.data, c->in.len, &hooks, c, &c->pump) < 0) {
+        c->pump = NULL;
+        return false;
+    }
+    c->handles++;
+    buf_free(&c->in);
+    return true;
+}
+
 static void pconn_start_tunnel(pconn *c)
 {
     pconn_set_phase(c, PH_RELAY);
+    if (start_pump(c))
+        return;
     if (c->in.len) {
         c->rec.to_server += c->in.len;
         pconn_send(c, SIDE_UPSTREAM, c->in.data, c->in.len);

@@ -66,6 +66,7 @@ typedef struct proxy_limits {
     size_t max_header_bytes;     /* request head (default 16 KiB) */
     size_t max_buffered;         /* per direction before reading stops (default 1 MiB) */
     uint64_t connect_timeout_ms; /* resolving, and each address tried (default 10 s) */
+    bool copy_tunnels;           /* tunnels through reads and writes, not splice(2) (a kernel's escape hatch) */
 } proxy_limits;
 
 typedef enum proxy_listener_kind { PROXY_LISTEN_HTTP, PROXY_LISTEN_SOCKS5 } proxy_listener_kind;

@@ -9,6 +9,7 @@
 
 #include "proxy.h"
 #include "proxy_http.h"
+#include "proxy_pump.h"
 #include "util.h"
 
 #include <netinet/in.h>
@@ -85,6 +86,7 @@ typedef struct pconn {
     bool gai_active;  /* a lookup on the thread pool will call back */
 
     uv_tcp_t client, upstream;
+    pump_t *pump; /* a tunnel's bytes, moved by the kernel (else through client and upstream) */
     bool upstream_open; /* the upstream handle is initialised and not closed */
     bool upstream_connected;
     bool resolve_after_close; /* a new upstream connection waits for the old handle */

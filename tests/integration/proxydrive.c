@@ -6,7 +6,7 @@
  *
  *   proxydrive [--max-per-session N] [--header-timeout MS] [--idle-timeout MS]
  *              [--max-header-bytes N] [--max-buffered N] [--connect-timeout MS]
- *              [--listen http|socks5:SESSION:FD]...
+ *              [--copy-tunnels 1] [--listen http|socks5:SESSION:FD]...
  *
  * The listening sockets are made by the caller and inherited (FD).
  * stdout, one event a line:
@@ -352,6 +352,8 @@ int main(int argc, char **argv)
             lim.max_buffered = (size_t)v;
         else if (!strcmp(argv[i], "--connect-timeout"))
             lim.connect_timeout_ms = v;
+        else if (!strcmp(argv[i], "--copy-tunnels"))
+            lim.copy_tunnels = v != 0;
         else if (strcmp(argv[i], "--listen") != 0) {
             fprintf(stderr, "proxydrive: unknown option %s\n", argv[i]);
             return 2;

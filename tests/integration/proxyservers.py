@@ -96,6 +96,14 @@ class _SourceHandler(socketserver.BaseRequestHandler):
         chunk = pattern(256 * 1024)
         left = srv.total
         try:
+            if srv.http:  # answer one request with the bytes as its body
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    d = self.request.recv(4096)
+                    if not d:
+                        return
+                    head += d
+                self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % left)
             while left > 0:
                 n = self.request.send(chunk[:min(left, len(chunk))])
                 left -= n
@@ -108,11 +116,13 @@ class _SourceHandler(socketserver.BaseRequestHandler):
 
 
 class SourceServer:
-    """Sends `total` bytes of pattern() to each client; `sent` counts them."""
+    """Sends `total` bytes of pattern() to each client (http: as the body of
+    the answer to one request); `sent` counts them."""
 
-    def __init__(self, total, host="127.0.0.1"):
+    def __init__(self, total, host="127.0.0.1", http=False):
         self.server = _Threaded((host, 0), _SourceHandler)
         self.server.total = total
+        self.server.http = http
         self.server.sent = 0
         _serve(self.server)
         self.port = self.server.server_address[1]
