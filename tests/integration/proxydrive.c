@@ -24,6 +24,7 @@
  *   {"cmd":"listen","kind":"http"|"socks5","session":S,"fd":FD}
  *   {"cmd":"session_ended","session":S}
  *   {"cmd":"ping","id":N}
+ *   {"cmd":"quiet"}      no more decide, log and open events (a benchmark's)
  *   {"cmd":"shutdown"}   (also at EOF): proxy_shutdown, the loop runs dry,
  *                        proxy_free, exit 0, so the sanitizers see every leak
  */
@@ -69,10 +70,16 @@ static pending_entry *pendings;
 static policy *policies;
 static long next_id = 1;
 static bool shutting_down;
+static bool quiet;
 static json_t *open_counts;
 
 static void emit(json_t *o)
 {
+    const char *ev = json_string_value(json_object_get(o, "event"));
+    if (quiet && ev && strcmp(ev, "pong") != 0) {
+        json_decref(o);
+        return;
+    }
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (!s)
@@ -284,6 +291,8 @@ static void command(const char *line, size_t len)
         proxy_session_ended(px, (int)json_integer_value(json_object_get(m, "session")));
     } else if (!strcmp(cmd, "ping")) {
         emit(json_pack("{s:s, s:O, s:O}", "event", "pong", "id", json_object_get(m, "id"), "open", open_counts));
+    } else if (!strcmp(cmd, "quiet")) {
+        quiet = true;
     } else if (!strcmp(cmd, "shutdown")) {
         begin_shutdown();
     } else {

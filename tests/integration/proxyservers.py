@@ -13,8 +13,9 @@ test starts inside another network namespace):
                  `git http-backend` (CGI); optionally over TLS
   DnsStub        UDP DNS on a given address: prints every query's name and
                  answers NXDOMAIN
+  blast          (as a script only) sends --bytes N to each client, fast
 
-python3 proxyservers.py web|echo|dns --bind ADDR [--port N] [--name NAME]
+python3 proxyservers.py web|echo|dns|blast --bind ADDR [--port N] [--name NAME] [--bytes N]
 prints "PORT <n>" when listening (and "QUERY <name>" for each DNS query).
 """
 import hashlib
@@ -369,12 +370,37 @@ def dns_stub(host, port):
         s.sendto(reply, peer)
 
 
+def blast(host, port, total):
+    """Send total bytes to each client, one client at a time, forever."""
+    ls = socket.socket()
+    ls.bind((host, port))
+    ls.listen(16)
+    print("PORT %d" % ls.getsockname()[1], flush=True)
+    block = memoryview(pattern(1 << 20))
+    while True:
+        s, _ = ls.accept()
+        left = total
+        try:
+            while left > 0:
+                n = min(left, len(block))
+                s.sendall(block[:n])
+                left -= n
+            s.shutdown(socket.SHUT_WR)
+            s.recv(1)
+        except OSError:
+            pass
+        s.close()
+
+
 def main(argv):
     kind = argv[1]
     opts = dict(zip(argv[2::2], argv[3::2]))
     host, port = opts.get("--bind", "127.0.0.1"), int(opts.get("--port", "0"))
     if kind == "dns":
         dns_stub(host, port)
+        return
+    if kind == "blast":
+        blast(host, port, int(opts.get("--bytes", str(1 << 30))))
         return
     if kind == "echo":
         srv = EchoServer(host, port)
