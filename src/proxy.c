@@ -948,7 +948,7 @@ static void on_pump_ended(void *user, int error, int side)
     if (error == 0)
         pconn_close(c, side == 0 ? "client_closed" : "server_closed");
     else
-        pconn_abort(c, side == 0 ? "client_error" : "server_error");
+        pconn_abort(c, side == 0 ? "client_error" : side == 1 ? "server_error" : "proxy_error");
 }
 
 static void on_pump_closed(void *user)

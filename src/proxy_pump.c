@@ -159,7 +159,7 @@ static int run_direction(pump_t *p, int d, int *side)
             if (x->pipe[0] < 0) {
                 int r = pipe_get(p->pool, x->pipe);
                 if (r < 0) {
-                    *side = d;
+                    *side = PUMP_SELF; /* out of descriptors, most likely */
                     return r;
                 }
             }

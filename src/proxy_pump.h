@@ -24,14 +24,16 @@ typedef struct pump_pool pump_pool;
 
 /* The two directions: from socket a to b, and from b to a. */
 enum { PUMP_A_TO_B = 0, PUMP_B_TO_A = 1 };
+/* The side of a failure that is neither socket's (no pipe could be had). */
+enum { PUMP_SELF = 2 };
 
 typedef struct pump_hooks {
     /* n bytes went in direction dir. */
     void (*moved)(void *user, int dir, size_t n);
     /* The tunnel is over: both directions ended (error 0; first_eof says
      * which socket closed first, 0 for a, 1 for b), or a socket failed
-     * (error a negative errno, side 0 for a, 1 for b).  Called once; then
-     * pump_stop. */
+     * (error a negative errno, side 0 for a, 1 for b, PUMP_SELF for the
+     * pump's own).  Called once; then pump_stop. */
     void (*ended)(void *user, int error, int side);
     /* After pump_stop: libuv is done with the pump. */
     void (*closed)(void *user);

@@ -7,8 +7,11 @@
  *   proxydrive [--max-per-session N] [--header-timeout MS] [--idle-timeout MS]
  *              [--max-header-bytes N] [--max-buffered N] [--connect-timeout MS]
  *              [--copy-tunnels 1] [--listen http|socks5:SESSION:FD]...
+ *              [--connection http|socks5:SESSION:FD]...
  *
- * The listening sockets are made by the caller and inherited (FD).
+ * The listening sockets (and connections accepted elsewhere, as an init
+ * that passes on each connection would) are made by the caller and
+ * inherited (FD).
  * stdout, one event a line:
  *   {"event":"ready"}
  *   {"event":"decide","id":N,"session":S,"host":H,"port":P,"protocol":X[,"auto":V]}
@@ -215,7 +218,7 @@ static void hook_open_count(void *user, int session, int open)
     emit(json_pack("{s:s, s:i, s:i}", "event", "open", "session", session, "open", open));
 }
 
-static int add_listener(const char *kind, int session, int fd)
+static int add_listener(const char *kind, int session, int fd, bool connection)
 {
     char err[256];
     proxy_listener_kind k = !strcmp(kind, "socks5") ? PROXY_LISTEN_SOCKS5 : PROXY_LISTEN_HTTP;
@@ -223,7 +226,9 @@ static int add_listener(const char *kind, int session, int fd)
         fprintf(stderr, "proxydrive: listener kind '%s' is not http or socks5\n", kind);
         return -1;
     }
-    if (proxy_add_listener(px, session, fd, k, err, sizeof err) < 0) {
+    int r = connection ? proxy_add_connection(px, session, fd, k, err, sizeof err)
+                       : proxy_add_listener(px, session, fd, k, err, sizeof err);
+    if (r < 0) {
         fprintf(stderr, "proxydrive: %s\n", err);
         return -1;
     }
@@ -286,7 +291,7 @@ static void command(const char *line, size_t len)
     } else if (!strcmp(cmd, "listen")) {
         const char *kind = json_string_value(json_object_get(m, "kind"));
         add_listener(kind ? kind : "?", (int)json_integer_value(json_object_get(m, "session")),
-                     (int)json_integer_value(json_object_get(m, "fd")));
+                     (int)json_integer_value(json_object_get(m, "fd")), false);
     } else if (!strcmp(cmd, "session_ended")) {
         proxy_session_ended(px, (int)json_integer_value(json_object_get(m, "session")));
     } else if (!strcmp(cmd, "ping")) {
@@ -327,15 +332,15 @@ static void on_stdin(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
     }
 }
 
-static int parse_listen_arg(const char *arg)
+static int parse_listen_arg(const char *arg, bool connection)
 {
     char kind[16];
     int session, fd;
     if (sscanf(arg, "%15[a-z0-9]:%d:%d", kind, &session, &fd) != 3) {
-        fprintf(stderr, "proxydrive: --listen takes KIND:SESSION:FD, not '%s'\n", arg);
+        fprintf(stderr, "proxydrive: --listen and --connection take KIND:SESSION:FD, not '%s'\n", arg);
         return -1;
     }
-    return add_listener(kind, session, fd);
+    return add_listener(kind, session, fd, connection);
 }
 
 int main(int argc, char **argv)
@@ -363,14 +368,15 @@ int main(int argc, char **argv)
             lim.connect_timeout_ms = v;
         else if (!strcmp(argv[i], "--copy-tunnels"))
             lim.copy_tunnels = v != 0;
-        else if (strcmp(argv[i], "--listen") != 0) {
+        else if (strcmp(argv[i], "--listen") != 0 && strcmp(argv[i], "--connection") != 0) {
             fprintf(stderr, "proxydrive: unknown option %s\n", argv[i]);
             return 2;
         }
     }
     px = proxy_new(&loop, &hooks, NULL, &lim);
     for (int i = 1; i + 1 < argc; i += 2)
-        if (!strcmp(argv[i], "--listen") && parse_listen_arg(argv[i + 1]) < 0)
+        if ((!strcmp(argv[i], "--listen") || !strcmp(argv[i], "--connection")) &&
+            parse_listen_arg(argv[i + 1], !strcmp(argv[i], "--connection")) < 0)
             return 2;
     uv_pipe_init(&loop, &in_pipe, 0);
     if (uv_pipe_open(&in_pipe, 0) < 0 || uv_read_start((uv_stream_t *)&in_pipe, on_alloc, on_stdin) < 0) {

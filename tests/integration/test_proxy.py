@@ -47,10 +47,13 @@ CLEAN_ENV = {k: v for k, v in os.environ.items()
 class Drive:
     """proxydrive with one HTTP and one SOCKS5 listener per session."""
 
-    def __init__(self, sessions=(1,), args=(), wrap=()):
+    def __init__(self, sessions=(1,), args=(), wrap=(), connections=()):
         self.ports = {}
-        socks = []
+        socks = list(connections)  # (kind, session, socket) accepted here, served there
         argv = [DRIVE] + list(args)
+        for kind, s, sock in connections:
+            argv += ["--connection", "%s:%d:%d" % (kind, s, sock.fileno())]
+        socks = [x[2] for x in socks]
         for s in sessions:
             for kind in ("http", "socks5"):
                 ls = socket.socket()
@@ -868,6 +871,45 @@ def test_session_ended(t):
         echo.close()
 
 
+def test_connections_passed_in(t):
+    """An init that accepts inside the sandbox and passes each connection
+    on: proxy_add_connection serves it as if a listener had."""
+    echo = ps.EchoServer()
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(4)
+    clients, served = [], []
+    for kind in ("http", "socks5"):
+        c = socket.create_connection(ls.getsockname(), timeout=TIMEOUT)
+        clients.append(c)
+        served.append((kind, 3, ls.accept()[0]))
+    ls.close()
+    px = Drive(sessions=(), connections=served)
+    for _, _, x in served:
+        x.close()
+    try:
+        px.policy("*", "explicit")
+        c = clients[0]
+        c.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n" % echo.port)
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += c.recv(1)
+        t.ok(head.startswith(b"HTTP/1.1 200") and echo_roundtrip(c, b"passed") == b"passed",
+             "an HTTP connection accepted elsewhere and passed in is served")
+        s = clients[1]
+        s.sendall(b"\x05\x01\x00")
+        recv_exact(s, 2)
+        s.sendall(b"\x05\x01\x00\x01" + socket.inet_aton("127.0.0.1") + echo.port.to_bytes(2, "big"))
+        t.ok(recv_exact(s, 10)[1] == 0 and echo_roundtrip(s, b"socks") == b"socks",
+             "so is a SOCKS5 one")
+        t.eq(px.open_count(3), 2, "both count against their session")
+        for x in clients:
+            x.close()
+    finally:
+        t.eq(px.stop(), 0, "the proxy shuts down cleanly")
+        echo.close()
+
+
 def test_git_clone(t):
     if not have("git") or not have("openssl"):
         t.skip("git clone through the proxy", "git or openssl is not installed")
@@ -1066,6 +1108,7 @@ if __name__ == "__main__":
         *both_tunnel_modes(test_decisions_wait_and_cancel),
         test_socks_refusals,
         test_session_ended,
+        test_connections_passed_in,
         test_git_clone,
         test_names_in_namespaces,
     ])
