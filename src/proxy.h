@@ -65,21 +65,35 @@ typedef struct proxy_limits {
     uint64_t idle_timeout_ms;    /* no byte either way (default 10 min) */
     size_t max_header_bytes;     /* request head (default 16 KiB) */
     size_t max_buffered;         /* per direction before reading stops (default 1 MiB) */
+    uint64_t connect_timeout_ms; /* resolving, and each address tried (default 10 s) */
+    bool copy_tunnels;           /* tunnels through reads and writes, not splice(2) (a kernel's escape hatch) */
 } proxy_limits;
 
 typedef enum proxy_listener_kind { PROXY_LISTEN_HTTP, PROXY_LISTEN_SOCKS5 } proxy_listener_kind;
 
+/* limits: NULL or zero fields for the defaults.  NULL when hooks has no
+ * decide (a proxy that cannot ask allows nothing, so there is none). */
 proxy_t *proxy_new(uv_loop_t *loop, const proxy_hooks *hooks, void *user, const proxy_limits *limits);
-/* Accept connections for session on the listening socket fd (taken). */
+/* Accept connections for session on the listening socket fd (taken, also
+ * on failure): a TCP socket, listening.  0, or -1 with err. */
 int proxy_add_listener(proxy_t *p, int session, int fd, proxy_listener_kind kind, char *err, size_t errlen);
+/* Serve one connection that someone else accepted (fd taken, also on
+ * failure), as if it had come through a listener of that kind: for an
+ * init that accepts inside the sandbox and passes each connection on.
+ * 0, or -1 with err. */
+int proxy_add_connection(proxy_t *p, int session, int fd, proxy_listener_kind kind, char *err, size_t errlen);
 /* The decision for a pending request.  reason (may be NULL) is what the
- * client is told on a deny (the 403's body and X-Corral-Error). */
+ * client is told on a deny (the 403's one-line body, with X-Corral-Error:
+ * denied; SOCKS5 gets reply 0x02) and the record's "reason": name how to
+ * allow the host.  A second answer, or one after cancelled, is ignored
+ * only while the connection still exists: do not give one. */
 void proxy_decided(proxy_pending *p, proxy_verdict v, const char *reason);
 /* Open client connections of session now. */
 size_t proxy_open_count(const proxy_t *p, int session);
 /* The session ended: its listeners and connections close. */
 void proxy_session_ended(proxy_t *p, int session);
-/* Close everything; proxy_free when the loop has run the closes. */
+/* Close everything; proxy_free when the loop has run the closes (or
+ * before: the proxy is then freed by the last of them). */
 void proxy_shutdown(proxy_t *p);
 void proxy_free(proxy_t *p);
 
