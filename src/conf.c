@@ -35,6 +35,7 @@ static const conf_key conf_keys[] = {
     {"session", "scrollback", CT_INT, offsetof(conf_t, scrollback), 0, 1000000},
     {"ui", "sidebar-width", CT_INT, offsetof(conf_t, ui_sidebar_width), 12, 80},
     {"approvals", "timeout", CT_DURATION, offsetof(conf_t, approval_timeout_ms), 0, 0},
+    {"network", "max-connections", CT_INT, offsetof(conf_t, network_max_connections), 1, 65536},
 };
 
 static void sandbox_init(conf_sandbox *sb)
@@ -56,6 +57,7 @@ void conf_defaults(conf_t *c)
     c->granular_sandbox_approval = true;
     c->granular_rules = true;
     c->ui_sidebar_width = 28;
+    c->network_max_connections = 256;
     key_bindings_default(&c->keys);
 }
 

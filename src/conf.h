@@ -51,6 +51,8 @@ typedef struct conf {
     char *approval_policy;      /* NULL: on-request */
     bool granular_sandbox_approval, granular_rules;
     uint64_t approval_timeout_ms; /* 0: wait for an answer */
+    /* [network] */
+    int network_max_connections; /* open proxied connections per session */
 } conf_t;
 
 void conf_free(conf_t *c);

@@ -155,7 +155,7 @@ static bool host_named_by(const rules_t *rules, const char *host, rule_net_proto
 {
     for (size_t i = 0; rules && i < rules_network_count(rules); i++) {
         const rule_network *n = rules_network_get(rules, i);
-        if (n->protocol == proto && n->decision == RULE_ALLOW && strcmp(n->host, host) == 0)
+        if (n->protocol == proto && n->decision == RULE_ALLOW && n->host[0] != '*' && rules_host_matches(n->host, host))
             return true;
     }
     return false;

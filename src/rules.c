@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include "netaddr.h"
 #include "rules_int.h"
 
 #include <errno.h>
@@ -742,8 +743,16 @@ char *rules_normalize_host_pattern(const char *raw, char *err, size_t errlen)
 bool rules_host_matches(const char *pattern, const char *host)
 {
     bool sub = strncmp(pattern, "*.", 2) == 0, apex = strncmp(pattern, "**.", 3) == 0;
-    if (!sub && !apex)
-        return strcmp(pattern, host) == 0;
+    if (!sub && !apex) {
+        if (strcmp(pattern, host) == 0)
+            return true;
+        /* An address written another way (127.1, 0:0::1) is the same
+         * address: compare the proxy's canonical forms. */
+        char a[NETADDR_HOST_MAX + 1], b[NETADDR_HOST_MAX + 1];
+        const char *why;
+        return netaddr_normalize_host(pattern, strlen(pattern), a, sizeof a, &why) == 0 &&
+               netaddr_normalize_host(host, strlen(host), b, sizeof b, &why) == 0 && strcmp(a, b) == 0;
+    }
     const char *domain = pattern + (apex ? 3 : 2);
     size_t dl = strlen(domain), hl = strlen(host);
     if (apex && strcmp(host, domain) == 0)

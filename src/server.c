@@ -10,6 +10,7 @@
 #include "server.h"
 #include "server_int.h"
 #include "escalation.h"
+#include "gate_network.h"
 #include "gate_server.h"
 #include "paths.h"
 #include "sesschan.h"
@@ -298,6 +299,7 @@ static void finish_shutdown(server_t *srv)
     uv_close((uv_handle_t *)&srv->shutdown_timer, NULL);
     uv_close((uv_handle_t *)&srv->notify_timer, NULL);
     sesschan_shutdown(srv);
+    gate_network_shutdown(srv);
     gate_server_shutdown(srv);
 }
 
@@ -448,6 +450,7 @@ static void init_signal(server_t *srv, uv_signal_t *h, int sig, uv_signal_cb cb)
 static void start_policy(server_t *srv)
 {
     gate_server_start(srv);
+    gate_network_start(srv);
     char err[512];
     /* Sessions' tools: corral itself (corral escalate, the hooks' checks)
      * and the shell hooks, next to the socket. */
@@ -549,6 +552,8 @@ int server_run(int ready_fd)
     free(srv->exe);
     free(srv->hook_dir);
     conf_free(&srv->conf);
+    if (srv->proxy)
+        proxy_free(srv->proxy);
     server_log("stopped");
     return srv->exit_status < 0 ? 0 : srv->exit_status;
 }

@@ -69,6 +69,10 @@ typedef struct server_session {
     gate_sandbox sandbox;
     policy_settings policy;
     gate_cache approved;
+    /* Its network: hosts answered "for this session" (a) and denied (d),
+     * and the proxied connections open now. */
+    gate_cache net_allowed, net_denied;
+    int net_open;
 } server_session;
 
 static inline server_session *srv_session(session_t *s)
@@ -107,6 +111,8 @@ struct server {
     approval_queue approvals;
     link_t tickets;        /* gate_ticket.node: requests in the gate */
     link_t escalations;    /* requests from inside sessions (escalation.c) */
+    struct proxy *proxy;   /* the network proxy (gate_network.c), or NULL */
+    link_t net_tickets;    /* network questions waiting for a human (gate_network.c) */
     char *exe;             /* corral's executable, for sessions' tools */
     char *hook_dir;        /* the shell hooks, written at start (NULL: none) */
     store_t store;

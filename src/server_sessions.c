@@ -8,6 +8,7 @@
 
 #include "server_int.h"
 #include "layouts.h"
+#include "gate_network.h"
 #include "sbconf.h"
 #include "sesschan.h"
 #include "shellhook.h"
@@ -88,6 +89,7 @@ static void on_session_finished(session_t *s, void *user)
     server_t *srv = user;
     server_session *x = srv_session(s);
     sesschan_session_ended(srv, s);
+    gate_network_session_ended(srv, s);
     waiter_session_finished(s);
     watch_session_changed(s);
     while (!link_empty(&x->kill_waits)) {
@@ -125,6 +127,8 @@ static void on_session_closed(session_t *s, void *user)
     watch_session_freed(s);
     sesschan_session_ended(x->srv, s);
     gate_cache_free(&x->approved);
+    gate_cache_free(&x->net_allowed);
+    gate_cache_free(&x->net_denied);
     free(x->workspace);
     gate_sandbox_free(&x->sandbox);
     link_del(&x->node);
@@ -412,6 +416,7 @@ json_t *server_session_json(server_t *srv, session_t *s)
     double quiet = x->last_output_ms ? (double)(uv_now(srv->loop) - x->last_output_ms) / 1000.0
                                      : wall_sec() - s->created;
     json_object_set_new(o, "output_age_seconds", json_real(quiet));
+    json_object_set_new(o, "connections", json_integer(x->net_open));
     const char *title = vt_title(s->vt);
     if (title && *title)
         json_object_set_new(o, "title", json_string(title));

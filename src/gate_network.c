@@ -1,0 +1,184 @@
+/*
+ * gate_network.c - network hosts into the gate (DESIGN section 7): the
+ * proxy's decide hook.  A sandboxed process connecting to a host through
+ * the proxy is one more request of the gate (origin network): the rules,
+ * the session's allow and deny sets, then the approval queue and its
+ * dialog, cache and log, like every other way past a sandbox.  Concurrent
+ * connections to the same (host, protocol, port) of one session share one
+ * question and its answer.
+ */
+#include "config.h"
+
+#include "gate_network.h"
+
+#include "gate_server.h"
+#include "quote.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct net_ticket {
+    gate_ticket t; /* first: the gate hands it back */
+    link_t node;   /* in srv->net_tickets while asked */
+    char *key;     /* the session's key of (host, protocol, port) */
+    proxy_pending **waiting; /* the connections that wait for the answer */
+    size_t n, cap;
+} net_ticket;
+
+static void add_waiter(net_ticket *n, proxy_pending *p)
+{
+    if (n->n == n->cap) {
+        n->cap = n->cap ? n->cap * 2 : 4;
+        n->waiting = xrealloc(n->waiting, n->cap * sizeof *n->waiting);
+    }
+    n->waiting[n->n++] = p;
+}
+
+static void net_release(gate_ticket *t)
+{
+    net_ticket *n = (net_ticket *)t;
+    link_del(&n->node);
+    free(n->key);
+    free(n->waiting);
+    free(n);
+}
+
+static int net_launch(gate_ticket *t, const gate_launch *l, char *err, size_t errlen)
+{
+    (void)l;
+    (void)err;
+    (void)errlen;
+    net_ticket *n = (net_ticket *)t;
+    proxy_verdict v = t->g.host_named ? PROXY_ALLOW_EXPLICIT : PROXY_ALLOW;
+    /* Each connection hears once; the gate is done with the ticket. */
+    size_t count = n->n;
+    proxy_pending **w = n->waiting;
+    n->waiting = NULL;
+    n->n = n->cap = 0;
+    gate_done(t);
+    for (size_t i = 0; i < count; i++)
+        proxy_decided(w[i], v, NULL);
+    free(w);
+    return 0;
+}
+
+static void net_settle(gate_ticket *t, gate_settle how, const char *message)
+{
+    (void)how;
+    net_ticket *n = (net_ticket *)t;
+    for (size_t i = 0; i < n->n; i++)
+        proxy_decided(n->waiting[i], PROXY_DENY, message);
+    n->n = 0;
+}
+
+static const gate_port net_port = {.launch = net_launch, .settle = net_settle, .release = net_release};
+
+static void decide(void *user, proxy_pending *p, const proxy_request *r)
+{
+    server_t *srv = user;
+    session_t *s = server_find(srv, r->session);
+    if (!s || s->state != SESSION_RUNNING) {
+        proxy_decided(p, PROXY_DENY, "the session has ended");
+        return;
+    }
+    server_session *x = srv_session(s);
+    net_ticket *n = xcalloc(1, sizeof *n);
+    link_init(&n->node);
+    gate_request *g = &n->t.g;
+    gate_request_init(g, GATE_NETWORK);
+    g->requester = xstrdup(s->client ? s->client : "user");
+    g->session = s->id;
+    g->session_name = xstrdup(s->name);
+    g->cache = &x->net_allowed;
+    g->deny_cache = &x->net_denied;
+    g->policy = x->policy;
+    g->workspace = xstrdup(x->workspace);
+    g->cwd = xstrdup(x->workspace);
+    g->host = xstrdup(r->host);
+    g->port = r->port;
+    g->net_proto = r->proto;
+    g->network = true;
+    g->argv = xcalloc(3, sizeof *g->argv);
+    g->argv[0] = xstrdup("network-access");
+    g->argv[1] = xasprintf("%s://%s:%u", r->proto == RULE_NET_HTTP ? "http" : r->proto == RULE_NET_HTTPS ? "https"
+                                                                                                    : "socks5",
+                           r->host, (unsigned)r->port);
+    g->running = quote_argv_display(s->argv);
+    n->key = gate_cache_key(g);
+    /* Another connection of this session already asks about the same
+     * host, protocol and port: it waits for that answer. */
+    for (link_t *l = srv->net_tickets.next; l != &srv->net_tickets; l = l->next) {
+        net_ticket *o = link_entry(l, net_ticket, node);
+        if (strcmp(o->key, n->key) == 0) {
+            add_waiter(o, p);
+            gate_request_free(g);
+            free(n->key);
+            free(n);
+            return;
+        }
+    }
+    add_waiter(n, p);
+    link_add(&srv->net_tickets, &n->node);
+    gate_submit(srv, &n->t, &net_port);
+}
+
+static void cancelled(void *user, proxy_pending *p)
+{
+    server_t *srv = user;
+    for (link_t *l = srv->net_tickets.next; l != &srv->net_tickets; l = l->next) {
+        net_ticket *n = link_entry(l, net_ticket, node);
+        for (size_t i = 0; i < n->n; i++) {
+            if (n->waiting[i] != p)
+                continue;
+            n->waiting[i] = n->waiting[--n->n];
+            /* Nobody waits any more: the question is withdrawn. */
+            if (n->n == 0)
+                gate_withdraw(&n->t);
+            return;
+        }
+    }
+}
+
+/* ---- the proxy's other hooks ------------------------------------------------------ */
+
+static void log_connection(void *user, int session, json_t *record)
+{
+    session_t *s = server_find(user, session);
+    if (s && s->events)
+        eventlog_write(s->events, "network", record, false);
+    else
+        json_decref(record);
+}
+
+static void open_count(void *user, int session, int open)
+{
+    session_t *s = server_find(user, session);
+    if (!s)
+        return;
+    srv_session(s)->net_open = open;
+    watch_session_changed(s); /* lists show the count */
+}
+
+static const proxy_hooks hooks = {
+    .decide = decide, .cancelled = cancelled, .log = log_connection, .open_count = open_count};
+
+void gate_network_start(server_t *srv)
+{
+    link_init(&srv->net_tickets);
+    proxy_limits limits = {.max_per_session = srv->conf.network_max_connections};
+    srv->proxy = proxy_new(srv->loop, &hooks, srv, &limits);
+}
+
+void gate_network_shutdown(server_t *srv)
+{
+    if (srv->proxy)
+        proxy_shutdown(srv->proxy);
+}
+
+void gate_network_session_ended(server_t *srv, session_t *s)
+{
+    if (srv->proxy)
+        proxy_session_ended(srv->proxy, s->id);
+}
