@@ -92,7 +92,7 @@ int cli_demo(int argc, char **argv, const char *usage, const char *help)
         switch (ch) {
         case 'T': o.theme = optarg; break;
         case 'h': printf("usage: corral %s\n\n%s", usage, help); return 0;
-        default: return 2;
+        default: fprintf(stderr, "usage: corral %s\n", usage); return 2;
         }
     }
     if (optind < argc) {
