@@ -1281,7 +1281,8 @@ static const verb verbs[] = {
      "Start a few scripted sessions that show what corral does (live output, a\n"
      "long-running process, a failing command, a shell to type into, an agent's\n"
      "processes grouped apart from yours) in a scratch workspace, then open the\n"
-     "supervisor screen on them.  q detaches; corral kill or x ends them.\n"},
+     "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
+     "a terminal it only starts them (corral attach shows them later).\n"},
     {"attach", verb_attach, "attach [--theme NAME] [ID]",
      "Open the supervisor screen (what plain 'corral' does on a terminal), starting\n"
      "the server if none runs.  With ID: that session zoomed, in pane focus.\n"
