@@ -54,6 +54,15 @@ static int usage_error(const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* After getopt refused an option: it has said which and why, as
+ * "corral VERB: unrecognized option '--x'" (cli_main names the verb in
+ * argv[0] for it), so only the usage follows. */
+static int option_usage(void)
+{
+    fprintf(stderr, "usage: corral %s\nTry 'corral %s --help'.\n", current_verb->usage, current_verb->name);
+    return EXIT_USAGE;
+}
+
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
@@ -142,6 +151,19 @@ static int parse_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+/* A yield in milliseconds: any whole number from 0 up.  A value too large
+ * for the protocol is taken as its largest, as the server clamps every yield
+ * to its range anyway (the help gives the range), so 99999999999 waits as
+ * long as the largest yield does instead of being refused. */
+static int parse_yield(const char *s, long *out)
+{
+    if (!*s || strspn(s, "0123456789") != strlen(s))
+        return -1;
+    if (parse_int(s, 0, INT32_MAX, out) < 0)
+        *out = INT32_MAX; /* only digits, so only too large */
+    return 0;
+}
+
 static int parse_session_id(const char *s, long *id)
 {
     if (parse_int(s, 0, INT32_MAX, id) < 0)
@@ -194,7 +216,7 @@ static int verb_server(int argc, char **argv)
             ready_fd = (int)v;
             break;
         case 'h': print_help(current_verb); return 0;
-        default: return usage_error("unknown option");
+        default: return option_usage();
         }
     }
     if (optind < argc)
@@ -320,7 +342,7 @@ static int verb_ls(int argc, char **argv)
         else if (o == 'h')
             return print_help(current_verb), 0;
         else
-            return usage_error("unknown option");
+            return option_usage();
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
@@ -494,7 +516,7 @@ static int verb_new(int argc, char **argv)
                 return usage_error("--size wants COLSxROWS, e.g. 120x40 (each 1..1000)");
             break;
         case 'h': print_help(current_verb); return 0;
-        default: return usage_error("unknown option");
+        default: return option_usage();
         }
     }
     if (!rows)
@@ -643,8 +665,8 @@ static int exec_with(int argc, char **argv, json_t *add_write)
         case 't': tty = true; break;
         case 'C': dir = optarg; break;
         case 'y':
-            if (parse_int(optarg, 0, INT32_MAX, &yield) < 0)
-                return usage_error("--yield wants milliseconds (clamped to 250..30000)");
+            if (parse_yield(optarg, &yield) < 0)
+                return usage_error("--yield wants milliseconds, a whole number (clamped to 250..30000)");
             break;
         case 'm':
             if (parse_int(optarg, 0, INT32_MAX, &max_tokens) < 0)
@@ -664,7 +686,7 @@ static int exec_with(int argc, char **argv, json_t *add_write)
         case 4: justification = optarg; break;
         case 5: prefix_rule = optarg; break;
         case 'h': print_help(current_verb); return 0;
-        default: return usage_error("unknown option");
+        default: return option_usage();
         }
     }
     if (sandbox_perms && strcmp(sandbox_perms, "require_escalated") != 0 &&
@@ -851,15 +873,17 @@ static int send_or_poll(int argc, char **argv, bool is_send)
         case 'e': escapes = true; break;
         case 'E': enter = true; break;
         case 'y':
-            if (parse_int(optarg, 0, INT32_MAX, &yield) < 0)
-                return usage_error("--yield wants milliseconds");
+            if (parse_yield(optarg, &yield) < 0)
+                return usage_error(is_send ? "--yield wants milliseconds, a whole number (clamped to 250..30000)"
+                                           : "--yield wants milliseconds, a whole number (clamped to 5000 up to "
+                                             "[exec] background-timeout, 300000 by default)");
             break;
         case 'm':
             if (parse_int(optarg, 0, INT32_MAX, &max_tokens) < 0)
                 return usage_error("--max-tokens wants a whole number");
             break;
         case 'h': print_help(current_verb); return 0;
-        default: return usage_error("unknown option");
+        default: return option_usage();
         }
     }
     int want = is_send ? 2 : 1;
@@ -914,7 +938,7 @@ static int simple_id_verb(int argc, char **argv, const char *flag, bool *flag_se
             print_help(current_verb);
             return -1;
         } else {
-            *rc = usage_error("unknown option");
+            *rc = option_usage();
             return -1;
         }
     }
@@ -1045,7 +1069,7 @@ static int verb_resize(int argc, char **argv)
     while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         if (o == 'h')
             return print_help(current_verb), 0;
-        return usage_error("unknown option");
+        return option_usage();
     }
     if (argc - optind != 2)
         return usage_error("wants a session id and COLSxROWS");
@@ -1119,7 +1143,7 @@ static int verb_version(int argc, char **argv)
     while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         if (o == 'h')
             return print_help(current_verb), 0;
-        return usage_error("unknown option");
+        return option_usage();
     }
     printf("%s (protocol %d)\n", PACKAGE_STRING, PROTO_VERSION);
     client_t c;
@@ -1161,7 +1185,7 @@ static int verb_attach(int argc, char **argv)
         switch (ch) {
         case 'T': o.theme = optarg; break;
         case 'h': print_help(current_verb); return 0;
-        default: return EXIT_USAGE;
+        default: return option_usage();
         }
     }
     long id = 0;
@@ -1322,7 +1346,8 @@ static const verb verbs[] = {
      "Start a few scripted sessions that show what corral does (live output, a\n"
      "long-running process, a failing command, a shell to type into, an agent's\n"
      "processes grouped apart from yours) in a scratch workspace, then open the\n"
-     "supervisor screen on them.  q detaches; corral kill or x ends them.\n"},
+     "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
+     "a terminal it only starts them (corral attach shows them later).\n"},
     {"attach", verb_attach, "attach [--theme NAME] [ID]",
      "Open the supervisor screen (what plain 'corral' does on a terminal), starting\n"
      "the server if none runs.  With ID: that session zoomed, in pane focus.\n"
@@ -1377,6 +1402,11 @@ int cli_main(int argc, char **argv)
             current_verb = &verbs[i];
             optind = 0; /* reset getopt for the verb's own options */
             opterr = 1;
+            /* getopt prefixes its messages with argv[0]: make them say
+             * "corral ls: unrecognized option", not "ls: ...". */
+            static char prog[64];
+            snprintf(prog, sizeof prog, "corral %s", verbs[i].name);
+            argv[1] = prog;
             return verbs[i].fn(argc - 1, argv + 1);
         }
     }

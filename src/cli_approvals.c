@@ -187,7 +187,9 @@ static int answer(int argc, char **argv, const char *usage, const char *help, bo
         case 'n': note = optarg; break;
         case 'S': stop = true; break;
         case 'h': printf("usage: corral %s\n\n%s", usage, help); return 0;
-        default: return EXIT_USAGE;
+        default: /* getopt said what was wrong (e.g. --note without its text) */
+            fprintf(stderr, "usage: corral %s\n", usage);
+            return EXIT_USAGE;
         }
     }
     for (; optind < argc; optind++) { /* after "--" */

@@ -3,7 +3,8 @@
  * does (live output, a long-running process, a command that fails, a shell
  * to type into, an agent's processes grouped apart from the user's), then
  * the supervisor screen on them.  Every demo session runs sandboxed in a
- * scratch workspace, $TMPDIR/corral-demo-UID.
+ * scratch workspace, $TMPDIR/corral-demo-UID.  Without a terminal it only
+ * starts the sessions.
  */
 #include "config.h"
 
@@ -39,14 +40,28 @@ static const demo_session demo[] = {
     {"demo-agent", "demo-download",
      "i=0; while [ $i -le 100 ]; do n=$((i/4)); bar=$(printf '%*s' $n '' | tr ' ' '#'); "
      "printf '\\rfetching dataset [%-25s] %3d%%' \"$bar\" $i; i=$((i+1)); sleep 0.3; done; echo; echo done"},
+    /* The denial it suggests is the sandbox's own, for root as for anyone:
+     * the workspace's .corral (made by start_demo) is writable on the host
+     * but read-only in every sandbox, so an agent cannot widen its rules.
+     * (A path only root may write, such as /root, is no denial for root.) */
     {"user", "demo-shell",
      "echo 'A shell in the sandbox: press Enter (in supervisor focus) to type here, C-] to come back.'; "
-     "echo 'Try: ls /root (denied), touch here.txt (the workspace is writable).'; exec bash -i"},
+     "echo 'Try: touch .corral/x   (denied: read-only in the sandbox)'; "
+     "echo '     touch here.txt     (the workspace is writable)'; exec bash -i"},
 };
 
 static int start_demo(const char *ws)
 {
     char err[1024];
+    /* The directory the shell's suggested denial writes into. */
+    char *dot_corral = xasprintf("%s/.corral", ws);
+    int made = mkdir(dot_corral, 0700);
+    if (made < 0 && errno != EEXIST) {
+        fprintf(stderr, "corral: cannot create %s: %s\n", dot_corral, strerror(errno));
+        free(dot_corral);
+        return -1;
+    }
+    free(dot_corral);
     client_t agent, user;
     if (client_connect(&user, "user", true, err, sizeof err) < 0) {
         fprintf(stderr, "corral: %s\n", err);
@@ -92,7 +107,7 @@ int cli_demo(int argc, char **argv, const char *usage, const char *help)
         switch (ch) {
         case 'T': o.theme = optarg; break;
         case 'h': printf("usage: corral %s\n\n%s", usage, help); return 0;
-        default: return 2;
+        default: fprintf(stderr, "usage: corral %s\n", usage); return 2;
         }
     }
     if (optind < argc) {
@@ -116,5 +131,13 @@ int cli_demo(int argc, char **argv, const char *usage, const char *help)
     }
     int rc = start_demo(ws);
     free(ws);
-    return rc < 0 ? 1 : cli_run_tui(&o);
+    if (rc < 0)
+        return 1;
+    /* Without a terminal (a script, a test): the sessions run; say how to
+     * see them instead of failing to open the screen. */
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        printf("corral: demo sessions started; corral attach (on a terminal) shows them, corral ls lists them\n");
+        return 0;
+    }
+    return cli_run_tui(&o);
 }

@@ -44,6 +44,7 @@ int cli_policy(int argc, char **argv, const char *usage, const char *help)
         free(m);
         return rc;
     }
+    argv[1] = argv[0]; /* getopt's messages name "corral policy", not "check" */
     argc--, argv++;
     static const struct option opts[] = {{"rules", required_argument, NULL, 'r'},
                                          {"pretty", no_argument, NULL, 'p'},

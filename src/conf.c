@@ -418,7 +418,57 @@ void conf_free(conf_t *c)
     conf_defaults(c);
 }
 
+static bool is_builtin_profile(const char *name)
+{
+    for (const char *const *b = sb_builtin_profiles; *b; b++)
+        if (strcmp(*b, name) == 0)
+            return true;
+    return false;
+}
+
+static const conf_sandbox *profile_named(const conf_t *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_profiles; i++)
+        if (strcmp(c->profiles[i].name, name) == 0)
+            return &c->profiles[i];
+    return NULL;
+}
+
+/* Every profile name the file uses must exist, and every base chain must
+ * end in a built-in profile: a typo in "base =" or "[sandbox] profile =" is
+ * reported when the config is read (the server refuses to start), not when a
+ * session first asks for that profile.  The chain limit is sbconf.c's. */
+static int check_profiles(const conf_t *c, const char *path, char *err, size_t errlen)
+{
+    static const char builtins[] = "read-only, workspace-write, full";
+    const char *chosen = c->sandbox_profile;
+    if (chosen && !is_builtin_profile(chosen) && !profile_named(c, chosen)) {
+        snprintf(err, errlen, "%s: [sandbox] profile = %s: no such profile (built in: %s; or define [profile \"%s\"])",
+                 path, chosen, builtins, chosen);
+        return -1;
+    }
+    for (size_t i = 0; i < c->n_profiles; i++) {
+        const conf_sandbox *sb = &c->profiles[i];
+        int depth = 0;
+        for (const conf_sandbox *cur = sb; cur && cur->base; cur = profile_named(c, cur->base)) {
+            if (!is_builtin_profile(cur->base) && !profile_named(c, cur->base)) {
+                snprintf(err, errlen, "%s: [profile \"%s\"] base = %s: no such profile (built in: %s; or a "
+                         "[profile] section of this file)", path, cur->name, cur->base, builtins);
+                return -1;
+            }
+            if (++depth > 8) {
+                snprintf(err, errlen, "%s: [profile \"%s\"]: its base chain is longer than 8 or loops (%s -> %s)",
+                         path, sb->name, cur->name, cur->base);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 int conf_load(conf_t *c, const char *path, char *err, size_t errlen)
 {
-    return ini_parse_file(path, 1, conf_set, c, err, errlen);
+    if (ini_parse_file(path, 1, conf_set, c, err, errlen) < 0)
+        return -1;
+    return check_profiles(c, path, err, errlen);
 }

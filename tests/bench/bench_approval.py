@@ -24,13 +24,13 @@ waits on it, and they are rare): median 0.8 ms, p99 1.3 ms."""
 import os
 import sys
 
-from benchlib import CORRAL, World, median, now, p99
+from benchlib import CORRAL, World, arg, median, now, p99
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tui"))
 from tuilib import Term  # noqa: E402
 
-N = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+N = arg(1, 200, 3)
 TARGET_MS = 30
 RULES = 'prefix_rule(pattern=["echo", "ask"], decision="prompt", justification="the benchmark asks")\n'
 

@@ -11,9 +11,9 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import CORRAL, median, now, p99
+from benchlib import CORRAL, arg, median, now, p99
 
-RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+RUNS = arg(1, 200, 3)
 BENCH = os.environ.get("BENCH_POLICY_BIN") or os.path.join(os.path.dirname(CORRAL), "..", "tests", "bench",
                                                           "bench_policy")
 PROGRAMS = ["git", "npm", "make", "cargo", "docker", "kubectl", "rm", "pip", "go", "terraform"]

@@ -21,15 +21,15 @@ import socket
 import subprocess
 import sys
 
-from benchlib import median, now, p99, rss_kib
+from benchlib import arg, median, now, p99, rss_kib, sized
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from test_proxy import SERVERS, Drive, connect_tunnel, socks_connect  # noqa: E402
 
-RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-GiB = 1 << 30
-SETUPS = 2000
+RUNS = arg(1, 5, 1)
+GiB = sized(1 << 30, 1 << 20)  # the transfer (1 MiB under CORRAL_BENCH_SMOKE)
+SETUPS = sized(2000, 20)
 
 
 def server(kind, *args):

@@ -5,11 +5,10 @@ and ratio over the same number of runs.  Target (issue 2, before the
 sandbox): corral's median under 3 ms; measured unsandboxed (--profile full)
 for that target and with the default sandbox for reference."""
 import subprocess
-import sys
 
-from benchlib import CORRAL, World, median, now, p99
+from benchlib import CORRAL, World, arg, median, now, p99
 
-RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+RUNS = arg(1, 200, 3)
 
 
 def timed(argv, env):

@@ -5,7 +5,7 @@ shell, measured in the same run.  Target: corral <= tmux + 64 KiB per session
 (scrollback aside: idle shells have none)."""
 import os
 
-from benchlib import Tmux, World, rss_kib, wait_until
+from benchlib import Tmux, World, rss_kib, sized, wait_until
 
 SHELL = ["bash", "--norc", "--noprofile", "-i"]
 PROMPT = "$ "
@@ -47,7 +47,8 @@ def tmux_rss(n):
 
 def main():
     rows = []
-    for n in (1, 64):
+    many = sized(64, 4)
+    for n in (1, many):
         rows.append((n, corral_rss(n), tmux_rss(n)))
     print("Server RSS with idle shells at 80x24, KiB:")
     print("  sessions   corral     tmux   allowed (tmux + 64 KiB/session)")
@@ -55,9 +56,9 @@ def main():
         allowed = theirs + 64 * n if theirs else None
         print("  %8d %8d %8s %8s  %s" % (n, ours, theirs or "-", allowed or "-",
                                          "" if allowed is None else ("met" if ours <= allowed else "NOT met")))
-    (_, a1, t1), (_, a64, t64) = rows
+    (_, a1, t1), (_, a_many, t_many) = rows
     print("  per extra session: corral %.1f KiB, tmux %s KiB" %
-          ((a64 - a1) / 63.0, "%.1f" % ((t64 - t1) / 63.0) if t1 else "-"))
+          ((a_many - a1) / (many - 1.0), "%.1f" % ((t_many - t1) / (many - 1.0)) if t1 else "-"))
 
 
 main()

@@ -7,12 +7,11 @@ bubblewrap (Debian package bubblewrap) is needed for the reference only."""
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
-from benchlib import CORRAL, median, now
+from benchlib import CORRAL, arg, median, now, sized
 
-RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+RUNS = arg(1, 200, 3)
 
 
 def timed(argv, cwd, env):
@@ -39,7 +38,7 @@ def main():
     cases.append(("/bin/true", ["/bin/true"]))
     times = {name: [] for name, _ in cases}
     try:
-        for _ in range(10):
+        for _ in range(sized(10, 1)):
             for _, argv in cases:
                 timed(argv, ws, env)
         for _ in range(RUNS):  # interleaved: drift affects every case alike

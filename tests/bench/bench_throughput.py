@@ -1,28 +1,30 @@
 #!/usr/bin/env python3
 """PTY throughput: 50 MB of `seq` output (`seq 1 7000000` saved to a file,
-then `cat` of it, as in ../shared/reference/tui.md section 8) through a
-200x50 session into the server's terminal model, beside a detached tmux
-session of the same size and a bare read() loop on a PTY (pty_ceiling: the
-kernel's limit), all in the same run.  Target: corral's median at least 2x
-tmux's."""
+then `cat` of it) through a 200x50 session into the server's terminal model,
+beside a detached tmux session of the same size and a bare read() loop on a
+PTY (pty_ceiling: the kernel's limit), all in the same run.  Target:
+corral's median at least 2x tmux's.  corral's command runs in its default
+sandbox with the world's scratch workspace as its working directory (a
+writable workspace at / is refused)."""
 import os
 import subprocess
-import sys
 import tempfile
 
-from benchlib import Tmux, World, median, now
+from benchlib import Tmux, World, arg, median, now, sized
 
-RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-N = 7000000
+RUNS = arg(1, 5, 1)
+N = sized(7000000, 20000)
 HERE = os.path.dirname(os.path.abspath(__file__))
 CEILING = os.environ.get("PTY_CEILING_BIN", os.path.join(HERE, "pty_ceiling"))
 
 
-def corral_once(c, path):
+def corral_once(c, path, ws):
     t0 = now()
     r = c.call({"cmd": "exec", "argv": ["cat", path], "tty": True, "cols": 200, "rows": 50,
-                "workdir": "/", "yield_time_ms": 30000, "max_output_tokens": 1})
+                "workdir": ws, "yield_time_ms": 30000, "max_output_tokens": 1})
     while "exit_code" not in r:
+        if "error" in r:
+            raise RuntimeError("corral exec of cat failed: %r" % r)
         r = c.call({"cmd": "write_stdin", "session_id": r["session"], "chars": "", "yield_time_ms": 300000},
                    timeout=600)
     return now() - t0
@@ -50,7 +52,7 @@ def line(name, xs):
 def main():
     w = World()
     tm = Tmux("corral-bench-tp")
-    fd, path = tempfile.mkstemp(prefix="corral-bench-", suffix=".txt")
+    fd, path = tempfile.mkstemp(prefix="corral-bench-", suffix=".txt", dir=w.ws)
     try:
         with os.fdopen(fd, "w") as f:
             subprocess.run(["seq", "1", str(N)], stdout=f, check=True)
@@ -59,7 +61,7 @@ def main():
         c = w.connect("bench")
         ours, theirs, ceiling = [], [], []
         for i in range(RUNS):  # interleaved, so drift hits all alike
-            ours.append(size / corral_once(c, path) / 1e6)
+            ours.append(size / corral_once(c, path, w.ws) / 1e6)
             if tm.tmux:
                 theirs.append(size / tmux_once(tm, path) / 1e6)
             if os.access(CEILING, os.X_OK):
@@ -81,8 +83,8 @@ def main():
                   (median(ours) / median(ceiling)))
     finally:
         tm.kill()
-        w.cleanup()
         os.unlink(path)
+        w.cleanup()
 
 
 main()

@@ -46,7 +46,7 @@ import sys
 import termios
 import time
 
-from benchlib import CORRAL, Tmux, World, median, now, p99
+from benchlib import CORRAL, Tmux, World, arg, median, now, p99, sized
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tui"))
@@ -55,9 +55,9 @@ try:
 except ImportError:  # the harness is not there (yet): raw bytes only
     VTDRIVE, Term = None, None
 
-RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-KEYS = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
-N = 7000000
+RUNS = arg(1, 5, 1)
+KEYS = arg(2, 1000, 10)
+N = sized(7000000, 20000)
 COLS, ROWS = 200, 50
 PACE_MS = (30, 70)  # from one key to the next, uniform
 NEWLINE_EVERY = 50

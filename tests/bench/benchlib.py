@@ -11,6 +11,22 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness import CORRAL, World, wait_until  # noqa: E402,F401
 
 
+# CORRAL_BENCH_SMOKE=1 runs every benchmark with tiny counts and sizes, so
+# that make check (tests/bench/test_bench_smoke.py) proves each one still
+# runs to its figures; the figures of such a run mean nothing.
+SMOKE = os.environ.get("CORRAL_BENCH_SMOKE") == "1"
+
+
+def sized(full, smoke):
+    """full, or smoke under CORRAL_BENCH_SMOKE=1."""
+    return smoke if SMOKE else full
+
+
+def arg(i, full, smoke):
+    """The number given as sys.argv[i], else sized(full, smoke)."""
+    return int(sys.argv[i]) if len(sys.argv) > i else sized(full, smoke)
+
+
 def median(xs):
     return statistics.median(xs)
 

@@ -179,6 +179,40 @@ static void sandbox_errors(void **state)
     expect_conf_error("[env]\nset = NOVALUE\n", "2: env.set: 'NOVALUE' is not NAME=VALUE");
 }
 
+/* A profile name that leads nowhere is an error when the file is read, not
+ * when a session first asks for the profile. */
+static void profile_names_checked_on_load(void **state)
+{
+    (void)state;
+    conf_t c;
+    conf_defaults(&c);
+    char err[512];
+    char want[600];
+    const char *p = write_file("base", "[profile \"x\"]\nbase = nosuch\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: [profile \"x\"] base = nosuch: no such profile (built in: read-only, "
+             "workspace-write, full; or a [profile] section of this file)", p);
+    assert_string_equal(err, want);
+    conf_free(&c);
+
+    p = write_file("chosen", "[sandbox]\nprofile = reveiw\n[profile \"review\"]\nbase = read-only\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "[sandbox] profile = reveiw: no such profile"));
+    conf_free(&c);
+
+    p = write_file("loop", "[profile \"a\"]\nbase = b\n[profile \"b\"]\nbase = a\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "base chain is longer than 8 or loops"));
+    conf_free(&c);
+
+    /* A base defined further down the file, and chains ending in a
+     * built-in profile, are fine. */
+    p = write_file("good", "[sandbox]\nprofile = b\n[profile \"b\"]\nbase = a\n[profile \"a\"]\nbase = full\n"
+                           "[profile \"c\"]\nnet = full\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
+    conf_free(&c);
+}
+
 static void sizes(void **state)
 {
     (void)state;
@@ -309,6 +343,7 @@ int main(void)
         cmocka_unit_test(subsections_quotes_and_bare_keys),
         cmocka_unit_test(sandbox_sections),
         cmocka_unit_test(sandbox_errors),
+        cmocka_unit_test(profile_names_checked_on_load),
         cmocka_unit_test(sizes),
         cmocka_unit_test(ui_and_keys),
         cmocka_unit_test(ui_and_keys_errors),

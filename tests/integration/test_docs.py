@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""The documentation describes what is there, where that is cheap to check
+against the code itself: every verb `corral --help` lists has its section in
+corral(1) (and corral(1) documents no verb that does not exist); every event
+kind the server writes to a session's events.jsonl is in docs/formats.md;
+every command of the protocol's dispatch table is in docs/protocol.md; every
+man page in docs/ is installed (man_MANS) and named in the README; the state
+glyphs corral(1) shows are the ones the sidebar draws."""
+import glob
+import os
+import re
+import subprocess
+
+from harness import CORRAL, Tap, run_tests
+
+TESTS = os.environ.get("CORRAL_TESTS_SRCDIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+TOP = os.path.dirname(os.path.abspath(TESTS))
+
+
+def read(*parts):
+    with open(os.path.join(TOP, *parts), encoding="utf-8") as f:
+        return f.read()
+
+
+def man_section(text, name):
+    """The lines of the man page section .SH NAME, up to the next .SH."""
+    m = re.search(r"^\.SH \"?%s\"?\n(.*?)(?=^\.SH |\Z)" % re.escape(name), text, re.M | re.S)
+    return m.group(1) if m else ""
+
+
+def test_every_verb_has_a_man_section(t):
+    r = subprocess.run([CORRAL, "--help"], capture_output=True, text=True)
+    verbs = re.findall(r"^  corral ([a-z][a-z-]*)", r.stdout, re.M)
+    t.ok(r.returncode == 0 and len(verbs) >= 10, "corral --help lists the verbs", r.stdout + r.stderr)
+    verbs_sec = man_section(read("docs", "corral.1"), "VERBS")
+    documented = re.findall(r"^\.TP\n\.B ([a-z][a-z-]*)", verbs_sec, re.M)
+    missing = [v for v in verbs if v not in documented]
+    t.eq(missing, [], "every verb of corral --help has its section under VERBS in corral(1)")
+    t.eq([v for v in documented if v not in verbs], [], "and corral(1) documents no verb corral does not have")
+    after_first = verbs_sec.split("\n.TP\n", 1)[-1]
+    breaks = [after_first[max(0, m.start() - 120):m.end() + 60] for m in re.finditer(r"^\.PP\n", after_first, re.M)]
+    t.eq(breaks, [], "the VERBS list is one list: no paragraph (such as 'Every verb takes --help') breaks it in two")
+
+
+def event_kinds_written():
+    """Event names given as literals to the functions that append to a
+    session's events.jsonl (eventlog_write and its wrappers in src/)."""
+    kinds = set()
+    for path in glob.glob(os.path.join(TOP, "src", "*.c")):
+        with open(path, encoding="utf-8") as f:
+            code = f.read()
+        kinds.update(re.findall(r"\b(?:eventlog_write|log_event|record)\(\s*[\w>.-]+,\s*\"([a-z_]+)\"", code))
+    return kinds
+
+
+def test_every_event_kind_is_in_formats(t):
+    kinds = event_kinds_written()
+    t.ok({"created", "exited", "approval_requested"} <= kinds, "the event kinds written are found in src/",
+         sorted(kinds))
+    formats = read("docs", "formats.md")
+    section = formats.split("## events.jsonl", 1)[-1]
+    documented = set()
+    for row in re.findall(r"^\| (`[^|]*`) \|", section, re.M):
+        documented.update(re.findall(r"`([a-z_]+)`", row))
+    t.eq(sorted(kinds - documented), [], "every event kind the server writes has its row in docs/formats.md")
+
+
+def test_every_protocol_command_is_documented(t):
+    table = re.search(r"\bcommands\[\] = \{(.*?)\};", read("src", "dispatch.c"), re.S)
+    cmds = re.findall(r"\{\"([a-z_]+)\", cmd_", table.group(1) if table else "")
+    t.ok(len(cmds) >= 10, "the protocol's commands are found in src/dispatch.c", cmds)
+    headings = " ".join(re.findall(r"^###.*$", read("docs", "protocol.md"), re.M))
+    t.eq([c for c in cmds if "`%s`" % c not in headings], [],
+         "every protocol command has its heading in docs/protocol.md")
+
+
+def test_man_pages_installed_and_named(t):
+    pages = sorted(os.path.basename(p) for p in glob.glob(os.path.join(TOP, "docs", "*.[1-8]")))
+    m = re.search(r"^man_MANS\s*=\s*((?:.*\\\n)*.*)$", read("Makefile.am"), re.M)
+    installed = [os.path.basename(p) for p in m.group(1).replace("\\\n", " ").split()] if m else []
+    t.eq(pages, sorted(installed), "make install installs every man page in docs/ (man_MANS)")
+    readme = read("README.md")
+    for page in pages:
+        name, section = page.rsplit(".", 1)
+        t.ok("%s(%s)" % (name, section) in readme, "the README names %s(%s)" % (name, section))
+
+
+ESCAPES = {"bu": "\u2022", "ci": "\u25cb", "OK": "\u2713", "mu": "\u00d7", "->": "\u2192", "*": "*"}
+
+
+def man_glyphs(text):
+    """The characters written as \\[uXXXX] or \\(xx in a piece of roff."""
+    out = set(chr(int(h, 16)) for h in re.findall(r"\\\[u([0-9A-Fa-f]{4})\]", text))
+    out.update(ESCAPES.get(x, "\\(" + x) for x in re.findall(r"\\\((..)", text))
+    return out
+
+
+def test_glyphs_are_the_screens(t):
+    render = read("ui", "render.c")
+    # A session's row: its state glyph, and the exit code's mark.
+    bodies = "".join(m.group(0) for m in re.finditer(r"^static [^\n(]*\b(?:state_glyph|draw_session_row)\(.*?\n\}\n",
+                                                      render, re.S | re.M))
+    drawn = set()
+    for lit in re.findall(r"\"((?:\\x[0-9a-f]{2})+)\"", bodies):
+        drawn.add(bytes(int(h, 16) for h in re.findall(r"\\x([0-9a-f]{2})", lit)).decode())
+    t.ok(len(drawn) >= 5, "the sidebar's state glyphs are found in ui/render.c", drawn)
+    screen = man_section(read("docs", "corral.1"), "THE SUPERVISOR SCREEN")
+    glyph_sentence = re.search(r"state glyph\n?\((.*?)\)", screen, re.S)
+    shown = man_glyphs(glyph_sentence.group(1) if glyph_sentence else "")
+    t.eq(sorted(shown), sorted(drawn), "corral(1) shows exactly the state glyphs the sidebar draws",
+         glyph_sentence.group(0) if glyph_sentence else screen[:400])
+    readme = read("README.md")
+    t.ok(all(g in readme for g in drawn), "and so does the README", sorted(drawn))
+
+
+run_tests(Tap(), [test_every_verb_has_a_man_section, test_every_event_kind_is_in_formats,
+                  test_every_protocol_command_is_documented, test_man_pages_installed_and_named,
+                  test_glyphs_are_the_screens])
