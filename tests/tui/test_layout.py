@@ -12,8 +12,9 @@ means what it drew before it is on the screen too."""
 import json
 import os
 import re
+import time
 
-from tuilib import Tap, Term, World, run_tests
+from tuilib import TIMEOUT, Tap, Term, World, run_tests
 
 w = World()
 w.start_server()
@@ -70,14 +71,22 @@ def status(screen):
     return screen.split("\n")[-1]
 
 
-def selected_row(term):
+def selected_row(term, want=None):
     """The sidebar row drawn as selected (its background is not the
-    terminal's), or None."""
-    for r in range(term.info()["rows"] - 1):
-        cells = term.cells(r)
-        if cells[1]["bg"] != "default":
-            return "".join(c["ch"] or " " for c in cells[:SIDEBAR]).strip()
-    return None
+    terminal's), or None.  With want: the first such row that holds want,
+    waiting for the screen to show it (rows are read one by one, so a
+    frame being drawn could otherwise be read half old, half new)."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        row = None
+        for r in range(term.info()["rows"] - 1):
+            cells = term.cells(r)
+            if cells[1]["bg"] != "default":
+                row = "".join(c["ch"] or " " for c in cells[:SIDEBAR]).strip()
+                break
+        if want is None or (row and want in row) or time.monotonic() > deadline:
+            return row
+        term.settle(50)
 
 
 def pane_titles(screen):
@@ -113,12 +122,12 @@ def test_finished_commands_fold(t):
         t.ok(re.search("solo-run +ws", bar) and "1 finished" not in bar,
              "an agent's only finished command keeps its row (folding starts at two)", bar)
         term.wait_regex(title("worker"))
-        t.ok("worker" in (selected_row(term) or ""), "the first session's row is selected", selected_row(term))
+        t.ok("worker" in (selected_row(term, "worker") or ""), "the first session's row is selected", selected_row(term))
         # The folded row is the next one: selecting it shows the most
         # recent session in the pane (no session is selected).
         term.send("j")
         term.wait_regex(title("oneshot-2"))
-        t.ok("3 finished" in (selected_row(term) or ""), "j selects the folded row", selected_row(term))
+        t.ok("3 finished" in (selected_row(term, "3 finished") or ""), "j selects the folded row", selected_row(term))
         term.keys("Enter")
         term.wait("\u25be 3 finished")
         s = term.wait_regex("oneshot-0 +ws(.*\n)*.*my-shell +ws")
@@ -126,12 +135,12 @@ def test_finished_commands_fold(t):
         term.send("j")
         term.send("j")
         term.wait_regex(title("oneshot-1"))
-        t.ok("oneshot-1" in (selected_row(term) or ""), "the unfolded commands are rows to select",
+        t.ok("oneshot-1" in (selected_row(term, "oneshot-1") or ""), "the unfolded commands are rows to select",
              selected_row(term))
         term.keys("Space")
         s = term.wait("\u25b8 3 finished")
         t.ok("oneshot-" not in sidebar(s), "Space folds them again", sidebar(s))
-        t.ok("3 finished" in (selected_row(term) or ""), "and the folded row takes the selection",
+        t.ok("3 finished" in (selected_row(term, "3 finished") or ""), "and the folded row takes the selection",
              selected_row(term))
         agent_exec("oneshot-3", "true")
         s = term.wait("\u25b8 4 finished")
