@@ -88,7 +88,7 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
         sb_userns_hint(e, hint, sizeof hint);
     line(f, userns, "user namespaces", userns ? "unprivileged user namespaces can be created" : hint);
     e = in_child(try_netns);
-    line(f, e == 0, "network namespaces", e == 0 ? "a private loopback-only network per sandbox" : strerror(e));
+    line(f, e == 0, "network namespaces", e == 0 ? "a network of its own per sandbox: loopback only" : strerror(e));
     e = in_child(try_seccomp);
     bool seccomp = e == 0;
     line(f, seccomp, "seccomp filters", seccomp ? "libseccomp filters load" :
@@ -138,12 +138,15 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
     }
     fprintf(f, "  - a private view of the filesystem: read-only host, writable workspace, private /tmp, masked "
                "credential stores and host sockets\n");
-    fprintf(f, "  - private pid, ipc, uts, cgroup and mount namespaces; network off by default (loopback only)\n");
+    fprintf(f, "  - private pid, ipc, uts, cgroup and mount namespaces\n");
+    fprintf(f, "  - network off by default: a network namespace of its own with loopback only, so servers and "
+               "clients inside one sandbox talk over 127.0.0.1 and ::1 and nothing reaches the host or beyond; "
+               "Unix sockets only as connected pairs\n");
     fprintf(f, "  - no capabilities, no_new_privs, a non-dumpable pid 1\n");
     fprintf(f, "  - the seccomp deny list (ptrace, mount, new namespaces, TIOCSTI, io_uring, bpf, ...)\n");
     if (abi > 0)
         fprintf(f, "  - Landlock ABI %d as a second lock on writes%s\n", abi,
-                abi >= 6 ? ", TCP, abstract sockets and signals" : "");
+                abi >= 6 ? ", abstract sockets and signals" : "");
     else
         fprintf(f, "  - no Landlock (mounts and the filter still hold)\n");
     if (cg.pids_applied)

@@ -31,6 +31,7 @@
 
 #include "landlock.h"
 #include "mounts.h"
+#include "netns.h"
 #include "plan.h"
 #include "privs.h"
 #include "rlimits.h"
@@ -437,6 +438,8 @@ int sandbox_init_main(int argc, char **argv)
         setup_failed(err);
     if (sethostname("corral", 6) < 0)
         setup_failed("cannot set the host name");
+    if ((plan.ns_flags & CLONE_NEWNET) && sb_netns_loopback_up(err, sizeof err) < 0)
+        setup_failed(err);
     /* A second lock on nested user namespaces beside the filter (best
      * effort: the filter alone already refuses them). */
     int fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);

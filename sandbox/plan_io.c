@@ -46,7 +46,9 @@ void sb_plan_print(const sb_plan *plan, FILE *f)
         fprintf(f, "namespaces: user (uid %u -> %u, gid %u -> %u, setgroups denied), mount, pid, ipc, uts, "
                    "cgroup%s\n",
                 (unsigned)plan->uid, (unsigned)plan->uid, (unsigned)plan->gid, (unsigned)plan->gid,
-                plan->ns_flags & CLONE_NEWNET ? ", net (loopback only)" : "; network shared with the host");
+                plan->ns_flags & CLONE_NEWNET ? ", net (its own: loopback only, brought up; 127.0.0.1 and ::1 reach "
+                                                 "this sandbox alone, nothing is routed out)"
+                                               : "; network shared with the host");
         fprintf(f, "mounts, in order (then pivot_root into the new root; the old root is detached):\n");
         for (size_t i = 0; i < plan->n_mounts; i++) {
             const sb_mount *m = &plan->mounts[i];

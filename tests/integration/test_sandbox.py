@@ -6,6 +6,7 @@ when something cannot be enforced, and every session sandboxed by default.
 (Attacks on the sandbox are in tests/sandbox/battery.py.)"""
 import os
 import shutil
+import socket
 import subprocess
 
 from harness import CORRAL, Tap, World, run_tests
@@ -52,10 +53,61 @@ def test_print_plan(t):
     t.ok("bind rw   %s  (workspace)" % w.ws in out, "the workspace is writable")
     t.ok("bind rw   %s  (writable root)" % w.config in out, "-w adds a writable root")
     t.ok("tmpfs rw  /tmp  (private tmpfs, 1 GiB)" in out, "with a private 1 GiB /tmp")
-    t.ok("net (loopback only)" in out and "setgroups denied" in out, "names the namespaces")
+    t.ok("net (its own: loopback only" in out and "setgroups denied" in out, "names the namespaces")
     t.ok("seccomp:" in out and "rules" in out and "landlock:" in out, "says what the filter and Landlock do")
     t.ok("RLIMIT_NOFILE 4096" in out and "pids.max 1024" in out, "and the limits, applied or not and why")
     t.ok(not os.path.exists(os.path.join(w.ws, ".corral")), "printing the plan changes nothing on disk")
+
+
+# A local server and its client inside one sandbox, as a test suite starts
+# them: an HTTP server on 127.0.0.1 and on ::1, fetched with urllib; then a
+# connection to a server of the host on its 127.0.0.1.
+LOOPBACK = r'''
+import errno, http.server, socket, sys, threading, urllib.request
+for addr in ("127.0.0.1", "::1"):
+    class Server(http.server.HTTPServer):
+        address_family = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    try:
+        srv = Server((addr, 0), http.server.SimpleHTTPRequestHandler)
+    except OSError as e:
+        print("serve", addr, errno.errorcode[e.errno])
+        continue
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    host = "[%s]" % addr if ":" in addr else addr
+    url = "http://%s:%d/served.txt" % (host, srv.server_address[1])
+    print("served", addr, urllib.request.urlopen(url, timeout=20).read().decode().strip())
+    srv.shutdown()
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+    print("host reached")
+except OSError as e:
+    print("host", errno.errorcode[e.errno])
+'''
+
+
+def test_loopback_inside_the_sandbox(t):
+    with open(os.path.join(w.ws, "served.txt"), "w") as f:
+        f.write("from the workspace\n")
+    host = socket.socket()
+    host.bind(("127.0.0.1", 0))
+    host.listen(4)
+    host.setblocking(False)
+    r = sandbox("--", "python3", "-c", LOOPBACK, str(host.getsockname()[1]))
+    out = r.stdout.splitlines()
+    t.ok("served 127.0.0.1 from the workspace" in out,
+         "with the network off, a server on 127.0.0.1 inside the sandbox answers a client there", r.stdout + r.stderr)
+    t.ok("served ::1 from the workspace" in out, "and on ::1", r.stdout + r.stderr)
+    t.ok("host ECONNREFUSED" in out, "the host's 127.0.0.1 is not the sandbox's: its server is not reached",
+         r.stdout)
+    try:
+        host.accept()
+        t.ok(False, "the host's server saw no connection")
+    except BlockingIOError:
+        t.ok(True, "the host's server saw no connection")
+    host.close()
+    r = sandbox("--print-plan", "--", "true")
+    t.ok("net (its own: loopback only" in r.stdout and "sockets may be AF_INET (TCP, UDP)" in r.stdout,
+         "the plan says loopback works and what sockets may be", r.stdout)
 
 
 def git(*args, cwd):
@@ -163,7 +215,7 @@ def test_sessions_are_sandboxed(t):
 
 
 try:
-    run_tests(Tap(), [test_status_and_stdio, test_print_plan, test_git_in_the_workspace, test_profiles_from_config,
+    run_tests(Tap(), [test_status_and_stdio, test_print_plan, test_loopback_inside_the_sandbox, test_git_in_the_workspace, test_profiles_from_config,
                       test_errors_name_the_fix, test_sessions_are_sandboxed])
 finally:
     w.cleanup()

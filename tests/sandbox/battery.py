@@ -280,6 +280,24 @@ def kill_tree(proc):
         pass
 
 
+def host_addresses():
+    """The host's own addresses other than loopback: the source address of
+    its route out, IPv4 and IPv6, where it has one (no packet is sent)."""
+    found = []
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        s = socket.socket(family, socket.SOCK_DGRAM)
+        try:
+            s.connect((probe, 9))
+            addr = s.getsockname()[0]
+            if not addr.startswith("127.") and addr != "::1":
+                found.append(addr)
+        except OSError:
+            pass
+        finally:
+            s.close()
+    return found
+
+
 class Listeners:
     """Host-side listeners an attack must never reach; every accepted
     connection or received datagram is counted."""
@@ -301,6 +319,12 @@ class Listeners:
         u.bind(("127.0.0.1", 0))
         self._add(u, "udp")
         self.info["udp_port"] = u.getsockname()[1]
+        # The host's own addresses (N22): TCP and UDP (a DNS server's port,
+        # say) on every address, and the addresses a connection out of the
+        # sandbox would aim at.
+        self.info["host_addrs"] = host_addresses()
+        self.info["tcp_any_port"] = self._any(socket.SOCK_STREAM, "tcp-any")
+        self.info["udp_any_port"] = self._any(socket.SOCK_DGRAM, "udp-any")
         name = "corral-battery-%s" % token
         a = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         a.bind("\0" + name)
@@ -329,6 +353,21 @@ class Listeners:
         s.listen(16)
         self._add(s, "tcp6" if family == socket.AF_INET6 else "tcp")
         return s
+
+    def _any(self, kind, label):
+        """A listener on every address of the host (IPv6 and IPv4 where the
+        host has IPv6); its port."""
+        try:
+            s = socket.socket(socket.AF_INET6, kind)
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            s.bind(("::", 0))
+        except OSError:
+            s = socket.socket(socket.AF_INET, kind)
+            s.bind(("0.0.0.0", 0))
+        if kind == socket.SOCK_STREAM:
+            s.listen(16)
+        self._add(s, label)
+        return s.getsockname()[1]
 
     def _unix(self, path, label):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -18,11 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "placeholders.h"
 #include "gitconfig.h"
 #include "gitindex.h"
@@ -487,6 +491,111 @@ static void plan_round_trip(void **state)
     free(text);
     sb_plan_free(&plan);
     sb_profile_free(&prof);
+}
+
+/* What the filter lets a sandbox with the network off make: IP sockets for
+ * its own loopback, route queries, connected Unix socket pairs; never an
+ * unconnected Unix socket (it could name a host socket), a datagram pair,
+ * raw or ping sockets, other protocols and families, whatever the high bits
+ * say.  Checked in a child that loads the real filter. */
+typedef struct sock_case {
+    bool pair;
+    unsigned long family, type, protocol;
+    bool allowed;
+    const char *what;
+} sock_case;
+
+static const sock_case net_off_sockets[] = {
+    {false, AF_INET, SOCK_STREAM, 0, true, "TCP"},
+    {false, AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP, true, "TCP with flags"},
+    {false, AF_INET, SOCK_DGRAM, IPPROTO_UDP, true, "UDP"},
+    {false, AF_INET6, SOCK_STREAM, 0, true, "TCP over IPv6"},
+    {false, AF_INET6, SOCK_DGRAM, 0, true, "UDP over IPv6"},
+    {false, AF_NETLINK, SOCK_RAW, 0 /* NETLINK_ROUTE */, true, "route netlink"},
+    {true, AF_UNIX, SOCK_STREAM, 0, true, "a stream socketpair"},
+    {true, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, true, "a seqpacket socketpair"},
+    {false, AF_UNIX, SOCK_STREAM, 0, false, "an unconnected Unix stream"},
+    {false, AF_UNIX, SOCK_DGRAM, 0, false, "a Unix datagram socket"},
+    {true, AF_UNIX, SOCK_DGRAM, 0, false, "a datagram socketpair"},
+    {true, AF_UNIX, SOCK_RAW, 0, false, "a raw (datagram) socketpair"},
+    {true, AF_UNIX, SOCK_STREAM | (1ul << 40), 0, true, "high bits of the type are flags"},
+    {true, AF_UNIX | (1ul << 32), SOCK_STREAM, 0, false, "AF_UNIX with high bits"},
+    {false, AF_INET | (1ul << 32), SOCK_STREAM, 0, false, "AF_INET with high bits"},
+    {false, AF_INET, SOCK_RAW, 1, false, "raw ICMP"},
+    {false, AF_INET, SOCK_DGRAM, 1 /* ICMP: a ping socket */, false, "ping"},
+    {false, AF_INET6, SOCK_DGRAM, 58 /* ICMPv6 */, false, "ping over IPv6"},
+    {false, AF_INET, SOCK_SEQPACKET, 132 /* SCTP */, false, "SCTP"},
+    {false, AF_INET, SOCK_DGRAM, 115 /* L2TP */, false, "L2TP (a module to load)"},
+    {false, AF_INET, SOCK_STREAM, IPPROTO_TCP | (1ul << 33), false, "a protocol with high bits"},
+    {false, AF_NETLINK, SOCK_RAW, 15 /* KOBJECT_UEVENT */, false, "uevent netlink"},
+    {false, AF_NETLINK, SOCK_RAW, 12 /* NETFILTER */, false, "netfilter netlink"},
+    {false, AF_PACKET, SOCK_RAW, 0, false, "AF_PACKET"},
+    {false, 40 /* AF_VSOCK */, SOCK_STREAM, 0, false, "AF_VSOCK"},
+    {false, 38 /* AF_ALG */, SOCK_SEQPACKET, 0, false, "AF_ALG"},
+    {false, 200, SOCK_STREAM, 0, false, "a family past the kernel's"},
+};
+
+static void filter_lets_loopback_in_and_nothing_out(void **state)
+{
+    (void)state;
+    size_t n = sizeof net_off_sockets / sizeof net_off_sockets[0];
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pipefd[0]);
+        char err[256];
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sb_seccomp_install(SB_NET_OFF, err, sizeof err) < 0)
+            _exit(100);
+        for (size_t i = 0; i < n; i++) {
+            const sock_case *c = &net_off_sockets[i];
+            int fds[2] = {-1, -1};
+            long rc = c->pair ? syscall(SYS_socketpair, c->family, c->type, c->protocol, fds)
+                              : syscall(SYS_socket, c->family, c->type, c->protocol);
+            /* Refused is EPERM from the filter; the kernel's own refusals
+             * (EAFNOSUPPORT, EPROTONOSUPPORT) of an allowed call mean the
+             * filter let it through. */
+            char r = rc >= 0 ? 'y' : errno == EPERM ? 'n' : 'k';
+            if (write(pipefd[1], &r, 1) != 1)
+                _exit(101);
+            if (rc >= 0)
+                close(c->pair ? fds[0] : (int)rc);
+            if (c->pair && rc >= 0)
+                close(fds[1]);
+        }
+        _exit(0);
+    }
+    close(pipefd[1]);
+    char got[64] = {0};
+    size_t have = 0;
+    for (ssize_t r; have < sizeof got && (r = read(pipefd[0], got + have, sizeof got - have)) != 0;)
+        if (r > 0)
+            have += (size_t)r;
+        else if (errno != EINTR)
+            break;
+    close(pipefd[0]);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fail_msg("the child that loads the filter ended with wait status %d", st);
+    assert_int_equal(have, n);
+    for (size_t i = 0; i < n; i++) {
+        const sock_case *c = &net_off_sockets[i];
+        if (c->allowed && got[i] != 'y')
+            fail_msg("%s: refused (%c), but the sandbox's loopback needs it", c->what, got[i]);
+        if (!c->allowed && got[i] != 'n')
+            fail_msg("%s: %s, but the filter must refuse it with EPERM", c->what,
+                     got[i] == 'y' ? "made" : "reached the kernel");
+    }
+    /* The plan says the same. */
+    char text[2048];
+    sb_seccomp_describe(SB_NET_OFF, text, sizeof text);
+    assert_non_null(strstr(text, "loopback only"));
+    assert_non_null(strstr(text, "AF_UNIX only from socketpair"));
+    sb_seccomp_describe(SB_NET_FULL, text, sizeof text);
+    assert_null(strstr(text, "loopback"));
+    assert_true(sb_seccomp_rule_count(SB_NET_OFF) > sb_seccomp_rule_count(SB_NET_FULL));
 }
 
 static void unknown_profile_is_named(void **state)
@@ -1542,6 +1651,7 @@ int main(void)
         cmocka_unit_test(full_profile_is_no_sandbox),
         cmocka_unit_test(plan_round_trip),
         cmocka_unit_test(unknown_profile_is_named),
+        cmocka_unit_test(filter_lets_loopback_in_and_nothing_out),
         cmocka_unit_test(placeholders_never_follow_a_swapped_symlink),
         cmocka_unit_test(placeholders_are_shared_and_counted),
         cmocka_unit_test(home_workspace_is_refused),
