@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "doctor.h"
+#include "homelayer.h"
 #include "landlock.h"
 #include "launch.h"
 #include "rlimits.h"
@@ -102,6 +103,11 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
     char where[512];
     sb_cgroup_probe(&plan->limits, &cg, where, sizeof where);
     line(f, cg.pids_applied, "cgroup for pids.max", cg.pids_applied ? where : cg.why_not);
+    char why[512];
+    bool layer = plan->layer_home && sb_layer_probe(plan, why, sizeof why);
+    line(f, layer, "home layer (overlayfs)",
+         layer ? "an overlay on the home in a user namespace: writes to the home land in a layer"
+         : plan->layer_home ? why : plan->layer_why_not ? plan->layer_why_not : "no home layer");
     int tiocsti = read_int("/proc/sys/dev/tty/legacy_tiocsti", -1);
     line(f, tiocsti != 1, "TIOCSTI disabled",
          tiocsti == 1 ? "dev.tty.legacy_tiocsti = 1: programs can push input into a terminal (corral's filter "
@@ -142,6 +148,16 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
     fprintf(f, "  - network off by default: a network namespace of its own with loopback only, so servers and "
                "clients inside one sandbox talk over 127.0.0.1 and ::1 and nothing reaches the host or beyond; "
                "Unix sockets only as connected pairs\n");
+    if (layer)
+        fprintf(f, "  - a writable home: its writes land in a layer over it, %s; your real home is never written, "
+                   "and what the deny list hides stays hidden\n",
+                plan->layer_mode == SB_HOME_KEEP ? "kept for the workspace (less the shells' startup files)"
+                                                 : "gone when the sandbox ends");
+    else if (plan->layer_home)
+        fprintf(f, "  - a read-only home (overlayfs cannot be used here): tools that write to it, such as vim's "
+                   "viminfo or pyenv's shims, fail\n");
+    else
+        fprintf(f, "  - the home: %s\n", plan->layer_why_not ? plan->layer_why_not : "no layer");
     fprintf(f, "  - no capabilities, no_new_privs, a non-dumpable pid 1\n");
     fprintf(f, "  - the seccomp deny list (ptrace, mount, new namespaces, TIOCSTI, io_uring, bpf, ...)\n");
     if (abi > 0)

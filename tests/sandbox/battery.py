@@ -117,7 +117,7 @@ class Attack:
                 key, sep, value = line[1:].strip().partition(":")
                 if sep and key.strip() in ("id", "tries", "expect", "neighbour", "needs", "sandbox-args",
                                            "timeout", "expect-rc", "refusal-ok", "known-gap", "host-git",
-                                           "runs"):
+                                           "runs", "config"):
                     self.meta[key.strip()] = value.strip()
         self.id = self.meta.get("id", "?")
         needs = self.meta.get("needs", "-")
@@ -139,6 +139,12 @@ class Attack:
         # Sandboxed commands run one after the other in the same world;
         # all but the last prepare (and print PREPARED).
         self.runs = int(self.meta.get("runs", "1"))
+        # corral's config file in the world: "[section] key = value; ...".
+        self.config = ""
+        for setting in self.meta.get("config", "").split(";"):
+            section, sep, assignment = setting.strip().partition("]")
+            if sep and section.startswith("["):
+                self.config += "%s]\n\t%s\n" % (section, assignment.strip())
 
     @property
     def name(self):
@@ -492,7 +498,7 @@ class Battery:
             os.makedirs(os.path.join(w["home"], rel), exist_ok=True)
         xdg = os.path.join(d, "xdg")
         w["xdg_config"], w["xdg_state"], w["xdg_cache"] = (os.path.join(xdg, n) for n in ("config", "state", "cache"))
-        write(os.path.join(w["xdg_config"], "corral", "config"), "")
+        write(os.path.join(w["xdg_config"], "corral", "config"), attack.config)
         write(os.path.join(w["xdg_config"], "corral", "approvals.json"), '{"%s": "state"}\n' % secret, 0o600)
         write(os.path.join(w["xdg_state"], "corral", "sessions.db"), "%s sessions\n" % secret, 0o600)
         os.makedirs(w["xdg_cache"])
@@ -501,6 +507,11 @@ class Battery:
         write(os.path.join(w["ws"], "file.txt"), "workspace file\n")
         w["protected"] = self.setup_workspace(attack, w)
         w["watched"] = [w["home"], w["xdg_config"], w["xdg_state"], w["outside"], self.runtime]
+        if "home-layer = keep" in attack.config:
+            # A kept home layer is meant to stay in corral's state: watch
+            # the rest of the state (and that no discarded layer is left).
+            w["watched"][2] = os.path.join(w["xdg_state"], "corral", "sessions.db")
+            w["layers"] = os.path.join(w["xdg_state"], "corral", "home-layers")
         return w
 
     def setup_workspace(self, attack, w):
@@ -809,6 +820,10 @@ class Battery:
         for k, v in w.items():
             if k.startswith("inode:") and inode_of(k[6:]) != v:
                 problems.append("host %s was replaced (%s -> %s)" % (k[6:], v, inode_of(k[6:])))
+        if w.get("layers") and os.path.isdir(w["layers"]):
+            left = [n for n in os.listdir(w["layers"]) if not n.startswith("w-")]
+            if left:
+                problems.append("home layers left behind: %s" % left)
         for n in absent_top:
             p = os.path.join(w["ws"], n)
             if os.path.lexists(p) and (not os.path.isdir(p) or os.path.islink(p) or os.listdir(p)):
