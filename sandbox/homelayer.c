@@ -40,15 +40,19 @@ const char *const sb_layer_startup_files[] = {
 /* How many directory passes a removal may make before it gives up (a tree
  * that keeps changing under it); about two per directory suffice. */
 #define REMOVE_BUDGET (1L << 22)
+/* How deep a removal remembers where it was in each directory (a long
+ * per level); deeper levels are read again from their start. */
+#define REMOVE_TRACKED (1L << 16)
 
 static int open_dir_at(int dirfd, const char *name)
 {
     return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-/* One pass over the directory fd: remove what can go; a directory that is
- * not empty is named in child (and the pass stops there).  0, or -1. */
-static int clear_pass(int fd, char *child, size_t childlen)
+/* One pass over the directory fd from position *pos: remove what can go;
+ * stop at a directory that is not empty, name it in child and leave *pos
+ * just before it (to be read again, empty, on the way back up).  0, or -1. */
+static int clear_pass(int fd, long *pos, char *child, size_t childlen)
 {
     child[0] = '\0';
     int dup_fd = dup(fd);
@@ -58,15 +62,20 @@ static int clear_pass(int fd, char *child, size_t childlen)
             close(dup_fd);
         return -1;
     }
-    rewinddir(d);
+    if (pos && *pos)
+        seekdir(d, *pos);
     int rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
+    for (;;) {
+        long here = telldir(d);
+        struct dirent *e = readdir(d);
+        if (!e)
+            break;
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         struct stat st;
         if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-            rc = errno == ENOENT ? 0 : -1;
+            if (errno != ENOENT)
+                rc = -1;
             continue;
         }
         if (!S_ISDIR(st.st_mode)) {
@@ -84,33 +93,40 @@ static int clear_pass(int fd, char *child, size_t childlen)
          * and a sandbox may leave any mode). */
         fchmodat(fd, e->d_name, 0700, 0);
         snprintf(child, childlen, "%s", e->d_name);
+        if (pos)
+            *pos = here;
         break;
     }
     closedir(d);
     return rc;
 }
 
-/* Remove dirfd/name and everything below it, without following symlinks:
- * descend into the first directory that is not empty, climb back through
- * "..", until nothing is left.  Only for trees no process writes any more
- * (a layer after its sandbox).  0, or -1 with errno. */
-static int remove_tree(int dirfd, const char *name)
+/* Remove dirfd/name and everything below it, without following symlinks,
+ * with one directory descriptor at a time however deep the tree: descend
+ * into each directory that is not empty, climb back through "..", until
+ * nothing is left.  A pass that misses an entry (a position that moved) is
+ * made good by the directory's removal failing and the directory being
+ * read again.  Only for trees no process writes any more (a layer after
+ * its sandbox).  0, or -1 with errno. */
+static int remove_deep(int dirfd, const char *name)
 {
-    struct stat st;
-    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return errno == ENOENT ? 0 : -1;
-    if (!S_ISDIR(st.st_mode))
-        return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -1 : 0;
-    if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0)
-        return 0;
     fchmodat(dirfd, name, 0700, 0);
     int fd = open_dir_at(dirfd, name);
     if (fd < 0)
-        return -1;
-    long depth = 0;
+        return errno == ENOENT ? 0 : -1;
+    long depth = 0, tracked = 0, *pos = NULL;
     char child[NAME_MAX + 1];
+    int rc = -1;
+    errno = 0;
     for (long pass = 0; pass < REMOVE_BUDGET; pass++) {
-        if (clear_pass(fd, child, sizeof child) < 0)
+        if (depth >= tracked && depth < REMOVE_TRACKED) {
+            long grown = tracked ? tracked * 2 : 64;
+            pos = sb_realloc(pos, (size_t)grown * sizeof *pos);
+            memset(pos + tracked, 0, (size_t)(grown - tracked) * sizeof *pos);
+            tracked = grown;
+        }
+        long *here = depth < tracked ? &pos[depth] : NULL;
+        if (clear_pass(fd, here, child, sizeof child) < 0)
             break;
         if (child[0]) {
             int c = open_dir_at(fd, child);
@@ -119,30 +135,87 @@ static int remove_tree(int dirfd, const char *name)
             close(fd);
             fd = c;
             depth++;
+            if (depth < tracked)
+                pos[depth] = 0;
             continue;
         }
         if (depth == 0) {
-            close(fd);
-            if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
-                return 0;
+            if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT) {
+                rc = 0;
+                break;
+            }
             if (errno != ENOTEMPTY && errno != EEXIST)
-                return -1;
-            if ((fd = open_dir_at(dirfd, name)) < 0)
-                return -1;
+                break;
+            pos[0] = 0; /* something was missed: read it all again */
             continue;
         }
-        /* Empty now: its parent's next pass removes it. */
+        /* Empty now: its parent's next pass reads it again and removes it. */
         int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        close(fd);
         if (up < 0)
-            return -1;
+            break;
+        close(fd);
         fd = up;
         depth--;
     }
-    int e = errno ? errno : ELOOP;
+    int e = rc == 0 ? 0 : errno ? errno : ELOOP;
     close(fd);
+    free(pos);
     errno = e;
-    return -1;
+    return rc;
+}
+
+/* How many levels remove_tree reads with a directory stream of its own
+ * each (fast for wide trees); below that, remove_deep takes over. */
+#define REMOVE_OPEN_LEVELS 32
+
+/* Remove dirfd/name and everything below it, without following symlinks.
+ * 0, or -1 with errno. */
+static int remove_tree_levels(int dirfd, const char *name, int levels)
+{
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -1 : 0;
+    if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0)
+        return 0;
+    if (levels == 0)
+        return remove_deep(dirfd, name);
+    fchmodat(dirfd, name, 0700, 0);
+    int fd = open_dir_at(dirfd, name);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return -1;
+    }
+    int rc = 0;
+    /* Read again only if an entry came back (the tree was still changing). */
+    for (int round = 0; rc == 0 && round < 3; round++) {
+        rewinddir(d);
+        struct dirent *e;
+        while (rc == 0 && (e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                rc = remove_tree_levels(fd, e->d_name, levels - 1);
+        if (rc == 0 && (unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT))
+            break;
+        if (rc == 0 && errno != ENOTEMPTY && errno != EEXIST)
+            rc = -1;
+        if (rc == 0 && round == 2) {
+            errno = ENOTEMPTY;
+            rc = -1;
+        }
+    }
+    int e = errno;
+    closedir(d);
+    errno = e;
+    return rc;
+}
+
+static int remove_tree(int dirfd, const char *name)
+{
+    return remove_tree_levels(dirfd, name, REMOVE_OPEN_LEVELS);
 }
 
 /* Remove rel (a path below the directory fd) from the tree; the way to it
@@ -202,10 +275,18 @@ static char *kept_name(const char *key)
     return name;
 }
 
-/* Remove discarded layers whose launcher is gone (their lock is free).
- * Under the lock on the layers directory pfd. */
-static void sweep(int pfd)
+/* Discarded layers whose launcher is gone (their lock is free), locked
+ * now for removal: their names, and the descriptors that hold the locks. */
+typedef struct stale {
+    char **names;
+    size_t n;
+    int *fds;
+} stale;
+
+/* Under the lock on the layers directory pfd: find them. */
+static void find_stale(int pfd, stale *out)
 {
+    memset(out, 0, sizeof *out);
     int dup_fd = dup(pfd);
     DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     if (!d) {
@@ -220,11 +301,28 @@ static void sweep(int pfd)
         int fd = open_dir_at(pfd, e->d_name);
         if (fd < 0)
             continue;
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-            remove_tree(pfd, e->d_name);
-        close(fd);
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+            close(fd); /* in use */
+            continue;
+        }
+        out->fds = sb_realloc(out->fds, (out->n + 1) * sizeof *out->fds);
+        out->fds[out->n] = fd;
+        sb_list_push(&out->names, &out->n, e->d_name);
     }
     closedir(d);
+}
+
+/* Remove them, holding their locks (no other launch touches them), but
+ * not the layers directory's: launches go on meanwhile. */
+static void remove_stale(int pfd, stale *st)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        remove_tree(pfd, st->names[i]);
+        close(st->fds[i]);
+    }
+    sb_list_free(st->names, st->n);
+    free(st->fds);
+    memset(st, 0, sizeof *st);
 }
 
 /* Make (or take) the layer called name in pfd, locked; -1 with errno
@@ -335,14 +433,17 @@ int sb_layer_acquire(const sb_plan *plan, sb_layer_hold *out, char *err, size_t 
             close(pfd);
             continue;
         }
-        sweep(pfd);
+        stale old;
+        find_stale(pfd, &old);
         char canon[PATH_MAX];
         int rc = -1;
         if (!realpath(plan->layer_dir, canon))
             snprintf(err, errlen, "cannot resolve %s: %s", plan->layer_dir, strerror(errno));
         else
             rc = take_layer(pfd, canon, plan, out, err, errlen);
-        close(pfd); /* and its lock */
+        flock(pfd, LOCK_UN);
+        remove_stale(pfd, &old);
+        close(pfd);
         return rc;
     }
     snprintf(err, errlen, "cannot hold %s: it keeps being removed", plan->layer_dir);
@@ -361,13 +462,15 @@ void sb_layer_release(sb_layer_hold *hold)
         char *slash = strrchr(parent, '/');
         *slash = '\0';
         int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (pfd >= 0 && flock(pfd, LOCK_EX) == 0) {
+        /* The layer's own lock keeps other launches off it: the removal,
+         * which may take a while, holds no lock they wait for.  The layers
+         * directory goes with the last layer, under its lock. */
+        if (pfd >= 0) {
             remove_tree(pfd, slash + 1);
-            /* The layers directory goes with the last layer. */
-            rmdir(parent);
-        }
-        if (pfd >= 0)
+            if (flock(pfd, LOCK_EX) == 0)
+                rmdir(parent);
             close(pfd);
+        }
         free(parent);
     }
     close(hold->fd);

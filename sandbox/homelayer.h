@@ -15,9 +15,10 @@
  * sandbox at a time; a sandbox started while another uses it gets a
  * discarded layer of its own.  Before a kept layer is used again, the
  * shell startup files are taken out of it (sb_layer_startup_files), so
- * every sandbox's shells start from the real ones.  Making, sweeping and
- * removing happen under a lock on home-layers/ itself, which goes when it
- * is empty.
+ * every sandbox's shells start from the real ones.  Making a layer and
+ * finding stale ones happen under a lock on home-layers/ itself; removing
+ * one, which may take a while, only under its own lock.  home-layers/ goes
+ * when it is empty.
  */
 #ifndef CORRAL_SB_HOMELAYER_H
 #define CORRAL_SB_HOMELAYER_H
