@@ -939,6 +939,7 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
     }
     if (!root_bound)
         add_mount(out, SB_M_TMPFS, NULL, "/", true, 1 << 20, 0755, "empty root (only listed paths)");
+    bool layered = false;
     add_mount(out, SB_M_DEV, NULL, "/dev", false, p->limits.tmp_size, 0755,
               "minimal: null zero full random urandom tty, new devpts, shm (as big as /tmp)");
     add_mount(out, SB_M_PROC, NULL, "/proc", false, 0, 0,
@@ -957,6 +958,7 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
             continue;
         }
         if (x->layer) {
+            layered = true;
             add_mount(out, SB_M_OVERLAY, x->path, x->path, false, 0, 0,
                       p->home_layer == SB_HOME_KEEP
                           ? "home layer: the real home read-only below, writes kept for this workspace"
@@ -986,6 +988,13 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
         out->mounts[out->n_mounts - 1].link = x->link;
         if (x->access == SB_WRITE)
             sb_list_push(&out->write_roots, &out->n_write_roots, x->path);
+    }
+
+    if (out->layer_home && !layered) {
+        /* The merge gave the home's place to a stronger entry. */
+        free(out->layer_home);
+        out->layer_home = NULL;
+        out->layer_why_not = sb_strdup("read-only (another entry for the home wins)");
     }
 
     /* Build tools' caches: corral's cache, bound over the homes that exist,
