@@ -688,7 +688,8 @@ static void home_layer_over_a_read_only_home(void **state)
     assert_int_equal(mount_at(&back, vhome)->kind, SB_M_OVERLAY);
     sb_plan_free(&back);
     free(text);
-    assert_int_equal(sb_plan_parse("V\t1\nH\t0\trelative\t\n", 20, &back, err, sizeof err), -1);
+    const char *bad_layer = "V\t1\nH\t0\trelative\t\n";
+    assert_int_equal(sb_plan_parse(bad_layer, strlen(bad_layer), &back, err, sizeof err), -1);
     sb_plan_free(&plan);
 
     /* home-layer = off: the home read-only as before, the plan says why. */
