@@ -151,7 +151,7 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
     if (layer)
         fprintf(f, "  - a writable home: its writes land in a layer over it, %s; your real home is never written, "
                    "and what the deny list hides stays hidden\n",
-                plan->layer_mode == SB_HOME_KEEP ? "kept for the workspace (less the shells' startup files)"
+                plan->layer_mode == SB_HOME_KEEP ? "kept for the workspace (less the shells' startup files and git's config)"
                                                  : "gone when the sandbox ends");
     else if (plan->layer_home)
         fprintf(f, "  - a read-only home (overlayfs cannot be used here): tools that write to it, such as vim's "

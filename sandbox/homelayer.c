@@ -32,9 +32,13 @@
 #include <unistd.h>
 
 const char *const sb_layer_startup_files[] = {
+    /* what shells run when they start */
     ".profile", ".bash_profile", ".bash_login", ".bashrc", ".bash_logout", ".bash_aliases", ".bashrc.d",
     ".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout", ".config/fish", ".inputrc", ".shrc", ".kshrc",
-    ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout", NULL,
+    ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout",
+    /* git's own configuration: hooksPath, core.fsmonitor, aliases run code
+     * in every repository, the ones a wider sandbox may write included */
+    ".gitconfig", ".config/git", NULL,
 };
 
 /* How many directory passes a removal may make before it gives up (a tree
@@ -390,7 +394,7 @@ static int take_layer(int pfd, const char *canon, const sb_plan *plan, sb_layer_
     }
     if (!discard) {
         /* What a kept layer never carries to the next sandbox: the files
-         * its shells run at start. */
+         * its shells and git run at start. */
         int upper = open_dir_at(fd, "upper");
         for (const char *const *f = sb_layer_startup_files; upper >= 0 && *f; f++)
             remove_below(upper, *f);

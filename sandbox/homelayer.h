@@ -14,8 +14,9 @@
  * launcher that died: the next launch removes it.  A kept layer serves one
  * sandbox at a time; a sandbox started while another uses it gets a
  * discarded layer of its own.  Before a kept layer is used again, the
- * shell startup files are taken out of it (sb_layer_startup_files), so
- * every sandbox's shells start from the real ones.  Making a layer and
+ * shells' startup files and git's configuration are taken out of it
+ * (sb_layer_startup_files), so every sandbox's shells and git start from
+ * the real ones.  Making a layer and
  * finding stale ones happen under a lock on home-layers/ itself; removing
  * one, which may take a while, only under its own lock.  home-layers/ goes
  * when it is empty.
@@ -48,7 +49,7 @@ void sb_layer_release(sb_layer_hold *hold);
 bool sb_layer_probe(const sb_plan *plan, char *why, size_t len);
 
 /* What is taken out of a kept layer before each use: the files shells
- * run when they start (relative to the home). */
+ * run when they start and git's configuration (relative to the home). */
 extern const char *const sb_layer_startup_files[];
 
 #endif

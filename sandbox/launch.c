@@ -470,7 +470,8 @@ void sb_print_enforcement(const sb_plan *plan, FILE *f)
             fprintf(f, "home:       %s: writable, into a layer over the real home (read-only below); the layer is %s\n",
                     plan->layer_home,
                     plan->layer_mode == SB_HOME_KEEP
-                        ? "kept for this workspace ([sandbox] home-layer = keep), less the shells' startup files"
+                        ? "kept for this workspace ([sandbox] home-layer = keep), less the shells' startup files "
+                          "and git's config"
                         : "removed when the sandbox ends ([sandbox] home-layer = discard)");
         else
             fprintf(f, "home:       %s: read-only: %s\n", plan->layer_home, why);

@@ -211,11 +211,13 @@ def test_home_layer(t):
 
     w.write_config("[sandbox]\n  home-layer = keep\n")
     r = sandbox("--", "sh", "-c", 'echo kept > "$HOME/kept.txt"; echo "echo planted" >> "$HOME/.bashrc"; '
-                'mkdir -p "$HOME/.config/fish" && echo "echo planted" > "$HOME/.config/fish/config.fish"', env=env)
-    r = sandbox("--", "sh", "-c", 'cat "$HOME/kept.txt" "$HOME/.bashrc"; ls "$HOME/.config/fish" 2>&1', env=env)
+                'mkdir -p "$HOME/.config/fish" && echo "echo planted" > "$HOME/.config/fish/config.fish"; '
+                'git config --global core.fsmonitor "echo planted"', env=env)
+    r = sandbox("--", "sh", "-c", 'cat "$HOME/kept.txt" "$HOME/.bashrc"; ls "$HOME/.config/fish" 2>&1; '
+                'git config --global core.fsmonitor', env=env)
     t.ok(r.stdout.startswith("kept\n# the real bashrc\n") and "planted" not in r.stdout,
          "with keep, a later sandbox of the workspace finds what an earlier one wrote, but not its shell startup "
-         "files", r.stdout + r.stderr)
+         "files or git config", r.stdout + r.stderr)
     kept = [n for n in os.listdir(layers)] if os.path.isdir(layers) else []
     t.ok(len(kept) == 1 and kept[0].startswith("w-ws-"), "the kept layer is the workspace's, in corral's state",
          kept)

@@ -790,7 +790,8 @@ static void touch_at(const char *dir, const char *rel, const char *content)
 /* The layers' directories: a discarded layer goes with its sandbox, all
  * of it however it nests and whatever its modes, without following a
  * symlink out; one whose launcher died goes with the next launch; a kept
- * layer stays but loses the shells' startup files before each use, and
+ * layer stays but loses the shells' startup files and git's config before
+ * each use, and
  * serves one sandbox at a time. */
 static void home_layer_directories_are_made_and_removed(void **state)
 {
@@ -858,6 +859,7 @@ static void home_layer_directories_are_made_and_removed(void **state)
     assert_non_null(strstr(hold.path, "/w-proj_.._1"));
     snprintf(upper, sizeof upper, "%s/upper", hold.path);
     touch_at(upper, ".bashrc", "echo planted\n");
+    touch_at(upper, ".gitconfig", "[core]\n\tfsmonitor = planted\n");
     touch_at(upper, "kept.txt", "kept\n");
     snprintf(p, sizeof p, "%s/.config", upper);
     mk("%s", p);
@@ -871,6 +873,7 @@ static void home_layer_directories_are_made_and_removed(void **state)
     sb_layer_release(&hold);
     assert_int_equal(sb_layer_acquire(&plan, &hold, err, sizeof err), 0);
     assert_false(exists_at(upper, ".bashrc"));
+    assert_false(exists_at(upper, ".gitconfig"));
     assert_false(exists_at(upper, ".config/fish"));
     assert_true(exists_at(upper, "kept.txt"));
     assert_true(exists_at(upper, ".config"));

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # id: F01
-# tries: with [sandbox] home-layer = keep, one command plants shell startup files in the home (~/.bashrc, ~/.profile, ~/.bash_aliases, ~/.zshrc, ~/.inputrc, ~/.config/fish/config.fish) and leaves a note; the next command of the workspace looks for them
-# expect: the kept layer carries the note to the next command but none of the startup files: its shells start from the real ones; the host's home is unchanged, no discarded layer is left (runner checks)
+# tries: with [sandbox] home-layer = keep, one command plants shell startup files in the home (~/.bashrc, ~/.profile, ~/.bash_aliases, ~/.zshrc, ~/.inputrc, ~/.config/fish/config.fish) and git's config (~/.gitconfig, ~/.config/git/config) and leaves a note; the next command of the workspace looks for them
+# expect: the kept layer carries the note to the next command but none of the planted files: its shells and git start from the real ones; the host's home is unchanged, no discarded layer is left (runner checks)
 # neighbour: the note written by the earlier command is there (the layer is kept)
 # needs: -
 # runs: 2
@@ -16,8 +16,9 @@ from attacklib import blocked, escaped
 from _gitlib import phases
 
 HOME = os.environ["HOME"]
-STARTUP = (".bashrc", ".profile", ".bash_aliases", ".zshrc", ".inputrc", ".config/fish/config.fish")
-LINE = "echo planted by an earlier sandbox\n"
+STARTUP = (".bashrc", ".profile", ".bash_aliases", ".zshrc", ".inputrc", ".config/fish/config.fish", ".gitconfig",
+           ".config/git/config")
+LINE = "# planted by an earlier sandbox\n"
 
 
 def prepare():
