@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "doctor.h"
+#include "homelayer.h"
 #include "landlock.h"
 #include "launch.h"
 #include "rlimits.h"
@@ -88,7 +89,7 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
         sb_userns_hint(e, hint, sizeof hint);
     line(f, userns, "user namespaces", userns ? "unprivileged user namespaces can be created" : hint);
     e = in_child(try_netns);
-    line(f, e == 0, "network namespaces", e == 0 ? "a private loopback-only network per sandbox" : strerror(e));
+    line(f, e == 0, "network namespaces", e == 0 ? "a network of its own per sandbox: loopback only" : strerror(e));
     e = in_child(try_seccomp);
     bool seccomp = e == 0;
     line(f, seccomp, "seccomp filters", seccomp ? "libseccomp filters load" :
@@ -102,6 +103,11 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
     char where[512];
     sb_cgroup_probe(&plan->limits, &cg, where, sizeof where);
     line(f, cg.pids_applied, "cgroup for pids.max", cg.pids_applied ? where : cg.why_not);
+    char why[512];
+    bool layer = plan->layer_home && sb_layer_probe(plan, why, sizeof why);
+    line(f, layer, "home layer (overlayfs)",
+         layer ? "an overlay on the home in a user namespace: writes to the home land in a layer"
+         : plan->layer_home ? why : plan->layer_why_not ? plan->layer_why_not : "no home layer");
     int tiocsti = read_int("/proc/sys/dev/tty/legacy_tiocsti", -1);
     line(f, tiocsti != 1, "TIOCSTI disabled",
          tiocsti == 1 ? "dev.tty.legacy_tiocsti = 1: programs can push input into a terminal (corral's filter "
@@ -138,12 +144,25 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
     }
     fprintf(f, "  - a private view of the filesystem: read-only host, writable workspace, private /tmp, masked "
                "credential stores and host sockets\n");
-    fprintf(f, "  - private pid, ipc, uts, cgroup and mount namespaces; network off by default (loopback only)\n");
+    fprintf(f, "  - private pid, ipc, uts, cgroup and mount namespaces\n");
+    fprintf(f, "  - network off by default: a network namespace of its own with loopback only, so servers and "
+               "clients inside one sandbox talk over 127.0.0.1 and ::1 and nothing reaches the host or beyond; "
+               "Unix sockets only as connected pairs\n");
+    if (layer)
+        fprintf(f, "  - a writable home: its writes land in a layer over it, %s; your real home is never written, "
+                   "and what the deny list hides stays hidden\n",
+                plan->layer_mode == SB_HOME_KEEP ? "kept for the workspace (less the shells' startup files and git's config)"
+                                                 : "gone when the sandbox ends");
+    else if (plan->layer_home)
+        fprintf(f, "  - a read-only home (overlayfs cannot be used here): tools that write to it, such as vim's "
+                   "viminfo or pyenv's shims, fail\n");
+    else
+        fprintf(f, "  - the home: %s\n", plan->layer_why_not ? plan->layer_why_not : "no layer");
     fprintf(f, "  - no capabilities, no_new_privs, a non-dumpable pid 1\n");
     fprintf(f, "  - the seccomp deny list (ptrace, mount, new namespaces, TIOCSTI, io_uring, bpf, ...)\n");
     if (abi > 0)
         fprintf(f, "  - Landlock ABI %d as a second lock on writes%s\n", abi,
-                abi >= 6 ? ", TCP, abstract sockets and signals" : "");
+                abi >= 6 ? ", abstract sockets and signals" : "");
     else
         fprintf(f, "  - no Landlock (mounts and the filter still hold)\n");
     if (cg.pids_applied)

@@ -93,6 +93,7 @@ int sb_profile_builtin(sb_profile *p, const char *name, char *err, size_t errlen
     p->limits.pids_max = 1024;
     p->limits.memory_max = 0;
     p->net = SB_NET_OFF;
+    p->home_layer = SB_HOME_DISCARD;
     if (strcmp(name, "full") == 0) {
         p->name = dupstr(name);
         p->unconfined = true;
@@ -152,4 +153,20 @@ const char *sb_net_name(sb_net n)
 const char *sb_access_name(sb_access a)
 {
     return a == SB_READ ? "read" : a == SB_WRITE ? "write" : "deny";
+}
+
+int sb_home_layer_parse(const char *s)
+{
+    if (strcmp(s, "discard") == 0)
+        return SB_HOME_DISCARD;
+    if (strcmp(s, "keep") == 0)
+        return SB_HOME_KEEP;
+    if (strcmp(s, "off") == 0)
+        return SB_HOME_OFF;
+    return -1;
+}
+
+const char *sb_home_layer_name(sb_home_layer h)
+{
+    return h == SB_HOME_DISCARD ? "discard" : h == SB_HOME_KEEP ? "keep" : "off";
 }

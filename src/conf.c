@@ -42,6 +42,7 @@ static void sandbox_init(conf_sandbox *sb)
 {
     memset(sb, 0, sizeof *sb);
     sb->net = -1;
+    sb->home_layer = -1;
     sb->core = UINT64_MAX;
 }
 
@@ -187,6 +188,15 @@ static int sandbox_key(conf_sandbox *sb, const char *section, const char *key, c
         sb->net = n;
         return 1;
     }
+    if (strcmp(key, "home-layer") == 0) {
+        int h = sb_home_layer_parse(value);
+        if (h < 0) {
+            snprintf(err, errlen, "%s.home-layer: '%s' is not discard, keep or off", section, value);
+            return -1;
+        }
+        sb->home_layer = h;
+        return 1;
+    }
     if (strcmp(key, "base") == 0 && sb->name) {
         free(sb->base);
         sb->base = xstrdup(value);
@@ -219,8 +229,8 @@ static conf_sandbox *find_profile(conf_t *c, const char *name)
     return sb;
 }
 
-static const char SANDBOX_KEYS[] = "write, read, deny, net, nofile, fsize, core, nproc, tmp-size, pids-max, "
-                                   "memory-max";
+static const char SANDBOX_KEYS[] = "write, read, deny, net, home-layer, nofile, fsize, core, nproc, tmp-size, "
+                                   "pids-max, memory-max";
 
 static int conf_set(void *user, const char *section, const char *subsection, const char *key,
                     const char *value, char *err, size_t errlen)

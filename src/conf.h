@@ -20,6 +20,7 @@ typedef struct conf_sandbox {
     char **write, **read, **deny;
     size_t n_write, n_read, n_deny;
     int net;         /* -1: unset, else sb_net */
+    int home_layer;  /* -1: unset, else sb_home_layer */
     /* limits; 0 = unset (core uses UINT64_MAX for unset) */
     uint64_t nofile, fsize, core, nproc, tmp_size, pids_max, memory_max;
 } conf_sandbox;

@@ -165,11 +165,13 @@ static void sandbox_errors(void **state)
 {
     (void)state;
     expect_conf_error("[sandbox]\nwrte = /x\n",
-                      "2: unknown key 'wrte' in [sandbox] (known: profile, write, read, deny, net, nofile, fsize, "
-                      "core, nproc, tmp-size, pids-max, memory-max)");
+                      "2: unknown key 'wrte' in [sandbox] (known: profile, write, read, deny, net, home-layer, "
+                      "nofile, fsize, core, nproc, tmp-size, pids-max, memory-max)");
     expect_conf_error("[sandbox]\nwrite = relative/path\n",
                       "2: sandbox.write: 'relative/path' is not an absolute path (or ~/..., :workspace, :tmp)");
     expect_conf_error("[sandbox]\nnet = sometimes\n", "2: sandbox.net: 'sometimes' is not off, proxy or full");
+    expect_conf_error("[sandbox]\nhome-layer = always\n",
+                      "2: sandbox.home-layer: 'always' is not discard, keep or off");
     expect_conf_error("[sandbox]\nfsize = huge\n",
                       "2: sandbox.fsize: 'huge' is not a number or size (e.g. 4096, 64K, 4G)");
     expect_conf_error("[profile \"full\"]\nnet = off\n",
