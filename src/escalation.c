@@ -176,7 +176,7 @@ bool escalation_reaped(server_t *srv, pid_t pid, int status)
                               : json_pack("{s:s, s:i}", "state", "exited", "status", st);
         /* Its sandbox is gone (placeholders removed, cgroup too) before the
          * requester hears of the end and goes on in the workspace. */
-        sb_child_release(&c->child);
+        session_release_sandbox(srv->loop, &c->child);
         c->running = false;
         reply(c, outcome);
         log_event(c, "escalation_ended", json_pack("{s:i, s:i}", "approval", c->approval, "status", st));
