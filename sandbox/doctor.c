@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,6 +77,35 @@ static void line(FILE *f, bool ok, const char *what, const char *detail)
     fprintf(f, "  %-4s %-26s %s\n", ok ? "yes" : "NO", what, detail);
 }
 
+/* How many descriptors the one message waiting on chan carried (-1 when
+ * none waits); they are closed. */
+static int proxy_listeners_received(int chan)
+{
+    if (chan < 0)
+        return -1;
+    char data[256];
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+    } control;
+    struct iovec iov = {.iov_base = data, .iov_len = sizeof data};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+    if (recvmsg(chan, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
+        return -1;
+    int n = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < k; i++, n++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+            close(fd);
+        }
+    }
+    return n;
+}
+
 bool sb_doctor(FILE *f, const sb_plan *plan)
 {
     struct utsname u;
@@ -118,7 +148,12 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
          aa == 1 ? "kernel.apparmor_restrict_unprivileged_userns = 1" : "no restriction");
 
     fprintf(f, "\ntrying a real sandbox (profile %s, running /bin/true):\n", plan->profile);
-    sb_stdio io = {.in = 0, .out = 1, .err = 2, .chan = -1};
+    /* In network mode proxy the sandbox's init hands its listeners to the
+     * server over the session channel: a socket pair stands in for it. */
+    int chan[2] = {-1, -1};
+    if (plan->net == SB_NET_PROXY && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan) < 0)
+        chan[0] = chan[1] = -1;
+    sb_stdio io = {.in = 0, .out = 1, .err = 2, .chan = chan[1]};
     sb_child child;
     char err[1024];
     bool works = false;
@@ -133,6 +168,18 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
         works = WIFEXITED(st) && WEXITSTATUS(st) == 0;
         fprintf(f, "  %-4s %s\n", works ? "yes" : "NO", works ? "namespaces, mount view, filter and limits applied"
                                                             : "the sandbox started but /bin/true failed");
+        if (plan->net == SB_NET_PROXY) {
+            int got = proxy_listeners_received(chan[0]);
+            fprintf(f, "  %-4s %s\n", got == 2 ? "yes" : "NO",
+                    got == 2 ? "the network proxy's listeners (127.0.0.1:3128 HTTP, 127.0.0.1:1080 SOCKS5) "
+                               "were made and handed over"
+                             : "the sandbox did not hand over the network proxy's listeners");
+            works = works && got == 2;
+        }
+    }
+    if (chan[0] >= 0) {
+        close(chan[0]);
+        close(chan[1]);
     }
 
     fprintf(f, "\nwhat corral will therefore enforce:\n");
@@ -145,9 +192,14 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
     fprintf(f, "  - a private view of the filesystem: read-only host, writable workspace, private /tmp, masked "
                "credential stores and host sockets\n");
     fprintf(f, "  - private pid, ipc, uts, cgroup and mount namespaces\n");
-    fprintf(f, "  - network off by default: a network namespace of its own with loopback only, so servers and "
-               "clients inside one sandbox talk over 127.0.0.1 and ::1 and nothing reaches the host or beyond; "
-               "Unix sockets only as connected pairs\n");
+    if (plan->net == SB_NET_PROXY)
+        fprintf(f, "  - network through corral's proxy: a network namespace of its own with loopback only, where "
+                   "127.0.0.1:3128 (HTTP) and :1080 (SOCKS5) lead to the server's proxy, which asks you about "
+                   "each new host; nothing else reaches the host or beyond; Unix sockets only as connected pairs\n");
+    else
+        fprintf(f, "  - network off: a network namespace of its own with loopback only, so servers and "
+                   "clients inside one sandbox talk over 127.0.0.1 and ::1 and nothing reaches the host or beyond; "
+                   "Unix sockets only as connected pairs\n");
     if (layer)
         fprintf(f, "  - a writable home: its writes land in a layer over it, %s; your real home is never written, "
                    "and what the deny list hides stays hidden\n",

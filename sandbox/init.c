@@ -449,6 +449,8 @@ int sandbox_init_main(int argc, char **argv)
         setup_failed("cannot set the host name");
     if ((plan.ns_flags & CLONE_NEWNET) && sb_netns_loopback_up(err, sizeof err) < 0)
         setup_failed(err);
+    if (plan.net == SB_NET_PROXY && sb_netns_proxy_listeners(chan_fd, err, sizeof err) < 0)
+        setup_failed(err);
     /* A second lock on nested user namespaces beside the filter (best
      * effort: the filter alone already refuses them). */
     int fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);

@@ -18,4 +18,16 @@
 /* Bring the loopback interface up.  0, or -1 with err. */
 int sb_netns_loopback_up(char *err, size_t errlen);
 
+/* Where a sandbox in proxy mode finds the proxy (and what its environment's
+ * HTTP_PROXY and ALL_PROXY name). */
+#define SB_PROXY_HTTP_PORT 3128
+#define SB_PROXY_SOCKS_PORT 1080
+
+/* Proxy mode: listen on 127.0.0.1:3128 and :1080 in this namespace and
+ * hand both listening sockets to the server over the session channel chan
+ * (one message, {"verb":"listeners"}, the HTTP one first), keeping no copy:
+ * the server accepts the sandbox's connections on them.  0, or -1 with err
+ * (no channel: not started by the server). */
+int sb_netns_proxy_listeners(int chan, char *err, size_t errlen);
+
 #endif

@@ -740,6 +740,22 @@ static void session_tools_env(const sb_profile *p, const sb_request *req, char *
     free(bin);
 }
 
+/* Network mode proxy: every way tools find a proxy points at the
+ * listeners the sandbox's init hands to the server (netns.h), so curl,
+ * wget, git over http(s), pip, npm, yarn, bundler and cargo work unchanged.
+ * SOCKS is socks5h: the proxy resolves names (there is no DNS inside), and
+ * only after a host is allowed.  NO_PROXY keeps the sandbox's own loopback
+ * direct. */
+#define PROXY_HTTP "http://127.0.0.1:3128"
+#define PROXY_SOCKS "socks5h://127.0.0.1:1080"
+static const char *const proxy_env[] = {
+    "HTTP_PROXY=" PROXY_HTTP, "HTTPS_PROXY=" PROXY_HTTP, "http_proxy=" PROXY_HTTP, "https_proxy=" PROXY_HTTP,
+    "ALL_PROXY=" PROXY_SOCKS, "all_proxy=" PROXY_SOCKS, "NO_PROXY=localhost,127.0.0.1,::1",
+    "no_proxy=localhost,127.0.0.1,::1", "npm_config_proxy=" PROXY_HTTP, "npm_config_https_proxy=" PROXY_HTTP,
+    "YARN_HTTP_PROXY=" PROXY_HTTP, "YARN_HTTPS_PROXY=" PROXY_HTTP, "PIP_PROXY=" PROXY_HTTP,
+    "BUNDLE_HTTP_PROXY=" PROXY_HTTP, "BUNDLE_HTTPS_PROXY=" PROXY_HTTP, "CARGO_HTTP_PROXY=" PROXY_HTTP,
+    "NODE_USE_ENV_PROXY=1", "ELECTRON_GET_USE_PROXY=1", "CORRAL_NETWORK=proxy", NULL};
+
 static void build_env(const sb_profile *p, const sb_request *req, sb_plan *plan)
 {
     char **env = NULL;
@@ -768,6 +784,9 @@ static void build_env(const sb_profile *p, const sb_request *req, sb_plan *plan)
         env_put(&env, &n, p->env_set[i]);
     for (char *const *e = req->set_env; e && *e; e++)
         env_put(&env, &n, *e);
+    if (p->net == SB_NET_PROXY && !p->unconfined)
+        for (const char *const *e = proxy_env; *e; e++)
+            env_put(&env, &n, *e);
     if (req->session_id > 0) {
         char *kv = sb_printf("CORRAL_SESSION=%d", req->session_id);
         env_put(&env, &n, kv);

@@ -111,6 +111,10 @@ int sb_profile_builtin(sb_profile *p, const char *name, char *err, size_t errlen
         return -1;
     }
     p->name = dupstr(name);
+    /* A command that may write its workspace reaches the network through
+     * the asking proxy (hosts a human or a rule allowed); a read-only one
+     * has none. */
+    p->net = writable ? SB_NET_PROXY : SB_NET_OFF;
     add_builtin(p, "/", SB_READ);
     add_builtin(p, ":tmp", SB_WRITE);
     add_builtin(p, ":workspace", writable ? SB_WRITE : SB_READ);

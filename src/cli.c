@@ -1328,10 +1328,15 @@ static const verb verbs[] = {
     {"approve", verb_approve, "approve [--session | --persist] ID",
      "Approve request ID: once (default), --session (this exact request for the rest\n"
      "of the requester's session), or --persist (and save a prefix_rule in\n"
-     "~/.config/corral/rules/default.rules).  The first answer wins.\n"},
-    {"deny", verb_deny, "deny [--note TEXT] [--stop] ID",
+     "~/.config/corral/rules/default.rules).  For a network host: once is this\n"
+     "connection, --session the host (protocol and port) for the session, --persist\n"
+     "saves network_rule(host=..., decision=\"allow\").  The first answer wins.\n"},
+    {"deny", verb_deny, "deny [--note TEXT] [--stop] [--persist] ID",
      "Deny request ID; --note tells the agent what to do instead; --stop also ends\n"
-     "what asked (a command from inside a session).  Options may follow the ID.\n"},
+     "what asked (a command from inside a session).  For a network host, --persist\n"
+     "also denies it for the session and saves network_rule(host=...,\n"
+     "decision=\"deny\") in ~/.config/corral/rules/default.rules.  Options may\n"
+     "follow the ID.\n"},
     {"escalate", verb_escalate, "escalate [-w PATH]... [--net] [--reason TEXT] -- CMD [ARG...]",
      "Inside a corral session: ask the user to run CMD outside the session's\n"
      "sandbox, or with -w/--net in a wider one.  The request goes to the supervisor\n"
