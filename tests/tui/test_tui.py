@@ -35,6 +35,13 @@ def status_bar(t):
     return t.screen().split("\n")[-1]
 
 
+def ready(term):
+    """Supervisor focus taking keys: the badge says SUPERVISOR once the keys
+    typed as the focus changed (here: as the screen started) are no longer
+    held (it says KEYS HELD meanwhile)."""
+    return term.wait_regex("^ SUPERVISOR ")
+
+
 def bar_shows(term, mode):
     """Whether the status bar (the last row) comes to show this mode badge:
     waited for, since a screen can be read in the middle of a frame."""
@@ -100,6 +107,7 @@ def test_layouts(t):
     ids = [new_session("lay-%d" % i, "sh", "-c", "echo pane-%d-ready; exec sleep 1000" % i) for i in range(3)]
     with tui() as term:
         term.wait("pane-2-ready")
+        ready(term)
         titles = lambda s: len(re.findall(r"lay-\d \d+ workspace-write", s))
         t.eq(titles(term.screen()), 1, "single layout: one pane")
         term.send("t")
@@ -150,6 +158,7 @@ def test_detach_and_reattach(t):
     sid = new_session("keep", "sh", "-c", "for i in 1 2 3; do echo kept-line-$i; done; exec sleep 1000")
     with tui() as term:
         first = term.wait("kept-line-3")
+        ready(term)
         term.send("q")
         status = term.exit_status()
         t.eq(status, 0, "q detaches with status 0")
@@ -181,6 +190,7 @@ def test_session_escapes_stay_inside(t):
     with tui() as term:
         term.wait("noisy")
         mark = term.mark()
+        modes = sorted(term.info()["modes"])
         w.corral("send", "--enter", str(sid), "go")
         term.wait("quiet-2")
         out = term.bytes_since(mark)
@@ -190,7 +200,8 @@ def test_session_escapes_stay_inside(t):
             t.ok(seq not in out, "mode change %r stays in the model" % seq, out[:300])
         info = term.info()
         t.eq(info["title"], "", "the outer terminal's title is untouched")
-        t.ok("bracketed_paste" not in info["modes"], "bracketed paste not switched on outside")
+        t.eq(sorted(info["modes"]), modes, "the outer terminal's modes (bracketed paste, mouse, keypad) are the "
+             "screen's own, untouched by the session's")
         s = term.wait("\u00b7 other")
         t.ok("\u00b7 other" in s.split("\n")[0], "the title shows, as text, in the pane's title row", s)
     kill(sid)
@@ -218,6 +229,7 @@ def test_fullscreen_program(t):
         rows = s.split("\n")
         t.ok(rows[1][29:].strip() == "1" and rows[2][29:].strip() == "2", "less draws from the pane's top", s)
         t.ok(re.match(r"^.{29}(:|nums\.txt)", rows[28]), "its prompt on the pane's last row", s)
+        ready(term)
         term.keys("Enter")  # focus
         term.wait("PANE")
         term.send(" ")  # a page down inside less
@@ -234,6 +246,7 @@ def test_scrollback_and_search(t):
                       "exec sleep 1000")
     with tui() as term:
         term.wait("entry-300")
+        ready(term)
         term.keys("PgUp")
         s = term.wait("SCROLL")
         t.ok("entry-300" not in s, "PgUp scrolls the pane back", s)
@@ -259,13 +272,16 @@ def test_kill_asks_first(t):
     sid = new_session("victim", "sh", "-c", "exec sleep 1000")
     with tui() as term:
         term.wait("victim")
+        ready(term)
         term.send("x")
         term.wait("Kill victim")
+        term.wait("y yes")  # once keys typed as it opened are no longer held
         term.send("n")
         term.wait_absent("Kill victim")
         t.ok("running" in w.corral("ls").stdout.split(str(sid))[1].split("\n")[0], "x then n keeps the session")
+        ready(term)
         term.send("x")
-        term.wait("Kill victim")
+        term.wait("y yes")
         term.send("y")
         term.wait_regex("victim [0-9]+ workspace-write killed")
         t.ok(True, "x then y kills it, and the pane says so")
@@ -303,6 +319,7 @@ def test_drawing(t):
                       "\\033[1mB\\033[0m\\033[4mU\\033[0m\\033[7mV\\033[0m \\346\\274\\242x-end\\n'; exec cat")
     with tui() as term:
         s = term.wait("x-end")
+        ready(term)
         row, col = term.find("R G")
         cells = term.cells(row)
         t.eq(cells[col]["fg"], "idx:196", "a 256-colour cell keeps its colour", cells[col])
@@ -357,8 +374,10 @@ def test_demo(t):
         t.ok(True, "corral demo shows its sessions, the agent's grouped apart")
         term.wait_regex(r"demo-tests\s+ws\s+\S1")
         t.ok(True, "and the failing one shows its exit code")
+        ready(term)
         term.send("Q")
         term.wait("Stop the server")
+        term.wait("y yes")
         term.send("y")
         t.eq(term.exit_status(), 0, "Q then y stops the server and leaves")
     w.server.wait()  # the server the world started has stopped
