@@ -933,7 +933,8 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
 
 static int start_curses(tui_t *t, char *err, size_t errlen)
 {
-    if (!newterm(NULL, stdout, stdin)) {
+    char note[512];
+    if (!paint_newterm(t->conf->ui_truecolor, note, sizeof note)) {
         const char *term = getenv("TERM");
         snprintf(err, errlen, "cannot drive the terminal TERM=%s: no terminfo entry for it (try TERM=xterm-256color)",
                  term ? term : "(unset)");
@@ -952,6 +953,8 @@ static int start_curses(tui_t *t, char *err, size_t errlen)
     }
     paint_init(&t->theme);
     input_start(t->conf->ui_mouse);
+    if (note[0])
+        tui_message(t, true, "%s", note);
     return 0;
 }
 
@@ -993,7 +996,11 @@ int tui_main(const cli_tui_options *opt)
     t->loop = &loop;
     approvals_init(t);
     if (theme_load(&t->theme, theme, err, sizeof err) < 0) {
-        fprintf(stderr, "corral: %s\n", err);
+        if (!opt->theme && conf.ui_theme && conf.ui_theme_file) /* the setting is the place to fix */
+            fprintf(stderr, "corral: %s:%d: [ui] theme = %s cannot be used: %s\n", conf.ui_theme_file,
+                    conf_key_line(conf.ui_theme_file, NULL, "ui", "theme"), conf.ui_theme, err);
+        else
+            fprintf(stderr, "corral: %s\n", err);
         goto out;
     }
     if (uiconn_open(&t->conn, &loop, on_event, on_term, on_closed, t, err, sizeof err) < 0) {

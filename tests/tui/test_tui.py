@@ -11,6 +11,7 @@ w = World()
 w.start_server()
 ENV = dict(w.env, LANG="C.UTF-8")
 ENV.pop("NO_COLOR", None)
+ENV.pop("COLORTERM", None)  # 24-bit colour only where a test asks for it
 
 
 def tui(*args, rows=30, cols=120, env=None):
@@ -268,6 +269,63 @@ def test_scrollback_and_search(t):
     kill(sid)
 
 
+def test_scroll_mode_keys(t):
+    """G stays in scroll mode; the hint shows the search key '/'; the search
+    prompt starts with the last query selected (typing replaces it); n past
+    the oldest match goes on from the newest, saying so."""
+    sid = new_session("scrolly", "sh", "-c", "i=1; while [ $i -le 300 ]; do echo row-$i; i=$((i+1)); done; "
+                      "exec sleep 1000")
+    with tui() as term:
+        term.wait("row-300")
+        ready(term)
+        term.keys("PgUp")
+        bar = term.wait_regex("^ SCROLL ").split("\n")[-1]
+        t.ok("/ scroll-search" in bar, "the scroll-mode hint shows the / key", bar)
+        term.send("G")
+        screen = term.wait("row-300")
+        t.ok(bar_shows(term, "SCROLL"), "G goes to the newest line and stays in scroll mode", screen)
+        term.send("/")
+        screen = term.wait_regex(" search$")  # the field's row, after the box's title
+        t.ok("Search the scrollback" in screen, "the first search prompt starts empty", screen)
+        term.send("row-299")
+        term.keys("Enter")
+        term.wait_regex("row-299$")
+        term.send("n")  # older: there is none, so it goes on from the newest
+        screen = term.wait("passed the oldest line, went on from the newest")
+        t.ok(True, "n past the oldest match wraps around with a notice")
+        term.send("/")
+        screen = term.wait_regex(" search +row-299$")
+        t.ok(True, "the prompt shows the last query again")
+        term.send("row-42")
+        term.keys("Enter")
+        screen = term.wait_regex("row-42$")
+        t.ok("not found" not in screen.split("\n")[-1], "typing replaced the selected query", screen)
+    kill(sid)
+
+
+def sidebar_names(screen):
+    """The session names in the sidebar, top to bottom."""
+    return [m.group(1) for m in (re.match(r"^ \S[! ](\S+) ", row) for row in screen.split("\n")[1:-1]) if m]
+
+
+def test_selection_stops_at_the_ends(t):
+    a = new_session("end-a", "sh", "-c", "exec sleep 1000")
+    b = new_session("end-b", "sh", "-c", "exec sleep 1000")  # the newest: first, selected
+    with tui() as term:
+        screen = term.wait("end-a")
+        ready(term)
+        names = sidebar_names(screen)
+        t.eq(names[:2], ["end-b", "end-a"], "the newest session first", screen)
+        term.send("kj")
+        screen = term.wait_regex("end-a [0-9]+ workspace-write")
+        t.ok(True, "k on the first row stays there, so j then selects the second")
+        term.send("j" * (len(names) + 2) + "k")
+        screen = term.wait_regex("│ %s [0-9]+ workspace-write" % names[-2])
+        t.ok(True, "j on the last row stays there, so k then selects the one above it")
+    kill(a)
+    kill(b)
+
+
 def test_kill_asks_first(t):
     sid = new_session("victim", "sh", "-c", "exec sleep 1000")
     with tui() as term:
@@ -304,11 +362,16 @@ def test_mouse_click_selects(t):
 def test_help_lists_keys(t):
     cfg = os.path.join(w.config, "corral", "config")
     w.write_config("[keys]\nnew = N\n")
-    with tui(rows=40) as term:
-        term.wait("SUPERVISOR")
+    with tui(rows=70) as term:
+        ready(term)
         term.send("?")
-        s = term.wait("Keys")
+        s = term.wait("Mouse and paste")
         t.ok(re.search(r"N\s+new", s) is not None, "the help overlay shows the configured bindings", s)
+        t.ok("Approval dialog" in s and re.search(r"e\s+no, with a note for the agent", s)
+             and re.search(r"n Esc\s+no, and the agent is told to stop", s),
+             "and the approval dialog's keys", s)
+        t.ok(re.search(r"click a pane\s+focus it", s) and re.search(r"wheel\s+scroll", s),
+             "and what the mouse does", s)
         term.send("q")
         term.wait_absent("Keys (")
     os.unlink(cfg)
@@ -367,6 +430,42 @@ def test_bad_theme_error(t):
              "with file:line and the bad value", s)
 
 
+def test_bad_theme_in_config(t):
+    cfg = os.path.join(w.config, "corral", "config")
+    w.write_config("[ui]\nmouse = true\n\ntheme = gruvbx\n")
+    with tui() as term:
+        status = term.exit_status()
+        s = term.screen().replace("\n", "")
+        t.eq(status, 1, "a [ui] theme that does not load stops the TUI with status 1")
+        t.ok(cfg + ":4: [ui] theme = gruvbx" in s and "unknown theme 'gruvbx'" in s,
+             "naming the config file and the line that sets it, and why", s)
+    os.unlink(cfg)
+
+
+def test_truecolour(t):
+    cmd = "printf '\\033[38;2;255;100;0mX\\033[48;2;1;2;3mY\\033[0m \\033[38;5;202mZ\\033[0m true-end\\n'; " \
+          "exec sleep 1000"
+    sid = new_session("rgb", "sh", "-c", cmd)
+    for env, config, want, why in [
+            (dict(ENV, COLORTERM="truecolor"), "", "#ff6400", "COLORTERM=truecolor: RGB is drawn as RGB"),
+            (dict(ENV, COLORTERM="24bit"), "", "#ff6400", "COLORTERM=24bit too"),
+            (ENV, "[ui]\ntruecolor = on\n", "#ff6400", "[ui] truecolor = on without COLORTERM"),
+            (dict(ENV, COLORTERM="truecolor"), "[ui]\ntruecolor = off\n", "idx:202",
+             "[ui] truecolor = off: the nearest of 256"),
+            (ENV, "", "idx:202", "a terminal that does not say it has 24-bit colour: the nearest of 256")]:
+        w.write_config(config)
+        with tui(env=env) as term:
+            term.wait("true-end")
+            row, col = term.find("XY Z")
+            cells = term.cells(row)
+            t.eq(cells[col]["fg"], want, why, cells[col])
+            if want.startswith("#"):
+                t.eq((cells[col + 1]["bg"], cells[col + 3]["fg"]), ("#010203", "idx:202"),
+                     "an RGB background too, and a 256-colour cell stays one", cells[col:col + 4])
+    os.unlink(os.path.join(w.config, "corral", "config"))
+    kill(sid)
+
+
 def test_demo(t):
     with tui("demo") as term:
         for name in ("demo-agent", "demo-shell", "demo-build", "demo-tests", "demo-download"):
@@ -384,8 +483,10 @@ def test_demo(t):
     w.start_server()
 
 
-run_tests(Tap(), [test_attach_shows_sessions, test_new_session_and_typing, test_layouts,
-                  test_resize_follows_terminal, test_detach_and_reattach, test_two_tuis_live,
-                  test_session_escapes_stay_inside, test_bell_is_a_mark, test_fullscreen_program,
-                  test_scrollback_and_search, test_kill_asks_first, test_mouse_click_selects,
-                  test_help_lists_keys, test_drawing, test_themes, test_bad_theme_error, test_demo])
+if __name__ == "__main__":
+    run_tests(Tap(), [test_attach_shows_sessions, test_new_session_and_typing, test_layouts,
+                      test_resize_follows_terminal, test_detach_and_reattach, test_two_tuis_live,
+                      test_session_escapes_stay_inside, test_bell_is_a_mark, test_fullscreen_program,
+                      test_scrollback_and_search, test_scroll_mode_keys, test_selection_stops_at_the_ends,
+                      test_kill_asks_first, test_mouse_click_selects, test_help_lists_keys, test_drawing,
+                      test_themes, test_bad_theme_error, test_bad_theme_in_config, test_truecolour, test_demo])
