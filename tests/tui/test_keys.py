@@ -181,8 +181,9 @@ def test_small_terminal(t):
         term.wait_absent("y yes")
         ready(term)
         term.send("n")
-        screen = term.wait("New session")
-        t.ok(screen.split("\n")[4].startswith(" SUPERVISOR ") and "name" in screen,
+        term.wait("New session")
+        screen = term.wait_regex("^  name")  # the field's row: the box is on the screen
+        t.ok(screen.split("\n")[4].startswith(" SUPERVISOR "),
              "the new-session form shows its current field and leaves the status bar alone", screen)
         term.keys("Esc")
         term.wait_absent("New session")
