@@ -78,6 +78,7 @@ void tui_message(tui_t *t, bool error, const char *fmt, ...)
 static void on_hold_end(uv_timer_t *timer)
 {
     tui_t *t = timer->data;
+    t->held = false;
     if (t->held_dropped)
         tui_message(t, false, "%d key%s typed as the focus changed %s ignored", t->held_dropped,
                     t->held_dropped == 1 ? "" : "s", t->held_dropped == 1 ? "was" : "were");
@@ -87,14 +88,14 @@ static void on_hold_end(uv_timer_t *timer)
 
 void tui_hold_keys(tui_t *t)
 {
-    t->held_until = ui_now() + TUI_GUARD_S;
-    uv_timer_start(&t->hold_timer, on_hold_end, (uint64_t)(TUI_GUARD_S * 1000) + 1, 0);
+    t->held = true;
+    uv_timer_start(&t->hold_timer, on_hold_end, (uint64_t)(TUI_GUARD_S * 1000), 0);
     tui_redraw_soon(t);
 }
 
 bool tui_keys_held(const tui_t *t)
 {
-    return ui_now() < t->held_until;
+    return t->held;
 }
 
 ui_session *tui_selected(tui_t *t)

@@ -117,8 +117,8 @@ typedef struct tui {
     int selected;       /* session id, 0: none */
     ui_focus focus;      /* pane focus types into the selected session, if it takes input */
     bool escape_pending; /* the supervisor key was just pressed in pane focus */
-    double held_until;   /* supervisor keys before this are dropped (TUI_GUARD_S) */
-    uv_timer_t hold_timer; /* redraws when the guard ends */
+    bool held;           /* supervisor keys are dropped: TUI_GUARD_S after a focus change, */
+    uv_timer_t hold_timer; /* until this timer ends it, so what is drawn and done agree */
     int held_dropped;    /* keys the guard dropped since it began */
     int mouse_session;   /* the session a mouse press went to: its drags and release follow */
     ui_paste paste;
@@ -171,7 +171,7 @@ void tui_quit(tui_t *t, int status, const char *goodbye);
  * approval dialog closing): supervisor keys typed in the next TUI_GUARD_S
  * are dropped, so typing meant for what was there never becomes a command. */
 void tui_hold_keys(tui_t *t);
-/* Keys are still held (a key would be dropped). */
+/* Keys are still held (a key would be dropped, and the screen says so). */
 bool tui_keys_held(const tui_t *t);
 /* Pane content size for a session shown in the selected pane's place. */
 void tui_pane_size(tui_t *t, int *rows, int *cols);

@@ -312,8 +312,9 @@ def test_selection_stops_at_the_ends(t):
     a = new_session("end-a", "sh", "-c", "exec sleep 1000")
     b = new_session("end-b", "sh", "-c", "exec sleep 1000")  # the newest: first, selected
     with tui() as term:
-        screen = term.wait("end-a")
+        term.wait("end-a")
         ready(term)
+        screen = term.settle(100)  # a whole frame: the sidebar to its last row
         names = sidebar_names(screen)
         t.eq(names[:2], ["end-b", "end-a"], "the newest session first", screen)
         term.send("kj")
