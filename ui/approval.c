@@ -54,6 +54,8 @@ static ui_approval *shown(tui_t *t)
 static void show(tui_t *t, int id)
 {
     ui_approvals *q = &t->appr;
+    if (q->shown && !id)
+        tui_hold_keys(t); /* the dialog went: what was typed at it is not for what is under it */
     if (q->shown != id) {
         q->shown = id;
         q->drawn = false;

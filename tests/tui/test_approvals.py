@@ -285,6 +285,7 @@ def test_rules_error_and_refused_answer(t):
     bad.start_server()
     try:
         with tui(world=bad) as term:
+            term.wait_regex("^ SUPERVISOR ")  # keys are taken (not held as the screen starts)
             screen = term.wait("rules (2 errors): bad.rules:1:")
             bar = screen.split("\n")[-1]
             t.ok(bar.startswith(" SUPERVISOR  approvals 0") and "bad.rules:1:38: invalid decision" in bar,
