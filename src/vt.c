@@ -12,8 +12,23 @@
  * instead of O(rows x cols).  Scrolls of a full-width region rotate row
  * structs in place; anything narrower is declined, and libvterm falls back
  * to moverect + erase.  The alternate screen is a second grid, allocated
- * while it is shown, that never feeds the history.
+ * while it is shown, that never feeds the history.  A row remembers that
+ * autowrap carried its text on to the next one, so that a change of width
+ * joins and wraps such lines again (vt_reflow.c).
  *
+ * Where libvterm 0.1.4 is not xterm, the scanner in front of it (vt_scan.c)
+ * hands us what we do instead of it:
+ *   - a character whose width libvterm gets wrong (width.h is the width)
+ *     is written as a stand-in that libvterm places at the right width, a
+ *     code point nobody writes because it is itself always written as a
+ *     stand-in; the glyph callback puts the real character in the cell;
+ *   - saving and restoring the cursor is ours, one saved cursor per screen
+ *     with the pen, origin mode and character sets (libvterm keeps one,
+ *     shared, without the sets, and restores a never-saved one as black on
+ *     black); a restore is carried out by feeding libvterm the SGR, CUP,
+ *     designations and modes that make its state the saved one;
+ *   - the alternate screen modes (47, 1047, 1049), RIS, DECSTR, DECALN and
+ *     the queries DECRQM (for those modes) and DECRQSS (SGR).
  * libvterm 0.1.4 reports neither dim nor conceal and hides the DEC modes a
  * client needs; vt_scan tracks those (and keeps escape strings whole, see
  * vt_scan.h).
@@ -23,54 +38,28 @@
 #include "vt.h"
 
 #include "util.h"
-#include "vt_grid.h"
-#include "vt_scan.h"
+#include "vt_int.h"
+#include "vt_reflow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <vterm.h>
 
 #define VT_MAX_ROWS 1000
 #define VT_MAX_COLS 2000
 #define VT_MAX_SCROLLBACK 1000000
 #define VT_TITLE_MAX 256
 
-struct vt {
-    VTerm *vterm;
-    VTermState *state;
-    vt_callbacks cb;
-    void *user;
-    int rows, cols;
-    vt_grid primary, alt; /* alt.rows is NULL unless it is shown */
-    vt_grid *cur;         /* the grid on show */
-    bool altscreen;
-    uint8_t *dirty; /* per visible row */
-
-    vt_color fg, bg;    /* the pen */
-    uint16_t pen_vterm; /* attributes libvterm reports */
-    uint16_t pen_extra; /* dim, conceal from the scanner */
-    uint16_t attrs;     /* both */
-
-    vt_history hist;
-    vt_comb_table comb;
-
-    char *title;
-    bool cursor_visible;
-    uint32_t last_ch;  /* the last glyph written, for REP */
-    uint8_t last_comb;
-    bool pending_wrap; /* the last glyph ended in the last column ... */
-    VTermPos wrap_pos; /* ... here, and the cursor has not left it */
-    int mouse; /* VTERM_PROP_MOUSE_* */
-    vt_scan scan;
-};
+/* The stand-ins: code points libvterm 0.1.4 places at 2 columns, 1 column
+ * and as a combining mark, each one that libvterm itself gets wrong, so
+ * that the scanner never lets it through as itself (it is written as a
+ * stand-in too) and a glyph made of one always stands for something.  The
+ * unit tests check them against the linked libvterm. */
+#define STANDIN_WIDE 0x3FFFDu   /* unassigned (no width: one column) */
+#define STANDIN_NARROW 0x1E94Au /* ADLAM NUKTA, a mark since Unicode 9 */
+#define STANDIN_MARK 0x070Fu    /* SYRIAC ABBREVIATION MARK, spacing */
 
 static const vt_cell empty_line[1] = { { 0, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0, 1, 0 } };
-
-static inline vt_row *row_at(const vt_t *vt, int r)
-{
-    return vt_grid_row(vt->cur, r);
-}
 
 static void mark_dirty(vt_t *vt, int first, int end)
 {
@@ -78,7 +67,104 @@ static void mark_dirty(vt_t *vt, int first, int end)
         memset(vt->dirty + first, 1, (size_t)(end - first));
 }
 
+/* Bytes straight to libvterm, past the scanner. */
+static void vterm_feed(vt_t *vt, const char *bytes, size_t len)
+{
+    vterm_input_write(vt->vterm, bytes, len);
+}
+
+static void vterm_feed_str(vt_t *vt, const char *s)
+{
+    vterm_feed(vt, s, strlen(s));
+}
+
+/* Make the cursor wait to wrap after the last column of row (col is that
+ * column), as it did before a resize or when it was saved: a glyph is
+ * written there to make libvterm wait, and the cells it took are put back. */
+static void wait_to_wrap(vt_t *vt, int row, int col)
+{
+    vt_row *r = vt_row_at(vt, row);
+    int lead = col > 0 && r->cells[col].ch == VT_CH_WIDE_CONT ? col - 1 : col;
+    vt_cell keep[2];
+    int n = col - lead + 1, used = r->used;
+    bool wrapped = r->wrapped;
+    memcpy(keep, r->cells + lead, (size_t)n * sizeof *keep);
+    int top = 1, left = 1, bottom, right;
+    if (vt->scan.dec & VT_SCAN_ORIGIN) { /* CUP counts from the margins */
+        vt_margins(vt, &top, &bottom, &left, &right);
+        if (!(vt->scan.dec & VT_SCAN_LRMM))
+            left = 1;
+    }
+    char b[48];
+    int len = snprintf(b, sizeof b, "\033[%d;%dH", row + 2 - top, lead + 2 - left);
+    len += (int)utf8_put_scalar(n == 2 ? STANDIN_WIDE : STANDIN_NARROW, b + len);
+    vterm_feed(vt, b, (size_t)len);
+    memcpy(r->cells + lead, keep, (size_t)n * sizeof *keep);
+    r->used = used;
+    r->wrapped = wrapped;
+    vt->last_ch = keep[0].ch;
+    vt->last_comb = keep[0].comb;
+    vt->last_n = 0;
+}
+
 /* ---- libvterm state callbacks -------------------------------------------- */
+
+static bool is_standin(uint32_t c)
+{
+    return c == STANDIN_WIDE || c == STANDIN_NARROW || c == STANDIN_MARK;
+}
+
+/* The characters of a glyph as they really are: a stand-in is the
+ * character it stands for (the one being written, or, when libvterm adds
+ * marks to the last glyph, the one it stood for then).  Returns how many,
+ * real[n] = 0. */
+static int real_chars(vt_t *vt, const uint32_t *chars, VTermPos pos, uint32_t *real, bool *again)
+{
+    int n = 0;
+    while (n < VT_GLYPH_CHARS - 1 && chars[n])
+        n++;
+    /* libvterm comes back to its last glyph to add marks that came in a
+     * later write: the same position, its characters and more. */
+    *again = vt->last_n > 0 && n > vt->last_n && pos.row == vt->last_pos.row && pos.col == vt->last_pos.col &&
+             memcmp(chars, vt->last_vterm, (size_t)vt->last_n * sizeof *chars) == 0;
+    int k = 0;
+    if (*again) {
+        memcpy(real, vt->last_real, (size_t)vt->last_n * sizeof *real);
+        k = vt->last_n;
+    }
+    for (; k < n; k++) {
+        uint32_t c = chars[k];
+        if (is_standin(c)) {
+            if (vt->standin_pending && k == n - 1) {
+                c = vt->standin_for;
+                vt->standin_pending = false;
+            } else {
+                c = 0xFFFD;
+            }
+        } else if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+            c = 0xFFFD;
+        }
+        real[k] = c;
+    }
+    real[n] = 0;
+    bool all = chars[n] == 0;
+    vt->last_pos = pos;
+    vt->last_n = all ? n : 0;
+    memcpy(vt->last_vterm, chars, (size_t)n * sizeof *chars);
+    memcpy(vt->last_real, real, (size_t)n * sizeof *real);
+    return n;
+}
+
+/* Autowrap carried the text from the row above onto this glyph's row. */
+static void note_wrap(vt_t *vt, VTermPos pos)
+{
+    if (pos.row > 0) {
+        vt_row_at(vt, pos.row - 1)->wrapped = true;
+    } else if (vt->pushes != vt->next_pushes && vt->hist.len > 0) { /* it scrolled into history */
+        vt_hist_line *l = (vt_hist_line *)vt_history_line(&vt->hist, 1);
+        l->wrapped = true;
+    }
+}
 
 /* A glyph in the pen's colours; halves of wide characters it breaks go. */
 static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
@@ -87,17 +173,34 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     int cols = vt->cols;
     if (pos.row < 0 || pos.row >= vt->rows || pos.col < 0 || pos.col >= cols)
         return 1;
-    vt_row *r = row_at(vt, pos.row);
+    /* A mark with nothing to go on (the cursor moved since the last glyph)
+     * is a glyph of no width to libvterm, which keeps the cursor where it
+     * is: there is no cell for it, and it goes. */
+    if (info->width == 0)
+        return 1;
+    uint32_t real[VT_GLYPH_CHARS];
+    bool again;
+    int n = real_chars(vt, info->chars, pos, real, &again);
+    vt_row *r = vt_row_at(vt, pos.row);
     vt_cell *c = r->cells + pos.col;
     int w = info->width == 2 && pos.col + 1 < cols ? 2 : 1;
+    if (!again) {
+        /* A glyph that did not fit where the cursor was went to the start
+         * of the next row: autowrap. */
+        if (pos.col == 0 && vt->next_col + w > cols)
+            note_wrap(vt, pos);
+        vt->next_row = pos.row;
+        vt->next_col = pos.col + w;
+        vt->next_pushes = vt->pushes;
+    }
     bool clean = c->width == 1 && c->ch != VT_CH_WIDE_CONT &&
                  (w == 1 || (c[1].width == 1 && c[1].ch != VT_CH_WIDE_CONT));
-    c->ch = info->chars[0];
+    c->ch = real[0];
     c->fg = vt->fg;
     c->bg = vt->bg;
     c->attrs = vt->attrs;
     c->width = (uint8_t)w;
-    c->comb = info->chars[0] && info->chars[1] ? vt_comb_intern(&vt->comb, info->chars + 1) : 0;
+    c->comb = real[0] && n > 1 ? vt_comb_intern(&vt->comb, real + 1) : 0;
     if (w == 2) {
         c[1] = *c;
         c[1].ch = VT_CH_WIDE_CONT;
@@ -111,8 +214,10 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     if (pos.col + w > r->used)
         r->used = pos.col + w;
     vt->dirty[pos.row] = 1;
-    vt->pending_wrap = pos.col + w == cols;
+    vt->pending_wrap = pos.col + w == cols && !(vt->scan.dec & VT_SCAN_NOWRAP);
     vt->wrap_pos = pos;
+    vt->glyph_last = true;
+    vt->last_marks = n - 1;
     vt->last_ch = c->ch;
     vt->last_comb = c->comb;
     return 1;
@@ -127,6 +232,15 @@ static int cb_movecursor(VTermPos pos, VTermPos oldpos, int visible, void *user)
     vt_t *vt = user;
     if (pos.row != vt->wrap_pos.row || pos.col != vt->wrap_pos.col)
         vt->pending_wrap = false;
+    /* libvterm reports where a glyph left the cursor; a move elsewhere
+     * leaves a mark nothing to go on. */
+    if (!vt->pending_wrap && (pos.row != vt->next_row || pos.col != vt->next_col))
+        vt->glyph_last = false;
+    if (!vt->pending_wrap) {
+        vt->next_row = pos.row;
+        vt->next_col = pos.col;
+        vt->next_pushes = vt->pushes;
+    }
     return 1;
 }
 
@@ -144,14 +258,22 @@ static bool clip(const vt_t *vt, VTermRect *rc)
     return rc->start_row < rc->end_row && rc->start_col < rc->end_col;
 }
 
-/* Erase in the pen's background, as xterm does (BCE). */
+/* Erase in the pen's background, as xterm does (BCE).  Whole rows erased
+ * end the wrap of the row above them, and their own. */
 static int cb_erase(VTermRect rect, int selective, void *user)
 {
     vt_t *vt = user;
     if (!clip(vt, &rect))
         return 1;
-    for (int row = rect.start_row; row < rect.end_row; row++)
-        vt_grid_erase(row_at(vt, row), rect.start_col, rect.end_col, vt->cols, vt->bg); /* BCE */
+    bool whole = rect.start_col == 0 && rect.end_col == vt->cols;
+    for (int row = rect.start_row; row < rect.end_row; row++) {
+        vt_row *r = vt_row_at(vt, row);
+        vt_grid_erase(r, rect.start_col, rect.end_col, vt->cols, vt->bg); /* BCE */
+        if (whole)
+            r->wrapped = false;
+    }
+    if (whole && rect.start_row > 0)
+        vt_row_at(vt, rect.start_row - 1)->wrapped = false;
     mark_dirty(vt, rect.start_row, rect.end_row);
     return 1;
 }
@@ -171,8 +293,8 @@ static int cb_moverect(VTermRect dest, VTermRect src, void *user)
     bool down = dest.start_row > src.start_row;
     for (int k = 0; k < h; k++) {
         int i = down ? h - 1 - k : k;
-        vt_row *d = row_at(vt, dest.start_row + i);
-        const vt_row *s = row_at(vt, src.start_row + i);
+        vt_row *d = vt_row_at(vt, dest.start_row + i);
+        const vt_row *s = vt_row_at(vt, src.start_row + i);
         int s_used = s->used;
         memmove(d->cells + dest.start_col, s->cells + src.start_col, (size_t)w * sizeof(vt_cell));
         if (s_used > src.start_col) {
@@ -210,14 +332,16 @@ static int cb_scrollrect(VTermRect rect, int downward, int rightward, void *user
         bool keep = !vt->altscreen && downward > 0 && cur.row == vt->rows - 1;
         for (int k = 0; k < n; k++) {
             if (downward > 0) {
-                vt_row *r = row_at(vt, 0);
-                if (keep)
+                vt_row *r = vt_row_at(vt, 0);
+                if (keep) {
                     vt_history_push(&vt->hist, r);
+                    vt->pushes++;
+                }
                 vt_grid_blank_row(r, vt->cols, vt->bg);
                 g->top = g->top + 1 == vt->rows ? 0 : g->top + 1;
             } else {
                 g->top = g->top == 0 ? vt->rows - 1 : g->top - 1;
-                vt_grid_blank_row(row_at(vt, 0), vt->cols, vt->bg);
+                vt_grid_blank_row(vt_row_at(vt, 0), vt->cols, vt->bg);
             }
         }
     } else {
@@ -225,8 +349,14 @@ static int cb_scrollrect(VTermRect rect, int downward, int rightward, void *user
         vt_grid_rotate(g, s, e, downward > 0 ? n : h - n);
         int b0 = downward > 0 ? e - n : s;
         for (int k = 0; k < n; k++)
-            vt_grid_blank_row(row_at(vt, b0 + k), vt->cols, vt->bg);
+            vt_grid_blank_row(vt_row_at(vt, b0 + k), vt->cols, vt->bg);
+        if (s > 0) /* the row above no longer goes on in the first */
+            vt_row_at(vt, s - 1)->wrapped = false;
     }
+    /* The last row that moved no longer goes on in the row after it. */
+    int last = downward > 0 ? rect.end_row - n - 1 : rect.end_row - 1;
+    if (last >= rect.start_row)
+        vt_row_at(vt, last)->wrapped = false;
     mark_dirty(vt, rect.start_row, rect.end_row);
     return 1;
 }
@@ -265,7 +395,8 @@ static int cb_setpenattr(VTermAttr attr, VTermValue *val, void *user)
     return 1;
 }
 
-/* Show the alternate grid (fresh) or go back to the untouched primary. */
+/* Show the alternate grid (fresh) or go back to the untouched primary;
+ * the alternate screen's saved cursor goes with it. */
 static void set_altscreen(vt_t *vt, bool on)
 {
     if (on == vt->altscreen)
@@ -276,8 +407,11 @@ static void set_altscreen(vt_t *vt, bool on)
     } else {
         vt->cur = &vt->primary;
         vt_grid_free(&vt->alt);
+        vt->saved[1].valid = false;
     }
     vt->altscreen = on;
+    vt->last_n = 0;
+    vt->glyph_last = false;
     mark_dirty(vt, 0, vt->rows);
 }
 
@@ -321,24 +455,85 @@ static int cb_bell(void *user)
     return 1;
 }
 
-/* The grid on show keeps the cursor's line visible (rows above it go to
- * history, and come back when the screen grows); the primary grid behind
- * the alternate screen is only cut or padded. */
+/* A saved cursor as a mark for the reflow, and back (a saved column of
+ * cols is a cursor that waited to wrap). */
+static vt_reflow_mark mark_of_saved(const vt_t *vt, const vt_saved *s)
+{
+    return (vt_reflow_mark){ s->valid, s->col >= vt->cols, s->row, s->col };
+}
+
+static void saved_from_mark(vt_saved *s, const vt_reflow_mark *m, int cols)
+{
+    if (!m->set)
+        return;
+    s->row = m->row < 0 ? 0 : m->row;
+    s->col = m->pending ? cols : m->col;
+}
+
+static void clamp_saved(vt_saved *s, int rows, int cols)
+{
+    if (s->row >= rows)
+        s->row = rows - 1;
+    if (s->col > cols)
+        s->col = cols;
+}
+
+/* A new size.  A new width reflows the primary screen and its history
+ * (vt_reflow.c): the live cursor stays on its character, and so does a
+ * saved one.  Behind the alternate screen the primary is reflowed too, its
+ * cursor being the one saved on entering; the alternate screen itself is
+ * only cut or padded, as in tmux.  A new height alone keeps the cursor's
+ * line on screen: the rows above it go to history, and history lines come
+ * back when the screen grows.  The cursor's place is left for vt_resize. */
 static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 {
     vt_t *vt = user;
     VTermPos cur;
     vterm_state_get_cursorpos(vt->state, &cur);
-    int moved = vt_grid_resize(vt->cur, rows, cols, cur.row, vt->altscreen ? NULL : &vt->hist);
-    if (vt->altscreen)
-        vt_grid_resize(&vt->primary, rows, cols, -1, NULL);
+    bool pending = vt->pending_wrap && cur.row == vt->wrap_pos.row && cur.col == vt->wrap_pos.col;
+    vt->resize_pending = false;
+    vt->glyph_last = false;
+    if (!vt->altscreen && cols != vt->cols) {
+        vt_reflow_mark m[2] = { { true, pending, cur.row, cur.col }, mark_of_saved(vt, &vt->saved[0]) };
+        vt_reflow(&vt->primary, &vt->hist, rows, cols, m, 2);
+        vt->resize_row = m[0].row;
+        vt->resize_col = m[0].col;
+        vt->resize_pending = m[0].pending;
+        saved_from_mark(&vt->saved[0], &m[1], cols);
+    } else if (!vt->altscreen) {
+        int moved = vt_grid_resize(&vt->primary, rows, cols, cur.row, &vt->hist);
+        vt->resize_row = cur.row + moved;
+        vt->resize_col = cur.col;
+        vt->saved[0].row += moved;
+        if (vt->saved[0].row < 0)
+            vt->saved[0].row = 0;
+    } else {
+        vt_reflow_mark m[1] = { mark_of_saved(vt, &vt->saved[0]) };
+        vt_reflow(&vt->primary, &vt->hist, rows, cols, m, 1);
+        saved_from_mark(&vt->saved[0], &m[0], cols);
+        int moved = vt_grid_resize(&vt->alt, rows, cols, cur.row, NULL);
+        vt->resize_row = cur.row + moved;
+        vt->resize_col = cur.col;
+        vt->saved[1].row += moved;
+        if (vt->saved[1].row < 0)
+            vt->saved[1].row = 0;
+    }
+    if (vt->resize_row >= rows)
+        vt->resize_row = rows - 1;
+    if (vt->resize_row < 0)
+        vt->resize_row = 0;
+    if (vt->resize_col >= cols)
+        vt->resize_col = cols - 1;
+    clamp_saved(&vt->saved[0], rows, cols);
+    clamp_saved(&vt->saved[1], rows, cols);
     vt->rows = rows;
     vt->cols = cols;
     vt->pending_wrap = false;
+    vt->last_n = 0;
     free(vt->dirty);
     vt->dirty = xmalloc((size_t)rows);
     mark_dirty(vt, 0, rows);
-    delta->row += moved;
+    (void)delta;
     return 1;
 }
 
@@ -358,11 +553,40 @@ static const VTermStateCallbacks state_callbacks = {
 static void cb_output(const char *s, size_t len, void *user)
 {
     vt_t *vt = user;
-    if (vt->cb.reply)
+    if (vt->capture)
+        buf_append(vt->capture, s, len);
+    else if (vt->cb.reply)
         vt->cb.reply(vt->user, s, len);
 }
 
-/* ---- scanner hooks ------------------------------------------------------- */
+/* libvterm's answer to a DECRQSS for margins: "DCS 1 $ r A ; B F ST". */
+static void ask_margins(struct vt *vt, const char *request, int *a, int *b, int dflt_b)
+{
+    buf_t out;
+    buf_init(&out);
+    vt->capture = &out;
+    vterm_input_write(vt->vterm, request, strlen(request));
+    vt->capture = NULL;
+    buf_putc(&out, '\0');
+    *a = 1;
+    *b = dflt_b;
+    const char *p = strstr(out.data, "1$r");
+    if (p && sscanf(p + 3, "%d;%d", a, b) != 2) {
+        *a = 1;
+        *b = dflt_b;
+    }
+    buf_free(&out);
+}
+
+void vt_margins(const vt_t *vt, int *top, int *bottom, int *left, int *right)
+{
+    /* Asking changes nothing in libvterm. */
+    struct vt *m = (struct vt *)vt;
+    ask_margins(m, "\033P$qr\033\\", top, bottom, vt->rows);
+    ask_margins(m, "\033P$qs\033\\", left, right, vt->cols);
+}
+
+/* ---- what the scanner hands over ---------------------------------------- */
 
 /* What the scanner lets through goes to libvterm. */
 static void scan_feed(void *user, const char *bytes, size_t len)
@@ -378,11 +602,15 @@ static void scan_osc(void *user, int number, const char *payload, size_t len)
         vt->cb.osc(vt->user, number, payload, len);
 }
 
-static void scan_sgr_extra(void *user, unsigned attrs)
+static void set_pen_extra(vt_t *vt, unsigned attrs)
 {
-    vt_t *vt = user;
     vt->pen_extra = (uint16_t)attrs;
     vt->attrs = vt->pen_vterm | vt->pen_extra;
+}
+
+static void scan_sgr_extra(void *user, unsigned attrs)
+{
+    set_pen_extra(user, attrs);
 }
 
 /* REP: the last glyph written, again, as text (wrapping like xterm), at
@@ -399,16 +627,249 @@ static void scan_rep(void *user, unsigned count)
         count = (unsigned)(vt->rows * vt->cols);
     for (unsigned k = 0; k < count; k++) {
         if (used + n > sizeof buf) {
-            vterm_input_write(vt->vterm, buf, used);
+            vt_scan_text(&vt->scan, buf, used);
             used = 0;
         }
         memcpy(buf + used, one, n);
         used += n;
     }
-    vterm_input_write(vt->vterm, buf, used);
+    vt_scan_text(&vt->scan, buf, used);
 }
 
-static const vt_scan_ops scan_ops = { scan_feed, scan_osc, scan_sgr_extra, scan_rep };
+/* A mark on the glyph in the last column while the cursor waits to wrap
+ * after it, which libvterm would put on the next line on its own. */
+static void add_mark(vt_t *vt, uint32_t cp)
+{
+    vt_row *r = vt_row_at(vt, vt->wrap_pos.row);
+    vt_cell *c = &r->cells[vt->wrap_pos.col];
+    if (!c->ch || c->ch == VT_CH_WIDE_CONT)
+        return;
+    uint32_t marks[VT_COMB_MARKS + 1];
+    int n = 0;
+    const vt_comb_entry *e = vt_comb_get(&vt->comb, c->comb);
+    for (int k = 0; e && k < e->n; k++)
+        marks[n++] = e->cp[k];
+    if (n == VT_COMB_MARKS)
+        return;
+    marks[n++] = cp;
+    marks[n] = 0;
+    c->comb = vt_comb_intern(&vt->comb, marks);
+    vt->last_comb = c->comb;
+    vt->last_marks = n;
+    vt->last_n = 0; /* libvterm's idea of the glyph no longer matches */
+    vt->dirty[vt->wrap_pos.row] = 1;
+}
+
+/* A character libvterm would get wrong (see vt_scan.h). */
+static void scan_glyph(void *user, uint32_t cp, int width, bool substitute, const char *bytes, size_t len)
+{
+    vt_t *vt = user;
+    if (width == 0) {
+        /* A mark goes on the glyph just written, or nowhere: libvterm
+         * would put it on whatever glyph it wrote last wherever the cursor
+         * went since, if the cursor came back next to it. */
+        if (!vt->glyph_last || vt->last_marks >= VT_COMB_MARKS)
+            return; /* (libvterm would go on collecting marks for ever) */
+        VTermPos p;
+        vterm_state_get_cursorpos(vt->state, &p);
+        if (vt->pending_wrap && p.row == vt->wrap_pos.row && p.col == vt->wrap_pos.col) {
+            add_mark(vt, cp);
+            return;
+        }
+    }
+    if (width == 2 && (vt->scan.dec & VT_SCAN_NOWRAP)) {
+        /* Without autowrap xterm writes nothing it cannot fit. */
+        VTermPos p;
+        vterm_state_get_cursorpos(vt->state, &p);
+        if (p.col + 2 > vt->cols)
+            return;
+    }
+    if (!substitute) {
+        vterm_feed(vt, bytes, len);
+        return;
+    }
+    uint32_t standin = width == 2 ? STANDIN_WIDE : width == 1 ? STANDIN_NARROW : STANDIN_MARK;
+    char b[4];
+    size_t n = utf8_put_scalar(standin, b);
+    vt->standin_for = cp;
+    vt->standin_pending = true;
+    vterm_feed(vt, b, n);
+    vt->standin_pending = false;
+}
+
+/* DECSC: into the saved cursor of the screen on show. */
+static void save_cursor(vt_t *vt)
+{
+    vt_saved *s = &vt->saved[vt->altscreen];
+    VTermPos p;
+    vterm_state_get_cursorpos(vt->state, &p);
+    if (vt->pending_wrap && p.row == vt->wrap_pos.row && p.col == vt->wrap_pos.col)
+        p.col = vt->cols; /* waiting to wrap, which xterm saves too */
+    *s = (vt_saved){ true, p.row, p.col, vt->fg, vt->bg, vt->attrs, (vt->scan.dec & VT_SCAN_ORIGIN) != 0, vt->scan.cs };
+}
+
+static void reset_saved(vt_saved *s)
+{
+    *s = (vt_saved){ .valid = true, .fg = VT_COLOR_DEFAULT, .bg = VT_COLOR_DEFAULT };
+    vt_charsets_reset(&s->cs);
+}
+
+/* DECRC: libvterm is fed what makes its state the saved one.  With origin
+ * mode the position is taken relative to the margins and kept inside them,
+ * as xterm's CursorRestore does. */
+static void restore_cursor(vt_t *vt)
+{
+    vt_saved s = vt->saved[vt->altscreen];
+    if (!s.valid)
+        reset_saved(&s); /* xterm: home, default rendition and sets */
+    if (s.row >= vt->rows)
+        s.row = vt->rows - 1;
+    bool wait = s.col >= vt->cols;
+    if (wait)
+        s.col = vt->cols - 1;
+    buf_t b;
+    buf_init(&b);
+    vt_put_sgr(&b, s.fg, s.bg, s.attrs);
+    if (s.origin) {
+        int top, bottom, left, right;
+        vt_margins(vt, &top, &bottom, &left, &right);
+        if (!(vt->scan.dec & VT_SCAN_LRMM))
+            left = 1;
+        int row = s.row + 2 - top, col = s.col + 2 - left;
+        buf_printf(&b, "\033[?6h\033[%d;%dH", row < 1 ? 1 : row, col < 1 ? 1 : col);
+    } else {
+        buf_printf(&b, "\033[?6l\033[%d;%dH", s.row + 1, s.col + 1);
+    }
+    static const char which[4] = { '(', ')', '*', '+' };
+    for (int k = 0; k < 4; k++)
+        if (vt->scan.cs.g[k] != s.cs.g[k])
+            buf_printf(&b, "\033%c%c", which[k], s.cs.g[k]);
+    if (vt->scan.cs.gl != s.cs.gl) {
+        static const char *const shift[4] = { "\x0f", "\x0e", "\033n", "\033o" };
+        buf_puts(&b, shift[s.cs.gl & 3]);
+    }
+    unsigned extra = s.attrs & (VT_ATTR_DIM | VT_ATTR_CONCEAL);
+    vt->scan.sgr_extra = extra;
+    set_pen_extra(vt, extra);
+    vt->scan.cs = s.cs;
+    vt->scan.dec = s.origin ? vt->scan.dec | VT_SCAN_ORIGIN : vt->scan.dec & ~VT_SCAN_ORIGIN;
+    vterm_feed(vt, b.data, b.len);
+    buf_free(&b);
+    /* CUP ends a wait to wrap even where the cursor already was, and
+     * libvterm reports no move then. */
+    VTermPos p;
+    vterm_state_get_cursorpos(vt->state, &p);
+    vt->pending_wrap = false;
+    vt->glyph_last = false;
+    vt->next_row = p.row;
+    vt->next_col = p.col;
+    vt->next_pushes = vt->pushes;
+    if (wait && !(vt->scan.dec & VT_SCAN_NOWRAP)) { /* where it went: the margins may move it */
+        if (p.col == vt->cols - 1)
+            wait_to_wrap(vt, p.row, p.col);
+    }
+}
+
+/* RIS, as xterm: the primary screen, cleared, a reset pen, sets and
+ * modes, and a saved cursor at home. */
+static void full_reset(vt_t *vt)
+{
+    set_altscreen(vt, false);
+    vterm_feed_str(vt, "\033c");
+    reset_saved(&vt->saved[0]);
+    vt->saved[1].valid = false;
+    vt->pending_wrap = false;
+    vt->glyph_last = false;
+    vt->last_ch = 0;
+    vt->last_comb = 0;
+    vt->last_n = 0;
+}
+
+/* DECALN: the screen full of E from home, with origin mode, the margins
+ * and the rendition reset (libvterm fills the screen but leaves the rest). */
+static void align(vt_t *vt)
+{
+    vt->scan.dec &= ~VT_SCAN_ORIGIN;
+    vt->scan.sgr_extra = 0;
+    set_pen_extra(vt, 0);
+    vterm_feed_str(vt, "\033[?6l\033[0m\033[r\033[s\033#8\033[H");
+    /* libvterm wrote the E's without moving its cursor from home. */
+    vt->pending_wrap = false;
+    vt->glyph_last = false;
+    vt->next_row = vt->next_col = 0;
+    vt->next_pushes = vt->pushes;
+}
+
+static void reply(vt_t *vt, const char *bytes, size_t len)
+{
+    if (vt->cb.reply)
+        vt->cb.reply(vt->user, bytes, len);
+}
+
+static void scan_action(void *user, int what, unsigned arg)
+{
+    vt_t *vt = user;
+    switch (what) {
+    case VT_SCAN_SAVE_CURSOR:
+        save_cursor(vt);
+        break;
+    case VT_SCAN_RESTORE_CURSOR:
+        restore_cursor(vt);
+        break;
+    case VT_SCAN_ALT_ENTER: /* 1049 saves first; the screen is cleared */
+        if (arg == 1049)
+            save_cursor(vt);
+        vterm_feed_str(vt, "\033[?1047h");
+        break;
+    case VT_SCAN_ALT_LEAVE: /* 1049 restores after, even from the primary */
+        vterm_feed_str(vt, "\033[?1047l");
+        if (arg == 1049)
+            restore_cursor(vt);
+        break;
+    case VT_SCAN_RESET:
+        full_reset(vt);
+        break;
+    case VT_SCAN_SOFT_RESET:
+        /* What xterm's DECSTR resets and libvterm 0.1.4's leaves: origin
+         * mode and the margins (the cursor staying where it is), insert
+         * mode, autowrap (on), the rendition, the character sets; the
+         * saved cursor is home, reset. */
+        vterm_feed_str(vt, "\0337\033[?6l\033[?69l\033[r\0338\033[0m\033[4l\033[?7h\033[?25h"
+                           "\033(B\033)B\033*B\033+B\x0f");
+        reset_saved(&vt->saved[vt->altscreen]);
+        break;
+    case VT_SCAN_ALIGN:
+        align(vt);
+        break;
+    case VT_SCAN_QUERY_MODE: {
+        char r[32];
+        int n = snprintf(r, sizeof r, "\033[?%u;%d$y", arg, vt->altscreen ? 1 : 2);
+        reply(vt, r, (size_t)n);
+        break;
+    }
+    case VT_SCAN_CURSOR_MOVED:
+        vt->glyph_last = false;
+        if (vt->pending_wrap) {
+            VTermPos p;
+            vterm_state_get_cursorpos(vt->state, &p);
+            vt->pending_wrap = false;
+            cb_movecursor(p, p, 1, vt);
+        }
+        break;
+    case VT_SCAN_QUERY_SGR: {
+        buf_t b;
+        buf_init(&b);
+        vt_put_decrqss_sgr(&b, vt->fg, vt->bg, vt->attrs);
+        reply(vt, b.data, b.len);
+        buf_free(&b);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static const vt_scan_ops scan_ops = { scan_feed, scan_osc, scan_sgr_extra, scan_rep, scan_glyph, scan_action };
 
 /* ---- public API ---------------------------------------------------------- */
 
@@ -431,6 +892,8 @@ vt_t *vt_new(int rows, int cols, int scrollback_max, const vt_callbacks *cb, voi
     vt_history_init(&vt->hist, scrollback_max < VT_MAX_SCROLLBACK ? scrollback_max : VT_MAX_SCROLLBACK);
     vt_comb_init(&vt->comb);
     vt->cursor_visible = true;
+    vt_charsets_reset(&vt->saved[0].cs);
+    vt_charsets_reset(&vt->saved[1].cs);
     vt_grid_init(&vt->primary, rows, cols);
     vt->cur = &vt->primary;
     vt->dirty = xmalloc((size_t)rows);
@@ -465,20 +928,20 @@ void vt_write(vt_t *vt, const char *bytes, size_t len)
 /* libvterm 0.1.4's resize keeps the scroll region and the saved cursor as
  * they were, and the next scroll or DECRC past the new size writes outside
  * its line array.  Like xterm and tmux we reset the region after a resize,
- * and after a shrink the saved cursor becomes the current position. */
+ * and libvterm's own saved cursor (ours are in vt->saved) is made the
+ * current position.  The cursor goes where cb_resize put its character. */
 int vt_resize(vt_t *vt, int rows, int cols)
 {
     if (rows < 1 || cols < 2 || rows > VT_MAX_ROWS || cols > VT_MAX_COLS)
         return -1;
     if (rows == vt->rows && cols == vt->cols)
         return 0;
-    bool shrink = rows < vt->rows || cols < vt->cols;
     vterm_set_size(vt->vterm, rows, cols);
-    VTermPos p;
-    vterm_state_get_cursorpos(vt->state, &p);
     char fix[48];
-    int n = snprintf(fix, sizeof fix, "\033[r\033[%d;%dH%s", p.row + 1, p.col + 1, shrink ? "\0337" : "");
-    vterm_input_write(vt->vterm, fix, (size_t)n);
+    int n = snprintf(fix, sizeof fix, "\033[r\033[%d;%dH\0337", vt->resize_row + 1, vt->resize_col + 1);
+    vterm_feed(vt, fix, (size_t)n);
+    if (vt->resize_pending && !(vt->scan.dec & VT_SCAN_NOWRAP))
+        wait_to_wrap(vt, vt->resize_row, vt->resize_col);
     return 0;
 }
 
@@ -502,7 +965,7 @@ const vt_cell *vt_line(const vt_t *vt, int row, int *len)
     if (row >= 0 && row < vt->rows) {
         if (len)
             *len = vt->cols;
-        return row_at(vt, row)->cells;
+        return vt_row_at(vt, row)->cells;
     }
     const vt_hist_line *l = row < 0 ? vt_history_line(&vt->hist, -row) : NULL;
     if (!l)
@@ -510,6 +973,14 @@ const vt_cell *vt_line(const vt_t *vt, int row, int *len)
     if (len)
         *len = l->len;
     return l->cells ? l->cells : empty_line;
+}
+
+bool vt_line_wrapped(const vt_t *vt, int row)
+{
+    if (row >= 0 && row < vt->rows)
+        return vt_row_at(vt, row)->wrapped;
+    const vt_hist_line *l = row < 0 ? vt_history_line(&vt->hist, -row) : NULL;
+    return l && l->wrapped;
 }
 
 size_t vt_cell_text(const vt_t *vt, const vt_cell *cell, char *out)
@@ -591,229 +1062,6 @@ char *vt_text(const vt_t *vt, int first, int last, size_t *len)
         b.len = keep;
         buf_putc(&b, '\n');
     }
-    if (len)
-        *len = b.len;
-    return buf_steal(&b);
-}
-
-/* SGR parameters for a colour; returns how many. */
-static int color_params(vt_color c, int base, unsigned out[5])
-{
-    uint32_t v = c & 0xffffffu;
-    switch (VT_COLOR_KIND(c)) {
-    case VT_COLOR_KIND_INDEXED:
-        if (v < 8) {
-            out[0] = (unsigned)base + v;
-            return 1;
-        }
-        out[0] = (unsigned)base + 8;
-        out[1] = 5;
-        out[2] = v;
-        return 3;
-    case VT_COLOR_KIND_RGB:
-        out[0] = (unsigned)base + 8;
-        out[1] = 2;
-        out[2] = v >> 16;
-        out[3] = (v >> 8) & 0xff;
-        out[4] = v & 0xff;
-        return 5;
-    default:
-        return 0;
-    }
-}
-
-/* The SGR for a complete style from a reset, in sequences of at most 16
- * parameters (what libvterm and st can take). */
-static void put_sgr(buf_t *b, vt_color fg, vt_color bg, unsigned attrs)
-{
-    static const struct { unsigned bit; unsigned code; } codes[] = {
-        { VT_ATTR_BOLD, 1 }, { VT_ATTR_DIM, 2 }, { VT_ATTR_ITALIC, 3 }, { VT_ATTR_UNDERLINE, 4 },
-        { VT_ATTR_BLINK, 5 }, { VT_ATTR_REVERSE, 7 }, { VT_ATTR_CONCEAL, 8 }, { VT_ATTR_STRIKE, 9 },
-    };
-    unsigned p[20];
-    int n = 0, split;
-    p[n++] = 0;
-    for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++)
-        if (attrs & codes[k].bit)
-            p[n++] = codes[k].code;
-    split = n;
-    n += color_params(fg, 30, p + n);
-    n += color_params(bg, 40, p + n);
-    if (n <= 16)
-        split = n;
-    buf_puts(b, "\033[");
-    for (int k = 0; k < n; k++) {
-        if (k == split)
-            buf_puts(b, "m\033[");
-        else if (k > 0)
-            buf_putc(b, ';');
-        buf_printf(b, "%u", p[k]);
-    }
-    buf_putc(b, 'm');
-}
-
-typedef struct style {
-    vt_color fg, bg;
-    unsigned attrs;
-} style;
-
-static void set_style(buf_t *b, style *cur, vt_color fg, vt_color bg, unsigned attrs)
-{
-    if (cur->fg == fg && cur->bg == bg && cur->attrs == attrs)
-        return;
-    put_sgr(b, fg, bg, attrs);
-    *cur = (style){ fg, bg, attrs };
-}
-
-/* Cells [0, end) from the cursor on: runs of default blanks are skipped
- * with CUF, coloured blanks are made with ECH (which keeps them blank,
- * unlike spaces). */
-static void put_cells(const vt_t *vt, buf_t *b, style *st, const vt_cell *cells, int end)
-{
-    for (int col = 0; col < end;) {
-        const vt_cell *c = &cells[col];
-        if (c->ch == 0) {
-            int k = col;
-            while (k < end && cells[k].ch == 0 && cells[k].bg == c->bg)
-                k++;
-            if (c->bg != VT_COLOR_DEFAULT) {
-                set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
-                buf_printf(b, "\033[%dX", k - col);
-            }
-            if (k < end)
-                buf_printf(b, "\033[%dC", k - col);
-            col = k;
-        } else if (c->ch == VT_CH_WIDE_CONT) {
-            col++;
-        } else {
-            char tmp[VT_CELL_TEXT_MAX];
-            set_style(b, st, c->fg, c->bg, c->attrs);
-            buf_append(b, tmp, vt_cell_text(vt, c, tmp));
-            col += c->width;
-        }
-    }
-}
-
-/* Every non-blank row of grid g, each placed with CUP. */
-static void redraw_grid(const vt_t *vt, const vt_grid *g, buf_t *b, style *st)
-{
-    for (int row = 0; row < vt->rows; row++) {
-        const vt_row *r = vt_grid_row(g, row);
-        int end = vt_grid_trimmed(r);
-        if (end == 0)
-            continue;
-        buf_printf(b, "\033[%d;1H", row + 1);
-        put_cells(vt, b, st, r->cells, end);
-    }
-}
-
-/* Leave the cursor waiting to wrap, as it is after a glyph in the last
- * column: write that glyph again, or, if it was erased since, a glyph that
- * ECH then erases (ECH keeps the wait). */
-static void redraw_pending_wrap(const vt_t *vt, buf_t *b, style *st, int row, int col)
-{
-    const vt_cell *c = &row_at(vt, row)->cells[col];
-    buf_printf(b, "\033[%d;%dH", row + 1, col + 1);
-    if (c->ch && c->ch != VT_CH_WIDE_CONT && col + c->width == vt->cols) {
-        char tmp[VT_CELL_TEXT_MAX];
-        set_style(b, st, c->fg, c->bg, c->attrs);
-        buf_append(b, tmp, vt_cell_text(vt, c, tmp));
-        return;
-    }
-    if (col + 1 < vt->cols) { /* an erased wide glyph: U+3000 is wide */
-        set_style(b, st, VT_COLOR_DEFAULT, c[1].bg, 0);
-        buf_puts(b, "\xe3\x80\x80");
-    } else {
-        set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
-        buf_putc(b, ' ');
-    }
-    set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
-    buf_puts(b, "\033[X");
-}
-
-/* The cursor (with a pending wrap), the pen and the cursor's visibility. */
-static void redraw_cursor_and_pen(const vt_t *vt, buf_t *b, style *st)
-{
-    int crow, ccol;
-    vt_cursor(vt, &crow, &ccol);
-    if (vt->pending_wrap && crow == vt->wrap_pos.row && ccol == vt->wrap_pos.col)
-        redraw_pending_wrap(vt, b, st, crow, ccol);
-    else
-        buf_printf(b, "\033[%d;%dH", crow + 1, ccol + 1);
-    set_style(b, st, vt->fg, vt->bg, vt->attrs);
-    buf_printf(b, "\033[?25%c", vt->cursor_visible ? 'h' : 'l');
-}
-
-char *vt_redraw_bytes(const vt_t *vt, size_t *len)
-{
-    buf_t b;
-    buf_init(&b);
-    buf_puts(&b, "\033[0m\033[H\033[2J");
-    style st = { VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0 };
-    redraw_grid(vt, vt->cur, &b, &st);
-    redraw_cursor_and_pen(vt, &b, &st);
-    if (len)
-        *len = b.len;
-    return buf_steal(&b);
-}
-
-/* History lines go through the bottom of a fresh screen: each is written
- * and ended with CRLF, then enough line feeds at the bottom row push the
- * last of them off the top, leaving a blank screen. */
-static void sync_history(const vt_t *vt, buf_t *b, style *st, int max_history)
-{
-    int n = vt->hist.len < max_history ? vt->hist.len : max_history;
-    for (int k = n; k >= 1; k--) {
-        const vt_hist_line *l = vt_history_line(&vt->hist, k);
-        if (l && l->cells)
-            put_cells(vt, b, st, l->cells, l->len);
-        set_style(b, st, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0);
-        buf_puts(b, "\r\n");
-    }
-    if (n == 0)
-        return;
-    buf_printf(b, "\033[%d;1H", vt->rows);
-    for (int k = 0; k < (n < vt->rows - 1 ? n : vt->rows - 1); k++)
-        buf_putc(b, '\n');
-}
-
-/* Modes that change how keys and the mouse are encoded. */
-static void sync_modes(const vt_t *vt, buf_t *b)
-{
-    unsigned m = vt_modes(vt);
-    if (m & VT_MODE_APP_CURSOR)
-        buf_puts(b, "\033[?1h");
-    if (m & VT_MODE_APP_KEYPAD)
-        buf_puts(b, "\033=");
-    if (m & VT_MODE_BRACKETED_PASTE)
-        buf_puts(b, "\033[?2004h");
-    if (m & VT_MODE_MOUSE_MOVE)
-        buf_puts(b, "\033[?1003h");
-    else if (m & VT_MODE_MOUSE_DRAG)
-        buf_puts(b, "\033[?1002h");
-    else if (m & VT_MODE_MOUSE_CLICK)
-        buf_puts(b, "\033[?1000h");
-    if (m & VT_MODE_MOUSE_SGR)
-        buf_puts(b, "\033[?1006h");
-}
-
-char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len)
-{
-    buf_t b;
-    buf_init(&b);
-    buf_puts(&b, "\033[0m\033[H\033[2J");
-    style st = { VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0 };
-    sync_history(vt, &b, &st, max_history < 0 ? 0 : max_history);
-    redraw_grid(vt, &vt->primary, &b, &st);
-    if (vt->altscreen) {
-        set_style(&b, &st, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0);
-        buf_puts(&b, "\033[?1049h");
-        redraw_grid(vt, &vt->alt, &b, &st);
-    }
-    redraw_cursor_and_pen(vt, &b, &st);
-    sync_modes(vt, &b);
-    if (vt->title && vt->title[0])
-        buf_printf(&b, "\033]2;%s\a", vt->title);
     if (len)
         *len = b.len;
     return buf_steal(&b);

@@ -7,8 +7,10 @@
  *   ground --ESC--> escape --[--> CSI ----final--> ground
  *                          --]/P/_/^/X--> string --BEL or ESC \--> ground
  *
- * In ground it looks for the next ESC with memchr and leaves everything in
- * between in a "run" of input that is fed to libvterm with one call.  ESC and
+ * In ground it looks for the next ESC and leaves everything in between in
+ * a "run" of input that is fed to libvterm with one call, unless a
+ * character in it needs the owner (see vt_scan.h): the run is cut there.
+ * SO and SI are noted on the way.  ESC and
  * CSI sequences stay in the run too, unless a write ends inside one: then
  * the part before it is fed and the unfinished sequence is copied to the
  * hold buffer, completed byte by byte from the next write, and fed whole.
@@ -34,7 +36,8 @@
  * two never disagree about being inside a string: after ESC, bytes >= 0x80
  * are ignored and [ ] P open CSI, OSC and DCS even after intermediates; a
  * CSI ends at its final byte, ESC, CAN, SUB or a byte >= 0x80.  REP goes
- * to the owner, never to libvterm (see vt_scan.h).
+ * to the owner, never to libvterm, and so do the sequences vt_scan.h lists
+ * (intercept); SGRs libvterm would misread are rewritten (vt_sgr.h).
  */
 #include "config.h"
 
@@ -42,9 +45,18 @@
 
 #include "util.h"
 #include "vt.h"
+#include "vt_sgr.h"
+#include "width.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+typedef struct uc_range {
+    uint32_t first, last;
+} uc_range;
+
+#define VT_VTERM_TABLE
+#include "width_table.h"
 
 enum { ST_GROUND, ST_ESC, ST_CSI, ST_CSI_IGNORE, ST_STR, ST_STR_ESC };
 enum { STR_OSC, STR_DCS, STR_IGNORE };
@@ -53,6 +65,8 @@ enum { STR_OSC, STR_DCS, STR_IGNORE };
 #define C_CAN 0x18
 #define C_SUB 0x1a
 #define C_ESC 0x1b
+#define C_SO 0x0e
+#define C_SI 0x0f
 
 /* libvterm 0.1.4 stores a CSI's parameters in 16 slots and does not bound
  * the index: a 17th parameter is written past them while parsing.  A CSI
@@ -77,12 +91,24 @@ typedef struct scan_pos {
     size_t len, i, run, start;
 } scan_pos;
 
+void vt_charsets_reset(vt_charsets *cs)
+{
+    memset(cs->g, 'B', sizeof cs->g);
+    cs->gl = 0;
+}
+
+bool vt_charsets_special(const vt_charsets *cs)
+{
+    return cs->g[cs->gl & 3] != 'B';
+}
+
 void vt_scan_init(vt_scan *s, const vt_scan_ops *ops, void *user)
 {
     memset(s, 0, sizeof *s);
     s->ops = ops;
     s->user = user;
     s->state = ST_GROUND;
+    vt_charsets_reset(&s->cs);
 }
 
 void vt_scan_free(vt_scan *s)
@@ -123,6 +149,8 @@ static void hold_reset(vt_scan *s)
         s->hold_cap = 0;
     }
 }
+
+static void action(vt_scan *s, int what, unsigned arg);
 
 /* Hand bytes to the owner (libvterm) as they are. */
 static void feed(vt_scan *s, const char *p, size_t n)
@@ -194,6 +222,9 @@ static void private_modes(vt_scan *s, const char *body, size_t len, bool set)
         case 66: bit = VT_MODE_APP_KEYPAD; break;
         case 1006: bit = VT_MODE_MOUSE_SGR; break;
         case 2004: bit = VT_MODE_BRACKETED_PASTE; break;
+        case 6: s->dec = set ? (s->dec | VT_SCAN_ORIGIN) : (s->dec & ~VT_SCAN_ORIGIN); break;
+        case 7: s->dec = set ? (s->dec & ~VT_SCAN_NOWRAP) : (s->dec | VT_SCAN_NOWRAP); break;
+        case 69: s->dec = set ? (s->dec | VT_SCAN_LRMM) : (s->dec & ~VT_SCAN_LRMM); break;
         default: break;
         }
         s->modes = set ? (s->modes | bit) : (s->modes & ~bit);
@@ -201,42 +232,13 @@ static void private_modes(vt_scan *s, const char *body, size_t len, bool set)
     }
 }
 
-/* The dim and conceal bits an SGR leaves in force; colour arguments
- * (38;5;n, 38;2;r;g;b) are skipped so their numbers are not read as
- * attributes. */
-static unsigned sgr_attrs(unsigned cur, const char *body, size_t len)
+/* Whether p[0, n) holds only digits and bytes of also. */
+static bool digits_and(const char *p, size_t n, const char *also)
 {
-    for (size_t k = 0; k < len; k++)
-        if (!(body[k] == ';' || body[k] == ':' || (body[k] >= '0' && body[k] <= '9')))
-            return cur; /* a private SGR such as CSI > 4 ; 1 m */
-    if (len == 0)
-        return 0;
-    size_t k = 0;
-    int skip = 0;
-    while (k <= len) {
-        unsigned v = read_num(body, len, &k);
-        bool sub = k < len && body[k] == ':';
-        while (k < len && body[k] != ';')
-            k++; /* subparameters belong to this parameter */
-        k++;
-        if (skip > 0) {
-            if (skip == 9) /* the colour space selector after 38/48/58 */
-                skip = v == 5 ? 1 : v == 2 ? 3 : 0;
-            else
-                skip--;
-            continue;
-        }
-        switch (v) {
-        case 0: cur = 0; break;
-        case 2: cur |= VT_ATTR_DIM; break;
-        case 8: cur |= VT_ATTR_CONCEAL; break;
-        case 22: cur &= ~VT_ATTR_DIM; break;
-        case 28: cur &= ~VT_ATTR_CONCEAL; break;
-        case 38: case 48: case 58: skip = sub ? 0 : 9; break;
-        default: break;
-        }
-    }
-    return cur;
+    for (size_t k = 0; k < n; k++)
+        if (!(p[k] >= '0' && p[k] <= '9') && (p[k] == '\0' || !strchr(also, p[k])))
+            return false;
+    return true;
 }
 
 /* Where a CSI's parameters start: after its '[' (bytes libvterm ignores and
@@ -247,21 +249,22 @@ static const char *csi_params(const char *seq, size_t len)
     return b ? b + 1 : seq + len;
 }
 
-/* A CSI or ESC sequence is complete: note the state libvterm hides. */
+/* A CSI or ESC sequence went to libvterm: note the state it hides. */
 static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
 {
     unsigned char fin = (unsigned char)seq[len - 1];
     if (s->state == ST_ESC) {
-        if (s->esc_inter) /* ESC ( B and the like */
+        if (s->esc_inter) { /* SCS: ESC ( B and the like, as libvterm takes them */
+            if (len == 3 && seq[1] >= '(' && seq[1] <= '+' && (fin == 'B' || fin == '0' || fin == 'A'))
+                s->cs.g[seq[1] - '('] = (char)fin;
             return;
+        }
         if (fin == '=')
             s->modes |= VT_MODE_APP_KEYPAD;
         else if (fin == '>')
             s->modes &= ~VT_MODE_APP_KEYPAD;
-        else if (fin == 'c') { /* RIS */
-            s->modes = 0;
-            set_sgr_extra(s, x, 0);
-        }
+        else if (fin == 'n' || fin == 'o') /* LS2, LS3 */
+            s->cs.gl = fin == 'n' ? 2 : 3;
         return;
     }
     const char *body = csi_params(seq, len);
@@ -270,11 +273,22 @@ static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
     size_t blen = (size_t)(seq + len - 1 - body);
     if ((fin == 'h' || fin == 'l') && blen > 0 && body[0] == '?')
         private_modes(s, body, blen, fin == 'h');
+    else if (strchr("ABCDEFGH`adefjk", fin) && digits_and(body, blen, ";")) {
+        if (x)
+            feed_run(s, x, x->i);
+        action(s, VT_SCAN_CURSOR_MOVED, 0);
+    } else if (fin == 'm' && digits_and(body, blen, ";:"))
+        set_sgr_extra(s, x, vt_sgr_extra(s->sgr_extra, body, blen));
     else if (fin == 'p' && blen == 1 && body[0] == '!') { /* DECSTR */
+        if (x)
+            feed_run(s, x, x->i); /* libvterm resets first */
         s->modes &= ~(unsigned)(VT_MODE_APP_CURSOR | VT_MODE_APP_KEYPAD);
+        s->dec = 0;
+        vt_charsets_reset(&s->cs);
         set_sgr_extra(s, x, 0);
-    } else if (fin == 'm')
-        set_sgr_extra(s, x, sgr_attrs(s->sgr_extra, body, blen));
+        if (s->ops->action)
+            s->ops->action(s->user, VT_SCAN_SOFT_RESET, 0);
+    }
 }
 
 /* A CSI over VT_SCAN_SEQ_MAX bytes: what came before is fed, the sequence
@@ -467,18 +481,194 @@ static void seq_abandon(vt_scan *s, scan_pos *x)
     s->state = ST_GROUND;
 }
 
+/* A CSI taken apart: ESC [ leader? params intermediates final, with
+ * nothing else in it (no controls, no bytes >= 0x80). */
+typedef struct csi_parts {
+    char leader; /* '<' .. '?', or 0 */
+    const char *params;
+    size_t plen;
+    const char *inter;
+    size_t ilen;
+    char final;
+} csi_parts;
+
+static bool csi_split(const char *seq, size_t len, csi_parts *c)
+{
+    if (len < 3 || seq[0] != C_ESC || seq[1] != '[')
+        return false;
+    const char *p = seq + 2, *end = seq + len - 1;
+    c->final = *end;
+    c->leader = 0;
+    if (p < end && *p >= 0x3c && *p <= 0x3f)
+        c->leader = *p++;
+    c->params = p;
+    while (p < end && *p >= 0x30 && *p <= 0x3b)
+        p++;
+    c->plen = (size_t)(p - c->params);
+    c->inter = p;
+    while (p < end && *p >= 0x20 && *p <= 0x2f)
+        p++;
+    c->ilen = (size_t)(p - c->inter);
+    return p == end && c->final >= 0x40 && c->final <= 0x7e;
+}
+
+static void action(vt_scan *s, int what, unsigned arg)
+{
+    if (s->ops->action)
+        s->ops->action(s->user, what, arg);
+}
+
+static bool is_alt_or_save_mode(unsigned m)
+{
+    return m == 47 || m == 1047 || m == 1048 || m == 1049;
+}
+
+/* CSI ? Pm h/l that names an alternate screen or cursor-saving mode: the
+ * other modes go to libvterm (and are noted), these to the owner, in
+ * order. */
+static void private_modes_split(vt_scan *s, const char *p, size_t n, bool set)
+{
+    char out[VT_SCAN_SEQ_MAX + 8];
+    size_t o = 0;
+    for (size_t k = 0; k <= n;) {
+        size_t from = k;
+        unsigned m = read_num(p, n, &k);
+        size_t to = k;
+        k++; /* the ';' */
+        if (!is_alt_or_save_mode(m)) {
+            if (o == 0) {
+                memcpy(out, "\033[?", 3);
+                o = 3;
+            } else {
+                out[o++] = ';';
+            }
+            memcpy(out + o, p + from, to - from);
+            o += to - from;
+            continue;
+        }
+        if (o > 0) {
+            out[o++] = set ? 'h' : 'l';
+            feed(s, out, o);
+            private_modes(s, out + 2, o - 3, set);
+            o = 0;
+        }
+        if (m == 1048)
+            action(s, set ? VT_SCAN_SAVE_CURSOR : VT_SCAN_RESTORE_CURSOR, 0);
+        else
+            action(s, set ? VT_SCAN_ALT_ENTER : VT_SCAN_ALT_LEAVE, m);
+    }
+    if (o > 0) {
+        out[o++] = set ? 'h' : 'l';
+        feed(s, out, o);
+        private_modes(s, out + 2, o - 3, set);
+    }
+}
+
+/* Sequences the owner or the scanner carries out in place of libvterm
+ * (see vt_scan.h).  Returns true when this one was: it is dropped from the
+ * stream, and what came before it has been fed. */
+static bool intercept(vt_scan *s, scan_pos *x, const char *seq, size_t len)
+{
+    char copy[VT_SCAN_SEQ_MAX + 16];
+    if (len > sizeof copy)
+        return false;
+    if (s->state == ST_ESC) {
+        /* As libvterm reads it: bytes >= 0x7f are nothing there; a C0
+         * control acts in the middle, and such a sequence is left to it. */
+        size_t n = 0;
+        for (size_t k = 1; k < len && n < 3; k++) {
+            unsigned char c = (unsigned char)seq[k];
+            if (c < 0x20)
+                return false;
+            if (c < 0x7f)
+                copy[n++] = (char)c;
+        }
+        int what = -1;
+        if (n == 1 && copy[0] == '7')
+            what = VT_SCAN_SAVE_CURSOR;
+        else if (n == 1 && copy[0] == '8')
+            what = VT_SCAN_RESTORE_CURSOR;
+        else if (n == 1 && copy[0] == 'c')
+            what = VT_SCAN_RESET;
+        else if (n == 2 && copy[0] == '#' && copy[1] == '8')
+            what = VT_SCAN_ALIGN;
+        if (what < 0)
+            return false;
+        seq_abandon(s, x);
+        if (what == VT_SCAN_RESET) {
+            s->modes = 0;
+            s->dec = 0;
+            vt_charsets_reset(&s->cs);
+            set_sgr_extra(s, NULL, 0);
+        }
+        action(s, what, 0);
+        return true;
+    }
+    csi_parts c;
+    if (!csi_split(seq, len, &c))
+        return false;
+    if (!c.leader && !c.ilen && c.final == 'm') {
+        char out[VT_SGR_OUT_MAX(VT_SCAN_SEQ_MAX + 16)];
+        bool same;
+        if (!digits_and(c.params, c.plen, ";:"))
+            return false;
+        size_t n = vt_sgr_rewrite(c.params, c.plen, out, &same);
+        if (same)
+            return false; /* goes on as it is (seq_done notes dim and conceal) */
+        unsigned extra = vt_sgr_extra(s->sgr_extra, c.params, c.plen);
+        seq_abandon(s, x);
+        feed(s, out, n);
+        set_sgr_extra(s, NULL, extra);
+        return true;
+    }
+    if (!c.leader && !c.ilen && (c.final == 'u' || (c.final == 's' && !(s->dec & VT_SCAN_LRMM)))) {
+        seq_abandon(s, x);
+        action(s, c.final == 's' ? VT_SCAN_SAVE_CURSOR : VT_SCAN_RESTORE_CURSOR, 0);
+        return true;
+    }
+    if (c.leader == '?' && !c.ilen && (c.final == 'h' || c.final == 'l') && c.plen > 0 &&
+        digits_and(c.params, c.plen, ";")) {
+        bool named = false;
+        for (size_t k = 0; k <= c.plen && !named; k++) {
+            named = is_alt_or_save_mode(read_num(c.params, c.plen, &k));
+        }
+        if (!named)
+            return false;
+        memcpy(copy, c.params, c.plen);
+        size_t plen = c.plen;
+        bool set = c.final == 'h';
+        seq_abandon(s, x);
+        private_modes_split(s, copy, plen, set);
+        return true;
+    }
+    if (c.leader == '?' && c.ilen == 1 && c.inter[0] == '$' && c.final == 'p' && c.plen > 0 &&
+        digits_and(c.params, c.plen, "")) {
+        size_t k = 0;
+        unsigned m = read_num(c.params, c.plen, &k);
+        if (m != 47 && m != 1047 && m != 1049)
+            return false;
+        seq_abandon(s, x);
+        action(s, VT_SCAN_QUERY_MODE, m);
+        return true;
+    }
+    return false;
+}
+
 /* The current byte ended the sequence: analyse it, feed it if it was held. */
 static void seq_complete(vt_scan *s, scan_pos *x)
 {
     seq_take_byte(s, x, true);
+    const char *seq = s->held ? s->hold : x->p + x->start;
+    size_t len = s->held ? s->hold_len : x->i - x->start;
     unsigned count;
-    if (s->state == ST_CSI &&
-        is_rep(s->held ? s->hold : x->p + x->start, s->held ? s->hold_len : x->i - x->start, &count)) {
+    if (s->state == ST_CSI && is_rep(seq, len, &count)) {
         seq_abandon(s, x); /* REP never reaches libvterm (see rep) */
         if (count && s->ops->rep)
             s->ops->rep(s->user, count);
         return;
     }
+    if (intercept(s, x, seq, len))
+        return;
     if (s->held) {
         /* fed first, so a hook sees it done */
         if (s->csi_long)
@@ -567,12 +757,14 @@ static void osc_done(vt_scan *s)
     }
 }
 
-/* The DCS requests libvterm 0.1.4 answers (DECRQSS for SGR, margins and
- * cursor style).  It answers any other DECRQSS through a printf format that
- * takes an int for a string, so those, and every other DCS, are dropped. */
+/* The DCS requests libvterm 0.1.4 answers (DECRQSS for margins and cursor
+ * style).  It answers any other DECRQSS through a printf format that takes
+ * an int for a string, so those, and every other DCS, are dropped; DECRQSS
+ * for SGR the owner answers (libvterm's answer has no leading 0, unlike
+ * xterm's). */
 static bool dcs_answered(const char *p, size_t n)
 {
-    static const char *const ok[] = { "$qm", "$qr", "$qs", "$q q", "$q\"q" };
+    static const char *const ok[] = { "$qr", "$qs", "$q q", "$q\"q" };
     for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++)
         if (n == strlen(ok[k]) && memcmp(p, ok[k], n) == 0)
             return true;
@@ -585,6 +777,8 @@ static void string_done(vt_scan *s)
     if (!s->overflow) {
         if (s->str_kind == STR_OSC)
             osc_done(s);
+        else if (s->str_kind == STR_DCS && s->hold_len == 5 && memcmp(s->hold + 2, "$qm", 3) == 0)
+            action(s, VT_SCAN_QUERY_SGR, 0);
         else if (s->str_kind == STR_DCS && dcs_answered(s->hold + 2, s->hold_len - 2)) {
             hold_append(s, "\033\\", 2);
             feed(s, s->hold, s->hold_len);
@@ -610,6 +804,8 @@ static void seq_byte(vt_scan *s, scan_pos *x)
     } else if (c == C_CAN || c == C_SUB) {
         seq_complete(s, x);
     } else if (c < 0x20 || c == 0x7f) {
+        if (c == C_SO || c == C_SI) /* they act there too */
+            s->cs.gl = c == C_SO ? 1 : 0;
         seq_take(s, x); /* C0 controls act inside a sequence */
     } else if (s->state == ST_CSI) {
         if (c >= 0x40)
@@ -657,6 +853,111 @@ static void string_bytes(vt_scan *s, scan_pos *x)
     }
 }
 
+/* ---- text --------------------------------------------------------------- */
+
+static bool vterm_disagrees(uint32_t cp)
+{
+    size_t lo = 0, hi = sizeof vt_vterm_disagrees / sizeof vt_vterm_disagrees[0];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cp < vt_vterm_disagrees[mid].first)
+            hi = mid;
+        else if (cp > vt_vterm_disagrees[mid].last)
+            lo = mid + 1;
+        else
+            return true;
+    }
+    return false;
+}
+
+enum { CH_PASS, CH_DROP, CH_OWNER };
+
+/* What a character from outside ASCII needs: to pass to libvterm as it
+ * is, to be dropped (a C1 control), or to go to the owner. */
+static int classify(const vt_scan *s, uint32_t cp, int *width, bool *subst)
+{
+    *width = 1;
+    *subst = false;
+    if (cp < 0xa0)
+        return CH_DROP;
+    if (cp < 0x300) /* Latin: one column each, and libvterm agrees */
+        return CH_PASS;
+    int w = uc_width(cp);
+    *width = w < 0 ? 1 : w;
+    *subst = vterm_disagrees(cp);
+    return *subst || *width == 0 || (*width == 2 && (s->dec & VT_SCAN_NOWRAP)) ? CH_OWNER : CH_PASS;
+}
+
+static void to_owner(vt_scan *s, uint32_t cp, int width, bool subst, const char *bytes, size_t n)
+{
+    if (s->ops->glyph)
+        s->ops->glyph(s->user, cp, width, subst, bytes, n);
+}
+
+/* The character at x->p[i, i + n) is cp, from outside ASCII. */
+static void text_char(vt_scan *s, scan_pos *x, size_t i, size_t n, uint32_t cp)
+{
+    int width;
+    bool subst;
+    int what = classify(s, cp, &width, &subst);
+    if (what == CH_PASS) {
+        /* libvterm decodes the rest of a write as UTF-8 once it met a
+         * character from outside ASCII, whatever set is in GL: the ASCII
+         * after it must open a write of its own. */
+        unsigned char next = i + n < x->len ? (unsigned char)x->p[i + n] : 0;
+        if (next >= 0x20 && next < 0x7f && vt_charsets_special(&s->cs))
+            feed_run(s, x, i + n);
+        return;
+    }
+    feed_run(s, x, i);
+    x->run = i + n;
+    if (what == CH_OWNER)
+        to_owner(s, cp, width, subst, x->p + i, n);
+}
+
+/* Text up to the next ESC: SO and SI switch GL, and characters from
+ * outside ASCII are looked at.  Stops early at a character cut off by the
+ * end of the write (the end of vt_scan_write holds it). */
+static void text_bytes(vt_scan *s, scan_pos *x)
+{
+    const unsigned char *p = (const unsigned char *)x->p;
+    size_t i = x->i, len = x->len;
+    for (;;) {
+        while (i < len && p[i] < 0x80 && p[i] != C_ESC && p[i] != C_SO && p[i] != C_SI)
+            i++;
+        if (i >= len || p[i] == C_ESC)
+            break;
+        if (p[i] == C_SO || p[i] == C_SI) {
+            s->cs.gl = p[i] == C_SO ? 1 : 0;
+            i++;
+            continue;
+        }
+        int32_t cp;
+        size_t n = utf8_decode(x->p + i, len - i, &cp);
+        if (cp == UTF8_TRUNCATED) {
+            i = len;
+            break;
+        }
+        if (cp >= 0) /* an invalid byte is libvterm's U+FFFD */
+            text_char(s, x, i, n, (uint32_t)cp);
+        i += n;
+    }
+    x->i = i;
+}
+
+void vt_scan_text(vt_scan *s, const char *bytes, size_t len)
+{
+    scan_pos x = { bytes, len, 0, 0, 0 };
+    while (x.i < len) {
+        text_bytes(s, &x);
+        if (x.i < len) { /* no ESC belongs in cell text: left out */
+            feed_run(s, &x, x.i);
+            x.run = ++x.i;
+        }
+    }
+    feed_run(s, &x, len);
+}
+
 /* Complete a character cut off by the previous write from the start of this
  * one and feed it alone: libvterm keeps its decoder state across writes only
  * when the character opens the write.  Returns false if the whole input went
@@ -668,7 +969,15 @@ static bool utf8_resume(vt_scan *s, scan_pos *x)
         s->utf8[s->utf8_len++] = x->p[x->i++];
     if (s->utf8_len < need && x->i == x->len)
         return false;
-    feed(s, s->utf8, s->utf8_len);
+    int32_t cp;
+    size_t n = utf8_decode(s->utf8, s->utf8_len, &cp);
+    int width;
+    bool subst;
+    int what = n == s->utf8_len && cp >= 0 ? classify(s, (uint32_t)cp, &width, &subst) : CH_PASS;
+    if (what == CH_PASS)
+        feed(s, s->utf8, s->utf8_len);
+    else if (what == CH_OWNER)
+        to_owner(s, (uint32_t)cp, width, subst, s->utf8, s->utf8_len);
     s->utf8_len = 0;
     x->run = x->i;
     return true;
@@ -681,19 +990,15 @@ void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
         return;
     while (x.i < len) {
         switch (s->state) {
-        case ST_GROUND: {
-            const char *e = memchr(bytes + x.i, C_ESC, len - x.i);
-            if (!e) {
-                x.i = len;
-                break;
+        case ST_GROUND:
+            text_bytes(s, &x);
+            if (x.i < len) { /* an ESC */
+                x.start = x.i++;
+                s->state = ST_ESC;
+                s->held = false;
+                s->esc_inter = false;
             }
-            x.start = (size_t)(e - bytes);
-            x.i = x.start + 1;
-            s->state = ST_ESC;
-            s->held = false;
-            s->esc_inter = false;
             break;
-        }
         case ST_ESC:
         case ST_CSI:
             seq_byte(s, &x);

@@ -34,14 +34,15 @@
 #define MAX_CP 0x10FFFFu
 
 static int glyphs, combined, glyph_width;
+static uint32_t glyph_cp; /* the code point libvterm put (or combined) */
 
 static int on_glyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 {
     (void)pos;
     (void)user;
     glyphs++;
-    if (info->chars[0] && info->chars[1])
-        combined = 1;
+    combined = info->chars[0] && info->chars[1];
+    glyph_cp = combined ? info->chars[1] : info->chars[0];
     glyph_width = info->width;
     return 1;
 }
@@ -90,16 +91,20 @@ static int model_class(uint32_t c)
     return w < 0 ? 1 : w;
 }
 
-/* What libvterm does with it: 0 combined, 1 or 2 columns, -1 anything
- * else. */
+/* What libvterm does with it: 0 combined into the glyph before (which
+ * keeps its width), 1 or 2 columns; -1 anything else, such as a mark it
+ * gives the width of a wide character, or a code point it replaces. */
 static int vterm_class(VTerm *vt, uint32_t c)
 {
     char b[8] = { '\r', 'A' };
     int n = 2 + utf8(c, b + 2);
     glyphs = combined = glyph_width = 0;
+    glyph_cp = 0;
     vterm_input_write(vt, b, (size_t)n);
+    if (glyph_cp != c)
+        return -1;
     if (combined)
-        return 0;
+        return glyph_width == 1 ? 0 : -1;
     if (glyphs == 2 && (glyph_width == 1 || glyph_width == 2))
         return glyph_width;
     return -1;
