@@ -84,10 +84,33 @@ struct vt {
     vt_scan scan;
 };
 
+/* The stand-ins: code points libvterm 0.1.4 places at 2 columns, 1 column
+ * and as a combining mark, each one that libvterm itself gets wrong, so
+ * that the scanner never lets it through as itself (it is written as a
+ * stand-in too) and a glyph made of one always stands for something.  The
+ * unit tests check them against the linked libvterm. */
+#define STANDIN_WIDE 0x3FFFDu   /* unassigned (no width: one column) */
+#define STANDIN_NARROW 0x1E94Au /* ADLAM NUKTA, a mark since Unicode 9 */
+#define STANDIN_MARK 0x070Fu    /* SYRIAC ABBREVIATION MARK, spacing */
+
 static inline vt_row *vt_row_at(const struct vt *vt, int r)
 {
     return vt_grid_row(vt->cur, r);
 }
+
+/* vt.c: bytes straight to libvterm, past the scanner. */
+void vt_vterm_feed(struct vt *vt, const char *bytes, size_t len);
+/* vt.c: show the alternate grid (fresh) or go back to the primary. */
+void vt_set_altscreen(struct vt *vt, bool on);
+/* vt.c: rows [first, end) changed. */
+void vt_mark_dirty(struct vt *vt, int first, int end);
+/* vt.c: libvterm's movecursor callback (a move it does not report). */
+int vt_cb_movecursor(VTermPos pos, VTermPos oldpos, int visible, void *user);
+/* vt_ops.c: the cursor waits to wrap after the glyph in the last column
+ * col of row (a glyph is written there and the cells put back). */
+void vt_wait_to_wrap(struct vt *vt, int row, int col);
+/* vt_ops.c: what the model does for the scanner. */
+extern const vt_scan_ops vt_model_ops;
 
 /* vt.c: the margins libvterm keeps, 1-based: top and bottom row, left and
  * right column (they are not reported otherwise). */

@@ -42,6 +42,7 @@
 #include "config.h"
 
 #include "vt_scan.h"
+#include "vt_scan_int.h"
 
 #include "util.h"
 #include "vt.h"
@@ -51,45 +52,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct uc_range {
-    uint32_t first, last;
-} uc_range;
-
-#define VT_VTERM_TABLE
-#include "width_table.h"
-
-enum { ST_GROUND, ST_ESC, ST_CSI, ST_CSI_IGNORE, ST_STR, ST_STR_ESC };
-enum { STR_OSC, STR_DCS, STR_IGNORE };
-
-#define C_BEL 0x07
-#define C_CAN 0x18
-#define C_SUB 0x1a
-#define C_ESC 0x1b
-#define C_SO 0x0e
-#define C_SI 0x0f
-
-/* libvterm 0.1.4 stores a CSI's parameters in 16 slots and does not bound
- * the index: a 17th parameter is written past them while parsing.  A CSI
- * with more separators than this is rewritten (csi_long_feed). */
-#define CSI_SEPARATORS_MAX 15
-
-/* Most bytes of an ESC sequence held across writes; more intermediates or
- * controls than this are let go (libvterm keeps fewer). */
-#define ESC_HOLD_MAX 64u
-
-/* Largest single write of text handed to libvterm (see feed_text). */
-#define FEED_MAX 8192u
-
-/* Hold buffers above this size are given back once their sequence is done,
- * so an idle scanner costs nothing. */
-#define HOLD_KEEP 1024u
-
-/* Where the current write is: i is the byte being looked at, run the first
- * byte not yet fed, start the ESC of an unheld sequence in progress. */
-typedef struct scan_pos {
-    const char *p;
-    size_t len, i, run, start;
-} scan_pos;
 
 void vt_charsets_reset(vt_charsets *cs)
 {
@@ -150,10 +112,8 @@ static void hold_reset(vt_scan *s)
     }
 }
 
-static void action(vt_scan *s, int what, unsigned arg);
-
 /* Hand bytes to the owner (libvterm) as they are. */
-static void feed(vt_scan *s, const char *p, size_t n)
+void vt_scan_feed(vt_scan *s, const char *p, size_t n)
 {
     if (n && s->ops->feed)
         s->ops->feed(s->user, p, n);
@@ -169,15 +129,15 @@ static void feed_text(vt_scan *s, const char *p, size_t n)
         size_t k = utf8_complete_prefix(p, FEED_MAX);
         if (k == 0)
             k = FEED_MAX;
-        feed(s, p, k);
+        vt_scan_feed(s, p, k);
         p += k;
         n -= k;
     }
-    feed(s, p, n);
+    vt_scan_feed(s, p, n);
 }
 
 /* Feed the run up to (not including) end. */
-static void feed_run(vt_scan *s, scan_pos *x, size_t end)
+void vt_scan_feed_run(vt_scan *s, scan_pos *x, size_t end)
 {
     if (end > x->run)
         feed_text(s, x->p + x->run, end - x->run);
@@ -185,19 +145,19 @@ static void feed_run(vt_scan *s, scan_pos *x, size_t end)
 }
 
 /* Tell the owner that dim/conceal changed, after everything before it. */
-static void set_sgr_extra(vt_scan *s, scan_pos *x, unsigned attrs)
+void vt_scan_set_sgr_extra(vt_scan *s, scan_pos *x, unsigned attrs)
 {
     if (attrs == s->sgr_extra)
         return;
     s->sgr_extra = attrs;
     if (x)
-        feed_run(s, x, x->i);
+        vt_scan_feed_run(s, x, x->i);
     if (s->ops->sgr_extra)
         s->ops->sgr_extra(s->user, attrs);
 }
 
 /* Read one decimal parameter; stops at the first non-digit. */
-static unsigned read_num(const char *p, size_t len, size_t *k)
+unsigned vt_scan_read_num(const char *p, size_t len, size_t *k)
 {
     unsigned v = 0;
     while (*k < len && p[*k] >= '0' && p[*k] <= '9') {
@@ -209,7 +169,7 @@ static unsigned read_num(const char *p, size_t len, size_t *k)
 }
 
 /* DEC private modes set or reset by CSI ? Pm h / l. */
-static void private_modes(vt_scan *s, const char *body, size_t len, bool set)
+void vt_scan_private_modes(vt_scan *s, const char *body, size_t len, bool set)
 {
     for (size_t k = 1; k < len; k++)
         if (!(body[k] == ';' || (body[k] >= '0' && body[k] <= '9')))
@@ -217,7 +177,7 @@ static void private_modes(vt_scan *s, const char *body, size_t len, bool set)
     size_t k = 1;
     while (k <= len) {
         unsigned bit = 0;
-        switch (read_num(body, len, &k)) {
+        switch (vt_scan_read_num(body, len, &k)) {
         case 1: bit = VT_MODE_APP_CURSOR; break;
         case 66: bit = VT_MODE_APP_KEYPAD; break;
         case 1006: bit = VT_MODE_MOUSE_SGR; break;
@@ -233,7 +193,7 @@ static void private_modes(vt_scan *s, const char *body, size_t len, bool set)
 }
 
 /* Whether p[0, n) holds only digits and bytes of also. */
-static bool digits_and(const char *p, size_t n, const char *also)
+bool vt_scan_digits_and(const char *p, size_t n, const char *also)
 {
     for (size_t k = 0; k < n; k++)
         if (!(p[k] >= '0' && p[k] <= '9') && (p[k] == '\0' || !strchr(also, p[k])))
@@ -272,22 +232,21 @@ static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
         return;
     size_t blen = (size_t)(seq + len - 1 - body);
     if ((fin == 'h' || fin == 'l') && blen > 0 && body[0] == '?')
-        private_modes(s, body, blen, fin == 'h');
-    else if (strchr("ABCDEFGH`adefjk", fin) && digits_and(body, blen, ";")) {
+        vt_scan_private_modes(s, body, blen, fin == 'h');
+    else if (strchr("ABCDEFGH`adefjk", fin) && vt_scan_digits_and(body, blen, ";")) {
         if (x)
-            feed_run(s, x, x->i);
-        action(s, VT_SCAN_CURSOR_MOVED, 0);
-    } else if (fin == 'm' && digits_and(body, blen, ";:"))
-        set_sgr_extra(s, x, vt_sgr_extra(s->sgr_extra, body, blen));
+            vt_scan_feed_run(s, x, x->i);
+        vt_scan_action(s, VT_SCAN_CURSOR_MOVED, 0);
+    } else if (fin == 'm' && vt_scan_digits_and(body, blen, ";:"))
+        vt_scan_set_sgr_extra(s, x, vt_sgr_extra(s->sgr_extra, body, blen));
     else if (fin == 'p' && blen == 1 && body[0] == '!') { /* DECSTR */
         if (x)
-            feed_run(s, x, x->i); /* libvterm resets first */
+            vt_scan_feed_run(s, x, x->i); /* libvterm resets first */
         s->modes &= ~(unsigned)(VT_MODE_APP_CURSOR | VT_MODE_APP_KEYPAD);
         s->dec = 0;
         vt_charsets_reset(&s->cs);
-        set_sgr_extra(s, x, 0);
-        if (s->ops->action)
-            s->ops->action(s->user, VT_SCAN_SOFT_RESET, 0);
+        vt_scan_set_sgr_extra(s, x, 0);
+        vt_scan_action(s, VT_SCAN_SOFT_RESET, 0);
     }
 }
 
@@ -299,7 +258,7 @@ static void csi_drop(vt_scan *s, scan_pos *x)
         hold_reset(s);
         s->held = false;
     } else {
-        feed_run(s, x, x->start);
+        vt_scan_feed_run(s, x, x->start);
     }
     s->csi_long = false;
     x->run = x->i;
@@ -329,7 +288,7 @@ static void csi_ignore(vt_scan *s, scan_pos *x)
 static void csi_go_long(vt_scan *s, scan_pos *x)
 {
     if (!s->held) {
-        feed_run(s, x, x->start);
+        vt_scan_feed_run(s, x, x->start);
         hold_append(s, x->p + x->start, x->i - x->start);
         s->held = true;
         x->run = x->i;
@@ -381,10 +340,10 @@ static void csi_long_feed(vt_scan *s, const char *held, size_t held_len)
         while (q < pend && *q != ';')
             q++;
         size_t k = 0;
-        unsigned v = read_num(p, (size_t)(q - p), &k);
+        unsigned v = vt_scan_read_num(p, (size_t)(q - p), &k);
         if (sgr && k == (size_t)(q - p) && (v == 38 || v == 48 || v == 58) && q < pend) {
             size_t k2 = 0;
-            unsigned sel = read_num(q + 1, (size_t)(pend - q - 1), &k2);
+            unsigned sel = vt_scan_read_num(q + 1, (size_t)(pend - q - 1), &k2);
             more = sel == 5 ? 2 : sel == 2 ? 4 : 0;
         }
         for (; more > 0 && q < pend; more--)
@@ -396,7 +355,7 @@ static void csi_long_feed(vt_scan *s, const char *held, size_t held_len)
                 if (!sgr)
                     break;
                 out[o++] = 'm';
-                feed(s, out, o);
+                vt_scan_feed(s, out, o);
                 o = used = 0;
             }
             if (o == 0) {
@@ -419,7 +378,7 @@ static void csi_long_feed(vt_scan *s, const char *held, size_t held_len)
     }
     memcpy(out + o, pend, (size_t)(end - pend) + 1);
     o += (size_t)(end - pend) + 1;
-    feed(s, out, o);
+    vt_scan_feed(s, out, o);
 }
 
 /* Whether a byte of an ESC sequence is worth holding: libvterm ignores
@@ -455,7 +414,7 @@ static bool is_rep(const char *seq, size_t len, unsigned *count)
     if (p >= seq + len || seq[len - 1] != 'b' || (*p >= '<' && *p <= '?'))
         return false;
     size_t n = (size_t)(seq + len - 1 - p), k = 0;
-    *count = read_num(p, n, &k);
+    *count = vt_scan_read_num(p, n, &k);
     if (*count == 0)
         *count = 1;
     for (; k < n; k++)
@@ -468,190 +427,17 @@ static bool is_rep(const char *seq, size_t len, unsigned *count)
  * cancel it at that ESC, but the sequence the ESC opens may be one that
  * never reaches libvterm (a string, REP), and libvterm would be left
  * inside the first one, reading the text after as its parameters. */
-static void seq_abandon(vt_scan *s, scan_pos *x)
+void vt_scan_seq_abandon(vt_scan *s, scan_pos *x)
 {
     if (s->held) {
         hold_reset(s);
         s->held = false;
     } else {
-        feed_run(s, x, x->start);
+        vt_scan_feed_run(s, x, x->start);
     }
     x->run = x->i;
     s->csi_long = false;
     s->state = ST_GROUND;
-}
-
-/* A CSI taken apart: ESC [ leader? params intermediates final, with
- * nothing else in it (no controls, no bytes >= 0x80). */
-typedef struct csi_parts {
-    char leader; /* '<' .. '?', or 0 */
-    const char *params;
-    size_t plen;
-    const char *inter;
-    size_t ilen;
-    char final;
-} csi_parts;
-
-static bool csi_split(const char *seq, size_t len, csi_parts *c)
-{
-    if (len < 3 || seq[0] != C_ESC || seq[1] != '[')
-        return false;
-    const char *p = seq + 2, *end = seq + len - 1;
-    c->final = *end;
-    c->leader = 0;
-    if (p < end && *p >= 0x3c && *p <= 0x3f)
-        c->leader = *p++;
-    c->params = p;
-    while (p < end && *p >= 0x30 && *p <= 0x3b)
-        p++;
-    c->plen = (size_t)(p - c->params);
-    c->inter = p;
-    while (p < end && *p >= 0x20 && *p <= 0x2f)
-        p++;
-    c->ilen = (size_t)(p - c->inter);
-    return p == end && c->final >= 0x40 && c->final <= 0x7e;
-}
-
-static void action(vt_scan *s, int what, unsigned arg)
-{
-    if (s->ops->action)
-        s->ops->action(s->user, what, arg);
-}
-
-static bool is_alt_or_save_mode(unsigned m)
-{
-    return m == 47 || m == 1047 || m == 1048 || m == 1049;
-}
-
-/* CSI ? Pm h/l that names an alternate screen or cursor-saving mode: the
- * other modes go to libvterm (and are noted), these to the owner, in
- * order. */
-static void private_modes_split(vt_scan *s, const char *p, size_t n, bool set)
-{
-    char out[VT_SCAN_SEQ_MAX + 8];
-    size_t o = 0;
-    for (size_t k = 0; k <= n;) {
-        size_t from = k;
-        unsigned m = read_num(p, n, &k);
-        size_t to = k;
-        k++; /* the ';' */
-        if (!is_alt_or_save_mode(m)) {
-            if (o == 0) {
-                memcpy(out, "\033[?", 3);
-                o = 3;
-            } else {
-                out[o++] = ';';
-            }
-            memcpy(out + o, p + from, to - from);
-            o += to - from;
-            continue;
-        }
-        if (o > 0) {
-            out[o++] = set ? 'h' : 'l';
-            feed(s, out, o);
-            private_modes(s, out + 2, o - 3, set);
-            o = 0;
-        }
-        if (m == 1048)
-            action(s, set ? VT_SCAN_SAVE_CURSOR : VT_SCAN_RESTORE_CURSOR, 0);
-        else
-            action(s, set ? VT_SCAN_ALT_ENTER : VT_SCAN_ALT_LEAVE, m);
-    }
-    if (o > 0) {
-        out[o++] = set ? 'h' : 'l';
-        feed(s, out, o);
-        private_modes(s, out + 2, o - 3, set);
-    }
-}
-
-/* Sequences the owner or the scanner carries out in place of libvterm
- * (see vt_scan.h).  Returns true when this one was: it is dropped from the
- * stream, and what came before it has been fed. */
-static bool intercept(vt_scan *s, scan_pos *x, const char *seq, size_t len)
-{
-    char copy[VT_SCAN_SEQ_MAX + 16];
-    if (len > sizeof copy)
-        return false;
-    if (s->state == ST_ESC) {
-        /* As libvterm reads it: bytes >= 0x7f are nothing there; a C0
-         * control acts in the middle, and such a sequence is left to it. */
-        size_t n = 0;
-        for (size_t k = 1; k < len && n < 3; k++) {
-            unsigned char c = (unsigned char)seq[k];
-            if (c < 0x20)
-                return false;
-            if (c < 0x7f)
-                copy[n++] = (char)c;
-        }
-        int what = -1;
-        if (n == 1 && copy[0] == '7')
-            what = VT_SCAN_SAVE_CURSOR;
-        else if (n == 1 && copy[0] == '8')
-            what = VT_SCAN_RESTORE_CURSOR;
-        else if (n == 1 && copy[0] == 'c')
-            what = VT_SCAN_RESET;
-        else if (n == 2 && copy[0] == '#' && copy[1] == '8')
-            what = VT_SCAN_ALIGN;
-        if (what < 0)
-            return false;
-        seq_abandon(s, x);
-        if (what == VT_SCAN_RESET) {
-            s->modes = 0;
-            s->dec = 0;
-            vt_charsets_reset(&s->cs);
-            set_sgr_extra(s, NULL, 0);
-        }
-        action(s, what, 0);
-        return true;
-    }
-    csi_parts c;
-    if (!csi_split(seq, len, &c))
-        return false;
-    if (!c.leader && !c.ilen && c.final == 'm') {
-        char out[VT_SGR_OUT_MAX(VT_SCAN_SEQ_MAX + 16)];
-        bool same;
-        if (!digits_and(c.params, c.plen, ";:"))
-            return false;
-        size_t n = vt_sgr_rewrite(c.params, c.plen, out, &same);
-        if (same)
-            return false; /* goes on as it is (seq_done notes dim and conceal) */
-        unsigned extra = vt_sgr_extra(s->sgr_extra, c.params, c.plen);
-        seq_abandon(s, x);
-        feed(s, out, n);
-        set_sgr_extra(s, NULL, extra);
-        return true;
-    }
-    if (!c.leader && !c.ilen && (c.final == 'u' || (c.final == 's' && !(s->dec & VT_SCAN_LRMM)))) {
-        seq_abandon(s, x);
-        action(s, c.final == 's' ? VT_SCAN_SAVE_CURSOR : VT_SCAN_RESTORE_CURSOR, 0);
-        return true;
-    }
-    if (c.leader == '?' && !c.ilen && (c.final == 'h' || c.final == 'l') && c.plen > 0 &&
-        digits_and(c.params, c.plen, ";")) {
-        bool named = false;
-        for (size_t k = 0; k <= c.plen && !named; k++) {
-            named = is_alt_or_save_mode(read_num(c.params, c.plen, &k));
-        }
-        if (!named)
-            return false;
-        memcpy(copy, c.params, c.plen);
-        size_t plen = c.plen;
-        bool set = c.final == 'h';
-        seq_abandon(s, x);
-        private_modes_split(s, copy, plen, set);
-        return true;
-    }
-    if (c.leader == '?' && c.ilen == 1 && c.inter[0] == '$' && c.final == 'p' && c.plen > 0 &&
-        digits_and(c.params, c.plen, "")) {
-        size_t k = 0;
-        unsigned m = read_num(c.params, c.plen, &k);
-        if (m != 47 && m != 1047 && m != 1049)
-            return false;
-        seq_abandon(s, x);
-        action(s, VT_SCAN_QUERY_MODE, m);
-        return true;
-    }
-    return false;
 }
 
 /* The current byte ended the sequence: analyse it, feed it if it was held. */
@@ -662,19 +448,19 @@ static void seq_complete(vt_scan *s, scan_pos *x)
     size_t len = s->held ? s->hold_len : x->i - x->start;
     unsigned count;
     if (s->state == ST_CSI && is_rep(seq, len, &count)) {
-        seq_abandon(s, x); /* REP never reaches libvterm (see rep) */
+        vt_scan_seq_abandon(s, x); /* REP never reaches libvterm (see rep) */
         if (count && s->ops->rep)
             s->ops->rep(s->user, count);
         return;
     }
-    if (intercept(s, x, seq, len))
+    if (vt_scan_intercept(s, x, seq, len))
         return;
     if (s->held) {
         /* fed first, so a hook sees it done */
         if (s->csi_long)
             csi_long_feed(s, s->hold, s->hold_len);
         else
-            feed(s, s->hold, s->hold_len);
+            vt_scan_feed(s, s->hold, s->hold_len);
         s->csi_long = false;
         seq_done(s, NULL, s->hold, s->hold_len);
         hold_reset(s);
@@ -691,7 +477,7 @@ static void seq_cut(vt_scan *s, scan_pos *x)
 {
     if (s->held) {
         if (!s->csi_long) /* an unfinished long CSI would overflow libvterm */
-            feed(s, s->hold, s->hold_len);
+            vt_scan_feed(s, s->hold, s->hold_len);
         s->csi_long = false;
         hold_reset(s);
         s->held = false;
@@ -706,7 +492,7 @@ static void string_start(vt_scan *s, scan_pos *x, unsigned char c)
         s->hold_len = 0;
         s->held = false;
     } else {
-        feed_run(s, x, x->start);
+        vt_scan_feed_run(s, x, x->start);
     }
     x->i++;
     x->run = x->i;
@@ -744,7 +530,7 @@ static void osc_done(vt_scan *s)
 {
     const char *pl = s->hold + 2;
     size_t n = s->hold_len - 2, k = 0;
-    unsigned num = read_num(pl, n, &k);
+    unsigned num = vt_scan_read_num(pl, n, &k);
     if (k == 0 || k > 5 || (k < n && pl[k] != ';'))
         return;
     if (num == 133 || num == 7 || num == 9 || num == 777) {
@@ -753,7 +539,7 @@ static void osc_done(vt_scan *s)
             s->ops->osc(s->user, (int)num, pl + skip, n - skip);
     } else if (num <= 2) {
         hold_append(s, "\a", 1);
-        feed(s, s->hold, s->hold_len);
+        vt_scan_feed(s, s->hold, s->hold_len);
     }
 }
 
@@ -778,10 +564,10 @@ static void string_done(vt_scan *s)
         if (s->str_kind == STR_OSC)
             osc_done(s);
         else if (s->str_kind == STR_DCS && s->hold_len == 5 && memcmp(s->hold + 2, "$qm", 3) == 0)
-            action(s, VT_SCAN_QUERY_SGR, 0);
+            vt_scan_action(s, VT_SCAN_QUERY_SGR, 0);
         else if (s->str_kind == STR_DCS && dcs_answered(s->hold + 2, s->hold_len - 2)) {
             hold_append(s, "\033\\", 2);
-            feed(s, s->hold, s->hold_len);
+            vt_scan_feed(s, s->hold, s->hold_len);
         }
     }
     hold_reset(s);
@@ -796,7 +582,7 @@ static void seq_byte(vt_scan *s, scan_pos *x)
     if (s->state == ST_CSI && cur >= VT_SCAN_SEQ_MAX) {
         csi_drop(s, x);
     } else if (c == C_ESC) {
-        seq_abandon(s, x);
+        vt_scan_seq_abandon(s, x);
     } else if (c >= 0x80 && s->state == ST_CSI) {
         seq_cut(s, x); /* libvterm too ends a CSI at a byte >= 0x80 */
     } else if (c >= 0x80) {
@@ -853,145 +639,15 @@ static void string_bytes(vt_scan *s, scan_pos *x)
     }
 }
 
-/* ---- text --------------------------------------------------------------- */
-
-static bool vterm_disagrees(uint32_t cp)
-{
-    size_t lo = 0, hi = sizeof vt_vterm_disagrees / sizeof vt_vterm_disagrees[0];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cp < vt_vterm_disagrees[mid].first)
-            hi = mid;
-        else if (cp > vt_vterm_disagrees[mid].last)
-            lo = mid + 1;
-        else
-            return true;
-    }
-    return false;
-}
-
-enum { CH_PASS, CH_DROP, CH_OWNER };
-
-/* What a character from outside ASCII needs: to pass to libvterm as it
- * is, to be dropped (a C1 control), or to go to the owner. */
-static int classify(const vt_scan *s, uint32_t cp, int *width, bool *subst)
-{
-    *width = 1;
-    *subst = false;
-    if (cp < 0xa0)
-        return CH_DROP;
-    if (cp < 0x300) /* Latin: one column each, and libvterm agrees */
-        return CH_PASS;
-    int w = uc_width(cp);
-    *width = w < 0 ? 1 : w;
-    *subst = vterm_disagrees(cp);
-    return *subst || *width == 0 || (*width == 2 && (s->dec & VT_SCAN_NOWRAP)) ? CH_OWNER : CH_PASS;
-}
-
-static void to_owner(vt_scan *s, uint32_t cp, int width, bool subst, const char *bytes, size_t n)
-{
-    if (s->ops->glyph)
-        s->ops->glyph(s->user, cp, width, subst, bytes, n);
-}
-
-/* The character at x->p[i, i + n) is cp, from outside ASCII. */
-static void text_char(vt_scan *s, scan_pos *x, size_t i, size_t n, uint32_t cp)
-{
-    int width;
-    bool subst;
-    int what = classify(s, cp, &width, &subst);
-    if (what == CH_PASS) {
-        /* libvterm decodes the rest of a write as UTF-8 once it met a
-         * character from outside ASCII, whatever set is in GL: the ASCII
-         * after it must open a write of its own. */
-        unsigned char next = i + n < x->len ? (unsigned char)x->p[i + n] : 0;
-        if (next >= 0x20 && next < 0x7f && vt_charsets_special(&s->cs))
-            feed_run(s, x, i + n);
-        return;
-    }
-    feed_run(s, x, i);
-    x->run = i + n;
-    if (what == CH_OWNER)
-        to_owner(s, cp, width, subst, x->p + i, n);
-}
-
-/* Text up to the next ESC: SO and SI switch GL, and characters from
- * outside ASCII are looked at.  Stops early at a character cut off by the
- * end of the write (the end of vt_scan_write holds it). */
-static void text_bytes(vt_scan *s, scan_pos *x)
-{
-    const unsigned char *p = (const unsigned char *)x->p;
-    size_t i = x->i, len = x->len;
-    for (;;) {
-        while (i < len && p[i] < 0x80 && p[i] != C_ESC && p[i] != C_SO && p[i] != C_SI)
-            i++;
-        if (i >= len || p[i] == C_ESC)
-            break;
-        if (p[i] == C_SO || p[i] == C_SI) {
-            s->cs.gl = p[i] == C_SO ? 1 : 0;
-            i++;
-            continue;
-        }
-        int32_t cp;
-        size_t n = utf8_decode(x->p + i, len - i, &cp);
-        if (cp == UTF8_TRUNCATED) {
-            i = len;
-            break;
-        }
-        if (cp >= 0) /* an invalid byte is libvterm's U+FFFD */
-            text_char(s, x, i, n, (uint32_t)cp);
-        i += n;
-    }
-    x->i = i;
-}
-
-void vt_scan_text(vt_scan *s, const char *bytes, size_t len)
-{
-    scan_pos x = { bytes, len, 0, 0, 0 };
-    while (x.i < len) {
-        text_bytes(s, &x);
-        if (x.i < len) { /* no ESC belongs in cell text: left out */
-            feed_run(s, &x, x.i);
-            x.run = ++x.i;
-        }
-    }
-    feed_run(s, &x, len);
-}
-
-/* Complete a character cut off by the previous write from the start of this
- * one and feed it alone: libvterm keeps its decoder state across writes only
- * when the character opens the write.  Returns false if the whole input went
- * into the character and it is still incomplete. */
-static bool utf8_resume(vt_scan *s, scan_pos *x)
-{
-    size_t need = utf8_lead_length((unsigned char)s->utf8[0]);
-    while (s->utf8_len < need && x->i < x->len && ((unsigned char)x->p[x->i] & 0xc0) == 0x80)
-        s->utf8[s->utf8_len++] = x->p[x->i++];
-    if (s->utf8_len < need && x->i == x->len)
-        return false;
-    int32_t cp;
-    size_t n = utf8_decode(s->utf8, s->utf8_len, &cp);
-    int width;
-    bool subst;
-    int what = n == s->utf8_len && cp >= 0 ? classify(s, (uint32_t)cp, &width, &subst) : CH_PASS;
-    if (what == CH_PASS)
-        feed(s, s->utf8, s->utf8_len);
-    else if (what == CH_OWNER)
-        to_owner(s, (uint32_t)cp, width, subst, s->utf8, s->utf8_len);
-    s->utf8_len = 0;
-    x->run = x->i;
-    return true;
-}
-
 void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
 {
     scan_pos x = { bytes, len, 0, 0, 0 };
-    if (s->utf8_len && !utf8_resume(s, &x))
+    if (s->utf8_len && !vt_scan_utf8_resume(s, &x))
         return;
     while (x.i < len) {
         switch (s->state) {
         case ST_GROUND:
-            text_bytes(s, &x);
+            vt_scan_text_bytes(s, &x);
             if (x.i < len) { /* an ESC */
                 x.start = x.i++;
                 s->state = ST_ESC;
@@ -1025,7 +681,7 @@ void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
         }
     }
     if ((s->state == ST_ESC || s->state == ST_CSI) && !s->held) {
-        feed_run(s, &x, x.start);
+        vt_scan_feed_run(s, &x, x.start);
         if (s->state == ST_CSI) {
             hold_append(s, bytes + x.start, len - x.start);
         } else {
@@ -1037,10 +693,10 @@ void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
         x.run = len;
     } else if (s->state == ST_GROUND && x.run < len) {
         size_t keep = utf8_complete_prefix(bytes + x.run, len - x.run);
-        feed_run(s, &x, x.run + keep);
+        vt_scan_feed_run(s, &x, x.run + keep);
         s->utf8_len = len - x.run;
         memcpy(s->utf8, bytes + x.run, s->utf8_len);
         x.run = len;
     }
-    feed_run(s, &x, len);
+    vt_scan_feed_run(s, &x, len);
 }
