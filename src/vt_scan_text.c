@@ -13,6 +13,7 @@
 #include "util.h"
 #include "width.h"
 
+#include <pthread.h>
 #include <string.h>
 
 typedef struct uc_range {
@@ -22,7 +23,7 @@ typedef struct uc_range {
 #define VT_VTERM_TABLE
 #include "width_table.h"
 
-static bool vterm_disagrees(uint32_t cp)
+static bool disagrees_search(uint32_t cp)
 {
     size_t lo = 0, hi = sizeof vt_vterm_disagrees / sizeof vt_vterm_disagrees[0];
     while (lo < hi) {
@@ -35,6 +36,26 @@ static bool vterm_disagrees(uint32_t cp)
             return true;
     }
     return false;
+}
+
+/* The Basic Multilingual Plane's answers, one bit each, found once. */
+static uint8_t bmp_disagrees[0x10000 / 8];
+static pthread_once_t bmp_once = PTHREAD_ONCE_INIT;
+
+static void bmp_fill(void)
+{
+    for (uint32_t cp = 0; cp < 0x10000; cp++)
+        if (disagrees_search(cp))
+            bmp_disagrees[cp >> 3] |= (uint8_t)(1u << (cp & 7));
+}
+
+/* Whether libvterm 0.1.4 places cp at another width than uc_width's. */
+static bool vterm_disagrees(uint32_t cp)
+{
+    if (cp >= 0x10000)
+        return disagrees_search(cp);
+    pthread_once(&bmp_once, bmp_fill);
+    return bmp_disagrees[cp >> 3] >> (cp & 7) & 1;
 }
 
 enum { CH_PASS, CH_DROP, CH_OWNER };

@@ -134,8 +134,68 @@ static group *groups_for(size_t len, group *small)
     return len + 1 <= ON_STACK ? small : xmalloc((len + 1) * sizeof(group));
 }
 
+/* The common SGR, read in one pass: numbers and ';' only, at most
+ * SLOTS_MAX of them, colours in the forms and ranges libvterm reads as
+ * xterm does, no 58 or 59.  Such an SGR needs no rewrite; *extra gets the
+ * dim and conceal bits after it (from their value on entry).  False for
+ * anything else. */
+static bool plain(const char *p, size_t len, unsigned *extra)
+{
+    long v[SLOTS_MAX];
+    int n = 0;
+    long cur = -1;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || p[i] == ';') {
+            if (n == SLOTS_MAX)
+                return false;
+            v[n++] = cur;
+            cur = -1;
+        } else if (p[i] >= '0' && p[i] <= '9') {
+            cur = cur < 0 ? 0 : cur;
+            if (cur < VALUE_CAP)
+                cur = cur * 10 + (p[i] - '0');
+        } else {
+            return false; /* ':' */
+        }
+    }
+    unsigned attrs = *extra;
+    for (int k = 0; k < n;) {
+        switch (v[k]) {
+        case 38:
+        case 48: {
+            long sel = k + 1 < n ? v[k + 1] : -1;
+            int args = sel == 5 ? 1 : sel == 2 ? 3 : -1;
+            if (args < 0 || k + 2 + args > n)
+                return false;
+            for (int a = 0; a < args; a++)
+                if (!byte_value(v[k + 2 + a]))
+                    return false;
+            k += 2 + args;
+            continue;
+        }
+        case 58:
+        case 59: return false;
+        case -1:
+        case 0: attrs = 0; break;
+        case 2: attrs |= VT_ATTR_DIM; break;
+        case 8: attrs |= VT_ATTR_CONCEAL; break;
+        case 22: attrs &= ~(unsigned)VT_ATTR_DIM; break;
+        case 28: attrs &= ~(unsigned)VT_ATTR_CONCEAL; break;
+        default: break;
+        }
+        k++;
+    }
+    *extra = attrs;
+    return true;
+}
+
 size_t vt_sgr_rewrite(const char *params, size_t len, char *out, bool *same)
 {
+    unsigned ignored = 0;
+    if (plain(params, len, &ignored)) {
+        *same = true;
+        return 0;
+    }
     group gsmall[ON_STACK];
     item ismall[ON_STACK];
     group *gs = groups_for(len, gsmall);
@@ -158,8 +218,8 @@ size_t vt_sgr_rewrite(const char *params, size_t len, char *out, bool *same)
                 ni++;
             }
             k += used;
-        } else if (v == 59) {
-            changed = true;
+        } else if (v == 59 || gs[k].slots > SLOTS_MAX) {
+            changed = true; /* (more subparameters than libvterm can hold) */
             k++;
         } else {
             it->text = gs[k].text;
@@ -202,6 +262,9 @@ unsigned vt_sgr_extra(unsigned cur, const char *params, size_t len)
 {
     if (len == 0)
         return 0;
+    unsigned fast = cur;
+    if (plain(params, len, &fast))
+        return fast;
     group gsmall[ON_STACK];
     group *gs = groups_for(len, gsmall);
     size_t n = parse(params, len, gs, len + 1);

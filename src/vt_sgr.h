@@ -24,10 +24,11 @@
 #define VT_SGR_OUT_MAX(len) (4 * (len) + 16)
 
 /* params[0, len) is an SGR's parameter string: digits, ';' and ':' only.
- * Writes to out (VT_SGR_OUT_MAX(len) bytes) the SGR sequences ("ESC [ ...
- * m", one or more) libvterm should get instead, and returns their length:
- * 0 when nothing is left to do (every parameter went).  *same says the
- * parameters need no rewrite (out then holds them unchanged as one SGR). */
+ * *same says the parameters need no rewrite (then nothing is written and 0
+ * returned); otherwise writes to out (VT_SGR_OUT_MAX(len) bytes) the SGR
+ * sequences ("ESC [ ... m", one or more) libvterm should get instead, and
+ * returns their length: 0 when nothing is left to do (every parameter
+ * went). */
 size_t vt_sgr_rewrite(const char *params, size_t len, char *out, bool *same);
 
 /* The dim and conceal bits (VT_ATTR_DIM, VT_ATTR_CONCEAL) in force after

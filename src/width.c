@@ -1,12 +1,15 @@
 /*
  * width.c - see width.h.  The table holds the ranges whose width is not 1;
- * a lookup is a binary search over it, after a shortcut for ASCII.
+ * a lookup is a binary search over it.  The Basic Multilingual Plane, where
+ * most text is, is looked up once into a table of 64 KiB on first use.
  */
 #include "config.h"
 
 #include "width.h"
 
 #include "utf8.h"
+
+#include <pthread.h>
 
 typedef struct uc_width_range {
     uint32_t first, last;
@@ -16,12 +19,8 @@ typedef struct uc_width_range {
 #define UC_WIDTH_TABLE
 #include "width_table.h"
 
-int uc_width(uint32_t cp)
+static int search(uint32_t cp)
 {
-    if (cp >= 0x20 && cp < 0x7f)
-        return 1;
-    if (cp > 0x10FFFF)
-        return -1;
     size_t lo = 0, hi = sizeof uc_width_ranges / sizeof uc_width_ranges[0];
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -33,6 +32,26 @@ int uc_width(uint32_t cp)
             return uc_width_ranges[mid].width;
     }
     return 1;
+}
+
+static int8_t bmp[0x10000];
+static pthread_once_t bmp_once = PTHREAD_ONCE_INIT;
+
+static void bmp_fill(void)
+{
+    for (uint32_t cp = 0; cp < 0x10000; cp++)
+        bmp[cp] = (int8_t)search(cp);
+}
+
+int uc_width(uint32_t cp)
+{
+    if (cp >= 0x20 && cp < 0x7f)
+        return 1;
+    if (cp < 0x10000) {
+        pthread_once(&bmp_once, bmp_fill);
+        return bmp[cp];
+    }
+    return cp > 0x10FFFF ? -1 : search(cp);
 }
 
 /* Columns one decoded character is drawn in (see uc_text_width). */

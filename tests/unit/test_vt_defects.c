@@ -330,6 +330,21 @@ static void test_colour_index_out_of_range(void **state)
     vt_free(vt);
 }
 
+/* A parameter with more subparameters than libvterm's 16 argument slots
+ * (which it would write past) is dropped, the rest of the SGR kept. */
+static void test_sgr_with_many_subparameters(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 10, 0);
+    w(vt, "\033[1;14:2::1::::::::::::::::::::::::::::2:3;31mX");
+    assert_int_equal(cell(vt, 0, 0)->attrs, VT_ATTR_BOLD);
+    assert_int_equal(cell(vt, 0, 0)->fg, VT_COLOR_INDEXED(1));
+    w(vt, "\033[0;4::::::::::::::::::::::::::3;32mY");
+    assert_int_equal(cell(vt, 0, 1)->attrs, 0);
+    assert_int_equal(cell(vt, 0, 1)->fg, VT_COLOR_INDEXED(2));
+    vt_free(vt);
+}
+
 /* ---- widths ------------------------------------------------------------------- */
 
 /* Emoji from Unicode 10 on take two columns, as glibc says. */
@@ -408,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_sgr_58_is_skipped_whole),
         cmocka_unit_test(test_colon_truecolour),
         cmocka_unit_test(test_colour_index_out_of_range),
+        cmocka_unit_test(test_sgr_with_many_subparameters),
         cmocka_unit_test(test_new_emoji_are_wide),
         cmocka_unit_test(test_every_code_point_at_its_width),
     };
