@@ -57,42 +57,50 @@ static bool is_alt_or_save_mode(unsigned m)
 /* CSI ? Pm h/l that names an alternate screen or cursor-saving mode: the
  * other modes go to libvterm (and are noted), these to the owner, in
  * order. */
+/* Feed the modes collected in out (after "ESC [ ?") and note them. */
+static void modes_flush(vt_scan *s, char *out, size_t *o, bool set)
+{
+    if (*o == 0)
+        return;
+    out[(*o)++] = set ? 'h' : 'l';
+    vt_scan_feed(s, out, *o);
+    vt_scan_private_modes(s, out + 2, *o - 3, set);
+    *o = 0;
+}
+
 static void private_modes_split(vt_scan *s, const char *p, size_t n, bool set)
 {
     char out[VT_SCAN_SEQ_MAX + 8];
     size_t o = 0;
+    int count = 0;
     for (size_t k = 0; k <= n;) {
         size_t from = k;
         unsigned m = vt_scan_read_num(p, n, &k);
         size_t to = k;
         k++; /* the ';' */
+        if (to == from)
+            continue; /* an empty parameter sets nothing */
         if (!is_alt_or_save_mode(m)) {
             if (o == 0) {
                 memcpy(out, "\033[?", 3);
                 o = 3;
+                count = 0;
             } else {
                 out[o++] = ';';
             }
             memcpy(out + o, p + from, to - from);
             o += to - from;
+            if (++count == 16) /* libvterm holds 16 parameters */
+                modes_flush(s, out, &o, set);
             continue;
         }
-        if (o > 0) {
-            out[o++] = set ? 'h' : 'l';
-            vt_scan_feed(s, out, o);
-            vt_scan_private_modes(s, out + 2, o - 3, set);
-            o = 0;
-        }
+        modes_flush(s, out, &o, set);
         if (m == 1048)
             vt_scan_action(s, set ? VT_SCAN_SAVE_CURSOR : VT_SCAN_RESTORE_CURSOR, 0);
         else
             vt_scan_action(s, set ? VT_SCAN_ALT_ENTER : VT_SCAN_ALT_LEAVE, m);
     }
-    if (o > 0) {
-        out[o++] = set ? 'h' : 'l';
-        vt_scan_feed(s, out, o);
-        vt_scan_private_modes(s, out + 2, o - 3, set);
-    }
+    modes_flush(s, out, &o, set);
 }
 
 /* Sequences the owner or the scanner carries out in place of libvterm

@@ -208,6 +208,22 @@ static void test_decrqss_sgr_answers_like_xterm(void **state)
     vt_free(vt);
 }
 
+/* The alternate screen named among many modes: the others are still set
+ * (libvterm takes 16 parameters at most; found by the fuzzer). */
+static void test_many_modes_with_the_alternate_screen(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(3, 10, 0);
+    w(vt, "\033[?1049h");
+    w(vt, "\033[?;;;;;;;;;;;;;;;;;;25;1049;1;2004;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1l");
+    assert_false(vt_modes(vt) & (VT_MODE_ALTSCREEN | VT_MODE_CURSOR_VISIBLE | VT_MODE_APP_CURSOR));
+    w(vt, "\033[?1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16;17;18;19;1049;2004h");
+    assert_true(vt_modes(vt) & VT_MODE_ALTSCREEN);
+    assert_true(vt_modes(vt) & VT_MODE_BRACKETED_PASTE);
+    assert_true(vt_modes(vt) & VT_MODE_APP_CURSOR);
+    vt_free(vt);
+}
+
 /* ---- text --------------------------------------------------------------------- */
 
 /* DECALN fills the screen with E and homes the cursor. */
@@ -415,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_mode_47),
         cmocka_unit_test(test_decrqm_reports_the_alternate_screen),
         cmocka_unit_test(test_decrqss_sgr_answers_like_xterm),
+        cmocka_unit_test(test_many_modes_with_the_alternate_screen),
         cmocka_unit_test(test_decaln_homes_the_cursor),
         cmocka_unit_test(test_line_drawing_after_non_ascii),
         cmocka_unit_test(test_utf8_c1_code_points),
