@@ -471,16 +471,25 @@ static void seq_complete(vt_scan *s, scan_pos *x)
     s->state = ST_GROUND;
 }
 
-/* A CSI ends at a byte >= 0x80, which is looked at again in ground; held
- * bytes go to libvterm unchanged, and it ends the CSI at that byte too. */
+/* A CSI ends at a byte >= 0x80, which libvterm takes as the end of the
+ * (invalid) CSI and drops: the CSI goes to libvterm with that byte, which
+ * is not text (an unfinished long CSI would overflow libvterm: it goes,
+ * and the byte with it). */
 static void seq_cut(vt_scan *s, scan_pos *x)
 {
     if (s->held) {
-        if (!s->csi_long) /* an unfinished long CSI would overflow libvterm */
+        if (!s->csi_long) {
             vt_scan_feed(s, s->hold, s->hold_len);
+            vt_scan_feed(s, x->p + x->i, 1);
+        }
         s->csi_long = false;
         hold_reset(s);
         s->held = false;
+        x->i++;
+        x->run = x->i;
+    } else {
+        x->i++;
+        vt_scan_feed_run(s, x, x->i);
     }
     s->state = ST_GROUND;
 }

@@ -625,6 +625,20 @@ static void test_escape_with_high_bytes(void **state)
         assert_row(vt, 0, "XY]Z"); /* the long ESC sequence ended at B */
         vt_free(vt);
     }
+    /* The byte that ends a CSI is part of it, not text, even when it
+     * starts a character the scanner would take out of the stream (a C1
+     * control in UTF-8): libvterm is never left inside the CSI, where the
+     * text after it would be read as its parameters (the fuzzer found the
+     * overflow that follows). */
+    for (size_t cut = 1; cut <= 4; cut++) {
+        /* (a long CSI, which is held and dropped, loses the byte too) */
+        const char *t = "\033[;;;;\xc2\x85" "ab\033[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1\xe2\x80\xa6" "cd";
+        vt_t *vt = mk(2, 10, 0);
+        for (size_t off = 0; off < strlen(t); off += cut)
+            vt_write(vt, t + off, strlen(t) - off < cut ? strlen(t) - off : cut);
+        assert_row(vt, 0, "\xef\xbf\xbd" "ab\xef\xbf\xbd\xef\xbf\xbd" "cd");
+        vt_free(vt);
+    }
 }
 
 static void test_rep(void **state)
