@@ -78,6 +78,17 @@ static bool is_standin(uint32_t c)
  * real[n] = 0. */
 static int real_chars(vt_t *vt, const uint32_t *chars, VTermPos pos, uint32_t *real, bool *again)
 {
+    uint32_t c0 = chars[0];
+    if (chars[1] == 0 && c0 <= 0x10FFFF && !is_standin(c0) && (c0 < 0xD800 || c0 > 0xDFFF)) {
+        /* most glyphs: one character, as it is */
+        *again = false;
+        real[0] = c0;
+        real[1] = 0;
+        vt->last_pos = pos;
+        vt->last_n = 1;
+        vt->last_vterm[0] = vt->last_real[0] = c0;
+        return 1;
+    }
     int n = 0;
     while (n < VT_GLYPH_CHARS - 1 && chars[n])
         n++;

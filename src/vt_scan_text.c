@@ -38,41 +38,46 @@ static bool disagrees_search(uint32_t cp)
     return false;
 }
 
-/* The Basic Multilingual Plane's answers, one bit each, found once. */
-static uint8_t bmp_disagrees[0x10000 / 8];
+enum { CH_PASS, CH_DROP, CH_OWNER };
+
+/* The Basic Multilingual Plane's answers, found once: the width (0..2, a
+ * code point without one counting 1) in the low bits, and whether libvterm
+ * disagrees (BMP_SUBST). */
+#define BMP_WIDTH 3u
+#define BMP_SUBST 4u
+static uint8_t bmp[0x10000];
 static pthread_once_t bmp_once = PTHREAD_ONCE_INIT;
+
+static unsigned class_of(uint32_t cp)
+{
+    int w = uc_width(cp);
+    return (w < 0 ? 1u : (unsigned)w) | (disagrees_search(cp) ? BMP_SUBST : 0);
+}
 
 static void bmp_fill(void)
 {
     for (uint32_t cp = 0; cp < 0x10000; cp++)
-        if (disagrees_search(cp))
-            bmp_disagrees[cp >> 3] |= (uint8_t)(1u << (cp & 7));
+        bmp[cp] = (uint8_t)class_of(cp);
 }
-
-/* Whether libvterm 0.1.4 places cp at another width than uc_width's. */
-static bool vterm_disagrees(uint32_t cp)
-{
-    if (cp >= 0x10000)
-        return disagrees_search(cp);
-    pthread_once(&bmp_once, bmp_fill);
-    return bmp_disagrees[cp >> 3] >> (cp & 7) & 1;
-}
-
-enum { CH_PASS, CH_DROP, CH_OWNER };
 
 /* What a character from outside ASCII needs: to pass to libvterm as it
  * is, to be dropped (a C1 control), or to go to the owner. */
 static int classify(const vt_scan *s, uint32_t cp, int *width, bool *subst)
 {
-    *width = 1;
-    *subst = false;
-    if (cp < 0xa0)
+    if (cp < 0xa0) {
+        *width = 1;
+        *subst = false;
         return CH_DROP;
-    if (cp < 0x300) /* Latin: one column each, and libvterm agrees */
-        return CH_PASS;
-    int w = uc_width(cp);
-    *width = w < 0 ? 1 : w;
-    *subst = vterm_disagrees(cp);
+    }
+    unsigned c;
+    if (cp < 0x10000) {
+        pthread_once(&bmp_once, bmp_fill);
+        c = bmp[cp];
+    } else {
+        c = class_of(cp);
+    }
+    *width = (int)(c & BMP_WIDTH);
+    *subst = (c & BMP_SUBST) != 0;
     return *subst || *width == 0 || (*width == 2 && (s->dec & VT_SCAN_NOWRAP)) ? CH_OWNER : CH_PASS;
 }
 
@@ -103,6 +108,15 @@ static void text_char(vt_scan *s, scan_pos *x, size_t i, size_t n, uint32_t cp)
         to_owner(s, cp, width, subst, x->p + i, n);
 }
 
+/* The bytes a run of plain text stops at: SO, SI, ESC and everything
+ * from 0x80 on. */
+#define X16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+static const uint8_t text_stop[256] = {
+    [C_SO] = 1, [C_SI] = 1, [C_ESC] = 1,
+    [0x80] = X16, X16, X16, X16, X16, X16, X16, X16,
+};
+#undef X16
+
 /* Text up to the next ESC: SO and SI switch GL, and characters from
  * outside ASCII are looked at.  Stops early at a character cut off by the
  * end of the write (the end of vt_scan_write holds it). */
@@ -111,7 +125,7 @@ void vt_scan_text_bytes(vt_scan *s, scan_pos *x)
     const unsigned char *p = (const unsigned char *)x->p;
     size_t i = x->i, len = x->len;
     for (;;) {
-        while (i < len && p[i] < 0x80 && p[i] != C_ESC && p[i] != C_SO && p[i] != C_SI)
+        while (i < len && !text_stop[p[i]])
             i++;
         if (i >= len || p[i] == C_ESC)
             break;
@@ -121,7 +135,16 @@ void vt_scan_text_bytes(vt_scan *s, scan_pos *x)
             continue;
         }
         int32_t cp;
-        size_t n = utf8_decode(x->p + i, len - i, &cp);
+        size_t n;
+        if (p[i] >= 0xe1 && p[i] <= 0xec && i + 2 < len && (p[i + 1] & 0xc0) == 0x80 &&
+            (p[i + 2] & 0xc0) == 0x80) {
+            /* the commonest long character (CJK, symbols): three bytes,
+             * never overlong or a surrogate with these lead bytes */
+            cp = (int32_t)((p[i] & 0x0fu) << 12 | (p[i + 1] & 0x3fu) << 6 | (p[i + 2] & 0x3fu));
+            n = 3;
+        } else {
+            n = utf8_decode(x->p + i, len - i, &cp);
+        }
         if (cp == UTF8_TRUNCATED) {
             i = len;
             break;
