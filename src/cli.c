@@ -16,6 +16,7 @@
 #include "server.h"
 #include "uexec.h"
 #include "util.h"
+#include "width.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -293,6 +294,20 @@ static void format_age(double secs, char *out, size_t n)
         snprintf(out, n, "%dd", (int)(secs / 86400));
 }
 
+/* text (UTF-8 from a session or the config) in a column of w terminal
+ * columns: cut to whole characters that fit, padded with spaces, as wide
+ * as w on screen whatever its characters' widths (CJK takes two columns
+ * each, printf's %-16s counts bytes).  Caller frees. */
+static char *column(const char *text, int w)
+{
+    char *clean = sanitize_text(text ? text : "", text ? strlen(text) : 0, 4096);
+    int used;
+    size_t n = uc_text_fit(clean, strlen(clean), w, &used);
+    char *out = xasprintf("%.*s%*s", (int)n, clean, w - used, "");
+    free(clean);
+    return out;
+}
+
 static void print_table(json_t *r)
 {
     const char *nc = getenv("NO_COLOR");
@@ -308,23 +323,21 @@ static void print_table(json_t *r)
         char *line = client_quote_argv(json_object_get(s, "command"));
         char *shown = quote_shorten(line, 60);
         free(line);
-        char *name = sanitize_text(json_string_value(json_object_get(s, "name")),
-                                   strlen(json_string_value(json_object_get(s, "name"))), 16);
-        char *client = sanitize_text(json_string_value(json_object_get(s, "client")),
-                                     strlen(json_string_value(json_object_get(s, "client"))), 10);
+        char *name = column(json_string_value(json_object_get(s, "name")), 16);
+        char *client = column(json_string_value(json_object_get(s, "client")), 10);
+        char *status = column(json_string_value(json_object_get(s, "status")), 14);
         /* "full" is no sandbox at all: red, so it is never missed. */
         const char *profile = json_string_value(json_object_get(s, "profile"));
-        char prof[64];
-        if (strcmp(profile, "full") == 0 && color)
-            snprintf(prof, sizeof prof, "\033[1;31m%-15s\033[0m", profile);
-        else
-            snprintf(prof, sizeof prof, "%-15.15s", profile);
-        printf("%-6lld %-16s %-14s %s %-10s %-5s %s%s\n", (long long)json_integer_value(json_object_get(s, "id")),
-               name, json_string_value(json_object_get(s, "status")), prof, client, age, shown,
+        char *prof = column(profile, 15);
+        bool full = profile && strcmp(profile, "full") == 0 && color;
+        printf("%-6lld %s %s %s%s%s %s %-5s %s%s\n", (long long)json_integer_value(json_object_get(s, "id")), name,
+               status, full ? "\033[1;31m" : "", prof, full ? "\033[0m" : "", client, age, shown,
                json_is_true(json_object_get(s, "pinned")) ? "  [pinned]" : "");
         free(shown);
         free(name);
         free(client);
+        free(status);
+        free(prof);
     }
     printf("%lld live, %lld stored of %lld\n", (long long)json_integer_value(json_object_get(r, "live")),
            (long long)json_integer_value(json_object_get(r, "stored")),

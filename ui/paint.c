@@ -6,6 +6,7 @@
 #include "paint.h"
 #include "utf8.h"
 #include "util.h"
+#include "width.h"
 
 #include <curses.h>
 #include <dirent.h>
@@ -99,34 +100,17 @@ static wchar_t safe(wchar_t c)
     return c < 0x20 || (c >= 0x7f && c < 0xa0) ? L'?' : c;
 }
 
+/* Widths are corral's one width function's (width.h), the model's, not the
+ * C library's in whatever locale the screen runs: what the model put in
+ * two columns is drawn in two. */
 int paint_width(const char *utf8)
 {
-    int w = 0;
-    size_t n = strlen(utf8);
-    for (size_t i = 0; i < n;) {
-        wchar_t c;
-        i += (size_t)utf8_next(utf8 + i, n - i, &c);
-        int cw = wcwidth(safe(c));
-        w += cw < 0 ? 1 : cw;
-    }
-    return w;
+    return uc_text_width(utf8, strlen(utf8));
 }
 
 size_t paint_fit(const char *utf8, int maxw)
 {
-    int used = 0;
-    size_t n = strlen(utf8), i = 0;
-    while (i < n) {
-        wchar_t c;
-        int len = utf8_next(utf8 + i, n - i, &c);
-        int cw = wcwidth(safe(c));
-        cw = cw < 0 ? 1 : cw;
-        if (used + cw > maxw)
-            break;
-        used += cw;
-        i += (size_t)len;
-    }
-    return i;
+    return uc_text_fit(utf8, strlen(utf8), maxw, NULL);
 }
 
 int paint_text(int y, int x, int maxw, const char *utf8)
@@ -137,7 +121,7 @@ int paint_text(int y, int x, int maxw, const char *utf8)
         wchar_t c;
         i += (size_t)utf8_next(utf8 + i, n - i, &c);
         c = safe(c);
-        int cw = wcwidth(c);
+        int cw = uc_width((uint32_t)c);
         if (cw < 0) {
             c = L'?';
             cw = 1;
@@ -180,8 +164,12 @@ static void cell_cchar(const vt_t *vt, const vt_cell *c, const paint_mark *mark,
         for (size_t i = 0; i < len && n < CCHARW_MAX;) {
             wchar_t ch;
             i += (size_t)utf8_next(text + i, len - i, &ch);
-            wc[n] = n == 0 ? safe(ch) : ch;
-            n++;
+            if (n == 0) { /* a character without width shows as U+FFFD */
+                ch = safe(ch);
+                wc[n++] = uc_width((uint32_t)ch) < 0 ? 0xFFFD : ch;
+            } else if (uc_width((uint32_t)ch) == 0) { /* curses takes marks only */
+                wc[n++] = ch;
+            }
         }
         if (n == 0)
             wc[n++] = L' ';

@@ -838,8 +838,18 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
     } else if (strcmp(name, "resized") == 0) {
         ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
         if (s && s->vt) {
-            vt_resize(s->vt, (int)json_integer_value(json_object_get(ev, "rows")),
-                      (int)json_integer_value(json_object_get(ev, "cols")));
+            int cols = (int)json_integer_value(json_object_get(ev, "cols"));
+            if (cols != vt_cols(s->vt)) {
+                /* A width change reflows history: the lines a scroll
+                 * position or a search match pointed at have moved. */
+                s->scroll = 0;
+                if (s->id == t->selected) {
+                    t->scroll_mode = false;
+                    t->nmarks = 0;
+                    t->match_line = INT_MIN;
+                }
+            }
+            vt_resize(s->vt, (int)json_integer_value(json_object_get(ev, "rows")), cols);
             s->redraw = true;
             t->full_redraw = true;
             tui_redraw_soon(t);
