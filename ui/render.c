@@ -91,14 +91,16 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
         paint_set(TH_BELL, row);
         paint_text(y, r.x + 2, 1, "!");
     }
-    /* Right side: profile and age (or the exit). */
-    char right[64], age[48];
+    /* Right side: open network connections, profile and age (or the exit). */
+    char right[96], age[48], conns[24] = "";
     if (s->running)
         ui_age_text(now - s->created_at, age, sizeof age);
     else
         snprintf(age, sizeof age, "%s%d", unicode() ? "\xe2\x86\x92" : "=", s->exit_code);
+    if (s->connections > 0)
+        snprintf(conns, sizeof conns, "%s%d ", unicode() ? "\xe2\x87\x85" : "^", s->connections);
     const char *prof = profile_short(s->profile);
-    snprintf(right, sizeof right, "%.6s %4s", prof, age);
+    snprintf(right, sizeof right, "%s%.6s %4s", conns, prof, age);
     int rw = paint_width(right);
     int name_w = r.w - 4 - rw - 1;
     /* A narrow sidebar keeps the name: profile and age go first. */
@@ -110,6 +112,11 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
         paint_text(y, r.x + 3, name_w, s->name);
     int rx = r.x + r.w - rw - 1;
     if (show_right && rx > r.x + 3) {
+        if (conns[0]) {
+            paint_set(row, row);
+            paint_text(y, rx, paint_width(conns), conns);
+            rx += paint_width(conns);
+        }
         paint_set(strcmp(s->profile, "full") == 0 ? TH_PROFILE_FULL : row, row);
         paint_text(y, rx, paint_width(prof) > 6 ? 6 : paint_width(prof), prof);
         paint_set(row, row);

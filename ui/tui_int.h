@@ -229,6 +229,10 @@ void approval_drawn(tui_t *t);
 /* Keys are still held by the guard. */
 bool approval_held(const tui_t *t);
 bool approval_has_prefix(const ui_approval *a);
+/* A network host's request (kind "network"): its own question and answers
+ * (y this connection, a the host for the session, p and d save a
+ * network_rule, n no this time; no note). */
+bool approval_is_network(const ui_approval *a);
 /* The options on show for a request, in order (numbered from 1). */
 int approval_options(const ui_approval *a, ui_answer *out);
 

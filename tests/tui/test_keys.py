@@ -173,7 +173,9 @@ def test_small_terminal(t):
         screen = ready(term)
         t.ok("tinyna" in screen.split("\n")[1][:10], "the sidebar shows the session's name", screen)
         term.send("x")
-        screen = term.wait("y yes")
+        # The question's answers and the badge are drawn in one frame, which
+        # may reach the terminal in more than one read: wait for both.
+        screen = term.wait_regex("y yes(.*\n)+ SUPERVISOR ")
         rows = screen.split("\n")
         t.ok("Kill tinyname" in rows[1] and rows[4].startswith(" SUPERVISOR "),
              "the kill question shows the name and its answers, above the status bar", screen)

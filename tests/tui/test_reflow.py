@@ -36,6 +36,7 @@ def test_narrow_and_widen(t):
     sid = new_shell("reflowed")
     with tui(30, 200) as term:  # the pane: 171 columns
         term.wait("reflowed")
+        term.supervisor_ready()
         term.keys("Enter")
         term.wait_regex("PANE")
         term.send_line("echo; seq -s ' ' 1 60; echo DONE-$((6*7))")
@@ -69,6 +70,7 @@ def test_wide_characters_in_a_pane(t):
     sid = new_shell("emoji")
     with tui(20, 100) as term:
         term.wait("emoji")
+        term.supervisor_ready()
         term.keys("Enter")
         term.wait_regex("PANE")
         term.send_line("printf '\\033[H\\033[2J\\360\\237\\247\\252|\\360\\237\\237\\240|\\033[1;7HZ\\n'")
