@@ -84,8 +84,8 @@ class Install:
             self.skip = "the npm registry did not answer within 60 s"
             return
         if ping.returncode != 0:
-            lines = [x for x in ping.stderr.splitlines() if x.strip()] or ["(npm said nothing)"]
-            self.skip = "the npm registry cannot be reached: " + lines[0]
+            errors = [x for x in ping.stderr.splitlines() if x.startswith("npm error") and "complete log" not in x]
+            self.skip = "the npm registry cannot be reached: " + (errors or ["npm ping failed"])[0]
             return
         tmp = "%s.tmp-%d" % (final, os.getpid())
         shutil.rmtree(tmp, ignore_errors=True)
