@@ -223,6 +223,50 @@ static char *absolute(const char *path, const char *base)
     return xasprintf("%s%s%s", base, n && base[n - 1] == '/' ? "" : "/", path);
 }
 
+/* An absolute path with "." and ".." applied and repeated slashes
+ * dropped, lexically (nothing is looked up). */
+static char *normalize(const char *path)
+{
+    buf_t b;
+    buf_init(&b);
+    const char *p = path;
+    while (*p) {
+        while (*p == '/')
+            p++;
+        const char *end = strchrnul(p, '/');
+        size_t n = (size_t)(end - p);
+        if (n == 0 || (n == 1 && p[0] == '.')) {
+            /* nothing */
+        } else if (n == 2 && p[0] == '.' && p[1] == '.') {
+            while (b.len && b.data[b.len - 1] != '/')
+                b.len--;
+            if (b.len)
+                b.len--; /* the slash before it */
+            b.data[b.len] = '\0';
+        } else {
+            buf_putc(&b, '/');
+            buf_append(&b, p, n);
+        }
+        p = end;
+    }
+    if (!b.len)
+        buf_putc(&b, '/');
+    return buf_steal(&b);
+}
+
+/* word in single quotes for a POSIX shell. */
+static void shell_quote(buf_t *b, const char *word)
+{
+    buf_putc(b, '\'');
+    for (const char *p = word; *p; p++) {
+        if (*p == '\'')
+            buf_puts(b, "'\\''");
+        else
+            buf_putc(b, *p);
+    }
+    buf_putc(b, '\'');
+}
+
 static int64_t tokens_arg(int64_t v)
 {
     return v < 0 ? 0 : v;
@@ -291,11 +335,11 @@ static json_t *exec_request(args_ctx *a, json_t *args, const mcp_exec_defaults *
     bool tty = false, login = true;
     int64_t yield = -1, tokens = 0;
     json_t *prefix = NULL;
-    int has_login, has_tokens;
+    int has_login, has_tokens, has_yield;
     if (known_keys(a, args, "argument", names) < 0 || get_string(a, args, "cmd", true, &cmd) < 0 ||
         get_string(a, args, "workdir", false, &workdir) < 0 || get_string(a, args, "shell", false, &shell) < 0 ||
         (has_login = get_bool(a, args, "login", &login)) < 0 || get_bool(a, args, "tty", &tty) < 0 ||
-        get_number(a, args, "yield_time_ms", &yield) < 0 ||
+        (has_yield = get_number(a, args, "yield_time_ms", &yield)) < 0 ||
         (has_tokens = get_number(a, args, "max_output_tokens", &tokens)) < 0 ||
         get_string(a, args, "sandbox_permissions", false, &sandbox) < 0 ||
         get_string(a, args, "justification", false, &justification) < 0 ||
@@ -308,12 +352,33 @@ static json_t *exec_request(args_ctx *a, json_t *args, const mcp_exec_defaults *
                      "\"require_escalated\"");
         return NULL;
     }
-    char *dir = workdir ? absolute(workdir, d->workdir) : xstrdup(d->workdir);
-    uint32_t y = uexec_exec_yield(yield);
+    char *joined = workdir ? absolute(workdir, d->workdir) : xstrdup(d->workdir);
+    char *dir = normalize(joined);
+    free(joined);
+    /* The server makes an exec's directory its sandbox's workspace, the
+     * place it may write.  That stays the bridge's (-C, or where the
+     * client started it), as Codex keeps its writable roots for a session:
+     * a model cannot widen its own sandbox by naming a directory.  Another
+     * workdir is where the command starts, by cd in its shell, inside the
+     * sandbox (where a symlink can lead nowhere it could not go anyway). */
+    buf_t line;
+    buf_init(&line);
+    if (strcmp(dir, d->workdir) != 0) {
+        /* A line of its own: cmd stays exactly as given, whatever lists or
+         * here-documents it holds, and runs only if the cd worked. */
+        buf_puts(&line, "cd ");
+        shell_quote(&line, dir);
+        buf_puts(&line, " || exit\n");
+    }
+    buf_puts(&line, cmd);
+    /* Given, a negative yield is the shortest (Codex clamps it); absent,
+     * the default. */
+    uint32_t y = uexec_exec_yield(has_yield ? (yield < 0 ? 0 : yield) : -1);
     if (y > d->yield_cap_ms)
         y = d->yield_cap_ms;
-    json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:i}", "cmd", "exec", "command", cmd, "workdir", dir, "tty", tty,
-                            "yield_time_ms", (int)y);
+    json_t *req = json_pack("{s:s, s:s%, s:s, s:b, s:i}", "cmd", "exec", "command", line.data, line.len,
+                            "workdir", d->workdir, "tty", tty, "yield_time_ms", (int)y);
+    buf_free(&line);
     if (has_tokens)
         json_object_set_new(req, "max_output_tokens", json_integer(tokens_arg(tokens)));
     if (shell)
@@ -347,9 +412,10 @@ static json_t *write_request(args_ctx *a, json_t *args, const mcp_exec_defaults 
     static const char *const names[] = {"session_id", "chars", "yield_time_ms", "max_output_tokens", NULL};
     const char *chars = "";
     int64_t sid = -1, yield = -1, tokens = 0;
-    int has_sid, has_tokens;
+    int has_sid, has_tokens, has_yield;
     if (known_keys(a, args, "argument", names) < 0 || (has_sid = get_number(a, args, "session_id", &sid)) < 0 ||
-        get_string(a, args, "chars", false, &chars) < 0 || get_number(a, args, "yield_time_ms", &yield) < 0 ||
+        get_string(a, args, "chars", false, &chars) < 0 ||
+        (has_yield = get_number(a, args, "yield_time_ms", &yield)) < 0 ||
         (has_tokens = get_number(a, args, "max_output_tokens", &tokens)) < 0)
         return NULL;
     if (!has_sid) {
@@ -360,7 +426,8 @@ static json_t *write_request(args_ctx *a, json_t *args, const mcp_exec_defaults 
         arg_error(a, "'session_id' must be a session id, not %lld", (long long)sid);
         return NULL;
     }
-    uint32_t y = uexec_write_yield(yield, chars[0] == '\0', UEXEC_MAX_BACKGROUND_TIMEOUT_MS);
+    uint32_t y = uexec_write_yield(has_yield ? (yield < 0 ? 0 : yield) : -1, chars[0] == '\0',
+                                   UEXEC_MAX_BACKGROUND_TIMEOUT_MS);
     if (y > d->yield_cap_ms)
         y = d->yield_cap_ms;
     json_t *req = json_pack("{s:s, s:I, s:s, s:i}", "cmd", "write_stdin", "session_id", (json_int_t)sid, "chars",

@@ -5,12 +5,15 @@ the documented schemas, ping, JSON-RPC errors), the tools (exec, poll and
 write through tools/call), cancellation mid-wait, a 2 MiB message, the
 client going away mid-call (stdin closing; SIGTERM first, as Codex does),
 the yield cap, who the sessions belong to, and --print-config."""
+import atexit
 import json
 import os
 import re
 import shlex
 import signal
+import shutil
 import subprocess
+import tempfile
 import tomllib
 
 from harness import CORRAL, TIMEOUT, Tap, World, run_tests, wait_until
@@ -149,6 +152,34 @@ def test_exec_poll_write(t):
     sc = r["structuredContent"]
     t.ok(sc["original_token_count"] >= 262144 and "tokens truncated" in sc["output"] and len(sc["output"]) < 60000,
          "2 MiB of output is cut in the middle to the token budget", {k: sc[k] for k in sc if k != "output"})
+    b.close()
+
+
+def test_workdir_does_not_widen(t):
+    """A model names workdir; the user chose the workspace (-C, or where the
+    client started corral mcp).  Another directory is where the command
+    starts, never a place it may write."""
+    # Not under /tmp, which a sandbox has a private one of.
+    elsewhere = tempfile.mkdtemp(prefix="corral-mcp-elsewhere", dir="/var/tmp")
+    atexit.register(shutil.rmtree, elsewhere, True)
+    b = bridge()
+    r = b.tool("exec_command", {"cmd": "pwd; touch planted", "workdir": elsewhere, "login": False})
+    # (before: the server made the workdir the sandbox's writable workspace)
+    sc = r["structuredContent"]
+    t.ok(not os.path.exists(os.path.join(elsewhere, "planted")) and sc.get("exit_code") != 0 and
+         "Read-only file system" in sc["output"], "a workdir outside the workspace does not make it writable", r)
+    t.ok(sc["output"].startswith(os.path.realpath(elsewhere) + "\n"), "the command ran there", sc["output"])
+    s = session_running(w, "touch planted")
+    t.eq(s and s["cwd"], REAL_WS, "the sandbox's workspace stayed the bridge's", s)
+    link = os.path.join(w.ws, "link-out")
+    if not os.path.islink(link):
+        os.symlink(elsewhere, link)
+    r = b.tool("exec_command", {"cmd": "touch planted2", "workdir": "link-out", "login": False})
+    t.ok(not os.path.exists(os.path.join(elsewhere, "planted2")), "neither through a symlink in the workspace", r)
+    os.makedirs(os.path.join(w.ws, "sub"), exist_ok=True)
+    r = b.tool("exec_command", {"cmd": "touch made-in-sub", "workdir": "sub/../sub/.", "login": False})
+    t.ok(r["structuredContent"].get("exit_code") == 0 and os.path.exists(os.path.join(w.ws, "sub", "made-in-sub")),
+         "a directory inside the workspace is writable as before", r)
     b.close()
 
 
@@ -384,7 +415,8 @@ def test_no_server(t):
     other.cleanup()
 
 
-run_tests(Tap(), [test_initialize, test_tools_list, test_exec_poll_write, test_bad_arguments, test_jsonrpc_errors,
+run_tests(Tap(), [test_initialize, test_tools_list, test_exec_poll_write, test_workdir_does_not_widen,
+                  test_bad_arguments, test_jsonrpc_errors,
                   test_two_mib, test_cancel_mid_wait, test_stdin_closes_mid_call, test_sigterm_then_eof,
                   test_yield_cap, test_identity, test_two_bridges, test_concurrent_calls, test_print_config,
                   test_no_server])
