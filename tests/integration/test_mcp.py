@@ -415,8 +415,27 @@ def test_no_server(t):
     other.cleanup()
 
 
+def test_server_goes_away(t):
+    other = World()
+    other.start_server()
+    b = Bridge(other)
+    b.initialize()
+    rid = b.tool_request("exec_command", {"cmd": "sleep 30", "yield_time_ms": 30000})
+    wait_until(lambda: session_running(other, "sleep 30"))
+    other.server.kill()  # no goodbye: the connection just closes
+    other.server.wait()
+    res = b.reply(rid).get("result", {})
+    t.ok(res.get("isError") is True and "the call was lost" in text_of(res) and "closed the connection" in
+         text_of(res), "a call whose server dies returns a tool error saying so", res)
+    r = b.tool("exec_command", {"cmd": "echo back-again"})
+    t.ok(r.get("structuredContent", {}).get("output", "").endswith("back-again\n"),
+         "the next call reaches a server again (one is started)", r)
+    b.close()
+    other.cleanup()
+
+
 run_tests(Tap(), [test_initialize, test_tools_list, test_exec_poll_write, test_workdir_does_not_widen,
                   test_bad_arguments, test_jsonrpc_errors,
                   test_two_mib, test_cancel_mid_wait, test_stdin_closes_mid_call, test_sigterm_then_eof,
                   test_yield_cap, test_identity, test_two_bridges, test_concurrent_calls, test_print_config,
-                  test_no_server])
+                  test_no_server, test_server_goes_away])
