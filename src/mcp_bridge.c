@@ -60,7 +60,7 @@ static long send_on(mcp_link *l, json_t *req, char *err, size_t errlen)
     long id = l->cl.next_id++;
     json_object_set_new(req, "id", json_integer(id));
     size_t len;
-    char *line = proto_dump(req, &len);
+    char *line = proto_dump(json_incref(req), &len); /* the caller keeps req */
     int rc = write_all(l->cl.fd, line, len);
     free(line);
     if (rc < 0) {
