@@ -5,9 +5,12 @@ while it waits), `corral approve` runs it without the sandbox, `corral deny
 --note` returns a tool error with the note, a cancelled call withdraws its
 question, --approval-policy never refuses at once, and additional
 permissions become a wider sandbox."""
+import atexit
 import json
 import os
 import re
+import shutil
+import tempfile
 
 from harness import Tap, World, run_tests, wait_until
 from mcplib import Bridge, session_running
@@ -16,6 +19,9 @@ w = World()
 w.start_server()
 OUTSIDE = os.path.join(w.base, "outside")
 os.makedirs(OUTSIDE)
+# Seen read-only from a sandbox (not its private /tmp, not the workspace).
+HOST_DIR = tempfile.mkdtemp(prefix="corral-mcp-host-", dir="/var/tmp")
+atexit.register(shutil.rmtree, HOST_DIR, True)
 
 
 def text_of(result):
@@ -45,8 +51,8 @@ def test_approve(t):
          "a call waiting for a person reports progress with the client's token", p1)
     t.ok("corral approve %d" % n in p1["params"]["message"] and "corral deny %d" % n in p1["params"]["message"],
          "naming the request and how to answer it", p1)
-    t.ok(b.wait_stderr("corral approve %d" % n), "the bridge's stderr says the same (no screen may be attached)",
-         b.stderr())
+    t.ok(b.wait_stderr("corral approve %d" % n) and "(no screen is attached now)" in b.stderr(),
+         "the bridge's stderr says the same, and that no screen is attached", b.stderr())
     listed = [a for a in pending() if a["id"] == n]
     t.ok(listed and listed[0]["client"] == "codex" and listed[0]["justification"] == "write outside the workspace"
          and listed[0]["permissions"]["sandbox"] == "escalated",
@@ -145,5 +151,36 @@ def test_additional_permissions(t):
     b.close()
 
 
+def test_denial_retry(t):
+    """A sandboxed command that fails the way only the sandbox makes it fail
+    is offered once more without it, as for any session, when a screen is
+    attached to answer."""
+    screen = w.connect("screen")
+    screen.call({"cmd": "subscribe"})
+    b = Bridge(w)
+    b.initialize()
+    target = os.path.join(HOST_DIR, "retried")
+    rid = b.tool_request("exec_command", {"cmd": "touch %s" % target}, token="r")
+    p = b.notification("notifications/progress")
+    n = request_of(p)
+    a = [x for x in pending() if x["id"] == n]
+    t.ok(a and a[0]["kind"] == "retry" and "no screen is attached" not in p["params"]["message"],
+         "the sandbox stopped it: a retry without the sandbox is asked, as the call reports", (a, p))
+    w.corral("deny", "--note", "stay in the workspace", str(n))
+    res = b.reply(rid)["result"]
+    out = res["structuredContent"]["output"]
+    t.ok(res["isError"] is False and res["structuredContent"]["exit_code"] == 1 and "Read-only file system" in out
+         and "stay in the workspace" in out and "stay in the workspace" in text_of(res),
+         "denied: the failed run's result, with the user's note", res)
+    rid = b.tool_request("exec_command", {"cmd": "touch %s && echo retried-ok" % target}, token="r2")
+    n = request_of(b.notification("notifications/progress"))
+    w.corral("approve", str(n))
+    res = b.reply(rid)["result"]
+    t.ok(res["structuredContent"].get("exit_code") == 0 and os.path.exists(target),
+         "approved: it ran again without the sandbox, and that is the result", res)
+    b.close()
+    screen.close()
+
+
 run_tests(Tap(), [test_approve, test_deny_with_note, test_cancel_withdraws, test_no_token_no_progress,
-                  test_policy_never, test_additional_permissions])
+                  test_policy_never, test_additional_permissions, test_denial_retry])
