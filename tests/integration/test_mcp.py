@@ -24,6 +24,16 @@ w.start_server()
 REAL_WS = os.path.realpath(w.ws)
 
 
+def held(marker):
+    """A command that prints marker once release(marker) is called: it
+    waits for a file, not for a clock, so no test depends on timing."""
+    return "while [ ! -e .release-%s ]; do sleep 0.02; done; echo %s" % (marker, marker)
+
+
+def release(marker):
+    open(os.path.join(w.ws, ".release-" + marker), "w").close()
+
+
 def bridge(*args, **kw):
     b = Bridge(w, args, **kw)
     b.initialize()
@@ -128,12 +138,13 @@ def test_exec_poll_write(t):
     t.ok(s and s[0]["client"] == "codex" and s[0]["kind"] == "exec" and s[0]["tty"],
          "it is a corral session of the agent's, on a terminal", s)
 
-    r = b.tool("exec_command", {"cmd": "sleep 0.3; echo later", "yield_time_ms": 250})
+    r = b.tool("exec_command", {"cmd": held("later"), "yield_time_ms": 250, "login": False})
     sid = r["structuredContent"]["session_id"]
     r = b.tool("write_stdin", {"session_id": sid, "chars": "x"})
     t.eq((r.get("isError"), text_of(r)),
          (True, "stdin is closed for this session; rerun exec_command with tty=true to keep stdin open"),
          "writing to a command without a terminal: Codex's error")
+    release("later")
     r = b.tool("write_stdin", {"session_id": sid, "yield_time_ms": 30000})
     t.eq((r["structuredContent"].get("exit_code"), r["structuredContent"]["output"]), (0, "later\n"),
          "an empty write polls until it ends")
@@ -267,10 +278,12 @@ def test_two_mib(t):
 def test_cancel_mid_wait(t):
     b = bridge()
     marker = "cancelled-but-ran"
-    rid = b.tool_request("exec_command", {"cmd": "sleep 2; echo %s" % marker, "yield_time_ms": 30000})
+    rid = b.tool_request("exec_command", {"cmd": held(marker), "yield_time_ms": 30000})
     s = wait_until(lambda: session_running(w, marker))
     t.ok(s and s["state"] == "running", "the command runs", s)
     b.notify("notifications/cancelled", {"requestId": rid, "reason": "MCP request cancelled by caller"})
+    t.eq(b.call("ping").get("result"), {}, "the cancelled call is not answered")
+    release(marker)
     # The server's wait on the session has ended: a poll is not "busy".
     r = b.tool("write_stdin", {"session_id": s["id"], "yield_time_ms": 30000})
     t.ok(not r.get("isError") and r["structuredContent"].get("exit_code") == 0 and
@@ -285,13 +298,14 @@ def test_cancel_mid_wait(t):
 def test_stdin_closes_mid_call(t):
     b = bridge()
     marker = "outlived-its-bridge"
-    b.tool_request("exec_command", {"cmd": "sleep 1; echo %s" % marker, "yield_time_ms": 30000})
+    b.tool_request("exec_command", {"cmd": held(marker), "yield_time_ms": 30000})
     s = wait_until(lambda: session_running(w, marker))
     b.close_stdin()
     t.eq(b.wait(), 0, "stdin closing mid-call ends the bridge with status 0")
     with open(b.err_path) as f:
         err = f.read()
     t.ok("stdin closed: stopping; 1 call was still waiting" in err, "and it says a call was left waiting", err)
+    release(marker)
     done = wait_until(lambda: [x for x in sessions(w) if x["id"] == s["id"] and x["state"] == "exited"])
     t.ok(done and done[0]["exit_code"] == 0, "the command ran to its end in the server", done)
     b.kill()
@@ -300,12 +314,13 @@ def test_stdin_closes_mid_call(t):
 def test_sigterm_then_eof(t):
     b = bridge()
     marker = "survives-sigterm"
-    b.tool_request("exec_command", {"cmd": "sleep 1; echo %s" % marker, "yield_time_ms": 30000})
+    b.tool_request("exec_command", {"cmd": held(marker), "yield_time_ms": 30000})
     s = wait_until(lambda: session_running(w, marker))
     b.p.send_signal(signal.SIGTERM)
     t.eq(b.wait(), 0, "SIGTERM (Codex sends it before closing stdin) ends the bridge with status 0")
     b.close_stdin()
     t.ok("SIGTERM: stopping" in b.stderr(), "saying why", b.stderr())
+    release(marker)
     done = wait_until(lambda: [x for x in sessions(w) if x["id"] == s["id"] and x["state"] == "exited"])
     t.ok(done and done[0]["exit_code"] == 0, "the agent's process stays in the server and finishes", done)
     b.kill()
@@ -347,12 +362,15 @@ def test_two_bridges(t):
     a.initialize(client={"name": "codex-mcp-client", "version": "0.171.0"})
     c = Bridge(w)
     c.initialize(client={"name": "claude-code", "version": "2.0"})
-    ra = a.tool_request("exec_command", {"cmd": "sleep 1; echo from-codex", "yield_time_ms": 30000})
-    rc = c.tool_request("exec_command", {"cmd": "sleep 1; echo from-claude", "yield_time_ms": 30000})
-    both = wait_until(lambda: session_running(w, "from-codex") and session_running(w, "from-claude"))
+    ra = a.tool_request("exec_command", {"cmd": held("from-codex"), "yield_time_ms": 30000})
+    rc = c.tool_request("exec_command", {"cmd": held("from-claude"), "yield_time_ms": 30000})
+    both = wait_until(lambda: all((session_running(w, m) or {}).get("state") == "running"
+                                  for m in ("from-codex", "from-claude")))
     t.ok(both, "two agents run commands at once")
     t.eq((session_running(w, "from-codex")["client"], session_running(w, "from-claude")["client"]),
          ("codex", "claude"), "corral ls --json keeps each one's sessions apart, by name")
+    release("from-codex")
+    release("from-claude")
     oa, oc = a.reply(ra)["result"], c.reply(rc)["result"]
     t.ok(oa["structuredContent"]["output"].endswith("from-codex\n") and
          oc["structuredContent"]["output"].endswith("from-claude\n"), "and each gets its own output", (oa, oc))
@@ -362,10 +380,11 @@ def test_two_bridges(t):
 
 def test_concurrent_calls(t):
     b = bridge()
-    slow = b.tool_request("exec_command", {"cmd": "sleep 2; echo slow", "yield_time_ms": 30000})
+    slow = b.tool_request("exec_command", {"cmd": held("slow"), "yield_time_ms": 30000})
     fast = b.tool_request("exec_command", {"cmd": "echo fast"})
     first = b.read()
     t.eq(first.get("id"), fast, "calls on one bridge run concurrently: the fast one answers first")
+    release("slow")
     t.ok(b.reply(slow)["result"]["structuredContent"]["output"].endswith("slow\n"), "then the slow one")
     b.close()
 
