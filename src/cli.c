@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "policy.h"
 #include "client.h"
+#include "mcp.h"
 #include "paths.h"
 #include "proto.h"
 #include "quote.h"
@@ -1171,6 +1172,13 @@ static int verb_version(int argc, char **argv)
     return 0;
 }
 
+/* ---- mcp ------------------------------------------------------------------------- */
+
+static int verb_mcp(int argc, char **argv)
+{
+    return mcp_main(argc, argv, current_verb->usage, current_verb->help);
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 static cli_tui_fn tui_fn;
@@ -1366,6 +1374,29 @@ static const verb verbs[] = {
      "processes grouped apart from yours) in a scratch workspace, then open the\n"
      "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
      "a terminal it only starts them (corral attach shows them later).\n"},
+    {"mcp", verb_mcp,
+     "mcp [--name NAME] [--profile P] [--net MODE] [--approval-policy POLICY] [-C DIR] [--yield-cap SECONDS] "
+     "[--print-config codex|claude|json]",
+     "An MCP server on stdin and stdout for an agent (Codex CLI, Claude Code, any MCP\n"
+     "client): its exec_command and write_stdin tools are the Codex CLI's, and every\n"
+     "command they run is a sandboxed corral session, shown in the supervisor screen\n"
+     "under the agent's name, its escalations approved there (or with corral approve).\n"
+     "See docs/mcp.md.\n\n"
+     "  -n, --name NAME       the name its sessions are grouped under (default: from\n"
+     "                        the client: codex, claude, or the name it gives)\n"
+     "  -P, --profile P       sandbox profile of its commands (default: the config's)\n"
+     "      --net MODE        off, proxy or full (default: the profile's)\n"
+     "      --approval-policy P  on-request, unless-trusted, never or granular\n"
+     "  -C, --directory DIR   the workspace: where its commands may write, and where\n"
+     "                        they run unless a call names another workdir (default:\n"
+     "                        where the client starts it)\n"
+     "      --yield-cap S     no call waits longer than S seconds for output (5..3600,\n"
+     "                        default 50): keep it below the client's tool timeout\n"
+     "      --print-config codex|claude|json\n"
+     "                        print what registers this command (with these options)\n"
+     "                        with Codex CLI, Claude Code or a generic mcpServers JSON\n"
+     "\nSIGTERM or the end of stdin ends it; the commands it started keep running\n"
+     "in the corral server (corral ls) until they end, are pruned or killed.\n"},
     {"attach", verb_attach, "attach [--theme NAME] [ID]",
      "Open the supervisor screen (what plain 'corral' does on a terminal), starting\n"
      "the server if none runs.  With ID: that session zoomed, in pane focus.\n"
