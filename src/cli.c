@@ -474,7 +474,8 @@ static void sandbox_opts_free(sandbox_opts *so)
     "  -w, --write PATH      also writable in the sandbox (repeatable)\n"                                \
     "  -R, --read PATH       also readable\n"                                                            \
     "  -D, --deny PATH       hidden in the sandbox\n"                                                    \
-    "      --net MODE        off (default) or full\n"                                                   \
+    "      --net MODE        proxy (workspace-write's default: each new host asks),\n"                  \
+    "                        off (loopback only) or full (the host's network)\n"                    \
     "      --approval-policy P  on-request (default), unless-trusted, never or granular:\n"          \
     "                        when the session's commands ask (the config's [approvals])\n"          \
     "      --allow-home-workspace  allow a writable workspace or write root that is your\n"        \
@@ -1303,8 +1304,9 @@ static const verb verbs[] = {
      "                      or a [profile \"P\"] section of the config file\n"
      "  -w, --write PATH    also writable\n"
      "  -r, --read PATH     also readable (with an empty root, :minimal)\n"
-     "      --deny PATH     hidden: an empty, unreadable directory or file\n"
-     "      --net MODE      off (default): loopback only; full: the host's network\n"
+     "  -d, --deny PATH     hidden: an empty, unreadable directory or file\n"
+     "      --net MODE      off (default): a network namespace with loopback only;\n"
+     "                      full: the host's network (proxy needs the server)\n"
      "  -C, --directory DIR the workspace and working directory (default: here)\n"
      "      --allow-home-workspace  allow a writable workspace or write root that is\n"
      "                      your home directory, / or above it\n"
