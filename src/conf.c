@@ -59,6 +59,7 @@ void conf_defaults(conf_t *c)
     c->ui_sidebar_width = 28;
     c->network_max_connections = 256;
     key_bindings_default(&c->keys);
+    snap_conf_defaults(&c->snap);
 }
 
 /* "true"/"false" and git's other spellings. */
@@ -272,6 +273,13 @@ static int conf_set(void *user, const char *section, const char *subsection, con
         }
         return 0;
     }
+    if (strcmp(section, "snapshots") == 0) {
+        if (subsection) {
+            snprintf(err, errlen, "section [%s] takes no subsection (\"%s\")", section, subsection);
+            return -1;
+        }
+        return snap_conf_set(&c->snap, key, value, err, errlen);
+    }
     if (strcmp(section, "keys") == 0 || strcmp(section, "ui") == 0) {
         if (subsection) {
             snprintf(err, errlen, "section [%s] takes no subsection (\"%s\")", section, subsection);
@@ -415,6 +423,7 @@ void conf_free(conf_t *c)
     free_list(c->env_set, c->n_env_set);
     free(c->ui_theme);
     free(c->approval_policy);
+    snap_conf_free(&c->snap);
     conf_defaults(c);
 }
 
