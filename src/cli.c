@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "cli.h"
+#include "cli_snap.h"
 #include "policy.h"
 #include "client.h"
 #include "paths.h"
@@ -1348,6 +1349,7 @@ static const verb verbs[] = {
      "processes grouped apart from yours) in a scratch workspace, then open the\n"
      "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
      "a terminal it only starts them (corral attach shows them later).\n"},
+    CLI_SNAP_VERBS
     {"attach", verb_attach, "attach [--theme NAME] [ID]",
      "Open the supervisor screen (what plain 'corral' does on a terminal), starting\n"
      "the server if none runs.  With ID: that session zoomed, in pane focus.\n"
@@ -1397,6 +1399,8 @@ int cli_main(int argc, char **argv)
     }
     if (strcmp(argv[1], "__hook-check") == 0)
         return cli_hook_check(argc - 1, argv + 1);
+    if (strcmp(argv[1], "__hook-mark") == 0)
+        return cli_hook_mark(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++) {
         if (strcmp(argv[1], verbs[i].name) == 0) {
             current_verb = &verbs[i];
