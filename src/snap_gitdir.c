@@ -332,7 +332,12 @@ bool snap_gitdir_enclosing(const char *ws, snap_enclosing *out)
     snprintf(dir, sizeof dir, "%s", ws);
     for (;;) {
         bool found;
-        if (locate(dir, out->gitdir, sizeof out->gitdir, &found)) {
+        char head[PATH_MAX + 64];
+        struct stat hs;
+        /* As git finds it: a .git without a HEAD (an empty directory a
+         * sandbox keeps in place) is not a repository; look further up. */
+        if (locate(dir, out->gitdir, sizeof out->gitdir, &found) &&
+            snprintf(head, sizeof head, "%s/HEAD", out->gitdir) > 0 && stat(head, &hs) == 0) {
             snprintf(out->top, sizeof out->top, "%s", dir);
             common_of(out->gitdir, out->commondir, sizeof out->commondir);
             size_t n = strlen(dir);
@@ -344,8 +349,6 @@ bool snap_gitdir_enclosing(const char *ws, snap_enclosing *out)
             snprintf(out->prefix, sizeof out->prefix, "%s", rest);
             return true;
         }
-        if (found)
-            return false; /* a .git that is not a repository: stop here, as git does */
         char *slash = strrchr(dir, '/');
         if (!slash || slash == dir)
             return false;

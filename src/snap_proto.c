@@ -404,7 +404,8 @@ void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
     snap_cmd *target = cmd_arg(c, id, x, cmd, "command");
     if (!target)
         return;
-    if (target->state != CMD_DONE) {
+    /* Ending is fine: its "after" is queued before this request's job. */
+    if (target->state != CMD_DONE && target->state != CMD_ENDING) {
         char msg[200];
         snprintf(msg, sizeof msg, "command %d of session %d has not ended yet: revert it once it has", target->n,
                  x->id);

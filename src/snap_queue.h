@@ -42,7 +42,7 @@ typedef struct snap_ws {
     uv_work_t work;
     link_t active;           /* snap_cmd.active_node: commands running here now */
     char latest[SNAP_OID_HEX];
-    char applied[SNAP_OID_HEX]; /* the snapshot the active set was last applied at */
+    char applied[SNAP_OID_HEX]; /* the tree of the snapshot the active set was last applied at */
     uint64_t store_bytes;
     double store_bytes_at;   /* wall time it was measured (0: never) */
     double started_at;       /* monotonic start of the running job */

@@ -267,6 +267,15 @@ static int write_blob(snap_store *st, int dirfd, const char *leaf, const snap_re
         int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                         it->mode == 0100755 ? 0777 : 0666);
         rc = fd < 0 ? -1 : 0;
+        /* A snapshot keeps only the executable bit: a file that is there
+         * keeps its other permissions (0640 stays 0640). */
+        struct stat live;
+        if (fd >= 0 && fstatat(dirfd, leaf, &live, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(live.st_mode)) {
+            mode_t perms = live.st_mode & 0777;
+            perms = it->mode == 0100755 ? perms | ((perms & 0444) >> 2) : perms & ~0111u;
+            if (fchmod(fd, perms) < 0)
+                rc = -1;
+        }
         if (fd >= 0) {
             int w = write_all(fd, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
             if (w < 0) {

@@ -262,16 +262,16 @@ static void boundary_work(snap_job *j)
 }
 
 /* Commands that ran at the same time, in an interval whose snapshot shows
- * changes, share them. */
-static void advance(snap_ws *ws, const char *commit)
+ * changed files, share them. */
+static void advance(snap_ws *ws, const char *tree)
 {
-    if (ws->applied[0] && strcmp(ws->applied, commit) != 0) {
+    if (ws->applied[0] && strcmp(ws->applied, tree) != 0) {
         for (link_t *a = ws->active.next; a != &ws->active; a = a->next)
             for (link_t *b = ws->active.next; b != &ws->active; b = b->next)
                 if (a != b)
                     add_shared(link_entry(a, snap_cmd, active_node), link_entry(b, snap_cmd, active_node)->serial);
     }
-    snprintf(ws->applied, sizeof ws->applied, "%s", commit);
+    snprintf(ws->applied, sizeof ws->applied, "%s", tree);
 }
 
 static boundary *boundary_new(snap_sess *x);
@@ -347,7 +347,7 @@ static void boundary_after(snap_job *j)
 {
     boundary *b = j->data;
     if (j->rc == 0)
-        advance(j->ws, j->taken.commit);
+        advance(j->ws, j->taken.tree);
     snap_sess *x = b->session ? snap_sess_find(b->session) : NULL;
     if (x && j->rc == 0) {
         if (b->session_start && !x->start_commit[0])

@@ -293,8 +293,14 @@ snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf
     }
     git_repository_set_index(st->repo, st->index);
     git_reference *ref = NULL;
-    if (git_reference_lookup(&ref, st->repo, "refs/snap/latest") == 0 && git_reference_target(ref))
+    git_commit *latest = NULL;
+    if (git_reference_lookup(&ref, st->repo, "refs/snap/latest") == 0 && git_reference_target(ref) &&
+        git_commit_lookup(&latest, st->repo, git_reference_target(ref)) == 0) {
         git_oid_tostr(st->latest, sizeof st->latest, git_reference_target(ref));
+        git_oid_tostr(st->latest_tree, sizeof st->latest_tree, git_commit_tree_id(latest));
+    }
+    git_commit_free(latest);
+    git_error_clear();
     git_reference_free(ref);
     if (!st->latest[0] && git_index_entrycount(st->index) > 0)
         git_index_clear(st->index); /* an index without a snapshot: start again */

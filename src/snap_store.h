@@ -35,6 +35,7 @@ typedef struct snap_store {
     int lock_fd;
     snap_conf conf;
     char latest[SNAP_OID_HEX]; /* the latest snapshot commit ("" before the first) */
+    char latest_tree[SNAP_OID_HEX];
     snap_watch watch;
     /* Progress of the snapshot running now, read by the loop. */
     atomic_long done, total;

@@ -388,6 +388,7 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
     double t0 = now_sec();
     if (!force && st->latest[0] && !snap_watch_poll(&st->watch)) {
         snprintf(out->commit, sizeof out->commit, "%s", st->latest);
+        snprintf(out->tree, sizeof out->tree, "%s", st->latest_tree);
         out->reused = true;
         out->files = (long)git_index_entrycount(st->index);
         return 0;
@@ -423,6 +424,8 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
         rc = -1;
     }
     if (rc == 0) {
+        git_oid_tostr(out->tree, sizeof out->tree, &tree);
+        snprintf(st->latest_tree, sizeof st->latest_tree, "%s", out->tree);
         message = snap_meta_format(&meta);
         if (same_as_latest(st, &tree, message)) {
             snprintf(out->commit, sizeof out->commit, "%s", st->latest);

@@ -25,6 +25,7 @@
 
 typedef struct snap_taken {
     char commit[SNAP_OID_HEX]; /* the snapshot */
+    char tree[SNAP_OID_HEX];   /* its tree: what says whether files changed */
     bool reused;               /* nothing changed: the latest again */
     bool seeded;               /* the first, seeded from the user's repository */
     long files;                /* files in it */
