@@ -108,17 +108,24 @@ static bool target_escapes(const char *link_path, const char *target)
     return false;
 }
 
-static void set_detail(snap_file *f, const char *fmt, const char *a, const char *b)
+/* Add to a row's risk detail; first: before what is there (the most
+ * serious reads first). */
+static void add_detail(snap_file *f, bool first, const char *fmt, const char *a, const char *b)
 {
     char text[600];
     snprintf(text, sizeof text, fmt, a, b);
     if (f->risk_detail) {
-        char *both = xasprintf("%s; %s", f->risk_detail, text);
+        char *both = first ? xasprintf("%s; %s", text, f->risk_detail) : xasprintf("%s; %s", f->risk_detail, text);
         free(f->risk_detail);
         f->risk_detail = both;
     } else {
         f->risk_detail = xstrdup(text);
     }
+}
+
+static void set_detail(snap_file *f, const char *fmt, const char *a, const char *b)
+{
+    add_detail(f, false, fmt, a, b);
 }
 
 static snap_file *add_file(snap_changes *c)
@@ -345,7 +352,7 @@ static void repo_changes(snap_changes *c, const snap_meta *ma, const snap_meta *
         if (strcmp(old ? old->git.hooks_path : "", r->git.hooks_path) != 0) {
             snap_file *f = repo_row(c, r->path);
             f->risks |= RISK_HOOKS_PATH;
-            set_detail(f, "core.hooksPath set to %s in %s", r->git.hooks_path[0] ? r->git.hooks_path : "(unset)",
+            add_detail(f, true, "core.hooksPath set to %s in %s", r->git.hooks_path[0] ? r->git.hooks_path : "(unset)",
                        where);
         }
         for (int k = 0; k < r->git.n_hooks; k++) {
@@ -353,7 +360,7 @@ static void repo_changes(snap_changes *c, const snap_meta *ma, const snap_meta *
                 continue;
             snap_file *f = repo_row(c, r->path);
             f->risks |= RISK_HOOK;
-            set_detail(f, "hook %s added or changed in %s", r->git.hooks[k].name, where);
+            add_detail(f, true, "hook %s added or changed in %s", r->git.hooks[k].name, where);
         }
     }
 }
