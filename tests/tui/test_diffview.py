@@ -68,6 +68,8 @@ def test_diff_view(t):
         term.send("FIRST\r".lower())
         screen = term.wait_regex("n/N file.*\n.*\u2502\\+first")
         t.ok(True, "/ searches: the match comes to the top (smart case: capitals would match exactly)")
+        term.keys("g", "n")
+        term.wait_regex("n/N file.*\n.*\u2502modified keep.txt")
         term.keys("w")
         term.wait("whitespace ignored")
         screen = term.wait_absent("-  b")
