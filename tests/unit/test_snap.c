@@ -22,8 +22,10 @@
 
 #include "sha256.h"
 #include "snap_diff.h"
+#include "snap_gc.h"
 #include "snap_meta.h"
 #include "snap_patch.h"
+#include "snap_revert.h"
 #include "snap_store.h"
 #include "snap_take.h"
 #include "util.h"
@@ -394,6 +396,121 @@ static void meta_survives_any_name(void **state)
     snap_meta_free(&p);
 }
 
+static void revert_restores_and_refuses_conflicts(void **state)
+{
+    fixture *f = *state;
+    sh("cd %s && printf 'orig\\r\\n' > m && echo d > d && ln -s m l && mkdir keep && echo k > keep/k", f->ws);
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX], now[SNAP_OID_HEX], later[SNAP_OID_HEX];
+    take(f, a);
+    sh("cd %s && echo changed > m && rm d && ln -sfn keep l && mkdir -p new/deep && echo n > new/deep/n && "
+       "chmod +x keep/k",
+       f->ws);
+    take(f, b);
+    snap_revert_plan p;
+    char err[512];
+    assert_int_equal(snap_revert_plan_make(f->st, a, b, b, &p, err, sizeof err), 0);
+    assert_int_equal(p.n_conflicts, 0);
+    assert_int_equal(snap_revert_apply(f->st, &p, err, sizeof err), 0);
+    assert_int_equal(p.n_failed, 0);
+    snap_revert_plan_free(&p);
+    take(f, now);
+    git_tree *ta, *tn;
+    snap_meta ma, mn;
+    assert_int_equal(snap_read(f->st, a, &ta, &ma, err, sizeof err), 0);
+    assert_int_equal(snap_read(f->st, now, &tn, &mn, err, sizeof err), 0);
+    assert_true(git_oid_equal(git_tree_id(ta), git_tree_id(tn))); /* exactly the tree before */
+    git_tree_free(ta);
+    git_tree_free(tn);
+    snap_meta_free(&ma);
+    snap_meta_free(&mn);
+    /* Changed again afterwards: a conflict, and nothing is done. */
+    sh("cd %s && echo x > m", f->ws);
+    take(f, b);
+    sh("cd %s && echo y > m && echo z > other", f->ws);
+    take(f, later);
+    assert_int_equal(snap_revert_plan_make(f->st, now, b, later, &p, err, sizeof err), 0);
+    assert_int_equal(p.n_conflicts, 1);
+    assert_string_equal(p.conflicts[0].path, "m");
+    assert_int_equal(snap_revert_apply(f->st, &p, err, sizeof err), -1);
+    snap_revert_plan_free(&p);
+    sh("cd %s && test \"$(cat m)\" = y", f->ws);
+}
+
+static void revert_never_writes_through_a_symlink(void **state)
+{
+    fixture *f = *state;
+    char outside[400];
+    snprintf(outside, sizeof outside, "%s/outside", f->base);
+    sh("mkdir -p %s && cd %s && mkdir d && echo inside > d/f", outside, f->ws);
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX];
+    take(f, a);
+    sh("cd %s && rm d/f", f->ws);
+    take(f, b);
+    snap_revert_plan p;
+    char err[512];
+    assert_int_equal(snap_revert_plan_make(f->st, a, b, b, &p, err, sizeof err), 0);
+    /* Between the plan and its application, d becomes a symlink out. */
+    sh("cd %s && rmdir d && ln -s %s d", f->ws, outside);
+    assert_int_equal(snap_revert_apply(f->st, &p, err, sizeof err), 0);
+    assert_int_equal(p.n_failed, 1);
+    snap_revert_plan_free(&p);
+    sh("test ! -e %s/f", outside);
+}
+
+static void gc_drops_expired_sessions_and_keeps_the_rest(void **state)
+{
+    fixture *f = *state;
+    f->conf.retention_ms = 1000;
+    put(f, "a", "1\n");
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX];
+    take(f, a);
+    char err[512];
+    assert_int_equal(snap_gc_anchor(f->st, "old-1", 1, a, err, sizeof err), 0);
+    snap_gc_session(f->st, "old-1", wall_sec() - 100, wall_sec() - 50);
+    put(f, "a", "2\n");
+    take(f, b);
+    assert_int_equal(snap_gc_anchor(f->st, "live-2", 1, b, err, sizeof err), 0);
+    snap_gc_session(f->st, "live-2", wall_sec(), 0);
+    snap_gc_result r;
+    const char *live[] = {"live-2"};
+    assert_int_equal(snap_gc_run(f->st, true, live, 1, &r), 0);
+    assert_int_equal(r.sessions_dropped, 1);
+    assert_true(r.repacked);
+    git_tree *tree;
+    snap_meta m;
+    assert_int_equal(snap_read(f->st, b, &tree, &m, err, sizeof err), 0);
+    git_tree_free(tree);
+    snap_meta_free(&m);
+    assert_int_equal(snap_read(f->st, a, &tree, &m, err, sizeof err), -1);
+    /* Still a working store: a snapshot after gc. */
+    put(f, "a", "3\n");
+    take(f, a);
+    assert_string_not_equal(a, b);
+}
+
+static void settings_are_checked(void **state)
+{
+    (void)state;
+    snap_conf c;
+    snap_conf_defaults(&c);
+    char err[300];
+    assert_int_equal(snap_conf_set(&c, "max-file-size", "2M", err, sizeof err), 0);
+    assert_int_equal(c.max_file_size, 2u << 20);
+    assert_int_equal(snap_conf_set(&c, "max-file-size", "lots", err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a size"));
+    assert_int_equal(snap_conf_set(&c, "allow", "relative/path", err, sizeof err), -1);
+    assert_int_equal(snap_conf_set(&c, "allow", "/home/me/", err, sizeof err), 0);
+    assert_true(snap_conf_allows(&c, "/home/me"));
+    assert_false(snap_conf_allows(&c, "/home/me/x"));
+    assert_int_equal(snap_conf_set(&c, "retention", "2d", err, sizeof err), 0);
+    assert_int_equal(snap_conf_set(&c, "frob", "1", err, sizeof err), -1);
+    assert_non_null(strstr(err, "unknown key 'frob' in [snapshots]"));
+    snap_conf_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +523,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_first_snapshot_is_seeded_from_the_users_repository, setup, teardown),
         cmocka_unit_test_setup_teardown(patch_is_git_compatible, setup, teardown),
         cmocka_unit_test(meta_survives_any_name),
+        cmocka_unit_test_setup_teardown(revert_restores_and_refuses_conflicts, setup, teardown),
+        cmocka_unit_test_setup_teardown(revert_never_writes_through_a_symlink, setup, teardown),
+        cmocka_unit_test_setup_teardown(gc_drops_expired_sessions_and_keeps_the_rest, setup, teardown),
+        cmocka_unit_test(settings_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
