@@ -300,7 +300,7 @@ static int repack(snap_store *st, char *err, size_t errlen)
 int snap_gc_run(snap_store *st, bool force, const char *const *live, size_t n_live, snap_gc_result *out)
 {
     memset(out, 0, sizeof *out);
-    atomic_store(&st->phase, SNAP_MAINTAINING);
+    atomic_store(&st->progress->phase, SNAP_MAINTAINING);
     out->bytes_before = snap_disk_usage(st->dir);
     size_t n = 0;
     gc_session *v = read_sessions(st, &n);
@@ -342,6 +342,6 @@ int snap_gc_run(snap_store *st, bool force, const char *const *live, size_t n_li
     write_sessions(st, v, n);
     free(v);
     out->bytes_after = snap_disk_usage(st->dir);
-    atomic_store(&st->phase, SNAP_IDLE);
+    atomic_store(&st->progress->phase, SNAP_IDLE);
     return rc;
 }

@@ -34,10 +34,19 @@ char *snap_read_small(const char *path, size_t max, size_t *len)
         close(fd);
         return NULL;
     }
-    size_t cap = (size_t)st.st_size < max ? (size_t)st.st_size : max;
+    /* Up to max, whatever st_size says (files of /proc say 0). */
+    size_t cap = (size_t)st.st_size < max && st.st_size > 0 ? (size_t)st.st_size : max;
+    if (cap > 65536 && (size_t)st.st_size < cap)
+        cap = 65536;
     char *buf = xmalloc(cap + 1);
     size_t got = 0;
-    while (got < cap) {
+    for (;;) {
+        if (got == cap) {
+            if (cap >= max)
+                break;
+            cap = cap * 2 < max ? cap * 2 : max;
+            buf = xrealloc(buf, cap + 1);
+        }
         ssize_t n = read(fd, buf + got, cap - got);
         if (n < 0 && errno == EINTR)
             continue;

@@ -131,6 +131,7 @@ static void on_work(uv_work_t *req)
                 k->rc = -1;
             return;
         }
+        ws->store->progress = &ws->progress;
         snap_gc_sweep(ws->store);
     }
     if (j->snapshot) {
@@ -262,11 +263,11 @@ void snap_job_submit(snap_job *j)
 const char *snap_ws_phase(const snap_ws *ws, long *done, long *total)
 {
     *done = *total = 0;
-    if (!ws->running || !ws->store)
+    if (!ws->running)
         return "idle";
-    *done = atomic_load(&ws->store->done);
-    *total = atomic_load(&ws->store->total);
-    switch (atomic_load(&ws->store->phase)) {
+    *done = atomic_load(&ws->progress.done);
+    *total = atomic_load(&ws->progress.total);
+    switch (atomic_load(&ws->progress.phase)) {
     case SNAP_SCANNING: return "scanning";
     case SNAP_STORING: return "storing";
     case SNAP_MAINTAINING: return "maintaining";

@@ -46,6 +46,7 @@ typedef struct snap_ws {
     uint64_t store_bytes;
     double store_bytes_at;   /* wall time it was measured (0: never) */
     double started_at;       /* monotonic start of the running job */
+    struct snap_progress progress; /* the store's, written by the worker */
     int refs;                /* sessions using it */
 } snap_ws;
 

@@ -62,6 +62,60 @@ static int link_packs(snap_store *st, const char *commondir)
     return linked;
 }
 
+/* The user's index (stat data and ids of the files git tracks there),
+ * the part under the workspace, into ours: a file whose stat data still
+ * match is then known without reading it.  An entry git itself would
+ * re-check (modified in the second its index was written: "racily
+ * clean") keeps only its id and is hashed.  -1: no usable index. */
+static int seed_from_index(snap_store *st, const snap_enclosing *enc)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/index", enc->gitdir);
+    struct stat sb;
+    if (lstat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+        return -1;
+    git_index *user = NULL;
+    if (git_index_open(&user, path) < 0) {
+        git_error_clear(); /* a format libgit2 does not read (split index...) */
+        return -1;
+    }
+    size_t plen = strlen(enc->prefix);
+    size_t n = git_index_entrycount(user), added = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const git_index_entry *e = git_index_get_byindex(user, i);
+        if (!e || GIT_INDEX_ENTRY_STAGE(e) != 0 ||
+            (e->flags_extended & (GIT_INDEX_ENTRY_INTENT_TO_ADD | GIT_INDEX_ENTRY_SKIP_WORKTREE)))
+            continue;
+        const char *rel = e->path;
+        if (plen) {
+            if (strncmp(rel, enc->prefix, plen) != 0 || rel[plen] != '/')
+                continue;
+            rel += plen + 1;
+        }
+        git_index_entry copy = *e;
+        copy.path = rel;
+        copy.flags = 0;
+        copy.flags_extended = 0;
+        bool racy = e->mtime.seconds > (int32_t)sb.st_mtim.tv_sec ||
+                    (e->mtime.seconds == (int32_t)sb.st_mtim.tv_sec && e->mtime.nanoseconds >= (uint32_t)sb.st_mtim.tv_nsec);
+        if (racy || e->mode == GIT_FILEMODE_COMMIT) {
+            /* Hashed again (or, a gitlink, read again) by the refresh. */
+            memset(&copy.ctime, 0, sizeof copy.ctime);
+            memset(&copy.mtime, 0, sizeof copy.mtime);
+            copy.dev = copy.ino = copy.uid = copy.gid = 0;
+            copy.file_size = 0;
+        }
+        if (git_index_add(st->index, &copy) < 0) {
+            git_error_clear(); /* a name our index refuses: the walk finds it */
+            continue;
+        }
+        added++;
+    }
+    git_index_free(user);
+    return added ? 0 : -1;
+}
+
 int snap_seed(snap_store *st)
 {
     snap_enclosing enc;
@@ -84,6 +138,13 @@ int snap_seed(snap_store *st)
     if (!head[0] || link_packs(st, enc.commondir) == 0)
         return -1;
     git_odb *odb = NULL;
+    if (git_repository_odb(&odb, st->repo) == 0)
+        git_odb_refresh(odb);
+    git_odb_free(odb);
+    odb = NULL;
+    if (seed_from_index(st, &enc) == 0)
+        return 0;
+    git_index_clear(st->index);
     git_oid id;
     git_commit *commit = NULL;
     git_tree *root = NULL, *sub = NULL;

@@ -217,6 +217,7 @@ typedef struct boundary {
     char err[600];
     char **live;                /* keys of this workspace's live sessions (maintenance) */
     size_t n_live;
+    bool gc_due;                /* a big snapshot left many loose objects */
 } boundary;
 
 static void boundary_free(boundary *b)
@@ -251,6 +252,9 @@ static void boundary_work(snap_job *j)
             snap_changes_free(&c);
         }
     }
+    /* A first snapshot stores thousands of loose objects: packed soon,
+     * in a job of its own behind the commands waiting now. */
+    b->gc_due = j->taken.stored > 1000 && snap_gc_due(st);
     if (b->session_end) {
         snap_gc_session(st, b->key, b->created, b->ended);
         if (snap_gc_due(st)) {
@@ -343,6 +347,37 @@ static void end_applied(snap_cmd *c, snap_job *j, boundary *b)
     write_record(c);
 }
 
+
+typedef struct maintain_req {
+    char **live;
+    size_t n_live;
+} maintain_req;
+
+static void maintain_work(snap_job *j)
+{
+    maintain_req *m = j->data;
+    snap_gc_result r;
+    snap_gc_run(j->ws->store, false, (const char *const *)m->live, m->n_live, &r);
+    j->measure = true;
+}
+
+static void maintain_after(snap_job *j)
+{
+    maintain_req *m = j->data;
+    for (size_t i = 0; i < m->n_live; i++)
+        free(m->live[i]);
+    free(m->live);
+    free(m);
+}
+
+/* Maintenance of ws's store (retention, repack when due), queued. */
+static void maintain(snap_ws *ws)
+{
+    maintain_req *m = xcalloc(1, sizeof *m);
+    m->live = snap_live_keys(ws, &m->n_live);
+    snap_job_submit(snap_job_new(ws, false, maintain_work, maintain_after, m));
+}
+
 static void boundary_after(snap_job *j)
 {
     boundary *b = j->data;
@@ -359,6 +394,8 @@ static void boundary_after(snap_job *j)
         end_applied(b->end, j, b);
     if (b->start)
         start_applied(b->start, j);
+    if (b->gc_due && !j->cancelled)
+        maintain(j->ws);
     boundary_free(b);
 }
 
@@ -722,18 +759,6 @@ json_t *snap_cmd_json(const snap_cmd *c)
 
 /* ---- start and stop ------------------------------------------------------------------------ */
 
-static void maintain_after(snap_job *j)
-{
-    (void)j;
-}
-
-static void maintain_work(snap_job *j)
-{
-    snap_gc_result r;
-    snap_gc_run(j->ws->store, false, (const char *const *)j->data, 0, &r);
-    j->measure = true;
-}
-
 static void on_maintain(uv_timer_t *t)
 {
     (void)t;
@@ -741,7 +766,7 @@ static void on_maintain(uv_timer_t *t)
     for (link_t *l = snap_ws_all()->next; l != snap_ws_all(); l = l->next) {
         snap_ws *ws = link_entry(l, snap_ws, node);
         if (ws->refs == 0 && ws_snapshotted(ws) && ws->state == WS_READY)
-            snap_job_submit(snap_job_new(ws, false, maintain_work, maintain_after, NULL));
+            maintain(ws);
     }
 }
 

@@ -239,6 +239,7 @@ snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf
     snap_git_init();
     snap_store *st = xcalloc(1, sizeof *st);
     st->lock_fd = -1;
+    st->progress = &st->own_progress;
     st->ws = xstrdup(ws);
     st->dir = snap_store_dir_for(snapdir, ws);
     snap_conf_copy(&st->conf, conf);

@@ -37,9 +37,13 @@ typedef struct snap_store {
     char latest[SNAP_OID_HEX]; /* the latest snapshot commit ("" before the first) */
     char latest_tree[SNAP_OID_HEX];
     snap_watch watch;
-    /* Progress of the snapshot running now, read by the loop. */
-    atomic_long done, total;
-    atomic_int phase; /* snap_phase */
+    /* Progress of the snapshot running now: the store's own, or (in the
+     * server) its workspace entry's, which the loop reads. */
+    struct snap_progress *progress;
+    struct snap_progress {
+        atomic_long done, total;
+        atomic_int phase; /* snap_phase */
+    } own_progress;
 } snap_store;
 
 typedef enum snap_phase { SNAP_IDLE, SNAP_SCANNING, SNAP_STORING, SNAP_MAINTAINING } snap_phase;

@@ -36,7 +36,7 @@ static int on_delta(const git_diff *diff, const git_diff_delta *d, const char *m
     (void)diff;
     (void)matched;
     take_ctx *c = payload;
-    atomic_fetch_add(&c->st->total, 1);
+    atomic_fetch_add(&c->st->progress->total, 1);
     if (d->status == GIT_DELTA_UNTRACKED && ++c->untracked + c->base > c->st->conf.max_files && c->first &&
         !c->allowed) {
         c->too_many = true;
@@ -145,7 +145,7 @@ static void add_file(snap_store *st, snap_meta *meta, const char *rel)
         git_error_clear();
         git_index_remove_bypath(st->index, rel);
     }
-    atomic_fetch_add(&st->done, 1);
+    atomic_fetch_add(&st->progress->done, 1);
 }
 
 static size_t top_len(const char *path)
@@ -265,9 +265,9 @@ static int apply(snap_store *st, take_ctx *ctx, change *v, size_t n, snap_meta *
     for (size_t i = 0; i < ntops; i++)
         if (tops[i].n > st->conf.max_new_files)
             snap_meta_add_capped(meta, tops[i].dir, tops[i].n);
-    atomic_store(&st->total, (long)n);
-    atomic_store(&st->done, 0);
-    atomic_store(&st->phase, SNAP_STORING);
+    atomic_store(&st->progress->total, (long)n);
+    atomic_store(&st->progress->done, 0);
+    atomic_store(&st->progress->phase, SNAP_STORING);
     for (size_t i = 0; i < n; i++) {
         const char *p = v[i].path;
         size_t len = strlen(p);
@@ -393,9 +393,9 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
         out->files = (long)git_index_entrycount(st->index);
         return 0;
     }
-    atomic_store(&st->done, 0);
-    atomic_store(&st->total, 0);
-    atomic_store(&st->phase, SNAP_SCANNING);
+    atomic_store(&st->progress->done, 0);
+    atomic_store(&st->progress->total, 0);
+    atomic_store(&st->progress->phase, SNAP_SCANNING);
     take_ctx ctx = {.st = st, .first = !st->latest[0], .allowed = allowed};
     if (ctx.first && git_index_entrycount(st->index) == 0)
         out->seeded = snap_seed(st) == 0;
@@ -451,8 +451,9 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
     free(message);
     snap_meta_free(&meta);
     out->files = (long)git_index_entrycount(st->index);
+    out->stored = atomic_load(&st->progress->done);
     out->seconds = now_sec() - t0;
-    atomic_store(&st->phase, SNAP_IDLE);
+    atomic_store(&st->progress->phase, SNAP_IDLE);
     if (rc < 0)
         st->watch.dirty = true;
     return rc;

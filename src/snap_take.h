@@ -29,6 +29,7 @@ typedef struct snap_taken {
     bool reused;               /* nothing changed: the latest again */
     bool seeded;               /* the first, seeded from the user's repository */
     long files;                /* files in it */
+    long stored;               /* files it had to store (read and write) */
     double seconds;
     bool refused;              /* the workspace needs an opt-in (error says why) */
     char error[600];           /* "" on success */

@@ -36,6 +36,59 @@ void snap_watch_init(snap_watch *w, size_t budget)
         snprintf(w->why, sizeof w->why, "inotify is not available: %s", strerror(errno));
 }
 
+static bool name_changed(const snap_watch_name *n)
+{
+    return !(n->born && !n->present);
+}
+
+/* A new dirty period: no names, nothing changed. */
+static void clear_names(snap_watch *w)
+{
+    for (size_t i = 0; i < w->n_names; i++)
+        free(w->names[i].name);
+    w->n_names = 0;
+    w->changed = 0;
+    w->hard = false;
+}
+
+#define NAMES_MAX 4096
+
+/* Account an event about name in directory wd. */
+static void note_name(snap_watch *w, int wd, const char *name, uint32_t mask)
+{
+    snap_watch_name *n = NULL;
+    for (size_t i = w->n_names; i-- > 0 && !n;)
+        if (w->names[i].wd == wd && strcmp(w->names[i].name, name) == 0)
+            n = &w->names[i];
+    if (!n) {
+        if (w->n_names >= NAMES_MAX) {
+            w->hard = true; /* too many to follow one by one */
+            return;
+        }
+        if (w->n_names == w->cap_names) {
+            w->cap_names = w->cap_names ? w->cap_names * 2 : 32;
+            w->names = xrealloc(w->names, w->cap_names * sizeof *w->names);
+        }
+        n = &w->names[w->n_names++];
+        bool made = (mask & (IN_CREATE | IN_MOVED_TO)) != 0;
+        *n = (snap_watch_name){wd, xstrdup(name), made, !(mask & (IN_DELETE | IN_MOVED_FROM)), false};
+        w->changed++; /* new, and changed until it is gone again */
+    } else {
+        bool before = name_changed(n);
+        if (mask & (IN_CREATE | IN_MOVED_TO))
+            n->present = true;
+        if (mask & (IN_DELETE | IN_MOVED_FROM))
+            n->present = false;
+        bool after = name_changed(n);
+        if (before && !after)
+            w->changed--;
+        else if (!before && after)
+            w->changed++;
+    }
+    if (mask & (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE))
+        n->touched = true; /* (one made and gone again was touched in vain) */
+}
+
 static void reset_table(snap_watch *w)
 {
     for (size_t i = 0; i < w->cap; i++)
@@ -51,6 +104,8 @@ static void reset_table(snap_watch *w)
 void snap_watch_free(snap_watch *w)
 {
     reset_table(w);
+    clear_names(w);
+    free(w->names);
     free(w->paths);
     free(w->kinds);
     free(w->fresh);
@@ -284,7 +339,10 @@ bool snap_watch_poll(snap_watch *w)
             const char *name = ev->len ? ev->name : "";
             if (kind == W_GITDIR && *name && !gitdir_name_matters(name))
                 continue; /* index, logs, objects: git's own bookkeeping */
-            w->dirty = true;
+            if (kind == W_TREE && *name)
+                note_name(w, ev->wd, name, ev->mask);
+            else
+                w->hard = true;
             if (kind == W_TREE && (ev->mask & IN_ISDIR) && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && *name) {
                 char *rel = join(w->paths[ev->wd], name);
                 note_fresh(w, rel);
@@ -294,7 +352,7 @@ bool snap_watch_poll(snap_watch *w)
                 w->rescan_all = true; /* hooks/ or a refs/ directory made anew */
         }
     }
-    return w->dirty;
+    return w->dirty || w->hard || w->changed;
 }
 
 /* Walk the directories made since the last scan (the list is taken
@@ -347,5 +405,6 @@ void snap_watch_prepare(snap_watch *w, const char *ws, snap_watch_skip_fn skip, 
     }
     /* Everything before this point is in the snapshot about to be taken:
      * a new dirty period starts now. */
+    clear_names(w);
     w->dirty = w->fd < 0;
 }

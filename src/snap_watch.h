@@ -19,9 +19,24 @@
 
 typedef bool (*snap_watch_skip_fn)(const char *relpath, void *user);
 
+/* What happened to one name in a watched directory since the last clear:
+ * a name made and removed again (a sandbox's empty mount points come and
+ * go with it) leaves nothing behind. */
+typedef struct snap_watch_name {
+    int wd;
+    char *name;
+    bool born;    /* its first event made it */
+    bool present; /* it is there after the last event */
+    bool touched; /* written, or its metadata changed */
+} snap_watch_name;
+
 typedef struct snap_watch {
     int fd;            /* the inotify instance, -1 when not watching */
-    bool dirty;        /* something changed (or may have) since the last clear */
+    bool dirty;        /* may have changed, whatever the names say (a lost event, no watching) */
+    bool hard;         /* a change no name explains (a directory itself, a git directory) */
+    snap_watch_name *names; /* since the last clear */
+    size_t n_names, cap_names;
+    size_t changed;    /* names whose events leave a change */
     bool rescan_all;   /* a lost event: every directory is looked at again */
     char **paths;      /* by watch descriptor: the directory, workspace-relative */
     unsigned char *kinds;
@@ -36,7 +51,7 @@ typedef struct snap_watch {
 void snap_watch_init(snap_watch *w, size_t budget);
 void snap_watch_free(snap_watch *w);
 /* Read the events waiting; true when the workspace may have changed since
- * the last snap_watch_clear. */
+ * the last snap_watch_prepare. */
 bool snap_watch_poll(snap_watch *w);
 /* Before a real snapshot: watch what appeared (or everything the first
  * time, or after a lost event), then start a new dirty period.  skip says
