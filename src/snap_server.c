@@ -278,6 +278,39 @@ static void advance(snap_ws *ws, const char *tree)
     snprintf(ws->applied, sizeof ws->applied, "%s", tree);
 }
 
+/* Keeping a snapshot taken before its session existed (an exec's
+ * "before"): a job that only anchors it, no snapshot of its own (one
+ * taken now would be a boundary where there is none). */
+typedef struct anchor_req {
+    char key[64], commit[SNAP_OID_HEX];
+    int seq;
+    double created;
+} anchor_req;
+
+static void anchor_work(snap_job *j)
+{
+    anchor_req *a = j->data;
+    char err[600];
+    if (snap_gc_anchor(j->ws->store, a->key, a->seq, a->commit, err, sizeof err) < 0)
+        server_log("%s", err);
+    snap_gc_session(j->ws->store, a->key, a->created, 0);
+}
+
+static void anchor_after(snap_job *j)
+{
+    free(j->data);
+}
+
+static void anchor_later(snap_sess *x, const char *commit)
+{
+    anchor_req *a = xcalloc(1, sizeof *a);
+    snprintf(a->key, sizeof a->key, "%s", x->key);
+    snprintf(a->commit, sizeof a->commit, "%s", commit);
+    a->seq = ++x->seq;
+    a->created = x->created;
+    snap_job_submit(snap_job_new(x->ws, false, anchor_work, anchor_after, a));
+}
+
 static boundary *boundary_new(snap_sess *x);
 static void submit(snap_ws *ws, boundary *b);
 
@@ -314,9 +347,7 @@ static void start_applied(snap_cmd *c, snap_job *j)
         if (x && !x->start_commit[0]) {
             /* An exec that started late: its session exists by now. */
             snprintf(x->start_commit, sizeof x->start_commit, "%s", c->before);
-            boundary *b = boundary_new(x);
-            b->session_start = true;
-            submit(c->ws, b);
+            anchor_later(x, c->before);
         }
         if (c->state == CMD_WAITING) {
             c->state = CMD_RUNNING;
@@ -515,10 +546,7 @@ void snap_exec_started(server_t *srv, session_t *s, snap_cmd *c)
     c->started = wall_sec();
     if (c->before[0]) {
         snprintf(x->start_commit, sizeof x->start_commit, "%s", c->before);
-        /* Its "before" was taken before the session existed: anchor it now. */
-        boundary *b = boundary_new(x);
-        b->session_start = true;
-        submit(c->ws, b);
+        anchor_later(x, c->before); /* taken before the session existed */
     }
 }
 
