@@ -206,12 +206,28 @@ static void print_notes(json_t *rec)
                         "snapshot of the workspace was still running): changes it made early may be missing\n");
 }
 
+/* A long snapshot running in the workspace (its first one): say so, with
+ * its progress, on stderr. */
+static void print_progress(json_t *commands_reply)
+{
+    json_t *snap = json_object_get(commands_reply, "snapshots");
+    const char *phase = json_string_value(json_object_get(snap, "phase"));
+    if (!phase || strcmp(phase, "idle") == 0 || strcmp(phase, "maintaining") == 0)
+        return;
+    char *ws = visible(json_string_value(json_object_get(commands_reply, "workspace")));
+    fprintf(stderr, "corral: a snapshot of %s is running (%s: %lld of %lld files); the diff waits for it\n", ws,
+            phase, (long long)json_integer_value(json_object_get(snap, "done")),
+            (long long)json_integer_value(json_object_get(snap, "total")));
+    free(ws);
+}
+
 static void print_list(json_t *r)
 {
     json_t *snap = json_object_get(r, "snapshots");
     const char *msg = json_string_value(json_object_get(snap, "message"));
     if (msg)
         printf("%s\n", msg);
+    print_progress(r);
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(r, "commands"), i, c) {
@@ -306,6 +322,11 @@ int cli_diff(int argc, char **argv)
         json_decref(r);
         return 0;
     }
+    json_t *state = call(json_pack("{s:s, s:i}", "cmd", "commands", "session", (int)sid));
+    if (!state)
+        return 1;
+    print_progress(state);
+    json_decref(state);
     json_t *req = json_pack("{s:s, s:i, s:s, s:b}", "cmd", "diff", "session", (int)sid, "format", format,
                             "ignore_space", ignore_space);
     if (since)

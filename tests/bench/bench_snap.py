@@ -134,6 +134,8 @@ def measure(base, name, ws):
     first = drive(os.path.join(base, name + ".store1"), ws, "first")[0]
     row["first"] = first["seconds"]
     row["store_first"] = du(os.path.join(base, name + ".store1"))
+    pack = drive(os.path.join(base, name + ".store1"), ws, "pack")[0]
+    row["pack_seconds"], row["store_packed"] = pack["seconds"], pack["bytes_after"]
     row["git_first"], row["git_nochange"], row["git_ten"] = shadow(ws, base, name)
     # The workspace as the user's own repository: git status, and seeding.
     git("init", "-q", cwd=ws)
@@ -218,8 +220,9 @@ def main():
           "takes it, the inotify dirty bit first; walk: the stat-cache walk of the unchanged tree)")
     print("Store size:")
     for r in rows:
-        print("  %-18s after the first snapshot %s, 10 small snapshots added %s" % (
-            r["name"], mb(r["store_first"]), mb(r["store_ten_growth"])))
+        print("  %-18s after the first snapshot %s (%s once packed, in the background: %.1f s), "
+              "10 small snapshots added %s" % (r["name"], mb(r["store_first"]), mb(r["store_packed"]).strip(),
+                                                r["pack_seconds"], mb(r["store_ten_growth"])))
     ten = next(r for r in rows if r["name"] == "10k")
     big = next(r for r in rows if r["name"] == "60k")
     ratio = ten["boundary_nochange"] / ten["find"]
