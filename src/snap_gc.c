@@ -10,7 +10,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <git2/sys/repository.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

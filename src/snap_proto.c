@@ -42,8 +42,10 @@ static snap_sess *sess_arg(conn_t *c, json_t *id, json_t *req)
     }
     snap_sess *x = snap_sess_find((int)sid);
     if (!x) {
-        char msg[200];
-        if (server_find(c->srv, (int)sid))
+        char msg[1100];
+        if (server_find(c->srv, (int)sid) && snap_off_reason())
+            snprintf(msg, sizeof msg, "session %lld has no snapshots: %s", (long long)sid, snap_off_reason());
+        else if (server_find(c->srv, (int)sid))
             snprintf(msg, sizeof msg, "session %lld has no snapshots (snapshots are off: [snapshots] enabled)",
                      (long long)sid);
         else

@@ -316,7 +316,6 @@ void snap_queue_start(uv_loop_t *loop, server_t *srv, const char *snapdir, const
     link_init(&Q.wss);
     uv_timer_init(loop, &Q.progress);
     Q.started = true;
-    snap_git_init();
 }
 
 void snap_queue_shutdown(void)

@@ -45,6 +45,7 @@ static struct {
     uv_timer_t maintain;
     reg_entry *reg;
     size_t n_reg;
+    char off_reason[800]; /* snapshots are on in the config, but cannot be */
 } S;
 
 static reg_entry *reg_find(long serial)
@@ -76,6 +77,11 @@ static void reg_update(const snap_cmd *c)
 server_t *snap_server(void)
 {
     return S.srv;
+}
+
+const char *snap_off_reason(void)
+{
+    return S.off_reason[0] ? S.off_reason : NULL;
 }
 
 /* ---- commands ---------------------------------------------------------------- */
@@ -805,6 +811,12 @@ void snap_server_start(server_t *srv)
     link_init(&S.sessions);
     if (!srv->conf.snap.enabled)
         return;
+    char err[800];
+    if (snap_git_init(err, sizeof err) < 0) {
+        server_log("workspace snapshots are off: %s", err);
+        snprintf(S.off_reason, sizeof S.off_reason, "%s", err);
+        return;
+    }
     char *dir = xasprintf("%s/snapshots", srv->state_dir);
     snap_queue_start(srv->loop, srv, dir, &srv->conf.snap);
     free(dir);

@@ -12,8 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <git2/sys/repository.h>
-#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,21 +32,9 @@ const char snap_builtin_excludes[] =
  * whatever the workspace's .gitattributes say (info/attributes wins). */
 static const char store_attributes[] = "* -text -filter -ident -eol -crlf\n";
 
-static pthread_once_t git_once = PTHREAD_ONCE_INIT;
-
-static void git_init_once(void)
+int snap_git_init(char *err, size_t errlen)
 {
-    git_libgit2_init();
-    /* Objects read back must hash to their names (a store seeded from a
-     * repository a sandbox could write must not lie about content). */
-    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
-    /* Nothing of the user's environment decides what a snapshot is. */
-    git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
-}
-
-void snap_git_init(void)
-{
-    pthread_once(&git_once, git_init_once);
+    return snap_git_load(err, errlen);
 }
 
 const char *snap_git_error(void)
@@ -236,7 +222,8 @@ static size_t watch_budget(void)
 
 snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf *conf, char *err, size_t errlen)
 {
-    snap_git_init();
+    if (snap_git_init(err, errlen) < 0)
+        return NULL;
     snap_store *st = xcalloc(1, sizeof *st);
     st->lock_fd = -1;
     st->progress = &st->own_progress;

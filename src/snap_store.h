@@ -16,7 +16,7 @@
 #ifndef CORRAL_SNAP_STORE_H
 #define CORRAL_SNAP_STORE_H
 
-#include <git2.h>
+#include "snap_git.h"
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,8 +48,8 @@ typedef struct snap_store {
 
 typedef enum snap_phase { SNAP_IDLE, SNAP_SCANNING, SNAP_STORING, SNAP_MAINTAINING } snap_phase;
 
-/* Once per process, before any worker runs. */
-void snap_git_init(void);
+/* libgit2, once per process (snap_git.h): 0, or -1 with why in err. */
+int snap_git_init(char *err, size_t errlen);
 
 /* The store for workspace ws (canonical) under snapdir (made if missing):
  * created on first use, locked against a second server.  conf is copied.
