@@ -147,7 +147,8 @@ int diffview_sidebar_counts(tui_t *t, const ui_session *s, int y, int right, int
 {
     (void)t;
     dv_session *d = sess_get(s->id, false);
-    if (!d || !d->has_counts)
+    /* Only a last command that changed something: no "+0~0-0" noise. */
+    if (!d || !d->has_counts || (!d->added && !d->modified && !d->deleted && !d->risk))
         return 0;
     char text[48];
     snprintf(text, sizeof text, "+%d~%d-%d", d->added, d->modified, d->deleted);
@@ -174,7 +175,8 @@ static void human(double bytes, char *out, size_t len)
 int diffview_status(tui_t *t, int y, int x, int maxw)
 {
     dv_session *d = sess_get(t->selected, false);
-    if (!d || !d->snapshots || maxw < 12)
+    /* A message or a rules error needs the room more. */
+    if (!d || !d->snapshots || maxw < 12 || (t->message[0] && ui_now() < t->message_until) || t->appr.rules_error)
         return 0;
     const char *phase = json_string_value(json_object_get(d->snapshots, "phase"));
     const char *state = json_string_value(json_object_get(d->snapshots, "state"));

@@ -94,7 +94,8 @@ def test_commands_and_revert(t):
         screen = term.wait_regex("1 +\\+2 ~2 -0 .* RISK +printf")
         t.ok("Enter diff" in screen, "D lists the commands with counts and risk marks", screen)
         term.keys("u")
-        screen = term.wait("Revert command 1")
+        term.wait("Revert command 1")
+        screen = term.wait("n/Esc cancel")  # the dialog's last line: all of it is drawn
         t.ok("remove new.txt" in screen and "restore keep.txt" in screen,
              "u asks first, listing what the revert will do", screen)
         t.ok(os.path.exists(os.path.join(w.ws, "new.txt")), "nothing is done before the answer")
