@@ -246,7 +246,7 @@ static void dispatch_next(void)
 
 void snap_job_submit(snap_job *j)
 {
-    if (Q.stopping) {
+    if (Q.stopping && !(j->boundary && j->ws->state == WS_READY)) {
         j->cancelled = true;
         j->rc = -1;
         snprintf(j->err, sizeof j->err, "the server is stopping");
@@ -325,8 +325,11 @@ void snap_queue_shutdown(void)
     Q.stopping = true;
     for (link_t *l = Q.wss.next; l != &Q.wss; l = l->next) {
         snap_ws *ws = link_entry(l, snap_ws, node);
-        while (!link_empty(&ws->queue)) {
-            snap_job *j = link_entry(ws->queue.next, snap_job, node);
+        for (link_t *q = ws->queue.next; q != &ws->queue;) {
+            snap_job *j = link_entry(q, snap_job, node);
+            q = q->next;
+            if (j->boundary && ws->state == WS_READY)
+                continue;
             link_del(&j->node);
             j->cancelled = true;
             j->rc = -1;

@@ -65,6 +65,7 @@ struct snap_job {
     int rc;             /* 0, or -1 with err */
     char err[700];
     bool cancelled;
+    bool boundary;      /* a command's boundary: still taken while the server stops */
     bool measure;       /* measure the store's size after it */
     uint64_t bytes;     /* (worker) the store's size, when measured */
     bool measured;
@@ -75,8 +76,9 @@ struct snap_job {
 
 /* Start and stop (the server's loop; snapdir: where stores live). */
 void snap_queue_start(uv_loop_t *loop, struct server *srv, const char *snapdir, const snap_conf *conf);
-/* Stopping: queued jobs are cancelled (their after() runs now), running
- * ones finish; then the stores close. */
+/* Stopping: queued jobs are cancelled (their after() runs now) but the
+ * boundaries of workspaces that have a first snapshot (quick, and what the
+ * commands' records need); running ones finish; then the stores close. */
 void snap_queue_shutdown(void);
 bool snap_queue_stopping(void);
 

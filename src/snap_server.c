@@ -343,7 +343,7 @@ static void start_applied(snap_cmd *c, snap_job *j)
 {
     if (c->state == CMD_DROPPED)
         return;
-    if (j->cancelled) {
+    if (j->cancelled || snap_queue_stopping()) {
         fire_go(c, true);
         return;
     }
@@ -451,6 +451,7 @@ static boundary *boundary_new(snap_sess *x)
 static void submit(snap_ws *ws, boundary *b)
 {
     snap_job *j = snap_job_new(ws, true, boundary_work, boundary_after, b);
+    j->boundary = true;
     j->starts_cmd = b->start ? b->start->serial : 0;
     j->ends_cmd = b->end ? b->end->serial : 0;
     j->measure = b->session_start && ws->state == WS_NEW;
