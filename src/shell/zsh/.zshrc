@@ -11,11 +11,11 @@ unset CORRAL_USER_ZDOTDIR __corral_zdotdir
 __corral_accept_line() {
     if [[ -n ${BUFFER//[[:space:]]/} ]]; then
         zle -I
+        # Checked: whatever became of it, the next prompt marks its end.
+        __corral_ran=1
         if ! "${CORRAL_BIN:-corral}" __hook-check --shell zsh -- "$BUFFER" </dev/null; then
             print -s -- "$BUFFER"
             BUFFER=''
-        else
-            __corral_ran=1
         fi
     fi
     zle .accept-line
