@@ -221,6 +221,21 @@ static void start(snap_ws *ws)
         uv_timer_start(&Q.progress, on_progress, PROGRESS_MS, PROGRESS_MS);
 }
 
+static void close_if_idle(snap_ws *ws)
+{
+    if (ws->idle && ws->refs == 0 && !ws->running && link_empty(&ws->queue) && ws->store) {
+        snap_store_close(ws->store);
+        ws->store = NULL;
+        ws->idle = false;
+    }
+}
+
+void snap_ws_idle(snap_ws *ws)
+{
+    ws->idle = true;
+    close_if_idle(ws);
+}
+
 static void dispatch_next(void)
 {
     /* Oldest waiting first would need timestamps; the list order (the
@@ -229,6 +244,8 @@ static void dispatch_next(void)
         snap_ws *ws = link_entry(l, snap_ws, node);
         if (!ws->running && !link_empty(&ws->queue))
             start(ws);
+        else
+            close_if_idle(ws);
     }
     if (Q.running == 0)
         uv_timer_stop(&Q.progress);

@@ -48,6 +48,7 @@ typedef struct snap_ws {
     double started_at;       /* monotonic start of the running job */
     struct snap_progress progress; /* the store's, written by the worker */
     int refs;                /* sessions using it */
+    bool idle;               /* its last session went: close the store when the queue is empty */
 } snap_ws;
 
 typedef struct snap_job snap_job;
@@ -84,6 +85,10 @@ bool snap_queue_stopping(void);
 
 /* The entry for workspace path (made on first use; refused ones say why). */
 snap_ws *snap_ws_get(const char *path);
+/* No session uses ws any more: its store closes once its queue is empty
+ * (its inotify instance, its index in memory), to be opened again when a
+ * session comes back. */
+void snap_ws_idle(snap_ws *ws);
 /* Every entry (for gc and listing). */
 link_t *snap_ws_all(void);
 

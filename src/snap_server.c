@@ -171,20 +171,6 @@ snap_sess *snap_sess_find(int id)
     return NULL;
 }
 
-snap_cmd *snap_cmd_find(long serial, int *session)
-{
-    for (link_t *l = S.sessions.next; l != &S.sessions; l = l->next) {
-        snap_sess *x = link_entry(l, snap_sess, node);
-        for (size_t i = 0; i < x->n_cmds; i++) {
-            if (x->cmds[i]->serial == serial) {
-                *session = x->id;
-                return x->cmds[i];
-            }
-        }
-    }
-    return NULL;
-}
-
 static void sess_add_cmd(snap_sess *x, snap_cmd *c)
 {
     c->refs++;
@@ -526,6 +512,7 @@ bool snap_exec_before(server_t *srv, const char *workspace, char *const *argv, s
     snap_ws *ws = snap_ws_get(workspace);
     if (!ws_snapshotted(ws))
         return false;
+    ws->idle = false; /* its session comes */
     char *line = exec_line(argv);
     snap_cmd *c = cmd_new(ws, line);
     free(line);
@@ -571,6 +558,7 @@ void snap_session_started(server_t *srv, session_t *s)
     x->exec = s->kind == SESSION_EXEC;
     x->ws = snap_ws_get(xs->workspace);
     x->ws->refs++;
+    x->ws->idle = false;
     link_add(&S.sessions, &x->node);
     if (x->exec || !ws_snapshotted(x->ws) || snap_queue_stopping())
         return;
@@ -616,7 +604,8 @@ void snap_session_freed(server_t *srv, session_t *s)
         snap_cmd_unref(x->cmds[i]);
     free(x->cmds);
     free(x->events_path);
-    x->ws->refs--;
+    if (--x->ws->refs == 0)
+        snap_ws_idle(x->ws);
     free(x);
 }
 
@@ -719,8 +708,9 @@ void snap_hook_mark(server_t *srv, session_t *s, json_t *msg, int reply_fd)
     if (x && x->hooked && x->open) {
         snap_cmd *c = x->open;
         x->open = NULL;
-        json_int_t st = status ? json_integer_value(status) : 0;
-        end(x, c, false, st >= 0 && st <= 255 ? (int)st : -1, status != NULL);
+        json_int_t st = status ? json_integer_value(status) : -1;
+        bool known = st >= 0 && st <= 255;
+        end(x, c, false, known ? (int)st : 0, known);
     }
     send_state(reply_fd, "ok");
     close(reply_fd);

@@ -59,7 +59,6 @@ typedef struct snap_sess {
 } snap_sess;
 
 snap_sess *snap_sess_find(int id);
-snap_cmd *snap_cmd_find(long serial, int *session);
 void snap_cmd_unref(snap_cmd *c);
 json_t *snap_cmd_json(const snap_cmd *c);
 /* A snapshot job for session x's workspace that observes (no boundary):
