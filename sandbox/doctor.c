@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "doctor.h"
+#include "homelayer.h"
 #include "landlock.h"
 #include "launch.h"
 #include "rlimits.h"
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,6 +77,35 @@ static void line(FILE *f, bool ok, const char *what, const char *detail)
     fprintf(f, "  %-4s %-26s %s\n", ok ? "yes" : "NO", what, detail);
 }
 
+/* How many descriptors the one message waiting on chan carried (-1 when
+ * none waits); they are closed. */
+static int proxy_listeners_received(int chan)
+{
+    if (chan < 0)
+        return -1;
+    char data[256];
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+    } control;
+    struct iovec iov = {.iov_base = data, .iov_len = sizeof data};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+    if (recvmsg(chan, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
+        return -1;
+    int n = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < k; i++, n++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+            close(fd);
+        }
+    }
+    return n;
+}
+
 bool sb_doctor(FILE *f, const sb_plan *plan)
 {
     struct utsname u;
@@ -88,7 +119,7 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
         sb_userns_hint(e, hint, sizeof hint);
     line(f, userns, "user namespaces", userns ? "unprivileged user namespaces can be created" : hint);
     e = in_child(try_netns);
-    line(f, e == 0, "network namespaces", e == 0 ? "a private loopback-only network per sandbox" : strerror(e));
+    line(f, e == 0, "network namespaces", e == 0 ? "a network of its own per sandbox: loopback only" : strerror(e));
     e = in_child(try_seccomp);
     bool seccomp = e == 0;
     line(f, seccomp, "seccomp filters", seccomp ? "libseccomp filters load" :
@@ -102,6 +133,11 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
     char where[512];
     sb_cgroup_probe(&plan->limits, &cg, where, sizeof where);
     line(f, cg.pids_applied, "cgroup for pids.max", cg.pids_applied ? where : cg.why_not);
+    char why[512];
+    bool layer = plan->layer_home && sb_layer_probe(plan, why, sizeof why);
+    line(f, layer, "home layer (overlayfs)",
+         layer ? "an overlay on the home in a user namespace: writes to the home land in a layer"
+         : plan->layer_home ? why : plan->layer_why_not ? plan->layer_why_not : "no home layer");
     int tiocsti = read_int("/proc/sys/dev/tty/legacy_tiocsti", -1);
     line(f, tiocsti != 1, "TIOCSTI disabled",
          tiocsti == 1 ? "dev.tty.legacy_tiocsti = 1: programs can push input into a terminal (corral's filter "
@@ -112,7 +148,12 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
          aa == 1 ? "kernel.apparmor_restrict_unprivileged_userns = 1" : "no restriction");
 
     fprintf(f, "\ntrying a real sandbox (profile %s, running /bin/true):\n", plan->profile);
-    sb_stdio io = {.in = 0, .out = 1, .err = 2, .chan = -1};
+    /* In network mode proxy the sandbox's init hands its listeners to the
+     * server over the session channel: a socket pair stands in for it. */
+    int chan[2] = {-1, -1};
+    if (plan->net == SB_NET_PROXY && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan) < 0)
+        chan[0] = chan[1] = -1;
+    sb_stdio io = {.in = 0, .out = 1, .err = 2, .chan = chan[1]};
     sb_child child;
     char err[1024];
     bool works = false;
@@ -127,6 +168,18 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
         works = WIFEXITED(st) && WEXITSTATUS(st) == 0;
         fprintf(f, "  %-4s %s\n", works ? "yes" : "NO", works ? "namespaces, mount view, filter and limits applied"
                                                             : "the sandbox started but /bin/true failed");
+        if (plan->net == SB_NET_PROXY) {
+            int got = proxy_listeners_received(chan[0]);
+            fprintf(f, "  %-4s %s\n", got == 2 ? "yes" : "NO",
+                    got == 2 ? "the network proxy's listeners (127.0.0.1:3128 HTTP, 127.0.0.1:1080 SOCKS5) "
+                               "were made and handed over"
+                             : "the sandbox did not hand over the network proxy's listeners");
+            works = works && got == 2;
+        }
+    }
+    if (chan[0] >= 0) {
+        close(chan[0]);
+        close(chan[1]);
     }
 
     fprintf(f, "\nwhat corral will therefore enforce:\n");
@@ -138,12 +191,30 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
     }
     fprintf(f, "  - a private view of the filesystem: read-only host, writable workspace, private /tmp, masked "
                "credential stores and host sockets\n");
-    fprintf(f, "  - private pid, ipc, uts, cgroup and mount namespaces; network off by default (loopback only)\n");
+    fprintf(f, "  - private pid, ipc, uts, cgroup and mount namespaces\n");
+    if (plan->net == SB_NET_PROXY)
+        fprintf(f, "  - network through corral's proxy: a network namespace of its own with loopback only, where "
+                   "127.0.0.1:3128 (HTTP) and :1080 (SOCKS5) lead to the server's proxy, which asks you about "
+                   "each new host; nothing else reaches the host or beyond; Unix sockets only as connected pairs\n");
+    else
+        fprintf(f, "  - network off: a network namespace of its own with loopback only, so servers and "
+                   "clients inside one sandbox talk over 127.0.0.1 and ::1 and nothing reaches the host or beyond; "
+                   "Unix sockets only as connected pairs\n");
+    if (layer)
+        fprintf(f, "  - a writable home: its writes land in a layer over it, %s; your real home is never written, "
+                   "and what the deny list hides stays hidden\n",
+                plan->layer_mode == SB_HOME_KEEP ? "kept for the workspace (less the shells' startup files and git's config)"
+                                                 : "gone when the sandbox ends");
+    else if (plan->layer_home)
+        fprintf(f, "  - a read-only home (overlayfs cannot be used here): tools that write to it, such as vim's "
+                   "viminfo or pyenv's shims, fail\n");
+    else
+        fprintf(f, "  - the home: %s\n", plan->layer_why_not ? plan->layer_why_not : "no layer");
     fprintf(f, "  - no capabilities, no_new_privs, a non-dumpable pid 1\n");
     fprintf(f, "  - the seccomp deny list (ptrace, mount, new namespaces, TIOCSTI, io_uring, bpf, ...)\n");
     if (abi > 0)
         fprintf(f, "  - Landlock ABI %d as a second lock on writes%s\n", abi,
-                abi >= 6 ? ", TCP, abstract sockets and signals" : "");
+                abi >= 6 ? ", abstract sockets and signals" : "");
     else
         fprintf(f, "  - no Landlock (mounts and the filter still hold)\n");
     if (cg.pids_applied)

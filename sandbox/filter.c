@@ -1,14 +1,17 @@
 /*
- * filter.c - building the seccomp filter with libseccomp.  The rule table is the
- * single source: install and describe both walk it, so what --print-plan
- * says is what is loaded.
+ * filter.c - building the seccomp filter with libseccomp.  The rule tables
+ * are the single source: installing, counting and describing all walk them,
+ * so what --print-plan says is what is loaded.
  */
 #include "config.h"
 
 #include "filter.h"
 
 #include <errno.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
 #include <seccomp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -21,7 +24,7 @@
 /* Calls that always fail with EPERM: debugging and memory of other
  * processes, kernel attack surface that agents do not need, and everything
  * that changes mounts or namespaces (a nested user namespace can detach a
- * read-only bind: ../shared/reference/sandbox.md section 6.3). */
+ * read-only bind: docs/sandbox.md, "The seccomp filter"). */
 static const char *const deny_always[] = {
     "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
     "io_uring_setup", "io_uring_enter", "io_uring_register",
@@ -34,13 +37,6 @@ static const char *const deny_always[] = {
     NULL,
 };
 
-/* With network off: calls that open or use connections.  sendto is only
- * refused with an address (send() on a connected socket pair is sendto
- * with none).  sendmsg carries its address in memory the filter cannot
- * read; what keeps it from reaching a host socket is the socket types
- * below. */
-static const char *const deny_net_off[] = {"connect", "bind", "listen", "accept", "accept4", "sendmmsg", NULL};
-
 /* Namespace flags refused to unshare and clone. */
 static const unsigned long ns_flags[] = {0x00020000 /* NEWNS */, 0x02000000 /* NEWCGROUP */,
                                          0x04000000 /* NEWUTS */, 0x08000000 /* NEWIPC */,
@@ -48,39 +44,196 @@ static const unsigned long ns_flags[] = {0x00020000 /* NEWNS */, 0x02000000 /* N
                                          0x40000000 /* NEWNET */, 0x00000080 /* NEWTIME */};
 #define N_NS_FLAGS (sizeof ns_flags / sizeof ns_flags[0])
 
-/* With network off, AF_UNIX sockets may be streams or sequenced packets
- * only.  A datagram socket (SOCK_DGRAM, and SOCK_RAW, which AF_UNIX turns
- * into SOCK_DGRAM) can send to any socket it can name with sendmsg's
- * msg_name, even one made by socketpair: a host socket bound in a directory
- * the sandbox sees would receive it.  Unconnected streams and sequenced
- * packets cannot address anyone (sendmsg with a name fails, connect is
- * refused); connected ones ignore or refuse msg_name.  So the session
- * channel (fd 3, SOCK_SEQPACKET) and socket pairs keep passing data and
- * SCM_RIGHTS with sendmsg.  The kernel takes the type from the low four
- * bits (SOCK_TYPE_MASK); every other value there is refused. */
-#define SOCK_TYPE_BITS 0xfu
-#define N_UNIX_TYPES_REFUSED 14 /* 16 values, minus SOCK_STREAM and SOCK_SEQPACKET */
+/* ---- sockets in a network namespace of the sandbox's own ------------------
+ *
+ * With the network off the sandbox has a network namespace of its own with
+ * loopback only (proxy mode is the same namespace; what it adds are the
+ * init's listeners on that loopback, IP sockets this table allows).
+ * Nothing is routed out of it, so IP sockets are allowed, and every call on
+ * them (connect, bind, listen, accept, sendto, sendmmsg): whatever they
+ * reach is the sandbox itself.  What stays refused is what could reach
+ * beyond the namespace, and kernel surface loopback does not need:
+ *
+ *  - AF_UNIX sockets from socket().  Unix sockets do not belong to a network
+ *    namespace: a path names a host socket wherever the view shows one (one
+ *    bound in the workspace, say), and a filter cannot read the address that
+ *    connect() or sendmsg() is given.  socketpair() may make them, as
+ *    streams or sequenced packets: connected from birth, they can address
+ *    nobody (connect fails with EISCONN, a stream refuses sendmsg's name, a
+ *    seqpacket ignores it), so the session channel and socket pairs work.
+ *    No datagram pair: a datagram socket sends to any name it is given.
+ *  - IP sockets other than TCP and UDP: raw and ping sockets (nothing to
+ *    reach; they need privileges the sandbox lacks anyway), and other
+ *    protocols, which can make the kernel load a module (SCTP, L2TP ...).
+ *  - netlink other than NETLINK_ROUTE.  Route queries see this namespace,
+ *    loopback only (getifaddrs, `ip addr`, glibc's address checks); changes
+ *    need CAP_NET_ADMIN, which nothing in the sandbox has.
+ *  - every other family: AF_PACKET, AF_VSOCK (which ignores network
+ *    namespaces), AF_ALG, AF_BLUETOOTH ...
+ *
+ * The kernel takes a socket's type from its low four bits (the rest are
+ * flags such as SOCK_CLOEXEC); families and protocols are compared whole,
+ * so high bits do not slip past (values from 64 up are refused). */
+#define TYPE_BIT(t) (1ull << (t))
+#define PROTO_BIT(p) (1ull << (p))
 
-static int count_list(const char *const *l)
+typedef struct sock_allow {
+    int family;
+    uint64_t socket_types;     /* SOCK_* values socket() may make; 0: none */
+    uint64_t socketpair_types; /* the same for socketpair() */
+    uint64_t protocols;        /* protocol values allowed (all below 64) */
+    const char *what;          /* for the plan */
+} sock_allow;
+
+static const sock_allow private_net_sockets[] = {
+    {AF_INET, TYPE_BIT(SOCK_STREAM) | TYPE_BIT(SOCK_DGRAM), 0,
+     PROTO_BIT(0) | PROTO_BIT(IPPROTO_TCP) | PROTO_BIT(IPPROTO_UDP), "AF_INET (TCP, UDP)"},
+    {AF_INET6, TYPE_BIT(SOCK_STREAM) | TYPE_BIT(SOCK_DGRAM), 0,
+     PROTO_BIT(0) | PROTO_BIT(IPPROTO_TCP) | PROTO_BIT(IPPROTO_UDP), "AF_INET6 (TCP, UDP)"},
+    {AF_NETLINK, TYPE_BIT(SOCK_RAW) | TYPE_BIT(SOCK_DGRAM), 0, PROTO_BIT(NETLINK_ROUTE),
+     "AF_NETLINK (NETLINK_ROUTE: queries of this namespace)"},
+    {AF_UNIX, 0, TYPE_BIT(SOCK_STREAM) | TYPE_BIT(SOCK_SEQPACKET), PROTO_BIT(0) | PROTO_BIT(PF_UNIX),
+     "AF_UNIX only from socketpair (stream, seqpacket: connected, they address nobody)"},
+};
+#define N_PRIVATE_NET_SOCKETS (sizeof private_net_sockets / sizeof private_net_sockets[0])
+
+/* Families, protocols: values 0-63 are judged one by one, the rest refused. */
+#define VALUE_LIMIT 64
+/* Types: the low four bits. */
+#define TYPE_LIMIT 16
+#define TYPE_MASK 0xfull
+
+/* Rules are added to ctx, or only counted when ctx is NULL. */
+typedef struct builder {
+    scmp_filter_ctx ctx;
+    int count;
+    char *err;
+    size_t errlen;
+} builder;
+
+static int add(builder *b, uint32_t action, const char *name, unsigned n_args, const struct scmp_arg_cmp *args)
 {
-    int n = 0;
-    while (l[n])
-        n++;
-    return n;
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR)
+        return 0; /* not on this architecture */
+    b->count++;
+    if (!b->ctx)
+        return 0;
+    int rc = seccomp_rule_add_array(b->ctx, action, nr, n_args, args);
+    if (rc < 0) {
+        snprintf(b->err, b->errlen, "seccomp rule for %s: %s", name, strerror(-rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* Refuse call when its argument arg is none of the allowed values (bit v:
+ * value v allowed, v < limit, limit a power of two).  The argument is
+ * compared under field_mask; refused values are grouped into aligned
+ * power-of-two blocks, one masked comparison each.  With a full-width
+ * field, values from limit up are refused by one more rule.  with: a
+ * comparison on another argument that must hold too (the family), or NULL. */
+static int refuse_unless(builder *b, const char *call, const struct scmp_arg_cmp *with, unsigned arg,
+                         uint64_t allowed, unsigned limit, uint64_t field_mask)
+{
+    struct scmp_arg_cmp cmp[2];
+    unsigned n = 0;
+    if (with)
+        cmp[n++] = *with;
+    for (unsigned v = 0; v < limit;) {
+        if (allowed & (1ull << v)) {
+            v++;
+            continue;
+        }
+        unsigned size = 1;
+        for (;;) {
+            unsigned bigger = size * 2;
+            uint64_t span = bigger >= 64 ? ~0ull : ((1ull << bigger) - 1) << v;
+            if (v % bigger != 0 || v + bigger > limit || (allowed & span))
+                break;
+            size = bigger;
+        }
+        cmp[n] = (struct scmp_arg_cmp){.arg = arg, .op = SCMP_CMP_MASKED_EQ,
+                                       .datum_a = field_mask & ~(uint64_t)(size - 1), .datum_b = v};
+        if (add(b, SCMP_ACT_ERRNO(EPERM), call, n + 1, cmp) < 0)
+            return -1;
+        v += size;
+    }
+    if (field_mask == ~0ull) {
+        cmp[n] = (struct scmp_arg_cmp){.arg = arg, .op = SCMP_CMP_GT, .datum_a = limit - 1};
+        if (add(b, SCMP_ACT_ERRNO(EPERM), call, n + 1, cmp) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* socket() or socketpair() (pair) as private_net_sockets says. */
+static int private_net_rules(builder *b, bool pair)
+{
+    const char *call = pair ? "socketpair" : "socket";
+    uint64_t families = 0;
+    for (size_t i = 0; i < N_PRIVATE_NET_SOCKETS; i++) {
+        const sock_allow *s = &private_net_sockets[i];
+        uint64_t types = pair ? s->socketpair_types : s->socket_types;
+        if (!types)
+            continue;
+        families |= 1ull << s->family;
+        struct scmp_arg_cmp family = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)s->family);
+        if (refuse_unless(b, call, &family, 1, types, TYPE_LIMIT, TYPE_MASK) < 0 ||
+            refuse_unless(b, call, &family, 2, s->protocols, VALUE_LIMIT, ~0ull) < 0)
+            return -1;
+    }
+    return refuse_unless(b, call, NULL, 0, families, VALUE_LIMIT, ~0ull);
+}
+
+static int build(builder *b, sb_net net)
+{
+    uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+    for (const char *const *c = deny_always; *c; c++)
+        if (add(b, eperm, *c, 0, NULL) < 0)
+            return -1;
+    for (size_t i = 0; i < N_NS_FLAGS; i++) {
+        struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]);
+        if (add(b, eperm, "unshare", 1, &a) < 0 || add(b, eperm, "clone", 1, &a) < 0)
+            return -1;
+    }
+    /* clone3 passes its flags in memory the filter cannot read: make libc
+     * fall back to clone, which the filter can check. */
+    if (add(b, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL) < 0)
+        return -1;
+    /* The kernel compares only the low 32 bits of an ioctl request. */
+    struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI);
+    struct scmp_arg_cmp linux_ = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX);
+    if (add(b, eperm, "ioctl", 1, &sti) < 0 || add(b, eperm, "ioctl", 1, &linux_) < 0)
+        return -1;
+    /* AF_VSOCK reaches the hypervisor whatever the network namespace: never. */
+    struct scmp_arg_cmp vsock = SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_VSOCK);
+    if (add(b, eperm, "socket", 1, &vsock) < 0 || add(b, eperm, "socketpair", 1, &vsock) < 0)
+        return -1;
+    if (net != SB_NET_FULL && (private_net_rules(b, false) < 0 || private_net_rules(b, true) < 0))
+        return -1;
+    return 0;
 }
 
 int sb_seccomp_rule_count(sb_net net)
 {
-    int n = count_list(deny_always) + 2 * (int)N_NS_FLAGS + 1 /* clone3 */ + 2 /* TIOCSTI, TIOCLINUX */ +
-            2 /* vsock socket, socketpair */;
-    if (net == SB_NET_OFF)
-        n += count_list(deny_net_off) + 3 /* socket, socketpair families; sendto with an address */ +
-             2 * N_UNIX_TYPES_REFUSED /* socket, socketpair types */;
-    return n;
+    char err[256];
+    builder b = {.ctx = NULL, .err = err, .errlen = sizeof err};
+    return build(&b, net) < 0 ? -1 : b.count;
 }
 
 void sb_seccomp_describe(sb_net net, char *buf, size_t len)
 {
+    char sockets[512] = "";
+    if (net != SB_NET_FULL) {
+        size_t used = (size_t)snprintf(sockets, sizeof sockets, "; a network namespace of its own (loopback "
+                                       "only), so sockets may be");
+        for (size_t i = 0; i < N_PRIVATE_NET_SOCKETS && used < sizeof sockets; i++)
+            used += (size_t)snprintf(sockets + used, sizeof sockets - used, "%s %s", i ? "," : "",
+                                     private_net_sockets[i].what);
+        if (used < sizeof sockets)
+            snprintf(sockets + used, sizeof sockets - used, "; every other family, type and protocol refused");
+    }
     snprintf(buf, len,
              "libseccomp, default allow, %d rules; EPERM: ptrace process_vm_* pidfd_getfd io_uring_* bpf "
              "perf_event_open userfaultfd keyctl add_key request_key, mount and namespace calls (mount umount2 "
@@ -88,25 +241,7 @@ void sb_seccomp_describe(sb_net net, char *buf, size_t len)
              "flag), modules kexec reboot swap acct syslog open_by_handle_at fanotify iopl ioperm; ioctl "
              "TIOCSTI and TIOCLINUX (low 32 bits compared); socket AF_VSOCK; clone3 ENOSYS%s; other "
              "architectures killed",
-             sb_seccomp_rule_count(net),
-             net == SB_NET_OFF ? "; network off: sockets other than AF_UNIX, AF_UNIX sockets other than "
-                                 "stream and seqpacket (a datagram socket could address a host socket with "
-                                 "sendmsg), connect bind listen accept accept4 sendmmsg, sendto with an address"
-                               : "");
-}
-
-static int add(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned n_args,
-               const struct scmp_arg_cmp *args, char *err, size_t errlen)
-{
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR)
-        return 0; /* not on this architecture */
-    int rc = seccomp_rule_add_array(ctx, action, nr, n_args, args);
-    if (rc < 0) {
-        snprintf(err, errlen, "seccomp rule for %s: %s", name, strerror(-rc));
-        return -1;
-    }
-    return 0;
+             sb_seccomp_rule_count(net), sockets);
 }
 
 int sb_seccomp_install(sb_net net, char *err, size_t errlen)
@@ -117,57 +252,11 @@ int sb_seccomp_install(sb_net net, char *err, size_t errlen)
         return -1;
     }
     int rc = -1;
-    uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
     /* Calls of another architecture (i386, x32) on x86_64 are killed. */
     seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-    for (const char *const *c = deny_always; *c; c++)
-        if (add(ctx, eperm, *c, 0, NULL, err, errlen) < 0)
-            goto out;
-    for (size_t i = 0; i < N_NS_FLAGS; i++) {
-        struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]);
-        if (add(ctx, eperm, "unshare", 1, &a, err, errlen) < 0 || add(ctx, eperm, "clone", 1, &a, err, errlen) < 0)
-            goto out;
-    }
-    /* clone3 passes its flags in memory the filter cannot read: make libc
-     * fall back to clone, which the filter can check. */
-    if (add(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL, err, errlen) < 0)
+    builder b = {.ctx = ctx, .err = err, .errlen = errlen};
+    if (build(&b, net) < 0)
         goto out;
-    /* The kernel compares only the low 32 bits of an ioctl request. */
-    struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI);
-    struct scmp_arg_cmp linux_ = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX);
-    if (add(ctx, eperm, "ioctl", 1, &sti, err, errlen) < 0 || add(ctx, eperm, "ioctl", 1, &linux_, err, errlen) < 0)
-        goto out;
-    struct scmp_arg_cmp vsock = SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_VSOCK);
-    if (add(ctx, eperm, "socket", 1, &vsock, err, errlen) < 0 ||
-        add(ctx, eperm, "socketpair", 1, &vsock, err, errlen) < 0)
-        goto out;
-    if (net == SB_NET_OFF) {
-        /* Anything but exactly AF_UNIX (high bits included) is refused. */
-        struct scmp_arg_cmp not_unix = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
-        if (add(ctx, eperm, "socket", 1, &not_unix, err, errlen) < 0 ||
-            add(ctx, eperm, "socketpair", 1, &not_unix, err, errlen) < 0)
-            goto out;
-        for (const char *const *c = deny_net_off; *c; c++)
-            if (add(ctx, eperm, *c, 0, NULL, err, errlen) < 0)
-                goto out;
-        struct scmp_arg_cmp addressed = SCMP_A4(SCMP_CMP_NE, 0);
-        if (add(ctx, eperm, "sendto", 1, &addressed, err, errlen) < 0)
-            goto out;
-        int refused = 0;
-        for (unsigned type = 0; type <= SOCK_TYPE_BITS; type++) {
-            if (type == SOCK_STREAM || type == SOCK_SEQPACKET)
-                continue;
-            struct scmp_arg_cmp t = SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE_BITS, type);
-            if (add(ctx, eperm, "socket", 1, &t, err, errlen) < 0 ||
-                add(ctx, eperm, "socketpair", 1, &t, err, errlen) < 0)
-                goto out;
-            refused++;
-        }
-        if (refused != N_UNIX_TYPES_REFUSED) {
-            snprintf(err, errlen, "internal: %d socket types refused, %d counted", refused, N_UNIX_TYPES_REFUSED);
-            goto out;
-        }
-    }
     int lr = seccomp_load(ctx);
     if (lr < 0) {
         snprintf(err, errlen, "cannot load the seccomp filter: %s (the kernel needs CONFIG_SECCOMP_FILTER)",

@@ -31,6 +31,7 @@
 
 #include "landlock.h"
 #include "mounts.h"
+#include "netns.h"
 #include "plan.h"
 #include "privs.h"
 #include "rlimits.h"
@@ -435,8 +436,21 @@ int sandbox_init_main(int argc, char **argv)
         setup_failed("cannot create the cgroup namespace");
     if (sb_mounts_apply(&plan, err, sizeof err) < 0)
         setup_failed(err);
+    /* Without its layer the home stays read-only: Landlock too. */
+    for (size_t i = 0; plan.layer_home && !plan.layer_mounted && i < plan.n_write_roots; i++) {
+        if (strcmp(plan.write_roots[i], plan.layer_home) == 0) {
+            free(plan.write_roots[i]);
+            plan.write_roots[i] = plan.write_roots[--plan.n_write_roots];
+            plan.write_roots[plan.n_write_roots] = NULL;
+            break;
+        }
+    }
     if (sethostname("corral", 6) < 0)
         setup_failed("cannot set the host name");
+    if ((plan.ns_flags & CLONE_NEWNET) && sb_netns_loopback_up(err, sizeof err) < 0)
+        setup_failed(err);
+    if (plan.net == SB_NET_PROXY && sb_netns_proxy_listeners(chan_fd, err, sizeof err) < 0)
+        setup_failed(err);
     /* A second lock on nested user namespaces beside the filter (best
      * effort: the filter alone already refuses them). */
     int fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);

@@ -34,8 +34,6 @@
 #define LL_FS_REFER (1ull << 13)    /* ABI 2 */
 #define LL_FS_TRUNCATE (1ull << 14) /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ull << 15) /* ABI 5 */
-#define LL_NET_BIND_TCP (1ull << 0)   /* ABI 4 */
-#define LL_NET_CONNECT_TCP (1ull << 1)
 #define LL_SCOPE_ABSTRACT_UNIX (1ull << 0) /* ABI 6 */
 #define LL_SCOPE_SIGNAL (1ull << 1)
 
@@ -98,9 +96,11 @@ int sb_landlock_apply(const sb_plan *plan, char *err, size_t errlen)
     if (abi <= 0)
         return 0;
     uint64_t all = fs_rights(abi);
+    /* No network rules: Landlock's TCP rules name ports, not addresses, and
+     * with the network off the sandbox's own namespace has only loopback,
+     * where binding and connecting are what local servers and their tests
+     * need (the filter keeps other families out: filter.c). */
     struct ll_ruleset_attr attr = {.handled_access_fs = all};
-    if (abi >= 4 && plan->net == SB_NET_OFF)
-        attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
     if (abi >= 6)
         attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
     size_t attr_size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
@@ -132,8 +132,6 @@ void sb_landlock_describe(const sb_plan *plan, char *buf, size_t len)
         snprintf(buf, len, "not available on this kernel (mounts and the filter still apply)");
         return;
     }
-    snprintf(buf, len, "ABI %d: read and execute everywhere, write only under the %zu writable roots%s%s", abi,
-             plan->n_write_roots,
-             abi >= 4 && plan->net == SB_NET_OFF ? "; no TCP bind or connect" : "",
-             abi >= 6 ? "; no abstract Unix sockets or signals beyond the sandbox" : "");
+    snprintf(buf, len, "ABI %d: read and execute everywhere, write only under the %zu writable roots%s", abi,
+             plan->n_write_roots, abi >= 6 ? "; no abstract Unix sockets or signals beyond the sandbox" : "");
 }

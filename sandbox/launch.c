@@ -332,14 +332,22 @@ static int wait_ready(sb_child *c, char *err, size_t errlen)
 static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child, char *err,
                            size_t errlen)
 {
+    /* The home layer's directory, for the init in the plan it reads.  None
+     * can be made: the home stays read-only, as the plan says it may. */
+    char layer_err[512];
+    if (sb_layer_acquire(plan, &child->layer, layer_err, sizeof layer_err) < 0)
+        child->layer.fd = -1;
+    sb_plan for_init = *plan; /* shallow: only layer_path differs */
+    for_init.layer_path = child->layer.path;
     size_t len;
-    char *text = sb_plan_serialize(plan, &len);
+    char *text = sb_plan_serialize(&for_init, &len);
     int plan_fd = memfd_create("corral-plan", MFD_CLOEXEC);
     if (!text || plan_fd < 0 || write(plan_fd, text, len) != (ssize_t)len || lseek(plan_fd, 0, SEEK_SET) < 0) {
         snprintf(err, errlen, "cannot pass the launch plan to the sandbox: %s", strerror(errno));
         free(text);
         if (plan_fd >= 0)
             close(plan_fd);
+        sb_layer_release(&child->layer);
         return -1;
     }
     free(text);
@@ -347,6 +355,7 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
     if (pipe2(sync, O_CLOEXEC) < 0) {
         snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
         close(plan_fd);
+        sb_layer_release(&child->layer);
         return -1;
     }
     if (pipe2(ready, O_CLOEXEC | O_NONBLOCK) < 0) {
@@ -354,6 +363,7 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
         close(sync[0]);
         close(sync[1]);
         close(plan_fd);
+        sb_layer_release(&child->layer);
         return -1;
     }
     static char *const argv_plain[] = {"corral-init", "__sandbox-init", NULL};
@@ -380,6 +390,7 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
     if (pid < 0) {
         close(sync[1]);
         close(ready[0]);
+        sb_layer_release(&child->layer);
         char hint[512];
         sb_userns_hint(clone_errno, hint, sizeof hint);
         snprintf(err, errlen, "cannot create the sandbox: %s", hint);
@@ -425,6 +436,7 @@ int sb_launch(const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *chil
     memset(child, 0, sizeof *child);
     child->pid = -1;
     child->status_fd = -1;
+    child->layer.fd = -1;
     if (plan->unconfined) {
         child->ready = true;
         return launch_unconfined(plan, io, child, err, errlen);
@@ -437,6 +449,7 @@ void sb_child_release(sb_child *child)
     sb_cgroup_remove(&child->cgroup);
     sb_placeholders_release(child->placeholders);
     child->placeholders = NULL;
+    sb_layer_release(&child->layer);
     if (child->status_fd >= 0)
         close(child->status_fd);
     child->status_fd = -1;
@@ -451,6 +464,21 @@ void sb_print_enforcement(const sb_plan *plan, FILE *f)
         return;
     }
     char buf[1024];
+    if (plan->layer_home) {
+        char why[512];
+        if (sb_layer_probe(plan, why, sizeof why))
+            fprintf(f, "home:       %s: writable, into a layer over the real home (read-only below); the layer is %s\n",
+                    plan->layer_home,
+                    plan->layer_mode == SB_HOME_KEEP
+                        ? "kept for this workspace ([sandbox] home-layer = keep), less the shells' startup files "
+                          "and git's config"
+                        : "removed when the sandbox ends ([sandbox] home-layer = discard)");
+        else
+            fprintf(f, "home:       %s: read-only: %s\n", plan->layer_home, why);
+        fprintf(f, "            layers live in %s (corral's state: no sandbox sees it)\n", plan->layer_dir);
+    } else {
+        fprintf(f, "home:       %s\n", plan->layer_why_not ? plan->layer_why_not : "no home layer");
+    }
     sb_landlock_describe(plan, buf, sizeof buf);
     fprintf(f, "landlock:   %s\n", buf);
     sb_seccomp_describe(plan->net, buf, sizeof buf);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "homelayer.h"
 #include "placeholders.h"
 #include "plan.h"
 #include "rlimits.h"
@@ -53,6 +54,7 @@ typedef struct sb_child {
     char *error;
     sb_cgroup cgroup;
     sb_placeholder_hold *placeholders; /* the mount points it holds on the host */
+    sb_layer_hold layer;               /* its home layer's directory */
 } sb_child;
 
 /* Start the plan.  With wait, returns once the sandbox is set up (or has
@@ -68,7 +70,8 @@ bool sb_child_feed(sb_child *child);
  * reported one when the init sent it. */
 int sb_child_status(sb_child *child, int init_status);
 
-/* Remove the sandbox's cgroups and placeholders; call after reaping. */
+/* Remove the sandbox's cgroups and placeholders, and its home layer unless
+ * kept; call after reaping. */
 void sb_child_release(sb_child *child);
 
 /* Ask a tree's init to end it (SIGKILL to every descendant, then it exits).
@@ -76,7 +79,8 @@ void sb_child_release(sb_child *child);
 int launch_kill_tree(pid_t init_pid);
 
 /* The parts of --print-plan that depend on this kernel and machine:
- * Landlock, the seccomp filter, limits (and which could not be applied). */
+ * the home layer, Landlock, the seccomp filter, limits (and which could
+ * not be applied). */
 void sb_print_enforcement(const sb_plan *plan, FILE *f);
 
 /* An explanation of why user namespaces could not be made, naming the

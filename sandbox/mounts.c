@@ -23,8 +23,13 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#ifndef OVERLAYFS_SUPER_MAGIC
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630
+#endif
 
 #define BASE "/tmp"
 #define NEWROOT "/newroot"
@@ -292,6 +297,85 @@ static int mask_file(const char *dst, char *err, size_t errlen)
     return rc;
 }
 
+/* Hide the denied file rel (relative to the home) in the layer whose
+ * root is the directory fd root: unlinking it through the overlay leaves a
+ * whiteout in the layer and never touches the real file.  Every sandbox
+ * starts without it, a kept layer's copy included (a file denied now may
+ * have been written before).  The path is resolved beneath the overlay's
+ * root without symlinks or crossing a mount, so nothing but the layer is
+ * ever changed.  0 when it is hidden (or absent), -1 when it must be
+ * masked instead. */
+static int hide_file(int root, const char *rel)
+{
+    char *parent = sb_strdup(rel);
+    char *slash = strrchr(parent, '/');
+    const char *base = slash ? slash + 1 : rel;
+    if (slash)
+        *slash = '\0';
+    int dir = sys_openat2(root, slash ? parent : ".", O_PATH | O_DIRECTORY | O_CLOEXEC,
+                          RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
+    int e = errno;
+    free(parent);
+    if (dir < 0)
+        return e == ENOENT ? 0 : -1;
+    int rc = unlinkat(dir, base, 0);
+    e = errno;
+    close(dir);
+    return rc == 0 || e == ENOENT ? 0 : -1;
+}
+
+/* The home layer: an overlay at the home's place in the view, the real
+ * home (through the old root) read-only below, the layer the launcher
+ * made above.  The kernel may refuse it (no overlayfs in user namespaces
+ * before Linux 5.11, an upper filesystem it cannot use): the home then
+ * stays as the view shows it, read-only, and its denied files masked.  -1
+ * only for what must stop the setup. */
+static int overlay_home(int oldroot, sb_plan *plan, const sb_mount *m, char *err, size_t errlen)
+{
+    if (!plan->layer_path || !plan->layer_home || strcmp(plan->layer_home, m->dst) != 0)
+        return 0;
+    if (make_mountpoint(m->dst, true, false, err, errlen) < 0)
+        return -1;
+    char *upper_path = sb_printf("%s/upper", plan->layer_path), *work_path = sb_printf("%s/work", plan->layer_path);
+    int lower = open_nofollow(oldroot, m->src), upper = open_nofollow(oldroot, upper_path),
+        work = open_nofollow(oldroot, work_path), dst = open_dst(m->dst);
+    free(upper_path);
+    free(work_path);
+    if (lower >= 0 && upper >= 0 && work >= 0 && dst >= 0) {
+        char l[64], u[64], w[64], d[64];
+        fd_path(lower, l, sizeof l);
+        fd_path(upper, u, sizeof u);
+        fd_path(work, w, sizeof w);
+        fd_path(dst, d, sizeof d);
+        char *opts = sb_printf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", l, u, w);
+        plan->layer_mounted = mount("overlay", d, "overlay", MS_NOSUID | MS_NODEV, opts) == 0;
+        free(opts);
+    }
+    int fds[] = {lower, upper, work, dst};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    if (!plan->layer_mounted)
+        return 0;
+    /* Denied files in the home: hidden in the layer where they can be, so
+     * that a tool may write its own (vim's viminfo, a shell's history). */
+    int root = open_dst(m->dst);
+    struct statfs sf;
+    if (root < 0 || fstatfs(root, &sf) < 0 || sf.f_type != OVERLAYFS_SUPER_MAGIC) {
+        if (root >= 0)
+            close(root);
+        return 0;
+    }
+    size_t hl = strlen(m->dst);
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        sb_mount *h = &plan->mounts[i];
+        if (h->kind == SB_M_MASK_FILE && h->hide_in_layer && strncmp(h->dst, m->dst, hl) == 0 && h->dst[hl] == '/')
+            h->skip = hide_file(root, h->dst + hl + 1) == 0;
+    }
+    close(root);
+    return 0;
+}
+
 /* The kernel knobs under /proc are read-only: a root caller is uid 0 in the
  * sandbox, and uid 0 without capabilities may still write some of them. */
 static int protect_proc(const char *proc, char *err, size_t errlen)
@@ -313,7 +397,7 @@ static int protect_proc(const char *proc, char *err, size_t errlen)
     return 0;
 }
 
-int sb_mounts_apply(const sb_plan *plan, char *err, size_t errlen)
+int sb_mounts_apply(sb_plan *plan, char *err, size_t errlen)
 {
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         return fail(err, errlen, "cannot make mounts private:", "/", errno);
@@ -360,7 +444,10 @@ int sb_mounts_apply(const sb_plan *plan, char *err, size_t errlen)
             }
             break;
         case SB_M_MASK_FILE:
-            rc = mask_file(m->dst, err, errlen);
+            rc = m->skip ? 0 : mask_file(m->dst, err, errlen);
+            break;
+        case SB_M_OVERLAY:
+            rc = overlay_home(oldroot, plan, m, err, errlen);
             break;
         }
     }

@@ -18,7 +18,11 @@
  *    cannot be enforced: compilation fails, naming both paths.  Built-in
  *    deny paths mean their canonical targets (/var/run is /run) and are
  *    masked there.
- * 4. Entries on the same path merge: deny first, then a protected carve-out,
+ * 4. Where the sandbox sees the home directory read-only, an overlay on it
+ *    (the home layer) takes its writes into a directory of corral's; mounts
+ *    inside the home are bound again over it, denied files in it are hidden
+ *    in the layer rather than masked where no other mount lies between.
+ * 5. Entries on the same path merge: deny first, then a protected carve-out,
  *    then write over read.  Mounts are ordered by depth, so a more specific
  *    path wins.
  */
@@ -69,6 +73,7 @@ typedef struct resolved {
     bool special_tmp; /* the private /tmp */
     bool is_dir;
     bool link;        /* a symlink bound onto itself (read-only, pinned) */
+    bool layer;       /* the home, under its layer */
     char *label;      /* what the user wrote, for messages */
 } resolved;
 
@@ -525,6 +530,120 @@ static int merge_rank(const resolved *r)
     return r->access == SB_WRITE ? 3 : 1;
 }
 
+/* The most specific entry for path (a tie goes to the stronger entry, as
+ * the merge decides), or NULL. */
+static const resolved *entry_for(const compile_state *cs, const char *path)
+{
+    const resolved *best = NULL;
+    for (size_t i = 0; i < cs->n; i++) {
+        const resolved *r = &cs->r[i];
+        if (!sb_path_under(path, r->path))
+            continue;
+        int depth = sb_path_depth(r->path), best_depth = best ? sb_path_depth(best->path) : -1;
+        if (!best || depth > best_depth || (depth == best_depth && merge_rank(r) > merge_rank(best)))
+            best = r;
+    }
+    return best;
+}
+
+/* Where the home layer goes: the canonical home directory when the
+ * sandbox would see it read-only, else NULL with *why_not. */
+static char *home_layer_place(const compile_state *cs, const sb_profile *p, const char **why_not)
+{
+    const sb_request *req = cs->req;
+    char canon[PATH_MAX];
+    struct stat st;
+    if (p->home_layer == SB_HOME_OFF)
+        *why_not = "read-only ([sandbox] home-layer = off)";
+    else if (!req->home_layers_dir)
+        *why_not = "read-only (corral has no state directory to keep a layer in)";
+    else if (!req->home || req->home[0] != '/' || !realpath(req->home, canon) || stat(canon, &st) < 0 ||
+             !S_ISDIR(st.st_mode))
+        *why_not = "read-only where it is visible ($HOME names no directory)";
+    else if (strcmp(canon, "/") == 0)
+        *why_not = "read-only (the home directory is /)";
+    else {
+        const resolved *r = entry_for(cs, canon);
+        if (r && r->access == SB_READ && !r->protected)
+            return sb_strdup(canon);
+        *why_not = !r || r->special_tmp ? "not in the sandbox's view"
+                   : r->access == SB_DENY ? "hidden (denied)"
+                   : r->access == SB_WRITE ? "writable (a write root holds it)"
+                   : "read-only (protected)";
+    }
+    return NULL;
+}
+
+/* "\040" and the like in a mountinfo field, decoded in place. */
+static void mountinfo_unescape(char *s)
+{
+    char *w = s;
+    for (char *r = s; *r;) {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+            *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+            r += 4;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+}
+
+/* The host's mounts inside the home: an overlay shows only the home's own
+ * filesystem, so each is bound again, read-only, over the layer, unless
+ * an entry deeper than the home covers it already (a deny mask hides it,
+ * a bind carries it along). */
+static void home_submounts(compile_state *cs, const char *home)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f)
+        return;
+    int home_depth = sb_path_depth(home);
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        char *save = NULL, *point = NULL;
+        char *field = strtok_r(line, " ", &save);
+        for (int i = 1; field && i < 5; i++)
+            field = strtok_r(NULL, " ", &save);
+        point = field;
+        if (!point)
+            continue;
+        mountinfo_unescape(point);
+        if (strcmp(point, home) == 0 || !sb_path_under(point, home))
+            continue;
+        bool covered = false;
+        for (size_t i = 0; i < cs->n && !covered; i++)
+            covered = sb_path_depth(cs->r[i].path) > home_depth && sb_path_under(point, cs->r[i].path);
+        char canon[PATH_MAX];
+        struct stat st;
+        if (covered || !realpath(point, canon) || strcmp(canon, point) != 0 || stat(canon, &st) < 0)
+            continue;
+        add_resolved(cs, canon, SB_READ, true, false, S_ISDIR(st.st_mode),
+                     "a mount inside the home (the home layer shows only the home's own filesystem)");
+    }
+    free(line);
+    fclose(f);
+}
+
+/* May the denied file r->path be hidden in the home layer instead of
+ * masked?  Only when it is inside the layer with no other entry between:
+ * a bind on the way (the workspace, a mount inside the home) would show
+ * the real file above the layer. */
+static bool hide_in_layer(const compile_state *cs, const resolved *x, const char *home)
+{
+    if (!home || x->is_dir || strcmp(x->path, home) == 0 || !sb_path_under(x->path, home))
+        return false;
+    int home_depth = sb_path_depth(home);
+    for (size_t i = 0; i < cs->n; i++) {
+        const resolved *r = &cs->r[i];
+        if (r != x && strcmp(r->path, x->path) != 0 && sb_path_under(x->path, r->path) &&
+            sb_path_depth(r->path) > home_depth)
+            return false;
+    }
+    return true;
+}
+
 static int cmp_depth(const void *a, const void *b)
 {
     const resolved *x = a, *y = b;
@@ -550,6 +669,8 @@ static void add_mount(sb_plan *plan, sb_mount_kind kind, const char *src, const 
     m->mode = mode;
     m->why = sb_strdup(why);
     m->link = false;
+    m->hide_in_layer = false;
+    m->skip = false;
 }
 
 static bool env_matches(const char *name, size_t namelen, const char *pattern)
@@ -619,6 +740,22 @@ static void session_tools_env(const sb_profile *p, const sb_request *req, char *
     free(bin);
 }
 
+/* Network mode proxy: every way tools find a proxy points at the
+ * listeners the sandbox's init hands to the server (netns.h), so curl,
+ * wget, git over http(s), pip, npm, yarn, bundler and cargo work unchanged.
+ * SOCKS is socks5h: the proxy resolves names (there is no DNS inside), and
+ * only after a host is allowed.  NO_PROXY keeps the sandbox's own loopback
+ * direct. */
+#define PROXY_HTTP "http://127.0.0.1:3128"
+#define PROXY_SOCKS "socks5h://127.0.0.1:1080"
+static const char *const proxy_env[] = {
+    "HTTP_PROXY=" PROXY_HTTP, "HTTPS_PROXY=" PROXY_HTTP, "http_proxy=" PROXY_HTTP, "https_proxy=" PROXY_HTTP,
+    "ALL_PROXY=" PROXY_SOCKS, "all_proxy=" PROXY_SOCKS, "NO_PROXY=localhost,127.0.0.1,::1",
+    "no_proxy=localhost,127.0.0.1,::1", "npm_config_proxy=" PROXY_HTTP, "npm_config_https_proxy=" PROXY_HTTP,
+    "YARN_HTTP_PROXY=" PROXY_HTTP, "YARN_HTTPS_PROXY=" PROXY_HTTP, "PIP_PROXY=" PROXY_HTTP,
+    "BUNDLE_HTTP_PROXY=" PROXY_HTTP, "BUNDLE_HTTPS_PROXY=" PROXY_HTTP, "CARGO_HTTP_PROXY=" PROXY_HTTP,
+    "NODE_USE_ENV_PROXY=1", "ELECTRON_GET_USE_PROXY=1", "CORRAL_NETWORK=proxy", NULL};
+
 static void build_env(const sb_profile *p, const sb_request *req, sb_plan *plan)
 {
     char **env = NULL;
@@ -647,6 +784,9 @@ static void build_env(const sb_profile *p, const sb_request *req, sb_plan *plan)
         env_put(&env, &n, p->env_set[i]);
     for (char *const *e = req->set_env; e && *e; e++)
         env_put(&env, &n, *e);
+    if (p->net == SB_NET_PROXY && !p->unconfined)
+        for (const char *const *e = proxy_env; *e; e++)
+            env_put(&env, &n, *e);
     if (req->session_id > 0) {
         char *kv = sb_printf("CORRAL_SESSION=%d", req->session_id);
         env_put(&env, &n, kv);
@@ -767,6 +907,21 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
         }
     }
 
+    /* The home layer, and the host's mounts inside the home over it. */
+    const char *why_not = NULL;
+    char *layer_home = home_layer_place(&cs, p, &why_not);
+    out->layer_mode = p->home_layer;
+    if (layer_home) {
+        home_submounts(&cs, layer_home);
+        add_resolved(&cs, layer_home, SB_READ, true, false, true, "home layer");
+        cs.r[cs.n - 1].layer = true;
+        out->layer_home = layer_home;
+        out->layer_dir = sb_strdup(req->home_layers_dir);
+        out->layer_key = req->workspace_key ? sb_strdup(req->workspace_key) : NULL;
+    } else {
+        out->layer_why_not = sb_strdup(why_not);
+    }
+
     /* Merge entries on the same path: the strongest wins. */
     qsort(cs.r, cs.n, sizeof *cs.r, cmp_depth);
     size_t w = 0;
@@ -779,6 +934,8 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
                 *drop = t;
             }
             keep->special_tmp = keep->special_tmp || drop->special_tmp;
+            /* The layer stays only over a plain read entry (a -r ~). */
+            keep->layer = (keep->layer || drop->layer) && keep->access == SB_READ && !keep->protected;
             free(drop->path);
             free(drop->label);
             continue;
@@ -801,6 +958,7 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
     }
     if (!root_bound)
         add_mount(out, SB_M_TMPFS, NULL, "/", true, 1 << 20, 0755, "empty root (only listed paths)");
+    bool layered = false;
     add_mount(out, SB_M_DEV, NULL, "/dev", false, p->limits.tmp_size, 0755,
               "minimal: null zero full random urandom tty, new devpts, shm (as big as /tmp)");
     add_mount(out, SB_M_PROC, NULL, "/proc", false, 0, 0,
@@ -818,15 +976,26 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
             sb_list_push(&out->write_roots, &out->n_write_roots, "/tmp");
             continue;
         }
+        if (x->layer) {
+            layered = true;
+            add_mount(out, SB_M_OVERLAY, x->path, x->path, false, 0, 0,
+                      p->home_layer == SB_HOME_KEEP
+                          ? "home layer: the real home read-only below, writes kept for this workspace"
+                          : "home layer: the real home read-only below, writes gone when the sandbox ends");
+            sb_list_push(&out->write_roots, &out->n_write_roots, x->path);
+            continue;
+        }
         if (x->access == SB_DENY) {
             char *why = sb_printf("deny%s", x->builtin ? " (default)" : "");
             /* Masks are mode 000, except one the session's tools sit in
              * (/run): the command must pass through it to reach them. */
             unsigned mode = req->corral_exe && sb_path_under(SB_TOOLS_DIR, x->path) ? 0755 : 0;
-            if (x->is_dir)
+            if (x->is_dir) {
                 add_mount(out, SB_M_TMPFS, NULL, x->path, true, 4096, mode, why);
-            else
+            } else {
                 add_mount(out, SB_M_MASK_FILE, NULL, x->path, true, 0, 0, why);
+                out->mounts[out->n_mounts - 1].hide_in_layer = hide_in_layer(&cs, x, out->layer_home);
+            }
             free(why);
             continue;
         }
@@ -838,6 +1007,13 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
         out->mounts[out->n_mounts - 1].link = x->link;
         if (x->access == SB_WRITE)
             sb_list_push(&out->write_roots, &out->n_write_roots, x->path);
+    }
+
+    if (out->layer_home && !layered) {
+        /* The merge gave the home's place to a stronger entry. */
+        free(out->layer_home);
+        out->layer_home = NULL;
+        out->layer_why_not = sb_strdup("read-only (another entry for the home wins)");
     }
 
     /* Build tools' caches: corral's cache, bound over the homes that exist,
@@ -904,5 +1080,10 @@ void sb_plan_free(sb_plan *plan)
     sb_placeholders_free(plan->shared_placeholders, plan->n_shared_placeholders);
     sb_list_free(plan->warnings, plan->n_warnings);
     free(plan->placeholder_registry);
+    free(plan->layer_home);
+    free(plan->layer_dir);
+    free(plan->layer_key);
+    free(plan->layer_why_not);
+    free(plan->layer_path);
     memset(plan, 0, sizeof *plan);
 }

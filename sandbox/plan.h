@@ -31,6 +31,11 @@ typedef struct sb_request {
     const char *corral_state; /* corral's state and config dirs (denied) */
     const char *corral_config;
     const char *cache_dir;    /* corral's cache root for build-tool caches, or NULL */
+    /* Where home layers live (corral's state: home-layers/), or NULL for
+     * none; and the workspace's name there, for a layer kept per
+     * workspace.  The profile says whether there is a layer. */
+    const char *home_layers_dir;
+    const char *workspace_key;
     int session_id;           /* CORRAL_SESSION; 0 for none */
     /* A session's tools: corral's executable and the directory of its
      * shell hooks, made visible at SB_TOOLS_DIR/bin/corral and
@@ -54,6 +59,8 @@ typedef enum sb_mount_kind {
     SB_M_DEV,       /* minimal /dev at dst */
     SB_M_PROC,      /* a fresh proc at dst */
     SB_M_MASK_FILE, /* an empty read-only file over dst */
+    SB_M_OVERLAY,   /* the home layer: src (the real home) read-only below,
+                       the layer the launcher chose above, at dst (= src) */
 } sb_mount_kind;
 
 typedef struct sb_mount {
@@ -63,6 +70,11 @@ typedef struct sb_mount {
     bool rdonly;
     bool link;      /* bind: src and dst are a symlink itself, bound onto
                        itself so it cannot be re-pointed or renamed */
+    bool hide_in_layer; /* a mask over a file in the home layer, with no
+                           other mount between: the init hides the file in
+                           the layer instead (a whiteout, so a tool may
+                           write a new one there) and skips the mask */
+    bool skip;      /* the init's own: not made (hidden in the layer) */
     uint64_t size;  /* tmpfs */
     unsigned mode;  /* tmpfs root mode */
     char *why;
@@ -103,6 +115,20 @@ typedef struct sb_plan {
     size_t n_shared_placeholders;
     char *placeholder_registry; /* placeholders.h; not part of the init's text */
     sb_limits limits;
+    /* The home layer (docs/sandbox.md, "The home layer"): an overlay on the
+     * home directory, the real home read-only below, its writes in a
+     * directory of corral's.  layer_home NULL: none (layer_why_not says
+     * why, for the plan). */
+    sb_home_layer layer_mode;
+    char *layer_home;    /* the home, canonical: the overlay's place */
+    char *layer_dir;     /* where layers live: the launcher makes one there */
+    char *layer_key;     /* keep: the workspace's layer, by name */
+    char *layer_why_not;
+    /* Set by the launcher for the init: the layer directory in use (its
+     * upper/ and work/), or NULL when none could be made (the home then
+     * stays read-only). */
+    char *layer_path;
+    bool layer_mounted;  /* the init's own: the overlay is mounted */
     /* What is protected as well as it can be but not fully (a .git symlink
      * a sandbox may have planted, say): for the user to see.  Not sent to
      * the init. */

@@ -28,6 +28,7 @@ static const char *kind_name(sb_mount_kind k)
     case SB_M_DEV: return "dev";
     case SB_M_PROC: return "proc";
     case SB_M_MASK_FILE: return "mask";
+    case SB_M_OVERLAY: return "overlay";
     }
     return "?";
 }
@@ -46,7 +47,9 @@ void sb_plan_print(const sb_plan *plan, FILE *f)
         fprintf(f, "namespaces: user (uid %u -> %u, gid %u -> %u, setgroups denied), mount, pid, ipc, uts, "
                    "cgroup%s\n",
                 (unsigned)plan->uid, (unsigned)plan->uid, (unsigned)plan->gid, (unsigned)plan->gid,
-                plan->ns_flags & CLONE_NEWNET ? ", net (loopback only)" : "; network shared with the host");
+                plan->ns_flags & CLONE_NEWNET ? ", net (its own: loopback only, brought up; 127.0.0.1 and ::1 reach "
+                                                 "this sandbox alone, nothing is routed out)"
+                                               : "; network shared with the host");
         fprintf(f, "mounts, in order (then pivot_root into the new root; the old root is detached):\n");
         for (size_t i = 0; i < plan->n_mounts; i++) {
             const sb_mount *m = &plan->mounts[i];
@@ -56,10 +59,12 @@ void sb_plan_print(const sb_plan *plan, FILE *f)
                          m->link ? " link" : "");
             else
                 snprintf(mode, sizeof mode, "%s", kind_name(m->kind));
+            const char *hidden = m->hide_in_layer ? "; hidden in the home layer instead where it can be, so a tool "
+                                                    "may write its own" : "";
             if (m->kind == SB_M_BIND && strcmp(m->src, m->dst) != 0)
                 fprintf(f, "  %3zu  %-9s %s  <- %s  (%s)\n", i + 1, mode, m->dst, m->src, m->why);
             else
-                fprintf(f, "  %3zu  %-9s %s  (%s)\n", i + 1, mode, m->dst, m->why);
+                fprintf(f, "  %3zu  %-9s %s  (%s%s)\n", i + 1, mode, m->dst, m->why, hidden);
         }
         for (size_t i = 0; i < plan->n_warnings; i++)
             fprintf(f, "warning:    %s\n", plan->warnings[i]);
@@ -135,7 +140,13 @@ char *sb_plan_serialize(const sb_plan *plan, size_t *len)
         put_field(f, m->dst);
         fprintf(f, "\t%d\t%llu\t%o", m->rdonly, (unsigned long long)m->size, m->mode);
         put_field(f, m->why);
-        fprintf(f, "\t%d\n", m->link);
+        fprintf(f, "\t%d\t%d\n", m->link, m->hide_in_layer);
+    }
+    if (plan->layer_home) {
+        fprintf(f, "H\t%d", (int)plan->layer_mode);
+        put_field(f, plan->layer_home);
+        put_field(f, plan->layer_path);
+        fputc('\n', f);
     }
     for (size_t i = 0; i < plan->n_write_roots; i++) {
         fputc('R', f);
@@ -225,7 +236,7 @@ int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t 
             out->workspace = sb_strdup(fl[1]);
         else if (tag == 'E' && nf == 2)
             sb_list_push(&env, &n_env, fl[1]);
-        else if (tag == 'M' && nf == 9) {
+        else if (tag == 'M' && nf == 10) {
             if (out->n_mounts == out->cap_mounts) {
                 out->cap_mounts = out->cap_mounts ? out->cap_mounts * 2 : 32;
                 out->mounts = sb_realloc(out->mounts, out->cap_mounts * sizeof *out->mounts);
@@ -239,7 +250,18 @@ int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t 
             m->mode = (unsigned)strtoul(fl[6], NULL, 8);
             m->why = sb_strdup(fl[7]);
             m->link = num(fl[8]) != 0;
-            if (m->kind > SB_M_MASK_FILE || m->dst[0] != '/' || (m->kind == SB_M_BIND && !m->src))
+            m->hide_in_layer = num(fl[9]) != 0;
+            m->skip = false;
+            bool needs_src = m->kind == SB_M_BIND || m->kind == SB_M_OVERLAY;
+            if (m->kind > SB_M_OVERLAY || m->dst[0] != '/' || (needs_src && (!m->src || m->src[0] != '/')))
+                goto bad;
+        } else if (tag == 'H' && nf == 4 && !out->layer_home) {
+            if (num(fl[1]) > SB_HOME_OFF)
+                goto bad;
+            out->layer_mode = (sb_home_layer)num(fl[1]);
+            out->layer_home = sb_strdup(fl[2]);
+            out->layer_path = fl[3][0] ? sb_strdup(fl[3]) : NULL;
+            if (out->layer_home[0] != '/' || (out->layer_path && out->layer_path[0] != '/'))
                 goto bad;
         } else if (tag == 'R' && nf == 2)
             sb_list_push(&out->write_roots, &out->n_write_roots, fl[1]);

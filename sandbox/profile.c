@@ -93,6 +93,7 @@ int sb_profile_builtin(sb_profile *p, const char *name, char *err, size_t errlen
     p->limits.pids_max = 1024;
     p->limits.memory_max = 0;
     p->net = SB_NET_OFF;
+    p->home_layer = SB_HOME_DISCARD;
     if (strcmp(name, "full") == 0) {
         p->name = dupstr(name);
         p->unconfined = true;
@@ -110,6 +111,10 @@ int sb_profile_builtin(sb_profile *p, const char *name, char *err, size_t errlen
         return -1;
     }
     p->name = dupstr(name);
+    /* A command that may write its workspace reaches the network through
+     * the asking proxy (hosts a human or a rule allowed); a read-only one
+     * has none. */
+    p->net = writable ? SB_NET_PROXY : SB_NET_OFF;
     add_builtin(p, "/", SB_READ);
     add_builtin(p, ":tmp", SB_WRITE);
     add_builtin(p, ":workspace", writable ? SB_WRITE : SB_READ);
@@ -152,4 +157,20 @@ const char *sb_net_name(sb_net n)
 const char *sb_access_name(sb_access a)
 {
     return a == SB_READ ? "read" : a == SB_WRITE ? "write" : "deny";
+}
+
+int sb_home_layer_parse(const char *s)
+{
+    if (strcmp(s, "discard") == 0)
+        return SB_HOME_DISCARD;
+    if (strcmp(s, "keep") == 0)
+        return SB_HOME_KEEP;
+    if (strcmp(s, "off") == 0)
+        return SB_HOME_OFF;
+    return -1;
+}
+
+const char *sb_home_layer_name(sb_home_layer h)
+{
+    return h == SB_HOME_DISCARD ? "discard" : h == SB_HOME_KEEP ? "keep" : "off";
 }

@@ -17,6 +17,10 @@
 
 typedef enum sb_access { SB_READ = 1, SB_WRITE = 2, SB_DENY = 3 } sb_access;
 typedef enum sb_net { SB_NET_OFF = 0, SB_NET_PROXY = 1, SB_NET_FULL = 2 } sb_net;
+/* Where a sandbox's writes to the home directory go (plan.h, "the home
+ * layer"): a layer of its own, removed when it ends (the default); a layer
+ * kept for the workspace; or nowhere: the home is read-only. */
+typedef enum sb_home_layer { SB_HOME_DISCARD = 0, SB_HOME_KEEP = 1, SB_HOME_OFF = 2 } sb_home_layer;
 
 #define SB_PROFILE_DEFAULT "workspace-write"
 
@@ -43,6 +47,7 @@ typedef struct sb_profile {
     sb_entry *entries;
     size_t n_entries, cap_entries;
     sb_net net;
+    sb_home_layer home_layer;
     sb_limits limits;
     char **env_keep; /* names or globs (a secret-looking name only by exact name) */
     size_t n_keep;
@@ -64,6 +69,9 @@ void sb_profile_free(sb_profile *p);
 int sb_net_parse(const char *s);
 const char *sb_net_name(sb_net n);
 const char *sb_access_name(sb_access a);
+/* "discard"/"keep"/"off" <-> sb_home_layer; -1 for anything else. */
+int sb_home_layer_parse(const char *s);
+const char *sb_home_layer_name(sb_home_layer h);
 
 /* Paths every confined profile denies: credential stores, host socket
  * directories, corral's own state.  "~" is the home directory. */

@@ -23,7 +23,7 @@ struct approval {
     void *user;
 };
 
-static const char *const answer_names[] = {"once", "session", "persist", "deny", "stop", "timeout", "gone"};
+static const char *const answer_names[] = {"once", "session", "persist", "deny", "stop", "forbid", "timeout", "gone"};
 
 const char *approval_answer_name(approval_answer a)
 {
@@ -32,7 +32,7 @@ const char *approval_answer_name(approval_answer a)
 
 int approval_answer_parse(const char *s, approval_answer *out)
 {
-    for (int i = ANSWER_ONCE; i <= ANSWER_STOP; i++) {
+    for (int i = ANSWER_ONCE; i <= ANSWER_FORBID; i++) {
         if (strcmp(s, answer_names[i]) == 0) {
             *out = (approval_answer)i;
             return 0;

@@ -11,12 +11,14 @@
 #include "cli_snap.h"
 #include "policy.h"
 #include "client.h"
+#include "mcp.h"
 #include "paths.h"
 #include "proto.h"
 #include "quote.h"
 #include "server.h"
 #include "uexec.h"
 #include "util.h"
+#include "width.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -294,6 +296,20 @@ static void format_age(double secs, char *out, size_t n)
         snprintf(out, n, "%dd", (int)(secs / 86400));
 }
 
+/* text (UTF-8 from a session or the config) in a column of w terminal
+ * columns: cut to whole characters that fit, padded with spaces, as wide
+ * as w on screen whatever its characters' widths (CJK takes two columns
+ * each, printf's %-16s counts bytes).  Caller frees. */
+static char *column(const char *text, int w)
+{
+    char *clean = sanitize_text(text ? text : "", text ? strlen(text) : 0, 4096);
+    int used;
+    size_t n = uc_text_fit(clean, strlen(clean), w, &used);
+    char *out = xasprintf("%.*s%*s", (int)n, clean, w - used, "");
+    free(clean);
+    return out;
+}
+
 static void print_table(json_t *r)
 {
     const char *nc = getenv("NO_COLOR");
@@ -309,23 +325,21 @@ static void print_table(json_t *r)
         char *line = client_quote_argv(json_object_get(s, "command"));
         char *shown = quote_shorten(line, 60);
         free(line);
-        char *name = sanitize_text(json_string_value(json_object_get(s, "name")),
-                                   strlen(json_string_value(json_object_get(s, "name"))), 16);
-        char *client = sanitize_text(json_string_value(json_object_get(s, "client")),
-                                     strlen(json_string_value(json_object_get(s, "client"))), 10);
+        char *name = column(json_string_value(json_object_get(s, "name")), 16);
+        char *client = column(json_string_value(json_object_get(s, "client")), 10);
+        char *status = column(json_string_value(json_object_get(s, "status")), 14);
         /* "full" is no sandbox at all: red, so it is never missed. */
         const char *profile = json_string_value(json_object_get(s, "profile"));
-        char prof[64];
-        if (strcmp(profile, "full") == 0 && color)
-            snprintf(prof, sizeof prof, "\033[1;31m%-15s\033[0m", profile);
-        else
-            snprintf(prof, sizeof prof, "%-15.15s", profile);
-        printf("%-6lld %-16s %-14s %s %-10s %-5s %s%s\n", (long long)json_integer_value(json_object_get(s, "id")),
-               name, json_string_value(json_object_get(s, "status")), prof, client, age, shown,
+        char *prof = column(profile, 15);
+        bool full = profile && strcmp(profile, "full") == 0 && color;
+        printf("%-6lld %s %s %s%s%s %s %-5s %s%s\n", (long long)json_integer_value(json_object_get(s, "id")), name,
+               status, full ? "\033[1;31m" : "", prof, full ? "\033[0m" : "", client, age, shown,
                json_is_true(json_object_get(s, "pinned")) ? "  [pinned]" : "");
         free(shown);
         free(name);
         free(client);
+        free(status);
+        free(prof);
     }
     printf("%lld live, %lld stored of %lld\n", (long long)json_integer_value(json_object_get(r, "live")),
            (long long)json_integer_value(json_object_get(r, "stored")),
@@ -1159,6 +1173,13 @@ static int verb_version(int argc, char **argv)
     return 0;
 }
 
+/* ---- mcp ------------------------------------------------------------------------- */
+
+static int verb_mcp(int argc, char **argv)
+{
+    return mcp_main(argc, argv, current_verb->usage, current_verb->help);
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 static cli_tui_fn tui_fn;
@@ -1329,10 +1350,15 @@ static const verb verbs[] = {
     {"approve", verb_approve, "approve [--session | --persist] ID",
      "Approve request ID: once (default), --session (this exact request for the rest\n"
      "of the requester's session), or --persist (and save a prefix_rule in\n"
-     "~/.config/corral/rules/default.rules).  The first answer wins.\n"},
-    {"deny", verb_deny, "deny [--note TEXT] [--stop] ID",
+     "~/.config/corral/rules/default.rules).  For a network host: once is this\n"
+     "connection, --session the host (protocol and port) for the session, --persist\n"
+     "saves network_rule(host=..., decision=\"allow\").  The first answer wins.\n"},
+    {"deny", verb_deny, "deny [--note TEXT] [--stop] [--persist] ID",
      "Deny request ID; --note tells the agent what to do instead; --stop also ends\n"
-     "what asked (a command from inside a session).  Options may follow the ID.\n"},
+     "what asked (a command from inside a session).  For a network host, --persist\n"
+     "also denies it for the session and saves network_rule(host=...,\n"
+     "decision=\"deny\") in ~/.config/corral/rules/default.rules.  Options may\n"
+     "follow the ID.\n"},
     {"escalate", verb_escalate, "escalate [-w PATH]... [--net] [--reason TEXT] -- CMD [ARG...]",
      "Inside a corral session: ask the user to run CMD outside the session's\n"
      "sandbox, or with -w/--net in a wider one.  The request goes to the supervisor\n"
@@ -1350,6 +1376,29 @@ static const verb verbs[] = {
      "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
      "a terminal it only starts them (corral attach shows them later).\n"},
     CLI_SNAP_VERBS
+    {"mcp", verb_mcp,
+     "mcp [--name NAME] [--profile P] [--net MODE] [--approval-policy POLICY] [-C DIR] [--yield-cap SECONDS] "
+     "[--print-config codex|claude|json]",
+     "An MCP server on stdin and stdout for an agent (Codex CLI, Claude Code, any MCP\n"
+     "client): its exec_command and write_stdin tools are the Codex CLI's, and every\n"
+     "command they run is a sandboxed corral session, shown in the supervisor screen\n"
+     "under the agent's name, its escalations approved there (or with corral approve).\n"
+     "See docs/mcp.md.\n\n"
+     "  -n, --name NAME       the name its sessions are grouped under (default: from\n"
+     "                        the client: codex, claude, or the name it gives)\n"
+     "  -P, --profile P       sandbox profile of its commands (default: the config's)\n"
+     "      --net MODE        off, proxy or full (default: the profile's)\n"
+     "      --approval-policy P  on-request, unless-trusted, never or granular\n"
+     "  -C, --directory DIR   the workspace: where its commands may write, and where\n"
+     "                        they run unless a call names another workdir (default:\n"
+     "                        where the client starts it)\n"
+     "      --yield-cap S     no call waits longer than S seconds for output (5..3600,\n"
+     "                        default 50): keep it below the client's tool timeout\n"
+     "      --print-config codex|claude|json\n"
+     "                        print what registers this command (with these options)\n"
+     "                        with Codex CLI, Claude Code or a generic mcpServers JSON\n"
+     "\nSIGTERM or the end of stdin ends it; the commands it started keep running\n"
+     "in the corral server (corral ls) until they end, are pruned or killed.\n"},
     {"attach", verb_attach, "attach [--theme NAME] [ID]",
      "Open the supervisor screen (what plain 'corral' does on a terminal), starting\n"
      "the server if none runs.  With ID: that session zoomed, in pane focus.\n"

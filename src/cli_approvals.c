@@ -44,6 +44,7 @@ static const char *kind_text(const char *kind)
         {"escalate", "corral escalate, from inside a session"},
         {"command", "a command line typed in a session's shell"},
         {"retry", "run again without the sandbox, which denied it"},
+        {"network", "a sandboxed program connecting to a host through corral's proxy"},
     };
     for (size_t i = 0; kind && i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(kind, kinds[i][0]) == 0)
@@ -64,6 +65,32 @@ static char *field(json_t *a, const char *key)
     return visible(json_object_get(a, key));
 }
 
+/* A host request: the host, port and protocol, what runs in the session,
+ * and what each answer makes. */
+static void print_host_request(json_t *a)
+{
+    char *host = field(a, "host"), *proto = field(a, "protocol"), *running = field(a, "running");
+    char *allow = field(a, "network_rule_allow"), *deny = field(a, "network_rule_deny");
+    printf("  network access to: %s, port %lld, protocol %s\n", host ? host : "?",
+           (long long)json_integer_value(json_object_get(a, "port")), proto ? proto : "?");
+    printf("  kind: network (%s)\n", kind_text("network"));
+    if (running)
+        printf("  running: %s\n", running);
+    char *reason = field(a, "reason");
+    printf("  why it asks: %s\n", reason ? reason : "?");
+    printf("  approve: this connection; approve --session: this host for the session\n");
+    if (allow)
+        printf("  approve --persist saves: %s\n", allow);
+    if (deny)
+        printf("  deny --persist saves: %s (and denies it for the session)\n", deny);
+    free(host);
+    free(proto);
+    free(running);
+    free(allow);
+    free(deny);
+    free(reason);
+}
+
 /* One request, every line "  name: value" under a heading line, so that
  * nothing of it is cut or hidden: the complete command line (each word
  * shell-quoted, see quote_argv_display), what kind of request it is, where
@@ -80,6 +107,12 @@ static void print_request(json_t *a, bool color)
         free(name);
     }
     printf(", waiting %.0fs\n", json_number_value(json_object_get(a, "age_seconds")));
+    if (kind && strcmp(kind, "network") == 0) {
+        print_host_request(a);
+        free(client);
+        free(kind);
+        return;
+    }
     char *cmd = client_approval_command(a);
     printf("  command: %s\n", cmd);
     free(cmd);
@@ -171,6 +204,7 @@ static int answer(int argc, char **argv, const char *usage, const char *help, bo
                                          {"note", required_argument, NULL, 'n'}, {"stop", no_argument, NULL, 'S'},
                                          {"help", no_argument, NULL, 'h'}, {0}};
     const char *scope = "once", *note = NULL, *id_arg = NULL;
+    bool persist = false;
     bool stop = false, extra = false;
     int ch;
     /* "-": the id is returned in place (as option 1), so options may come
@@ -183,7 +217,7 @@ static int answer(int argc, char **argv, const char *usage, const char *help, bo
             id_arg = optarg;
             break;
         case 's': scope = "session"; break;
-        case 'p': scope = "persist"; break;
+        case 'p': scope = "persist"; persist = true; break;
         case 'n': note = optarg; break;
         case 'S': stop = true; break;
         case 'h': printf("usage: corral %s\n\n%s", usage, help); return 0;
@@ -213,6 +247,8 @@ static int answer(int argc, char **argv, const char *usage, const char *help, bo
         if (note)
             json_object_set_new(f, "note", json_string(note));
         json_object_set_new(f, "stop", json_boolean(stop));
+        if (persist)
+            json_object_set_new(f, "persist", json_true());
     }
     json_t *r = call(approve ? "approve" : "deny", f);
     if (!r)

@@ -118,8 +118,15 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
     }
     for (size_t i = 0; i < n_paths; i++)
         sb_profile_add(&prof, paths[i], kinds[i]);
+    if (net == SB_NET_PROXY) {
+        fprintf(stderr, "corral sandbox: --net proxy needs the corral server, whose proxy asks about each host: "
+                        "run the command with corral exec (or a session), or use --net off or --net full here\n");
+        goto out;
+    }
     if (net >= 0)
         prof.net = (sb_net)net;
+    else if (prof.net == SB_NET_PROXY)
+        prof.net = SB_NET_OFF; /* no server, no proxy: the profile's network is off here */
     cwd = dir ? realpath(dir, NULL) : getcwd(NULL, 0);
     if (!cwd) {
         fprintf(stderr, "corral: cannot use directory '%s': %s\n", dir ? dir : ".", strerror(errno));

@@ -42,6 +42,7 @@ static void sandbox_init(conf_sandbox *sb)
 {
     memset(sb, 0, sizeof *sb);
     sb->net = -1;
+    sb->home_layer = -1;
     sb->core = UINT64_MAX;
 }
 
@@ -58,6 +59,7 @@ void conf_defaults(conf_t *c)
     c->granular_rules = true;
     c->ui_sidebar_width = 28;
     c->network_max_connections = 256;
+    c->ui_truecolor = -1;
     key_bindings_default(&c->keys);
     snap_conf_defaults(&c->snap);
 }
@@ -188,6 +190,15 @@ static int sandbox_key(conf_sandbox *sb, const char *section, const char *key, c
         sb->net = n;
         return 1;
     }
+    if (strcmp(key, "home-layer") == 0) {
+        int h = sb_home_layer_parse(value);
+        if (h < 0) {
+            snprintf(err, errlen, "%s.home-layer: '%s' is not discard, keep or off", section, value);
+            return -1;
+        }
+        sb->home_layer = h;
+        return 1;
+    }
     if (strcmp(key, "base") == 0 && sb->name) {
         free(sb->base);
         sb->base = xstrdup(value);
@@ -220,8 +231,8 @@ static conf_sandbox *find_profile(conf_t *c, const char *name)
     return sb;
 }
 
-static const char SANDBOX_KEYS[] = "write, read, deny, net, nofile, fsize, core, nproc, tmp-size, pids-max, "
-                                   "memory-max";
+static const char SANDBOX_KEYS[] = "write, read, deny, net, home-layer, nofile, fsize, core, nproc, tmp-size, "
+                                   "pids-max, memory-max";
 
 static int conf_set(void *user, const char *section, const char *subsection, const char *key,
                     const char *value, char *err, size_t errlen)
@@ -294,6 +305,7 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             }
             free(c->ui_theme);
             c->ui_theme = xstrdup(value);
+            c->ui_theme_set = true;
             return 0;
         }
         if (strcmp(key, "mouse") == 0) {
@@ -303,8 +315,20 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             }
             return 0;
         }
+        if (strcmp(key, "truecolor") == 0) {
+            bool on;
+            if (strcasecmp(value, "auto") == 0) {
+                c->ui_truecolor = -1;
+            } else if (parse_bool(value, &on) == 0) {
+                c->ui_truecolor = on;
+            } else {
+                snprintf(err, errlen, "ui.truecolor: '%s' is not auto, on or off", value);
+                return -1;
+            }
+            return 0;
+        }
         if (strcmp(key, "sidebar-width") != 0) {
-            snprintf(err, errlen, "unknown key '%s' in [ui] (known: theme, mouse, sidebar-width)", key);
+            snprintf(err, errlen, "unknown key '%s' in [ui] (known: theme, mouse, truecolor, sidebar-width)", key);
             return -1;
         }
     }
@@ -422,6 +446,7 @@ void conf_free(conf_t *c)
     free_list(c->env_keep, c->n_env_keep);
     free_list(c->env_set, c->n_env_set);
     free(c->ui_theme);
+    free(c->ui_theme_file);
     free(c->approval_policy);
     snap_conf_free(&c->snap);
     conf_defaults(c);
@@ -477,7 +502,52 @@ static int check_profiles(const conf_t *c, const char *path, char *err, size_t e
 
 int conf_load(conf_t *c, const char *path, char *err, size_t errlen)
 {
+    c->ui_theme_set = false;
     if (ini_parse_file(path, 1, conf_set, c, err, errlen) < 0)
         return -1;
+    if (c->ui_theme_set) {
+        free(c->ui_theme_file);
+        c->ui_theme_file = xstrdup(path);
+    }
     return check_profiles(c, path, err, errlen);
+}
+
+typedef struct key_finder {
+    const char *section, *key;
+    int seen, stop_at;
+} key_finder;
+
+static int find_key(void *user, const char *section, const char *subsection, const char *key, const char *value,
+                    char *err, size_t errlen)
+{
+    (void)value;
+    key_finder *f = user;
+    if (subsection || strcmp(section, f->section) != 0 || strcmp(key, f->key) != 0)
+        return 0;
+    if (++f->seen != f->stop_at)
+        return 0;
+    snprintf(err, errlen, "found");
+    return -1;
+}
+
+int conf_key_line(const char *name, const char *text, const char *section, const char *key)
+{
+    /* The reader reports "NAME:LINE: ..." where a callback stops it: count
+     * the key's settings, then stop at the last one. */
+    key_finder f = {section, key, 0, -1};
+    size_t errlen = strlen(name) + 64;
+    char *err = xmalloc(errlen);
+    int line = 0;
+    if ((text ? ini_parse(name, text, find_key, &f, err, errlen) : ini_parse_file(name, 1, find_key, &f, err,
+                                                                                    errlen)) == 0 && f.seen > 0) {
+        f.stop_at = f.seen;
+        f.seen = 0;
+        size_t n = strlen(name);
+        if ((text ? ini_parse(name, text, find_key, &f, err, errlen)
+                  : ini_parse_file(name, 1, find_key, &f, err, errlen)) < 0 &&
+            strncmp(err, name, n) == 0 && err[n] == ':')
+            line = atoi(err + n + 1);
+    }
+    free(err);
+    return line;
 }

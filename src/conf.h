@@ -21,6 +21,7 @@ typedef struct conf_sandbox {
     char **write, **read, **deny;
     size_t n_write, n_read, n_deny;
     int net;         /* -1: unset, else sb_net */
+    int home_layer;  /* -1: unset, else sb_home_layer */
     /* limits; 0 = unset (core uses UINT64_MAX for unset) */
     uint64_t nofile, fsize, core, nproc, tmp_size, pids_max, memory_max;
 } conf_sandbox;
@@ -46,6 +47,9 @@ typedef struct conf {
     char *ui_theme;        /* NULL: "default" (or "mono" under NO_COLOR) */
     bool ui_mouse;         /* mouse: select, focus, wheel scroll */
     int ui_sidebar_width;  /* columns */
+    int ui_truecolor;      /* -1 auto (COLORTERM, terminfo RGB/Tc), 0 off, 1 on */
+    char *ui_theme_file;   /* the config file that set ui_theme (conf_key_line finds the line) */
+    bool ui_theme_set;     /* while loading: this file sets ui.theme */
     /* [keys] */
     key_bindings keys;
     /* [approvals] */
@@ -69,5 +73,9 @@ int conf_load(conf_t *c, const char *path, char *err, size_t errlen);
 /* Parse a duration: "0", "90" (seconds), "500ms", "10s", "5m", "2h", "1d".
  * 0 or -1. */
 int conf_parse_duration(const char *s, uint64_t *ms);
+/* The line of the last "key" in [section] (no subsection) of an INI file,
+ * or of text read from name when text is not NULL; 0 when it has none.
+ * For errors found after reading, such as a theme that does not load. */
+int conf_key_line(const char *name, const char *text, const char *section, const char *key);
 
 #endif

@@ -103,20 +103,22 @@ static void cmd_approvals(conn_t *c, json_t *id, json_t *req)
     conn_send(c, r);
 }
 
-/* approve {id, scope: once|session|persist} and deny {id, note, stop}. */
+/* approve {id, scope: once|session|persist} and deny {id, note, stop,
+ * persist} (persist: a network host's deny rule). */
 static void answer(conn_t *c, json_t *id, json_t *req, bool approve)
 {
     proto_err e;
     int64_t aid;
     const char *scope = NULL, *note = NULL, *key = NULL;
-    bool stop = false;
+    bool stop = false, persist = false;
     if (proto_get_int(req, "approval", true, 1, INT32_MAX, &aid, &e) < 0 ||
         proto_get_string(req, "scope", false, &scope, &e) < 0 || proto_get_string(req, "note", false, &note, &e) < 0 ||
-        proto_get_bool(req, "stop", false, &stop, &e) < 0 || proto_get_string(req, "key", false, &key, &e) < 0) {
+        proto_get_bool(req, "stop", false, &stop, &e) < 0 || proto_get_bool(req, "persist", false, &persist, &e) < 0 ||
+        proto_get_string(req, "key", false, &key, &e) < 0) {
         bad(c, id, &e);
         return;
     }
-    approval_answer ans = approve ? ANSWER_ONCE : stop ? ANSWER_STOP : ANSWER_DENY;
+    approval_answer ans = approve ? ANSWER_ONCE : persist ? ANSWER_FORBID : stop ? ANSWER_STOP : ANSWER_DENY;
     if (approve && scope && (approval_answer_parse(scope, &ans) < 0 || ans > ANSWER_PERSIST)) {
         conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'scope' must be \"once\", \"session\" or \"persist\"");
         return;

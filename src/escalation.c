@@ -9,6 +9,7 @@
 #include "launch.h"
 #include "pathres.h"
 #include "snap_server.h"
+#include "sesschan.h"
 #include "util.h"
 
 #include <errno.h>
@@ -34,6 +35,7 @@ typedef struct chan_ticket {
     int approval;
     bool running;   /* escalate: the command has started */
     sb_child child;
+    sesschan *run_chan; /* escalate: the running command's channel (its proxy listeners) */
     bool released;
 } chan_ticket;
 
@@ -75,6 +77,8 @@ static void chan_release(gate_ticket *t)
     chan_ticket *c = (chan_ticket *)t;
     c->released = true;
     link_del(&c->node);
+    sesschan_run_ended(c->run_chan);
+    c->run_chan = NULL;
     for (int i = 0; i < 3; i++)
         if (c->stdio[i] >= 0)
             close(c->stdio[i]);
@@ -113,6 +117,9 @@ static void chan_settle(gate_ticket *t, gate_settle how, const char *message)
     }
 }
 
+/* Names each escalated run's channel (never 0, the session's own). */
+static unsigned srv_run_channels;
+
 /* An approved escalation: a child of the server, outside the session's
  * sandbox (or in the widened one), with the requester's stdio. */
 static int start_escalated(chan_ticket *c, const gate_launch *l, char *err, size_t errlen)
@@ -128,8 +135,23 @@ static int start_escalated(chan_ticket *c, const gate_launch *l, char *err, size
     sb_plan *plan = server_plan(srv, &sr, 0, false, err, errlen);
     if (!plan)
         return -1;
-    sb_stdio io = {.in = c->stdio[0], .out = c->stdio[1], .err = c->stdio[2], .tty = false, .chan = -1};
+    /* A sandbox in network mode proxy hands its listeners over a channel:
+     * this run's own, which can do nothing else. */
+    bool proxy_mode = !plan->unconfined && plan->net == SB_NET_PROXY;
+    int chan_server = -1, chan_child = -1;
+    if (proxy_mode && (chan_child = sesschan_create(srv, &chan_server, err, errlen)) < 0) {
+        sb_plan_free(plan);
+        free(plan);
+        return -1;
+    }
+    sb_stdio io = {.in = c->stdio[0], .out = c->stdio[1], .err = c->stdio[2], .tty = false, .chan = chan_child};
     int rc = sb_launch(plan, &io, false, &c->child, err, errlen);
+    if (chan_child >= 0)
+        close(chan_child);
+    if (rc == 0 && chan_server >= 0)
+        c->run_chan = sesschan_attach_run(srv, s, chan_server, true, ++srv_run_channels);
+    else if (chan_server >= 0)
+        close(chan_server);
     json_t *fields = json_pack("{s:o, s:s, s:s, s:s, s:i}", "argv", proto_argv_json(c->t.g.argv), "cwd", plan->cwd,
                                "workspace", plan->workspace, "profile", plan->profile, "approval", c->approval);
     sb_plan_free(plan);
@@ -182,7 +204,9 @@ bool escalation_reaped(server_t *srv, pid_t pid, int status)
                               : json_pack("{s:s, s:i}", "state", "exited", "status", st);
         /* Its sandbox is gone (placeholders removed, cgroup too) before the
          * requester hears of the end and goes on in the workspace. */
-        sb_child_release(&c->child);
+        session_release_sandbox(srv->loop, &c->child);
+        sesschan_run_ended(c->run_chan);
+        c->run_chan = NULL;
         c->running = false;
         reply(c, outcome);
         log_event(c, "escalation_ended", json_pack("{s:i, s:i}", "approval", c->approval, "status", st));

@@ -179,6 +179,8 @@ static gate_next judge_network(gate_request *g, const rules_t *rules)
                                    g->port));
     if (d == RULE_ALLOW) {
         g->host_named = host_named_by(rules, g->host, g->net_proto);
+        snprintf(g->verdict.reason, sizeof g->verdict.reason, "a network_rule allowing %s (%s)%s%s", g->host, proto,
+                 just ? ": " : "", just ? just : "");
         g->state = GATE_WIDENED;
         return GATE_LAUNCH;
     }
@@ -249,7 +251,7 @@ gate_next gate_answer(gate_request *g, approval_answer answer, const char *note)
     g->state = GATE_REPLIED;
     if (answer == ANSWER_GONE)
         return GATE_DROP;
-    if (g->origin == GATE_NETWORK && answer == ANSWER_DENY && g->deny_cache) {
+    if (g->origin == GATE_NETWORK && answer == ANSWER_FORBID && g->deny_cache) {
         /* d: denied for the session too (and persisted by the server). */
         char *key = gate_cache_key(g);
         gate_cache_add(g->deny_cache, key);
@@ -257,6 +259,7 @@ gate_next gate_answer(gate_request *g, approval_answer answer, const char *note)
     }
     const char *what = answer == ANSWER_TIMEOUT ? "nobody approved it in time"
                        : answer == ANSWER_STOP  ? "the user denied it and asks you to stop and wait"
+                       : answer == ANSWER_FORBID ? "the user denied it, from now on"
                                                 : "the user denied it";
     bool has_note = note && *note;
     set_text(&g->message, xasprintf("%s: %s%s%s", not_run(g), what, has_note ? ". Note from the user: " : "",

@@ -52,6 +52,10 @@ static int net_launch(gate_ticket *t, const gate_launch *l, char *err, size_t er
     (void)errlen;
     net_ticket *n = (net_ticket *)t;
     proxy_verdict v = t->g.host_named ? PROXY_ALLOW_EXPLICIT : PROXY_ALLOW;
+    /* Who allowed it, for the connection's record. */
+    char *why = t->g.asked_human ? xasprintf("approved by the user (%s)", approval_answer_name(t->g.answer))
+                : t->g.state == GATE_CACHED ? xstrdup("approved by the user earlier, for this session")
+                : xasprintf("allowed by %s", t->g.verdict.reason[0] ? t->g.verdict.reason : "the policy");
     /* Each connection hears once; the gate is done with the ticket. */
     size_t count = n->n;
     proxy_pending **w = n->waiting;
@@ -59,8 +63,9 @@ static int net_launch(gate_ticket *t, const gate_launch *l, char *err, size_t er
     n->n = n->cap = 0;
     gate_done(t);
     for (size_t i = 0; i < count; i++)
-        proxy_decided(w[i], v, NULL);
+        proxy_decided(w[i], v, why);
     free(w);
+    free(why);
     return 0;
 }
 

@@ -127,9 +127,14 @@ static int on_accept(approval_t *a, approval_answer answer, char *err, size_t er
 {
     (void)a;
     gate_ticket *t = user;
-    if (t->g.origin == GATE_NETWORK && (answer == ANSWER_PERSIST || answer == ANSWER_DENY))
+    if (t->g.origin == GATE_NETWORK && (answer == ANSWER_PERSIST || answer == ANSWER_FORBID))
         return save_network_rule(t->srv, &t->g, answer == ANSWER_PERSIST ? RULE_ALLOW : RULE_FORBIDDEN, err,
                                  errlen);
+    if (answer == ANSWER_FORBID) {
+        snprintf(err, errlen, "a rule that denies from now on is saved for network hosts only; deny it without "
+                              "--persist, and add a prefix_rule with decision=\"forbidden\" to forbid the command");
+        return -1;
+    }
     if (answer != ANSWER_PERSIST)
         return 0;
     if (!t->g.persist) {

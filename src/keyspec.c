@@ -15,15 +15,15 @@
  * keys in supervisor focus, one reserved key (C-]) in pane focus, less-like
  * keys in scroll mode.  C-b, C-a, C-g and C-q are never defaults. */
 static const key_action_info actions[KA_COUNT] = {
-    [KA_UP] = {"up", KM_SUPERVISOR, "k Up", "select the session above"},
-    [KA_DOWN] = {"down", KM_SUPERVISOR, "j Down", "select the session below"},
+    [KA_UP] = {"up", KM_SUPERVISOR, "k Up", "select the session above (stops at the first)"},
+    [KA_DOWN] = {"down", KM_SUPERVISOR, "j Down", "select the session below (stops at the last)"},
     [KA_FOCUS] = {"focus", KM_SUPERVISOR, "Enter", "focus the pane: keys go to the session"},
     [KA_ZOOM] = {"zoom", KM_SUPERVISOR, "z", "zoom the selected pane to the whole screen, or back"},
     [KA_LAYOUT] = {"layout", KM_SUPERVISOR, "t", "next layout: single, vertical split, horizontal split, grid"},
     [KA_NEW] = {"new", KM_SUPERVISOR, "n", "new session (asks name, directory, profile)"},
     [KA_KILL] = {"kill", KM_SUPERVISOR, "x", "kill the selected session (asks first)"},
     [KA_PIN] = {"pin", KM_SUPERVISOR, "p", "pin or unpin the selected session (never pruned)"},
-    [KA_SEARCH] = {"search", KM_SUPERVISOR, "/", "search the selected pane's scrollback"},
+    [KA_SEARCH] = {"search", KM_SUPERVISOR, "/", "search the selected pane's scrollback (the last query selected)"},
     [KA_SCROLL_UP] = {"scroll-up", KM_SUPERVISOR, "PgUp WheelUp", "scroll the selected pane back"},
     [KA_SCROLL_DOWN] = {"scroll-down", KM_SUPERVISOR, "PgDn WheelDown", "scroll the selected pane forward"},
     [KA_DETACH] = {"detach", KM_SUPERVISOR, "q", "detach: leave every session running"},
@@ -35,9 +35,9 @@ static const key_action_info actions[KA_COUNT] = {
     [KA_PAGE_UP] = {"page-up", KM_SCROLL, "PgUp b", "one page back"},
     [KA_PAGE_DOWN] = {"page-down", KM_SCROLL, "PgDn Space", "one page forward"},
     [KA_TOP] = {"top", KM_SCROLL, "g Home", "oldest line"},
-    [KA_BOTTOM] = {"bottom", KM_SCROLL, "G End", "newest line"},
-    [KA_SEARCH_NEXT] = {"search-next", KM_SCROLL, "n", "next match (older)"},
-    [KA_SEARCH_PREV] = {"search-prev", KM_SCROLL, "N", "previous match (newer)"},
+    [KA_BOTTOM] = {"bottom", KM_SCROLL, "G End", "newest line (scroll mode stays)"},
+    [KA_SEARCH_NEXT] = {"search-next", KM_SCROLL, "n", "next match (older; past the oldest, from the newest)"},
+    [KA_SEARCH_PREV] = {"search-prev", KM_SCROLL, "N", "previous match (newer; past the newest, from the oldest)"},
     [KA_SCROLL_SEARCH] = {"scroll-search", KM_SCROLL, "/", "search again"},
     [KA_SCROLL_EXIT] = {"scroll-exit", KM_SCROLL, "Esc q", "leave scroll mode"},
     /* K and X are bound in no mode but this one, so they act the same in
@@ -113,7 +113,11 @@ int keyspec_parse(const char *name, uint32_t *key, char *err, size_t errlen)
         char c = s[2];
         if (c >= 'a' && c <= 'z')
             c = (char)(c - 'a' + 'A');
-        if (c >= '@' && c <= '_') { /* C-@ C-A..C-Z C-[ C-\ C-] C-^ C-_ */
+        if (c == '@') { /* NUL: no key code (0 ends a binding list); the TUI sends it to the session */
+            snprintf(err, errlen, "'%s' cannot be bound: C-@ (C-Space) is always sent to the session", name);
+            return -1;
+        }
+        if (c > '@' && c <= '_') { /* C-A..C-Z C-[ C-\ C-] C-^ C-_ */
             *key = meta | (uint32_t)(c - '@');
             return 0;
         }

@@ -57,6 +57,7 @@ typedef struct listener {
     proxy_t *px;
     struct listener *prev, *next;
     int session;
+    unsigned owner;
     proxy_listener_kind kind;
     uv_tcp_t h;
 } listener;
@@ -721,6 +722,11 @@ void pconn_decide(pconn *c, const char *host, uint16_t port, rule_net_proto prot
     c->want_read[SIDE_CLIENT] = true; /* to see the client go away while it waits */
     pconn_update_reading(c);
     c->pending.c = c;
+    if (c->allowed_host[0] && strcmp(c->allowed_host, c->host) == 0 && c->allowed_port == port &&
+        c->allowed_proto == proto) {
+        proxy_decided(&c->pending, c->allowed_verdict, "allowed earlier on this connection");
+        return;
+    }
     proxy_request r = {.session = c->session, .host = c->host, .port = port, .proto = proto};
     px->hooks.decide(px->user, &c->pending, &r);
 }
@@ -735,9 +741,15 @@ void proxy_decided(proxy_pending *p, proxy_verdict v, const char *reason)
     c->rec.decided = true;
     c->rec.verdict = v;
     c->verdict = v;
+    free(c->rec.reason);
+    c->rec.reason = reason ? sanitize_text(reason, strlen(reason), 600) : NULL;
+    if (v != PROXY_DENY) {
+        snprintf(c->allowed_host, sizeof c->allowed_host, "%s", c->host);
+        c->allowed_port = c->port;
+        c->allowed_proto = c->proto;
+        c->allowed_verdict = v;
+    }
     if (v == PROXY_DENY) {
-        free(c->rec.reason);
-        c->rec.reason = reason ? sanitize_text(reason, strlen(reason), 600) : NULL;
         refuse(c, 403, "denied", SOCKS5_NOT_ALLOWED, "network access to \"%s\" (port %u, %s) was denied: %s", c->host,
                c->port, rule_net_proto_name(c->proto),
                c->rec.reason ? c->rec.reason : "no rule allows it and nobody approved it");
@@ -1318,7 +1330,8 @@ static int check_stream_socket(int fd, bool listening, char *err, size_t errlen)
     return 0;
 }
 
-int proxy_add_listener(proxy_t *p, int session, int fd, proxy_listener_kind kind, char *err, size_t errlen)
+int proxy_add_listener(proxy_t *p, int session, unsigned owner, int fd, proxy_listener_kind kind, char *err,
+                       size_t errlen)
 {
     if (p->shut) {
         snprintf(err, errlen, "the proxy is shut down");
@@ -1332,6 +1345,7 @@ int proxy_add_listener(proxy_t *p, int session, int fd, proxy_listener_kind kind
     listener *l = xcalloc(1, sizeof *l);
     l->px = p;
     l->session = session;
+    l->owner = owner;
     l->kind = kind;
     uv_tcp_init(p->loop, &l->h);
     l->h.data = l;
@@ -1400,6 +1414,15 @@ proxy_t *proxy_new(uv_loop_t *loop, const proxy_hooks *hooks, void *user, const 
         l.connect_timeout_ms = 10 * 1000;
     px->lim = l;
     return px;
+}
+
+void proxy_close_listeners(proxy_t *p, int session, unsigned owner)
+{
+    for (listener *l = p->listeners, *next; l; l = next) {
+        next = l->next;
+        if (l->session == session && l->owner == owner)
+            listener_close(l);
+    }
 }
 
 void proxy_session_ended(proxy_t *p, int session)

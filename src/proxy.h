@@ -75,17 +75,23 @@ typedef enum proxy_listener_kind { PROXY_LISTEN_HTTP, PROXY_LISTEN_SOCKS5 } prox
  * decide (a proxy that cannot ask allows nothing, so there is none). */
 proxy_t *proxy_new(uv_loop_t *loop, const proxy_hooks *hooks, void *user, const proxy_limits *limits);
 /* Accept connections for session on the listening socket fd (taken, also
- * on failure): a TCP socket, listening.  0, or -1 with err. */
-int proxy_add_listener(proxy_t *p, int session, int fd, proxy_listener_kind kind, char *err, size_t errlen);
+ * on failure): a TCP socket, listening.  owner names who handed it over
+ * (for proxy_close_listeners; 0 for the session's own sandbox).  0, or -1
+ * with err. */
+int proxy_add_listener(proxy_t *p, int session, unsigned owner, int fd, proxy_listener_kind kind, char *err,
+                       size_t errlen);
+/* Close session's listeners that owner handed over (its sandbox is gone);
+ * the connections they accepted go on. */
+void proxy_close_listeners(proxy_t *p, int session, unsigned owner);
 /* Serve one connection that someone else accepted (fd taken, also on
  * failure), as if it had come through a listener of that kind: for an
  * init that accepts inside the sandbox and passes each connection on.
  * 0, or -1 with err. */
 int proxy_add_connection(proxy_t *p, int session, int fd, proxy_listener_kind kind, char *err, size_t errlen);
-/* The decision for a pending request.  reason (may be NULL) is what the
- * client is told on a deny (the 403's one-line body, with X-Corral-Error:
- * denied; SOCKS5 gets reply 0x02) and the record's "reason": name how to
- * allow the host.  A second answer, or one after cancelled, is ignored
+/* The decision for a pending request.  reason (may be NULL) is the
+ * record's "reason" (who decided, and how), and on a deny what the client
+ * is told (the 403's one-line body, with X-Corral-Error: denied; SOCKS5
+ * gets reply 0x02): name how to allow the host.  A second answer, or one after cancelled, is ignored
  * only while the connection still exists: do not give one. */
 void proxy_decided(proxy_pending *p, proxy_verdict v, const char *reason);
 /* Open client connections of session now. */

@@ -112,6 +112,13 @@ typedef struct pconn {
     uint16_t port;
     rule_net_proto proto;
     proxy_verdict verdict;
+    /* The last target allowed on this client connection: an answer of
+     * "once" is for the connection, so its next request to the same
+     * (host, port, protocol), keep-alive HTTP, is not asked again. */
+    char allowed_host[NETADDR_HOST_MAX + 1];
+    uint16_t allowed_port;
+    rule_net_proto allowed_proto;
+    proxy_verdict allowed_verdict;
     struct sockaddr_storage addrs[PROXY_MAX_ADDRS];
     int naddrs, next_addr;
     int last_connect_error;

@@ -22,6 +22,8 @@ static void apply_extras(sb_profile *p, const conf_sandbox *sb)
         sb_profile_add(p, sb->deny[i], SB_DENY);
     if (sb->net >= 0)
         p->net = (sb_net)sb->net;
+    if (sb->home_layer >= 0)
+        p->home_layer = (sb_home_layer)sb->home_layer;
     if (sb->nofile)
         p->limits.nofile = sb->nofile;
     if (sb->fsize)
@@ -96,12 +98,18 @@ static uint64_t fnv1a(const char *s)
 
 void sbconf_request_dirs(sb_request *req, const char *workspace)
 {
-    static char *state, *config, *cache;
+    static char *state, *config, *cache, *layers, *key;
     free(state);
     free(config);
     free(cache);
+    free(layers);
+    free(key);
     state = paths_state_dir();
     config = paths_config_dir();
+    /* The state directory must exist to be denied: the home layers live
+     * in it, and the home's overlay would show a directory made later. */
+    mkdir_p(state, 0700);
+    layers = xasprintf("%s/home-layers", state);
     const char *xc = getenv("XDG_CACHE_HOME");
     char *base = xc && xc[0] == '/' ? xasprintf("%s/corral", xc) : xasprintf("%s/.cache/corral", paths_home());
     const char *slash = strrchr(workspace, '/');
@@ -110,7 +118,8 @@ void sbconf_request_dirs(sb_request *req, const char *workspace)
     for (char *p = leaf; *p; p++)
         if (*p == '/' || *p == '?' || *p == ' ')
             *p = '_';
-    cache = xasprintf("%s/%s-%016llx", base, leaf, (unsigned long long)fnv1a(workspace));
+    key = xasprintf("%s-%016llx", leaf, (unsigned long long)fnv1a(workspace));
+    cache = xasprintf("%s/%s", base, key);
     free(leaf);
     free(base);
     /* Each tool's cache directory must exist to be bound. */
@@ -127,4 +136,6 @@ void sbconf_request_dirs(sb_request *req, const char *workspace)
     req->corral_state = state;
     req->corral_config = config;
     req->cache_dir = cache;
+    req->home_layers_dir = layers;
+    req->workspace_key = key;
 }

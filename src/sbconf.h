@@ -20,7 +20,10 @@ int sbconf_profile(const conf_t *c, const char *name, sb_profile *out, char *err
 
 /* Fill the directory fields of req from corral's paths and the
  * environment: home, runtime dir, corral's state/config dirs, the cache
- * root for the workspace (created).  Strings live in static storage. */
+ * root for the workspace (created), where home layers live and the
+ * workspace's name there.  The state directory is created: it is denied,
+ * and a home layer made in it later must stay hidden.  Strings live in
+ * static storage. */
 void sbconf_request_dirs(sb_request *req, const char *workspace);
 
 #endif

@@ -73,6 +73,7 @@ typedef struct server_session {
      * and the proxied connections open now. */
     gate_cache net_allowed, net_denied;
     int net_open;
+    const char *net_mode; /* its sandbox's network: "off", "proxy", "full" (static) */
 } server_session;
 
 static inline server_session *srv_session(session_t *s)

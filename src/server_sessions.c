@@ -332,6 +332,8 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     };
     session_t *s = session_start(srv->loop, id, &spec, srv->state_dir, &server_session_hooks, srv, err, errlen);
     char *workspace = xstrdup(plan->workspace);
+    bool proxy_mode = !plan->unconfined && plan->net == SB_NET_PROXY;
+    const char *net_mode = sb_net_name(plan->unconfined ? SB_NET_FULL : plan->net);
     /* What the sandbox protects only as well as it can (a .git symlink a
      * sandbox may have planted): the session's log keeps it, and the
      * requester is told with the other warnings. */
@@ -361,9 +363,10 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     x->policy = r->policy ? *r->policy : srv->policy;
     /* What a request from inside it keeps: its workspace and sandbox. */
     x->workspace = workspace;
+    x->net_mode = net_mode;
     server_sandbox_of(r, &x->sandbox);
     if (chan_server >= 0)
-        sesschan_attach(srv, s, chan_server);
+        sesschan_attach(srv, s, chan_server, proxy_mode);
     link_add(&srv->sessions, &x->node);
     snap_session_started(srv, s);
     server_touch(srv, s);
@@ -422,6 +425,8 @@ json_t *server_session_json(server_t *srv, session_t *s)
     json_object_set_new(o, "output_age_seconds", json_real(quiet));
     json_object_set_new(o, "connections", json_integer(x->net_open));
     snap_session_json(srv, s, o);
+    if (x->net_mode)
+        json_object_set_new(o, "network", json_string(x->net_mode));
     const char *title = vt_title(s->vt);
     if (title && *title)
         json_object_set_new(o, "title", json_string(title));

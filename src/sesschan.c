@@ -11,7 +11,12 @@
 #include "sesschan.h"
 
 #include "escalation.h"
+#include "netns.h"
+#include "proxy.h"
 #include "util.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,14 +34,19 @@
  * bury the user in dialogs (or the server in descriptors). */
 #define OPEN_MAX_PER_SESSION 8
 
-/* The server's end of one session's channel. */
-typedef struct sesschan {
+/* The server's end of one channel: a session's own, or an escalated run's
+ * (which may only hand over its proxy listeners). */
+struct sesschan {
     server_t *srv;
-    server_session *x; /* the session's, cleared when the channel closes */
+    server_session *x; /* the session's own channel: cleared when it closes */
     int session;
     int fd;
     uv_poll_t poll;
-} sesschan;
+    unsigned owner;      /* 0 for the session's own; its run's for an escalated run */
+    bool listeners_only; /* an escalated run's: nothing but its listeners */
+    bool proxy_mode;     /* its sandbox is in network mode proxy */
+    bool got_listeners;  /* its init handed them over (once) */
+};
 
 static void send_failed(int fd, const char *message)
 {
@@ -52,6 +62,43 @@ static void close_fds(int *fds, int n)
 {
     for (int i = 0; i < n; i++)
         close(fds[i]);
+}
+
+/* fd is a TCP socket listening on 127.0.0.1:port (what a sandbox's init
+ * makes for the proxy, and nothing else). */
+static bool loopback_listener(int fd, uint16_t port)
+{
+    int v = 0;
+    socklen_t len = sizeof v;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) < 0 || !v)
+        return false;
+    len = sizeof v;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &len) < 0 || v != SOCK_STREAM)
+        return false;
+    struct sockaddr_in a;
+    len = sizeof a;
+    return getsockname(fd, (struct sockaddr *)&a, &len) == 0 && len == sizeof a && a.sin_family == AF_INET &&
+           ntohs(a.sin_port) == port && ntohl(a.sin_addr.s_addr) == INADDR_LOOPBACK;
+}
+
+/* Proxy mode: a sandbox's init hands over its two listeners once, before
+ * its command starts; the server's proxy accepts the sandbox's connections
+ * on them.  Anything else (a second time, a sandbox not in proxy mode,
+ * sockets that are not those listeners) is dropped. */
+static void take_listeners(sesschan *ch, session_t *s, int *fds, int nfds)
+{
+    server_t *srv = ch->srv;
+    char err[256];
+    if (!srv->proxy || !ch->proxy_mode || ch->got_listeners || nfds != 2 ||
+        !loopback_listener(fds[0], SB_PROXY_HTTP_PORT) || !loopback_listener(fds[1], SB_PROXY_SOCKS_PORT)) {
+        close_fds(fds, nfds);
+        return;
+    }
+    ch->got_listeners = true;
+    if (proxy_add_listener(srv->proxy, s->id, ch->owner, fds[0], PROXY_LISTEN_HTTP, err, sizeof err) < 0)
+        server_log("session %d: the proxy cannot listen for it: %s", s->id, err);
+    if (proxy_add_listener(srv->proxy, s->id, ch->owner, fds[1], PROXY_LISTEN_SOCKS5, err, sizeof err) < 0)
+        server_log("session %d: the proxy cannot listen for it: %s", s->id, err);
 }
 
 /* A request arrived: fds[0] is the reply socket, then stdio for escalate.
@@ -80,6 +127,17 @@ static void handle_message(sesschan *ch, const char *data, size_t len, int *fds,
         close_fds(fds, nfds);
         return;
     }
+    if (strcmp(verb, "listeners") == 0) {
+        take_listeners(ch, s, fds, nfds);
+        json_decref(msg);
+        return;
+    }
+    if (ch->listeners_only) {
+        send_failed(fds[0], "a command corral escalate started cannot ask for more: run it from the session itself");
+        json_decref(msg);
+        close_fds(fds, nfds);
+        return;
+    }
     int stdio[3] = {-1, -1, -1};
     for (int i = 1; i < nfds; i++)
         stdio[i - 1] = fds[i];
@@ -101,7 +159,19 @@ static void chan_close(sesschan *ch)
     if (ch->x && ch->x->chan == ch)
         ch->x->chan = NULL;
     ch->x = NULL;
+    if (ch->listeners_only && ch->got_listeners && ch->srv->proxy)
+        proxy_close_listeners(ch->srv->proxy, ch->session, ch->owner);
     uv_close((uv_handle_t *)&ch->poll, chan_closed);
+}
+
+/* The other end hung up or failed.  A run's channel is its ticket's to
+ * close (sesschan_run_ended): it only stops listening. */
+static void chan_hung_up(sesschan *ch)
+{
+    if (ch->listeners_only)
+        uv_poll_stop(&ch->poll);
+    else
+        chan_close(ch);
 }
 
 static void on_chan_readable(uv_poll_t *h, int status, int events)
@@ -109,7 +179,7 @@ static void on_chan_readable(uv_poll_t *h, int status, int events)
     (void)events;
     sesschan *ch = h->data;
     if (status < 0) {
-        chan_close(ch);
+        chan_hung_up(ch);
         return;
     }
     static char data[MSG_MAX];
@@ -130,13 +200,13 @@ static void on_chan_readable(uv_poll_t *h, int status, int events)
              * process in the sandbox could close it with an empty send. */
             struct pollfd p = {.fd = ch->fd, .events = POLLIN | POLLRDHUP};
             if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP))) {
-                chan_close(ch);
+                chan_hung_up(ch);
                 return;
             }
             continue;
         }
         if (n < 0) {
-            chan_close(ch);
+            chan_hung_up(ch);
             return;
         }
         int fds[FDS_MAX * 2], nfds = 0;
@@ -172,17 +242,38 @@ int sesschan_create(server_t *srv, int *server_end, char *err, size_t errlen)
     return sv[1];
 }
 
-void sesschan_attach(server_t *srv, session_t *s, int server_end)
+static sesschan *chan_start(server_t *srv, session_t *s, int server_end, bool proxy_mode)
 {
     sesschan *ch = xcalloc(1, sizeof *ch);
     ch->srv = srv;
-    ch->x = srv_session(s);
     ch->session = s->id;
     ch->fd = server_end;
+    ch->proxy_mode = proxy_mode;
     uv_poll_init(srv->loop, &ch->poll, server_end);
     ch->poll.data = ch;
     uv_poll_start(&ch->poll, UV_READABLE, on_chan_readable);
+    return ch;
+}
+
+void sesschan_attach(server_t *srv, session_t *s, int server_end, bool proxy_mode)
+{
+    sesschan *ch = chan_start(srv, s, server_end, proxy_mode);
+    ch->x = srv_session(s);
     srv_session(s)->chan = ch;
+}
+
+sesschan *sesschan_attach_run(server_t *srv, session_t *s, int server_end, bool proxy_mode, unsigned owner)
+{
+    sesschan *ch = chan_start(srv, s, server_end, proxy_mode);
+    ch->listeners_only = true;
+    ch->owner = owner;
+    return ch;
+}
+
+void sesschan_run_ended(sesschan *ch)
+{
+    if (ch)
+        chan_close(ch);
 }
 
 void sesschan_session_ended(server_t *srv, session_t *s)

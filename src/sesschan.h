@@ -20,6 +20,9 @@
  *  {"verb":"check","shell":"bash"|"zsh","line":TEXT,"cwd":DIR}
  *     -> {"state":"pending","approval":ID} (maybe)
  *     -> {"state":"run"} | {"state":"denied","message":TEXT}
+ *  {"verb":"listeners","cwd":"/"} with two fds, no reply: a proxy-mode
+ *     sandbox's init hands over its listeners on 127.0.0.1:3128 (HTTP)
+ *     and :1080 (SOCKS5), once, before its command starts.
  *
  * Server-internal.
  */
@@ -28,11 +31,20 @@
 
 #include "server_int.h"
 
+typedef struct sesschan sesschan;
+
 /* A new channel for session id: returns the end for the command (-1 with
  * err on failure); the server's end is kept for sesschan_attach. */
 int sesschan_create(server_t *srv, int *server_end, char *err, size_t errlen);
-/* Start serving server_end for s (it takes ownership). */
-void sesschan_attach(server_t *srv, session_t *s, int server_end);
+/* Start serving server_end for s (it takes ownership); proxy_mode: its
+ * sandbox is in network mode proxy (its init hands over listeners). */
+void sesschan_attach(server_t *srv, session_t *s, int server_end, bool proxy_mode);
+/* The channel of a command corral escalate started for s: it may only hand
+ * over its sandbox's proxy listeners (owner tells them apart from the
+ * session's own; not 0).  sesschan_run_ended when the command has ended
+ * closes it and those listeners. */
+sesschan *sesschan_attach_run(server_t *srv, session_t *s, int server_end, bool proxy_mode, unsigned owner);
+void sesschan_run_ended(sesschan *ch);
 /* s's tree is gone: close its channel, withdraw its pending requests and
  * end what its escalations started. */
 void sesschan_session_ended(server_t *srv, session_t *s);

@@ -601,7 +601,7 @@ void session_reaped(session_t *s, int status)
         uv_poll_stop(&s->status_poll);
         close_handle(s, (uv_handle_t *)&s->status_poll);
     }
-    sb_child_release(&s->child);
+    session_release_sandbox(s->grace_timer.loop, &s->child);
     json_t *f = json_pack("{s:i, s:f}", "code", s->exit_code, "duration_seconds", s->ended - s->created);
     if (s->exit_signal)
         json_object_set_new(f, "signal", json_string(signal_name(s->exit_signal, tmp, sizeof tmp)));
@@ -611,6 +611,40 @@ void session_reaped(session_t *s, int status)
     if (!s->output_closed)
         uv_timer_start(&s->grace_timer, grace_cb, UEXEC_TRAILING_OUTPUT_GRACE_MS, 0);
     finish(s);
+}
+
+typedef struct layer_work {
+    uv_work_t req;
+    sb_layer_hold hold;
+} layer_work;
+
+static void remove_layer(uv_work_t *req)
+{
+    sb_layer_release(&((layer_work *)req)->hold);
+}
+
+static void layer_removed(uv_work_t *req, int status)
+{
+    (void)status;
+    free(req);
+}
+
+void session_release_sandbox(uv_loop_t *loop, sb_child *child)
+{
+    /* A discarded home layer can hold thousands of files: removing it is
+     * slow disk work, done on the thread pool so the loop never waits.
+     * Its directory stays locked until then, so nothing else takes it. */
+    if (child->layer.fd >= 0 || child->layer.path) {
+        layer_work *w = xcalloc(1, sizeof *w);
+        w->hold = child->layer;
+        child->layer.fd = -1;
+        child->layer.path = NULL;
+        if (uv_queue_work(loop, &w->req, remove_layer, layer_removed) < 0) {
+            sb_layer_release(&w->hold);
+            free(w);
+        }
+    }
+    sb_child_release(child);
 }
 
 void session_pause_reading(session_t *s, bool paused)

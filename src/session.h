@@ -137,6 +137,9 @@ int session_resize(session_t *s, int rows, int cols);
 void session_kill(session_t *s, const char *reason);
 /* The server reaped the session's init with this wait status. */
 void session_reaped(session_t *s, int status);
+/* A reaped sandbox's resources go (cgroups, placeholders, and its home
+ * layer, which is removed on loop's thread pool). */
+void session_release_sandbox(uv_loop_t *loop, sb_child *child);
 /* Stop or resume reading output (flow control for slow clients). */
 void session_pause_reading(session_t *s, bool paused);
 /* Take what was output since the last take. Caller frees. */

@@ -12,73 +12,128 @@
  * instead of O(rows x cols).  Scrolls of a full-width region rotate row
  * structs in place; anything narrower is declined, and libvterm falls back
  * to moverect + erase.  The alternate screen is a second grid, allocated
- * while it is shown, that never feeds the history.
+ * while it is shown, that never feeds the history.  A row remembers that
+ * autowrap carried its text on to the next one, so that a change of width
+ * joins and wraps such lines again (vt_reflow.c).
  *
- * libvterm 0.1.4 reports neither dim nor conceal and hides the DEC modes a
- * client needs; vt_scan tracks those (and keeps escape strings whole, see
- * vt_scan.h).
+ * Where libvterm 0.1.4 is not xterm, the scanner in front of it (vt_scan.c)
+ * hands us what we do instead of it:
+ *   - a character whose width libvterm gets wrong (width.h is the width)
+ *     is written as a stand-in that libvterm places at the right width, a
+ *     code point nobody writes because it is itself always written as a
+ *     stand-in; the glyph callback puts the real character in the cell;
+ *   - saving and restoring the cursor is ours, one saved cursor per screen
+ *     with the pen, origin mode and character sets (libvterm keeps one,
+ *     shared, without the sets, and restores a never-saved one as black on
+ *     black); a restore is carried out by feeding libvterm the SGR, CUP,
+ *     designations and modes that make its state the saved one;
+ *   - the alternate screen modes (47, 1047, 1049), RIS, DECSTR, DECALN and
+ *     the queries DECRQM (for those modes) and DECRQSS (SGR).
+ * (vt_ops.c carries these out.)  libvterm 0.1.4 reports neither dim nor
+ * conceal and hides the DEC modes a client needs; vt_scan tracks those
+ * (and keeps escape strings whole, see vt_scan.h).  vt_bytes.c makes the
+ * byte streams that recreate the model.
  */
 #include "config.h"
 
 #include "vt.h"
 
 #include "util.h"
-#include "vt_grid.h"
-#include "vt_scan.h"
+#include "vt_int.h"
+#include "vt_reflow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <vterm.h>
 
 #define VT_MAX_ROWS 1000
 #define VT_MAX_COLS 2000
 #define VT_MAX_SCROLLBACK 1000000
 #define VT_TITLE_MAX 256
 
-struct vt {
-    VTerm *vterm;
-    VTermState *state;
-    vt_callbacks cb;
-    void *user;
-    int rows, cols;
-    vt_grid primary, alt; /* alt.rows is NULL unless it is shown */
-    vt_grid *cur;         /* the grid on show */
-    bool altscreen;
-    uint8_t *dirty; /* per visible row */
-
-    vt_color fg, bg;    /* the pen */
-    uint16_t pen_vterm; /* attributes libvterm reports */
-    uint16_t pen_extra; /* dim, conceal from the scanner */
-    uint16_t attrs;     /* both */
-
-    vt_history hist;
-    vt_comb_table comb;
-
-    char *title;
-    bool cursor_visible;
-    uint32_t last_ch;  /* the last glyph written, for REP */
-    uint8_t last_comb;
-    bool pending_wrap; /* the last glyph ended in the last column ... */
-    VTermPos wrap_pos; /* ... here, and the cursor has not left it */
-    int mouse; /* VTERM_PROP_MOUSE_* */
-    vt_scan scan;
-};
-
 static const vt_cell empty_line[1] = { { 0, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0, 1, 0 } };
 
-static inline vt_row *row_at(const vt_t *vt, int r)
-{
-    return vt_grid_row(vt->cur, r);
-}
-
-static void mark_dirty(vt_t *vt, int first, int end)
+void vt_mark_dirty(vt_t *vt, int first, int end)
 {
     if (end > first)
         memset(vt->dirty + first, 1, (size_t)(end - first));
 }
 
+/* Bytes straight to libvterm, past the scanner. */
+void vt_vterm_feed(vt_t *vt, const char *bytes, size_t len)
+{
+    vterm_input_write(vt->vterm, bytes, len);
+}
+
 /* ---- libvterm state callbacks -------------------------------------------- */
+
+static bool is_standin(uint32_t c)
+{
+    return c == STANDIN_WIDE || c == STANDIN_NARROW || c == STANDIN_MARK;
+}
+
+/* The characters of a glyph as they really are: a stand-in is the
+ * character it stands for (the one being written, or, when libvterm adds
+ * marks to the last glyph, the one it stood for then).  Returns how many,
+ * real[n] = 0. */
+static int real_chars(vt_t *vt, const uint32_t *chars, VTermPos pos, uint32_t *real, bool *again)
+{
+    uint32_t c0 = chars[0];
+    if (chars[1] == 0 && c0 <= 0x10FFFF && !is_standin(c0) && (c0 < 0xD800 || c0 > 0xDFFF)) {
+        /* most glyphs: one character, as it is */
+        *again = false;
+        real[0] = c0;
+        real[1] = 0;
+        vt->last_pos = pos;
+        vt->last_n = 1;
+        vt->last_vterm[0] = vt->last_real[0] = c0;
+        return 1;
+    }
+    int n = 0;
+    while (n < VT_GLYPH_CHARS - 1 && chars[n])
+        n++;
+    /* libvterm comes back to its last glyph to add marks that came in a
+     * later write: the same position, its characters and more. */
+    *again = vt->last_n > 0 && n > vt->last_n && pos.row == vt->last_pos.row && pos.col == vt->last_pos.col &&
+             memcmp(chars, vt->last_vterm, (size_t)vt->last_n * sizeof *chars) == 0;
+    int k = 0;
+    if (*again) {
+        memcpy(real, vt->last_real, (size_t)vt->last_n * sizeof *real);
+        k = vt->last_n;
+    }
+    for (; k < n; k++) {
+        uint32_t c = chars[k];
+        if (is_standin(c)) {
+            if (vt->standin_pending && k == n - 1) {
+                c = vt->standin_for;
+                vt->standin_pending = false;
+            } else {
+                c = 0xFFFD;
+            }
+        } else if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+            c = 0xFFFD;
+        }
+        real[k] = c;
+    }
+    real[n] = 0;
+    bool all = chars[n] == 0;
+    vt->last_pos = pos;
+    vt->last_n = all ? n : 0;
+    memcpy(vt->last_vterm, chars, (size_t)n * sizeof *chars);
+    memcpy(vt->last_real, real, (size_t)n * sizeof *real);
+    return n;
+}
+
+/* Autowrap carried the text from the row above onto this glyph's row. */
+static void note_wrap(vt_t *vt, VTermPos pos)
+{
+    if (pos.row > 0) {
+        vt_row_at(vt, pos.row - 1)->wrapped = true;
+    } else if (vt->pushes != vt->next_pushes && vt->hist.len > 0) { /* it scrolled into history */
+        vt_hist_line *l = (vt_hist_line *)vt_history_line(&vt->hist, 1);
+        l->wrapped = true;
+    }
+}
 
 /* A glyph in the pen's colours; halves of wide characters it breaks go. */
 static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
@@ -87,17 +142,34 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     int cols = vt->cols;
     if (pos.row < 0 || pos.row >= vt->rows || pos.col < 0 || pos.col >= cols)
         return 1;
-    vt_row *r = row_at(vt, pos.row);
+    /* A mark with nothing to go on (the cursor moved since the last glyph)
+     * is a glyph of no width to libvterm, which keeps the cursor where it
+     * is: there is no cell for it, and it goes. */
+    if (info->width == 0)
+        return 1;
+    uint32_t real[VT_GLYPH_CHARS];
+    bool again;
+    int n = real_chars(vt, info->chars, pos, real, &again);
+    vt_row *r = vt_row_at(vt, pos.row);
     vt_cell *c = r->cells + pos.col;
     int w = info->width == 2 && pos.col + 1 < cols ? 2 : 1;
+    if (!again) {
+        /* A glyph that did not fit where the cursor was went to the start
+         * of the next row: autowrap. */
+        if (pos.col == 0 && vt->next_col + w > cols)
+            note_wrap(vt, pos);
+        vt->next_row = pos.row;
+        vt->next_col = pos.col + w;
+        vt->next_pushes = vt->pushes;
+    }
     bool clean = c->width == 1 && c->ch != VT_CH_WIDE_CONT &&
                  (w == 1 || (c[1].width == 1 && c[1].ch != VT_CH_WIDE_CONT));
-    c->ch = info->chars[0];
+    c->ch = real[0];
     c->fg = vt->fg;
     c->bg = vt->bg;
     c->attrs = vt->attrs;
     c->width = (uint8_t)w;
-    c->comb = info->chars[0] && info->chars[1] ? vt_comb_intern(&vt->comb, info->chars + 1) : 0;
+    c->comb = real[0] && n > 1 ? vt_comb_intern(&vt->comb, real + 1) : 0;
     if (w == 2) {
         c[1] = *c;
         c[1].ch = VT_CH_WIDE_CONT;
@@ -111,8 +183,10 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     if (pos.col + w > r->used)
         r->used = pos.col + w;
     vt->dirty[pos.row] = 1;
-    vt->pending_wrap = pos.col + w == cols;
+    vt->pending_wrap = pos.col + w == cols && !(vt->scan.dec & VT_SCAN_NOWRAP);
     vt->wrap_pos = pos;
+    vt->glyph_last = true;
+    vt->last_marks = n - 1;
     vt->last_ch = c->ch;
     vt->last_comb = c->comb;
     return 1;
@@ -122,11 +196,20 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
  * libvterm reports that position once, and any move elsewhere ends the wait.
  * (A cursor command to the very same cell also ends it, unseen: libvterm
  * does not report a move that goes nowhere.) */
-static int cb_movecursor(VTermPos pos, VTermPos oldpos, int visible, void *user)
+int vt_cb_movecursor(VTermPos pos, VTermPos oldpos, int visible, void *user)
 {
     vt_t *vt = user;
     if (pos.row != vt->wrap_pos.row || pos.col != vt->wrap_pos.col)
         vt->pending_wrap = false;
+    /* libvterm reports where a glyph left the cursor; a move elsewhere
+     * leaves a mark nothing to go on. */
+    if (!vt->pending_wrap && (pos.row != vt->next_row || pos.col != vt->next_col))
+        vt->glyph_last = false;
+    if (!vt->pending_wrap) {
+        vt->next_row = pos.row;
+        vt->next_col = pos.col;
+        vt->next_pushes = vt->pushes;
+    }
     return 1;
 }
 
@@ -144,15 +227,23 @@ static bool clip(const vt_t *vt, VTermRect *rc)
     return rc->start_row < rc->end_row && rc->start_col < rc->end_col;
 }
 
-/* Erase in the pen's background, as xterm does (BCE). */
+/* Erase in the pen's background, as xterm does (BCE).  Whole rows erased
+ * end the wrap of the row above them, and their own. */
 static int cb_erase(VTermRect rect, int selective, void *user)
 {
     vt_t *vt = user;
     if (!clip(vt, &rect))
         return 1;
-    for (int row = rect.start_row; row < rect.end_row; row++)
-        vt_grid_erase(row_at(vt, row), rect.start_col, rect.end_col, vt->cols, vt->bg); /* BCE */
-    mark_dirty(vt, rect.start_row, rect.end_row);
+    bool whole = rect.start_col == 0 && rect.end_col == vt->cols;
+    for (int row = rect.start_row; row < rect.end_row; row++) {
+        vt_row *r = vt_row_at(vt, row);
+        vt_grid_erase(r, rect.start_col, rect.end_col, vt->cols, vt->bg); /* BCE */
+        if (whole)
+            r->wrapped = false;
+    }
+    if (whole && rect.start_row > 0)
+        vt_row_at(vt, rect.start_row - 1)->wrapped = false;
+    vt_mark_dirty(vt, rect.start_row, rect.end_row);
     return 1;
 }
 
@@ -171,8 +262,8 @@ static int cb_moverect(VTermRect dest, VTermRect src, void *user)
     bool down = dest.start_row > src.start_row;
     for (int k = 0; k < h; k++) {
         int i = down ? h - 1 - k : k;
-        vt_row *d = row_at(vt, dest.start_row + i);
-        const vt_row *s = row_at(vt, src.start_row + i);
+        vt_row *d = vt_row_at(vt, dest.start_row + i);
+        const vt_row *s = vt_row_at(vt, src.start_row + i);
         int s_used = s->used;
         memmove(d->cells + dest.start_col, s->cells + src.start_col, (size_t)w * sizeof(vt_cell));
         if (s_used > src.start_col) {
@@ -184,7 +275,7 @@ static int cb_moverect(VTermRect dest, VTermRect src, void *user)
         vt_grid_repair(d, dest.start_col, vt->cols);
         vt_grid_repair(d, dest.end_col, vt->cols);
     }
-    mark_dirty(vt, dest.start_row, dest.end_row);
+    vt_mark_dirty(vt, dest.start_row, dest.end_row);
     return 1;
 }
 
@@ -210,14 +301,16 @@ static int cb_scrollrect(VTermRect rect, int downward, int rightward, void *user
         bool keep = !vt->altscreen && downward > 0 && cur.row == vt->rows - 1;
         for (int k = 0; k < n; k++) {
             if (downward > 0) {
-                vt_row *r = row_at(vt, 0);
-                if (keep)
+                vt_row *r = vt_row_at(vt, 0);
+                if (keep) {
                     vt_history_push(&vt->hist, r);
+                    vt->pushes++;
+                }
                 vt_grid_blank_row(r, vt->cols, vt->bg);
                 g->top = g->top + 1 == vt->rows ? 0 : g->top + 1;
             } else {
                 g->top = g->top == 0 ? vt->rows - 1 : g->top - 1;
-                vt_grid_blank_row(row_at(vt, 0), vt->cols, vt->bg);
+                vt_grid_blank_row(vt_row_at(vt, 0), vt->cols, vt->bg);
             }
         }
     } else {
@@ -225,9 +318,15 @@ static int cb_scrollrect(VTermRect rect, int downward, int rightward, void *user
         vt_grid_rotate(g, s, e, downward > 0 ? n : h - n);
         int b0 = downward > 0 ? e - n : s;
         for (int k = 0; k < n; k++)
-            vt_grid_blank_row(row_at(vt, b0 + k), vt->cols, vt->bg);
+            vt_grid_blank_row(vt_row_at(vt, b0 + k), vt->cols, vt->bg);
+        if (s > 0) /* the row above no longer goes on in the first */
+            vt_row_at(vt, s - 1)->wrapped = false;
     }
-    mark_dirty(vt, rect.start_row, rect.end_row);
+    /* The last row that moved no longer goes on in the row after it. */
+    int last = downward > 0 ? rect.end_row - n - 1 : rect.end_row - 1;
+    if (last >= rect.start_row)
+        vt_row_at(vt, last)->wrapped = false;
+    vt_mark_dirty(vt, rect.start_row, rect.end_row);
     return 1;
 }
 
@@ -265,8 +364,9 @@ static int cb_setpenattr(VTermAttr attr, VTermValue *val, void *user)
     return 1;
 }
 
-/* Show the alternate grid (fresh) or go back to the untouched primary. */
-static void set_altscreen(vt_t *vt, bool on)
+/* Show the alternate grid (fresh) or go back to the untouched primary;
+ * the alternate screen's saved cursor goes with it. */
+void vt_set_altscreen(vt_t *vt, bool on)
 {
     if (on == vt->altscreen)
         return;
@@ -276,9 +376,12 @@ static void set_altscreen(vt_t *vt, bool on)
     } else {
         vt->cur = &vt->primary;
         vt_grid_free(&vt->alt);
+        vt->saved[1].valid = false;
     }
     vt->altscreen = on;
-    mark_dirty(vt, 0, vt->rows);
+    vt->last_n = 0;
+    vt->glyph_last = false;
+    vt_mark_dirty(vt, 0, vt->rows);
 }
 
 /* Titles come from the session: sanitised and cut before anyone sees them. */
@@ -296,7 +399,7 @@ static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
     vt_t *vt = user;
     switch (prop) {
     case VTERM_PROP_CURSORVISIBLE: vt->cursor_visible = val->boolean; break;
-    case VTERM_PROP_ALTSCREEN: set_altscreen(vt, val->boolean); break;
+    case VTERM_PROP_ALTSCREEN: vt_set_altscreen(vt, val->boolean); break;
     case VTERM_PROP_TITLE: set_title(vt, val->string); break;
     case VTERM_PROP_MOUSE: vt->mouse = val->number; break;
     default: break;
@@ -321,30 +424,91 @@ static int cb_bell(void *user)
     return 1;
 }
 
-/* The grid on show keeps the cursor's line visible (rows above it go to
- * history, and come back when the screen grows); the primary grid behind
- * the alternate screen is only cut or padded. */
+/* A saved cursor as a mark for the reflow, and back (a saved column of
+ * cols is a cursor that waited to wrap). */
+static vt_reflow_mark mark_of_saved(const vt_t *vt, const vt_saved *s)
+{
+    return (vt_reflow_mark){ s->valid, s->col >= vt->cols, s->row, s->col };
+}
+
+static void saved_from_mark(vt_saved *s, const vt_reflow_mark *m, int cols)
+{
+    if (!m->set)
+        return;
+    s->row = m->row < 0 ? 0 : m->row;
+    s->col = m->pending ? cols : m->col;
+}
+
+static void clamp_saved(vt_saved *s, int rows, int cols)
+{
+    if (s->row >= rows)
+        s->row = rows - 1;
+    if (s->col > cols)
+        s->col = cols;
+}
+
+/* A new size.  A new width reflows the primary screen and its history
+ * (vt_reflow.c): the live cursor stays on its character, and so does a
+ * saved one.  Behind the alternate screen the primary is reflowed too, its
+ * cursor being the one saved on entering; the alternate screen itself is
+ * only cut or padded, as in tmux.  A new height alone keeps the cursor's
+ * line on screen: the rows above it go to history, and history lines come
+ * back when the screen grows.  The cursor's place is left for vt_resize. */
 static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 {
     vt_t *vt = user;
     VTermPos cur;
     vterm_state_get_cursorpos(vt->state, &cur);
-    int moved = vt_grid_resize(vt->cur, rows, cols, cur.row, vt->altscreen ? NULL : &vt->hist);
-    if (vt->altscreen)
-        vt_grid_resize(&vt->primary, rows, cols, -1, NULL);
+    bool pending = vt->pending_wrap && cur.row == vt->wrap_pos.row && cur.col == vt->wrap_pos.col;
+    vt->resize_pending = false;
+    vt->glyph_last = false;
+    if (!vt->altscreen && cols != vt->cols) {
+        vt_reflow_mark m[2] = { { true, pending, cur.row, cur.col }, mark_of_saved(vt, &vt->saved[0]) };
+        vt_reflow(&vt->primary, &vt->hist, rows, cols, m, 2);
+        vt->resize_row = m[0].row;
+        vt->resize_col = m[0].col;
+        vt->resize_pending = m[0].pending;
+        saved_from_mark(&vt->saved[0], &m[1], cols);
+    } else if (!vt->altscreen) {
+        int moved = vt_grid_resize(&vt->primary, rows, cols, cur.row, &vt->hist);
+        vt->resize_row = cur.row + moved;
+        vt->resize_col = cur.col;
+        vt->saved[0].row += moved;
+        if (vt->saved[0].row < 0)
+            vt->saved[0].row = 0;
+    } else {
+        vt_reflow_mark m[1] = { mark_of_saved(vt, &vt->saved[0]) };
+        vt_reflow(&vt->primary, &vt->hist, rows, cols, m, 1);
+        saved_from_mark(&vt->saved[0], &m[0], cols);
+        int moved = vt_grid_resize(&vt->alt, rows, cols, cur.row, NULL);
+        vt->resize_row = cur.row + moved;
+        vt->resize_col = cur.col;
+        vt->saved[1].row += moved;
+        if (vt->saved[1].row < 0)
+            vt->saved[1].row = 0;
+    }
+    if (vt->resize_row >= rows)
+        vt->resize_row = rows - 1;
+    if (vt->resize_row < 0)
+        vt->resize_row = 0;
+    if (vt->resize_col >= cols)
+        vt->resize_col = cols - 1;
+    clamp_saved(&vt->saved[0], rows, cols);
+    clamp_saved(&vt->saved[1], rows, cols);
     vt->rows = rows;
     vt->cols = cols;
     vt->pending_wrap = false;
+    vt->last_n = 0;
     free(vt->dirty);
     vt->dirty = xmalloc((size_t)rows);
-    mark_dirty(vt, 0, rows);
-    delta->row += moved;
+    vt_mark_dirty(vt, 0, rows);
+    (void)delta;
     return 1;
 }
 
 static const VTermStateCallbacks state_callbacks = {
     .putglyph = cb_putglyph,
-    .movecursor = cb_movecursor,
+    .movecursor = vt_cb_movecursor,
     .scrollrect = cb_scrollrect,
     .moverect = cb_moverect,
     .erase = cb_erase,
@@ -358,57 +522,38 @@ static const VTermStateCallbacks state_callbacks = {
 static void cb_output(const char *s, size_t len, void *user)
 {
     vt_t *vt = user;
-    if (vt->cb.reply)
+    if (vt->capture)
+        buf_append(vt->capture, s, len);
+    else if (vt->cb.reply)
         vt->cb.reply(vt->user, s, len);
 }
 
-/* ---- scanner hooks ------------------------------------------------------- */
-
-/* What the scanner lets through goes to libvterm. */
-static void scan_feed(void *user, const char *bytes, size_t len)
+/* libvterm's answer to a DECRQSS for margins: "DCS 1 $ r A ; B F ST". */
+static void ask_margins(struct vt *vt, const char *request, int *a, int *b, int dflt_b)
 {
-    vt_t *vt = user;
-    vterm_input_write(vt->vterm, bytes, len);
-}
-
-static void scan_osc(void *user, int number, const char *payload, size_t len)
-{
-    vt_t *vt = user;
-    if (vt->cb.osc)
-        vt->cb.osc(vt->user, number, payload, len);
-}
-
-static void scan_sgr_extra(void *user, unsigned attrs)
-{
-    vt_t *vt = user;
-    vt->pen_extra = (uint16_t)attrs;
-    vt->attrs = vt->pen_vterm | vt->pen_extra;
-}
-
-/* REP: the last glyph written, again, as text (wrapping like xterm), at
- * most a screenful. */
-static void scan_rep(void *user, unsigned count)
-{
-    vt_t *vt = user;
-    if (!vt->last_ch)
-        return;
-    vt_cell last = { vt->last_ch, 0, 0, 0, 1, vt->last_comb };
-    char one[VT_CELL_TEXT_MAX], buf[4096];
-    size_t n = vt_cell_text(vt, &last, one), used = 0;
-    if (count > (unsigned)(vt->rows * vt->cols))
-        count = (unsigned)(vt->rows * vt->cols);
-    for (unsigned k = 0; k < count; k++) {
-        if (used + n > sizeof buf) {
-            vterm_input_write(vt->vterm, buf, used);
-            used = 0;
-        }
-        memcpy(buf + used, one, n);
-        used += n;
+    buf_t out;
+    buf_init(&out);
+    vt->capture = &out;
+    vterm_input_write(vt->vterm, request, strlen(request));
+    vt->capture = NULL;
+    buf_putc(&out, '\0');
+    *a = 1;
+    *b = dflt_b;
+    const char *p = strstr(out.data, "1$r");
+    if (p && sscanf(p + 3, "%d;%d", a, b) != 2) {
+        *a = 1;
+        *b = dflt_b;
     }
-    vterm_input_write(vt->vterm, buf, used);
+    buf_free(&out);
 }
 
-static const vt_scan_ops scan_ops = { scan_feed, scan_osc, scan_sgr_extra, scan_rep };
+void vt_margins(const vt_t *vt, int *top, int *bottom, int *left, int *right)
+{
+    /* Asking changes nothing in libvterm. */
+    struct vt *m = (struct vt *)vt;
+    ask_margins(m, "\033P$qr\033\\", top, bottom, vt->rows);
+    ask_margins(m, "\033P$qs\033\\", left, right, vt->cols);
+}
 
 /* ---- public API ---------------------------------------------------------- */
 
@@ -431,11 +576,13 @@ vt_t *vt_new(int rows, int cols, int scrollback_max, const vt_callbacks *cb, voi
     vt_history_init(&vt->hist, scrollback_max < VT_MAX_SCROLLBACK ? scrollback_max : VT_MAX_SCROLLBACK);
     vt_comb_init(&vt->comb);
     vt->cursor_visible = true;
+    vt_charsets_reset(&vt->saved[0].cs);
+    vt_charsets_reset(&vt->saved[1].cs);
     vt_grid_init(&vt->primary, rows, cols);
     vt->cur = &vt->primary;
     vt->dirty = xmalloc((size_t)rows);
-    mark_dirty(vt, 0, rows);
-    vt_scan_init(&vt->scan, &scan_ops, vt);
+    vt_mark_dirty(vt, 0, rows);
+    vt_scan_init(&vt->scan, &vt_model_ops, vt);
     vterm_output_set_callback(term, cb_output, vt);
     vterm_state_set_callbacks(vt->state, &state_callbacks, vt);
     vterm_state_reset(vt->state, 1);
@@ -465,20 +612,20 @@ void vt_write(vt_t *vt, const char *bytes, size_t len)
 /* libvterm 0.1.4's resize keeps the scroll region and the saved cursor as
  * they were, and the next scroll or DECRC past the new size writes outside
  * its line array.  Like xterm and tmux we reset the region after a resize,
- * and after a shrink the saved cursor becomes the current position. */
+ * and libvterm's own saved cursor (ours are in vt->saved) is made the
+ * current position.  The cursor goes where cb_resize put its character. */
 int vt_resize(vt_t *vt, int rows, int cols)
 {
     if (rows < 1 || cols < 2 || rows > VT_MAX_ROWS || cols > VT_MAX_COLS)
         return -1;
     if (rows == vt->rows && cols == vt->cols)
         return 0;
-    bool shrink = rows < vt->rows || cols < vt->cols;
     vterm_set_size(vt->vterm, rows, cols);
-    VTermPos p;
-    vterm_state_get_cursorpos(vt->state, &p);
     char fix[48];
-    int n = snprintf(fix, sizeof fix, "\033[r\033[%d;%dH%s", p.row + 1, p.col + 1, shrink ? "\0337" : "");
-    vterm_input_write(vt->vterm, fix, (size_t)n);
+    int n = snprintf(fix, sizeof fix, "\033[r\033[%d;%dH\0337", vt->resize_row + 1, vt->resize_col + 1);
+    vt_vterm_feed(vt, fix, (size_t)n);
+    if (vt->resize_pending && !(vt->scan.dec & VT_SCAN_NOWRAP))
+        vt_wait_to_wrap(vt, vt->resize_row, vt->resize_col);
     return 0;
 }
 
@@ -502,7 +649,7 @@ const vt_cell *vt_line(const vt_t *vt, int row, int *len)
     if (row >= 0 && row < vt->rows) {
         if (len)
             *len = vt->cols;
-        return row_at(vt, row)->cells;
+        return vt_row_at(vt, row)->cells;
     }
     const vt_hist_line *l = row < 0 ? vt_history_line(&vt->hist, -row) : NULL;
     if (!l)
@@ -510,6 +657,14 @@ const vt_cell *vt_line(const vt_t *vt, int row, int *len)
     if (len)
         *len = l->len;
     return l->cells ? l->cells : empty_line;
+}
+
+bool vt_line_wrapped(const vt_t *vt, int row)
+{
+    if (row >= 0 && row < vt->rows)
+        return vt_row_at(vt, row)->wrapped;
+    const vt_hist_line *l = row < 0 ? vt_history_line(&vt->hist, -row) : NULL;
+    return l && l->wrapped;
 }
 
 size_t vt_cell_text(const vt_t *vt, const vt_cell *cell, char *out)
@@ -591,229 +746,6 @@ char *vt_text(const vt_t *vt, int first, int last, size_t *len)
         b.len = keep;
         buf_putc(&b, '\n');
     }
-    if (len)
-        *len = b.len;
-    return buf_steal(&b);
-}
-
-/* SGR parameters for a colour; returns how many. */
-static int color_params(vt_color c, int base, unsigned out[5])
-{
-    uint32_t v = c & 0xffffffu;
-    switch (VT_COLOR_KIND(c)) {
-    case VT_COLOR_KIND_INDEXED:
-        if (v < 8) {
-            out[0] = (unsigned)base + v;
-            return 1;
-        }
-        out[0] = (unsigned)base + 8;
-        out[1] = 5;
-        out[2] = v;
-        return 3;
-    case VT_COLOR_KIND_RGB:
-        out[0] = (unsigned)base + 8;
-        out[1] = 2;
-        out[2] = v >> 16;
-        out[3] = (v >> 8) & 0xff;
-        out[4] = v & 0xff;
-        return 5;
-    default:
-        return 0;
-    }
-}
-
-/* The SGR for a complete style from a reset, in sequences of at most 16
- * parameters (what libvterm and st can take). */
-static void put_sgr(buf_t *b, vt_color fg, vt_color bg, unsigned attrs)
-{
-    static const struct { unsigned bit; unsigned code; } codes[] = {
-        { VT_ATTR_BOLD, 1 }, { VT_ATTR_DIM, 2 }, { VT_ATTR_ITALIC, 3 }, { VT_ATTR_UNDERLINE, 4 },
-        { VT_ATTR_BLINK, 5 }, { VT_ATTR_REVERSE, 7 }, { VT_ATTR_CONCEAL, 8 }, { VT_ATTR_STRIKE, 9 },
-    };
-    unsigned p[20];
-    int n = 0, split;
-    p[n++] = 0;
-    for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++)
-        if (attrs & codes[k].bit)
-            p[n++] = codes[k].code;
-    split = n;
-    n += color_params(fg, 30, p + n);
-    n += color_params(bg, 40, p + n);
-    if (n <= 16)
-        split = n;
-    buf_puts(b, "\033[");
-    for (int k = 0; k < n; k++) {
-        if (k == split)
-            buf_puts(b, "m\033[");
-        else if (k > 0)
-            buf_putc(b, ';');
-        buf_printf(b, "%u", p[k]);
-    }
-    buf_putc(b, 'm');
-}
-
-typedef struct style {
-    vt_color fg, bg;
-    unsigned attrs;
-} style;
-
-static void set_style(buf_t *b, style *cur, vt_color fg, vt_color bg, unsigned attrs)
-{
-    if (cur->fg == fg && cur->bg == bg && cur->attrs == attrs)
-        return;
-    put_sgr(b, fg, bg, attrs);
-    *cur = (style){ fg, bg, attrs };
-}
-
-/* Cells [0, end) from the cursor on: runs of default blanks are skipped
- * with CUF, coloured blanks are made with ECH (which keeps them blank,
- * unlike spaces). */
-static void put_cells(const vt_t *vt, buf_t *b, style *st, const vt_cell *cells, int end)
-{
-    for (int col = 0; col < end;) {
-        const vt_cell *c = &cells[col];
-        if (c->ch == 0) {
-            int k = col;
-            while (k < end && cells[k].ch == 0 && cells[k].bg == c->bg)
-                k++;
-            if (c->bg != VT_COLOR_DEFAULT) {
-                set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
-                buf_printf(b, "\033[%dX", k - col);
-            }
-            if (k < end)
-                buf_printf(b, "\033[%dC", k - col);
-            col = k;
-        } else if (c->ch == VT_CH_WIDE_CONT) {
-            col++;
-        } else {
-            char tmp[VT_CELL_TEXT_MAX];
-            set_style(b, st, c->fg, c->bg, c->attrs);
-            buf_append(b, tmp, vt_cell_text(vt, c, tmp));
-            col += c->width;
-        }
-    }
-}
-
-/* Every non-blank row of grid g, each placed with CUP. */
-static void redraw_grid(const vt_t *vt, const vt_grid *g, buf_t *b, style *st)
-{
-    for (int row = 0; row < vt->rows; row++) {
-        const vt_row *r = vt_grid_row(g, row);
-        int end = vt_grid_trimmed(r);
-        if (end == 0)
-            continue;
-        buf_printf(b, "\033[%d;1H", row + 1);
-        put_cells(vt, b, st, r->cells, end);
-    }
-}
-
-/* Leave the cursor waiting to wrap, as it is after a glyph in the last
- * column: write that glyph again, or, if it was erased since, a glyph that
- * ECH then erases (ECH keeps the wait). */
-static void redraw_pending_wrap(const vt_t *vt, buf_t *b, style *st, int row, int col)
-{
-    const vt_cell *c = &row_at(vt, row)->cells[col];
-    buf_printf(b, "\033[%d;%dH", row + 1, col + 1);
-    if (c->ch && c->ch != VT_CH_WIDE_CONT && col + c->width == vt->cols) {
-        char tmp[VT_CELL_TEXT_MAX];
-        set_style(b, st, c->fg, c->bg, c->attrs);
-        buf_append(b, tmp, vt_cell_text(vt, c, tmp));
-        return;
-    }
-    if (col + 1 < vt->cols) { /* an erased wide glyph: U+3000 is wide */
-        set_style(b, st, VT_COLOR_DEFAULT, c[1].bg, 0);
-        buf_puts(b, "\xe3\x80\x80");
-    } else {
-        set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
-        buf_putc(b, ' ');
-    }
-    set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
-    buf_puts(b, "\033[X");
-}
-
-/* The cursor (with a pending wrap), the pen and the cursor's visibility. */
-static void redraw_cursor_and_pen(const vt_t *vt, buf_t *b, style *st)
-{
-    int crow, ccol;
-    vt_cursor(vt, &crow, &ccol);
-    if (vt->pending_wrap && crow == vt->wrap_pos.row && ccol == vt->wrap_pos.col)
-        redraw_pending_wrap(vt, b, st, crow, ccol);
-    else
-        buf_printf(b, "\033[%d;%dH", crow + 1, ccol + 1);
-    set_style(b, st, vt->fg, vt->bg, vt->attrs);
-    buf_printf(b, "\033[?25%c", vt->cursor_visible ? 'h' : 'l');
-}
-
-char *vt_redraw_bytes(const vt_t *vt, size_t *len)
-{
-    buf_t b;
-    buf_init(&b);
-    buf_puts(&b, "\033[0m\033[H\033[2J");
-    style st = { VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0 };
-    redraw_grid(vt, vt->cur, &b, &st);
-    redraw_cursor_and_pen(vt, &b, &st);
-    if (len)
-        *len = b.len;
-    return buf_steal(&b);
-}
-
-/* History lines go through the bottom of a fresh screen: each is written
- * and ended with CRLF, then enough line feeds at the bottom row push the
- * last of them off the top, leaving a blank screen. */
-static void sync_history(const vt_t *vt, buf_t *b, style *st, int max_history)
-{
-    int n = vt->hist.len < max_history ? vt->hist.len : max_history;
-    for (int k = n; k >= 1; k--) {
-        const vt_hist_line *l = vt_history_line(&vt->hist, k);
-        if (l && l->cells)
-            put_cells(vt, b, st, l->cells, l->len);
-        set_style(b, st, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0);
-        buf_puts(b, "\r\n");
-    }
-    if (n == 0)
-        return;
-    buf_printf(b, "\033[%d;1H", vt->rows);
-    for (int k = 0; k < (n < vt->rows - 1 ? n : vt->rows - 1); k++)
-        buf_putc(b, '\n');
-}
-
-/* Modes that change how keys and the mouse are encoded. */
-static void sync_modes(const vt_t *vt, buf_t *b)
-{
-    unsigned m = vt_modes(vt);
-    if (m & VT_MODE_APP_CURSOR)
-        buf_puts(b, "\033[?1h");
-    if (m & VT_MODE_APP_KEYPAD)
-        buf_puts(b, "\033=");
-    if (m & VT_MODE_BRACKETED_PASTE)
-        buf_puts(b, "\033[?2004h");
-    if (m & VT_MODE_MOUSE_MOVE)
-        buf_puts(b, "\033[?1003h");
-    else if (m & VT_MODE_MOUSE_DRAG)
-        buf_puts(b, "\033[?1002h");
-    else if (m & VT_MODE_MOUSE_CLICK)
-        buf_puts(b, "\033[?1000h");
-    if (m & VT_MODE_MOUSE_SGR)
-        buf_puts(b, "\033[?1006h");
-}
-
-char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len)
-{
-    buf_t b;
-    buf_init(&b);
-    buf_puts(&b, "\033[0m\033[H\033[2J");
-    style st = { VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0 };
-    sync_history(vt, &b, &st, max_history < 0 ? 0 : max_history);
-    redraw_grid(vt, &vt->primary, &b, &st);
-    if (vt->altscreen) {
-        set_style(&b, &st, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0);
-        buf_puts(&b, "\033[?1049h");
-        redraw_grid(vt, &vt->alt, &b, &st);
-    }
-    redraw_cursor_and_pen(vt, &b, &st);
-    sync_modes(vt, &b);
-    if (vt->title && vt->title[0])
-        buf_printf(&b, "\033]2;%s\a", vt->title);
     if (len)
         *len = b.len;
     return buf_steal(&b);

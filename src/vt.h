@@ -91,11 +91,15 @@ void vt_free(vt_t *vt);
 /* Feed bytes as read from the PTY; any split of the stream is fine. */
 void vt_write(vt_t *vt, const char *bytes, size_t len);
 
-/* Resize (no reflow: rows are cut or padded; the cursor is kept inside).
- * The cursor's line stays on screen: when the screen gets shorter the rows
- * above it go to history, and history lines come back when it gets taller.
- * As in xterm and tmux the scroll region is reset; after a shrink the saved
- * cursor (DECSC) is the current position.  0, or -1 for bad sizes. */
+/* Resize.  A new width reflows the primary screen and its history as tmux
+ * does: lines that autowrap wrapped are joined and wrapped at the new
+ * width, hard newlines stay, and the cursor (and a saved cursor) stays on
+ * its character; the alternate screen is only cut or padded (vt_reflow.h
+ * says which lines stay on screen).  A new height alone keeps the cursor's
+ * line on screen: when the screen gets shorter the rows above it go to
+ * history, and history lines come back when it gets taller.  As in xterm
+ * and tmux the scroll region is reset.  Nothing is reflowed when the width
+ * stays.  0, or -1 for bad sizes. */
 int vt_resize(vt_t *vt, int rows, int cols);
 
 int vt_rows(const vt_t *vt);
@@ -111,10 +115,14 @@ int vt_scrollback_len(const vt_t *vt);
  * Returns NULL for a row out of range. */
 const vt_cell *vt_line(const vt_t *vt, int row, int *len);
 
+/* Whether the text of a line (numbered as vt_line) goes on in the next
+ * one because autowrap put it there: what a width change joins. */
+bool vt_line_wrapped(const vt_t *vt, int row);
+
 /* UTF-8 text of one cell including its combining marks, NUL-terminated;
  * returns bytes written (0 for a blank or a wide-character continuation).
  * out must hold VT_CELL_TEXT_MAX bytes. */
-#define VT_CELL_TEXT_MAX 32
+#define VT_CELL_TEXT_MAX 72
 size_t vt_cell_text(const vt_t *vt, const vt_cell *cell, char *out);
 
 void vt_cursor(const vt_t *vt, int *row, int *col);
@@ -138,8 +146,14 @@ char *vt_redraw_bytes(const vt_t *vt, size_t *len);
 /* A byte sequence that, written to a fresh vt of the same size (and
  * enough scrollback), recreates this one: the newest max_history lines of
  * history, the primary screen, the alternate screen when it is on show,
- * the cursor, pen, modes and title.  For a vt only (it sets modes and the
- * title): a client's copy of a session's model on attach.  Caller frees. */
+ * which lines wrapped (so both reflow alike on a width change), the saved
+ * cursors, the cursor, pen, character sets, margins, modes and title.  For
+ * a vt only (it sets modes and the title): a client's copy of a session's
+ * model on attach.  Not made again: a bottom row that wrapped into nothing
+ * (never the case after a scroll or erase), and a cursor waiting to wrap
+ * whose cell changed under it since (a scroll or a screen switch in the
+ * meantime: the copy's cursor waits on the cell as it is now).  Caller
+ * frees. */
 char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len);
 
 /* Damage: one flag per visible row, set by any change to it. */

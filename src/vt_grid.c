@@ -27,6 +27,7 @@ void vt_grid_fill(vt_cell *c, int n, vt_color bg)
 
 void vt_grid_blank_row(vt_row *r, int cols, vt_color bg)
 {
+    r->wrapped = false;
     if (bg == VT_COLOR_DEFAULT) {
         vt_grid_fill(r->cells, r->used, bg);
         r->used = 0;
@@ -169,6 +170,7 @@ void vt_history_push(vt_history *h, const vt_row *r)
     if (n)
         memcpy(l->cells, r->cells, (size_t)n * sizeof(vt_cell));
     l->len = n;
+    l->wrapped = r->wrapped;
 }
 
 const vt_hist_line *vt_history_line(const vt_history *h, int k)
@@ -188,10 +190,12 @@ static void history_pop(vt_history *h, vt_row *r, int cols)
         memcpy(r->cells, l->cells, (size_t)n * sizeof(vt_cell));
     vt_grid_fill(r->cells + n, cols - n, VT_COLOR_DEFAULT);
     r->used = n;
+    r->wrapped = l->wrapped;
     vt_grid_repair(r, n, cols);
     free(l->cells);
     l->cells = NULL;
     l->len = 0;
+    l->wrapped = false;
     h->len--;
 }
 
@@ -237,6 +241,8 @@ int vt_grid_resize(vt_grid *g, int rows, int cols, int cursor_row, vt_history *h
             vt_grid_fill(nr[k].cells, cols, VT_COLOR_DEFAULT);
         }
     }
+    if (rows < old_rows - skip + pull) /* the row it went on in was cut */
+        nr[rows - 1].wrapped = false;
     free(g->rows);
     g->rows = nr;
     g->nrows = rows;

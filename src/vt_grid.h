@@ -14,6 +14,11 @@
  *
  * History lines are trimmed of trailing default blanks and allocated to
  * exactly their length; the oldest goes when max is reached.
+ *
+ * A row or line is "wrapped" when the text on it goes on in the next one
+ * because autowrap put it there (not a newline): what a width change joins
+ * and wraps again (vt_reflow.c).  The flag travels with the row into
+ * history and is dropped when the row, or the row after it, is blanked.
  */
 #ifndef CORRAL_VT_GRID_H
 #define CORRAL_VT_GRID_H
@@ -26,6 +31,7 @@
 typedef struct vt_row {
     vt_cell *cells; /* cols cells */
     int used;       /* cells at or beyond used are default blanks */
+    bool wrapped;   /* the text goes on in the next row (autowrap put it there) */
 } vt_row;
 
 typedef struct vt_grid {
@@ -37,6 +43,7 @@ typedef struct vt_grid {
 typedef struct vt_hist_line {
     vt_cell *cells; /* len cells, NULL when len is 0 */
     int len;
+    bool wrapped; /* goes on in the next line */
 } vt_hist_line;
 
 typedef struct vt_history {
@@ -44,8 +51,9 @@ typedef struct vt_history {
     int cap, len, head, max;
 } vt_history;
 
-/* Combining marks of one cell: libvterm passes at most 5 after the base. */
-#define VT_COMB_MARKS 5
+/* Combining marks kept on one cell (xterm keeps up to 10); more are
+ * dropped. */
+#define VT_COMB_MARKS 16
 #define VT_COMB_MAX 255 /* cell.comb is 1 + index, in a uint8_t */
 
 typedef struct vt_comb_entry {

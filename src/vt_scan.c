@@ -7,8 +7,10 @@
  *   ground --ESC--> escape --[--> CSI ----final--> ground
  *                          --]/P/_/^/X--> string --BEL or ESC \--> ground
  *
- * In ground it looks for the next ESC with memchr and leaves everything in
- * between in a "run" of input that is fed to libvterm with one call.  ESC and
+ * In ground it looks for the next ESC and leaves everything in between in
+ * a "run" of input that is fed to libvterm with one call, unless a
+ * character in it needs the owner (see vt_scan.h): the run is cut there.
+ * SO and SI are noted on the way.  ESC and
  * CSI sequences stay in the run too, unless a write ends inside one: then
  * the part before it is fed and the unfinished sequence is copied to the
  * hold buffer, completed byte by byte from the next write, and fed whole.
@@ -34,48 +36,33 @@
  * two never disagree about being inside a string: after ESC, bytes >= 0x80
  * are ignored and [ ] P open CSI, OSC and DCS even after intermediates; a
  * CSI ends at its final byte, ESC, CAN, SUB or a byte >= 0x80.  REP goes
- * to the owner, never to libvterm (see vt_scan.h).
+ * to the owner, never to libvterm, and so do the sequences vt_scan.h lists
+ * (intercept); SGRs libvterm would misread are rewritten (vt_sgr.h).
  */
 #include "config.h"
 
 #include "vt_scan.h"
+#include "vt_scan_int.h"
 
 #include "util.h"
 #include "vt.h"
+#include "vt_sgr.h"
+#include "width.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { ST_GROUND, ST_ESC, ST_CSI, ST_CSI_IGNORE, ST_STR, ST_STR_ESC };
-enum { STR_OSC, STR_DCS, STR_IGNORE };
 
-#define C_BEL 0x07
-#define C_CAN 0x18
-#define C_SUB 0x1a
-#define C_ESC 0x1b
+void vt_charsets_reset(vt_charsets *cs)
+{
+    memset(cs->g, 'B', sizeof cs->g);
+    cs->gl = 0;
+}
 
-/* libvterm 0.1.4 stores a CSI's parameters in 16 slots and does not bound
- * the index: a 17th parameter is written past them while parsing.  A CSI
- * with more separators than this is rewritten (csi_long_feed). */
-#define CSI_SEPARATORS_MAX 15
-
-/* Most bytes of an ESC sequence held across writes; more intermediates or
- * controls than this are let go (libvterm keeps fewer). */
-#define ESC_HOLD_MAX 64u
-
-/* Largest single write of text handed to libvterm (see feed_text). */
-#define FEED_MAX 8192u
-
-/* Hold buffers above this size are given back once their sequence is done,
- * so an idle scanner costs nothing. */
-#define HOLD_KEEP 1024u
-
-/* Where the current write is: i is the byte being looked at, run the first
- * byte not yet fed, start the ESC of an unheld sequence in progress. */
-typedef struct scan_pos {
-    const char *p;
-    size_t len, i, run, start;
-} scan_pos;
+bool vt_charsets_special(const vt_charsets *cs)
+{
+    return cs->g[cs->gl & 3] != 'B';
+}
 
 void vt_scan_init(vt_scan *s, const vt_scan_ops *ops, void *user)
 {
@@ -83,6 +70,7 @@ void vt_scan_init(vt_scan *s, const vt_scan_ops *ops, void *user)
     s->ops = ops;
     s->user = user;
     s->state = ST_GROUND;
+    vt_charsets_reset(&s->cs);
 }
 
 void vt_scan_free(vt_scan *s)
@@ -125,7 +113,7 @@ static void hold_reset(vt_scan *s)
 }
 
 /* Hand bytes to the owner (libvterm) as they are. */
-static void feed(vt_scan *s, const char *p, size_t n)
+void vt_scan_feed(vt_scan *s, const char *p, size_t n)
 {
     if (n && s->ops->feed)
         s->ops->feed(s->user, p, n);
@@ -141,15 +129,15 @@ static void feed_text(vt_scan *s, const char *p, size_t n)
         size_t k = utf8_complete_prefix(p, FEED_MAX);
         if (k == 0)
             k = FEED_MAX;
-        feed(s, p, k);
+        vt_scan_feed(s, p, k);
         p += k;
         n -= k;
     }
-    feed(s, p, n);
+    vt_scan_feed(s, p, n);
 }
 
 /* Feed the run up to (not including) end. */
-static void feed_run(vt_scan *s, scan_pos *x, size_t end)
+void vt_scan_feed_run(vt_scan *s, scan_pos *x, size_t end)
 {
     if (end > x->run)
         feed_text(s, x->p + x->run, end - x->run);
@@ -157,19 +145,19 @@ static void feed_run(vt_scan *s, scan_pos *x, size_t end)
 }
 
 /* Tell the owner that dim/conceal changed, after everything before it. */
-static void set_sgr_extra(vt_scan *s, scan_pos *x, unsigned attrs)
+void vt_scan_set_sgr_extra(vt_scan *s, scan_pos *x, unsigned attrs)
 {
     if (attrs == s->sgr_extra)
         return;
     s->sgr_extra = attrs;
     if (x)
-        feed_run(s, x, x->i);
+        vt_scan_feed_run(s, x, x->i);
     if (s->ops->sgr_extra)
         s->ops->sgr_extra(s->user, attrs);
 }
 
 /* Read one decimal parameter; stops at the first non-digit. */
-static unsigned read_num(const char *p, size_t len, size_t *k)
+unsigned vt_scan_read_num(const char *p, size_t len, size_t *k)
 {
     unsigned v = 0;
     while (*k < len && p[*k] >= '0' && p[*k] <= '9') {
@@ -181,7 +169,7 @@ static unsigned read_num(const char *p, size_t len, size_t *k)
 }
 
 /* DEC private modes set or reset by CSI ? Pm h / l. */
-static void private_modes(vt_scan *s, const char *body, size_t len, bool set)
+void vt_scan_private_modes(vt_scan *s, const char *body, size_t len, bool set)
 {
     for (size_t k = 1; k < len; k++)
         if (!(body[k] == ';' || (body[k] >= '0' && body[k] <= '9')))
@@ -189,11 +177,14 @@ static void private_modes(vt_scan *s, const char *body, size_t len, bool set)
     size_t k = 1;
     while (k <= len) {
         unsigned bit = 0;
-        switch (read_num(body, len, &k)) {
+        switch (vt_scan_read_num(body, len, &k)) {
         case 1: bit = VT_MODE_APP_CURSOR; break;
         case 66: bit = VT_MODE_APP_KEYPAD; break;
         case 1006: bit = VT_MODE_MOUSE_SGR; break;
         case 2004: bit = VT_MODE_BRACKETED_PASTE; break;
+        case 6: s->dec = set ? (s->dec | VT_SCAN_ORIGIN) : (s->dec & ~VT_SCAN_ORIGIN); break;
+        case 7: s->dec = set ? (s->dec & ~VT_SCAN_NOWRAP) : (s->dec | VT_SCAN_NOWRAP); break;
+        case 69: s->dec = set ? (s->dec | VT_SCAN_LRMM) : (s->dec & ~VT_SCAN_LRMM); break;
         default: break;
         }
         s->modes = set ? (s->modes | bit) : (s->modes & ~bit);
@@ -201,42 +192,13 @@ static void private_modes(vt_scan *s, const char *body, size_t len, bool set)
     }
 }
 
-/* The dim and conceal bits an SGR leaves in force; colour arguments
- * (38;5;n, 38;2;r;g;b) are skipped so their numbers are not read as
- * attributes. */
-static unsigned sgr_attrs(unsigned cur, const char *body, size_t len)
+/* Whether p[0, n) holds only digits and bytes of also. */
+bool vt_scan_digits_and(const char *p, size_t n, const char *also)
 {
-    for (size_t k = 0; k < len; k++)
-        if (!(body[k] == ';' || body[k] == ':' || (body[k] >= '0' && body[k] <= '9')))
-            return cur; /* a private SGR such as CSI > 4 ; 1 m */
-    if (len == 0)
-        return 0;
-    size_t k = 0;
-    int skip = 0;
-    while (k <= len) {
-        unsigned v = read_num(body, len, &k);
-        bool sub = k < len && body[k] == ':';
-        while (k < len && body[k] != ';')
-            k++; /* subparameters belong to this parameter */
-        k++;
-        if (skip > 0) {
-            if (skip == 9) /* the colour space selector after 38/48/58 */
-                skip = v == 5 ? 1 : v == 2 ? 3 : 0;
-            else
-                skip--;
-            continue;
-        }
-        switch (v) {
-        case 0: cur = 0; break;
-        case 2: cur |= VT_ATTR_DIM; break;
-        case 8: cur |= VT_ATTR_CONCEAL; break;
-        case 22: cur &= ~VT_ATTR_DIM; break;
-        case 28: cur &= ~VT_ATTR_CONCEAL; break;
-        case 38: case 48: case 58: skip = sub ? 0 : 9; break;
-        default: break;
-        }
-    }
-    return cur;
+    for (size_t k = 0; k < n; k++)
+        if (!(p[k] >= '0' && p[k] <= '9') && (p[k] == '\0' || !strchr(also, p[k])))
+            return false;
+    return true;
 }
 
 /* Where a CSI's parameters start: after its '[' (bytes libvterm ignores and
@@ -247,21 +209,22 @@ static const char *csi_params(const char *seq, size_t len)
     return b ? b + 1 : seq + len;
 }
 
-/* A CSI or ESC sequence is complete: note the state libvterm hides. */
+/* A CSI or ESC sequence went to libvterm: note the state it hides. */
 static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
 {
     unsigned char fin = (unsigned char)seq[len - 1];
     if (s->state == ST_ESC) {
-        if (s->esc_inter) /* ESC ( B and the like */
+        if (s->esc_inter) { /* SCS: ESC ( B and the like, as libvterm takes them */
+            if (len == 3 && seq[1] >= '(' && seq[1] <= '+' && (fin == 'B' || fin == '0' || fin == 'A'))
+                s->cs.g[seq[1] - '('] = (char)fin;
             return;
+        }
         if (fin == '=')
             s->modes |= VT_MODE_APP_KEYPAD;
         else if (fin == '>')
             s->modes &= ~VT_MODE_APP_KEYPAD;
-        else if (fin == 'c') { /* RIS */
-            s->modes = 0;
-            set_sgr_extra(s, x, 0);
-        }
+        else if (fin == 'n' || fin == 'o') /* LS2, LS3 */
+            s->cs.gl = fin == 'n' ? 2 : 3;
         return;
     }
     const char *body = csi_params(seq, len);
@@ -269,12 +232,22 @@ static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
         return;
     size_t blen = (size_t)(seq + len - 1 - body);
     if ((fin == 'h' || fin == 'l') && blen > 0 && body[0] == '?')
-        private_modes(s, body, blen, fin == 'h');
+        vt_scan_private_modes(s, body, blen, fin == 'h');
+    else if (strchr("ABCDEFGH`adefjk", fin) && vt_scan_digits_and(body, blen, ";")) {
+        if (x)
+            vt_scan_feed_run(s, x, x->i);
+        vt_scan_action(s, VT_SCAN_CURSOR_MOVED, 0);
+    } else if (fin == 'm' && vt_scan_digits_and(body, blen, ";:"))
+        vt_scan_set_sgr_extra(s, x, vt_sgr_extra(s->sgr_extra, body, blen));
     else if (fin == 'p' && blen == 1 && body[0] == '!') { /* DECSTR */
+        if (x)
+            vt_scan_feed_run(s, x, x->i); /* libvterm resets first */
         s->modes &= ~(unsigned)(VT_MODE_APP_CURSOR | VT_MODE_APP_KEYPAD);
-        set_sgr_extra(s, x, 0);
-    } else if (fin == 'm')
-        set_sgr_extra(s, x, sgr_attrs(s->sgr_extra, body, blen));
+        s->dec = 0;
+        vt_charsets_reset(&s->cs);
+        vt_scan_set_sgr_extra(s, x, 0);
+        vt_scan_action(s, VT_SCAN_SOFT_RESET, 0);
+    }
 }
 
 /* A CSI over VT_SCAN_SEQ_MAX bytes: what came before is fed, the sequence
@@ -285,7 +258,7 @@ static void csi_drop(vt_scan *s, scan_pos *x)
         hold_reset(s);
         s->held = false;
     } else {
-        feed_run(s, x, x->start);
+        vt_scan_feed_run(s, x, x->start);
     }
     s->csi_long = false;
     x->run = x->i;
@@ -315,7 +288,7 @@ static void csi_ignore(vt_scan *s, scan_pos *x)
 static void csi_go_long(vt_scan *s, scan_pos *x)
 {
     if (!s->held) {
-        feed_run(s, x, x->start);
+        vt_scan_feed_run(s, x, x->start);
         hold_append(s, x->p + x->start, x->i - x->start);
         s->held = true;
         x->run = x->i;
@@ -367,10 +340,10 @@ static void csi_long_feed(vt_scan *s, const char *held, size_t held_len)
         while (q < pend && *q != ';')
             q++;
         size_t k = 0;
-        unsigned v = read_num(p, (size_t)(q - p), &k);
+        unsigned v = vt_scan_read_num(p, (size_t)(q - p), &k);
         if (sgr && k == (size_t)(q - p) && (v == 38 || v == 48 || v == 58) && q < pend) {
             size_t k2 = 0;
-            unsigned sel = read_num(q + 1, (size_t)(pend - q - 1), &k2);
+            unsigned sel = vt_scan_read_num(q + 1, (size_t)(pend - q - 1), &k2);
             more = sel == 5 ? 2 : sel == 2 ? 4 : 0;
         }
         for (; more > 0 && q < pend; more--)
@@ -382,7 +355,7 @@ static void csi_long_feed(vt_scan *s, const char *held, size_t held_len)
                 if (!sgr)
                     break;
                 out[o++] = 'm';
-                feed(s, out, o);
+                vt_scan_feed(s, out, o);
                 o = used = 0;
             }
             if (o == 0) {
@@ -405,7 +378,7 @@ static void csi_long_feed(vt_scan *s, const char *held, size_t held_len)
     }
     memcpy(out + o, pend, (size_t)(end - pend) + 1);
     o += (size_t)(end - pend) + 1;
-    feed(s, out, o);
+    vt_scan_feed(s, out, o);
 }
 
 /* Whether a byte of an ESC sequence is worth holding: libvterm ignores
@@ -441,7 +414,7 @@ static bool is_rep(const char *seq, size_t len, unsigned *count)
     if (p >= seq + len || seq[len - 1] != 'b' || (*p >= '<' && *p <= '?'))
         return false;
     size_t n = (size_t)(seq + len - 1 - p), k = 0;
-    *count = read_num(p, n, &k);
+    *count = vt_scan_read_num(p, n, &k);
     if (*count == 0)
         *count = 1;
     for (; k < n; k++)
@@ -454,13 +427,13 @@ static bool is_rep(const char *seq, size_t len, unsigned *count)
  * cancel it at that ESC, but the sequence the ESC opens may be one that
  * never reaches libvterm (a string, REP), and libvterm would be left
  * inside the first one, reading the text after as its parameters. */
-static void seq_abandon(vt_scan *s, scan_pos *x)
+void vt_scan_seq_abandon(vt_scan *s, scan_pos *x)
 {
     if (s->held) {
         hold_reset(s);
         s->held = false;
     } else {
-        feed_run(s, x, x->start);
+        vt_scan_feed_run(s, x, x->start);
     }
     x->run = x->i;
     s->csi_long = false;
@@ -471,20 +444,23 @@ static void seq_abandon(vt_scan *s, scan_pos *x)
 static void seq_complete(vt_scan *s, scan_pos *x)
 {
     seq_take_byte(s, x, true);
+    const char *seq = s->held ? s->hold : x->p + x->start;
+    size_t len = s->held ? s->hold_len : x->i - x->start;
     unsigned count;
-    if (s->state == ST_CSI &&
-        is_rep(s->held ? s->hold : x->p + x->start, s->held ? s->hold_len : x->i - x->start, &count)) {
-        seq_abandon(s, x); /* REP never reaches libvterm (see rep) */
+    if (s->state == ST_CSI && is_rep(seq, len, &count)) {
+        vt_scan_seq_abandon(s, x); /* REP never reaches libvterm (see rep) */
         if (count && s->ops->rep)
             s->ops->rep(s->user, count);
         return;
     }
+    if (vt_scan_intercept(s, x, seq, len))
+        return;
     if (s->held) {
         /* fed first, so a hook sees it done */
         if (s->csi_long)
             csi_long_feed(s, s->hold, s->hold_len);
         else
-            feed(s, s->hold, s->hold_len);
+            vt_scan_feed(s, s->hold, s->hold_len);
         s->csi_long = false;
         seq_done(s, NULL, s->hold, s->hold_len);
         hold_reset(s);
@@ -495,16 +471,25 @@ static void seq_complete(vt_scan *s, scan_pos *x)
     s->state = ST_GROUND;
 }
 
-/* A CSI ends at a byte >= 0x80, which is looked at again in ground; held
- * bytes go to libvterm unchanged, and it ends the CSI at that byte too. */
+/* A CSI ends at a byte >= 0x80, which libvterm takes as the end of the
+ * (invalid) CSI and drops: the CSI goes to libvterm with that byte, which
+ * is not text (an unfinished long CSI would overflow libvterm: it goes,
+ * and the byte with it). */
 static void seq_cut(vt_scan *s, scan_pos *x)
 {
     if (s->held) {
-        if (!s->csi_long) /* an unfinished long CSI would overflow libvterm */
-            feed(s, s->hold, s->hold_len);
+        if (!s->csi_long) {
+            vt_scan_feed(s, s->hold, s->hold_len);
+            vt_scan_feed(s, x->p + x->i, 1);
+        }
         s->csi_long = false;
         hold_reset(s);
         s->held = false;
+        x->i++;
+        x->run = x->i;
+    } else {
+        x->i++;
+        vt_scan_feed_run(s, x, x->i);
     }
     s->state = ST_GROUND;
 }
@@ -516,7 +501,7 @@ static void string_start(vt_scan *s, scan_pos *x, unsigned char c)
         s->hold_len = 0;
         s->held = false;
     } else {
-        feed_run(s, x, x->start);
+        vt_scan_feed_run(s, x, x->start);
     }
     x->i++;
     x->run = x->i;
@@ -554,7 +539,7 @@ static void osc_done(vt_scan *s)
 {
     const char *pl = s->hold + 2;
     size_t n = s->hold_len - 2, k = 0;
-    unsigned num = read_num(pl, n, &k);
+    unsigned num = vt_scan_read_num(pl, n, &k);
     if (k == 0 || k > 5 || (k < n && pl[k] != ';'))
         return;
     if (num == 133 || num == 7 || num == 9 || num == 777) {
@@ -563,16 +548,18 @@ static void osc_done(vt_scan *s)
             s->ops->osc(s->user, (int)num, pl + skip, n - skip);
     } else if (num <= 2) {
         hold_append(s, "\a", 1);
-        feed(s, s->hold, s->hold_len);
+        vt_scan_feed(s, s->hold, s->hold_len);
     }
 }
 
-/* The DCS requests libvterm 0.1.4 answers (DECRQSS for SGR, margins and
- * cursor style).  It answers any other DECRQSS through a printf format that
- * takes an int for a string, so those, and every other DCS, are dropped. */
+/* The DCS requests libvterm 0.1.4 answers (DECRQSS for margins and cursor
+ * style).  It answers any other DECRQSS through a printf format that takes
+ * an int for a string, so those, and every other DCS, are dropped; DECRQSS
+ * for SGR the owner answers (libvterm's answer has no leading 0, unlike
+ * xterm's). */
 static bool dcs_answered(const char *p, size_t n)
 {
-    static const char *const ok[] = { "$qm", "$qr", "$qs", "$q q", "$q\"q" };
+    static const char *const ok[] = { "$qr", "$qs", "$q q", "$q\"q" };
     for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++)
         if (n == strlen(ok[k]) && memcmp(p, ok[k], n) == 0)
             return true;
@@ -585,9 +572,11 @@ static void string_done(vt_scan *s)
     if (!s->overflow) {
         if (s->str_kind == STR_OSC)
             osc_done(s);
+        else if (s->str_kind == STR_DCS && s->hold_len == 5 && memcmp(s->hold + 2, "$qm", 3) == 0)
+            vt_scan_action(s, VT_SCAN_QUERY_SGR, 0);
         else if (s->str_kind == STR_DCS && dcs_answered(s->hold + 2, s->hold_len - 2)) {
             hold_append(s, "\033\\", 2);
-            feed(s, s->hold, s->hold_len);
+            vt_scan_feed(s, s->hold, s->hold_len);
         }
     }
     hold_reset(s);
@@ -602,7 +591,7 @@ static void seq_byte(vt_scan *s, scan_pos *x)
     if (s->state == ST_CSI && cur >= VT_SCAN_SEQ_MAX) {
         csi_drop(s, x);
     } else if (c == C_ESC) {
-        seq_abandon(s, x);
+        vt_scan_seq_abandon(s, x);
     } else if (c >= 0x80 && s->state == ST_CSI) {
         seq_cut(s, x); /* libvterm too ends a CSI at a byte >= 0x80 */
     } else if (c >= 0x80) {
@@ -610,6 +599,8 @@ static void seq_byte(vt_scan *s, scan_pos *x)
     } else if (c == C_CAN || c == C_SUB) {
         seq_complete(s, x);
     } else if (c < 0x20 || c == 0x7f) {
+        if (c == C_SO || c == C_SI) /* they act there too */
+            s->cs.gl = c == C_SO ? 1 : 0;
         seq_take(s, x); /* C0 controls act inside a sequence */
     } else if (s->state == ST_CSI) {
         if (c >= 0x40)
@@ -657,43 +648,22 @@ static void string_bytes(vt_scan *s, scan_pos *x)
     }
 }
 
-/* Complete a character cut off by the previous write from the start of this
- * one and feed it alone: libvterm keeps its decoder state across writes only
- * when the character opens the write.  Returns false if the whole input went
- * into the character and it is still incomplete. */
-static bool utf8_resume(vt_scan *s, scan_pos *x)
-{
-    size_t need = utf8_lead_length((unsigned char)s->utf8[0]);
-    while (s->utf8_len < need && x->i < x->len && ((unsigned char)x->p[x->i] & 0xc0) == 0x80)
-        s->utf8[s->utf8_len++] = x->p[x->i++];
-    if (s->utf8_len < need && x->i == x->len)
-        return false;
-    feed(s, s->utf8, s->utf8_len);
-    s->utf8_len = 0;
-    x->run = x->i;
-    return true;
-}
-
 void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
 {
     scan_pos x = { bytes, len, 0, 0, 0 };
-    if (s->utf8_len && !utf8_resume(s, &x))
+    if (s->utf8_len && !vt_scan_utf8_resume(s, &x))
         return;
     while (x.i < len) {
         switch (s->state) {
-        case ST_GROUND: {
-            const char *e = memchr(bytes + x.i, C_ESC, len - x.i);
-            if (!e) {
-                x.i = len;
-                break;
+        case ST_GROUND:
+            vt_scan_text_bytes(s, &x);
+            if (x.i < len) { /* an ESC */
+                x.start = x.i++;
+                s->state = ST_ESC;
+                s->held = false;
+                s->esc_inter = false;
             }
-            x.start = (size_t)(e - bytes);
-            x.i = x.start + 1;
-            s->state = ST_ESC;
-            s->held = false;
-            s->esc_inter = false;
             break;
-        }
         case ST_ESC:
         case ST_CSI:
             seq_byte(s, &x);
@@ -720,7 +690,7 @@ void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
         }
     }
     if ((s->state == ST_ESC || s->state == ST_CSI) && !s->held) {
-        feed_run(s, &x, x.start);
+        vt_scan_feed_run(s, &x, x.start);
         if (s->state == ST_CSI) {
             hold_append(s, bytes + x.start, len - x.start);
         } else {
@@ -732,10 +702,10 @@ void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
         x.run = len;
     } else if (s->state == ST_GROUND && x.run < len) {
         size_t keep = utf8_complete_prefix(bytes + x.run, len - x.run);
-        feed_run(s, &x, x.run + keep);
+        vt_scan_feed_run(s, &x, x.run + keep);
         s->utf8_len = len - x.run;
         memcpy(s->utf8, bytes + x.run, s->utf8_len);
         x.run = len;
     }
-    feed_run(s, &x, len);
+    vt_scan_feed_run(s, &x, len);
 }

@@ -54,10 +54,15 @@ static ui_approval *shown(tui_t *t)
 static void show(tui_t *t, int id)
 {
     ui_approvals *q = &t->appr;
+    if (q->shown && !id)
+        tui_hold_keys(t); /* the dialog went: what was typed at it is not for what is under it */
     if (q->shown != id) {
         q->shown = id;
         q->drawn = false;
-        q->highlight = ANS_DENY;
+        /* Enter starts on a "no" that saves nothing (for a host, d saves a
+         * rule). */
+        ui_approval *a = id ? find(t, id) : NULL;
+        q->highlight = a && approval_is_network(a) ? ANS_STOP : ANS_DENY;
         q->details = false;
         q->details_top = 0;
         q->note = false;
@@ -239,6 +244,18 @@ bool approval_held(const tui_t *t)
     return !t->appr.drawn || ui_now() < t->appr.guard_until;
 }
 
+bool approval_is_network(const ui_approval *a)
+{
+    const char *kind = json_string_value(json_object_get(a->req, "kind"));
+    return kind && strcmp(kind, "network") == 0;
+}
+
+/* p can be offered: a prefix rule for a command, a network_rule for a host. */
+static bool can_persist(const ui_approval *a)
+{
+    return approval_is_network(a) || approval_has_prefix(a);
+}
+
 bool approval_has_prefix(const ui_approval *a)
 {
     json_t *p = json_object_get(a->req, "prefix_rule");
@@ -284,6 +301,8 @@ static void send_answer(tui_t *t, ui_approval *a, ui_answer ans, const char *not
     json_t *req;
     if (ans == ANS_ONCE || ans == ANS_SESSION || ans == ANS_PERSIST)
         req = json_pack("{s:s, s:i, s:s}", "cmd", "approve", "approval", a->id, "scope", scopes[ans]);
+    else if (approval_is_network(a)) /* d saves a deny rule; n denies this time */
+        req = json_pack("{s:s, s:i, s:b}", "cmd", "deny", "approval", a->id, "persist", ans == ANS_DENY);
     else
         req = json_pack("{s:s, s:i, s:b}", "cmd", "deny", "approval", a->id, "stop", ans == ANS_STOP);
     if (note && *note)
@@ -301,7 +320,7 @@ static void send_answer(tui_t *t, ui_approval *a, ui_answer ans, const char *not
 
 static void choose(tui_t *t, ui_approval *a, ui_answer ans)
 {
-    if (ans == ANS_PERSIST && !approval_has_prefix(a))
+    if ((ans == ANS_PERSIST && !can_persist(a)) || (ans == ANS_NOTE && approval_is_network(a)))
         return;
     if (ans == ANS_NOTE) {
         t->appr.note = true;
@@ -320,7 +339,7 @@ int approval_options(const ui_approval *a, ui_answer *out)
 {
     int n = 0;
     for (int i = 0; i < ANS_COUNT; i++)
-        if (i != ANS_PERSIST || approval_has_prefix(a))
+        if ((i != ANS_PERSIST || can_persist(a)) && (i != ANS_NOTE || !approval_is_network(a)))
             out[n++] = (ui_answer)i;
     return n;
 }

@@ -219,8 +219,30 @@ static int add_command(dlines *L, int prio, int prio_rest, int w, int maxlines, 
 static const char option_keys[ANS_COUNT] = {[ANS_ONCE] = 'y', [ANS_SESSION] = 'a', [ANS_PERSIST] = 'p',
                                             [ANS_DENY] = 'd', [ANS_NOTE] = 'e', [ANS_STOP] = 'n'};
 
+/* A network host's options: what each makes, with the rule p or d saves. */
+static const char *network_label(const ui_approval *a, ui_answer ans, char *buf, size_t n)
+{
+    json_t *r = a->req;
+    char *host = visible(r, "host");
+    switch (ans) {
+    case ANS_ONCE: snprintf(buf, n, "Yes, this connection"); break;
+    case ANS_SESSION:
+        snprintf(buf, n, "Yes, and allow %s (%s, port %lld) for the rest of this session", host, str(r, "protocol"),
+                 (long long)json_integer_value(json_object_get(r, "port")));
+        break;
+    case ANS_PERSIST: snprintf(buf, n, "Yes, always: save %s", str(r, "network_rule_allow")); break;
+    case ANS_DENY: snprintf(buf, n, "No, never: save %s", str(r, "network_rule_deny")); break;
+    case ANS_STOP: snprintf(buf, n, "No, not this time (n or Esc)"); break;
+    default: snprintf(buf, n, "?"); break;
+    }
+    free(host);
+    return buf;
+}
+
 static const char *option_label(const ui_approval *a, ui_answer ans, char *buf, size_t n)
 {
+    if (approval_is_network(a))
+        return network_label(a, ans, buf, n);
     switch (ans) {
     case ANS_ONCE: return "Yes, proceed (once)";
     case ANS_SESSION: return "Yes, and don't ask again for this exact command this session";
@@ -293,9 +315,22 @@ static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held,
 {
     ui_approvals *q = &t->appr;
     json_t *r = a->req;
-    char *cmd = client_approval_command(r);
-    add_command(L, 90, 30, w, cmd_lines, "$ ", cmd);
-    free(cmd);
+    if (approval_is_network(a)) {
+        /* The host, port and protocol instead of a command; the command
+         * running in the session is what connects. */
+        char *host = visible(r, "host"), *running = visible(r, "running");
+        add_line(L, 90, TH_DIALOG, "Port %lld \xc2\xb7 protocol %s",
+                 (long long)json_integer_value(json_object_get(r, "port")), str(r, "protocol"));
+        add_command(L, 92, 30, w, 1, "Host: ", host);
+        if (running[0])
+            add_command(L, 60, 20, w, cmd_lines ? cmd_lines : 0, "Running: ", running);
+        free(host);
+        free(running);
+    } else {
+        char *cmd = client_approval_command(r);
+        add_command(L, 90, 30, w, cmd_lines, "$ ", cmd);
+        free(cmd);
+    }
     if (escalated(a))
         add_wrapped(L, 98, 97, TH_PROFILE_FULL, w, 0, "",
                     "\xe2\x9a\xa0 Runs OUTSIDE the sandbox: nothing confines it");
@@ -314,11 +349,13 @@ static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held,
     snprintf(why, sizeof why, "%s%s%s%s", str(r, "reason"), str(r, "rule")[0] ? " (rule `" : "", str(r, "rule"),
              str(r, "rule")[0] ? "`)" : "");
     add_wrapped(L, 70, 20, TH_DIALOG, w, 2, "Why it asks: ", why);
-    buf_init(&b);
-    permissions_text(json_object_get(r, "permissions"), &b);
-    add_wrapped(L, escalated(a) ? 98 : 65, 20, escalated(a) ? TH_PROFILE_FULL : TH_DIALOG, w, 2, "Permissions: ",
-                b.len ? b.data : "");
-    buf_free(&b);
+    if (!approval_is_network(a)) {
+        buf_init(&b);
+        permissions_text(json_object_get(r, "permissions"), &b);
+        add_wrapped(L, escalated(a) ? 98 : 65, 20, escalated(a) ? TH_PROFILE_FULL : TH_DIALOG, w, 2,
+                    "Permissions: ", b.len ? b.data : "");
+        buf_free(&b);
+    }
     if (json_array_size(json_object_get(r, "risks"))) {
         buf_init(&b);
         risks_text(json_object_get(r, "risks"), &b);
@@ -380,6 +417,17 @@ static void details(tui_t *t, const ui_approval *a, dlines *L, int w)
         add_line(L, 0, TH_DIALOG, "Session: %s (%d)", s ? s->name : str(r, "session_name"), a->session);
     } else {
         add_line(L, 0, TH_DIALOG, "Session: none yet (the command starts one when approved)");
+    }
+    if (approval_is_network(a)) {
+        char *host = visible(r, "host"), *running = visible(r, "running");
+        add_command(L, 0, 0, w, 0, "Host: ", host);
+        add_line(L, 0, TH_DIALOG, "Port: %lld", (long long)json_integer_value(json_object_get(r, "port")));
+        add_line(L, 0, TH_DIALOG, "Protocol: %s", str(r, "protocol"));
+        add_command(L, 0, 0, w, 0, "Running: ", running[0] ? running : "(unknown)");
+        add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "p saves: ", str(r, "network_rule_allow"));
+        add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "d saves: ", str(r, "network_rule_deny"));
+        free(host);
+        free(running);
     }
     char *cwd = quote_word_display(str(r, "cwd"));
     add_command(L, 0, 0, w, 0, "Directory: ", cwd);
@@ -445,6 +493,12 @@ static void details(tui_t *t, const ui_approval *a, dlines *L, int w)
 
 static void title_text(const ui_approval *a, char *out, size_t n)
 {
+    if (approval_is_network(a)) {
+        char *host = visible(a->req, "host");
+        snprintf(out, n, "Allow network access to \"%s\"?", host);
+        free(host);
+        return;
+    }
     const char *sb = str(json_object_get(a->req, "permissions"), "sandbox");
     snprintf(out, n, "Would you like to run the following command%s?",
              strcmp(sb, "escalated") == 0 ? " outside the sandbox"

@@ -5,14 +5,27 @@
 
 #include "paint.h"
 #include "utf8.h"
+#include "util.h"
+#include "width.h"
 
 #include <curses.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <wchar.h>
 
 static const theme_t *theme;
 static bool direct; /* the terminal takes 24-bit colour numbers */
+static bool rgb_above_256; /* our terminal description (paint_newterm): 0-255 the palette, 256 + 0xRRGGBB exact */
 
 void paint_init(const theme_t *t)
 {
@@ -25,6 +38,8 @@ static int curses_color(vt_color c)
 {
     if (c == VT_COLOR_DEFAULT || COLORS <= 0)
         return -1;
+    if (rgb_above_256)
+        return VT_COLOR_KIND(c) == VT_COLOR_KIND_RGB ? 256 + (int)(c & 0xffffff) : (int)(c & 0xff);
     if (VT_COLOR_KIND(c) == VT_COLOR_KIND_RGB && direct)
         return (int)(c & 0xffffff);
     if (COLORS >= 256)
@@ -85,34 +100,17 @@ static wchar_t safe(wchar_t c)
     return c < 0x20 || (c >= 0x7f && c < 0xa0) ? L'?' : c;
 }
 
+/* Widths are corral's one width function's (width.h), the model's, not the
+ * C library's in whatever locale the screen runs: what the model put in
+ * two columns is drawn in two. */
 int paint_width(const char *utf8)
 {
-    int w = 0;
-    size_t n = strlen(utf8);
-    for (size_t i = 0; i < n;) {
-        wchar_t c;
-        i += (size_t)utf8_next(utf8 + i, n - i, &c);
-        int cw = wcwidth(safe(c));
-        w += cw < 0 ? 1 : cw;
-    }
-    return w;
+    return uc_text_width(utf8, strlen(utf8));
 }
 
 size_t paint_fit(const char *utf8, int maxw)
 {
-    int used = 0;
-    size_t n = strlen(utf8), i = 0;
-    while (i < n) {
-        wchar_t c;
-        int len = utf8_next(utf8 + i, n - i, &c);
-        int cw = wcwidth(safe(c));
-        cw = cw < 0 ? 1 : cw;
-        if (used + cw > maxw)
-            break;
-        used += cw;
-        i += (size_t)len;
-    }
-    return i;
+    return uc_text_fit(utf8, strlen(utf8), maxw, NULL);
 }
 
 int paint_text(int y, int x, int maxw, const char *utf8)
@@ -123,7 +121,7 @@ int paint_text(int y, int x, int maxw, const char *utf8)
         wchar_t c;
         i += (size_t)utf8_next(utf8 + i, n - i, &c);
         c = safe(c);
-        int cw = wcwidth(c);
+        int cw = uc_width((uint32_t)c);
         if (cw < 0) {
             c = L'?';
             cw = 1;
@@ -166,8 +164,12 @@ static void cell_cchar(const vt_t *vt, const vt_cell *c, const paint_mark *mark,
         for (size_t i = 0; i < len && n < CCHARW_MAX;) {
             wchar_t ch;
             i += (size_t)utf8_next(text + i, len - i, &ch);
-            wc[n] = n == 0 ? safe(ch) : ch;
-            n++;
+            if (n == 0) { /* a character without width shows as U+FFFD */
+                ch = safe(ch);
+                wc[n++] = uc_width((uint32_t)ch) < 0 ? 0xFFFD : ch;
+            } else if (uc_width((uint32_t)ch) == 0) { /* curses takes marks only */
+                wc[n++] = ch;
+            }
         }
         if (n == 0)
             wc[n++] = L' ';
@@ -227,4 +229,174 @@ void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_m
             attr_set(A_NORMAL, 0, NULL);
         }
     }
+}
+
+/* ---- 24-bit colour -------------------------------------------------------------
+ *
+ * curses draws exact RGB only through a terminal description with 2^24
+ * colours, which a terminal that takes 24-bit colour seldom has: it says
+ * so in COLORTERM or a terminfo flag (RGB, Tc) under TERM=xterm-256color,
+ * as tmux reads it.  Then a description of our own is compiled with tic for
+ * this run: the terminal's entry with 256 + 2^24 colours, 0-255 set as its
+ * palette indexes, 256 + 0xRRGGBB as CSI 38;2;R;G;B m (RGB says the numbers
+ * are direct, so curses keeps no table of them).  It is read once by
+ * newterm and removed at once.
+ */
+/* Here, not at the top: its macros name every capability (lines, columns,
+ * bell...), which must not reach the drawing code above. */
+#include <term.h>
+
+extern char **environ;
+
+#define RGB_TERM_NAME "corral-rgb"
+/* xterm's setaf for 0-255, and 38;2 for 256 + 0xRRGGBB (48 for setab). */
+#define RGB_SET(ansi, bright, ext)                                                                                  \
+    "\\E[%?%p1%{8}%<%t" ansi "%p1%d%e%p1%{16}%<%t" bright "%p1%{8}%-%d%e%p1%{256}%<%t" ext ";5;%p1%d%e" ext    \
+    ";2;%p1%{256}%-%{65536}%/%d;%p1%{256}%-%{256}%/%{255}%&%d;%p1%{256}%-%{255}%&%d%;m"
+
+/* The terminal says it takes 24-bit colour, as tmux reads it. */
+static bool says_truecolor(const char **why)
+{
+    const char *ct = getenv("COLORTERM");
+    if (ct && (strcasecmp(ct, "truecolor") == 0 || strcasecmp(ct, "24bit") == 0)) {
+        *why = "COLORTERM";
+        return true;
+    }
+    int err = 0;
+    if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+        return false;
+    char rgb_name[] = "RGB", tc_name[] = "Tc", colors_name[] = "colors";
+    char *rgb_str = tigetstr(rgb_name);
+    bool yes = tigetflag(rgb_name) > 0 || tigetnum(rgb_name) > 0 || (rgb_str && rgb_str != (char *)-1) ||
+               tigetflag(tc_name) > 0 || tigetnum(colors_name) >= 0x1000000;
+    del_curterm(cur_term);
+    *why = "the terminfo entry";
+    return yes;
+}
+
+static void remove_tree(const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
+            continue;
+        struct stat st;
+        if (depth > 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(path, depth - 1);
+        else
+            unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* Compile our description into dir; 0, or -1 with why in err. */
+static int compile_rgb_entry(const char *dir, const char *term, char *err, size_t errlen)
+{
+    char src[PATH_MAX], log[PATH_MAX];
+    if (snprintf(src, sizeof src, "%s/entry.src", dir) >= (int)sizeof src ||
+        snprintf(log, sizeof log, "%s/tic.log", dir) >= (int)sizeof log) {
+        snprintf(err, errlen, "the temporary directory's path is too long");
+        return -1;
+    }
+    FILE *f = fopen(src, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %.200s: %s", src, strerror(errno));
+        return -1;
+    }
+    fprintf(f, RGB_TERM_NAME "|%s with 24-bit colour for corral,\n\tcolors#0x1000100, RGB,\n\tsetaf=%s,\n\tsetab=%s,\n"
+               "\tuse=%s,\n", term, RGB_SET("3", "9", "38"), RGB_SET("4", "10", "48"), term);
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %.200s: %s", src, strerror(errno));
+        return -1;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    char *argv[] = {"tic", "-x", "-o", (char *)dir, src, NULL};
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "tic", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot run tic (ncurses' terminfo compiler): %s", strerror(rc));
+        return -1;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    char msg[200] = "";
+    FILE *l = fopen(log, "r");
+    if (l) {
+        size_t n = fread(msg, 1, sizeof msg - 1, l);
+        msg[n] = 0;
+        fclose(l);
+    }
+    char *clean = sanitize_text(msg, strlen(msg), 160);
+    snprintf(err, errlen, "tic could not build a description on TERM=%.60s: %s", term, clean);
+    free(clean);
+    return -1;
+}
+
+/* newterm on our description in a private directory; NULL with err. */
+static SCREEN *newterm_rgb(char *err, size_t errlen)
+{
+    const char *term = getenv("TERM");
+    if (!term || !*term || strspn(term, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") !=
+                               strlen(term)) {
+        snprintf(err, errlen, "TERM=%.60s is not a terminfo name", term ? term : "(unset)");
+        return NULL;
+    }
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s/corral-terminfo-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp") >=
+        (int)sizeof dir - 32) {
+        snprintf(err, errlen, "TMPDIR is too long a path");
+        return NULL;
+    }
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot make a directory in %.200s: %s", tmp && tmp[0] == '/' ? tmp : "/tmp",
+                 strerror(errno));
+        return NULL;
+    }
+    SCREEN *scr = NULL;
+    if (compile_rgb_entry(dir, term, err, errlen) == 0) {
+        const char *old = getenv("TERMINFO");
+        char *saved = old ? xstrdup(old) : NULL;
+        setenv("TERMINFO", dir, 1); /* read once, here; the sessions never see it */
+        scr = newterm(RGB_TERM_NAME, stdout, stdin);
+        if (saved)
+            setenv("TERMINFO", saved, 1);
+        else
+            unsetenv("TERMINFO");
+        free(saved);
+        if (!scr)
+            snprintf(err, errlen, "curses did not take the description tic built");
+    }
+    remove_tree(dir, 2);
+    return scr;
+}
+
+SCREEN *paint_newterm(int truecolor, char *note, size_t notelen)
+{
+    note[0] = 0;
+    rgb_above_256 = false;
+    const char *why = "[ui] truecolor = on";
+    if (truecolor == PAINT_TRUECOLOR_ON || (truecolor == PAINT_TRUECOLOR_AUTO && says_truecolor(&why))) {
+        char err[400];
+        SCREEN *scr = newterm_rgb(err, sizeof err);
+        if (scr) {
+            rgb_above_256 = true;
+            return scr;
+        }
+        snprintf(note, notelen, "24-bit colour (%s says the terminal has it) is off: %s", why, err);
+    }
+    return newterm(NULL, stdout, stdin);
 }

@@ -13,10 +13,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <curses.h>
+
 #include "layout.h"
 #include "theme.h"
 #include "vt.h"
 
+/* [ui] truecolor, as conf.h has it. */
+#define PAINT_TRUECOLOR_AUTO (-1)
+#define PAINT_TRUECOLOR_OFF 0
+#define PAINT_TRUECOLOR_ON 1
+
+/* curses on the terminal (newterm on stdout and stdin), drawing exact RGB
+ * when truecolor is on, or auto and the terminal says it takes 24-bit
+ * colour (COLORTERM=truecolor or 24bit, terminfo RGB or Tc).  When that
+ * was asked for but cannot be (no tic, a TERM without an entry), note says
+ * why and the terminal's own description is used.  NULL: curses cannot
+ * drive the terminal. */
+SCREEN *paint_newterm(int truecolor, char *note, size_t notelen);
 /* After start_color(): how many colours the terminal has. */
 void paint_init(const theme_t *theme);
 /* Set the drawing style of stdscr to a theme element (optionally as it

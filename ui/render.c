@@ -92,22 +92,34 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
         paint_set(TH_BELL, row);
         paint_text(y, r.x + 2, 1, "!");
     }
-    /* Right side: profile and age (or the exit). */
-    char right[64], age[48];
+    /* Right side: open network connections, profile and age (or the exit). */
+    char right[96], age[48], conns[24] = "";
     if (s->running)
         ui_age_text(now - s->created_at, age, sizeof age);
     else
         snprintf(age, sizeof age, "%s%d", unicode() ? "\xe2\x86\x92" : "=", s->exit_code);
+    if (s->connections > 0)
+        snprintf(conns, sizeof conns, "%s%d ", unicode() ? "\xe2\x87\x85" : "^", s->connections);
     const char *prof = profile_short(s->profile);
-    snprintf(right, sizeof right, "%.6s %4s", prof, age);
+    snprintf(right, sizeof right, "%s%.6s %4s", conns, prof, age);
     int rw = paint_width(right);
     int name_w = r.w - 4 - rw - 1;
+    /* A narrow sidebar keeps the name: profile and age go first. */
+    bool show_right = name_w >= 6 || name_w >= paint_width(s->name);
+    if (!show_right)
+        name_w = r.w - 4;
     paint_set(row, row);
     if (name_w > 0)
         paint_text(y, r.x + 3, name_w, s->name);
     int rx = r.x + r.w - rw - 1;
-    diffview_sidebar_counts(t, s, y, rx, r.x + 10, row); /* its last command's +A ~M -D */
-    if (rx > r.x + 3) {
+    if (show_right)
+        diffview_sidebar_counts(t, s, y, rx, r.x + 10, row); /* its last command's +A ~M -D */
+    if (show_right && rx > r.x + 3) {
+        if (conns[0]) {
+            paint_set(row, row);
+            paint_text(y, rx, paint_width(conns), conns);
+            rx += paint_width(conns);
+        }
         paint_set(strcmp(s->profile, "full") == 0 ? TH_PROFILE_FULL : row, row);
         paint_text(y, rx, paint_width(prof) > 6 ? 6 : paint_width(prof), prof);
         paint_set(row, row);
@@ -276,8 +288,29 @@ static void draw_pane(tui_t *t, ui_session *s, ui_rect r)
     s->redraw = false;
 }
 
+/* The hint in pane focus on a pane that takes no keys. */
+static bool draw_dead_pane_hint(tui_t *t, int y, int x, int w)
+{
+    ui_session *s = tui_selected(t);
+    if (t->focus != FOCUS_PANE || (s && s->running && s->tty))
+        return false;
+    char keys[48], text[160];
+    key_bindings_names(&t->conf->keys, KA_SUPERVISOR, keys, sizeof keys);
+    snprintf(text, sizeof text, "%s: keys go nowhere  ", !s ? "session gone" : !s->running ? "program ended"
+                                                                                       : "no terminal");
+    paint_set(TH_STATE_EXIT_FAIL, TH_STATUS);
+    int used = paint_text(y, x, w, text);
+    paint_set(TH_STATUS_KEY, TH_STATUS);
+    used += paint_text(y, x + used, w - used, keys);
+    paint_set(TH_STATUS, TH_STATUS);
+    paint_text(y, x + used, w - used, " leave the pane");
+    return true;
+}
+
 static void draw_hints(tui_t *t, int y, int x, int w)
 {
+    if (draw_dead_pane_hint(t, y, x, w))
+        return;
     static const key_action sup[] = {KA_FOCUS, KA_NEW, KA_KILL, KA_LAYOUT, KA_HELP, KA_DETACH};
     static const key_action scr[] = {KA_PAGE_UP, KA_SCROLL_SEARCH, KA_SEARCH_NEXT, KA_SCROLL_EXIT};
     static const key_action pane[] = {KA_SUPERVISOR};
@@ -293,10 +326,12 @@ static void draw_hints(tui_t *t, int y, int x, int w)
     int used = 0;
     for (size_t i = 0; i < n; i++) {
         char keys[48], label[64];
-        key_bindings_names(&t->conf->keys, acts[i], keys, sizeof keys);
-        char *slash = strchr(keys, '/');
-        if (slash && acts[i] != KA_SUPERVISOR)
-            *slash = 0; /* the first key is hint enough */
+        if (!t->conf->keys.keys[acts[i]][0])
+            continue; /* left without a key by the user's bindings */
+        if (acts[i] == KA_SUPERVISOR)
+            key_bindings_names(&t->conf->keys, acts[i], keys, sizeof keys);
+        else /* the first key is hint enough (and may itself be a '/') */
+            keyspec_name(t->conf->keys.keys[acts[i]][0], keys, sizeof keys);
         snprintf(label, sizeof label, " %s", key_action_get(acts[i])->name);
         int need = paint_width(keys) + paint_width(label) + 2;
         if (used + need > w)
@@ -314,7 +349,10 @@ static void draw_status(tui_t *t)
     int y = t->rows - 1;
     paint_set(TH_STATUS, TH_STATUS);
     paint_fill(y, 0, t->cols);
-    const char *mode = t->focus == FOCUS_PANE ? " PANE " : t->scroll_mode ? " SCROLL " : " SUPERVISOR ";
+    /* While typed keys are held after a focus change, the badge says so:
+     * SUPERVISOR shows when single keys act again. */
+    const char *mode = t->focus == FOCUS_PANE ? " PANE " : tui_keys_held(t) ? " KEYS HELD " : t->scroll_mode ? " SCROLL "
+                                                                                                       : " SUPERVISOR ";
     paint_set(t->focus == FOCUS_PANE ? TH_MODE_PANE : TH_MODE_SUPERVISOR, TH_STATUS);
     int x = paint_text(y, 0, t->cols, mode);
     x += approval_status_count(t, y, x, t->cols - x);

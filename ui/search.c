@@ -1,7 +1,8 @@
 /*
  * search.c - searching the selected pane's scrollback: every match in view
  * is marked, the view scrolls to the current one, and n/N walk older and
- * newer matches.  Case is ignored unless the query has a capital letter.
+ * newer matches, wrapping around at the ends with a notice (as vim does).
+ * Case is ignored unless the query has a capital letter.
  */
 #include "config.h"
 
@@ -64,9 +65,26 @@ static int query_points(const char *s, uint32_t *out, int max, bool *ignore_case
     return n;
 }
 
+/* The first line from `from` to `to` (inclusive, stepping by direction)
+ * with a match: its number, and in *col the match nearest where the walk
+ * came from; INT_MIN when none. */
+static int scan(const vt_t *vt, int from, int to, int direction, const uint32_t *q, int qn, bool ic, int *col)
+{
+    for (int line = from; direction < 0 ? line >= to : line <= to; line += direction) {
+        paint_mark m[64];
+        int n = line_matches(vt, line, q, qn, ic, m, 64);
+        if (n > 0) {
+            *col = direction < 0 ? m[n - 1].col : m[0].col;
+            return line;
+        }
+    }
+    return INT_MIN;
+}
+
 /* Mark every match in view; direction -1 looks for the next older match
  * above the current one, +1 for a newer one, 0 for the newest at or above
- * the bottom of the view.  The view scrolls to show the current match. */
+ * the bottom of the view.  Past an end the walk goes on from the other
+ * one.  The view scrolls to show the current match. */
 void tui_search_run(tui_t *t, int direction)
 {
     ui_session *s = tui_selected(t);
@@ -89,20 +107,20 @@ void tui_search_run(tui_t *t, int direction)
     } else {
         start = t->match_line + direction;
     }
-    int hit = INT_MIN, hit_col = 0;
-    for (int line = start; line >= oldest && line <= newest; line += direction) {
-        paint_mark m[64];
-        int n = line_matches(vt, line, q, qn, ic, m, 64);
-        if (n > 0) {
-            hit = line;
-            hit_col = direction < 0 ? m[n - 1].col : m[0].col;
-            break;
-        }
+    int hit_col = 0;
+    int hit = scan(vt, start, direction < 0 ? oldest : newest, direction, q, qn, ic, &hit_col);
+    if (hit == INT_MIN) { /* wrap: from the other end up to where this walk began */
+        hit = scan(vt, direction < 0 ? newest : oldest, start - direction, direction, q, qn, ic, &hit_col);
+        if (hit != INT_MIN)
+            tui_message(t, false, "'%s': %s", t->search, direction < 0 ? "passed the oldest line, went on from the newest"
+                                                                      : "passed the newest line, went on from the oldest");
     }
     if (hit == INT_MIN) {
-        tui_message(t, true, "'%s' not found %s", t->search, direction < 0 ? "above" : "below");
-        if (t->match_line == INT_MIN)
+        tui_message(t, true, "'%s' not found", t->search);
+        if (t->match_line == INT_MIN) {
+            tui_redraw_soon(t);
             return;
+        }
         hit = t->match_line;
         hit_col = t->match_col;
     }

@@ -138,6 +138,7 @@ static void fill(ui_session *s, json_t *o)
     s->use = (long long)json_integer_value(json_object_get(o, "use"));
     s->created_at = now - json_number_value(json_object_get(o, "age_seconds"));
     s->output_at = now - json_number_value(json_object_get(o, "output_age_seconds"));
+    s->connections = (int)json_integer_value(json_object_get(o, "connections"));
     s->seen = true;
 }
 

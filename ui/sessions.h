@@ -23,6 +23,7 @@ typedef struct ui_session {
     double created_at; /* local monotonic seconds the session was created */
     double output_at;  /* local monotonic seconds of its last output */
     bool bell;         /* rang since the user last looked at it */
+    int connections;   /* open now through the network proxy */
 
     /* The watch: a model identical to the server's while synced. */
     vt_t *vt;

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "theme.h"
+#include "conf.h"
 #include "ini.h"
 
 #include <ctype.h>
@@ -593,6 +594,42 @@ static int load_chain(theme_t *t, const char *path, chain *ch, char *err, size_t
     return rc;
 }
 
+bool theme_styles_differ(theme_style a, theme_style b)
+{
+    /* dim, italic and blink are not drawn everywhere (docs/themes.md). */
+    const unsigned shown = VT_ATTR_BOLD | VT_ATTR_UNDERLINE | VT_ATTR_REVERSE | VT_ATTR_STRIKE;
+    return a.fg != b.fg || a.bg != b.bg || (a.attrs & shown) != (b.attrs & shown);
+}
+
+/* The selected sidebar row must stand out from the others, or nobody can
+ * tell which session keys act on.  The error points at the line that set
+ * sidebar-selected in this file, else sidebar, else its inherit. */
+static int check_selection_shows(const theme_t *t, const char *path, char *err, size_t errlen)
+{
+    if (theme_styles_differ(t->style[TH_SIDEBAR_SELECTED], t->style[TH_SIDEBAR]))
+        return 0;
+    char *text = read_theme_file(path, err, errlen), *quoted = text ? quote_values(text) : NULL;
+    free(text);
+    int line = 0;
+    const char *what = "sidebar-selected";
+    if (quoted) {
+        static const char *const keys[3][2] = {{"colors", "sidebar-selected"}, {"colors", "sidebar"},
+                                                {"theme", "inherit"}};
+        for (int i = 0; i < 3 && !line; i++)
+            if ((line = conf_key_line(path, quoted, keys[i][0], keys[i][1])) > 0)
+                what = keys[i][1];
+    }
+    free(quoted);
+    char where[32] = "";
+    if (line > 0)
+        snprintf(where, sizeof where, ":%d", line);
+    snprintf(err, errlen, "%s%s: sidebar-selected looks the same as sidebar%s, so the selected session would not "
+             "show: give sidebar-selected another colour, or add bold, underline or reverse to it (dim, italic and "
+             "blink are not drawn everywhere)", path, where,
+             strcmp(what, "inherit") == 0 ? " in the theme this one inherits" : "");
+    return -1;
+}
+
 int theme_load_file(theme_t *t, const char *path, char *err, size_t errlen)
 {
     chain *ch = calloc(1, sizeof *ch);
@@ -602,6 +639,8 @@ int theme_load_file(theme_t *t, const char *path, char *err, size_t errlen)
     }
     int rc = load_chain(t, path, ch, err, errlen);
     free(ch);
+    if (rc == 0)
+        rc = check_selection_shows(t, path, err, errlen);
     return rc;
 }
 

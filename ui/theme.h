@@ -66,8 +66,12 @@ void theme_builtin_default(theme_t *t);
 
 /* Load one theme file: t starts from the built-in default (or the theme the
  * file inherits) and takes every key the file sets.  0, or -1 with
- * "FILE:LINE: what was wrong" in err (t is then unspecified). */
+ * "FILE:LINE: what was wrong" in err (t is then unspecified).  A theme whose
+ * sidebar-selected looks like its sidebar is an error too. */
 int theme_load_file(theme_t *t, const char *path, char *err, size_t errlen);
+/* Two styles look different on every terminal: colours, or bold,
+ * underline, reverse or strike (not only dim, italic or blink). */
+bool theme_styles_differ(theme_style a, theme_style b);
 
 /* name is a theme name ("gruvbox") or a path (contains '/').  A name is looked
  * up as NAME.theme in, first found wins:

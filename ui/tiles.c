@@ -180,8 +180,10 @@ void tiles_move_selection(tui_t *t, int delta)
             cur = ns;
         pick[ns++] = k;
     }
+    /* The ends are where it stops (no wrapping round to the other end). */
+    int to = cur < 0 ? 0 : cur + delta < 0 ? 0 : cur + delta >= ns ? ns - 1 : cur + delta;
     if (ns > 0)
-        select_row(t, &rows[pick[cur < 0 ? 0 : (cur + delta % ns + ns) % ns]]);
+        select_row(t, &rows[pick[to]]);
     free(pick);
     free(rows);
 }

@@ -44,7 +44,8 @@ void tiles_draw_fold_row(struct tui *t, const struct sidebar_row *row, int y);
 /* The pane title's mark for a kept tile. */
 void tiles_draw_mark(struct tui *t, int pane);
 
-/* Keys. */
+/* Keys: one row up or down the sidebar's session and fold rows; the ends
+ * are where it stops. */
 void tiles_move_selection(struct tui *t, int delta);
 bool tiles_fold_selected(struct tui *t);
 void tiles_toggle_fold(struct tui *t);

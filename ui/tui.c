@@ -9,6 +9,13 @@
  * the supervisor key (C-] by default) comes back (pressed twice, it is sent
  * to the session).  Scroll mode is supervisor focus reading one pane's
  * scrollback.
+ *
+ * Typing meant for a program must never become a command: focus leaves a
+ * pane only by the supervisor key or the mouse, never because the program
+ * ended (an ended pane keeps the focus and swallows keys, saying how to
+ * leave), and supervisor keys typed within TUI_GUARD_S of any change of
+ * focus are dropped.  A paste is never keys: it goes whole to the session
+ * (bracketed when its program asked), into a dialog's field, or nowhere.
  */
 #include "config.h"
 
@@ -16,6 +23,7 @@
 #include "tui_int.h"
 #include "diffview.h"
 #include "cli.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <curses.h>
@@ -30,8 +38,10 @@
 #include <unistd.h>
 
 #define FRAME_MS 16 /* at most ~60 frames a second */
+#define PASTE_TIMEOUT_S 2.0 /* a paste whose end never comes ends after this quiet */
 
 static void on_frame(uv_timer_t *timer);
+static void paste_end(tui_t *t);
 
 void tui_redraw_soon(tui_t *t)
 {
@@ -64,6 +74,29 @@ void tui_message(tui_t *t, bool error, const char *fmt, ...)
     t->message_error = error;
     t->message_until = ui_now() + 5.0;
     tui_redraw_soon(t);
+}
+
+static void on_hold_end(uv_timer_t *timer)
+{
+    tui_t *t = timer->data;
+    t->held = false;
+    if (t->held_dropped)
+        tui_message(t, false, "%d key%s typed as the focus changed %s ignored", t->held_dropped,
+                    t->held_dropped == 1 ? "" : "s", t->held_dropped == 1 ? "was" : "were");
+    t->held_dropped = 0;
+    tui_redraw_soon(t); /* the mode badge and the confirmation's answers show */
+}
+
+void tui_hold_keys(tui_t *t)
+{
+    t->held = true;
+    uv_timer_start(&t->hold_timer, on_hold_end, (uint64_t)(TUI_GUARD_S * 1000), 0);
+    tui_redraw_soon(t);
+}
+
+bool tui_keys_held(const tui_t *t)
+{
+    return t->held;
 }
 
 ui_session *tui_selected(tui_t *t)
@@ -201,6 +234,8 @@ static void on_frame(uv_timer_t *timer)
 static void on_tick(uv_timer_t *timer)
 {
     tui_t *t = timer->data;
+    if (t->paste.active && ui_now() - t->paste.last > PASTE_TIMEOUT_S)
+        paste_end(t); /* its end was lost: what came is delivered, keys are keys again */
     /* Ages, idle states, messages.  Drawn at once and not counted against
      * the frame cap, so a key's echo right after never waits for it. */
     if (!uv_is_active((uv_handle_t *)&t->frame_timer) && !t->quitting) {
@@ -279,28 +314,55 @@ static void send_to_session(tui_t *t, ui_session *s, const char *bytes, size_t l
     }
 }
 
+/* One step up or down the list; the ends are where it stops. */
 static void move_selection(tui_t *t, int delta)
 {
     tiles_move_selection(t, delta); /* over the sidebar's rows, folded ones too */
 }
 
+/* Why keys typed into s's pane go nowhere, or NULL when they reach it. */
+static const char *pane_dead(const ui_session *s)
+{
+    return !s ? "the session is gone" : !s->running ? "its program has ended" : !s->tty ? "it has no terminal" : NULL;
+}
+
+/* The notice for keys typed into a pane that takes none. */
+static void pane_notice(tui_t *t, ui_session *s)
+{
+    char keys[48];
+    key_bindings_names(&t->conf->keys, KA_SUPERVISOR, keys, sizeof keys);
+    tui_message(t, true, "%s: %s, keys typed here go nowhere; %s leaves the pane", s ? s->name : "pane",
+                pane_dead(s), keys);
+}
+
+/* Pane focus on the selected session, also one that has ended or has no
+ * terminal: what is typed next is meant for it, and is swallowed there
+ * with a notice rather than read as commands. */
 static void focus_pane(tui_t *t)
 {
     ui_session *s = tui_selected(t);
-    if (!s)
+    if (!s) {
         tui_message(t, true, "no session selected");
-    else if (!s->running)
-        tui_message(t, true, "%s has exited: nothing to type into", s->name);
-    else if (!s->tty)
-        tui_message(t, true, "%s runs without a terminal: its input is closed", s->name);
-    else {
-        t->focus = FOCUS_PANE;
-        t->scroll_mode = false;
-        t->nmarks = 0;
-        s->scroll = 0;
-        s->redraw = true;
-        tui_redraw_soon(t);
+        return;
     }
+    t->focus = FOCUS_PANE;
+    t->escape_pending = false;
+    t->scroll_mode = false;
+    t->nmarks = 0;
+    s->scroll = 0;
+    s->redraw = true;
+    if (pane_dead(s))
+        pane_notice(t, s);
+    tui_redraw_soon(t);
+}
+
+/* Back to supervisor focus from a pane: keys typed just after are held. */
+static void leave_pane(tui_t *t)
+{
+    t->focus = FOCUS_SUPERVISOR;
+    if (!tui_selected(t) && t->list.n) /* the focused session was removed meanwhile */
+        tui_select(t, t->list.v[0]->id);
+    tui_hold_keys(t);
 }
 
 static void on_pin_reply(uiconn_t *c, json_t *reply, void *user)
@@ -405,9 +467,8 @@ static void scroll_action(tui_t *t, int action)
     case KA_SCROLL_EXIT: leave_scroll(t, s); break;
     default: break;
     }
-    if (s && s->scroll == 0 && action != KA_SCROLL_SEARCH && action != KA_SEARCH_NEXT &&
-        action != KA_SEARCH_PREV && t->nmarks == 0)
-        t->scroll_mode = false; /* back at the bottom */
+    /* At the bottom (G, j, PgDn) scroll mode stays, as in less: only its
+     * exit key leaves it. */
 }
 
 /* The pane (index into t->panes) under a screen position, or -1. */
@@ -434,13 +495,57 @@ static int sidebar_session_at(tui_t *t, int y)
     return id;
 }
 
+/* A mouse event over a pane whose program asked for the mouse goes to it
+ * (relative to its screen), as tmux does; 1 when it did. */
+static bool mouse_to_program(tui_t *t, ui_session *s, ui_rect pane, const ui_key *k)
+{
+    if (pane_dead(s) || !s->vt || s->scroll > 0)
+        return false;
+    unsigned modes = vt_modes(s->vt);
+    if (!(modes & VT_MODE_MOUSE_CLICK))
+        return false;
+    int row = k->mouse_y - (pane.y + 1), col = k->mouse_x - pane.x;
+    bool follows = k->mouse_event == UM_RELEASE || k->mouse_event == UM_DRAG;
+    if (follows) { /* a drag or release outside still belongs to the press: at the nearest edge */
+        row = row < 0 ? 0 : row >= pane.h - 1 ? pane.h - 2 : row;
+        col = col < 0 ? 0 : col >= pane.w ? pane.w - 1 : col;
+    } else if (row < 0) {
+        return false; /* the title row is ours */
+    }
+    row += pane_first_row(s->vt, pane.h - 1);
+    char bytes[32];
+    size_t n = input_encode_mouse(k, modes, row, col, bytes, sizeof bytes);
+    send_to_session(t, s, bytes, n);
+    return true;
+}
+
 static void mouse_event(tui_t *t, const ui_key *k)
 {
+    /* Drags and the release follow the press to its session. */
+    if (k->mouse_event == UM_RELEASE || k->mouse_event == UM_DRAG) {
+        ui_session *s = ui_sessions_find(&t->list, t->mouse_session);
+        for (int p = 0; s && p < t->nvisible; p++)
+            if (t->visible[p] == s->id)
+                mouse_to_program(t, s, t->panes[p], k);
+        if (k->mouse_event == UM_RELEASE)
+            t->mouse_session = 0;
+        return;
+    }
+    if (k->mouse_event == UM_MOVE) {
+        int p = pane_at(t, k->mouse_y, k->mouse_x);
+        ui_session *s = p >= 0 ? ui_sessions_find(&t->list, t->visible[p]) : NULL;
+        if (s)
+            mouse_to_program(t, s, t->panes[p], k);
+        return;
+    }
+    bool wheel = k->mouse_event == UM_WHEEL_UP || k->mouse_event == UM_WHEEL_DOWN;
     if (k->mouse_x < t->sidebar.x + t->sidebar.w && t->sidebar.w > 0) {
-        if (k->mouse_click && tiles_sidebar_click(t, k->mouse_y))
+        if (k->mouse_event == UM_PRESS && k->mouse_button == 1 && tiles_sidebar_click(t, k->mouse_y))
             return;
         int id = sidebar_session_at(t, k->mouse_y);
-        if (id && k->mouse_click) {
+        if (id && k->mouse_event == UM_PRESS && k->mouse_button == 1) {
+            if (t->focus == FOCUS_PANE)
+                tui_hold_keys(t);
             t->focus = FOCUS_SUPERVISOR;
             tui_select(t, id);
         }
@@ -452,20 +557,162 @@ static void mouse_event(tui_t *t, const ui_key *k)
     ui_session *s = ui_sessions_find(&t->list, t->visible[p]);
     if (!s)
         return;
+    if (wheel && mouse_to_program(t, s, t->panes[p], k))
+        return; /* the program scrolls itself */
+    bool focused = t->focus == FOCUS_PANE && s->id == t->selected;
     if (s->id != t->selected)
         tui_select(t, s->id);
-    if (k->mouse_wheel_up || k->mouse_wheel_down) {
+    if (wheel) {
+        if (t->focus == FOCUS_PANE)
+            tui_hold_keys(t);
         t->focus = FOCUS_SUPERVISOR;
-        scroll_by(t, s, k->mouse_wheel_up ? 3 : -3);
+        scroll_by(t, s, k->mouse_event == UM_WHEEL_UP ? 3 : -3);
         if (s->scroll == 0)
             t->scroll_mode = false;
-    } else if (k->mouse_click) {
-        focus_pane(t);
+    } else if (k->mouse_event == UM_PRESS) {
+        if (!focused)
+            focus_pane(t); /* as tmux: the click selects the pane and reaches its program */
+        if (mouse_to_program(t, s, t->panes[p], k))
+            t->mouse_session = s->id;
     }
+}
+
+/* ---- pastes ------------------------------------------------------------------- */
+
+#define PASTE_PART (48 * 1024)     /* sent in parts of this size, well inside a request */
+#define PASTE_MAX (16 * 1024 * 1024) /* more is dropped, and said so */
+
+/* The whole paste to its session, cleaned of brackets as one text (a part
+ * boundary can never join two halves of one), in order, in parts. */
+static void paste_send(tui_t *t)
+{
+    ui_paste *p = &t->paste;
+    ui_session *s = ui_sessions_find(&t->list, p->session);
+    if (pane_dead(s))
+        return;
+    size_t len = input_paste_clean(p->text.data, p->text.len), at = 0;
+    do {
+        size_t n = len - at < PASTE_PART ? len - at : PASTE_PART;
+        buf_t part;
+        buf_init(&part);
+        if (p->bracketed && at == 0)
+            buf_puts(&part, "\033[200~");
+        buf_append(&part, p->text.data + at, n);
+        at += n;
+        if (p->bracketed && at == len)
+            buf_puts(&part, "\033[201~");
+        send_to_session(t, s, part.data, part.len);
+        buf_free(&part);
+    } while (at < len);
+}
+
+/* The text field a paste goes into: a form's, or the approval note's. */
+static ui_field *paste_field(tui_t *t)
+{
+    if (approval_showing(t))
+        return t->appr.note && !approval_held(t) ? &t->appr.note_field : NULL;
+    if (t->dlg.kind == DLG_NEW || t->dlg.kind == DLG_SEARCH)
+        return &t->dlg.fields[t->dlg.field];
+    return NULL;
+}
+
+static void paste_begin(tui_t *t)
+{
+    ui_paste *p = &t->paste;
+    ui_session *s = tui_selected(t);
+    p->active = true;
+    p->last = ui_now();
+    buf_reset(&p->text);
+    if (paste_field(t)) {
+        p->to = PASTE_FIELD; /* text in a field does nothing until Enter */
+    } else if (approval_showing(t)) {
+        p->to = PASTE_DROP; /* never an answer */
+        tui_message(t, true, "a paste is never an answer: it was dropped");
+    } else if (t->dlg.kind == DLG_NONE && t->focus == FOCUS_PANE && !pane_dead(s)) {
+        p->to = PASTE_SESSION;
+        p->session = s->id;
+        p->bracketed = s->vt && (vt_modes(s->vt) & VT_MODE_BRACKETED_PASTE);
+    } else {
+        p->to = PASTE_DROP;
+        if (t->dlg.kind == DLG_NONE && t->focus == FOCUS_PANE)
+            pane_notice(t, s);
+        else
+            tui_message(t, true, "a paste is not commands: it was dropped (focus a pane to paste into it)");
+    }
+}
+
+static void paste_end(tui_t *t)
+{
+    ui_paste *p = &t->paste;
+    if (p->to == PASTE_SESSION) {
+        paste_send(t);
+    } else if (p->to == PASTE_FIELD && paste_field(t)) {
+        /* Printable characters only: a paste never presses Enter in a form. */
+        ui_field *f = paste_field(t);
+        if (f == &t->dlg.fields[t->dlg.field] && t->dlg.replace)
+            f->text[0] = 0;
+        t->dlg.replace = false;
+        size_t len = p->text.len;
+        for (size_t i = 0; i < len;) {
+            int32_t cp;
+            i += utf8_decode(p->text.data + i, len - i, &cp);
+            if (cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp < 0xa0))
+                field_insert(f, (uint32_t)cp);
+        }
+    }
+    p->active = false;
+    buf_reset(&p->text);
+    tui_redraw_soon(t);
+}
+
+/* A key inside a paste: its bytes are text, never a key's action. */
+static void paste_key(tui_t *t, const ui_key *k)
+{
+    ui_paste *p = &t->paste;
+    p->last = ui_now();
+    if (k->paste_end) {
+        paste_end(t);
+        return;
+    }
+    if (k->paste_start || k->mouse || p->to == PASTE_DROP)
+        return;
+    char bytes[32];
+    size_t n = input_encode(k, false, bytes, sizeof bytes);
+    if (p->text.len + n > PASTE_MAX) {
+        tui_message(t, true, "a paste over %d MiB: the rest was dropped", PASTE_MAX >> 20);
+        return;
+    }
+    buf_append(&p->text, bytes, n);
+}
+
+/* ---- keys, in order ---------------------------------------------------------------- */
+
+static void pane_key(tui_t *t, ui_session *s, const ui_key *k)
+{
+    if (k->key && key_bindings_lookup(&t->conf->keys, KM_PANE, k->key) == KA_SUPERVISOR) {
+        t->escape_pending = true;
+        leave_pane(t);
+        return;
+    }
+    if (pane_dead(s)) {
+        pane_notice(t, s); /* swallowed: typing meant for it is not commands */
+        return;
+    }
+    char bytes[32];
+    size_t n = input_encode(k, s->vt && (vt_modes(s->vt) & VT_MODE_APP_CURSOR), bytes, sizeof bytes);
+    send_to_session(t, s, bytes, n);
 }
 
 static void handle_key(tui_t *t, const ui_key *k)
 {
+    if (t->paste.active || k->paste_start) {
+        if (!t->paste.active)
+            paste_begin(t);
+        paste_key(t, k);
+        return;
+    }
+    if (k->paste_end)
+        return; /* the end of a paste that timed out */
     if (approval_showing(t)) {
         approval_on_key(t, k); /* modal: a request waits for an answer */
         return;
@@ -485,20 +732,7 @@ static void handle_key(tui_t *t, const ui_key *k)
     }
     ui_session *s = tui_selected(t);
     if (t->focus == FOCUS_PANE) {
-        if (k->key && key_bindings_lookup(&t->conf->keys, KM_PANE, k->key) == KA_SUPERVISOR) {
-            t->focus = FOCUS_SUPERVISOR;
-            t->escape_pending = true;
-            tui_redraw_soon(t);
-            return;
-        }
-        if (!s || !s->running) {
-            t->focus = FOCUS_SUPERVISOR;
-            tui_redraw_soon(t);
-            return;
-        }
-        char bytes[32];
-        size_t n = input_encode(k, s->vt && (vt_modes(s->vt) & VT_MODE_APP_CURSOR), bytes, sizeof bytes);
-        send_to_session(t, s, bytes, n);
+        pane_key(t, s, k);
         return;
     }
     if (t->escape_pending) {
@@ -507,11 +741,15 @@ static void handle_key(tui_t *t, const ui_key *k)
             /* Twice: the key itself goes to the session, and focus with it. */
             char bytes[32];
             size_t n = input_encode(k, false, bytes, sizeof bytes);
-            send_to_session(t, s, bytes, n);
-            t->focus = FOCUS_PANE;
-            tui_redraw_soon(t);
+            if (!pane_dead(s))
+                send_to_session(t, s, bytes, n);
+            focus_pane(t);
             return;
         }
+    }
+    if (tui_keys_held(t)) {
+        t->held_dropped++; /* typed as the focus changed: meant for what was there */
+        return;
     }
     int action;
     if (t->scroll_mode && (action = key_bindings_lookup(&t->conf->keys, KM_SCROLL, k->key)) >= 0) {
@@ -530,9 +768,18 @@ static void on_stdin(uv_poll_t *h, int status, int events)
     (void)status;
     (void)events;
     tui_t *t = h->data;
-    ui_key k;
-    while (!t->quitting && input_read(&k))
-        handle_key(t, &k);
+    /* One key of look-ahead: inside a paste, an end that more input
+     * follows at once (in the same read, and not another paste) is part of
+     * the content, as the terminal did not filter it; the paste goes on. */
+    ui_key k, next;
+    bool have = input_read(&k);
+    while (have && !t->quitting) {
+        bool more = input_read(&next);
+        if (!(k.paste_end && t->paste.active && more && !next.paste_start))
+            handle_key(t, &k);
+        k = next;
+        have = more;
+    }
 }
 
 /* ---- server events ------------------------------------------------------------ */
@@ -598,16 +845,31 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
     } else if (strcmp(name, "resized") == 0) {
         ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
         if (s && s->vt) {
-            vt_resize(s->vt, (int)json_integer_value(json_object_get(ev, "rows")),
-                      (int)json_integer_value(json_object_get(ev, "cols")));
+            int cols = (int)json_integer_value(json_object_get(ev, "cols"));
+            if (cols != vt_cols(s->vt)) {
+                /* A width change reflows history: the lines a scroll
+                 * position or a search match pointed at have moved. */
+                s->scroll = 0;
+                if (s->id == t->selected) {
+                    t->scroll_mode = false;
+                    t->nmarks = 0;
+                    t->match_line = INT_MIN;
+                }
+            }
+            vt_resize(s->vt, (int)json_integer_value(json_object_get(ev, "rows")), cols);
             s->redraw = true;
             t->full_redraw = true;
             tui_redraw_soon(t);
         }
     } else if (strcmp(name, "session") == 0) {
         size_t before = t->list.n;
+        ui_session *old = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(json_object_get(ev,
+                                                                                "session"), "id")));
+        bool was_running = old && old->running;
         ui_session *s = ui_sessions_update(&t->list, json_object_get(ev, "session"));
         diffview_note_session(json_object_get(ev, "session"));
+        if (was_running && !s->running && t->focus == FOCUS_PANE && s->id == t->selected)
+            pane_notice(t, s); /* the pane keeps the focus: say what typing does now */
         if (!t->selected && !tiles_fold_selected(t))
             tui_select(t, s->id);
         if (t->list.n != before)
@@ -620,9 +882,10 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         int i = ui_sessions_index(&t->list, id);
         ui_sessions_remove(&t->list, id);
         tiles_session_removed(t, id);
-        if (id == t->selected) {
+        if (id == t->selected && t->focus == FOCUS_PANE) {
+            pane_notice(t, NULL); /* focus stays, on nothing, until the supervisor key */
+        } else if (id == t->selected) {
             t->selected = 0;
-            t->focus = FOCUS_SUPERVISOR;
             if (t->list.n)
                 tui_select(t, t->list.v[i > 0 && (size_t)i <= t->list.n ? i - 1 : 0]->id);
         }
@@ -686,7 +949,8 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
 
 static int start_curses(tui_t *t, char *err, size_t errlen)
 {
-    if (!newterm(NULL, stdout, stdin)) {
+    char note[512];
+    if (!paint_newterm(t->conf->ui_truecolor, note, sizeof note)) {
         const char *term = getenv("TERM");
         snprintf(err, errlen, "cannot drive the terminal TERM=%s: no terminfo entry for it (try TERM=xterm-256color)",
                  term ? term : "(unset)");
@@ -704,15 +968,9 @@ static int start_curses(tui_t *t, char *err, size_t errlen)
         use_default_colors();
     }
     paint_init(&t->theme);
-    if (t->conf->ui_mouse) {
-        mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED
-#ifdef BUTTON5_PRESSED
-                      | BUTTON5_PRESSED
-#endif
-                  ,
-                  NULL);
-        mouseinterval(0);
-    }
+    input_start(t->conf->ui_mouse);
+    if (note[0])
+        tui_message(t, true, "%s", note);
     return 0;
 }
 
@@ -740,6 +998,7 @@ int tui_main(const cli_tui_options *opt)
     t->conf = &conf;
     t->attach_id = opt->attach_id;
     t->match_line = INT_MIN;
+    buf_init(&t->paste.text);
     ui_sessions_init(&t->list);
     char err[2048];
     /* --theme, then the config's [ui] theme, then NO_COLOR's mono (a user's
@@ -753,7 +1012,11 @@ int tui_main(const cli_tui_options *opt)
     t->loop = &loop;
     approvals_init(t);
     if (theme_load(&t->theme, theme, err, sizeof err) < 0) {
-        fprintf(stderr, "corral: %s\n", err);
+        if (!opt->theme && conf.ui_theme && conf.ui_theme_file) /* the setting is the place to fix */
+            fprintf(stderr, "corral: %s:%d: [ui] theme = %s cannot be used: %s\n", conf.ui_theme_file,
+                    conf_key_line(conf.ui_theme_file, NULL, "ui", "theme"), conf.ui_theme, err);
+        else
+            fprintf(stderr, "corral: %s\n", err);
         goto out;
     }
     if (uiconn_open(&t->conn, &loop, on_event, on_term, on_closed, t, err, sizeof err) < 0) {
@@ -780,6 +1043,9 @@ int tui_main(const cli_tui_options *opt)
     t->frame_timer.data = t;
     uv_timer_init(&loop, &t->tick_timer);
     t->tick_timer.data = t;
+    uv_timer_init(&loop, &t->hold_timer);
+    t->hold_timer.data = t;
+    tui_hold_keys(t); /* the keyboard just came to us: what was typed ahead is not for us */
     uv_timer_start(&t->tick_timer, on_tick, 1000, 1000);
     uv_poll_init(&loop, &t->stdin_poll, STDIN_FILENO);
     t->stdin_poll.data = t;
@@ -788,6 +1054,7 @@ int tui_main(const cli_tui_options *opt)
     tui_redraw_soon(t);
     uiconn_request(&t->conn, json_pack("{s:s}", "cmd", "subscribe"), on_subscribed, t);
     uv_run(&loop, UV_RUN_DEFAULT);
+    input_stop();
     endwin();
     rc = t->exit_status;
     if (t->goodbye)
@@ -802,6 +1069,7 @@ out:
     diffview_free();
     approvals_free(t);
     free(t->goodbye);
+    buf_free(&t->paste.text);
     free(t);
     conf_free(&conf);
     return rc;

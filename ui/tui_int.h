@@ -18,6 +18,7 @@
 #include "theme.h"
 #include "tiles.h"
 #include "uiconn.h"
+#include "util.h"
 
 typedef enum ui_focus { FOCUS_SUPERVISOR, FOCUS_PANE } ui_focus;
 
@@ -47,6 +48,7 @@ typedef struct ui_dialog {
     char error[512];  /* shown in the dialog (a refused new session) */
     int help_top;     /* first help line shown */
     bool busy;        /* a request is on its way */
+    bool replace;     /* the field's text is the last query, selected: typing replaces it */
 } ui_dialog;
 
 /* A request waiting for a human (DESIGN section 6), as the server sent it. */
@@ -92,6 +94,22 @@ typedef struct ui_approvals {
 
 #define SEARCH_MAX_MARKS 512
 
+/* Keys typed within this long of a focus change are never commands (the
+ * approval dialog's type-ahead guard, for the whole screen). */
+#define TUI_GUARD_S 0.3
+
+/* A bracketed paste from the real terminal: gathered, then delivered to
+ * where it began (a session, a dialog field) or dropped; never keys. */
+typedef enum ui_paste_to { PASTE_DROP, PASTE_SESSION, PASTE_FIELD } ui_paste_to;
+typedef struct ui_paste {
+    bool active;
+    ui_paste_to to;
+    int session;      /* PASTE_SESSION */
+    bool bracketed;   /* the session's program asked for bracketed paste */
+    buf_t text;
+    double last;      /* when its last key came (a lost end times out) */
+} ui_paste;
+
 typedef struct tui {
     uv_loop_t *loop;
     uiconn_t conn;
@@ -99,8 +117,13 @@ typedef struct tui {
     theme_t theme;
     ui_sessions list;
     int selected;       /* session id, 0: none */
-    ui_focus focus;
+    ui_focus focus;      /* pane focus types into the selected session, if it takes input */
     bool escape_pending; /* the supervisor key was just pressed in pane focus */
+    bool held;           /* supervisor keys are dropped: TUI_GUARD_S after a focus change, */
+    uv_timer_t hold_timer; /* until this timer ends it, so what is drawn and done agree */
+    int held_dropped;    /* keys the guard dropped since it began */
+    int mouse_session;   /* the session a mouse press went to: its drags and release follow */
+    ui_paste paste;
     bool scroll_mode;
     ui_layout layout;
     bool zoom;
@@ -147,6 +170,12 @@ void tui_message(tui_t *t, bool error, const char *fmt, ...) __attribute__((form
 ui_session *tui_selected(tui_t *t);
 void tui_select(tui_t *t, int id);
 void tui_quit(tui_t *t, int status, const char *goodbye);
+/* The keys change hands (a focus change, a confirmation opening, the
+ * approval dialog closing): supervisor keys typed in the next TUI_GUARD_S
+ * are dropped, so typing meant for what was there never becomes a command. */
+void tui_hold_keys(tui_t *t);
+/* Keys are still held (a key would be dropped, and the screen says so). */
+bool tui_keys_held(const tui_t *t);
 /* Pane content size for a session shown in the selected pane's place. */
 void tui_pane_size(tui_t *t, int *rows, int *cols);
 /* Content rows of the selected session's pane. */
@@ -200,6 +229,10 @@ void approval_drawn(tui_t *t);
 /* Keys are still held by the guard. */
 bool approval_held(const tui_t *t);
 bool approval_has_prefix(const ui_approval *a);
+/* A network host's request (kind "network"): its own question and answers
+ * (y this connection, a the host for the session, p and d save a
+ * network_rule, n no this time; no note). */
+bool approval_is_network(const ui_approval *a);
 /* The options on show for a request, in order (numbered from 1). */
 int approval_options(const ui_approval *a, ui_answer *out);
 

@@ -7,9 +7,14 @@
  * when the terminal is resized; the rest is the stream.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -I<dir with an
- *     empty config.h> tests/fuzz/fuzz_vt_scan.c src/vt.c src/vt_grid.c src/vt_scan.c \
- *     src/util.c $(pkg-config --cflags --libs vterm) -o fuzz_vt_scan
+ *     empty config.h> tests/fuzz/fuzz_vt_scan.c src/vt.c src/vt_ops.c \
+ *     src/vt_bytes.c src/vt_grid.c src/vt_reflow.c src/vt_scan.c \
+ *     src/vt_scan_text.c src/vt_scan_seq.c src/vt_sgr.c src/width.c \
+ *     src/utf8.c src/util.c $(pkg-config --cflags --libs vterm) -o fuzz_vt_scan
  *   ./fuzz_vt_scan -max_len=65536
+ *
+ * Every input also goes through a copy made from the sync bytes, resized
+ * (a reflow) on both sides.
  *
  * Built with -DVT_FUZZ_MAIN it is a plain program that runs each file named
  * on the command line once (for valgrind or a regression corpus).
@@ -79,6 +84,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vt_write(copy, rb, n);
     vt_free(copy);
     free(rb);
+    char *sb = vt_sync_bytes(vt, 50, &n);
+    copy = vt_new(vt_rows(vt), vt_cols(vt), 50, NULL, NULL);
+    vt_write(copy, sb, n);
+    free(sb);
+    int rows = 1 + (int)(size % 30), cols = 2 + (int)(size % 97);
+    vt_resize(vt, rows, cols);
+    vt_resize(copy, rows, cols);
+    for (int r = -vt_scrollback_len(copy); r < vt_rows(copy); r++)
+        sum += vt_line_wrapped(copy, r);
+    vt_free(copy);
     vt_free(vt);
     return sum == (size_t)-1; /* keeps sum alive */
 }

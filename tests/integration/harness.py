@@ -112,15 +112,16 @@ class World:
     def session_dir(self, sid):
         return os.path.join(self.state, "corral", "sessions", str(sid))
 
-    def start_server(self, extra_env=None, preexec=None):
-        """Start `corral server --foreground` and wait for its ready line."""
+    def start_server(self, extra_env=None, preexec=None, wrap=()):
+        """Start `corral server --foreground` and wait for its ready line;
+        wrap: a command it runs under (nsenter into a namespace, say)."""
         r, w = os.pipe()
         env = dict(self.env)
         if extra_env:
             env.update(extra_env)
         log = open(os.path.join(self.base, "server.log"), "ab")
         self.server = subprocess.Popen(
-            [CORRAL, "server", "--foreground", "--ready-fd", str(w)],
+            list(wrap) + [CORRAL, "server", "--foreground", "--ready-fd", str(w)],
             env=env, pass_fds=(w,), stdin=subprocess.DEVNULL, stdout=log,
             stderr=log, preexec_fn=preexec)
         os.close(w)

@@ -227,7 +227,7 @@ static int add_listener(const char *kind, int session, int fd, bool connection)
         return -1;
     }
     int r = connection ? proxy_add_connection(px, session, fd, k, err, sizeof err)
-                       : proxy_add_listener(px, session, fd, k, err, sizeof err);
+                       : proxy_add_listener(px, session, 0, fd, k, err, sizeof err);
     if (r < 0) {
         fprintf(stderr, "proxydrive: %s\n", err);
         return -1;

@@ -9,13 +9,15 @@ test starts inside another network namespace):
   WebServer      HTTP/1.1 with keep-alive: fixed-length, chunked, close-
                  delimited, HEAD, 204, 304, an echo of request bodies
                  (Content-Length or chunked), /info describing the request
-                 as received, and git's smart HTTP under /git/ through
-                 `git http-backend` (CGI); optionally over TLS
+                 as received, git's smart HTTP under /git/ through
+                 `git http-backend` (CGI), files of a directory under
+                 /static/ (a package index, say); optionally over TLS
   DnsStub        UDP DNS on a given address: prints every query's name and
                  answers NXDOMAIN
   blast          (as a script only) sends --bytes N to each client, fast
 
 python3 proxyservers.py web|echo|dns|blast --bind ADDR [--port N] [--name NAME] [--bytes N]
+                        [--tls CERT:KEY] [--git-root DIR] [--static DIR]
 prints "PORT <n>" when listening (and "QUERY <name>" for each DNS query).
 """
 import hashlib
@@ -222,6 +224,8 @@ class WebHandler(http.server.BaseHTTPRequestHandler):
         what = parts[1] if len(parts) > 1 else ""
         if what == "git":
             return self._git()
+        if what == "static" and self.server.static_root:
+            return self._static(self.path.split("?")[0][len("/static/"):])
         if what == "len":
             return self._send(200, pattern(int(parts[2])))
         if what == "chunked":
@@ -251,6 +255,23 @@ class WebHandler(http.server.BaseHTTPRequestHandler):
                     "peer_port": self.client_address[1], "on_connection": self.on_connection}
             return self._send(200, json.dumps(info).encode(), [("Content-Type", "application/json")])
         self._send(404, b"not found\n")
+
+    def _static(self, rel):
+        """A file under the static root (a directory's index.html); never
+        outside it."""
+        root = os.path.realpath(self.server.static_root)
+        path = os.path.realpath(os.path.join(root, rel))
+        if path != root and not path.startswith(root + os.sep):
+            return self._send(404, b"not found\n")
+        if os.path.isdir(path):
+            path = os.path.join(path, "index.html")
+        try:
+            with open(path, "rb") as f:
+                body = f.read()
+        except OSError:
+            return self._send(404, b"not found\n")
+        ctype = "text/html" if path.endswith(".html") else "application/octet-stream"
+        self._send(200, body, [("Content-Type", ctype)])
 
     def _chunked(self, n):
         self.send_response(200)
@@ -315,11 +336,12 @@ class WebHandler(http.server.BaseHTTPRequestHandler):
 
 
 class WebServer:
-    def __init__(self, name, host="127.0.0.1", port=0, tls=None, git_root=None):
+    def __init__(self, name, host="127.0.0.1", port=0, tls=None, git_root=None, static_root=None):
         self.server = _Threaded((host, port), WebHandler)
         self.server.name = name
         self.server.requests = []
         self.server.git_root = git_root or "/nonexistent"
+        self.server.static_root = static_root
         if tls:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(tls[0], tls[1])
@@ -405,7 +427,9 @@ def main(argv):
     if kind == "echo":
         srv = EchoServer(host, port)
     elif kind == "web":
-        srv = WebServer(opts.get("--name", "web"), host, port)
+        tls = opts["--tls"].split(":", 1) if "--tls" in opts else None
+        srv = WebServer(opts.get("--name", "web"), host, port, tls=tls, git_root=opts.get("--git-root"),
+                        static_root=opts.get("--static"))
     else:
         raise SystemExit("proxyservers.py: web, echo or dns, not %s" % kind)
     print("PORT %d" % srv.port, flush=True)

@@ -33,6 +33,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import TIMEOUT, Tap, run_tests  # noqa: E402
 import proxyservers as ps  # noqa: E402
+from netlab import Netns  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVE = os.environ.get("CORRAL_PROXYDRIVE") or os.path.join(HERE, "proxydrive")
@@ -444,9 +445,12 @@ def test_absolute_form_keep_alive(t):
 
         px.ping()
         decides = [e for e in px.events if e["event"] == "decide"]
-        t.eq(len(decides), len(ra) + len(b.requests), "every request on the connection is decided on its own")
+        t.eq([d.get("host") for d in decides], ["127.0.0.1", "localhost", "127.0.0.1"],
+             "a request to the target last allowed on the connection is not asked again (an answer of once is for "
+             "the connection); another target is, and so is the first one after it", decides)
+        t.eq([d.get("port") for d in decides], [a.port, b.port, a.port], "A, then B, then A again were asked")
         recs = [e["record"] for e in px.events if e["event"] == "log"]
-        t.ok(len(recs) == len(decides) and all(r["close"] == "done" and r["protocol"] == "http" for r in recs) and
+        t.ok(len(recs) == len(ra) + len(b.requests) and all(r["close"] == "done" and r["protocol"] == "http" for r in recs) and
              {r["status"] for r in recs} >= {200, 204, 304} and {r["method"] for r in recs} >= {"GET", "HEAD", "POST"},
              "one record per exchange, with its method and status", recs[-3:])
 
@@ -949,70 +953,6 @@ def test_git_clone(t):
 
 
 # ---- names, in namespaces of their own -----------------------------------------------------
-
-HOSTS = """127.0.0.1 localhost
-11.22.33.44 pub.corral.test
-127.0.0.1 loop.corral.test
-10.0.0.1 ten.corral.test
-169.254.169.254 meta.corral.test
-::ffff:127.0.0.1 mapped.corral.test
-64:ff9b::a00:1 nat64.corral.test
-127.0.0.1 both.corral.test
-11.22.33.44 both.corral.test
-11.22.33.1 own.corral.test
-"""
-
-
-class Netns:
-    """Two namespaces: A (the proxy's: its own /etc/hosts and resolv.conf,
-    lo, and veth 11.22.33.1) and B (the internet: veth 11.22.33.44)."""
-
-    def __init__(self, d):
-        self.procs = []
-        with open(os.path.join(d, "hosts"), "w") as f:
-            f.write(HOSTS)
-        with open(os.path.join(d, "resolv.conf"), "w") as f:
-            f.write("nameserver 127.0.0.1\noptions attempts:1 timeout:2\n")
-        self.a = self._holder(["unshare", "-m", "-n", "--propagation", "private", "sh", "-c",
-                               "mount --bind %s/hosts /etc/hosts && mount --bind %s/resolv.conf /etc/resolv.conf && "
-                               "ip link set lo up && echo ready && exec sleep 100000" % (d, d)])
-        self.b = self._holder(["unshare", "-n", "sh", "-c", "ip link set lo up && echo ready && exec sleep 100000"])
-        self.run_in(self.a, ["ip", "link", "add", "va", "type", "veth", "peer", "name", "vb", "netns", str(self.b)])
-        self.run_in(self.a, ["ip", "addr", "add", "11.22.33.1/24", "dev", "va"])
-        self.run_in(self.a, ["ip", "link", "set", "va", "up"])
-        self.run_in(self.b, ["ip", "addr", "add", "11.22.33.44/24", "dev", "vb"])
-        self.run_in(self.b, ["ip", "link", "set", "vb", "up"])
-
-    def _holder(self, argv):
-        p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
-        self.procs.append(p)
-        if p.stdout.readline().strip() != "ready":
-            raise RuntimeError("could not set up a namespace with %s" % argv)
-        return p.pid
-
-    def enter(self, pid, mount=False):
-        return ["nsenter", "-t", str(pid), "-n"] + (["-m"] if mount else []) + ["--"]
-
-    def run_in(self, pid, argv):
-        subprocess.run(self.enter(pid) + argv, check=True, capture_output=True)
-
-    def server(self, pid, kind, bind, port=0):
-        """A proxyservers.py server in that namespace: (process, port, lines queue)."""
-        p = subprocess.Popen(self.enter(pid) + [sys.executable, SERVERS, kind, "--bind", bind, "--port", str(port),
-                                                "--name", kind + "@" + bind],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.procs.append(p)
-        first = p.stdout.readline().split()
-        lines = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(x.strip()) for x in p.stdout], daemon=True).start()
-        return p, int(first[1]), lines
-
-    def close(self):
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-
 
 def test_names_in_namespaces(t):
     what = "host names resolved by the proxy in a namespace of its own"

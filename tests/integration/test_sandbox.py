@@ -4,13 +4,28 @@ stdio, the launch plan, git working in the workspace while the parts of .git
 that run code stay read-only, profiles from the config file, precise errors
 when something cannot be enforced, and every session sandboxed by default.
 (Attacks on the sandbox are in tests/sandbox/battery.py.)"""
+import hashlib
 import os
 import shutil
+import socket
+import stat
 import subprocess
+import sys
+import tempfile
 
 from harness import CORRAL, Tap, World, run_tests
 
 w = World()
+homes = []
+
+
+def scratch_home():
+    if not homes:
+        homes.append(tempfile.mkdtemp(prefix="corral-home-", dir="/var/tmp"))
+    return homes[0]
+
+
+w.scratch_home = scratch_home
 
 
 def sandbox(*args, cwd=None, input=None, env=None):
@@ -52,10 +67,219 @@ def test_print_plan(t):
     t.ok("bind rw   %s  (workspace)" % w.ws in out, "the workspace is writable")
     t.ok("bind rw   %s  (writable root)" % w.config in out, "-w adds a writable root")
     t.ok("tmpfs rw  /tmp  (private tmpfs, 1 GiB)" in out, "with a private 1 GiB /tmp")
-    t.ok("net (loopback only)" in out and "setgroups denied" in out, "names the namespaces")
+    t.ok("net (its own: loopback only" in out and "setgroups denied" in out, "names the namespaces")
     t.ok("seccomp:" in out and "rules" in out and "landlock:" in out, "says what the filter and Landlock do")
     t.ok("RLIMIT_NOFILE 4096" in out and "pids.max 1024" in out, "and the limits, applied or not and why")
     t.ok(not os.path.exists(os.path.join(w.ws, ".corral")), "printing the plan changes nothing on disk")
+
+
+# A local server and its client inside one sandbox, as a test suite starts
+# them: an HTTP server on 127.0.0.1 and on ::1, fetched with urllib; then a
+# connection to a server of the host on its 127.0.0.1.
+LOOPBACK = r'''
+import errno, http.server, socket, sys, threading, urllib.request
+for addr in ("127.0.0.1", "::1"):
+    class Server(http.server.HTTPServer):
+        address_family = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    try:
+        srv = Server((addr, 0), http.server.SimpleHTTPRequestHandler)
+    except OSError as e:
+        print("serve", addr, errno.errorcode[e.errno])
+        continue
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    host = "[%s]" % addr if ":" in addr else addr
+    url = "http://%s:%d/served.txt" % (host, srv.server_address[1])
+    print("served", addr, urllib.request.urlopen(url, timeout=20).read().decode().strip())
+    srv.shutdown()
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+    print("host reached")
+except OSError as e:
+    print("host", errno.errorcode[e.errno])
+'''
+
+
+def test_loopback_inside_the_sandbox(t):
+    with open(os.path.join(w.ws, "served.txt"), "w") as f:
+        f.write("from the workspace\n")
+    host = socket.socket()
+    host.bind(("127.0.0.1", 0))
+    host.listen(4)
+    host.setblocking(False)
+    r = sandbox("--", "python3", "-c", LOOPBACK, str(host.getsockname()[1]))
+    out = r.stdout.splitlines()
+    t.ok("served 127.0.0.1 from the workspace" in out,
+         "with the network off, a server on 127.0.0.1 inside the sandbox answers a client there", r.stdout + r.stderr)
+    t.ok("served ::1 from the workspace" in out, "and on ::1", r.stdout + r.stderr)
+    t.ok("host ECONNREFUSED" in out, "the host's 127.0.0.1 is not the sandbox's: its server is not reached",
+         r.stdout)
+    try:
+        host.accept()
+        t.ok(False, "the host's server saw no connection")
+    except BlockingIOError:
+        t.ok(True, "the host's server saw no connection")
+    host.close()
+    r = sandbox("--print-plan", "--", "true")
+    t.ok("net (its own: loopback only" in r.stdout and "sockets may be AF_INET (TCP, UDP)" in r.stdout,
+         "the plan says loopback works and what sockets may be", r.stdout)
+
+
+def tree_digest(root):
+    """Everything about a directory tree a write could change: names, types,
+    modes, sizes, contents, symlink targets, and the inodes (a file
+    replaced by a copy is a write too)."""
+    h = hashlib.sha256()
+    for d, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            p = os.path.join(d, name)
+            st = os.lstat(p)
+            h.update(("%s %o %d %d\n" % (os.path.relpath(p, root), st.st_mode, st.st_size, st.st_ino)).encode())
+            if stat.S_ISREG(st.st_mode):
+                with open(p, "rb") as f:
+                    h.update(f.read())
+            elif stat.S_ISLNK(st.st_mode):
+                h.update(os.readlink(p).encode())
+    return h.hexdigest()
+
+
+# What ordinary tools do to a home: vim writes its viminfo (with the
+# user's real ~/.viminfo denied: it holds what was typed), pyenv's rehash
+# takes a lock file in ~/.pyenv/shims and rewrites the shims, a shell
+# appends to ~/.bashrc.  Then what the sandbox must not see.
+HOME_TOOLS = r"""
+if command -v vim >/dev/null; then
+    vim -N -u NONE --cmd "set viminfo='100,n$HOME/.viminfo" -es -c 'let g:corral = 1' -c wviminfo -c qa &&
+        grep -q 'generated by Vim' "$HOME/.viminfo" && ! grep -q SECRET "$HOME/.viminfo" && echo VIMINFO-OK
+else
+    echo NO-VIM
+fi
+( set -o noclobber; : > "$HOME/.pyenv/shims/.pyenv-shim" ) &&
+    for p in python python3 pip; do printf '#!/bin/sh\nexec pyenv exec "$0" "$@"\n' > "$HOME/.pyenv/shims/$p"; done &&
+    chmod +x "$HOME"/.pyenv/shims/* && rm "$HOME/.pyenv/shims/.pyenv-shim" && echo REHASH-OK
+echo 'echo planted' >> "$HOME/.bashrc" && echo BASHRC-WRITTEN
+cat "$HOME/.ssh/id_test" 2>/dev/null || echo SSH-HIDDEN
+"""
+
+
+def remove_layers(path):
+    """Overlay layers hold directories of any mode (overlayfs's work/work
+    is mode 000): open them up, then remove."""
+    for d, dirs, _ in os.walk(path):
+        for name in dirs:
+            os.chmod(os.path.join(d, name), 0o700)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def make_home(name):
+    """A home outside /tmp (the sandbox's /tmp is its own)."""
+    home = os.path.join(w.scratch_home(), name)
+    for rel, text, mode in ((".ssh/id_test", "SECRET ssh key\n", 0o600), (".viminfo", "SECRET typed\n", 0o600),
+                            (".bashrc", "# the real bashrc\n", 0o644), (".pyenv/shims/python", "old shim\n", 0o755),
+                            ("notes.txt", "the user's notes\n", 0o644)):
+        path = os.path.join(home, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, mode)
+    return home
+
+
+def test_home_layer(t):
+    home = make_home("layer")
+    layers = os.path.join(w.state, "corral", "home-layers")
+    env = {"HOME": home, "XDG_CACHE_HOME": os.path.join(w.base, "cache")}
+    before = tree_digest(home)
+    r = sandbox("--", "sh", "-c", HOME_TOOLS, env=env)
+    out = r.stdout.split()
+    if "NO-VIM" in out:
+        t.skip("vim writes its viminfo in the sandbox", "vim is not installed")
+    else:
+        t.ok("VIMINFO-OK" in out, "vim writes its viminfo in the sandbox (no E138), a new one: the real one stays "
+             "hidden", r.stdout + r.stderr)
+    t.ok("REHASH-OK" in out, "a pyenv-style rehash (lock file, shims) works in ~/.pyenv/shims", r.stdout + r.stderr)
+    t.ok("BASHRC-WRITTEN" in out, "the home takes writes", r.stdout + r.stderr)
+    t.ok("SSH-HIDDEN" in out, "~/.ssh stays hidden over the layer", r.stdout)
+    t.eq(tree_digest(home), before, "the real home is not written (every file, mode and inode the same)")
+    t.ok(not os.path.exists(layers), "the layer is gone when the sandbox ends (discard, the default)")
+    r = sandbox("--", "sh", "-c", 'cat "$HOME/.bashrc"; ls "$HOME/.pyenv/shims"', env=env)
+    t.eq(r.stdout, "# the real bashrc\npython\n", "a later sandbox of the workspace sees the real home, nothing "
+         "planted", r.stderr)
+    r = sandbox("--print-plan", "--", "true", env=env)
+    t.ok(("overlay   %s  (home layer" % home) in r.stdout and "removed when the sandbox ends" in r.stdout,
+         "the plan shows the layer over the home and what becomes of it", r.stdout)
+
+    w.write_config("[sandbox]\n  home-layer = keep\n")
+    r = sandbox("--", "sh", "-c", 'echo kept > "$HOME/kept.txt"; echo "echo planted" >> "$HOME/.bashrc"; '
+                'mkdir -p "$HOME/.config/fish" && echo "echo planted" > "$HOME/.config/fish/config.fish"; '
+                'git config --global core.fsmonitor "echo planted"', env=env)
+    r = sandbox("--", "sh", "-c", 'cat "$HOME/kept.txt" "$HOME/.bashrc"; ls "$HOME/.config/fish" 2>&1; '
+                'git config --global core.fsmonitor', env=env)
+    t.ok(r.stdout.startswith("kept\n# the real bashrc\n") and "planted" not in r.stdout,
+         "with keep, a later sandbox of the workspace finds what an earlier one wrote, but not its shell startup "
+         "files or git config", r.stdout + r.stderr)
+    kept = [n for n in os.listdir(layers)] if os.path.isdir(layers) else []
+    t.ok(len(kept) == 1 and kept[0].startswith("w-ws-"), "the kept layer is the workspace's, in corral's state",
+         kept)
+    t.eq(tree_digest(home), before, "the real home is still not written")
+
+    w.write_config("[sandbox]\n  home-layer = off\n")
+    r = sandbox("--", "sh", "-c", 'echo x > "$HOME/off.txt"', env=env)
+    t.ok(r.returncode != 0 and "Read-only file system" in r.stderr, "home-layer = off: a read-only home as before",
+         r.stderr)
+    r = sandbox("--print-plan", "--", "true", env=env)
+    t.ok("home:       read-only ([sandbox] home-layer = off)" in r.stdout, "and the plan says so", r.stdout)
+    w.write_config("")
+    remove_layers(layers)
+
+
+def test_home_layer_with_state_in_home(t):
+    """corral's state in the home itself (~/.local/state/corral, the
+    default): the layer lives inside the home it covers, and no sandbox may
+    see it, its own or another's."""
+    home = make_home("state-in-home")
+    env = {"HOME": home, "XDG_CACHE_HOME": os.path.join(w.base, "cache"), "XDG_STATE_HOME": ""}
+    r = sandbox("--", "sh", "-c", 'echo x > "$HOME/new.txt" && cat "$HOME/new.txt"; '
+                'ls "$HOME/.local/state/corral/" 2>&1 || echo STATE-HIDDEN', env=env)
+    t.ok(r.stdout.startswith("x\n") and "STATE-HIDDEN" in r.stdout, "the layer works with corral's state in the home, "
+         "and the state (the layers with it) stays hidden", r.stdout + r.stderr)
+    t.ok(not os.path.exists(os.path.join(home, "new.txt")) and
+         not os.path.exists(os.path.join(home, ".local", "state", "corral", "home-layers")),
+         "nothing of it is left in the real home")
+
+
+def test_home_layer_unavailable(t):
+    """Where overlayfs cannot make the layer (here: corral's state on an
+    overlay, which overlayfs refuses as an upper layer), sandboxes still
+    run, with the read-only home of before, and the plan and doctor say
+    so; the home never becomes writable instead."""
+    if not shutil.which("unshare"):
+        t.skip("a sandbox without its layer keeps a read-only home", "unshare is not installed")
+        return
+    base = os.path.join(w.scratch_home(), "unavailable")
+    home = make_home("unavailable-home")
+    for d in ("lower", "upper", "work", "state"):
+        os.makedirs(os.path.join(base, d))
+    before = tree_digest(home)
+    script = ('mount -t overlay overlay -o lowerdir={b}/lower,upperdir={b}/upper,workdir={b}/work,userxattr '
+              '{b}/state || exit 99; '
+              '"$0" sandbox -- sh -c \'echo x >> "$HOME/.bashrc" || echo HOME-RO; cat "$HOME/.ssh/id_test" '
+              '2>/dev/null || echo SSH-HIDDEN\'; '
+              '"$0" sandbox --print-plan -- true; "$0" doctor').format(b=base)
+    env = dict(w.env, HOME=home, XDG_STATE_HOME=os.path.join(base, "state"),
+               XDG_CACHE_HOME=os.path.join(w.base, "cache"))
+    r = subprocess.run(["unshare", "-U", "-r", "-m", "sh", "-c", script, CORRAL], cwd=w.ws, capture_output=True,
+                       text=True, timeout=120, env=env)
+    if r.returncode == 99:
+        t.skip("a sandbox without its layer keeps a read-only home", "cannot mount an overlay here: " + r.stderr)
+        return
+    t.ok("HOME-RO" in r.stdout and "Read-only file system" in r.stderr and "SSH-HIDDEN" in r.stdout,
+         "without its layer the sandbox runs, with a read-only home and ~/.ssh hidden", r.stdout + r.stderr)
+    t.ok(("home:       %s: read-only: the kernel refuses an overlay" % home) in r.stdout,
+         "--print-plan says the home stays read-only, and why", r.stdout)
+    t.ok("NO   home layer (overlayfs)" in r.stdout and "a read-only home (overlayfs cannot be used here)" in r.stdout,
+         "corral doctor says so too", r.stdout)
+    t.eq(tree_digest(home), before, "the real home is not written")
 
 
 def git(*args, cwd):
@@ -144,9 +368,10 @@ def test_errors_name_the_fix(t):
 def test_sessions_are_sandboxed(t):
     w.start_server()
     c = w.connect()
-    # Outside /tmp: the sandbox's /tmp is a private tmpfs where writes land
-    # harmlessly, so test against the host's read-only view.
-    outside = os.path.join(os.path.expanduser("~"), ".corral-test-outside-%d" % os.getpid())
+    # Neither /tmp (the sandbox's is a private tmpfs) nor the home (its
+    # writes land in the home layer): writes there land harmlessly, so test
+    # against the host's read-only view.
+    outside = os.path.join("/var/tmp", ".corral-test-outside-%d" % os.getpid())
     r = c.call({"cmd": "exec", "command": 'echo "$CORRAL_SANDBOX"; echo x > %s || echo BLOCKED; echo ok > in.txt'
                 % outside, "shell": "/bin/sh", "workdir": w.ws})
     t.eq(r.get("output", "").split("\n")[0], "workspace-write", "an agent's exec runs in workspace-write")
@@ -162,8 +387,30 @@ def test_sessions_are_sandboxed(t):
     w.stop()
 
 
+def test_as_an_unprivileged_user(t):
+    """The home layer and loopback from an ordinary user's sandbox (root in
+    a user namespace is still uid 0 for permission checks; an ordinary user
+    takes other paths through the kernel, overlayfs's included): run as
+    root, this file runs itself again as a temporary user."""
+    if os.geteuid() != 0 or os.environ.get("CORRAL_AS_USER"):
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.dirname(here))
+    from unprivileged import run_script_as_user
+    run_script_as_user(t, os.path.abspath(__file__), CORRAL, helpers=[os.path.join(here, "harness.py")])
+
+
+# As the temporary user, the tests of what the sandbox lets an ordinary
+# user do; the rest needs nothing of root.
+AS_USER = [test_loopback_inside_the_sandbox, test_home_layer, test_home_layer_with_state_in_home,
+           test_home_layer_unavailable]
+
 try:
-    run_tests(Tap(), [test_status_and_stdio, test_print_plan, test_git_in_the_workspace, test_profiles_from_config,
-                      test_errors_name_the_fix, test_sessions_are_sandboxed])
+    run_tests(Tap(), AS_USER if os.environ.get("CORRAL_AS_USER") else
+              [test_status_and_stdio, test_print_plan, test_loopback_inside_the_sandbox, test_home_layer,
+               test_home_layer_with_state_in_home, test_home_layer_unavailable, test_git_in_the_workspace, test_profiles_from_config,
+               test_errors_name_the_fix, test_sessions_are_sandboxed, test_as_an_unprivileged_user])
 finally:
+    for h in homes:
+        remove_layers(h)
     w.cleanup()

@@ -117,7 +117,7 @@ class Attack:
                 key, sep, value = line[1:].strip().partition(":")
                 if sep and key.strip() in ("id", "tries", "expect", "neighbour", "needs", "sandbox-args",
                                            "timeout", "expect-rc", "refusal-ok", "known-gap", "host-git",
-                                           "runs"):
+                                           "runs", "config"):
                     self.meta[key.strip()] = value.strip()
         self.id = self.meta.get("id", "?")
         needs = self.meta.get("needs", "-")
@@ -139,6 +139,12 @@ class Attack:
         # Sandboxed commands run one after the other in the same world;
         # all but the last prepare (and print PREPARED).
         self.runs = int(self.meta.get("runs", "1"))
+        # corral's config file in the world: "[section] key = value; ...".
+        self.config = ""
+        for setting in self.meta.get("config", "").split(";"):
+            section, sep, assignment = setting.strip().partition("]")
+            if sep and section.startswith("["):
+                self.config += "%s]\n\t%s\n" % (section, assignment.strip())
 
     @property
     def name(self):
@@ -280,6 +286,24 @@ def kill_tree(proc):
         pass
 
 
+def host_addresses():
+    """The host's own addresses other than loopback: the source address of
+    its route out, IPv4 and IPv6, where it has one (no packet is sent)."""
+    found = []
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        s = socket.socket(family, socket.SOCK_DGRAM)
+        try:
+            s.connect((probe, 9))
+            addr = s.getsockname()[0]
+            if not addr.startswith("127.") and addr != "::1":
+                found.append(addr)
+        except OSError:
+            pass
+        finally:
+            s.close()
+    return found
+
+
 class Listeners:
     """Host-side listeners an attack must never reach; every accepted
     connection or received datagram is counted."""
@@ -301,6 +325,12 @@ class Listeners:
         u.bind(("127.0.0.1", 0))
         self._add(u, "udp")
         self.info["udp_port"] = u.getsockname()[1]
+        # The host's own addresses (N22): TCP and UDP (a DNS server's port,
+        # say) on every address, and the addresses a connection out of the
+        # sandbox would aim at.
+        self.info["host_addrs"] = host_addresses()
+        self.info["tcp_any_port"] = self._any(socket.SOCK_STREAM, "tcp-any")
+        self.info["udp_any_port"] = self._any(socket.SOCK_DGRAM, "udp-any")
         name = "corral-battery-%s" % token
         a = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         a.bind("\0" + name)
@@ -329,6 +359,21 @@ class Listeners:
         s.listen(16)
         self._add(s, "tcp6" if family == socket.AF_INET6 else "tcp")
         return s
+
+    def _any(self, kind, label):
+        """A listener on every address of the host (IPv6 and IPv4 where the
+        host has IPv6); its port."""
+        try:
+            s = socket.socket(socket.AF_INET6, kind)
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            s.bind(("::", 0))
+        except OSError:
+            s = socket.socket(socket.AF_INET, kind)
+            s.bind(("0.0.0.0", 0))
+        if kind == socket.SOCK_STREAM:
+            s.listen(16)
+        self._add(s, label)
+        return s.getsockname()[1]
 
     def _unix(self, path, label):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -453,7 +498,7 @@ class Battery:
             os.makedirs(os.path.join(w["home"], rel), exist_ok=True)
         xdg = os.path.join(d, "xdg")
         w["xdg_config"], w["xdg_state"], w["xdg_cache"] = (os.path.join(xdg, n) for n in ("config", "state", "cache"))
-        write(os.path.join(w["xdg_config"], "corral", "config"), "")
+        write(os.path.join(w["xdg_config"], "corral", "config"), attack.config)
         write(os.path.join(w["xdg_config"], "corral", "approvals.json"), '{"%s": "state"}\n' % secret, 0o600)
         write(os.path.join(w["xdg_state"], "corral", "sessions.db"), "%s sessions\n" % secret, 0o600)
         os.makedirs(w["xdg_cache"])
@@ -462,6 +507,11 @@ class Battery:
         write(os.path.join(w["ws"], "file.txt"), "workspace file\n")
         w["protected"] = self.setup_workspace(attack, w)
         w["watched"] = [w["home"], w["xdg_config"], w["xdg_state"], w["outside"], self.runtime]
+        if "home-layer = keep" in attack.config:
+            # A kept home layer is meant to stay in corral's state: watch
+            # the rest of the state (and that no discarded layer is left).
+            w["watched"][2] = os.path.join(w["xdg_state"], "corral", "sessions.db")
+            w["layers"] = os.path.join(w["xdg_state"], "corral", "home-layers")
         return w
 
     def setup_workspace(self, attack, w):
@@ -770,6 +820,10 @@ class Battery:
         for k, v in w.items():
             if k.startswith("inode:") and inode_of(k[6:]) != v:
                 problems.append("host %s was replaced (%s -> %s)" % (k[6:], v, inode_of(k[6:])))
+        if w.get("layers") and os.path.isdir(w["layers"]):
+            left = [n for n in os.listdir(w["layers"]) if not n.startswith("w-")]
+            if left:
+                problems.append("home layers left behind: %s" % left)
         for n in absent_top:
             p = os.path.join(w["ws"], n)
             if os.path.lexists(p) and (not os.path.isdir(p) or os.path.islink(p) or os.listdir(p)):

@@ -285,6 +285,7 @@ def test_rules_error_and_refused_answer(t):
     bad.start_server()
     try:
         with tui(world=bad) as term:
+            term.wait_regex("^ SUPERVISOR ")  # keys are taken (not held as the screen starts)
             screen = term.wait("rules (2 errors): bad.rules:1:")
             bar = screen.split("\n")[-1]
             t.ok(bar.startswith(" SUPERVISOR  approvals 0") and "bad.rules:1:38: invalid decision" in bar,
@@ -428,6 +429,59 @@ def test_outside_the_sandbox(t):
         t.ok(rc != 0 and "denied" in err, "denied", err)
 
 
+def test_network_host(t):
+    """A sandboxed curl reaching for a host through the proxy: the dialog
+    asks about the host, port and protocol, names the command running and
+    what p and d save; two connections share it; the sidebar counts the
+    open connections; p saves an allow rule, d a deny rule."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
+    import proxyservers
+    net = World()
+    net.start_server()
+    web = proxyservers.WebServer("host-web")
+    curl = "curl -sS --max-time %d --noproxy '' " % (TIMEOUT - 5)
+    url = "http://localhost:%d/info" % web.port
+    rules = os.path.join(net.config, "corral", "rules", "default.rules")
+    try:
+        with tui(world=net, cols=140) as term:
+            term.supervisor_ready()
+            p = exec_bg("sh", "-c", "%s -x http://127.0.0.1:3128 %s > a.out & %s -x http://127.0.0.1:3128 %s; wait; "
+                        "cat a.out" % (curl, url, curl, url), world=net)
+            screen = ready(term, "localhost:%d" % web.port, world=net)
+            t.ok('Allow network access to "localhost"?' in screen, "the dialog asks about the host", screen)
+            t.ok(("Port %d \u00b7 protocol http" % web.port) in screen and "Running: sh -c 'curl" in screen,
+                 "with its port, protocol and the command running", screen)
+            t.ok('Yes, always: save network_rule(host="localhost", protocol="http", decision="allow")' in screen
+                 and 'No, never: save network_rule(host="localhost", protocol="http", decision="deny")' in screen
+                 and "Yes, this connection" in screen and "tell the agent" not in screen,
+                 "its options say what each saves (and there is no note to type)", screen)
+            row, _ = term.find("n  No, not this time")
+            t.ok("\u203a" in term.row(row), "the initial highlight is the no that saves nothing", term.row(row))
+            screen = term.wait_regex("\u21c52 +ws")
+            t.ok(True, "the sidebar counts the session's two waiting connections")
+            t.eq(len(pending(net)), 1, "two connections to one host: one question")
+            term.keys("p")
+            rc, out, err = finish(p)
+            t.eq(out.count('"server": "host-web"'), 2, "p: both connections reach the host's service", out + err)
+            t.ok('network_rule(host="localhost", protocol="http", decision="allow")' in open(rules).read(),
+                 "and the rule is saved")
+            term.wait_absent("Allow network access")
+            p = exec_bg("sh", "-c", "%s -x socks5h://127.0.0.1:1080 %s; echo rc=$?" % (curl, url), world=net)
+            term.wait("protocol socks5_tcp")  # the new question (the old command is still in a pane)
+            ready(term, "localhost:%d" % web.port, world=net)
+            term.keys("d")
+            rc, out, err = finish(p)
+            t.ok("rc=0" not in out and "host-web" not in out, "d: the connection is refused", out + err)
+            t.ok('network_rule(host="localhost", protocol="socks5_tcp", decision="deny")' in open(rules).read(),
+                 "and a deny rule is saved")
+    finally:
+        web.close()
+        for a in pending(net):
+            net.corral("deny", str(a["id"]))
+        net.cleanup()
+
+
 def cleaned(fn):
     """A failed test leaves no request waiting for the next one."""
     def run(t):
@@ -445,4 +499,4 @@ if __name__ == "__main__":
                       test_type_ahead_guard, test_two_tuis_and_cli, test_queue_tab_and_details, test_small_sizes,
                       test_themes, test_rules_error_and_refused_answer, test_timeout_countdown,
                       test_session_mark_and_live_rules_error, test_whole_command_and_quotes,
-                      test_outside_the_sandbox]])
+                      test_outside_the_sandbox, test_network_host]])

@@ -122,6 +122,7 @@ def test_finished_commands_fold(t):
         t.ok(re.search("solo-run +ws", bar) and "1 finished" not in bar,
              "an agent's only finished command keeps its row (folding starts at two)", bar)
         term.wait_regex(title("worker"))
+        term.supervisor_ready()
         t.ok("worker" in (selected_row(term, "worker") or ""), "the first session's row is selected", selected_row(term))
         # The folded row is the next one: selecting it shows the most
         # recent session in the pane (no session is selected).
@@ -152,6 +153,7 @@ def test_kept_tile(t):
     new_session("my-shell", "sh", "-c", "echo mine-ready; exec sleep 1000")
     with tui() as term:
         term.wait("mine-ready")
+        term.supervisor_ready()
         term.send("t")
         term.wait("vertical split")
         agent_exec("agent-a", "sleep", "1000", wait=False)
@@ -166,7 +168,9 @@ def test_kept_tile(t):
         # agent start more: the newest would take both tiles but the kept one.
         term.send("k")
         term.keys("Enter")
-        term.wait("agent-a runs without a terminal")
+        term.wait("no terminal: keys go nowhere")  # its pane has the focus, and says so
+        term.keys("C-]")
+        term.supervisor_ready()
         for name in ("agent-b", "agent-c"):
             agent_exec(name, "sleep", "1000", wait=False)
         s = term.wait_regex("4/64 live")
@@ -194,6 +198,7 @@ def test_layout_survives_detach(t):
     agent_exec("done-2", "true")
     with tui() as term:
         term.wait("2 finished")
+        term.supervisor_ready()
         term.send("t")
         term.wait("vertical split")
         term.send("j")  # agent-run, then the folded row, then my shell
@@ -215,6 +220,7 @@ def test_layout_survives_detach(t):
         t.ok(len(names) == 2 and names[tile] == "my-shell", "and the kept tile, with the same session in it", s)
         s = term.wait("\u25be 2 finished")
         t.ok("done-1" in sidebar(s) and "done-2" in sidebar(s), "and the agent's unfolded commands", sidebar(s))
+        term.supervisor_ready()
         term.send("z")
         term.wait_regex("live .* zoom")
         term.send("q")
@@ -233,18 +239,21 @@ def test_clear_exited(t):
     with tui() as term:
         for name in ("short-0", "short-1", "pinned-one"):
             term.wait_regex("%s +ws +%s" % (name, EXIT_0))
+        term.supervisor_ready()
         term.send("x")  # on the newest: pinned-one, which has exited
         s = term.wait("has already exited")
         t.ok("pinned-one has already exited: X removes exited sessions" in status(s),
              "x on an exited session says how to remove it", status(s))
         term.send("X")
         term.wait("Remove 2 exited sessions?")
+        term.wait("y yes")  # the question's type-ahead guard is over
         t.ok(True, "X asks before removing more than one exited session")
         term.send("n")
         term.wait_absent("Remove 2 exited")
         t.eq(len(ls()), 4, "any key but y keeps them")
         term.send("X")
         term.wait("Remove 2 exited sessions?")
+        term.wait("y yes")
         term.send("y")
         term.wait("removed 2 exited sessions")
         s = term.screen()

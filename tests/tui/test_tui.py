@@ -11,6 +11,7 @@ w = World()
 w.start_server()
 ENV = dict(w.env, LANG="C.UTF-8")
 ENV.pop("NO_COLOR", None)
+ENV.pop("COLORTERM", None)  # 24-bit colour only where a test asks for it
 
 
 def tui(*args, rows=30, cols=120, env=None):
@@ -33,6 +34,13 @@ def kill(sid):
 
 def status_bar(t):
     return t.screen().split("\n")[-1]
+
+
+def ready(term):
+    """Supervisor focus taking keys: the badge says SUPERVISOR once the keys
+    typed as the focus changed (here: as the screen started) are no longer
+    held (it says KEYS HELD meanwhile)."""
+    return term.supervisor_ready()
 
 
 def bar_shows(term, mode):
@@ -100,6 +108,7 @@ def test_layouts(t):
     ids = [new_session("lay-%d" % i, "sh", "-c", "echo pane-%d-ready; exec sleep 1000" % i) for i in range(3)]
     with tui() as term:
         term.wait("pane-2-ready")
+        ready(term)
         titles = lambda s: len(re.findall(r"lay-\d \d+ workspace-write", s))
         t.eq(titles(term.screen()), 1, "single layout: one pane")
         term.send("t")
@@ -150,6 +159,7 @@ def test_detach_and_reattach(t):
     sid = new_session("keep", "sh", "-c", "for i in 1 2 3; do echo kept-line-$i; done; exec sleep 1000")
     with tui() as term:
         first = term.wait("kept-line-3")
+        ready(term)
         term.send("q")
         status = term.exit_status()
         t.eq(status, 0, "q detaches with status 0")
@@ -181,6 +191,7 @@ def test_session_escapes_stay_inside(t):
     with tui() as term:
         term.wait("noisy")
         mark = term.mark()
+        modes = sorted(term.info()["modes"])
         w.corral("send", "--enter", str(sid), "go")
         term.wait("quiet-2")
         out = term.bytes_since(mark)
@@ -190,7 +201,8 @@ def test_session_escapes_stay_inside(t):
             t.ok(seq not in out, "mode change %r stays in the model" % seq, out[:300])
         info = term.info()
         t.eq(info["title"], "", "the outer terminal's title is untouched")
-        t.ok("bracketed_paste" not in info["modes"], "bracketed paste not switched on outside")
+        t.eq(sorted(info["modes"]), modes, "the outer terminal's modes (bracketed paste, mouse, keypad) are the "
+             "screen's own, untouched by the session's")
         s = term.wait("\u00b7 other")
         t.ok("\u00b7 other" in s.split("\n")[0], "the title shows, as text, in the pane's title row", s)
     kill(sid)
@@ -218,6 +230,7 @@ def test_fullscreen_program(t):
         rows = s.split("\n")
         t.ok(rows[1][29:].strip() == "1" and rows[2][29:].strip() == "2", "less draws from the pane's top", s)
         t.ok(re.match(r"^.{29}(:|nums\.txt)", rows[28]), "its prompt on the pane's last row", s)
+        ready(term)
         term.keys("Enter")  # focus
         term.wait("PANE")
         term.send(" ")  # a page down inside less
@@ -234,6 +247,7 @@ def test_scrollback_and_search(t):
                       "exec sleep 1000")
     with tui() as term:
         term.wait("entry-300")
+        ready(term)
         term.keys("PgUp")
         s = term.wait("SCROLL")
         t.ok("entry-300" not in s, "PgUp scrolls the pane back", s)
@@ -255,17 +269,78 @@ def test_scrollback_and_search(t):
     kill(sid)
 
 
+def test_scroll_mode_keys(t):
+    """G stays in scroll mode; the hint shows the search key '/'; the search
+    prompt starts with the last query selected (typing replaces it); n past
+    the oldest match goes on from the newest, saying so."""
+    sid = new_session("scrolly", "sh", "-c", "i=1; while [ $i -le 300 ]; do echo row-$i; i=$((i+1)); done; "
+                      "exec sleep 1000")
+    with tui() as term:
+        term.wait("row-300")
+        ready(term)
+        term.keys("PgUp")
+        bar = term.wait_regex("^ SCROLL ").split("\n")[-1]
+        t.ok("/ scroll-search" in bar, "the scroll-mode hint shows the / key", bar)
+        term.send("G")
+        screen = term.wait("row-300")
+        t.ok(bar_shows(term, "SCROLL"), "G goes to the newest line and stays in scroll mode", screen)
+        term.send("/")
+        screen = term.wait_regex(" search$")  # the field's row, after the box's title
+        t.ok("Search the scrollback" in screen, "the first search prompt starts empty", screen)
+        term.send("row-299")
+        term.keys("Enter")
+        term.wait_regex("row-299$")
+        term.send("n")  # older: there is none, so it goes on from the newest
+        screen = term.wait("passed the oldest line, went on from the newest")
+        t.ok(True, "n past the oldest match wraps around with a notice")
+        term.send("/")
+        screen = term.wait_regex(" search +row-299$")
+        t.ok(True, "the prompt shows the last query again")
+        term.send("row-42")
+        term.keys("Enter")
+        screen = term.wait_regex("row-42$")
+        t.ok("not found" not in screen.split("\n")[-1], "typing replaced the selected query", screen)
+    kill(sid)
+
+
+def sidebar_names(screen):
+    """The session names in the sidebar, top to bottom."""
+    return [m.group(1) for m in (re.match(r"^ \S[! ](\S+) ", row) for row in screen.split("\n")[1:-1]) if m]
+
+
+def test_selection_stops_at_the_ends(t):
+    a = new_session("end-a", "sh", "-c", "exec sleep 1000")
+    b = new_session("end-b", "sh", "-c", "exec sleep 1000")  # the newest: first, selected
+    with tui() as term:
+        term.wait("end-a")
+        ready(term)
+        screen = term.settle(100)  # a whole frame: the sidebar to its last row
+        names = sidebar_names(screen)
+        t.eq(names[:2], ["end-b", "end-a"], "the newest session first", screen)
+        term.send("kj")
+        screen = term.wait_regex("end-a [0-9]+ workspace-write")
+        t.ok(True, "k on the first row stays there, so j then selects the second")
+        term.send("j" * (len(names) + 2) + "k")
+        screen = term.wait_regex("│ %s [0-9]+ workspace-write" % names[-2])
+        t.ok(True, "j on the last row stays there, so k then selects the one above it")
+    kill(a)
+    kill(b)
+
+
 def test_kill_asks_first(t):
     sid = new_session("victim", "sh", "-c", "exec sleep 1000")
     with tui() as term:
         term.wait("victim")
+        ready(term)
         term.send("x")
         term.wait("Kill victim")
+        term.wait("y yes")  # once keys typed as it opened are no longer held
         term.send("n")
         term.wait_absent("Kill victim")
         t.ok("running" in w.corral("ls").stdout.split(str(sid))[1].split("\n")[0], "x then n keeps the session")
+        ready(term)
         term.send("x")
-        term.wait("Kill victim")
+        term.wait("y yes")
         term.send("y")
         term.wait_regex("victim [0-9]+ workspace-write killed")
         t.ok(True, "x then y kills it, and the pane says so")
@@ -288,11 +363,16 @@ def test_mouse_click_selects(t):
 def test_help_lists_keys(t):
     cfg = os.path.join(w.config, "corral", "config")
     w.write_config("[keys]\nnew = N\n")
-    with tui(rows=40) as term:
-        term.wait("SUPERVISOR")
+    with tui(rows=70) as term:
+        ready(term)
         term.send("?")
-        s = term.wait("Keys")
+        s = term.wait("never read as keys")  # the help's last line: all of it is on the screen
         t.ok(re.search(r"N\s+new", s) is not None, "the help overlay shows the configured bindings", s)
+        t.ok("Approval dialog" in s and re.search(r"e\s+no, with a note for the agent", s)
+             and re.search(r"n Esc\s+no, and the agent is told to stop", s),
+             "and the approval dialog's keys", s)
+        t.ok(re.search(r"click a pane\s+focus it", s) and re.search(r"wheel\s+scroll", s),
+             "and what the mouse does", s)
         term.send("q")
         term.wait_absent("Keys (")
     os.unlink(cfg)
@@ -303,6 +383,7 @@ def test_drawing(t):
                       "\\033[1mB\\033[0m\\033[4mU\\033[0m\\033[7mV\\033[0m \\346\\274\\242x-end\\n'; exec cat")
     with tui() as term:
         s = term.wait("x-end")
+        ready(term)
         row, col = term.find("R G")
         cells = term.cells(row)
         t.eq(cells[col]["fg"], "idx:196", "a 256-colour cell keeps its colour", cells[col])
@@ -314,6 +395,7 @@ def test_drawing(t):
         term.wait("PANE")
         term.send("abc")
         term.wait("abc")
+        term.settle(100)  # a whole frame: one that came in two reads can leave the cursor on its way
         r, c = term.find("abc")
         info = term.info()
         t.eq((info["cursor"], info["cursor_visible"]), ([r, c + 3], True),
@@ -350,6 +432,42 @@ def test_bad_theme_error(t):
              "with file:line and the bad value", s)
 
 
+def test_bad_theme_in_config(t):
+    cfg = os.path.join(w.config, "corral", "config")
+    w.write_config("[ui]\nmouse = true\n\ntheme = gruvbx\n")
+    with tui() as term:
+        status = term.exit_status()
+        s = term.screen().replace("\n", "")
+        t.eq(status, 1, "a [ui] theme that does not load stops the TUI with status 1")
+        t.ok(cfg + ":4: [ui] theme = gruvbx" in s and "unknown theme 'gruvbx'" in s,
+             "naming the config file and the line that sets it, and why", s)
+    os.unlink(cfg)
+
+
+def test_truecolour(t):
+    cmd = "printf '\\033[38;2;255;100;0mX\\033[48;2;1;2;3mY\\033[0m \\033[38;5;202mZ\\033[0m true-end\\n'; " \
+          "exec sleep 1000"
+    sid = new_session("rgb", "sh", "-c", cmd)
+    for env, config, want, why in [
+            (dict(ENV, COLORTERM="truecolor"), "", "#ff6400", "COLORTERM=truecolor: RGB is drawn as RGB"),
+            (dict(ENV, COLORTERM="24bit"), "", "#ff6400", "COLORTERM=24bit too"),
+            (ENV, "[ui]\ntruecolor = on\n", "#ff6400", "[ui] truecolor = on without COLORTERM"),
+            (dict(ENV, COLORTERM="truecolor"), "[ui]\ntruecolor = off\n", "idx:202",
+             "[ui] truecolor = off: the nearest of 256"),
+            (ENV, "", "idx:202", "a terminal that does not say it has 24-bit colour: the nearest of 256")]:
+        w.write_config(config)
+        with tui(env=env) as term:
+            term.wait("true-end")
+            row, col = term.find("XY Z")
+            cells = term.cells(row)
+            t.eq(cells[col]["fg"], want, why, cells[col])
+            if want.startswith("#"):
+                t.eq((cells[col + 1]["bg"], cells[col + 3]["fg"]), ("#010203", "idx:202"),
+                     "an RGB background too, and a 256-colour cell stays one", cells[col:col + 4])
+    os.unlink(os.path.join(w.config, "corral", "config"))
+    kill(sid)
+
+
 def test_demo(t):
     with tui("demo") as term:
         for name in ("demo-agent", "demo-shell", "demo-build", "demo-tests", "demo-download"):
@@ -357,16 +475,20 @@ def test_demo(t):
         t.ok(True, "corral demo shows its sessions, the agent's grouped apart")
         term.wait_regex(r"demo-tests\s+ws\s+\S1")
         t.ok(True, "and the failing one shows its exit code")
+        ready(term)
         term.send("Q")
         term.wait("Stop the server")
+        term.wait("y yes")
         term.send("y")
         t.eq(term.exit_status(), 0, "Q then y stops the server and leaves")
     w.server.wait()  # the server the world started has stopped
     w.start_server()
 
 
-run_tests(Tap(), [test_attach_shows_sessions, test_new_session_and_typing, test_layouts,
-                  test_resize_follows_terminal, test_detach_and_reattach, test_two_tuis_live,
-                  test_session_escapes_stay_inside, test_bell_is_a_mark, test_fullscreen_program,
-                  test_scrollback_and_search, test_kill_asks_first, test_mouse_click_selects,
-                  test_help_lists_keys, test_drawing, test_themes, test_bad_theme_error, test_demo])
+if __name__ == "__main__":
+    run_tests(Tap(), [test_attach_shows_sessions, test_new_session_and_typing, test_layouts,
+                      test_resize_follows_terminal, test_detach_and_reattach, test_two_tuis_live,
+                      test_session_escapes_stay_inside, test_bell_is_a_mark, test_fullscreen_program,
+                      test_scrollback_and_search, test_scroll_mode_keys, test_selection_stops_at_the_ends,
+                      test_kill_asks_first, test_mouse_click_selects, test_help_lists_keys, test_drawing,
+                      test_themes, test_bad_theme_error, test_bad_theme_in_config, test_truecolour, test_demo])

@@ -197,6 +197,13 @@ class Term:
         on timeout or if the program exits first."""
         return self._ok({"cmd": "wait", "text": text, "timeout": self._t(timeout)})["screen"]
 
+    def supervisor_ready(self):
+        """Supervisor focus taking keys: the status bar's badge says
+        SUPERVISOR once keys typed as the focus changed (the screen
+        starting, C-], a dialog closing) are no longer held (it says KEYS
+        HELD meanwhile).  Wait for it before sending supervisor keys."""
+        return self.wait_regex("^ SUPERVISOR ")
+
     def wait_regex(self, pattern, timeout=None):
         """Wait for a POSIX extended regex (REG_NEWLINE: ^ and $ match at
         each row) to match the screen text; return the screen text."""

@@ -165,11 +165,13 @@ static void sandbox_errors(void **state)
 {
     (void)state;
     expect_conf_error("[sandbox]\nwrte = /x\n",
-                      "2: unknown key 'wrte' in [sandbox] (known: profile, write, read, deny, net, nofile, fsize, "
-                      "core, nproc, tmp-size, pids-max, memory-max)");
+                      "2: unknown key 'wrte' in [sandbox] (known: profile, write, read, deny, net, home-layer, "
+                      "nofile, fsize, core, nproc, tmp-size, pids-max, memory-max)");
     expect_conf_error("[sandbox]\nwrite = relative/path\n",
                       "2: sandbox.write: 'relative/path' is not an absolute path (or ~/..., :workspace, :tmp)");
     expect_conf_error("[sandbox]\nnet = sometimes\n", "2: sandbox.net: 'sometimes' is not off, proxy or full");
+    expect_conf_error("[sandbox]\nhome-layer = always\n",
+                      "2: sandbox.home-layer: 'always' is not discard, keep or off");
     expect_conf_error("[sandbox]\nfsize = huge\n",
                       "2: sandbox.fsize: 'huge' is not a number or size (e.g. 4096, 64K, 4G)");
     expect_conf_error("[profile \"full\"]\nnet = off\n",
@@ -243,10 +245,14 @@ static void ui_and_keys(void **state)
             assert_true(key_bindings_lookup(&c.keys, (key_mode)m, k) < 0 || (k == 0x1d || k == '\r' || k == 0x1b));
     assert_true(c.ui_mouse);
     assert_null(c.ui_theme);
+    assert_int_equal(c.ui_truecolor, -1); /* auto */
     const char *p = write_file("ui", "[ui]\n  theme = gruvbox\n  mouse = off\n  sidebar-width = 40\n"
                                      "[keys]\n  new = N M-n\n  supervisor = C-\\\n  down = J\n");
     assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
     assert_string_equal(c.ui_theme, "gruvbox");
+    /* Where it was set, for an error found when the theme is loaded. */
+    assert_string_equal(c.ui_theme_file, p);
+    assert_int_equal(conf_key_line(c.ui_theme_file, NULL, "ui", "theme"), 2);
     assert_false(c.ui_mouse);
     assert_int_equal(c.ui_sidebar_width, 40);
     assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, 'N'), KA_NEW);
@@ -287,7 +293,45 @@ static void ui_and_keys_errors(void **state)
                                          "you never press)");
     expect_conf_error("[ui]\nmouse = sometimes\n", "2: ui.mouse: 'sometimes' is not true or false");
     expect_conf_error("[ui]\nsidebar-width = 5\n", "2: ui.sidebar-width: '5' is not a whole number from 12 to 80");
-    expect_conf_error("[ui]\ncolour = red\n", "2: unknown key 'colour' in [ui] (known: theme, mouse, sidebar-width)");
+    expect_conf_error("[ui]\ncolour = red\n",
+                      "2: unknown key 'colour' in [ui] (known: theme, mouse, truecolor, sidebar-width)");
+    expect_conf_error("[ui]\n\ntruecolor = 24bit\n", "3: ui.truecolor: '24bit' is not auto, on or off");
+}
+
+static void truecolor_setting(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value;
+        int want;
+    } cases[] = {{"auto", -1}, {"AUTO", -1}, {"on", 1}, {"true", 1}, {"yes", 1}, {"off", 0}, {"false", 0}, {"0", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        conf_t c;
+        conf_defaults(&c);
+        char text[64], err[512];
+        snprintf(text, sizeof text, "[ui]\ntruecolor = %s\n", cases[i].value);
+        assert_int_equal(conf_load(&c, write_file("tc", text), err, sizeof err), 0);
+        assert_int_equal(c.ui_truecolor, cases[i].want);
+        conf_free(&c);
+    }
+}
+
+static void key_lines(void **state)
+{
+    (void)state;
+    /* The last setting wins, so its line is the one named; subsections
+     * and other sections do not count. */
+    const char *text = "[ui]\ntheme = a\n[ui \"x\"]\ntheme = b\n[keys]\ntheme = c\n\n[ui]\n  theme = d # last\n"
+                       "mouse = on\n";
+    assert_int_equal(conf_key_line("t", text, "ui", "theme"), 9);
+    assert_int_equal(conf_key_line("t", text, "ui", "mouse"), 10);
+    assert_int_equal(conf_key_line("t", text, "ui", "sidebar-width"), 0);
+    assert_int_equal(conf_key_line("t", text, "keys", "theme"), 6);
+    const char *p = write_file("lines", text);
+    assert_int_equal(conf_key_line(p, NULL, "ui", "theme"), 9);
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s.none", p);
+    assert_int_equal(conf_key_line(missing, NULL, "ui", "theme"), 0);
 }
 
 static void key_names_round_trip(void **state)
@@ -310,6 +354,10 @@ static void key_names_round_trip(void **state)
     assert_int_equal(keyspec_parse("\xc0\xaf", &k, err, sizeof err), -1);     /* an overlong '/' */
     assert_int_equal(keyspec_parse("\xed\xa0\x80", &k, err, sizeof err), -1); /* a surrogate */
     assert_int_equal(keyspec_parse("M-\xc3", &k, err, sizeof err), -1);        /* cut short */
+    /* NUL is no key code (0 ends a binding list): an error, not a binding of nothing. */
+    assert_int_equal(keyspec_parse("C-@", &k, err, sizeof err), -1);
+    assert_string_equal(err, "'C-@' cannot be bound: C-@ (C-Space) is always sent to the session");
+    assert_int_equal(keyspec_parse("M-C-@", &k, err, sizeof err), -1);
 }
 
 /* "" as the last byte before an unmapped page: the parser must read
@@ -347,6 +395,8 @@ int main(void)
         cmocka_unit_test(sizes),
         cmocka_unit_test(ui_and_keys),
         cmocka_unit_test(ui_and_keys_errors),
+        cmocka_unit_test(truecolor_setting),
+        cmocka_unit_test(key_lines),
         cmocka_unit_test(key_names_round_trip),
         cmocka_unit_test(empty_key_name_reads_nothing_past_it),
     };

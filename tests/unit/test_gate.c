@@ -146,7 +146,7 @@ static void check_widened(const gate_request *g, enum case_origin o, enum deny_k
 }
 
 static const approval_answer answers[] = {ANSWER_ONCE, ANSWER_SESSION, ANSWER_PERSIST, ANSWER_DENY,
-                                          ANSWER_STOP, ANSWER_TIMEOUT, ANSWER_GONE};
+                                          ANSWER_STOP, ANSWER_FORBID, ANSWER_TIMEOUT, ANSWER_GONE};
 
 static void test_matrix(void **state)
 {
@@ -217,7 +217,7 @@ static void test_matrix(void **state)
                         gate_request_free(&g);
                         gate_cache_free(&cache);
                     }
-    assert_int_equal(cases, (size_t)N_ORIGINS * N_POL * N_DENY * N_RULES * 7);
+    assert_int_equal(cases, (size_t)N_ORIGINS * N_POL * N_DENY * N_RULES * 8);
 }
 
 /* Item 6 of the review: an escalation from inside a session keeps the
@@ -490,16 +490,21 @@ static void test_network(void **state)
     assert_int_equal(gate_judge(&g, nr, NULL), GATE_ASK);
     /* d: denied, and for the rest of the session (the server persists a
      * deny rule as well). */
-    assert_int_equal(gate_answer(&g, ANSWER_DENY, "no"), GATE_DENY);
+    assert_int_equal(gate_answer(&g, ANSWER_FORBID, NULL), GATE_DENY);
+    assert_non_null(strstr(g.message, "from now on"));
     gate_request_free(&g);
     g = net_request("new.example", 8443, on_request, &allow, &deny);
     assert_int_equal(gate_judge(&g, nr, NULL), GATE_REFUSE);
     assert_non_null(strstr(g.message, "denied for this session"));
     gate_request_free(&g);
-    /* n: denied this once; the next one asks again. */
+    /* n, and corral deny: denied this once; the next one asks again. */
     g = net_request("other.example", 443, on_request, &allow, &deny);
     assert_int_equal(gate_judge(&g, nr, NULL), GATE_ASK);
     assert_int_equal(gate_answer(&g, ANSWER_STOP, NULL), GATE_DENY);
+    gate_request_free(&g);
+    g = net_request("other.example", 443, on_request, &allow, &deny);
+    assert_int_equal(gate_judge(&g, nr, NULL), GATE_ASK);
+    assert_int_equal(gate_answer(&g, ANSWER_DENY, NULL), GATE_DENY);
     gate_request_free(&g);
     g = net_request("other.example", 443, on_request, &allow, &deny);
     assert_int_equal(gate_judge(&g, nr, NULL), GATE_ASK);

@@ -18,11 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "filter.h"
+#include "homelayer.h"
 #include "placeholders.h"
 #include "gitconfig.h"
 #include "gitindex.h"
@@ -487,6 +494,406 @@ static void plan_round_trip(void **state)
     free(text);
     sb_plan_free(&plan);
     sb_profile_free(&prof);
+}
+
+/* What the filter lets a sandbox with the network off make: IP sockets for
+ * its own loopback, route queries, connected Unix socket pairs; never an
+ * unconnected Unix socket (it could name a host socket), a datagram pair,
+ * raw or ping sockets, other protocols and families, whatever the high bits
+ * say.  Checked in a child that loads the real filter. */
+typedef struct sock_case {
+    bool pair;
+    unsigned long family, type, protocol;
+    bool allowed;
+    const char *what;
+} sock_case;
+
+static const sock_case net_off_sockets[] = {
+    {false, AF_INET, SOCK_STREAM, 0, true, "TCP"},
+    {false, AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP, true, "TCP with flags"},
+    {false, AF_INET, SOCK_DGRAM, IPPROTO_UDP, true, "UDP"},
+    {false, AF_INET6, SOCK_STREAM, 0, true, "TCP over IPv6"},
+    {false, AF_INET6, SOCK_DGRAM, 0, true, "UDP over IPv6"},
+    {false, AF_NETLINK, SOCK_RAW, 0 /* NETLINK_ROUTE */, true, "route netlink"},
+    {true, AF_UNIX, SOCK_STREAM, 0, true, "a stream socketpair"},
+    {true, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, true, "a seqpacket socketpair"},
+    {false, AF_UNIX, SOCK_STREAM, 0, false, "an unconnected Unix stream"},
+    {false, AF_UNIX, SOCK_DGRAM, 0, false, "a Unix datagram socket"},
+    {true, AF_UNIX, SOCK_DGRAM, 0, false, "a datagram socketpair"},
+    {true, AF_UNIX, SOCK_RAW, 0, false, "a raw (datagram) socketpair"},
+    {true, AF_UNIX, SOCK_STREAM | (1ul << 40), 0, true, "high bits of the type are flags"},
+    {true, AF_UNIX | (1ul << 32), SOCK_STREAM, 0, false, "AF_UNIX with high bits"},
+    {false, AF_INET | (1ul << 32), SOCK_STREAM, 0, false, "AF_INET with high bits"},
+    {false, AF_INET, SOCK_RAW, 1, false, "raw ICMP"},
+    {false, AF_INET, SOCK_DGRAM, 1 /* ICMP: a ping socket */, false, "ping"},
+    {false, AF_INET6, SOCK_DGRAM, 58 /* ICMPv6 */, false, "ping over IPv6"},
+    {false, AF_INET, SOCK_SEQPACKET, 132 /* SCTP */, false, "SCTP"},
+    {false, AF_INET, SOCK_DGRAM, 115 /* L2TP */, false, "L2TP (a module to load)"},
+    {false, AF_INET, SOCK_STREAM, IPPROTO_TCP | (1ul << 33), false, "a protocol with high bits"},
+    {false, AF_NETLINK, SOCK_RAW, 15 /* KOBJECT_UEVENT */, false, "uevent netlink"},
+    {false, AF_NETLINK, SOCK_RAW, 12 /* NETFILTER */, false, "netfilter netlink"},
+    {false, AF_PACKET, SOCK_RAW, 0, false, "AF_PACKET"},
+    {false, 40 /* AF_VSOCK */, SOCK_STREAM, 0, false, "AF_VSOCK"},
+    {false, 38 /* AF_ALG */, SOCK_SEQPACKET, 0, false, "AF_ALG"},
+    {false, 200, SOCK_STREAM, 0, false, "a family past the kernel's"},
+};
+
+static void filter_lets_loopback_in_and_nothing_out(void **state)
+{
+    (void)state;
+    size_t n = sizeof net_off_sockets / sizeof net_off_sockets[0];
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pipefd[0]);
+        char err[256];
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sb_seccomp_install(SB_NET_OFF, err, sizeof err) < 0)
+            _exit(100);
+        for (size_t i = 0; i < n; i++) {
+            const sock_case *c = &net_off_sockets[i];
+            int fds[2] = {-1, -1};
+            long rc = c->pair ? syscall(SYS_socketpair, c->family, c->type, c->protocol, fds)
+                              : syscall(SYS_socket, c->family, c->type, c->protocol);
+            /* Refused is EPERM from the filter; the kernel's own refusals
+             * (EAFNOSUPPORT, EPROTONOSUPPORT) of an allowed call mean the
+             * filter let it through. */
+            char r = rc >= 0 ? 'y' : errno == EPERM ? 'n' : 'k';
+            if (write(pipefd[1], &r, 1) != 1)
+                _exit(101);
+            if (rc >= 0)
+                close(c->pair ? fds[0] : (int)rc);
+            if (c->pair && rc >= 0)
+                close(fds[1]);
+        }
+        _exit(0);
+    }
+    close(pipefd[1]);
+    char got[64] = {0};
+    size_t have = 0;
+    for (ssize_t r; have < sizeof got && (r = read(pipefd[0], got + have, sizeof got - have)) != 0;)
+        if (r > 0)
+            have += (size_t)r;
+        else if (errno != EINTR)
+            break;
+    close(pipefd[0]);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fail_msg("the child that loads the filter ended with wait status %d", st);
+    assert_int_equal(have, n);
+    for (size_t i = 0; i < n; i++) {
+        const sock_case *c = &net_off_sockets[i];
+        if (c->allowed && got[i] != 'y')
+            fail_msg("%s: refused (%c), but the sandbox's loopback needs it", c->what, got[i]);
+        if (!c->allowed && got[i] != 'n')
+            fail_msg("%s: %s, but the filter must refuse it with EPERM", c->what,
+                     got[i] == 'y' ? "made" : "reached the kernel");
+    }
+    /* The plan says the same. */
+    char text[2048];
+    sb_seccomp_describe(SB_NET_OFF, text, sizeof text);
+    assert_non_null(strstr(text, "loopback only"));
+    assert_non_null(strstr(text, "AF_UNIX only from socketpair"));
+    sb_seccomp_describe(SB_NET_FULL, text, sizeof text);
+    assert_null(strstr(text, "loopback"));
+    assert_true(sb_seccomp_rule_count(SB_NET_OFF) > sb_seccomp_rule_count(SB_NET_FULL));
+}
+
+/* ---- the home layer ------------------------------------------------------ */
+
+/* A home outside /tmp (the sandbox's /tmp is its own, so a home there is
+ * not in the view at all): vhome, with a workspace in it. */
+static char vroot[] = "/var/tmp/corral-test-layer-XXXXXX";
+static char *vhome, *vws, *vlayers;
+
+static void make_vhome(void)
+{
+    if (vhome)
+        return;
+    assert_non_null(mkdtemp(vroot));
+    assert_int_equal(asprintf(&vhome, "%s/home", vroot) > 0, 1);
+    assert_int_equal(asprintf(&vws, "%s/home/proj", vroot) > 0, 1);
+    assert_int_equal(asprintf(&vlayers, "%s/layers", vroot) > 0, 1);
+    mk("%s", vhome);
+    mk("%s/.ssh", vhome);
+    touch("%s/.ssh/id", vhome, "secret\n");
+    touch("%s/.netrc", vhome, "machine x password secret\n");
+    mk("%s", vws);
+    touch("%s/.env", vws, "TOKEN=secret\n");
+}
+
+static sb_request layer_request(void)
+{
+    make_vhome();
+    sb_request r = {.argv = argv_true, .cwd = vws, .workspace = vws, .home = vhome,
+                    .home_layers_dir = vlayers, .workspace_key = "proj-1"};
+    return r;
+}
+
+static bool write_root(const sb_plan *p, const char *path)
+{
+    for (size_t i = 0; i < p->n_write_roots; i++)
+        if (strcmp(p->write_roots[i], path) == 0)
+            return true;
+    return false;
+}
+
+/* Where the sandbox sees the home read-only, an overlay takes its writes:
+ * before everything deeper (masks, the workspace), with the home among
+ * Landlock's write roots; a denied file in it is hidden in the layer when
+ * nothing lies between, a denied directory still masked, a denied file
+ * under the workspace's bind always masked (the bind would show it). */
+static void home_layer_over_a_read_only_home(void **state)
+{
+    (void)state;
+    sb_profile prof;
+    char err[1024], path[1100];
+    sb_request req = layer_request();
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/.env", vws);
+    sb_profile_add(&prof, path, SB_DENY);
+    sb_plan plan;
+    if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+        fail_msg("%s", err);
+    const sb_mount *m = mount_at(&plan, vhome);
+    assert_non_null(m);
+    assert_int_equal(m->kind, SB_M_OVERLAY);
+    assert_string_equal(m->src, vhome);
+    assert_true(write_root(&plan, vhome));
+    assert_string_equal(plan.layer_home, vhome);
+    assert_string_equal(plan.layer_dir, vlayers);
+    assert_string_equal(plan.layer_key, "proj-1");
+    snprintf(path, sizeof path, "%s/.netrc", vhome);
+    assert_true(index_of(&plan, vhome) < index_of(&plan, path));
+    assert_true(index_of(&plan, vhome) < index_of(&plan, vws));
+    assert_int_equal(mount_at(&plan, path)->kind, SB_M_MASK_FILE);
+    assert_true(mount_at(&plan, path)->hide_in_layer);
+    snprintf(path, sizeof path, "%s/.ssh", vhome);
+    assert_int_equal(mount_at(&plan, path)->kind, SB_M_TMPFS);
+    snprintf(path, sizeof path, "%s/.env", vws);
+    assert_false(mount_at(&plan, path)->hide_in_layer);
+    /* The init gets the layer and the flags. */
+    plan.layer_path = strdup("/var/tmp/some-layer");
+    size_t len;
+    char *text = sb_plan_serialize(&plan, &len);
+    sb_plan back;
+    assert_int_equal(sb_plan_parse(text, len, &back, err, sizeof err), 0);
+    assert_string_equal(back.layer_home, vhome);
+    assert_string_equal(back.layer_path, "/var/tmp/some-layer");
+    assert_int_equal(back.layer_mode, SB_HOME_DISCARD);
+    snprintf(path, sizeof path, "%s/.netrc", vhome);
+    assert_true(mount_at(&back, path)->hide_in_layer);
+    assert_int_equal(mount_at(&back, vhome)->kind, SB_M_OVERLAY);
+    sb_plan_free(&back);
+    free(text);
+    const char *bad_layer = "V\t1\nH\t0\trelative\t\n";
+    assert_int_equal(sb_plan_parse(bad_layer, strlen(bad_layer), &back, err, sizeof err), -1);
+    sb_plan_free(&plan);
+
+    /* home-layer = off: the home read-only as before, the plan says why. */
+    prof.home_layer = SB_HOME_OFF;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_int_equal(mount_at(&plan, vhome), NULL);
+    assert_false(write_root(&plan, vhome));
+    assert_non_null(strstr(plan.layer_why_not, "home-layer = off"));
+    snprintf(path, sizeof path, "%s/.netrc", vhome);
+    assert_false(mount_at(&plan, path)->hide_in_layer);
+    sb_plan_free(&plan);
+    prof.home_layer = SB_HOME_KEEP;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_non_null(strstr(mount_at(&plan, vhome)->why, "kept"));
+    sb_plan_free(&plan);
+
+    /* No layer where the home is not read-only: denied, writable. */
+    sb_profile_add(&prof, "~", SB_DENY);
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_int_equal(plan.layer_home, NULL);
+    assert_non_null(strstr(plan.layer_why_not, "hidden"));
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    req.cwd = req.workspace = vhome;
+    req.allow_home_workspace = true;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_int_equal(plan.layer_home, NULL);
+    assert_non_null(strstr(plan.layer_why_not, "writable"));
+    sb_plan_free(&plan);
+    /* Nowhere to keep layers: none. */
+    req = layer_request();
+    req.home_layers_dir = NULL;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_int_equal(plan.layer_home, NULL);
+    sb_plan_free(&plan);
+    sb_profile_free(&prof);
+}
+
+/* An overlay shows only the home's own filesystem: a mount inside the
+ * home is bound again, read-only, above the layer (unless something
+ * deeper covers it).  In a mount namespace of a child's own. */
+static void home_layer_rebinds_mounts_inside_the_home(void **state)
+{
+    (void)state;
+    make_vhome();
+    char mnt[1100];
+    snprintf(mnt, sizeof mnt, "%s/data", vhome);
+    mk("%s", mnt);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            mount("tmpfs", mnt, "tmpfs", 0, "size=64k") < 0)
+            _exit(77);
+        sb_profile prof;
+        char err[1024];
+        sb_profile_builtin(&prof, "workspace-write", err, sizeof err);
+        sb_request req = layer_request();
+        sb_plan plan;
+        if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+            _exit(1);
+        const sb_mount *m = mount_at(&plan, mnt);
+        bool ok = m && m->kind == SB_M_BIND && m->rdonly && index_of(&plan, vhome) < index_of(&plan, mnt);
+        _exit(ok ? 0 : 2);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        rmdir(mnt);
+        skip();
+    }
+    rmdir(mnt);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) != 0)
+        fail_msg("a mount inside the home is not bound again over the layer (child status %d)", WEXITSTATUS(st));
+}
+
+static bool exists_at(const char *dir, const char *rel)
+{
+    char *p = sb_printf("%s/%s", dir, rel);
+    struct stat st;
+    bool there = lstat(p, &st) == 0;
+    free(p);
+    return there;
+}
+
+static void touch_at(const char *dir, const char *rel, const char *content)
+{
+    char *p = sb_printf("%s/%s", dir, rel);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(content, f);
+    fclose(f);
+    free(p);
+}
+
+/* The layers' directories: a discarded layer goes with its sandbox, all
+ * of it however it nests and whatever its modes, without following a
+ * symlink out; one whose launcher died goes with the next launch; a kept
+ * layer stays but loses the shells' startup files and git's config before
+ * each use, and
+ * serves one sandbox at a time. */
+static void home_layer_directories_are_made_and_removed(void **state)
+{
+    (void)state;
+    make_vhome();
+    char outside[300], upper[300], p[600], deep[4096];
+    snprintf(outside, sizeof outside, "%s/outside", vroot);
+    mk("%s", outside);
+    touch("%s/canary", outside, "keep me\n");
+    mk("%s/fish", outside);
+    touch("%s/fish/config.fish", outside, "keep me too\n");
+    sb_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.layer_home = vhome;
+    plan.layer_dir = vlayers;
+    plan.layer_key = "proj/../1";
+    plan.layer_mode = SB_HOME_DISCARD;
+    sb_layer_hold hold;
+    char err[512];
+    assert_int_equal(sb_layer_acquire(&plan, &hold, err, sizeof err), 0);
+    assert_true(hold.fd >= 0 && hold.discard);
+    assert_true(exists_at(hold.path, "upper") && exists_at(hold.path, "work"));
+    /* What a sandbox might leave: deep nesting, mode 000 directories, a
+     * symlink out, a fifo. */
+    snprintf(upper, sizeof upper, "%s/upper", hold.path);
+    snprintf(deep, sizeof deep, "%s", upper);
+    for (size_t n = strlen(deep); n + 3 < sizeof deep - 8; n += 2) {
+        memcpy(deep + n, "/d", 3);
+        assert_int_equal(mkdir(deep, 0755), 0);
+    }
+    touch_at(deep, "leaf", "x");
+    snprintf(p, sizeof p, "%s/locked", upper);
+    assert_int_equal(mkdir(p, 0755), 0);
+    touch_at(p, "inside", "x");
+    assert_int_equal(chmod(p, 0), 0);
+    snprintf(p, sizeof p, "%s/out", upper);
+    assert_int_equal(symlink(outside, p), 0);
+    snprintf(p, sizeof p, "%s/fifo", upper);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    char *path = strdup(hold.path);
+    sb_layer_release(&hold);
+    assert_false(exists_at(path, ""));
+    assert_false(exists_at(vlayers, "")); /* the last layer takes the directory with it */
+    assert_true(exists_at(outside, "canary"));
+    free(path);
+
+    /* A launcher that died left a layer: the next launch removes it. */
+    mk("%s", vlayers);
+    mk("%s/s-1-dead/", vlayers);
+    snprintf(p, sizeof p, "%s/s-1-dead", vlayers);
+    mk("%s/upper", p);
+    assert_int_equal(sb_layer_acquire(&plan, &hold, err, sizeof err), 0);
+    assert_false(exists_at(vlayers, "s-1-dead"));
+    /* A live one (locked) stays. */
+    sb_layer_hold second;
+    assert_int_equal(sb_layer_acquire(&plan, &second, err, sizeof err), 0);
+    assert_true(exists_at(hold.path, "upper"));
+    sb_layer_release(&second);
+    sb_layer_release(&hold);
+
+    /* Kept: the workspace's layer, its name sanitized. */
+    plan.layer_mode = SB_HOME_KEEP;
+    assert_int_equal(sb_layer_acquire(&plan, &hold, err, sizeof err), 0);
+    assert_false(hold.discard);
+    assert_non_null(strstr(hold.path, "/w-proj_.._1"));
+    snprintf(upper, sizeof upper, "%s/upper", hold.path);
+    touch_at(upper, ".bashrc", "echo planted\n");
+    touch_at(upper, ".gitconfig", "[core]\n\tfsmonitor = planted\n");
+    touch_at(upper, "kept.txt", "kept\n");
+    snprintf(p, sizeof p, "%s/.config", upper);
+    mk("%s", p);
+    mk("%s/fish", p);
+    touch("%s/fish/config.fish", p, "echo planted\n");
+    /* Held: another sandbox of the workspace gets a layer of its own. */
+    assert_int_equal(sb_layer_acquire(&plan, &second, err, sizeof err), 0);
+    assert_true(second.discard);
+    assert_string_not_equal(second.path, hold.path);
+    sb_layer_release(&second);
+    sb_layer_release(&hold);
+    assert_int_equal(sb_layer_acquire(&plan, &hold, err, sizeof err), 0);
+    assert_false(exists_at(upper, ".bashrc"));
+    assert_false(exists_at(upper, ".gitconfig"));
+    assert_false(exists_at(upper, ".config/fish"));
+    assert_true(exists_at(upper, "kept.txt"));
+    assert_true(exists_at(upper, ".config"));
+    /* A symlink planted on the way to a startup file leads nowhere. */
+    snprintf(p, sizeof p, "%s/.config", upper);
+    assert_int_equal(rmdir(p), 0);
+    assert_int_equal(symlink(outside, p), 0);
+    sb_layer_release(&hold);
+    assert_int_equal(sb_layer_acquire(&plan, &hold, err, sizeof err), 0);
+    assert_true(exists_at(outside, "fish/config.fish"));
+    sb_layer_release(&hold);
+    assert_true(exists_at(vlayers, "w-proj_.._1"));
+
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "chmod -R u+rwx %s && rm -rf %s", vroot, vroot);
+    assert_int_equal(system(cmd), 0);
+    free(vhome);
+    free(vws);
+    free(vlayers);
+    vhome = NULL;
 }
 
 static void unknown_profile_is_named(void **state)
@@ -1542,6 +1949,10 @@ int main(void)
         cmocka_unit_test(full_profile_is_no_sandbox),
         cmocka_unit_test(plan_round_trip),
         cmocka_unit_test(unknown_profile_is_named),
+        cmocka_unit_test(filter_lets_loopback_in_and_nothing_out),
+        cmocka_unit_test(home_layer_over_a_read_only_home),
+        cmocka_unit_test(home_layer_rebinds_mounts_inside_the_home),
+        cmocka_unit_test(home_layer_directories_are_made_and_removed),
         cmocka_unit_test(placeholders_never_follow_a_swapped_symlink),
         cmocka_unit_test(placeholders_are_shared_and_counted),
         cmocka_unit_test(home_workspace_is_refused),

@@ -534,17 +534,17 @@ static void sockets_the_proxy_refuses(void **state)
 
     int fds[2];
     assert_int_equal(pipe(fds), 0);
-    assert_int_equal(proxy_add_listener(p, 1, fds[0], PROXY_LISTEN_HTTP, err, sizeof err), -1);
+    assert_int_equal(proxy_add_listener(p, 1, 0, fds[0], PROXY_LISTEN_HTTP, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a socket"));
     assert_int_equal(close(fds[1]), 0);
     assert_int_equal(close(fds[0]), -1); /* taken, also on failure */
 
     int u = socket(AF_UNIX, SOCK_STREAM, 0);
-    assert_int_equal(proxy_add_listener(p, 1, u, PROXY_LISTEN_HTTP, err, sizeof err), -1);
+    assert_int_equal(proxy_add_listener(p, 1, 0, u, PROXY_LISTEN_HTTP, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a TCP socket"));
 
     int t = socket(AF_INET, SOCK_STREAM, 0);
-    assert_int_equal(proxy_add_listener(p, 1, t, PROXY_LISTEN_SOCKS5, err, sizeof err), -1);
+    assert_int_equal(proxy_add_listener(p, 1, 0, t, PROXY_LISTEN_SOCKS5, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a listening socket"));
 
     int l = socket(AF_INET, SOCK_STREAM, 0);
@@ -553,11 +553,11 @@ static void sockets_the_proxy_refuses(void **state)
     assert_int_equal(listen(l, 4), 0);
     assert_int_equal(proxy_add_connection(p, 1, dup(l), PROXY_LISTEN_HTTP, err, sizeof err), -1);
     assert_non_null(strstr(err, "is a listening socket, not a connection"));
-    assert_int_equal(proxy_add_listener(p, 1, l, PROXY_LISTEN_HTTP, err, sizeof err), 0);
+    assert_int_equal(proxy_add_listener(p, 1, 0, l, PROXY_LISTEN_HTTP, err, sizeof err), 0);
     assert_int_equal(proxy_open_count(p, 1), 0);
 
     proxy_shutdown(p);
-    assert_int_equal(proxy_add_listener(p, 1, socket(AF_INET, SOCK_STREAM, 0), PROXY_LISTEN_HTTP, err, sizeof err),
+    assert_int_equal(proxy_add_listener(p, 1, 0, socket(AF_INET, SOCK_STREAM, 0), PROXY_LISTEN_HTTP, err, sizeof err),
                      -1);
     assert_non_null(strstr(err, "shut down"));
     uv_run(&loop, UV_RUN_DEFAULT);

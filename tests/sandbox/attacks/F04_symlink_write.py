@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # id: F04
 # tries: plant symlinks in the workspace to ~/.profile, to a host file outside the workspace and to /etc/passwd, then write through them
-# expect: EROFS (EACCES where the target is not ours); the targets are unchanged
+# expect: EROFS (EACCES where the target is not ours), or for ~/.profile the sandbox's home layer; the targets are unchanged (runner checks)
 # neighbour: a symlink to a workspace file can be written through
 # needs: -
 # sandbox-args: -
@@ -11,19 +11,19 @@
 import errno
 import os
 
-from attacklib import INFO, attempt, main
+from attacklib import INFO, attempt, attempt_home_write, main
 
 
 def attack():
     home = os.environ["HOME"]
     outside = INFO.get("outside", os.path.dirname(os.getcwd()) + "/outside")
-    targets = (("~/.profile", home + "/.profile", (errno.EROFS,)),
-               ("outside/canary.txt", outside + "/canary.txt", (errno.EROFS,)),
-               ("/etc/passwd", "/etc/passwd", (errno.EROFS, errno.EACCES)))
-    for i, (what, target, expected) in enumerate(targets):
+    targets = (("~/.profile", home + "/.profile", attempt_home_write, (errno.EROFS,)),
+               ("outside/canary.txt", outside + "/canary.txt", attempt, (errno.EROFS,)),
+               ("/etc/passwd", "/etc/passwd", attempt, (errno.EROFS, errno.EACCES)))
+    for i, (what, target, judge, expected) in enumerate(targets):
         link = "link%d" % i
         os.symlink(target, link)
-        attempt("append via link to " + what, lambda: open(link, "a").write("pwned\n"), *expected)
+        judge("append via link to " + what, lambda: open(link, "a").write("pwned\n"), *expected)
 
 
 def neighbour():

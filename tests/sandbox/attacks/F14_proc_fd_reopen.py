@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # id: F14
-# tries: upgrade read-only access through /proc/self/fd: reopen a read-only home file for writing, create files through an O_PATH fd of the home (openat and /proc/self/fd/N/name)
+# tries: upgrade read-only access through /proc/self/fd: reopen a read-only host file (outside the workspace) for writing, create files through an O_PATH fd of its directory (openat and /proc/self/fd/N/name)
 # expect: EROFS: the mount decides, not the path taken
 # neighbour: reopening a workspace file through /proc/self/fd for writing works
 # needs: -
@@ -11,18 +11,19 @@
 import errno
 import os
 
-from attacklib import attempt, main
+from attacklib import INFO, attempt, main
 
 
 def attack():
-    home = os.environ["HOME"]
-    fd = os.open(home + "/.profile", os.O_RDONLY)
-    attempt("reopen ~/.profile O_WRONLY", lambda: os.open("/proc/self/fd/%d" % fd, os.O_WRONLY | os.O_APPEND),
-            errno.EROFS)
+    # Not the home: its writes land in the sandbox's home layer.
+    outside = INFO.get("outside", os.path.dirname(os.getcwd()) + "/outside")
+    fd = os.open(outside + "/canary.txt", os.O_RDONLY)
+    attempt("reopen outside/canary.txt O_WRONLY",
+            lambda: os.open("/proc/self/fd/%d" % fd, os.O_WRONLY | os.O_APPEND), errno.EROFS)
     os.close(fd)
-    d = os.open(home, os.O_PATH | os.O_DIRECTORY)
-    attempt("openat(home O_PATH, pwn, O_CREAT)", lambda: os.open("pwn", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=d),
-            errno.EROFS, errno.EBADF)
+    d = os.open(outside, os.O_PATH | os.O_DIRECTORY)
+    attempt("openat(outside O_PATH, pwn, O_CREAT)",
+            lambda: os.open("pwn", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=d), errno.EROFS, errno.EBADF)
     attempt("open /proc/self/fd/N/pwn O_CREAT",
             lambda: os.open("/proc/self/fd/%d/pwn" % d, os.O_CREAT | os.O_WRONLY, 0o644), errno.EROFS)
     os.close(d)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # id: N01
 # tries: reach a TCP listener of the host on 127.0.0.1 (the runner's, port in INFO): socket(AF_INET), connect
-# expect: socket() fails with EPERM (seccomp, network off); had it worked, connect would find only the sandbox's own loopback (ECONNREFUSED/ENETUNREACH); the host listener sees no connection (runner checks)
-# neighbour: an AF_UNIX socketpair passes data
+# expect: connect reaches only the sandbox's own loopback, where nothing listens on that port: ECONNREFUSED; the host listener sees no connection (runner checks)
+# neighbour: a server and a client inside the sandbox talk over 127.0.0.1 and ::1 (TCP and UDP)
 # needs: -
 # sandbox-args: -
 #
@@ -11,17 +11,14 @@
 import errno
 import socket
 
-from attacklib import INFO, attempt, main, socketpair_neighbour
+from attacklib import INFO, attempt, connect_new, loopback_neighbour, main
 
 
 def attack():
     port = INFO.get("tcp_port", 22)
-    s = attempt("socket(AF_INET, STREAM)", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM), errno.EPERM)
-    if s:
-        s.settimeout(3)
-        attempt("connect 127.0.0.1:%d" % port, lambda: s.connect(("127.0.0.1", port)), errno.ECONNREFUSED,
-                errno.ENETUNREACH)
+    attempt("connect 127.0.0.1:%d" % port, lambda: connect_new(socket.AF_INET, ("127.0.0.1", port)),
+            errno.ECONNREFUSED)
 
 
 if __name__ == "__main__":
-    main(attack, socketpair_neighbour)
+    main(attack, loopback_neighbour)

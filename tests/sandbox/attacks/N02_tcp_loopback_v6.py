@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # id: N02
 # tries: reach the host's TCP listener on [::1]
-# expect: socket(AF_INET6) fails with EPERM; no connection reaches the host listener
-# neighbour: an AF_UNIX socketpair passes data
+# expect: connect reaches only the sandbox's own loopback: ECONNREFUSED (EADDRNOTAVAIL where IPv6 is off); no connection reaches the host listener (runner checks)
+# neighbour: a server and a client inside the sandbox talk over 127.0.0.1 and ::1 (TCP and UDP)
 # needs: -
 # sandbox-args: -
 #
@@ -11,17 +11,14 @@
 import errno
 import socket
 
-from attacklib import INFO, attempt, main, socketpair_neighbour
+from attacklib import INFO, attempt, connect_new, loopback_neighbour, main
 
 
 def attack():
     port = INFO.get("tcp6_port") or 22
-    s = attempt("socket(AF_INET6, STREAM)", lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM), errno.EPERM)
-    if s:
-        s.settimeout(3)
-        attempt("connect [::1]:%d" % port, lambda: s.connect(("::1", port)), errno.ECONNREFUSED, errno.ENETUNREACH,
-                errno.EADDRNOTAVAIL)
+    attempt("connect [::1]:%d" % port, lambda: connect_new(socket.AF_INET6, ("::1", port)), errno.ECONNREFUSED,
+            errno.EADDRNOTAVAIL)
 
 
 if __name__ == "__main__":
-    main(attack, socketpair_neighbour)
+    main(attack, loopback_neighbour)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # id: N03
-# tries: send UDP datagrams: to the host's UDP listener on 127.0.0.1 and to 8.8.8.8:53
-# expect: socket(AF_INET, DGRAM) fails with EPERM; nothing arrives at the host listener
-# neighbour: messages over an AF_UNIX SOCK_SEQPACKET socketpair with send() (glibc makes it the sendto system call); datagram sockets are refused with the network off (N21)
+# tries: send UDP datagrams: to the host's UDP listener on 127.0.0.1 (and wait for an answer), and to 8.8.8.8:53
+# expect: the datagram to 127.0.0.1 stays on the sandbox's own loopback, whose kernel answers ECONNREFUSED (nothing listens there); 8.8.8.8 is unreachable (ENETUNREACH); nothing arrives at the host listener (runner checks)
+# neighbour: messages over an AF_UNIX SOCK_SEQPACKET socketpair with send() (glibc makes it the sendto system call); UDP between two sockets inside the sandbox
 # needs: -
 # sandbox-args: -
 #
@@ -11,15 +11,16 @@
 import errno
 import socket
 
-from attacklib import INFO, attempt, main
+from attacklib import INFO, attempt, loopback_neighbour, main, udp_exchange
 
 
 def attack():
-    s = attempt("socket(AF_INET, DGRAM)", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM), errno.EPERM)
-    if s:
-        attempt("sendto 127.0.0.1", lambda: s.sendto(b"x", ("127.0.0.1", INFO.get("udp_port", 9))), errno.EPERM,
-                errno.ENETUNREACH)
-        attempt("sendto 8.8.8.8:53", lambda: s.sendto(b"x", ("8.8.8.8", 53)), errno.EPERM, errno.ENETUNREACH)
+    port = INFO.get("udp_port", 9)
+    attempt("datagram to 127.0.0.1:%d, then an answer" % port,
+            lambda: udp_exchange(socket.AF_INET, ("127.0.0.1", port), b"x"), errno.ECONNREFUSED)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    attempt("sendto 8.8.8.8:53", lambda: s.sendto(b"x", ("8.8.8.8", 53)), errno.ENETUNREACH)
+    s.close()
 
 
 def neighbour():
@@ -30,7 +31,9 @@ def neighbour():
     except OSError as e:
         return "send() on a connected AF_UNIX socketpair failed: %s" % errno.errorcode[e.errno]
     got = b.recv(8) + b.recv(8)
-    return None if got == b"onetwo" else "messages lost: %r" % got
+    if got != b"onetwo":
+        return "messages lost: %r" % got
+    return loopback_neighbour()
 
 
 if __name__ == "__main__":

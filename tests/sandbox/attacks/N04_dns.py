@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # id: N04
 # tries: resolve names (a plain name and one carrying a token, the DNS-exfiltration pattern), and send a query to the resolver in /etc/resolv.conf directly
-# expect: resolution fails (socket.gaierror); the direct query fails with EPERM at socket()
+# expect: resolution fails (socket.gaierror); the direct query finds no route (ENETUNREACH), or, for a resolver on 127.0.0.x, only the sandbox's own loopback (ECONNREFUSED)
 # neighbour: localhost resolves from /etc/hosts
 # needs: -
 # sandbox-args: -
@@ -11,7 +11,11 @@
 import errno
 import socket
 
-from attacklib import INFO, attempt, blocked, escaped, main
+from attacklib import INFO, attempt, blocked, escaped, main, udp_exchange
+
+# A DNS query for example.com, type A.
+QUERY = (b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00"
+         b"\x07example\x03com\x00\x00\x01\x00\x01")
 
 
 def attack():
@@ -31,9 +35,7 @@ def attack():
     except OSError:
         pass
     family = socket.AF_INET6 if ":" in ns else socket.AF_INET
-    s = attempt("socket for %s" % ns, lambda: socket.socket(family, socket.SOCK_DGRAM), errno.EPERM)
-    if s:
-        attempt("query %s" % ns, lambda: s.sendto(b"\0" * 12, (ns, 53)), errno.EPERM, errno.ENETUNREACH)
+    attempt("query %s" % ns, lambda: udp_exchange(family, (ns, 53), QUERY), errno.ENETUNREACH, errno.ECONNREFUSED)
 
 
 def neighbour():

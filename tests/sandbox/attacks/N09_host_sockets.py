@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # id: N09
-# tries: connect to host Unix sockets: one the runner listens on under /run, one in $XDG_RUNTIME_DIR (the D-Bus session bus place), /run/docker.sock, /var/run/dbus/system_bus_socket; list /run and the runtime dir
-# expect: EPERM (connect is denied with network off), or ENOENT/EACCES (the directories are masked); the host listeners see nothing (runner checks)
+# tries: connect to host Unix sockets: one the runner listens on under /run, one in $XDG_RUNTIME_DIR (the D-Bus session bus place), /run/docker.sock, /var/run/dbus/system_bus_socket: from socket(AF_UNIX), and from a socketpair end; list /run and the runtime dir
+# expect: socket(AF_UNIX) fails with EPERM (with the network off Unix sockets come only from socketpair); a socketpair end is connected already (EISCONN), or the path is hidden (ENOENT/EACCES: the directories are masked); the host listeners see nothing (runner checks)
 # neighbour: an AF_UNIX socketpair passes data
 # needs: -
 # sandbox-args: -
@@ -16,10 +16,13 @@ from attacklib import INFO, attempt, attempt_listdir, main, socketpair_neighbour
 
 def attack():
     paths = [INFO.get("run_socket"), INFO.get("runtime_socket"), "/run/docker.sock", "/var/run/dbus/system_bus_socket"]
+    attempt("socket(AF_UNIX, STREAM)", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close(), errno.EPERM)
+    a, b = socket.socketpair()
     for path in filter(None, paths):
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        attempt("connect " + path, lambda: s.connect(path), errno.EPERM, errno.ENOENT, errno.EACCES)
-        s.close()
+        attempt("connect a socketpair end to " + path, lambda: a.connect(path), errno.EISCONN, errno.ENOENT,
+                errno.EACCES)
+    a.close()
+    b.close()
     for d in filter(None, ("/run", INFO.get("xdg_runtime"))):
         attempt_listdir(d, d)
 

@@ -47,6 +47,36 @@ def attempt(what, fn, *expected):
     return r
 
 
+def home_layer():
+    """Whether $HOME is the sandbox's home layer (an overlay mounted on it):
+    writes there then succeed and land in the layer, and the runner checks
+    that the real home did not change."""
+    home = os.path.realpath(os.environ.get("HOME", "/"))
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            fields = left.split()
+            point = fields[4].encode().decode("unicode_escape") if len(fields) > 4 else ""
+            if point == home and right.split()[:1] == ["overlay"]:
+                return True
+    return False
+
+
+def attempt_home_write(what, fn, *expected):
+    """A write to the home: with the home layer it lands in the layer (it
+    must work: tools rely on it; the real home is the runner's to check);
+    without one it must fail with one of expected."""
+    if not home_layer():
+        return attempt(what, fn, *expected)
+    try:
+        r = fn()
+    except OSError as e:
+        escaped.append("%s: the home layer refused it: %s" % (what, errno.errorcode.get(e.errno, e.errno)))
+        return None
+    blocked.append("%s: into the sandbox's home layer" % what)
+    return r
+
+
 def judge_errno(what, e, *expected):
     """For an attempt made by hand that raised the OSError e: record
     "what: ENAME" as blocked when its errno is one of expected, else as escaped."""
@@ -162,6 +192,61 @@ def git_commit_neighbour():
 
 
 # ---- the network (off) -----------------------------------------------------------
+
+def loopback_neighbour():
+    """With the network off, servers and their clients inside the sandbox talk
+    over its own loopback: TCP and UDP, on 127.0.0.1 and ::1."""
+    for family, addr in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+        try:
+            srv = socket.socket(family, socket.SOCK_STREAM)
+            srv.bind((addr, 0))
+            srv.listen(1)
+            cli = socket.create_connection(srv.getsockname()[:2], timeout=10)
+            conn, _ = srv.accept()
+            cli.sendall(b"ping")
+            got = conn.recv(4)
+            for s in (cli, conn, srv):
+                s.close()
+            if got != b"ping":
+                return "TCP over %s passed %r" % (addr, got)
+            a = socket.socket(family, socket.SOCK_DGRAM)
+            a.bind((addr, 0))
+            b = socket.socket(family, socket.SOCK_DGRAM)
+            b.sendto(b"pong", a.getsockname()[:2])
+            a.settimeout(10)
+            got, _ = a.recvfrom(16)
+            a.close()
+            b.close()
+            if got != b"pong":
+                return "UDP over %s passed %r" % (addr, got)
+        except OSError as e:
+            return "a server and client over %s: %s" % (addr, errno.errorcode.get(e.errno, e))
+    return None
+
+
+def connect_new(family, addr, timeout=10):
+    """Connect a new TCP socket to addr (the socket is closed again)."""
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(addr)
+    finally:
+        s.close()
+
+
+def udp_exchange(family, addr, payload, timeout=10):
+    """Send a datagram to addr from a connected UDP socket and wait for an
+    answer: on the sandbox's own loopback, where nothing listens, the
+    kernel answers ECONNREFUSED (an ICMP port unreachable from itself)."""
+    s = socket.socket(family, socket.SOCK_DGRAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(addr)
+        s.send(payload)
+        return s.recv(512)
+    finally:
+        s.close()
+
 
 def socketpair_neighbour():
     """Local IPC keeps working with the network off: an AF_UNIX socketpair."""

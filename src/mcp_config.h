@@ -1,0 +1,25 @@
+/*
+ * mcp_config.h - `corral mcp --print-config`: the snippet that registers
+ * corral as an MCP server with a client (Codex CLI's config.toml, Claude
+ * Code's `claude mcp add`, or a generic mcpServers JSON), absolute paths
+ * and the environment that finds the user's corral server filled in.
+ */
+#ifndef CORRAL_MCP_CONFIG_H
+#define CORRAL_MCP_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* The environment variables that decide which corral server and config a
+ * bridge uses; a client that filters its MCP servers' environment (Codex
+ * does) is told to pass them on. */
+extern const char *const mcp_config_env_names[];
+
+/* Print the snippet for client ("codex", "claude" or "json") to f: exe
+ * (absolute) run with mcp_args (NULL-terminated, starting with "mcp").
+ * tool_timeout_s: what the client should allow a call.  0, or -1 with err
+ * (an unknown client, a value a config file cannot hold). */
+int mcp_print_config(FILE *f, const char *client, const char *exe, char *const *mcp_args,
+                     unsigned tool_timeout_s, char *err, size_t errlen);
+
+#endif

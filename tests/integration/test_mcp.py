@@ -1,0 +1,460 @@
+#!/usr/bin/env python3
+"""`corral mcp` over its real stdin and stdout, against a real server: the
+protocol (initialize in both versions and an unknown one, tools/list with
+the documented schemas, ping, JSON-RPC errors), the tools (exec, poll and
+write through tools/call), cancellation mid-wait, a 2 MiB message, the
+client going away mid-call (stdin closing; SIGTERM first, as Codex does),
+the yield cap, who the sessions belong to, and --print-config."""
+import atexit
+import json
+import os
+import re
+import shlex
+import signal
+import shutil
+import subprocess
+import tempfile
+import tomllib
+
+from harness import CORRAL, TIMEOUT, Tap, World, run_tests, wait_until
+from mcplib import Bridge, session_running, sessions
+
+w = World()
+w.start_server()
+REAL_WS = os.path.realpath(w.ws)
+
+
+def held(marker):
+    """A command that prints marker once release(marker) is called: it
+    waits for a file, not for a clock, so no test depends on timing."""
+    return "while [ ! -e .release-%s ]; do sleep 0.02; done; echo %s" % (marker, marker)
+
+
+def release(marker):
+    open(os.path.join(w.ws, ".release-" + marker), "w").close()
+
+
+def bridge(*args, **kw):
+    b = Bridge(w, args, **kw)
+    b.initialize()
+    return b
+
+
+def text_of(result):
+    return "".join(c.get("text", "") for c in result.get("content", []))
+
+
+def documented_tools():
+    """The tools/list result docs/mcp.md shows (its first json block after
+    the tools/list marker)."""
+    path = os.path.join(os.environ.get("CORRAL_TESTS_SRCDIR", os.path.join(os.path.dirname(__file__), "..")),
+                        "..", "docs", "mcp.md")
+    text = open(path).read()
+    after = text.split("<!-- tools/list result -->", 1)[1]
+    block = re.search(r"```json\n(.*?)```", after, re.S).group(1)
+    return json.loads(block)
+
+
+def test_initialize(t):
+    for asked, agreed in (("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"), ("2024-11-05", "2025-11-25"),
+                          ("not-a-version", "2025-11-25")):
+        b = Bridge(w)
+        r = b.initialize(asked)["result"]
+        t.eq(r["protocolVersion"], agreed, "initialize with %s agrees on %s" % (asked, agreed))
+        if asked == "2025-06-18":
+            t.eq(r["capabilities"], {"tools": {"listChanged": False}}, "it offers tools, a fixed list")
+            t.eq((r["serverInfo"]["name"], bool(r.get("instructions"))), ("corral", True),
+                 "it is corral, with instructions for the model")
+        b.close()
+    b = Bridge(w)
+    r = b.call("initialize", {"capabilities": {}})
+    t.eq(r.get("error", {}).get("code"), -32602, "initialize without protocolVersion: invalid params", r)
+    t.eq(b.call("ping"), {"jsonrpc": "2.0", "id": 2, "result": {}}, "ping answers with an empty result")
+    t.eq(b.close(), 0, "closing stdin ends it with status 0")
+
+
+def test_tools_list(t):
+    b = bridge()
+    r = b.call("tools/list")["result"]
+    t.eq(r, documented_tools(), "tools/list is exactly what docs/mcp.md documents")
+    tools = {x["name"]: x for x in r["tools"]}
+    t.eq(sorted(tools), ["exec_command", "write_stdin"], "two tools: exec_command and write_stdin")
+    ex, ws = tools["exec_command"], tools["write_stdin"]
+    # Codex CLI 0.171.0's own words, as its binary holds them.
+    t.eq(ex["description"], "Runs a command in a PTY, returning output or a session ID for ongoing interaction.",
+         "exec_command's description is Codex's")
+    t.eq(ws["description"], "Writes characters to an existing unified exec session and returns recent output.",
+         "write_stdin's description is Codex's")
+    props = ex["inputSchema"]["properties"]
+    t.eq(sorted(props), sorted(["cmd", "workdir", "shell", "login", "tty", "yield_time_ms", "max_output_tokens",
+                                "sandbox_permissions", "justification", "prefix_rule", "additional_permissions"]),
+         "exec_command takes Codex's arguments")
+    t.eq((ex["inputSchema"]["required"], ex["inputSchema"]["additionalProperties"]), (["cmd"], False),
+         "cmd is required, nothing else accepted")
+    t.eq(props["yield_time_ms"]["description"],
+         "Wait before yielding output. Defaults to 10000 ms; effective range is 250-30000 ms.",
+         "with Codex's defaults in the descriptions")
+    t.eq(props["sandbox_permissions"]["enum"], ["use_default", "with_additional_permissions", "require_escalated"],
+         "the three sandbox_permissions")
+    t.eq(ws["inputSchema"]["required"], ["session_id"], "write_stdin needs session_id")
+    t.eq(ws["inputSchema"]["properties"]["yield_time_ms"]["description"],
+         "Wait before yielding output. Non-empty writes default to 250 ms and cap at 30000 ms; empty polls wait "
+         "5000-300000 ms by default.", "write_stdin's yield description is Codex's")
+    out = ex["outputSchema"]
+    t.eq((sorted(out["properties"]), out["required"]),
+         (sorted(["chunk_id", "wall_time_seconds", "exit_code", "session_id", "original_token_count", "output"]),
+          ["wall_time_seconds", "output"]), "an outputSchema with Codex's reply fields")
+    t.eq(ws["outputSchema"], out, "both tools share it")
+    b.close()
+
+
+def test_exec_poll_write(t):
+    b = bridge()
+    r = b.tool("exec_command", {"cmd": "echo one-$((40+2))"})
+    sc = r.get("structuredContent", {})
+    t.eq((r.get("isError"), sc.get("exit_code"), "session_id" in sc), (False, 0, False),
+         "a command that ends: exit code, no session id", r)
+    t.ok(sc.get("output", "").endswith("one-42\n"), "its output", r)
+    text = text_of(r)
+    t.ok(re.match(r"Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\n"
+                  r"Original token count: \d+\nOutput:\n", text) is not None and text.endswith("one-42\n"),
+         "content is Codex's envelope", text)
+    t.eq(sorted(sc), sorted(["chunk_id", "wall_time_seconds", "exit_code", "original_token_count", "output"]),
+         "structuredContent has the envelope's facts and nothing else")
+
+    r = b.tool("exec_command", {"cmd": "read line; echo got:$line", "tty": True, "yield_time_ms": 300})
+    sid = r["structuredContent"].get("session_id")
+    t.ok(isinstance(sid, int) and "exit_code" not in r["structuredContent"] and
+         ("Process running with session ID %d\n" % sid) in text_of(r),
+         "a command still running after its yield gives a session id", r)
+    r = b.tool("write_stdin", {"session_id": sid, "chars": "hello\n", "yield_time_ms": 2000})
+    out = r["structuredContent"]["output"]
+    while "exit_code" not in r["structuredContent"]:
+        r = b.tool("write_stdin", {"session_id": sid})
+        out += r["structuredContent"]["output"]
+    t.ok("got:hello" in out and r["structuredContent"]["exit_code"] == 0,
+         "write_stdin writes to its terminal; polling gets the rest and the exit", out)
+    s = [x for x in sessions(w) if x["id"] == sid]
+    t.ok(s and s[0]["client"] == "codex" and s[0]["kind"] == "exec" and s[0]["tty"],
+         "it is a corral session of the agent's, on a terminal", s)
+
+    r = b.tool("exec_command", {"cmd": held("later"), "yield_time_ms": 250, "login": False})
+    sid = r["structuredContent"]["session_id"]
+    r = b.tool("write_stdin", {"session_id": sid, "chars": "x"})
+    t.eq((r.get("isError"), text_of(r)),
+         (True, "stdin is closed for this session; rerun exec_command with tty=true to keep stdin open"),
+         "writing to a command without a terminal: Codex's error")
+    release("later")
+    r = b.tool("write_stdin", {"session_id": sid, "yield_time_ms": 30000})
+    t.eq((r["structuredContent"].get("exit_code"), r["structuredContent"]["output"]), (0, "later\n"),
+         "an empty write polls until it ends")
+    r = b.tool("write_stdin", {"session_id": 1})
+    t.eq((r.get("isError"), text_of(r)), (True, "Unknown process id 1"), "an unknown session: Codex's error")
+
+    os.makedirs(os.path.join(w.ws, "sub"), exist_ok=True)
+    r = b.tool("exec_command", {"cmd": "pwd", "workdir": "sub", "login": False})
+    t.eq(r["structuredContent"]["output"], os.path.join(REAL_WS, "sub") + "\n",
+         "a relative workdir is taken from where the agent started corral mcp")
+    b.close()
+    b = bridge("-C", os.path.join(w.ws, "sub"))
+    r = b.tool("exec_command", {"cmd": "pwd", "login": False})
+    t.eq(r["structuredContent"]["output"], os.path.join(REAL_WS, "sub") + "\n", "-C sets the default workdir")
+    r = b.tool("exec_command", {"cmd": "head -c 2097152 /dev/zero | tr '\\0' a; echo"})
+    sc = r["structuredContent"]
+    t.ok(sc["original_token_count"] >= 262144 and "tokens truncated" in sc["output"] and len(sc["output"]) < 60000,
+         "2 MiB of output is cut in the middle to the token budget", {k: sc[k] for k in sc if k != "output"})
+    b.close()
+
+
+def test_workdir_does_not_widen(t):
+    """A model names workdir; the user chose the workspace (-C, or where the
+    client started corral mcp).  Another directory is where the command
+    starts, never a place it may write."""
+    # Not under /tmp, which a sandbox has a private one of.
+    elsewhere = tempfile.mkdtemp(prefix="corral-mcp-elsewhere", dir="/var/tmp")
+    atexit.register(shutil.rmtree, elsewhere, True)
+    b = bridge()
+    r = b.tool("exec_command", {"cmd": "pwd; touch planted", "workdir": elsewhere, "login": False})
+    # (before: the server made the workdir the sandbox's writable workspace)
+    sc = r["structuredContent"]
+    t.ok(not os.path.exists(os.path.join(elsewhere, "planted")) and sc.get("exit_code") != 0 and
+         "Read-only file system" in sc["output"], "a workdir outside the workspace does not make it writable", r)
+    t.ok(sc["output"].startswith(os.path.realpath(elsewhere) + "\n"), "the command ran there", sc["output"])
+    s = session_running(w, "touch planted")
+    t.eq(s and s["cwd"], REAL_WS, "the sandbox's workspace stayed the bridge's", s)
+    link = os.path.join(w.ws, "link-out")
+    if not os.path.islink(link):
+        os.symlink(elsewhere, link)
+    r = b.tool("exec_command", {"cmd": "touch planted2", "workdir": "link-out", "login": False})
+    t.ok(not os.path.exists(os.path.join(elsewhere, "planted2")), "neither through a symlink in the workspace", r)
+    os.makedirs(os.path.join(w.ws, "sub"), exist_ok=True)
+    r = b.tool("exec_command", {"cmd": "touch made-in-sub", "workdir": "sub/../sub/.", "login": False})
+    t.ok(r["structuredContent"].get("exit_code") == 0 and os.path.exists(os.path.join(w.ws, "sub", "made-in-sub")),
+         "a directory inside the workspace is writable as before", r)
+    b.close()
+
+
+def test_bad_arguments(t):
+    b = bridge()
+    cases = [
+        ({}, "'cmd' is required"),
+        ({"cmd": 5}, "'cmd' must be a string"),
+        ({"cmd": "true", "yield_time_ms": "soon"}, "'yield_time_ms' must be a number"),
+        ({"cmd": "true", "colour": "red"}, "unknown argument 'colour'"),
+        ({"cmd": "true", "sandbox_permissions": "root"}, "'sandbox_permissions' must be"),
+        ({"cmd": "true", "sandbox_permissions": "with_additional_permissions",
+          "additional_permissions": {"file_system": {"read": ["/etc"]}}}, "cannot grant extra read access"),
+    ]
+    for args, want in cases:
+        r = b.tool("exec_command", args)
+        t.ok(r.get("isError") is True and want in text_of(r) and text_of(r).startswith(
+            "invalid arguments for exec_command: "), "bad arguments %s: a tool error the model can read" %
+             json.dumps(args), r)
+    r = b.tool("write_stdin", {"chars": "x"})
+    t.ok(r.get("isError") and "'session_id' is required" in text_of(r), "write_stdin without session_id", r)
+    r = b.tool("exec_command", {"cmd": "echo 1.5", "yield_time_ms": 1000.5, "max_output_tokens": 100.0})
+    t.eq(r["structuredContent"].get("exit_code"), 0, "numbers may come as floats (JSON has one number type)", r)
+    b.close()
+
+
+def test_jsonrpc_errors(t):
+    b = bridge()
+    cases = [
+        (b"{bad\n", None, -32700, "parse error"),
+        (b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n", None, -32600, "batches"),
+        (b"\"text\"\n", None, -32600, "JSON object"),
+        (b"{\"id\":7,\"method\":\"ping\"}\n", 7, -32600, "\"jsonrpc\" must be \"2.0\""),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":8}\n", 8, -32600, "no \"method\""),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":7}\n", 9, -32600, "\"method\" must be a string"),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}\n", None, -32600, "\"id\" must be"),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\",\"params\":3}\n", 10, -32600, "\"params\""),
+    ]
+    for raw, rid, code, words in cases:
+        b.send_raw(raw)
+        m = b.read()
+        t.ok(m.get("id") == rid and m.get("error", {}).get("code") == code and words in m["error"]["message"],
+             "%s -> %d" % (raw.strip().decode()[:40], code), m)
+    r = b.call("resources/list")
+    t.ok(r.get("error", {}).get("code") == -32601 and "resources/list" in r["error"]["message"],
+         "an unknown method: -32601 naming it", r)
+    r = b.call("tools/call", {"name": "nosuch", "arguments": {}})
+    t.ok(r.get("error", {}).get("code") == -32602 and "unknown tool: nosuch" in r["error"]["message"],
+         "an unknown tool: -32602", r)
+    r = b.call("tools/call", {"arguments": {}})
+    t.eq(r.get("error", {}).get("code"), -32602, "tools/call without a name: -32602", r)
+    r = b.call("tools/call", {"name": "exec_command", "arguments": "echo hi"})
+    t.eq(r.get("error", {}).get("code"), -32602, "arguments that are not an object: -32602", r)
+    b.notify("notifications/whatever", {"x": 1})
+    b.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":5}\n")
+    b.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":77,\"result\":{}}\n")
+    b.send_raw(b"\n\r\n")
+    t.eq(b.call("ping").get("result"), {}, "unknown or broken notifications, a client's response and blank lines "
+         "get no answer; the next request does")
+    b.close()
+
+
+def test_two_mib(t):
+    b = bridge()
+    big = "x" * (2 << 20)
+    r = b.call("tools/list", {"_meta": {"padding": big}})
+    t.ok(len(r.get("result", {}).get("tools", [])) == 2, "a 2 MiB message is read whole (tools/list answers)")
+    r = b.tool("exec_command", {"cmd": "echo " + big})
+    t.ok(r.get("isError") is True and "at most 1048576 bytes" in text_of(r), "a 2 MiB command: a tool error "
+         "naming corral's 1 MiB limit", text_of(r)[:300])
+    r = b.tool("exec_command", {"cmd": "cat", "tty": True, "yield_time_ms": 250})
+    sid = r["structuredContent"]["session_id"]
+    r = b.tool("write_stdin", {"session_id": sid, "chars": big})
+    t.ok(r.get("isError") is True and "1 MiB" in text_of(r), "a 2 MiB write: the same", text_of(r)[:300])
+    w.corral("kill", str(sid))
+    b.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":\"huge\",\"method\":\"ping\",\"params\":{\"p\":\"" +
+               b"y" * (65 << 20) + b"\"}}\n")
+    m = b.read()
+    t.ok(m.get("id") is None and m.get("error", {}).get("code") == -32600 and "longer than" in m["error"]["message"],
+         "a message over 64 MiB is skipped with -32600", m)
+    t.eq(b.call("ping").get("result"), {}, "and the bridge goes on")
+    b.close()
+
+
+def test_cancel_mid_wait(t):
+    b = bridge()
+    marker = "cancelled-but-ran"
+    rid = b.tool_request("exec_command", {"cmd": held(marker), "yield_time_ms": 30000})
+    s = wait_until(lambda: session_running(w, marker))
+    t.ok(s and s["state"] == "running", "the command runs", s)
+    b.notify("notifications/cancelled", {"requestId": rid, "reason": "MCP request cancelled by caller"})
+    t.eq(b.call("ping").get("result"), {}, "the cancelled call is not answered")
+    release(marker)
+    # The server's wait on the session has ended: a poll is not "busy".
+    r = b.tool("write_stdin", {"session_id": s["id"], "yield_time_ms": 30000})
+    t.ok(not r.get("isError") and r["structuredContent"].get("exit_code") == 0 and
+         r["structuredContent"]["output"].endswith(marker + "\n"),
+         "after cancellation the process kept running; a poll gets its output and exit", r)
+    t.eq(b.call("ping").get("result"), {}, "no reply ever came for the cancelled call")
+    b.notify("notifications/cancelled", {"requestId": 12345})
+    t.eq(b.call("ping").get("result"), {}, "cancelling an unknown request is harmless")
+    b.close()
+
+
+def test_stdin_closes_mid_call(t):
+    b = bridge()
+    marker = "outlived-its-bridge"
+    b.tool_request("exec_command", {"cmd": held(marker), "yield_time_ms": 30000})
+    s = wait_until(lambda: session_running(w, marker))
+    b.close_stdin()
+    t.eq(b.wait(), 0, "stdin closing mid-call ends the bridge with status 0")
+    with open(b.err_path) as f:
+        err = f.read()
+    t.ok("stdin closed: stopping; 1 call was still waiting" in err, "and it says a call was left waiting", err)
+    release(marker)
+    done = wait_until(lambda: [x for x in sessions(w) if x["id"] == s["id"] and x["state"] == "exited"])
+    t.ok(done and done[0]["exit_code"] == 0, "the command ran to its end in the server", done)
+    b.kill()
+
+
+def test_sigterm_then_eof(t):
+    b = bridge()
+    marker = "survives-sigterm"
+    b.tool_request("exec_command", {"cmd": held(marker), "yield_time_ms": 30000})
+    s = wait_until(lambda: session_running(w, marker))
+    b.p.send_signal(signal.SIGTERM)
+    t.eq(b.wait(), 0, "SIGTERM (Codex sends it before closing stdin) ends the bridge with status 0")
+    b.close_stdin()
+    t.ok("SIGTERM: stopping" in b.stderr(), "saying why", b.stderr())
+    release(marker)
+    done = wait_until(lambda: [x for x in sessions(w) if x["id"] == s["id"] and x["state"] == "exited"])
+    t.ok(done and done[0]["exit_code"] == 0, "the agent's process stays in the server and finishes", done)
+    b.kill()
+
+
+def test_yield_cap(t):
+    b = bridge("--yield-cap", "5")
+    r = b.tool("exec_command", {"cmd": "sleep 60", "yield_time_ms": 1000})
+    sid = r["structuredContent"]["session_id"]
+    # Codex lets an empty poll wait 300 s; this one answers within the cap
+    # (the read's own bound is 30 s).
+    r = b.tool("write_stdin", {"session_id": sid, "yield_time_ms": 300000})
+    t.ok("session_id" in r.get("structuredContent", {}), "a poll never waits past --yield-cap", r)
+    w.corral("kill", str(sid))
+    b.close()
+    bad = w.corral("mcp", "--yield-cap", "2")
+    t.ok(bad.returncode == 2 and "--yield-cap wants seconds from 5 to 3600" in bad.stderr,
+         "a cap below the 5 s an empty poll waits is refused", bad.stderr)
+
+
+def test_identity(t):
+    names = [({"name": "codex-mcp-client", "version": "0.171.0"}, (), "codex"),
+             ({"name": "claude-code", "version": "2.0"}, (), "claude"),
+             ({"name": "inspector-cli", "version": "0.5.1"}, (), "inspector-cli"),
+             ({"name": "codex-mcp-client"}, ("--name", "reviewer"), "reviewer")]
+    for info, args, want in names:
+        b = Bridge(w, args)
+        b.initialize(client=info)
+        tag = "who-am-i-%s" % want
+        b.tool("exec_command", {"cmd": "echo %s" % tag})
+        s = session_running(w, tag)
+        t.eq(s and s["client"], want, "clientInfo %s %s: sessions belong to %s" % (info["name"], " ".join(args), want))
+        t.ok(b.wait_stderr("serving %s through the corral server" % want), "stderr says whom it serves", b.stderr())
+        b.close()
+
+
+def test_two_bridges(t):
+    a = Bridge(w)
+    a.initialize(client={"name": "codex-mcp-client", "version": "0.171.0"})
+    c = Bridge(w)
+    c.initialize(client={"name": "claude-code", "version": "2.0"})
+    ra = a.tool_request("exec_command", {"cmd": held("from-codex"), "yield_time_ms": 30000})
+    rc = c.tool_request("exec_command", {"cmd": held("from-claude"), "yield_time_ms": 30000})
+    both = wait_until(lambda: all((session_running(w, m) or {}).get("state") == "running"
+                                  for m in ("from-codex", "from-claude")))
+    t.ok(both, "two agents run commands at once")
+    t.eq((session_running(w, "from-codex")["client"], session_running(w, "from-claude")["client"]),
+         ("codex", "claude"), "corral ls --json keeps each one's sessions apart, by name")
+    release("from-codex")
+    release("from-claude")
+    oa, oc = a.reply(ra)["result"], c.reply(rc)["result"]
+    t.ok(oa["structuredContent"]["output"].endswith("from-codex\n") and
+         oc["structuredContent"]["output"].endswith("from-claude\n"), "and each gets its own output", (oa, oc))
+    a.close()
+    c.close()
+
+
+def test_concurrent_calls(t):
+    b = bridge()
+    slow = b.tool_request("exec_command", {"cmd": held("slow"), "yield_time_ms": 30000})
+    fast = b.tool_request("exec_command", {"cmd": "echo fast"})
+    first = b.read()
+    t.eq(first.get("id"), fast, "calls on one bridge run concurrently: the fast one answers first")
+    release("slow")
+    t.ok(b.reply(slow)["result"]["structuredContent"]["output"].endswith("slow\n"), "then the slow one")
+    b.close()
+
+
+def test_print_config(t):
+    exe = os.path.realpath(CORRAL)
+    r = w.corral("mcp", "--print-config", "codex")
+    t.eq(r.returncode, 0, "--print-config codex", r.stderr)
+    conf = tomllib.loads(r.stdout)["mcp_servers"]["corral"]
+    t.eq((conf["command"], conf["args"]), (exe, ["mcp"]), "registers this corral by its absolute path")
+    t.eq(conf.get("default_tools_approval_mode"), "approve", "corral's gate asks, not Codex")
+    t.ok(conf.get("tool_timeout_sec", 0) > 50, "with a tool timeout above the yield cap", conf)
+    t.eq(conf.get("env", {}).get("XDG_RUNTIME_DIR"), w.runtime,
+         "and the environment that finds this user's server (Codex filters it)", conf)
+    t.ok("shell_tool = false" in r.stdout, "and says how to turn Codex's own shell off", r.stdout)
+    sub = os.path.join(w.ws, "sub")
+    os.makedirs(sub, exist_ok=True)
+    r = subprocess.run([CORRAL, "mcp", "--name", "x y", "-C", "sub", "--yield-cap", "700", "--print-config",
+                        "codex"], capture_output=True, text=True, env=w.env, cwd=w.ws)
+    conf = tomllib.loads(r.stdout)["mcp_servers"]["corral"]
+    t.eq(conf["args"], ["mcp", "--name", "x y", "-C", os.path.realpath(sub), "--yield-cap", "700"],
+         "with the bridge's options, -C made absolute")
+    t.eq(conf["tool_timeout_sec"], 710, "and a timeout above a long cap")
+    r = w.corral("mcp", "--print-config", "claude")
+    line = [x for x in r.stdout.splitlines() if x.startswith("claude mcp add")]
+    t.ok(line and shlex.split(line[0])[-3:] == ["--", exe, "mcp"], "--print-config claude: a claude mcp add line",
+         r.stdout)
+    r = w.corral("mcp", "--print-config", "json")
+    j = json.loads(r.stdout)["mcpServers"]["corral"]
+    t.eq((j["command"], j["args"], j["env"]["XDG_RUNTIME_DIR"]), (exe, ["mcp"], w.runtime),
+         "--print-config json: an mcpServers entry")
+    r = w.corral("mcp", "--print-config", "vim")
+    t.ok(r.returncode == 2 and "codex, claude or json" in r.stderr, "an unknown client is a usage error", r.stderr)
+
+
+def test_no_server(t):
+    """A bridge whose server cannot be reached answers calls with the reason,
+    and a server that appears later serves the next call."""
+    other = World()
+    b = Bridge(other)
+    b.initialize()
+    r = b.tool("exec_command", {"cmd": "echo late"})
+    t.ok(r.get("structuredContent", {}).get("output", "").endswith("late\n"), "a bridge starts the server when "
+         "none runs", r)
+    t.ok(os.path.exists(other.socket_path), "(its socket is there now)")
+    b.close()
+    other.cleanup()
+
+
+def test_server_goes_away(t):
+    other = World()
+    other.start_server()
+    b = Bridge(other)
+    b.initialize()
+    rid = b.tool_request("exec_command", {"cmd": "sleep 30", "yield_time_ms": 30000})
+    wait_until(lambda: session_running(other, "sleep 30"))
+    other.server.kill()  # no goodbye: the connection just closes
+    other.server.wait()
+    res = b.reply(rid).get("result", {})
+    t.ok(res.get("isError") is True and "the call was lost" in text_of(res) and "closed the connection" in
+         text_of(res), "a call whose server dies returns a tool error saying so", res)
+    r = b.tool("exec_command", {"cmd": "echo back-again"})
+    t.ok(r.get("structuredContent", {}).get("output", "").endswith("back-again\n"),
+         "the next call reaches a server again (one is started)", r)
+    b.close()
+    other.cleanup()
+
+
+run_tests(Tap(), [test_initialize, test_tools_list, test_exec_poll_write, test_workdir_does_not_widen,
+                  test_bad_arguments, test_jsonrpc_errors,
+                  test_two_mib, test_cancel_mid_wait, test_stdin_closes_mid_call, test_sigterm_then_eof,
+                  test_yield_cap, test_identity, test_two_bridges, test_concurrent_calls, test_print_config,
+                  test_no_server, test_server_goes_away])

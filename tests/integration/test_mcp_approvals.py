@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Approvals through `corral mcp`: an escalation an agent asks for waits for
+a person (the bridge names it on stderr and in notifications/progress, again
+while it waits), `corral approve` runs it without the sandbox, `corral deny
+--note` returns a tool error with the note, a cancelled call withdraws its
+question, --approval-policy never refuses at once, and additional
+permissions become a wider sandbox."""
+import atexit
+import json
+import os
+import re
+import shutil
+import tempfile
+
+from harness import Tap, World, run_tests, wait_until
+from mcplib import Bridge, session_running
+
+w = World()
+w.start_server()
+OUTSIDE = os.path.join(w.base, "outside")
+os.makedirs(OUTSIDE)
+# Seen read-only from a sandbox (not its private /tmp, not the workspace).
+HOST_DIR = tempfile.mkdtemp(prefix="corral-mcp-host-", dir="/var/tmp")
+atexit.register(shutil.rmtree, HOST_DIR, True)
+
+
+def text_of(result):
+    return "".join(c.get("text", "") for c in result.get("content", []))
+
+
+def pending():
+    return json.loads(w.corral("approvals", "--json").stdout)
+
+
+def request_of(progress):
+    """The request number a progress message names."""
+    m = re.search(r"approve request (\d+)", progress["params"]["message"])
+    return int(m.group(1)) if m else None
+
+
+def test_approve(t):
+    b = Bridge(w)
+    b.initialize()
+    marker = os.path.join(OUTSIDE, "approved")
+    rid = b.tool_request("exec_command", {"cmd": "touch %s && echo made-it" % marker,
+                                          "sandbox_permissions": "require_escalated",
+                                          "justification": "write outside the workspace"}, token="tok-1")
+    p1 = b.notification("notifications/progress")
+    n = request_of(p1)
+    t.ok(n is not None and p1["params"]["progressToken"] == "tok-1" and p1["params"]["progress"] == 1,
+         "a call waiting for a person reports progress with the client's token", p1)
+    t.ok("corral approve %d" % n in p1["params"]["message"] and "corral deny %d" % n in p1["params"]["message"],
+         "naming the request and how to answer it", p1)
+    t.ok(b.wait_stderr("corral approve %d" % n) and "(no screen is attached now)" in b.stderr(),
+         "the bridge's stderr says the same, and that no screen is attached", b.stderr())
+    listed = [a for a in pending() if a["id"] == n]
+    t.ok(listed and listed[0]["client"] == "codex" and listed[0]["justification"] == "write outside the workspace"
+         and listed[0]["permissions"]["sandbox"] == "escalated",
+         "corral approvals shows it: the agent's name, its justification, escalated", listed)
+    p2 = b.notification("notifications/progress")
+    t.ok(p2["params"]["progress"] > p1["params"]["progress"] and "still waiting" in p2["params"]["message"],
+         "while it still waits, progress comes again (a client's timeout that resets on progress holds)", p2)
+    r = w.corral("approve", str(n))
+    t.eq(r.returncode, 0, "corral approve answers it", r.stderr)
+    res = b.reply(rid)["result"]
+    t.ok(res.get("isError") is False and res["structuredContent"].get("exit_code") == 0 and
+         res["structuredContent"]["output"].endswith("made-it\n"), "then the call returns the command's result", res)
+    t.ok(os.path.exists(marker), "it ran without the sandbox: the file outside the workspace exists")
+    s = session_running(w, "made-it")
+    t.ok(s and s["client"] == "codex" and s["profile"] == "full", "a session of the agent's, unsandboxed", s)
+    b.close()
+
+
+def test_deny_with_note(t):
+    b = Bridge(w)
+    b.initialize()
+    rid = b.tool_request("exec_command", {"cmd": "touch %s" % os.path.join(OUTSIDE, "denied"),
+                                          "sandbox_permissions": "require_escalated", "justification": "j"},
+                         token=7)
+    n = request_of(b.notification("notifications/progress"))
+    r = w.corral("deny", "--note", "use the workspace instead", str(n))
+    t.eq(r.returncode, 0, "corral deny --note answers it", r.stderr)
+    res = b.reply(rid)["result"]
+    text = text_of(res)
+    t.ok(res.get("isError") is True and "did not run" in text and "the user denied it" in text and
+         "use the workspace instead" in text, "the agent gets a tool error: not run, denied, and the note", res)
+    t.ok(not os.path.exists(os.path.join(OUTSIDE, "denied")), "and nothing ran")
+    b.close()
+
+
+def test_cancel_withdraws(t):
+    b = Bridge(w)
+    b.initialize()
+    rid = b.tool_request("exec_command", {"cmd": "touch %s" % os.path.join(OUTSIDE, "withdrawn"),
+                                          "sandbox_permissions": "require_escalated", "justification": "j"},
+                         token="c")
+    n = request_of(b.notification("notifications/progress"))
+    t.ok([a for a in pending() if a["id"] == n], "the request waits")
+    b.notify("notifications/cancelled", {"requestId": rid})
+    gone = wait_until(lambda: not [a for a in pending() if a["id"] == n])
+    t.ok(gone, "cancelling the call withdraws the question (screens close their dialog)")
+    t.eq(b.call("ping").get("result"), {}, "no reply for the cancelled call; the bridge serves on")
+    t.ok(not os.path.exists(os.path.join(OUTSIDE, "withdrawn")), "and nothing ran")
+    b.close()
+
+
+def test_no_token_no_progress(t):
+    b = Bridge(w)
+    b.initialize()
+    rid = b.tool_request("exec_command", {"cmd": "true", "sandbox_permissions": "require_escalated",
+                                          "justification": "j"})
+    t.ok(b.wait_stderr("waiting for a human to approve request"), "without a progressToken: stderr only")
+    n = int(re.findall(r"approve request (\d+)", b.stderr())[-1])
+    w.corral("approve", str(n))
+    m = b.read()
+    t.eq((m.get("id"), "method" in m), (rid, False), "and no progress notification", m)
+    b.close()
+
+
+def test_policy_never(t):
+    b = Bridge(w, ("--approval-policy", "never"))
+    b.initialize()
+    res = b.tool("exec_command", {"cmd": "true", "sandbox_permissions": "require_escalated", "justification": "j"})
+    t.ok(res.get("isError") is True and "approval policy never" in text_of(res),
+         "with --approval-policy never an escalation is refused at once, saying why", res)
+    t.eq(pending(), [], "nobody was asked")
+    res = b.tool("exec_command", {"cmd": "echo fine"})
+    t.ok(res["structuredContent"].get("exit_code") == 0, "a sandboxed command still runs", res)
+    b.close()
+
+
+def test_additional_permissions(t):
+    b = Bridge(w)
+    b.initialize()
+    target = os.path.join(OUTSIDE, "widened")
+    rid = b.tool_request("exec_command", {"cmd": "touch %s && echo widened" % target,
+                                          "sandbox_permissions": "with_additional_permissions",
+                                          "additional_permissions": {"file_system": {"write": [OUTSIDE]}},
+                                          "justification": "write one directory more"}, token="w")
+    n = request_of(b.notification("notifications/progress"))
+    a = [x for x in pending() if x["id"] == n]
+    t.ok(a and a[0]["permissions"]["sandbox"] == "more" and
+         a[0]["permissions"]["write"] == [os.path.realpath(OUTSIDE)],
+         "Codex's additional_permissions become corral's: one more writable directory", a)
+    w.corral("approve", str(n))
+    res = b.reply(rid)["result"]
+    t.ok(res["structuredContent"].get("exit_code") == 0 and os.path.exists(target),
+         "approved, the command writes there", res)
+    s = session_running(w, "widened")
+    t.ok(s and s["profile"] != "full", "still in a sandbox", s)
+    b.close()
+
+
+def test_denial_retry(t):
+    """A sandboxed command that fails the way only the sandbox makes it fail
+    is offered once more without it, as for any session, when a screen is
+    attached to answer."""
+    screen = w.connect("screen")
+    screen.call({"cmd": "subscribe"})
+    b = Bridge(w)
+    b.initialize()
+    target = os.path.join(HOST_DIR, "retried")
+    rid = b.tool_request("exec_command", {"cmd": "touch %s" % target}, token="r")
+    p = b.notification("notifications/progress")
+    n = request_of(p)
+    a = [x for x in pending() if x["id"] == n]
+    t.ok(a and a[0]["kind"] == "retry" and "no screen is attached" not in p["params"]["message"],
+         "the sandbox stopped it: a retry without the sandbox is asked, as the call reports", (a, p))
+    w.corral("deny", "--note", "stay in the workspace", str(n))
+    res = b.reply(rid)["result"]
+    out = res["structuredContent"]["output"]
+    t.ok(res["isError"] is False and res["structuredContent"]["exit_code"] == 1 and "Read-only file system" in out
+         and "stay in the workspace" in out and "stay in the workspace" in text_of(res),
+         "denied: the failed run's result, with the user's note", res)
+    rid = b.tool_request("exec_command", {"cmd": "touch %s && echo retried-ok" % target}, token="r2")
+    n = request_of(b.notification("notifications/progress"))
+    w.corral("approve", str(n))
+    res = b.reply(rid)["result"]
+    t.ok(res["structuredContent"].get("exit_code") == 0 and os.path.exists(target),
+         "approved: it ran again without the sandbox, and that is the result", res)
+    b.close()
+    screen.close()
+
+
+run_tests(Tap(), [test_approve, test_deny_with_note, test_cancel_withdraws, test_no_token_no_progress,
+                  test_policy_never, test_additional_permissions, test_denial_retry])
