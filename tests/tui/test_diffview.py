@@ -46,6 +46,7 @@ def test_diff_view(t):
         screen = term.wait("+2~2-0")
         t.ok("maker" in screen.split("+2~2-0")[0].split("\n")[-1], "the sidebar shows the last command's +A ~M -D",
              screen)
+        term.supervisor_ready()
         term.keys("d")
         screen = term.wait("n/N file")
         t.ok("command 1" in screen and "RISK hook" in screen and "hook pre-commit added" in screen,
@@ -90,6 +91,7 @@ def test_diff_view(t):
 def test_commands_and_revert(t):
     with tui() as term:
         term.wait("+2~2-0")
+        term.supervisor_ready()
         term.keys("D")
         screen = term.wait_regex("1 +\\+2 ~2 -0 .* RISK +printf")
         t.ok("Enter diff" in screen, "D lists the commands with counts and risk marks", screen)
@@ -104,6 +106,7 @@ def test_commands_and_revert(t):
         t.ok(not os.path.exists(os.path.join(w.ws, "new.txt")) and
              open(os.path.join(w.ws, "keep.txt")).read() == "a\n  b\nc\n",
              "y: the command's changes are undone", screen)
+        term.supervisor_ready()
         term.keys("D")
         screen = term.wait("corral revert")
         t.ok("corral revert" in screen, "and the revert is a command of the session", screen)
