@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "cli.h"
+#include "cli_snap.h"
 #include "policy.h"
 #include "client.h"
 #include "mcp.h"
@@ -1376,6 +1377,7 @@ static const verb verbs[] = {
      "processes grouped apart from yours) in a scratch workspace, then open the\n"
      "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
      "a terminal it only starts them (corral attach shows them later).\n"},
+    CLI_SNAP_VERBS
     {"mcp", verb_mcp,
      "mcp [--name NAME] [--profile P] [--net MODE] [--approval-policy POLICY] [-C DIR] [--yield-cap SECONDS] "
      "[--print-config codex|claude|json]",
@@ -1448,6 +1450,8 @@ int cli_main(int argc, char **argv)
     }
     if (strcmp(argv[1], "__hook-check") == 0)
         return cli_hook_check(argc - 1, argv + 1);
+    if (strcmp(argv[1], "__hook-mark") == 0)
+        return cli_hook_mark(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++) {
         if (strcmp(argv[1], verbs[i].name) == 0) {
             current_verb = &verbs[i];

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "cli.h"
+#include "cli_snap.h"
 #include "conf.h"
 #include "doctor.h"
 #include "launch.h"
@@ -227,6 +228,7 @@ int cli_doctor(int argc, char **argv, const char *usage, const char *help)
     char cwd[PATH_MAX];
     if (!rules_report(stdout, getcwd(cwd, sizeof cwd)))
         rc = 1;
+    snap_doctor_report(stdout, &conf);
     rmdir(dir);
     free(dir);
     sb_profile_free(&prof);

@@ -61,6 +61,7 @@ void conf_defaults(conf_t *c)
     c->network_max_connections = 256;
     c->ui_truecolor = -1;
     key_bindings_default(&c->keys);
+    snap_conf_defaults(&c->snap);
 }
 
 /* "true"/"false" and git's other spellings. */
@@ -283,6 +284,13 @@ static int conf_set(void *user, const char *section, const char *subsection, con
         }
         return 0;
     }
+    if (strcmp(section, "snapshots") == 0) {
+        if (subsection) {
+            snprintf(err, errlen, "section [%s] takes no subsection (\"%s\")", section, subsection);
+            return -1;
+        }
+        return snap_conf_set(&c->snap, key, value, err, errlen);
+    }
     if (strcmp(section, "keys") == 0 || strcmp(section, "ui") == 0) {
         if (subsection) {
             snprintf(err, errlen, "section [%s] takes no subsection (\"%s\")", section, subsection);
@@ -440,6 +448,7 @@ void conf_free(conf_t *c)
     free(c->ui_theme);
     free(c->ui_theme_file);
     free(c->approval_policy);
+    snap_conf_free(&c->snap);
     conf_defaults(c);
 }
 

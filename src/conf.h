@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "keyspec.h"
+#include "snap_conf.h"
 
 /* Sandbox settings of the [sandbox] section or a [profile "NAME"] one:
  * paths added to the profile and limits that replace its defaults. */
@@ -57,6 +58,8 @@ typedef struct conf {
     uint64_t approval_timeout_ms; /* 0: wait for an answer */
     /* [network] */
     int network_max_connections; /* open proxied connections per session */
+    /* [snapshots] (snap_conf.c) */
+    snap_conf snap;
 } conf_t;
 
 void conf_free(conf_t *c);

@@ -8,6 +8,7 @@
 #include "gate_server.h"
 #include "launch.h"
 #include "pathres.h"
+#include "snap_server.h"
 #include "sesschan.h"
 #include "util.h"
 
@@ -174,8 +175,13 @@ static int chan_launch(gate_ticket *t, const gate_launch *l, char *err, size_t e
 {
     chan_ticket *c = (chan_ticket *)t;
     if (t->g.origin == GATE_HOOK) {
-        /* The line runs in the shell, in the session's own sandbox. */
-        reply_state(c, "run", NULL);
+        /* The line runs in the shell, in the session's own sandbox, once
+         * the workspace's "before" snapshot is taken (snap_server.h). */
+        int fd = fcntl(c->reply, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0)
+            reply_state(c, "run", NULL);
+        else
+            snap_hook_line(c->srv, c->session, t->g.line, fd);
         gate_done(t);
         return 0;
     }
@@ -347,6 +353,14 @@ static int read_check(chan_ticket *c, json_t *msg, char *err, size_t errlen)
 
 void escalation_request(server_t *srv, session_t *s, const char *verb, json_t *msg, int reply_fd, int stdio[3])
 {
+    if (strcmp(verb, "mark") == 0) {
+        /* The shell hook's "the line ended" (snap_server.h): no request. */
+        for (int i = 0; i < 3; i++)
+            if (stdio[i] >= 0)
+                close(stdio[i]);
+        snap_hook_mark(srv, s, msg, reply_fd);
+        return;
+    }
     chan_ticket *c = xcalloc(1, sizeof *c);
     c->srv = srv;
     c->session = s->id;
@@ -360,7 +374,7 @@ void escalation_request(server_t *srv, session_t *s, const char *verb, json_t *m
     const char *cwd = json_string_value(json_object_get(msg, "cwd"));
     int rc = -1;
     if (!escalate && strcmp(verb, "check") != 0)
-        snprintf(err, sizeof err, "unknown verb (escalate, check)");
+        snprintf(err, sizeof err, "unknown verb (escalate, check, mark)");
     else if (escalate && (stdio[0] < 0 || stdio[1] < 0 || stdio[2] < 0))
         snprintf(err, sizeof err, "escalate needs the requester's stdin, stdout and stderr");
     else if (fill_request(c, s, escalate ? GATE_ESCALATE : GATE_HOOK, cwd, err, sizeof err) == 0)

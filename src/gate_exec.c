@@ -14,6 +14,7 @@
 #include "gate_server.h"
 #include "pathres.h"
 #include "safety.h"
+#include "snap_server.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -134,14 +135,11 @@ static void keep_run_roots(exec_ticket *e, const gate_launch *l)
         e->run_roots[k++] = xstrdup(*a);
 }
 
-static int exec_launch(gate_ticket *t, const gate_launch *l, char *err, size_t errlen)
+/* Start the command as l says (cmd: its snapshot record, or NULL). */
+static int exec_start(gate_ticket *t, const gate_launch *l, struct snap_cmd *cmd, char *err, size_t errlen)
 {
     exec_ticket *e = (exec_ticket *)t;
     conn_t *c = e->conn;
-    if (c->closing) {
-        snprintf(err, errlen, "the requester went away");
-        return -1;
-    }
     spawn_request r;
     gate_spawn_request(&t->g, l, &r);
     r.name = e->name;
@@ -149,6 +147,7 @@ static int exec_launch(gate_ticket *t, const gate_launch *l, char *err, size_t e
     r.cols = e->cols;
     char *warning = NULL;
     session_t *s = server_start_session(t->srv, &r, c->client, err, errlen, &warning);
+    snap_exec_started(t->srv, s, cmd);
     if (!s)
         return -1;
     link_del(&e->conn_node); /* launched: its waiter follows the connection now */
@@ -168,6 +167,39 @@ static int exec_launch(gate_ticket *t, const gate_launch *l, char *err, size_t e
     waiter_start(c, e->id, s, e->p.yield_ms, 0, e->p.max_tokens, e->p.stream, e->p.raw);
     waiter_set_exit_hook(s, on_run_ended, e);
     return 0;
+}
+
+/* The workspace's snapshot before the command is taken: start it now. */
+static void exec_go(void *user, struct snap_cmd *cmd, bool stopping)
+{
+    exec_ticket *e = user;
+    char err[2048] = "the server is stopping: it did not run";
+    gate_launch l;
+    gate_widen(&e->t.g, &l);
+    if (e->conn->closing) {
+        snap_exec_started(e->t.srv, NULL, cmd);
+        gate_done(&e->t);
+    } else if (stopping || exec_start(&e->t, &l, cmd, err, sizeof err) < 0) {
+        if (stopping)
+            snap_exec_started(e->t.srv, NULL, cmd);
+        exec_settle(&e->t, SETTLE_FAILED, err);
+        gate_done(&e->t);
+    }
+    gate_launch_free(&l);
+}
+
+static int exec_launch(gate_ticket *t, const gate_launch *l, char *err, size_t errlen)
+{
+    exec_ticket *e = (exec_ticket *)t;
+    if (e->conn->closing) {
+        snprintf(err, errlen, "the requester went away");
+        return -1;
+    }
+    /* It starts once the workspace's "before" snapshot is taken
+     * (snap_server.h), unless the workspace is not snapshotted. */
+    if (snap_exec_before(t->srv, l->workspace ? l->workspace : l->cwd, t->g.argv, exec_go, e))
+        return 0;
+    return exec_start(t, l, NULL, err, errlen);
 }
 
 static const gate_port exec_port = {

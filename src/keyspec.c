@@ -45,6 +45,8 @@ static const key_action_info actions[KA_COUNT] = {
      * Space stays page-down. */
     [KA_KEEP] = {"keep", KM_SUPERVISOR, "K", "keep the selected session in its tile (split, grid), or free the tile"},
     [KA_FOLD] = {"fold", KM_SUPERVISOR, "Space", "fold or unfold an agent's finished commands"},
+    [KA_DIFF] = {"diff", KM_SUPERVISOR, "d", "the selected session's last command: what it changed (its diff)"},
+    [KA_COMMANDS] = {"commands", KM_SUPERVISOR, "D", "the selected session's commands, with counts and risk marks"},
     [KA_CLEAR_EXITED] = {"clear-exited", KM_SUPERVISOR, "X",
                          "remove exited sessions but pinned ones (asks when more than one)"},
 };

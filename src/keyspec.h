@@ -35,6 +35,7 @@ typedef enum key_action {
     KA_LINE_UP, KA_LINE_DOWN, KA_PAGE_UP, KA_PAGE_DOWN, KA_TOP, KA_BOTTOM, KA_SEARCH_NEXT,
     KA_SEARCH_PREV, KA_SCROLL_SEARCH, KA_SCROLL_EXIT,
     KA_KEEP, KA_FOLD, KA_CLEAR_EXITED, /* supervisor focus: tiles and the list of finished commands */
+    KA_DIFF, KA_COMMANDS, /* supervisor focus: snapshots (ui/diffview.c) */
     KA_COUNT
 } key_action;
 

@@ -9,6 +9,7 @@
 
 #include "server.h"
 #include "server_int.h"
+#include "snap_server.h"
 #include "escalation.h"
 #include "gate_network.h"
 #include "gate_server.h"
@@ -301,6 +302,7 @@ static void finish_shutdown(server_t *srv)
     sesschan_shutdown(srv);
     gate_network_shutdown(srv);
     gate_server_shutdown(srv);
+    snap_server_shutdown(srv);
 }
 
 void server_maybe_finish_shutdown(server_t *srv)
@@ -451,6 +453,7 @@ static void start_policy(server_t *srv)
 {
     gate_server_start(srv);
     gate_network_start(srv);
+    snap_server_start(srv);
     char err[512];
     /* Sessions' tools: corral itself (corral escalate, the hooks' checks)
      * and the shell hooks, next to the socket. */

@@ -12,6 +12,7 @@
 #include "sbconf.h"
 #include "sesschan.h"
 #include "shellhook.h"
+#include "snap_server.h"
 #include "uexec.h"
 #include "util.h"
 
@@ -90,6 +91,7 @@ static void on_session_finished(session_t *s, void *user)
     server_session *x = srv_session(s);
     sesschan_session_ended(srv, s);
     gate_network_session_ended(srv, s);
+    snap_session_ended(srv, s); /* its "after" is queued before anyone hears of the end */
     waiter_session_finished(s);
     watch_session_changed(s);
     while (!link_empty(&x->kill_waits)) {
@@ -126,6 +128,7 @@ static void on_session_closed(session_t *s, void *user)
     }
     watch_session_freed(s);
     sesschan_session_ended(x->srv, s);
+    snap_session_freed(x->srv, s);
     gate_cache_free(&x->approved);
     gate_cache_free(&x->net_allowed);
     gate_cache_free(&x->net_denied);
@@ -365,6 +368,7 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     if (chan_server >= 0)
         sesschan_attach(srv, s, chan_server, proxy_mode);
     link_add(&srv->sessions, &x->node);
+    snap_session_started(srv, s);
     server_touch(srv, s);
     prune_if_needed(srv);
     store_add(&srv->store, id, s);
@@ -420,6 +424,7 @@ json_t *server_session_json(server_t *srv, session_t *s)
                                      : wall_sec() - s->created;
     json_object_set_new(o, "output_age_seconds", json_real(quiet));
     json_object_set_new(o, "connections", json_integer(x->net_open));
+    snap_session_json(srv, s, o);
     if (x->net_mode)
         json_object_set_new(o, "network", json_string(x->net_mode));
     const char *title = vt_title(s->vt);

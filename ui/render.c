@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "tui_int.h"
+#include "diffview.h"
 #include "util.h"
 
 #include <curses.h>
@@ -111,6 +112,8 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
     if (name_w > 0)
         paint_text(y, r.x + 3, name_w, s->name);
     int rx = r.x + r.w - rw - 1;
+    if (show_right)
+        diffview_sidebar_counts(t, s, y, rx, r.x + 10, row); /* its last command's +A ~M -D */
     if (show_right && rx > r.x + 3) {
         if (conns[0]) {
             paint_set(row, row);
@@ -362,6 +365,7 @@ static void draw_status(tui_t *t)
         for (char *p = info; (p = strstr(p, "\xe2\x94\x82")); )
             memmove(p, "|", 1), memmove(p + 1, p + 3, strlen(p + 3) + 1);
     x += paint_text(y, x, t->cols - x, info);
+    x += diffview_status(t, y, x, t->cols - x - 20); /* the workspace's snapshot store or progress */
     bool message = t->message[0] && ui_now() < t->message_until;
     /* A rules error stays until fixed, but leaves a message some room. */
     int rules_w = message && t->cols - x > 40 ? (t->cols - x) * 3 / 5 : t->cols - x;
@@ -426,6 +430,7 @@ void render_frame(tui_t *t)
             separator(r.y, r.x + r.w, r.h);
     }
     draw_status(t);
+    diffview_draw(t); /* over the panes while open */
     if (t->dlg.kind != DLG_NONE)
         dialog_draw(t); /* places the cursor in a form */
     else

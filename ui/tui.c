@@ -21,6 +21,7 @@
 
 #include "tui.h"
 #include "tui_int.h"
+#include "diffview.h"
 #include "cli.h"
 #include "utf8.h"
 #include "util.h"
@@ -430,6 +431,8 @@ static void supervisor_action(tui_t *t, int action)
     }
     case KA_STOP_SERVER: dialog_open(t, DLG_CONFIRM_STOP); break;
     case KA_HELP: dialog_open(t, DLG_HELP); break;
+    case KA_DIFF: diffview_open(t, false); break;
+    case KA_COMMANDS: diffview_open(t, true); break;
     default: break;
     }
     tui_redraw_soon(t);
@@ -723,6 +726,10 @@ static void handle_key(tui_t *t, const ui_key *k)
         dialog_key(t, k);
         return;
     }
+    if (diffview_active()) {
+        diffview_key(t, k); /* modal while open */
+        return;
+    }
     ui_session *s = tui_selected(t);
     if (t->focus == FOCUS_PANE) {
         pane_key(t, s, k);
@@ -860,6 +867,7 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
                                                                                 "session"), "id")));
         bool was_running = old && old->running;
         ui_session *s = ui_sessions_update(&t->list, json_object_get(ev, "session"));
+        diffview_note_session(json_object_get(ev, "session"));
         if (was_running && !s->running && t->focus == FOCUS_PANE && s->id == t->selected)
             pane_notice(t, s); /* the pane keeps the focus: say what typing does now */
         if (!t->selected && !tiles_fold_selected(t))
@@ -885,6 +893,8 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         tui_redraw_soon(t);
     } else if (strcmp(name, "approval") == 0 || strcmp(name, "approval_done") == 0 || strcmp(name, "rules") == 0) {
         approvals_event(t, name, ev);
+    } else if (strcmp(name, "snapshot") == 0) {
+        diffview_note_snapshot(t, ev);
     } else if (strcmp(name, "bell") == 0) {
         ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
         /* A bell stays in the model: it becomes a mark, never a beep. */
@@ -915,6 +925,7 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
         return;
     }
     ui_sessions_load(&t->list, reply);
+    diffview_note_list(reply);
     approvals_load(t, reply);
     if (t->attach_id) {
         if (!ui_sessions_find(&t->list, t->attach_id)) {
@@ -1055,6 +1066,7 @@ out:
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
     ui_sessions_free(&t->list);
+    diffview_free();
     approvals_free(t);
     free(t->goodbye);
     buf_free(&t->paste.text);

@@ -6,6 +6,8 @@
 # This is a policy gate, not a boundary: the sandbox around the session
 # holds whatever the shell runs.  A refused line is not run and the reason
 # is printed; a line the policy asks about waits for the user's answer.
+# The check's answer also waits for the workspace's snapshot before the
+# line, and the next prompt marks where the line ended (corral diff).
 if [ -z "${__corral_hooked-}" ]; then
     __corral_hooked=1
     if [ -f "$HOME/.bashrc" ]; then
@@ -16,9 +18,14 @@ if [ -z "${__corral_hooked-}" ]; then
     # simple command is checked on its own; pass: checked; block: refused.
     __corral_state=pass
     __corral_hist=0
-    # The prompt's own commands run between these two, unchecked.
+    # The prompt's own commands run between these two, unchecked.  A line
+    # that was checked (and so may have run) ends here: its snapshot after.
     __corral_prompt_begin() {
+        local st=$? was=$__corral_state
         __corral_state=prompt
+        case "$was" in
+        pass | each | block) "${CORRAL_BIN:-corral}" __hook-mark --status "$st" end ;;
+        esac
     }
     __corral_prompt() {
         __corral_hist=$HISTCMD
@@ -28,7 +35,7 @@ if [ -z "${__corral_hooked-}" ]; then
         "${CORRAL_BIN:-corral}" __hook-check --shell bash -- "$1"
     }
     __corral_gate() {
-        case " ${FUNCNAME[*]} " in *" __corral_prompt "*) return 0 ;; esac
+        case " ${FUNCNAME[*]} " in *" __corral_prompt "* | *" __corral_prompt_begin "*) return 0 ;; esac
         case "$BASH_COMMAND" in __corral_prompt*) return 0 ;; esac
         [ -n "${COMP_LINE-}" ] && return 0
         case "$__corral_state" in

@@ -25,6 +25,7 @@ FIGURES = {
     "bench_policy.py": "corral policy check, simple:",
     "bench_approval.py": "target request-to-dialog latency",
     "bench_proxy.py": "target: p99 < 2 ms through the proxy",
+    "bench_snap.py": "target: added latency per exec",
     "bench_mcp.py": "tools/call exec_command via corral mcp",
 }
 
@@ -37,7 +38,8 @@ def test_every_benchmark_is_covered(t):
 def test_each_benchmark_runs_to_its_figures(t):
     env = dict(os.environ, CORRAL_BENCH_SMOKE="1", CORRAL_BIN=CORRAL,
                PTY_CEILING_BIN=os.path.join(BUILD, "tests", "bench", "pty_ceiling"),
-               BENCH_POLICY_BIN=os.path.join(BUILD, "tests", "bench", "bench_policy"))
+               BENCH_POLICY_BIN=os.path.join(BUILD, "tests", "bench", "bench_policy"),
+               SNAPDRIVE_BIN=os.path.join(BUILD, "tests", "bench", "snapdrive"))
     for name in sorted(FIGURES):
         try:
             r = subprocess.run([sys.executable, os.path.join(HERE, name)], env=env, stdin=subprocess.DEVNULL,

@@ -60,7 +60,9 @@ def test_sigterm_ends_sessions(t):
         t.ok(not os.path.exists(w.socket_path), "the socket is removed")
         for sid in (a["id"], b["session"]):
             ev = [e["event"] for e in read_jsonl(os.path.join(w.session_dir(sid), "events.jsonl"))]
-            t.eq(ev, ["created", "killed", "exited"], "session %d's log ends with killed, exited" % sid)
+            t.eq(ev, ["created", "killed", "exited", "changes"],
+                 "session %d's log ends with killed, exited, and its command's record (taken before the server "
+                 "exits)" % sid)
         killed = read_jsonl(os.path.join(w.session_dir(a["id"]), "events.jsonl"))[1]
         t.eq(killed.get("reason"), "shutdown", "the kill reason is shutdown")
         with open(os.path.join(w.session_dir(a["id"]), "output.cast")) as f:

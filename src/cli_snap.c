@@ -1,0 +1,595 @@
+/*
+ * cli_snap.c - see cli_snap.h.
+ */
+#include "config.h"
+
+#include "cli_snap.h"
+
+#include "cli.h"
+#include "client.h"
+#include "conf.h"
+#include "paths.h"
+#include "quote.h"
+#include "snap_store.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 2
+
+static int usage(const char *u, const char *fmt, const char *arg)
+{
+    if (fmt) {
+        fprintf(stderr, "corral: ");
+        fprintf(stderr, fmt, arg);
+        fprintf(stderr, "\n");
+    }
+    fprintf(stderr, "usage: corral %s\n", u);
+    return EXIT_USAGE;
+}
+
+static json_t *call(json_t *req)
+{
+    client_t c;
+    char err[1024];
+    const char *name = getenv("CORRAL_CLIENT");
+    if (client_connect_lazy(&c, name && *name ? name : "user", true, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s\n", err);
+        json_decref(req);
+        return NULL;
+    }
+    json_t *r = cli_call(&c, req);
+    client_close(&c);
+    return r;
+}
+
+static bool number(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool use_color(const char *when)
+{
+    if (strcmp(when, "always") == 0)
+        return true;
+    if (strcmp(when, "never") == 0)
+        return false;
+    const char *nc = getenv("NO_COLOR");
+    return isatty(STDOUT_FILENO) && !(nc && *nc);
+}
+
+/* ---- output ----------------------------------------------------------------------- */
+
+/* git's default colours: meta bold, frag cyan, old red, new green. */
+#define C_META "\033[1m"
+#define C_FRAG "\033[36m"
+#define C_OLD "\033[31m"
+#define C_NEW "\033[32m"
+#define C_OFF "\033[m"
+
+/* Patch text to stdout; on a terminal its control characters are shown
+ * as cat -v shows them (a file's escape sequences must not act on it), and
+ * with colour, lines are coloured as git colours them. */
+static void print_text(const char *text, size_t len, bool color, bool patch)
+{
+    bool tty = isatty(STDOUT_FILENO);
+    if (!tty && !color) {
+        fwrite(text, 1, len, stdout);
+        return;
+    }
+    quote_catv st;
+    memset(&st, 0, sizeof st);
+    buf_t out;
+    buf_init(&out);
+    bool in_header = false;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+        const char *line = text + i;
+        const char *c = NULL;
+        if (color && patch) {
+            if (strncmp(line, "diff --git ", 11) == 0)
+                in_header = true;
+            else if (n >= 2 && line[0] == '@' && line[1] == '@')
+                in_header = false;
+            if (in_header)
+                c = C_META;
+            else if (n && line[0] == '@')
+                c = C_FRAG;
+            else if (n && line[0] == '-')
+                c = C_OLD;
+            else if (n && line[0] == '+')
+                c = C_NEW;
+        }
+        if (c)
+            buf_puts(&out, c);
+        if (tty)
+            quote_catv_write(&st, &out, line, n, true);
+        else
+            buf_append(&out, line, n);
+        if (c)
+            buf_puts(&out, C_OFF);
+        if (nl)
+            buf_putc(&out, '\n');
+        i += n + (nl ? 1 : 0);
+        if (out.len > 65536) {
+            fwrite(out.data, 1, out.len, stdout);
+            buf_reset(&out);
+        }
+    }
+    fwrite(out.data ? out.data : "", 1, out.len, stdout);
+    buf_free(&out);
+}
+
+static const char *arrow(void)
+{
+    const char *l = getenv("LC_ALL");
+    if (!l || !*l)
+        l = getenv("LC_CTYPE");
+    if (!l || !*l)
+        l = getenv("LANG");
+    return l && (strstr(l, "UTF-8") || strstr(l, "utf8") || strstr(l, "UTF8")) ? "\xe2\x86\x92" : ">";
+}
+
+static void print_counts(FILE *f, json_t *rec)
+{
+    json_t *c = json_object_get(rec, "counts"), *l = json_object_get(rec, "lines");
+    fprintf(f, "+%lld ~%lld -%lld %s%lld", (long long)json_integer_value(json_object_get(c, "added")),
+            (long long)json_integer_value(json_object_get(c, "modified")) +
+                (long long)json_integer_value(json_object_get(c, "typechanged")),
+            (long long)json_integer_value(json_object_get(c, "deleted")), arrow(),
+            (long long)json_integer_value(json_object_get(c, "renamed")));
+    fprintf(f, "  lines +%lld -%lld", (long long)json_integer_value(json_object_get(l, "added")),
+            (long long)json_integer_value(json_object_get(l, "removed")));
+}
+
+static char *visible(const char *s)
+{
+    return quote_text_visible(s, strlen(s));
+}
+
+/* What a reviewer must see first, and what was not captured: on stderr,
+ * so that stdout stays a patch. */
+static void print_notes(json_t *rec)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(rec, "risk"), i, r) {
+        char *p = visible(json_string_value(json_object_get(r, "path")));
+        buf_t marks;
+        buf_init(&marks);
+        size_t k;
+        json_t *m;
+        json_array_foreach(json_object_get(r, "marks"), k, m)
+            buf_printf(&marks, "%s%s", k ? ", " : "", json_string_value(m));
+        const char *detail = json_string_value(json_object_get(r, "detail"));
+        char *d = detail ? visible(detail) : NULL;
+        fprintf(stderr, "corral: risk [%s] %s%s%s\n", marks.data ? marks.data : "", p, d ? ": " : "", d ? d : "");
+        free(d);
+        free(p);
+        buf_free(&marks);
+    }
+    json_array_foreach(json_object_get(rec, "not_captured"), i, r) {
+        char *p = visible(json_string_value(json_object_get(r, "path")));
+        const char *why = json_string_value(json_object_get(r, "reason"));
+        json_int_t size = json_integer_value(json_object_get(r, "size"));
+        json_int_t files = json_integer_value(json_object_get(r, "files"));
+        if (size)
+            fprintf(stderr, "corral: not captured: %s (%s: %lld bytes; size and time only)\n", p, why, (long long)size);
+        else if (files)
+            fprintf(stderr, "corral: not captured: %s (%s: %lld new files)\n", p, why, (long long)files);
+        else
+            fprintf(stderr, "corral: not captured: %s (%s)\n", p, why);
+        free(p);
+    }
+    const char *err = json_string_value(json_object_get(rec, "error"));
+    if (err)
+        fprintf(stderr, "corral: %s\n", err);
+    if (json_is_true(json_object_get(rec, "late")))
+        fprintf(stderr, "corral: this command started before its \"before\" snapshot was taken (the first "
+                        "snapshot of the workspace was still running): changes it made early may be missing\n");
+}
+
+/* A long snapshot running in the workspace (its first one): say so, with
+ * its progress, on stderr. */
+static void print_progress(json_t *commands_reply)
+{
+    json_t *snap = json_object_get(commands_reply, "snapshots");
+    const char *phase = json_string_value(json_object_get(snap, "phase"));
+    if (!phase || strcmp(phase, "idle") == 0 || strcmp(phase, "maintaining") == 0)
+        return;
+    char *ws = visible(json_string_value(json_object_get(commands_reply, "workspace")));
+    fprintf(stderr, "corral: a snapshot of %s is running (%s: %lld of %lld files); the diff waits for it\n", ws,
+            phase, (long long)json_integer_value(json_object_get(snap, "done")),
+            (long long)json_integer_value(json_object_get(snap, "total")));
+    free(ws);
+}
+
+static void print_list(json_t *r)
+{
+    json_t *snap = json_object_get(r, "snapshots");
+    const char *msg = json_string_value(json_object_get(snap, "message"));
+    if (msg)
+        printf("%s\n", msg);
+    print_progress(r);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(r, "commands"), i, c) {
+        const char *state = json_string_value(json_object_get(c, "state"));
+        char *line = visible(json_string_value(json_object_get(c, "line")));
+        printf("%3lld  ", (long long)json_integer_value(json_object_get(c, "command")));
+        if (json_object_get(c, "counts")) {
+            print_counts(stdout, c);
+        } else {
+            printf("(%s)", json_object_get(c, "error") ? "no diff" : state);
+        }
+        json_t *risk = json_object_get(c, "risk");
+        if (json_array_size(risk))
+            printf("  RISK");
+        json_t *with = json_object_get(c, "shared_with");
+        if (json_array_size(with)) {
+            printf("  shared with");
+            size_t k;
+            json_t *w;
+            json_array_foreach(with, k, w) {
+                json_t *n = json_object_get(w, "command");
+                if (json_is_integer(n))
+                    printf(" %lld:%lld", (long long)json_integer_value(json_object_get(w, "session")),
+                           (long long)json_integer_value(n));
+                else
+                    printf(" %lld", (long long)json_integer_value(json_object_get(w, "session")));
+            }
+        }
+        printf("  %s\n", line);
+        free(line);
+    }
+}
+
+/* ---- corral diff ------------------------------------------------------------------ */
+
+int cli_diff(int argc, char **argv)
+{
+    enum { O_NAME_STATUS = 1, O_STAT, O_PATCH, O_SINCE, O_BETWEEN, O_LIST, O_COLOR };
+    static const struct option opts[] = {{"name-status", no_argument, NULL, O_NAME_STATUS},
+                                         {"stat", no_argument, NULL, O_STAT},
+                                         {"patch", no_argument, NULL, O_PATCH},
+                                         {"since-start", no_argument, NULL, O_SINCE},
+                                         {"between", no_argument, NULL, O_BETWEEN},
+                                         {"list", no_argument, NULL, O_LIST},
+                                         {"color", required_argument, NULL, O_COLOR},
+                                         {"ignore-space-change", no_argument, NULL, 'w'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *format = "patch", *when = "auto";
+    bool since = false, between = false, list = false, ignore_space = false;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "wh", opts, NULL)) != -1) {
+        switch (ch) {
+        case O_NAME_STATUS: format = "name-status"; break;
+        case O_STAT: format = "stat"; break;
+        case O_PATCH: format = "patch"; break;
+        case O_SINCE: since = true; break;
+        case O_BETWEEN: between = true; break;
+        case O_LIST: list = true; break;
+        case O_COLOR: when = optarg; break;
+        case 'w': ignore_space = true; break;
+        case 'h': printf("usage: corral %s\n\n%s", CLI_DIFF_USAGE, CLI_DIFF_HELP); return 0;
+        default: return usage(CLI_DIFF_USAGE, NULL, NULL);
+        }
+    }
+    if (strcmp(when, "always") != 0 && strcmp(when, "never") != 0 && strcmp(when, "auto") != 0)
+        return usage(CLI_DIFF_USAGE, "--color takes always, never or auto, not '%s'", when);
+    int rest = argc - optind;
+    long sid, a = 0, b = 0;
+    if (rest < 1)
+        return usage(CLI_DIFF_USAGE, "which session? (corral ls lists them)%s", "");
+    if (!number(argv[optind], 0, INT32_MAX, &sid))
+        return usage(CLI_DIFF_USAGE, "'%s' is not a session id (a number, see corral ls)", argv[optind]);
+    if (since + between + list > 1)
+        return usage(CLI_DIFF_USAGE, "give one of --since-start, --between and --list%s", "");
+    if (between) {
+        if (rest != 3 || !number(argv[optind + 1], 1, INT32_MAX, &a) || !number(argv[optind + 2], 1, INT32_MAX, &b))
+            return usage(CLI_DIFF_USAGE, "--between takes two command numbers: I J%s", "");
+    } else if ((since || list) && rest != 1) {
+        return usage(CLI_DIFF_USAGE, "unexpected argument '%s'", argv[optind + 1]);
+    } else if (rest > 2) {
+        return usage(CLI_DIFF_USAGE, "unexpected argument '%s'", argv[optind + 2]);
+    } else if (rest == 2 && strcmp(argv[optind + 1], "last") != 0 && !number(argv[optind + 1], 1, INT32_MAX, &a)) {
+        return usage(CLI_DIFF_USAGE, "'%s' is not a command number (1, 2, ... or last; --list lists them)",
+                     argv[optind + 1]);
+    }
+    if (list) {
+        json_t *r = call(json_pack("{s:s, s:i}", "cmd", "commands", "session", (int)sid));
+        if (!r)
+            return 1;
+        print_list(r);
+        json_decref(r);
+        return 0;
+    }
+    json_t *state = call(json_pack("{s:s, s:i}", "cmd", "commands", "session", (int)sid));
+    if (!state)
+        return 1;
+    print_progress(state);
+    json_decref(state);
+    json_t *req = json_pack("{s:s, s:i, s:s, s:b}", "cmd", "diff", "session", (int)sid, "format", format,
+                            "ignore_space", ignore_space);
+    if (since)
+        json_object_set_new(req, "since_start", json_true());
+    else if (between)
+        json_object_set_new(req, "between", json_pack("[i, i]", (int)a, (int)b));
+    else if (a)
+        json_object_set_new(req, "command", json_integer(a));
+    json_t *r = call(req);
+    if (!r)
+        return 1;
+    const char *text = json_string_value(json_object_get(r, "text"));
+    const char *b64 = json_string_value(json_object_get(r, "text_b64"));
+    size_t len = text ? strlen(text) : 0;
+    char *raw = NULL;
+    if (b64)
+        raw = base64_decode(b64, strlen(b64), &len);
+    print_text(raw ? raw : text ? text : "", len, use_color(when), strcmp(format, "patch") == 0);
+    free(raw);
+    fflush(stdout);
+    json_t *rec = json_object_get(r, "record");
+    if (rec && !since && !between)
+        print_notes(rec);
+    json_decref(r);
+    return 0;
+}
+
+/* ---- corral revert ----------------------------------------------------------------- */
+
+static void print_notes_list(const char *title, json_t *list, FILE *f)
+{
+    size_t i;
+    json_t *n;
+    json_array_foreach(list, i, n) {
+        char *p = visible(json_string_value(json_object_get(n, "path")));
+        fprintf(f, "%s: %s: %s\n", title, p, json_string_value(json_object_get(n, "reason")));
+        free(p);
+    }
+}
+
+int cli_revert(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"dry-run", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    bool dry = false;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "nh", opts, NULL)) != -1) {
+        if (ch == 'n')
+            dry = true;
+        else if (ch == 'h')
+            return printf("usage: corral %s\n\n%s", CLI_REVERT_USAGE, CLI_REVERT_HELP), 0;
+        else
+            return usage(CLI_REVERT_USAGE, NULL, NULL);
+    }
+    long sid, n = 0;
+    if (argc - optind != 2)
+        return usage(CLI_REVERT_USAGE, "give the session and the command's number%s", "");
+    if (!number(argv[optind], 0, INT32_MAX, &sid))
+        return usage(CLI_REVERT_USAGE, "'%s' is not a session id (a number, see corral ls)", argv[optind]);
+    bool last = strcmp(argv[optind + 1], "last") == 0;
+    if (!last && !number(argv[optind + 1], 1, INT32_MAX, &n))
+        return usage(CLI_REVERT_USAGE, "'%s' is not a command number (corral diff SESSION --list lists them)",
+                     argv[optind + 1]);
+    json_t *req = json_pack("{s:s, s:i, s:b}", "cmd", "revert", "session", (int)sid, "dry_run", dry);
+    json_object_set_new(req, "command", last ? json_string("last") : json_integer(n));
+    json_t *r = call(req);
+    if (!r)
+        return 1;
+    size_t i;
+    json_t *a;
+    int cmd = (int)json_integer_value(json_object_get(r, "command"));
+    json_t *conflicts = json_object_get(r, "conflicts");
+    if (json_array_size(conflicts)) {
+        print_notes_list("conflict", conflicts, stderr);
+        fprintf(stderr, "corral: %s\n", json_string_value(json_object_get(r, "message")));
+        json_decref(r);
+        return 1;
+    }
+    json_array_foreach(json_object_get(r, "actions"), i, a) {
+        char *p = visible(json_string_value(json_object_get(a, "path")));
+        printf("%s%s %s\n", dry ? "would " : "", json_string_value(json_object_get(a, "action")), p);
+        free(p);
+    }
+    print_notes_list("left as it is", json_object_get(r, "skipped"), stdout);
+    json_t *failed = json_object_get(r, "failed");
+    print_notes_list("failed", failed, stderr);
+    const char *msg = json_string_value(json_object_get(r, "message"));
+    if (msg && !json_is_true(json_object_get(r, "reverted")))
+        fprintf(stderr, "corral: %s\n", msg);
+    int rc = json_is_true(json_object_get(r, "reverted")) || dry ? 0 : 1;
+    if (json_is_true(json_object_get(r, "reverted")))
+        printf("reverted command %d of session %ld (recorded as command %lld)%s\n", cmd, sid,
+               (long long)json_integer_value(json_object_get(r, "revert_command")),
+               json_array_size(failed) ? ", but not every file: see above" : "");
+    if (json_array_size(failed))
+        rc = 1;
+    json_decref(r);
+    return rc;
+}
+
+/* ---- corral gc ------------------------------------------------------------------------ */
+
+static void human(uint64_t bytes, char *out, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(out, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+int cli_gc(int argc, char **argv)
+{
+    if (argc > 1) {
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+            return printf("usage: corral %s\n\n%s", CLI_GC_USAGE, CLI_GC_HELP), 0;
+        return usage(CLI_GC_USAGE, "unexpected argument '%s'", argv[1]);
+    }
+    json_t *r = call(json_pack("{s:s}", "cmd", "gc"));
+    if (!r)
+        return 1;
+    size_t i;
+    json_t *s;
+    int rc = 0;
+    json_t *stores = json_object_get(r, "stores");
+    if (!json_array_size(stores))
+        printf("no snapshot stores\n");
+    json_array_foreach(stores, i, s) {
+        char before[32], after[32];
+        human((uint64_t)json_integer_value(json_object_get(s, "bytes_before")), before, sizeof before);
+        human((uint64_t)json_integer_value(json_object_get(s, "bytes_after")), after, sizeof after);
+        char *ws = visible(json_string_value(json_object_get(s, "workspace")));
+        long long dropped = (long long)json_integer_value(json_object_get(s, "sessions_dropped"));
+        printf("%s: %s -> %s", ws, before, after);
+        if (dropped)
+            printf(" (%lld session%s dropped)", dropped, dropped == 1 ? "" : "s");
+        printf("\n");
+        const char *err = json_string_value(json_object_get(s, "error"));
+        if (err) {
+            fprintf(stderr, "corral: %s: %s\n", ws, err);
+            rc = 1;
+        }
+        free(ws);
+    }
+    json_decref(r);
+    return rc;
+}
+
+/* ---- corral doctor --------------------------------------------------------------------- */
+
+void snap_doctor_report(FILE *out, const conf_t *conf)
+{
+    char *state = paths_state_dir();
+    char *dir = xasprintf("%s/snapshots", state);
+    free(state);
+    char cap[32], total_h[32];
+    human(conf->snap.max_store_size, cap, sizeof cap);
+    fprintf(out, "\nsnapshots: %s (stores in %s; at most %s a workspace, kept %llu days after a session ends)\n",
+            conf->snap.enabled ? "on" : "off ([snapshots] enabled = false)", dir, cap,
+            (unsigned long long)(conf->snap.retention_ms / (24ull * 3600 * 1000)));
+    DIR *d = opendir(dir);
+    uint64_t total = 0;
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *store = xasprintf("%s/%s", dir, e->d_name), *wsfile = xasprintf("%s/workspace", store);
+        FILE *f = fopen(wsfile, "re");
+        char ws[PATH_MAX + 2] = "?";
+        if (f) {
+            if (!fgets(ws, sizeof ws, f))
+                snprintf(ws, sizeof ws, "?");
+            ws[strcspn(ws, "\n")] = '\0';
+            fclose(f);
+        }
+        uint64_t size = snap_disk_usage(store);
+        char h[32];
+        human(size, h, sizeof h);
+        char *shown = visible(ws);
+        fprintf(out, "  %-10s %s%s\n", h, shown, size > conf->snap.max_store_size ? "  (over the cap: corral gc)" : "");
+        free(shown);
+        total += size;
+        n++;
+        free(store);
+        free(wsfile);
+    }
+    if (d)
+        closedir(d);
+    human(total, total_h, sizeof total_h);
+    fprintf(out, "  %s in %d store%s\n", total_h, n, n == 1 ? "" : "s");
+    free(dir);
+}
+
+/* ---- corral __hook-mark ------------------------------------------------------------------- */
+
+/* The session channel, as corral __hook-check finds it (cli_escalate.c). */
+static int channel(void)
+{
+    const char *v = getenv("CORRAL_SESSION_FD");
+    char *end = NULL;
+    long fd = v ? strtol(v, &end, 10) : -1;
+    struct stat st;
+    if (!v || !*v || *end || fd < 0 || fd > INT_MAX || fstat((int)fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+        return -1;
+    return (int)fd;
+}
+
+int cli_hook_mark(int argc, char **argv)
+{
+    long status = -1;
+    int i = 1;
+    if (i + 1 < argc && strcmp(argv[i], "--status") == 0) {
+        if (!number(argv[i + 1], 0, 255, &status))
+            status = -1;
+        i += 2;
+    }
+    if (i + 1 != argc || strcmp(argv[i], "end") != 0) {
+        fprintf(stderr, "usage: corral __hook-mark [--status N] end\n"
+                        "(internal: corral's shell hooks mark where a command line ended)\n");
+        return EXIT_USAGE;
+    }
+    /* Outside a session there is nobody to tell; never disturb the shell. */
+    int chan = channel();
+    if (chan < 0)
+        return 0;
+    char cwd[PATH_MAX];
+    json_t *req = json_pack("{s:s, s:s, s:s}", "verb", "mark", "what", "end", "cwd", getcwd(cwd, sizeof cwd) ? cwd : "/");
+    if (status >= 0)
+        json_object_set_new(req, "status", json_integer(status));
+    char *text = json_dumps(req, JSON_COMPACT);
+    json_decref(req);
+    int sp[2];
+    if (!text || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+        free(text);
+        return 0;
+    }
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {.iov_base = text, .iov_len = strlen(text)};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &sp[1], sizeof(int));
+    ssize_t n;
+    do
+        n = sendmsg(chan, &m, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    free(text);
+    close(sp[1]);
+    /* The reply says the mark is in: the next line's snapshot comes after it. */
+    char buf[256];
+    if (n >= 0)
+        while (recv(sp[0], buf, sizeof buf, 0) < 0 && errno == EINTR)
+            ;
+    close(sp[0]);
+    return 0;
+}

@@ -1,0 +1,537 @@
+/*
+ * snap_proto.c - the protocol commands of snapshots (docs/protocol.md):
+ * commands (a session's commands and their records), diff (text as git
+ * prints it, or the file list for the screen), revert (one command's
+ * changes undone, or what that would do) and gc (maintenance of every
+ * store now).  Every field is checked; the work runs in the workspace's
+ * queue, behind the snapshots already asked for, so a diff asked for right
+ * after a command sees its "after".
+ */
+#include "config.h"
+
+#include "snap_server_int.h"
+
+#include "snap_gc.h"
+#include "snap_gitdir.h"
+#include "snap_patch.h"
+#include "snap_revert.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Patch text in one reply, at most. */
+#define DIFF_TEXT_MAX (32u << 20)
+
+static void bad(conn_t *c, json_t *id, const proto_err *e)
+{
+    conn_reply_error(c, id, e->code, e->message);
+}
+
+/* The session's snapshot records, or NULL after an error reply. */
+static snap_sess *sess_arg(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    int64_t sid;
+    if (proto_get_int(req, "session", true, 0, INT32_MAX, &sid, &e) < 0) {
+        bad(c, id, &e);
+        return NULL;
+    }
+    snap_sess *x = snap_sess_find((int)sid);
+    if (!x) {
+        char msg[1100];
+        if (server_find(c->srv, (int)sid) && snap_off_reason())
+            snprintf(msg, sizeof msg, "session %lld has no snapshots: %s", (long long)sid, snap_off_reason());
+        else if (server_find(c->srv, (int)sid))
+            snprintf(msg, sizeof msg, "session %lld has no snapshots (snapshots are off: [snapshots] enabled)",
+                     (long long)sid);
+        else
+            snprintf(msg, sizeof msg, "no session with id %lld", (long long)sid);
+        conn_reply_error(c, id, PERR_NOT_FOUND, msg);
+    }
+    return x;
+}
+
+/* Field name: a command number of x, or "last".  NULL after an error reply. */
+static snap_cmd *cmd_arg(conn_t *c, json_t *id, snap_sess *x, json_t *v, const char *name)
+{
+    char msg[300];
+    if (!v || (json_is_string(v) && strcmp(json_string_value(v), "last") == 0)) {
+        for (size_t i = x->n_cmds; i-- > 0;)
+            if (x->cmds[i]->state != CMD_DROPPED)
+                return x->cmds[i];
+        snprintf(msg, sizeof msg, "session %d has no commands yet", x->id);
+        conn_reply_error(c, id, PERR_NOT_FOUND, msg);
+        return NULL;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > INT32_MAX) {
+        snprintf(msg, sizeof msg, "field '%s' must be a command number (1, 2, ...) or \"last\"", name);
+        conn_reply_error(c, id, PERR_BAD_REQUEST, msg);
+        return NULL;
+    }
+    int n = (int)json_integer_value(v);
+    for (size_t i = 0; i < x->n_cmds; i++)
+        if (x->cmds[i]->n == n && x->cmds[i]->state != CMD_DROPPED)
+            return x->cmds[i];
+    snprintf(msg, sizeof msg, "session %d has no command %d (corral diff %d --list lists them)", x->id, n, x->id);
+    conn_reply_error(c, id, PERR_NOT_FOUND, msg);
+    return NULL;
+}
+
+/* ---- commands ------------------------------------------------------------------ */
+
+void cmd_snap_commands(conn_t *c, json_t *id, json_t *req)
+{
+    snap_sess *x = sess_arg(c, id, req);
+    if (!x)
+        return;
+    json_t *list = json_array();
+    for (size_t i = 0; i < x->n_cmds; i++)
+        json_array_append_new(list, snap_cmd_json(x->cmds[i]));
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "session", json_integer(x->id));
+    json_object_set_new(r, "workspace", json_string(x->ws->path));
+    json_object_set_new(r, "snapshots", snap_ws_json(x->ws));
+    json_object_set_new(r, "commands", list);
+    conn_send(c, r);
+}
+
+/* ---- diff ------------------------------------------------------------------------- */
+
+typedef struct diff_req {
+    conn_t *conn;
+    json_t *id;
+    snap_cmd *from, *to;      /* command range (held), or NULL */
+    bool since_start;
+    char start[SNAP_OID_HEX], end[SNAP_OID_HEX];
+    snap_format fmt;
+    snap_patch_opts opts;
+    /* worker results */
+    char before[SNAP_OID_HEX], after[SNAP_OID_HEX];
+    buf_t text;
+    json_t *files;
+    int rc;
+    char err[700];
+} diff_req;
+
+static void diff_req_free(diff_req *d)
+{
+    snap_cmd_unref(d->from);
+    snap_cmd_unref(d->to);
+    buf_free(&d->text);
+    json_decref(d->files);
+    json_decref(d->id);
+    conn_unref(d->conn);
+    free(d);
+}
+
+/* Worker: the two snapshots are known now (a command's "after" is set
+ * once its end's job is done, which ran before this one). */
+static void diff_work(snap_job *j)
+{
+    diff_req *d = j->data;
+    if (d->since_start) {
+        snprintf(d->before, sizeof d->before, "%s", d->start);
+        snprintf(d->after, sizeof d->after, "%s", d->end[0] ? d->end : j->taken.commit);
+    } else {
+        snprintf(d->before, sizeof d->before, "%s", d->from->before);
+        snprintf(d->after, sizeof d->after, "%s", d->to->after[0] ? d->to->after : j->taken.commit);
+    }
+    if (!d->before[0]) {
+        snprintf(d->err, sizeof d->err, "%s",
+                 d->from && d->from->error ? d->from->error : "there is no snapshot from before it");
+        d->rc = -1;
+        return;
+    }
+    d->rc = snap_render(j->ws->store, d->before, d->after, d->fmt, &d->opts, DIFF_TEXT_MAX, &d->text, &d->files,
+                        d->err, sizeof d->err);
+}
+
+static void diff_after(snap_job *j)
+{
+    diff_req *d = j->data;
+    if (!d->conn->closing) {
+        if (j->rc < 0 && !d->err[0]) {
+            d->rc = -1;
+            snprintf(d->err, sizeof d->err, "%s", j->err);
+        }
+        if (d->rc < 0) {
+            conn_reply_error(d->conn, d->id, j->cancelled ? PERR_SHUTTING_DOWN : PERR_INTERNAL, d->err);
+        } else {
+            json_t *r = proto_ok(d->id);
+            json_object_set_new(r, "before", json_string(d->before));
+            json_object_set_new(r, "after", json_string(d->after));
+            if (d->to) {
+                json_object_set_new(r, "command", json_integer(d->to->n));
+                json_object_set_new(r, "record", snap_cmd_json(d->to));
+            }
+            if (d->files) {
+                json_object_set_new(r, "files", json_incref(json_object_get(d->files, "files")));
+                json_object_set_new(r, "changes", json_incref(d->files));
+                json_object_del(json_object_get(r, "changes"), "files");
+            } else {
+                const char *t = d->text.data ? d->text.data : "";
+                if (utf8_valid_prefix(t, d->text.len) == d->text.len) {
+                    json_object_set_new(r, "text", json_stringn(t, d->text.len));
+                } else {
+                    size_t n;
+                    char *b64 = base64_encode(t, d->text.len, &n);
+                    json_object_set_new(r, "text_b64", json_stringn(b64, n));
+                    free(b64);
+                }
+            }
+            conn_send(d->conn, r);
+        }
+    }
+    diff_req_free(d);
+}
+
+static int format_arg(const char *f, snap_format *out)
+{
+    static const struct {
+        const char *name;
+        snap_format fmt;
+    } names[] = {{"patch", SNAP_FMT_PATCH}, {"name-status", SNAP_FMT_NAME_STATUS}, {"stat", SNAP_FMT_STAT},
+                 {"files", SNAP_FMT_FILES}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(f, names[i].name) == 0)
+            return *out = names[i].fmt, 0;
+    return -1;
+}
+
+void cmd_snap_diff(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    const char *format = "patch";
+    bool since_start = false, ignore_space = false;
+    snap_sess *x = sess_arg(c, id, req);
+    if (!x)
+        return;
+    if (proto_get_string(req, "format", false, &format, &e) < 0 ||
+        proto_get_bool(req, "since_start", false, &since_start, &e) < 0 ||
+        proto_get_bool(req, "ignore_space", false, &ignore_space, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    diff_req *d = xcalloc(1, sizeof *d);
+    buf_init(&d->text);
+    if (format_arg(format, &d->fmt) < 0) {
+        free(d);
+        conn_reply_error(c, id, PERR_BAD_REQUEST,
+                         "field 'format' must be \"patch\", \"name-status\", \"stat\" or \"files\"");
+        return;
+    }
+    d->opts.ignore_space = ignore_space;
+    json_t *between = json_object_get(req, "between");
+    json_t *command = json_object_get(req, "command");
+    if ((between != NULL) + (command != NULL) + since_start > 1) {
+        free(d);
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "give at most one of 'command', 'between' and 'since_start'");
+        return;
+    }
+    if (since_start) {
+        if (!x->start_commit[0]) {
+            free(d);
+            conn_reply_error(c, id, PERR_NOT_FOUND,
+                             x->ws->message[0] ? x->ws->message : "the session's first snapshot is not taken yet");
+            return;
+        }
+        d->since_start = true;
+        snprintf(d->start, sizeof d->start, "%s", x->start_commit);
+        if (x->ended && !x->open)
+            snprintf(d->end, sizeof d->end, "%s", x->end_commit);
+    } else if (between) {
+        if (!json_is_array(between) || json_array_size(between) != 2) {
+            free(d);
+            conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'between' must be [I, J]: two command numbers");
+            return;
+        }
+        d->from = cmd_arg(c, id, x, json_array_get(between, 0), "between");
+        d->to = d->from ? cmd_arg(c, id, x, json_array_get(between, 1), "between") : NULL;
+        if (d->from && d->to && d->from->n > d->to->n) {
+            conn_reply_error(c, id, PERR_BAD_REQUEST, "'between' goes from the earlier command to the later");
+            d->to = NULL;
+        }
+        if (!d->to) {
+            free(d);
+            return;
+        }
+    } else {
+        d->from = d->to = cmd_arg(c, id, x, command, "command");
+        if (!d->to) {
+            free(d);
+            return;
+        }
+    }
+    if (d->from)
+        d->from->refs++;
+    if (d->to)
+        d->to->refs++;
+    d->conn = c;
+    c->refs++;
+    d->id = json_incref(id);
+    snap_job_submit(snap_observe(x, diff_work, diff_after, d));
+}
+
+/* ---- revert --------------------------------------------------------------------- */
+
+typedef struct revert_req {
+    conn_t *conn;
+    json_t *id;
+    int session;
+    snap_cmd *target;   /* held */
+    snap_cmd *self;     /* the revert as a command (not dry-run) */
+    bool dry_run;
+    snap_revert_plan plan;
+    json_t *plan_json;
+    int rc;
+    char err[700];
+} revert_req;
+
+static void revert_req_free(revert_req *r)
+{
+    snap_cmd_unref(r->target);
+    snap_cmd_unref(r->self);
+    snap_revert_plan_free(&r->plan);
+    json_decref(r->plan_json);
+    json_decref(r->id);
+    conn_unref(r->conn);
+    free(r);
+}
+
+static void revert_reply(revert_req *r, bool reverted)
+{
+    if (r->conn->closing)
+        return;
+    if (r->rc < 0 && !r->plan_json) {
+        conn_reply_error(r->conn, r->id, PERR_INTERNAL, r->err);
+        return;
+    }
+    json_t *o = proto_ok(r->id);
+    json_object_set_new(o, "session", json_integer(r->session));
+    json_object_set_new(o, "command", json_integer(r->target->n));
+    json_object_set_new(o, "dry_run", json_boolean(r->dry_run));
+    json_object_set_new(o, "reverted", json_boolean(reverted));
+    if (r->plan_json)
+        json_object_update(o, r->plan_json);
+    if (r->self)
+        json_object_set_new(o, "revert_command", json_integer(r->self->n));
+    if (r->err[0])
+        json_object_set_new(o, "message", json_string(r->err));
+    conn_send(r->conn, o);
+}
+
+/* Worker: plan against "now" (the snapshot of this job, or the revert's
+ * own "before"), and carry it out unless it is a dry run. */
+static void revert_work(snap_job *j)
+{
+    revert_req *r = j->data;
+    const char *now = r->self ? r->self->before : j->taken.commit;
+    if (!r->target->before[0] || !r->target->after[0]) {
+        snprintf(r->err, sizeof r->err, "command %d has no snapshots to revert from%s%s", r->target->n,
+                 r->target->error ? ": " : "", r->target->error ? r->target->error : "");
+        r->rc = -1;
+        return;
+    }
+    if (!now[0]) {
+        snprintf(r->err, sizeof r->err, "no snapshot of the workspace could be taken now");
+        r->rc = -1;
+        return;
+    }
+    r->rc = snap_revert_plan_make(j->ws->store, r->target->before, r->target->after, now, &r->plan, r->err,
+                                  sizeof r->err);
+    if (r->rc == 0 && !r->dry_run && r->plan.n_conflicts == 0)
+        r->rc = snap_revert_apply(j->ws->store, &r->plan, r->err, sizeof r->err);
+    if (r->rc == 0 || r->plan.n_conflicts)
+        r->plan_json = snap_revert_plan_json(&r->plan);
+    if (r->plan.n_conflicts)
+        snprintf(r->err, sizeof r->err, "%zu file%s changed again after command %d: nothing was reverted",
+                 r->plan.n_conflicts, r->plan.n_conflicts == 1 ? "" : "s", r->target->n);
+    /* A revert writes files: the next boundary must look. */
+    if (!r->dry_run)
+        j->ws->store->watch.dirty = true;
+}
+
+static void revert_done(snap_job *j)
+{
+    revert_req *r = j->data;
+    bool reverted = !r->dry_run && r->rc == 0 && r->plan.n_conflicts == 0;
+    if (j->rc < 0 && !r->err[0])
+        snprintf(r->err, sizeof r->err, "%s", j->err);
+    if (j->rc < 0)
+        r->rc = -1;
+    revert_reply(r, reverted);
+    snap_sess *x = snap_sess_find(r->session);
+    if (r->self && x)
+        snap_revert_cmd_end(x, r->self);
+    revert_req_free(r);
+}
+
+static void revert_go(void *user, snap_cmd *c, bool stopping)
+{
+    revert_req *r = user;
+    (void)c;
+    snap_sess *x = snap_sess_find(r->session);
+    if (stopping || !x) {
+        r->rc = -1;
+        snprintf(r->err, sizeof r->err, "the server is stopping: nothing was reverted");
+        revert_reply(r, false);
+        if (x && r->self)
+            snap_revert_cmd_end(x, r->self);
+        revert_req_free(r);
+        return;
+    }
+    snap_job_submit(snap_job_new(x->ws, false, revert_work, revert_done, r));
+}
+
+void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    bool dry_run = false;
+    snap_sess *x = sess_arg(c, id, req);
+    if (!x)
+        return;
+    if (proto_get_bool(req, "dry_run", false, &dry_run, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    json_t *cmd = json_object_get(req, "command");
+    if (!cmd) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'command' is required: the command number (or \"last\")");
+        return;
+    }
+    snap_cmd *target = cmd_arg(c, id, x, cmd, "command");
+    if (!target)
+        return;
+    /* Ending is fine: its "after" is queued before this request's job. */
+    if (target->state != CMD_DONE && target->state != CMD_ENDING) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "command %d of session %d has not ended yet: revert it once it has", target->n,
+                 x->id);
+        conn_reply_error(c, id, PERR_RUNNING, msg);
+        return;
+    }
+    revert_req *r = xcalloc(1, sizeof *r);
+    r->conn = c;
+    c->refs++;
+    r->id = json_incref(id);
+    r->session = x->id;
+    r->target = target;
+    target->refs++;
+    r->dry_run = dry_run;
+    if (dry_run) {
+        snap_job_submit(snap_observe(x, revert_work, revert_done, r));
+        return;
+    }
+    char line[64];
+    snprintf(line, sizeof line, "corral revert %d %d", x->id, target->n);
+    r->self = snap_revert_cmd_begin(x, line, revert_go, r);
+    r->self->refs++;
+}
+
+/* ---- gc ----------------------------------------------------------------------------- */
+
+typedef struct gc_req {
+    conn_t *conn;
+    json_t *id;
+    json_t *stores;
+    int pending;
+} gc_req;
+
+typedef struct gc_one {
+    gc_req *req;
+    char **live;
+    size_t n_live;
+    snap_gc_result res;
+    int rc;
+} gc_one;
+
+static void gc_work(snap_job *j)
+{
+    gc_one *g = j->data;
+    g->rc = snap_gc_run(j->ws->store, true, (const char *const *)g->live, g->n_live, &g->res);
+    j->measure = true;
+}
+
+static void gc_done(snap_job *j)
+{
+    gc_one *g = j->data;
+    gc_req *q = g->req;
+    json_t *o = json_pack("{s:s, s:I, s:I, s:i, s:b}", "workspace", j->ws->path, "bytes_before",
+                          (json_int_t)g->res.bytes_before, "bytes_after", (json_int_t)g->res.bytes_after,
+                          "sessions_dropped", g->res.sessions_dropped, "repacked", g->res.repacked);
+    const char *err = j->rc < 0 ? j->err : g->res.error;
+    if (err[0])
+        json_object_set_new(o, "error", json_string(err));
+    json_array_append_new(q->stores, o);
+    for (size_t i = 0; i < g->n_live; i++)
+        free(g->live[i]);
+    free(g->live);
+    free(g);
+    if (--q->pending > 0)
+        return;
+    if (!q->conn->closing) {
+        json_t *r = proto_ok(q->id);
+        json_object_set_new(r, "stores", q->stores);
+        q->stores = NULL;
+        conn_send(q->conn, r);
+    }
+    json_decref(q->stores);
+    json_decref(q->id);
+    conn_unref(q->conn);
+    free(q);
+}
+
+void cmd_snap_gc(conn_t *c, json_t *id, json_t *req)
+{
+    (void)req;
+    const char *dir = snap_queue_dir();
+    if (!dir) {
+        conn_reply_error(c, id, PERR_NOT_FOUND, "snapshots are off ([snapshots] enabled = false)");
+        return;
+    }
+    /* Every store on disk, not only the ones this server opened. */
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s/workspace", dir, e->d_name);
+        char *ws = snap_read_small(path, PATH_MAX + 2, NULL);
+        if (ws) {
+            ws[strcspn(ws, "\n")] = '\0';
+            if (ws[0] == '/')
+                snap_ws_get(ws);
+        }
+        free(ws);
+    }
+    if (d)
+        closedir(d);
+    gc_req *q = xcalloc(1, sizeof *q);
+    q->conn = c;
+    c->refs++;
+    q->id = json_incref(id);
+    q->stores = json_array();
+    for (link_t *l = snap_ws_all()->next; l != snap_ws_all(); l = l->next) {
+        snap_ws *ws = link_entry(l, snap_ws, node);
+        if (ws->state == WS_REFUSED)
+            continue;
+        gc_one *g = xcalloc(1, sizeof *g);
+        g->req = q;
+        g->live = snap_live_keys(ws, &g->n_live); /* running sessions keep everything */
+        q->pending++;
+        snap_job_submit(snap_job_new(ws, false, gc_work, gc_done, g));
+    }
+    if (q->pending == 0) {
+        json_t *r = proto_ok(q->id);
+        json_object_set_new(r, "stores", q->stores);
+        conn_send(c, r);
+        json_decref(q->id);
+        conn_unref(c);
+        free(q);
+    }
+}

@@ -1,0 +1,360 @@
+/*
+ * snap_queue.c - see snap_queue.h.
+ */
+#include "config.h"
+
+#include "snap_queue.h"
+
+#include "paths.h"
+#include "server_int.h"
+#include "snap_gc.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Jobs on the thread pool at once, server-wide. */
+#define MAX_RUNNING 2
+#define PROGRESS_MS 500
+/* The store's size is measured again after this long (it is a walk). */
+#define STORE_SIZE_EVERY_S 300.0
+
+static struct {
+    uv_loop_t *loop;
+    server_t *srv;
+    char *dir;
+    snap_conf conf;
+    link_t wss;
+    int running;
+    bool started, stopping;
+    uv_timer_t progress;
+} Q;
+
+const snap_conf *snap_queue_conf(void)
+{
+    return &Q.conf;
+}
+
+const char *snap_queue_dir(void)
+{
+    return Q.dir;
+}
+
+bool snap_queue_stopping(void)
+{
+    return Q.stopping;
+}
+
+link_t *snap_ws_all(void)
+{
+    return &Q.wss;
+}
+
+static void ws_free(snap_ws *ws)
+{
+    link_del(&ws->node);
+    snap_store_close(ws->store);
+    free(ws->path);
+    free(ws);
+}
+
+/* Why a workspace needs an opt-in before it is snapshotted, or NULL. */
+static const char *needs_opt_in(const char *path)
+{
+    if (snap_conf_allows(&Q.conf, path))
+        return NULL;
+    if (strcmp(path, "/") == 0)
+        return "it is the root directory";
+    const char *home = paths_home();
+    if (strcmp(path, home) == 0)
+        return "it is your home directory";
+    size_t hl = strlen(home);
+    if (hl > 1 && strncmp(home, path, strlen(path)) == 0 && home[strlen(path)] == '/')
+        return "it holds your home directory";
+    return NULL;
+}
+
+snap_ws *snap_ws_get(const char *path)
+{
+    for (link_t *l = Q.wss.next; l != &Q.wss; l = l->next) {
+        snap_ws *ws = link_entry(l, snap_ws, node);
+        if (strcmp(ws->path, path) == 0)
+            return ws;
+    }
+    snap_ws *ws = xcalloc(1, sizeof *ws);
+    ws->path = xstrdup(path);
+    link_init(&ws->queue);
+    link_init(&ws->active);
+    ws->work.data = ws;
+    const char *why = needs_opt_in(path);
+    if (why) {
+        ws->state = WS_REFUSED;
+        snprintf(ws->message, sizeof ws->message,
+                 "not snapshotted: %s (opt in with [snapshots] allow = %s in corral's config)", why, path);
+    }
+    link_add(&Q.wss, &ws->node);
+    return ws;
+}
+
+snap_job *snap_job_new(snap_ws *ws, bool snapshot, snap_job_fn work, snap_job_fn after, void *data)
+{
+    snap_job *j = xcalloc(1, sizeof *j);
+    link_init(&j->node);
+    j->ws = ws;
+    j->snapshot = snapshot;
+    j->work = work;
+    j->after = after;
+    j->data = data;
+    return j;
+}
+
+/* ---- the worker ------------------------------------------------------------------ */
+
+static void on_work(uv_work_t *req)
+{
+    snap_ws *ws = req->data;
+    snap_job *j = ws->running;
+    if (ws->state == WS_REFUSED || ws->state == WS_FAILED) {
+        for (snap_job *k = j; k; k = k->merged) {
+            k->rc = -1;
+            snprintf(k->err, sizeof k->err, "%.690s", ws->message);
+        }
+        return;
+    }
+    if (!ws->store) {
+        ws->store = snap_store_open(Q.dir, ws->path, &Q.conf, j->err, sizeof j->err);
+        if (!ws->store) {
+            for (snap_job *k = j->merged; k; k = k->merged)
+                snprintf(k->err, sizeof k->err, "%s", j->err);
+            for (snap_job *k = j; k; k = k->merged)
+                k->rc = -1;
+            return;
+        }
+        ws->store->progress = &ws->progress;
+        snap_gc_sweep(ws->store);
+    }
+    if (j->snapshot) {
+        bool force = false;
+        for (snap_job *k = j; k; k = k->merged)
+            force |= k->force;
+        snap_taken t;
+        int rc = snap_take(ws->store, force, snap_conf_allows(&Q.conf, ws->path), &t);
+        for (snap_job *k = j; k; k = k->merged) {
+            k->taken = t;
+            k->rc = rc;
+            if (rc < 0)
+                snprintf(k->err, sizeof k->err, "%s", t.error);
+        }
+    }
+    for (snap_job *k = j; k; k = k->merged)
+        if (k->work && (k->rc == 0 || !k->snapshot))
+            k->work(k);
+    /* The store's size now and then (a walk of its files), for lists. */
+    double now = wall_sec();
+    if (ws->store && (j->measure || now - ws->store_bytes_at > STORE_SIZE_EVERY_S)) {
+        j->bytes = snap_disk_usage(ws->store->dir);
+        j->measured = true;
+    }
+}
+
+static void dispatch_next(void);
+static void on_progress(uv_timer_t *t);
+
+static void on_done(uv_work_t *req, int status)
+{
+    (void)status;
+    snap_ws *ws = req->data;
+    snap_job *j = ws->running;
+    ws->running = NULL;
+    Q.running--;
+    if (j->measured) {
+        ws->store_bytes = j->bytes;
+        ws->store_bytes_at = wall_sec();
+    }
+    if (j->snapshot && j->rc < 0 && j->taken.refused) {
+        ws->state = WS_REFUSED;
+        snprintf(ws->message, sizeof ws->message, "not snapshotted: %s", j->err);
+    } else if (!ws->store && ws->state != WS_REFUSED) {
+        ws->state = WS_FAILED;
+        snprintf(ws->message, sizeof ws->message, "%s", j->err);
+    } else if (j->snapshot && j->rc == 0) {
+        ws->state = WS_READY;
+        snprintf(ws->latest, sizeof ws->latest, "%s", j->taken.commit);
+    }
+    while (j) {
+        snap_job *next = j->merged;
+        j->after(j);
+        free(j);
+        j = next;
+    }
+    if (Q.srv)
+        server_broadcast(Q.srv, json_pack("{s:s, s:s, s:o}", "event", "snapshot", "workspace", ws->path, "snapshots",
+                                          snap_ws_json(ws)));
+    dispatch_next();
+}
+
+static void start(snap_ws *ws)
+{
+    snap_job *j = link_entry(ws->queue.next, snap_job, node);
+    link_del(&j->node);
+    /* Boundary snapshots queued right behind it share its snapshot. */
+    snap_job *tail = j;
+    while (j->snapshot && !link_empty(&ws->queue)) {
+        snap_job *k = link_entry(ws->queue.next, snap_job, node);
+        if (!k->snapshot)
+            break;
+        bool own_start = false;
+        for (snap_job *m = j; m && k->ends_cmd; m = m->merged)
+            own_start |= m->starts_cmd == k->ends_cmd;
+        if (own_start)
+            break; /* a command that ran while its start waited: its end needs a snapshot of its own */
+        link_del(&k->node);
+        tail->merged = k;
+        tail = k;
+    }
+    ws->running = j;
+    ws->started_at = now_sec();
+    Q.running++;
+    uv_queue_work(Q.loop, &ws->work, on_work, on_done);
+    if (!uv_is_active((uv_handle_t *)&Q.progress))
+        uv_timer_start(&Q.progress, on_progress, PROGRESS_MS, PROGRESS_MS);
+}
+
+static void close_if_idle(snap_ws *ws)
+{
+    if (ws->idle && ws->refs == 0 && !ws->running && link_empty(&ws->queue) && ws->store) {
+        snap_store_close(ws->store);
+        ws->store = NULL;
+        ws->idle = false;
+    }
+}
+
+void snap_ws_idle(snap_ws *ws)
+{
+    ws->idle = true;
+    close_if_idle(ws);
+}
+
+static void dispatch_next(void)
+{
+    /* Oldest waiting first would need timestamps; the list order (the
+     * order workspaces were first used) is fair enough for two slots. */
+    for (link_t *l = Q.wss.next; l != &Q.wss && Q.running < MAX_RUNNING; l = l->next) {
+        snap_ws *ws = link_entry(l, snap_ws, node);
+        if (!ws->running && !link_empty(&ws->queue))
+            start(ws);
+        else
+            close_if_idle(ws);
+    }
+    if (Q.running == 0)
+        uv_timer_stop(&Q.progress);
+    if (Q.stopping && Q.running == 0 && Q.started) {
+        /* Everything ran: the stores close (and unlock). */
+        while (!link_empty(&Q.wss))
+            ws_free(link_entry(Q.wss.next, snap_ws, node));
+        uv_close((uv_handle_t *)&Q.progress, NULL);
+        free(Q.dir);
+        Q.dir = NULL;
+        snap_conf_free(&Q.conf);
+        Q.started = false;
+    }
+}
+
+void snap_job_submit(snap_job *j)
+{
+    if (Q.stopping && !(j->boundary && j->ws->state == WS_READY)) {
+        j->cancelled = true;
+        j->rc = -1;
+        snprintf(j->err, sizeof j->err, "the server is stopping");
+        j->after(j);
+        free(j);
+        return;
+    }
+    link_add(&j->ws->queue, &j->node);
+    dispatch_next();
+}
+
+/* ---- progress --------------------------------------------------------------------- */
+
+const char *snap_ws_phase(const snap_ws *ws, long *done, long *total)
+{
+    *done = *total = 0;
+    if (!ws->running)
+        return "idle";
+    *done = atomic_load(&ws->progress.done);
+    *total = atomic_load(&ws->progress.total);
+    switch (atomic_load(&ws->progress.phase)) {
+    case SNAP_SCANNING: return "scanning";
+    case SNAP_STORING: return "storing";
+    case SNAP_MAINTAINING: return "maintaining";
+    default: return "idle";
+    }
+}
+
+json_t *snap_ws_json(const snap_ws *ws)
+{
+    static const char *const states[] = {"new", "ready", "refused", "failed"};
+    long done, total;
+    const char *phase = snap_ws_phase(ws, &done, &total);
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I}", "state", states[ws->state], "phase", phase, "done",
+                          (json_int_t)done, "total", (json_int_t)total);
+    if (ws->message[0])
+        json_object_set_new(o, "message", json_string(ws->message));
+    if (ws->store_bytes_at > 0)
+        json_object_set_new(o, "store_bytes", json_integer((json_int_t)ws->store_bytes));
+    return o;
+}
+
+static void on_progress(uv_timer_t *t)
+{
+    (void)t;
+    for (link_t *l = Q.wss.next; l != &Q.wss; l = l->next) {
+        snap_ws *ws = link_entry(l, snap_ws, node);
+        long done, total;
+        const char *phase = snap_ws_phase(ws, &done, &total);
+        /* Quick snapshots need no progress line: only the long ones. */
+        if (strcmp(phase, "idle") == 0 || now_sec() - ws->started_at < 1.0 || !Q.srv)
+            continue;
+        server_broadcast(Q.srv, json_pack("{s:s, s:s, s:o}", "event", "snapshot", "workspace", ws->path, "snapshots",
+                                          snap_ws_json(ws)));
+    }
+}
+
+/* ---- start and stop ---------------------------------------------------------------- */
+
+void snap_queue_start(uv_loop_t *loop, server_t *srv, const char *snapdir, const snap_conf *conf)
+{
+    memset(&Q, 0, sizeof Q);
+    Q.loop = loop;
+    Q.srv = srv;
+    Q.dir = xstrdup(snapdir);
+    snap_conf_copy(&Q.conf, conf);
+    link_init(&Q.wss);
+    uv_timer_init(loop, &Q.progress);
+    Q.started = true;
+}
+
+void snap_queue_shutdown(void)
+{
+    if (!Q.started || Q.stopping)
+        return;
+    Q.stopping = true;
+    for (link_t *l = Q.wss.next; l != &Q.wss; l = l->next) {
+        snap_ws *ws = link_entry(l, snap_ws, node);
+        for (link_t *q = ws->queue.next; q != &ws->queue;) {
+            snap_job *j = link_entry(q, snap_job, node);
+            q = q->next;
+            if (j->boundary && ws->state == WS_READY)
+                continue;
+            link_del(&j->node);
+            j->cancelled = true;
+            j->rc = -1;
+            snprintf(j->err, sizeof j->err, "the server is stopping");
+            j->after(j);
+            free(j);
+        }
+    }
+    dispatch_next();
+}
+

@@ -1,0 +1,109 @@
+/*
+ * snap_queue.h - the server's side of snapshot stores (the loop): one
+ * workspace entry per real path, with one queue of jobs that run one at a
+ * time on the libuv thread pool (never on the loop).  A job that takes a
+ * boundary snapshot is merged with the boundary snapshots queued right
+ * behind it: one snapshot serves them all.  At most two jobs run at once in
+ * the whole server, so that the pool keeps threads for libuv's own work.
+ *
+ * While a job snapshots, its progress (files scanned, stored) is sent to
+ * subscribed clients (the supervisor screen's status bar) as "snapshot"
+ * events.
+ */
+#ifndef CORRAL_SNAP_QUEUE_H
+#define CORRAL_SNAP_QUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "list.h"
+#include "snap_conf.h"
+#include "snap_store.h"
+#include "snap_take.h"
+
+struct server;
+
+typedef enum snap_ws_state {
+    WS_NEW,      /* no snapshot yet */
+    WS_READY,    /* snapshots are taken */
+    WS_REFUSED,  /* needs an opt-in ($HOME, /, too many files) */
+    WS_FAILED,   /* the store cannot be used (message says why) */
+} snap_ws_state;
+
+typedef struct snap_ws {
+    link_t node;
+    char *path;              /* canonical */
+    snap_store *store;       /* opened by the first job, on the worker */
+    snap_ws_state state;
+    char message[800];       /* why refused or failed */
+    link_t queue;            /* snap_job.node */
+    struct snap_job *running;
+    uv_work_t work;
+    link_t active;           /* snap_cmd.active_node: commands running here now */
+    char latest[SNAP_OID_HEX];
+    char applied[SNAP_OID_HEX]; /* the tree of the snapshot the active set was last applied at */
+    uint64_t store_bytes;
+    double store_bytes_at;   /* wall time it was measured (0: never) */
+    double started_at;       /* monotonic start of the running job */
+    struct snap_progress progress; /* the store's, written by the worker */
+    int refs;                /* sessions using it */
+    bool idle;               /* its last session went: close the store when the queue is empty */
+} snap_ws;
+
+typedef struct snap_job snap_job;
+typedef void (*snap_job_fn)(snap_job *j);
+
+struct snap_job {
+    link_t node;
+    snap_ws *ws;
+    bool snapshot;      /* take a boundary snapshot first (merged with the next ones) */
+    bool force;         /* walk even when the dirty bit says nothing changed */
+    snap_job_fn work;   /* on the worker (after the snapshot), may be NULL */
+    snap_job_fn after;  /* on the loop, always called once (cancelled: the server stops) */
+    void *data;
+    snap_taken taken;   /* the snapshot, when snapshot */
+    int rc;             /* 0, or -1 with err */
+    char err[700];
+    bool cancelled;
+    bool boundary;      /* a command's boundary: still taken while the server stops */
+    bool measure;       /* measure the store's size after it */
+    uint64_t bytes;     /* (worker) the store's size, when measured */
+    bool measured;
+    long starts_cmd, ends_cmd; /* the command whose boundary it is (merging never
+                                  puts a command's end with its own start) */
+    snap_job *merged;   /* boundary snapshots served by this one's */
+};
+
+/* Start and stop (the server's loop; snapdir: where stores live). */
+void snap_queue_start(uv_loop_t *loop, struct server *srv, const char *snapdir, const snap_conf *conf);
+/* Stopping: queued jobs are cancelled (their after() runs now) but the
+ * boundaries of workspaces that have a first snapshot (quick, and what the
+ * commands' records need); running ones finish; then the stores close. */
+void snap_queue_shutdown(void);
+bool snap_queue_stopping(void);
+
+/* The entry for workspace path (made on first use; refused ones say why). */
+snap_ws *snap_ws_get(const char *path);
+/* No session uses ws any more: its store closes once its queue is empty
+ * (its inotify instance, its index in memory), to be opened again when a
+ * session comes back. */
+void snap_ws_idle(snap_ws *ws);
+/* Every entry (for gc and listing). */
+link_t *snap_ws_all(void);
+
+/* A new job for ws (zeroed); queue it with snap_job_submit. */
+snap_job *snap_job_new(snap_ws *ws, bool snapshot, snap_job_fn work, snap_job_fn after, void *data);
+void snap_job_submit(snap_job *j);
+
+/* "scanning", "storing", "maintaining" or "idle" and the counts, for
+ * lists and events. */
+const char *snap_ws_phase(const snap_ws *ws, long *done, long *total);
+/* {"state", "message"?, "phase", "done", "total", "store_bytes"} */
+struct json_t;
+struct json_t *snap_ws_json(const snap_ws *ws);
+/* The configuration the stores were opened with. */
+const snap_conf *snap_queue_conf(void);
+const char *snap_queue_dir(void);
+
+#endif

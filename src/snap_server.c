@@ -1,0 +1,829 @@
+/*
+ * snap_server.c - see snap_server.h: sessions and their commands in the
+ * snapshot queue of their workspace, boundaries, attribution, and each
+ * command's record in its session's events.jsonl.
+ */
+#include "config.h"
+
+#include "snap_server_int.h"
+
+#include "paths.h"
+#include "quote.h"
+#include "snap_diff.h"
+#include "snap_gc.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* A command waits this long for its "before" snapshot, then runs anyway
+ * (marked late): the first snapshot of a large workspace goes on in the
+ * background. */
+#define LATE_MS 5000
+/* Commands recorded per session: a process that sends marks in a loop
+ * must not grow the server without bound. */
+#define MAX_CMDS 20000
+/* Maintenance of every open store this often (retention, repack). */
+#define MAINTAIN_MS (6u * 3600 * 1000)
+
+/* Every command's identity by serial, for "shared with" in records
+ * written after the other command's session is gone. */
+typedef struct reg_entry {
+    long serial;
+    int session, n;
+} reg_entry;
+
+static struct {
+    server_t *srv;
+    bool on;
+    link_t sessions; /* snap_sess.node */
+    long serial;
+    uv_timer_t maintain;
+    reg_entry *reg;
+    size_t n_reg;
+    char off_reason[800]; /* snapshots are on in the config, but cannot be */
+} S;
+
+static reg_entry *reg_find(long serial)
+{
+    size_t lo = 0, hi = S.n_reg;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (S.reg[mid].serial < serial)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < S.n_reg && S.reg[lo].serial == serial ? &S.reg[lo] : NULL;
+}
+
+/* What the registry knows of c (its session and number) now. */
+static void reg_update(const snap_cmd *c)
+{
+    reg_entry *e = reg_find(c->serial);
+    if (!e) {
+        S.reg = xrealloc(S.reg, (S.n_reg + 1) * sizeof *S.reg);
+        e = &S.reg[S.n_reg++];
+        e->serial = c->serial;
+    }
+    e->session = c->session;
+    e->n = c->state == CMD_DROPPED ? 0 : c->n;
+}
+
+server_t *snap_server(void)
+{
+    return S.srv;
+}
+
+const char *snap_off_reason(void)
+{
+    return S.off_reason[0] ? S.off_reason : NULL;
+}
+
+/* ---- commands ---------------------------------------------------------------- */
+
+static snap_cmd *cmd_new(snap_ws *ws, const char *line)
+{
+    snap_cmd *c = xcalloc(1, sizeof *c);
+    c->serial = ++S.serial;
+    c->refs = 1;
+    c->line = xstrdup(line);
+    c->started = wall_sec();
+    c->ws = ws;
+    link_init(&c->active_node);
+    return c;
+}
+
+static void timer_closed(uv_handle_t *h)
+{
+    snap_cmd *c = h->data;
+    free(h);
+    snap_cmd_unref(c);
+}
+
+void snap_cmd_unref(snap_cmd *c)
+{
+    if (!c || --c->refs > 0)
+        return;
+    link_del(&c->active_node);
+    free(c->line);
+    free(c->error);
+    free(c->events_path);
+    free(c->shared);
+    json_decref(c->changes);
+    free(c);
+}
+
+/* Call the command's go once (the snapshot is there, or late, or the
+ * server stops), and drop the late timer. */
+static void fire_go(snap_cmd *c, bool stopping)
+{
+    if (c->late_timer) {
+        uv_timer_stop(c->late_timer);
+        uv_close((uv_handle_t *)c->late_timer, timer_closed); /* its ref goes with it */
+        c->late_timer = NULL;
+    }
+    snap_go_fn go = c->go;
+    c->go = NULL;
+    if (go)
+        go(c->go_user, c, stopping);
+}
+
+static void on_late(uv_timer_t *t)
+{
+    snap_cmd *c = t->data;
+    c->late = true;
+    fire_go(c, false);
+}
+
+static void add_shared(snap_cmd *c, long serial)
+{
+    for (size_t i = 0; i < c->n_shared; i++)
+        if (c->shared[i] == serial)
+            return;
+    c->shared = xrealloc(c->shared, (c->n_shared + 1) * sizeof *c->shared);
+    c->shared[c->n_shared++] = serial;
+}
+
+/* The display of an exec's command: the line of "SHELL -c LINE", else
+ * the argv shell-quoted. */
+static char *exec_line(char *const *argv)
+{
+    if (argv && argv[0] && argv[1] && argv[2] && !argv[3] &&
+        (strcmp(argv[1], "-c") == 0 || strcmp(argv[1], "-lc") == 0))
+        return xstrdup(argv[2]);
+    return quote_argv_display(argv);
+}
+
+/* ---- sessions ---------------------------------------------------------------------- */
+
+snap_sess *snap_sess_find(int id)
+{
+    for (link_t *l = S.sessions.next; S.on && l != &S.sessions; l = l->next) {
+        snap_sess *x = link_entry(l, snap_sess, node);
+        if (x->id == id)
+            return x;
+    }
+    return NULL;
+}
+
+static void sess_add_cmd(snap_sess *x, snap_cmd *c)
+{
+    c->refs++;
+    x->cmds = xrealloc(x->cmds, (x->n_cmds + 1) * sizeof *x->cmds);
+    x->cmds[x->n_cmds++] = c;
+    c->session = x->id;
+    free(c->events_path);
+    c->events_path = x->events_path ? xstrdup(x->events_path) : NULL;
+    reg_update(c);
+}
+
+static void sess_drop_cmd(snap_sess *x, snap_cmd *c)
+{
+    reg_update(c);
+    for (size_t i = 0; i < x->n_cmds; i++) {
+        if (x->cmds[i] == c) {
+            memmove(&x->cmds[i], &x->cmds[i + 1], (x->n_cmds - i - 1) * sizeof *x->cmds);
+            x->n_cmds--;
+            snap_cmd_unref(c);
+            return;
+        }
+    }
+}
+
+/* ---- boundaries ---------------------------------------------------------------------- */
+
+typedef struct boundary {
+    snap_cmd *start, *end;      /* held */
+    int session;                /* whose snapshot it is (0: an exec not started yet) */
+    char key[64];               /* anchor the snapshot as refs/snap/s/KEY/SEQ */
+    int seq;
+    bool session_start, session_end;
+    double created, ended;      /* the session's, for the store's sessions file */
+    char before[SNAP_OID_HEX];  /* end: the command's "before" (copied when known) */
+    json_t *changes;            /* end: computed on the worker */
+    char err[600];
+    char **live;                /* keys of this workspace's live sessions (maintenance) */
+    size_t n_live;
+    bool gc_due;                /* a big snapshot left many loose objects */
+} boundary;
+
+static void boundary_free(boundary *b)
+{
+    snap_cmd_unref(b->start);
+    snap_cmd_unref(b->end);
+    json_decref(b->changes);
+    for (size_t i = 0; i < b->n_live; i++)
+        free(b->live[i]);
+    free(b->live);
+    free(b);
+}
+
+static void boundary_work(snap_job *j)
+{
+    boundary *b = j->data;
+    snap_store *st = j->ws->store;
+    char err[600];
+    if (b->key[0] && snap_gc_anchor(st, b->key, b->seq, j->taken.commit, err, sizeof err) < 0)
+        snprintf(b->err, sizeof b->err, "%s", err);
+    if (b->session_start)
+        snap_gc_session(st, b->key, b->created, 0);
+    if (b->end) {
+        /* Its "before" was set on the loop when the job that took it
+         * finished, before this job was queued to the pool. */
+        const char *before = b->end->before;
+        snap_changes c;
+        if (!before[0])
+            snprintf(b->err, sizeof b->err, "%s", b->end->error ? b->end->error : "no snapshot was taken before it");
+        else if (snap_changes_compute(st, before, j->taken.commit, &c, b->err, sizeof b->err) == 0) {
+            b->changes = snap_changes_json(&c, false);
+            snap_changes_free(&c);
+        }
+    }
+    /* A first snapshot stores thousands of loose objects: packed soon,
+     * in a job of its own behind the commands waiting now. */
+    b->gc_due = j->taken.stored > 1000 && snap_gc_due(st);
+    if (b->session_end) {
+        snap_gc_session(st, b->key, b->created, b->ended);
+        if (snap_gc_due(st)) {
+            snap_gc_result r;
+            snap_gc_run(st, false, (const char *const *)b->live, b->n_live, &r);
+            j->measure = true;
+        }
+    }
+}
+
+/* Commands that ran at the same time, in an interval whose snapshot shows
+ * changed files, share them. */
+static void advance(snap_ws *ws, const char *tree)
+{
+    if (ws->applied[0] && strcmp(ws->applied, tree) != 0) {
+        for (link_t *a = ws->active.next; a != &ws->active; a = a->next)
+            for (link_t *b = ws->active.next; b != &ws->active; b = b->next)
+                if (a != b)
+                    add_shared(link_entry(a, snap_cmd, active_node), link_entry(b, snap_cmd, active_node)->serial);
+    }
+    snprintf(ws->applied, sizeof ws->applied, "%s", tree);
+}
+
+/* Keeping a snapshot taken before its session existed (an exec's
+ * "before"): a job that only anchors it, no snapshot of its own (one
+ * taken now would be a boundary where there is none). */
+typedef struct anchor_req {
+    char key[64], commit[SNAP_OID_HEX];
+    int seq;
+    double created;
+} anchor_req;
+
+static void anchor_work(snap_job *j)
+{
+    anchor_req *a = j->data;
+    char err[600];
+    if (snap_gc_anchor(j->ws->store, a->key, a->seq, a->commit, err, sizeof err) < 0)
+        server_log("%s", err);
+    snap_gc_session(j->ws->store, a->key, a->created, 0);
+}
+
+static void anchor_after(snap_job *j)
+{
+    free(j->data);
+}
+
+static void anchor_later(snap_sess *x, const char *commit)
+{
+    anchor_req *a = xcalloc(1, sizeof *a);
+    snprintf(a->key, sizeof a->key, "%s", x->key);
+    snprintf(a->commit, sizeof a->commit, "%s", commit);
+    a->seq = ++x->seq;
+    a->created = x->created;
+    snap_job_submit(snap_job_new(x->ws, false, anchor_work, anchor_after, a));
+}
+
+static boundary *boundary_new(snap_sess *x);
+static void submit(snap_ws *ws, boundary *b);
+
+static void write_record(snap_cmd *c)
+{
+    if (!c->events_path)
+        return;
+    char err[600];
+    eventlog_t *el = eventlog_open(c->events_path, err, sizeof err);
+    if (!el) {
+        server_log("the record of command %d of session %d is lost: %s", c->n, c->session, err);
+        return;
+    }
+    json_t *fields = snap_cmd_json(c);
+    json_object_del(fields, "state");
+    eventlog_write(el, "changes", fields, false);
+    eventlog_close(el);
+    session_t *s = server_find(S.srv, c->session);
+    if (s)
+        watch_session_changed(s);
+}
+
+static void start_applied(snap_cmd *c, snap_job *j)
+{
+    if (c->state == CMD_DROPPED)
+        return;
+    if (j->cancelled || snap_queue_stopping()) {
+        fire_go(c, true);
+        return;
+    }
+    if (j->rc == 0) {
+        snprintf(c->before, sizeof c->before, "%s", j->taken.commit);
+        snap_sess *x = c->session ? snap_sess_find(c->session) : NULL;
+        if (x && !x->start_commit[0]) {
+            /* An exec that started late: its session exists by now. */
+            snprintf(x->start_commit, sizeof x->start_commit, "%s", c->before);
+            anchor_later(x, c->before);
+        }
+        if (c->state == CMD_WAITING) {
+            c->state = CMD_RUNNING;
+            link_add(&c->ws->active, &c->active_node);
+        }
+    } else if (!c->error) {
+        c->error = xstrdup(j->err);
+    }
+    if (c->state == CMD_WAITING)
+        c->state = CMD_RUNNING;
+    fire_go(c, false);
+}
+
+static void end_applied(snap_cmd *c, snap_job *j, boundary *b)
+{
+    link_del(&c->active_node);
+    if (c->state == CMD_DROPPED)
+        return;
+    c->state = CMD_DONE;
+    if (j->rc == 0)
+        snprintf(c->after, sizeof c->after, "%s", j->taken.commit);
+    if (b->changes) {
+        c->changes = b->changes;
+        b->changes = NULL;
+    } else if (!c->error) {
+        c->error = xstrdup(j->rc < 0 ? j->err : b->err[0] ? b->err : "no diff");
+    }
+    write_record(c);
+}
+
+
+typedef struct maintain_req {
+    char **live;
+    size_t n_live;
+} maintain_req;
+
+static void maintain_work(snap_job *j)
+{
+    maintain_req *m = j->data;
+    snap_gc_result r;
+    snap_gc_run(j->ws->store, false, (const char *const *)m->live, m->n_live, &r);
+    j->measure = true;
+}
+
+static void maintain_after(snap_job *j)
+{
+    maintain_req *m = j->data;
+    for (size_t i = 0; i < m->n_live; i++)
+        free(m->live[i]);
+    free(m->live);
+    free(m);
+}
+
+/* Maintenance of ws's store (retention, repack when due), queued. */
+static void maintain(snap_ws *ws)
+{
+    maintain_req *m = xcalloc(1, sizeof *m);
+    m->live = snap_live_keys(ws, &m->n_live);
+    snap_job_submit(snap_job_new(ws, false, maintain_work, maintain_after, m));
+}
+
+static void boundary_after(snap_job *j)
+{
+    boundary *b = j->data;
+    if (j->rc == 0)
+        advance(j->ws, j->taken.tree);
+    snap_sess *x = b->session ? snap_sess_find(b->session) : NULL;
+    if (x && j->rc == 0) {
+        if (b->session_start && !x->start_commit[0])
+            snprintf(x->start_commit, sizeof x->start_commit, "%s", j->taken.commit);
+        if (!b->session_start || !x->start_commit[0] || b->session_end)
+            snprintf(x->end_commit, sizeof x->end_commit, "%s", j->taken.commit);
+    }
+    if (b->end)
+        end_applied(b->end, j, b);
+    if (b->start)
+        start_applied(b->start, j);
+    if (b->gc_due && !j->cancelled)
+        maintain(j->ws);
+    boundary_free(b);
+}
+
+static boundary *boundary_new(snap_sess *x)
+{
+    boundary *b = xcalloc(1, sizeof *b);
+    if (x) {
+        b->session = x->id;
+        snprintf(b->key, sizeof b->key, "%s", x->key);
+        b->seq = ++x->seq;
+        b->created = x->created;
+    }
+    return b;
+}
+
+static void submit(snap_ws *ws, boundary *b)
+{
+    snap_job *j = snap_job_new(ws, true, boundary_work, boundary_after, b);
+    j->boundary = true;
+    j->starts_cmd = b->start ? b->start->serial : 0;
+    j->ends_cmd = b->end ? b->end->serial : 0;
+    j->measure = b->session_start && ws->state == WS_NEW;
+    snap_job_submit(j);
+}
+
+/* Begin command c: its "before" snapshot is queued; go (if any) is called
+ * when it is taken, or after LATE_MS. */
+static void begin(snap_sess *x, snap_cmd *c, snap_go_fn go, void *user, bool session_start)
+{
+    c->go = go;
+    c->go_user = user;
+    c->state = CMD_WAITING;
+    if (go) {
+        c->late_timer = xcalloc(1, sizeof *c->late_timer);
+        uv_timer_init(S.srv->loop, c->late_timer);
+        c->late_timer->data = c;
+        c->refs++; /* the timer's, until it is closed */
+        uv_timer_start(c->late_timer, on_late, LATE_MS, 0);
+    }
+    boundary *b = boundary_new(x);
+    b->start = c;
+    c->refs++;
+    b->session_start = session_start;
+    submit(c->ws, b);
+}
+
+static void end(snap_sess *x, snap_cmd *c, bool session_end, int exit_code, bool has_exit)
+{
+    if (c->state == CMD_ENDING || c->state == CMD_DONE || c->state == CMD_DROPPED)
+        return;
+    c->state = CMD_ENDING;
+    c->ended = wall_sec();
+    c->has_exit = has_exit;
+    c->exit_code = exit_code;
+    boundary *b = boundary_new(x);
+    b->end = c;
+    c->refs++;
+    b->session_end = session_end;
+    b->ended = c->ended;
+    if (session_end)
+        b->live = snap_live_keys(x->ws, &b->n_live); /* they keep their snapshots in maintenance */
+    submit(c->ws, b);
+}
+
+char **snap_live_keys(snap_ws *ws, size_t *n)
+{
+    char **v = NULL;
+    *n = 0;
+    for (link_t *l = S.sessions.next; l != &S.sessions; l = l->next) {
+        snap_sess *o = link_entry(l, snap_sess, node);
+        if (o->ws == ws && !o->ended) {
+            v = xrealloc(v, (*n + 1) * sizeof *v);
+            v[(*n)++] = xstrdup(o->key);
+        }
+    }
+    return v;
+}
+
+/* ---- the server's calls ----------------------------------------------------------------- */
+
+static bool ws_snapshotted(snap_ws *ws)
+{
+    return ws && ws->state != WS_REFUSED && ws->state != WS_FAILED;
+}
+
+bool snap_exec_before(server_t *srv, const char *workspace, char *const *argv, snap_go_fn go, void *user)
+{
+    (void)srv;
+    if (!S.on || !workspace || snap_queue_stopping())
+        return false;
+    snap_ws *ws = snap_ws_get(workspace);
+    if (!ws_snapshotted(ws))
+        return false;
+    ws->idle = false; /* its session comes */
+    char *line = exec_line(argv);
+    snap_cmd *c = cmd_new(ws, line);
+    free(line);
+    c->n = 1;
+    begin(NULL, c, go, user, false);
+    snap_cmd_unref(c); /* the boundary and the timer hold it; go hands it on */
+    return true;
+}
+
+void snap_exec_started(server_t *srv, session_t *s, snap_cmd *c)
+{
+    (void)srv;
+    if (!c)
+        return;
+    snap_sess *x = s ? snap_sess_find(s->id) : NULL;
+    if (!x) {
+        /* It did not start: not a command. */
+        c->state = CMD_DROPPED;
+        link_del(&c->active_node);
+        return;
+    }
+    sess_add_cmd(x, c);
+    x->numbered = 1;
+    x->open = c;
+    c->started = wall_sec();
+    if (c->before[0]) {
+        snprintf(x->start_commit, sizeof x->start_commit, "%s", c->before);
+        anchor_later(x, c->before); /* taken before the session existed */
+    }
+}
+
+void snap_session_started(server_t *srv, session_t *s)
+{
+    (void)srv;
+    if (!S.on)
+        return;
+    server_session *xs = srv_session(s);
+    snap_sess *x = xcalloc(1, sizeof *x);
+    x->id = s->id;
+    x->created = s->created;
+    snprintf(x->key, sizeof x->key, "%d-%lld", s->id, (long long)(s->created * 1000));
+    x->events_path = s->dir ? xasprintf("%s/events.jsonl", s->dir) : NULL;
+    x->exec = s->kind == SESSION_EXEC;
+    x->ws = snap_ws_get(xs->workspace);
+    x->ws->refs++;
+    x->ws->idle = false;
+    link_add(&S.sessions, &x->node);
+    if (x->exec || !ws_snapshotted(x->ws) || snap_queue_stopping())
+        return;
+    /* Until its shell's hook says otherwise, the session is one command. */
+    char *line = quote_argv_display(s->argv);
+    snap_cmd *c = cmd_new(x->ws, line);
+    free(line);
+    c->n = ++x->numbered;
+    sess_add_cmd(x, c);
+    x->open = c;
+    begin(x, c, NULL, NULL, true);
+    snap_cmd_unref(c);
+}
+
+void snap_session_ended(server_t *srv, session_t *s)
+{
+    (void)srv;
+    snap_sess *x = snap_sess_find(s->id);
+    if (!x || x->ended)
+        return;
+    x->ended = true;
+    if (x->open) {
+        snap_cmd *c = x->open;
+        x->open = NULL;
+        bool exit_known = c->n == 1 && !x->hooked;
+        end(x, c, true, s->exit_code, exit_known);
+    } else if (ws_snapshotted(x->ws) && !snap_queue_stopping()) {
+        boundary *b = boundary_new(x);
+        b->session_end = true;
+        b->ended = wall_sec();
+        submit(x->ws, b);
+    }
+}
+
+void snap_session_freed(server_t *srv, session_t *s)
+{
+    (void)srv;
+    snap_sess *x = snap_sess_find(s->id);
+    if (!x)
+        return;
+    link_del(&x->node);
+    for (size_t i = 0; i < x->n_cmds; i++)
+        snap_cmd_unref(x->cmds[i]);
+    free(x->cmds);
+    free(x->events_path);
+    if (--x->ws->refs == 0)
+        snap_ws_idle(x->ws);
+    free(x);
+}
+
+static const snap_cmd *last_done(const snap_sess *x)
+{
+    for (size_t i = x->n_cmds; i-- > 0;)
+        if (x->cmds[i]->state == CMD_DONE && x->cmds[i]->changes)
+            return x->cmds[i];
+    return NULL;
+}
+
+void snap_session_json(server_t *srv, session_t *s, json_t *o)
+{
+    (void)srv;
+    snap_sess *x = snap_sess_find(s->id);
+    if (!x)
+        return;
+    json_object_set_new(o, "workspace", json_string(x->ws->path));
+    json_object_set_new(o, "snapshots", snap_ws_json(x->ws));
+    const snap_cmd *c = last_done(x);
+    if (c) {
+        json_t *ch = json_object();
+        json_object_set_new(ch, "command", json_integer(c->n));
+        json_object_set(ch, "counts", json_object_get(c->changes, "counts"));
+        json_object_set_new(ch, "risk", json_boolean(json_array_size(json_object_get(c->changes, "risk")) > 0));
+        json_object_set_new(o, "changes", ch);
+    }
+}
+
+/* ---- the shell hook ---------------------------------------------------------------------- */
+
+static void send_state(int fd, const char *state)
+{
+    json_t *m = json_pack("{s:s}", "state", state);
+    char *text = json_dumps(m, JSON_COMPACT);
+    json_decref(m);
+    if (text && fd >= 0)
+        (void)!send(fd, text, strlen(text), MSG_NOSIGNAL | MSG_DONTWAIT);
+    free(text);
+}
+
+static void hook_go(void *user, snap_cmd *c, bool stopping)
+{
+    (void)c;
+    int fd = (int)(intptr_t)user;
+    send_state(fd, stopping ? "denied" : "run");
+    close(fd);
+}
+
+void snap_hook_line(server_t *srv, int session, const char *line, int reply_fd)
+{
+    session_t *s = server_find(srv, session);
+    snap_sess *x = snap_sess_find(session);
+    if (!s || !x || x->exec || x->ended || !ws_snapshotted(x->ws) || snap_queue_stopping() ||
+        (x->hooked && x->open) || x->n_cmds >= MAX_CMDS) {
+        /* Not snapshotted, or a further simple command of the same line. */
+        send_state(reply_fd, "run");
+        close(reply_fd);
+        return;
+    }
+    if (!x->hooked) {
+        /* Its shell has the hook: its lines are the commands, not the
+         * session.  The session's own command (only its start so far)
+         * goes; its snapshot is the session's start. */
+        x->hooked = true;
+        if (x->open) {
+            x->open->state = CMD_DROPPED;
+            link_del(&x->open->active_node);
+            sess_drop_cmd(x, x->open);
+            x->open = NULL;
+        }
+        x->numbered = 0;
+    }
+    char *shown = sanitize_text(line, strlen(line), 4096);
+    snap_cmd *c = cmd_new(x->ws, shown);
+    free(shown);
+    c->n = ++x->numbered;
+    sess_add_cmd(x, c);
+    x->open = c;
+    begin(x, c, hook_go, (void *)(intptr_t)reply_fd, false);
+    snap_cmd_unref(c);
+}
+
+void snap_hook_mark(server_t *srv, session_t *s, json_t *msg, int reply_fd)
+{
+    (void)srv;
+    const char *what = json_string_value(json_object_get(msg, "what"));
+    json_t *status = json_object_get(msg, "status");
+    if (!what || strcmp(what, "end") != 0 || (status && !json_is_integer(status))) {
+        json_t *m = json_pack("{s:s, s:s}", "state", "failed", "message",
+                              "mark needs \"what\": \"end\" (and \"status\" a number, if given)");
+        char *text = json_dumps(m, JSON_COMPACT);
+        json_decref(m);
+        (void)!send(reply_fd, text, strlen(text), MSG_NOSIGNAL | MSG_DONTWAIT);
+        free(text);
+        close(reply_fd);
+        return;
+    }
+    snap_sess *x = snap_sess_find(s->id);
+    if (x && x->hooked && x->open) {
+        snap_cmd *c = x->open;
+        x->open = NULL;
+        json_int_t st = status ? json_integer_value(status) : -1;
+        bool known = st >= 0 && st <= 255;
+        end(x, c, false, known ? (int)st : 0, known);
+    }
+    send_state(reply_fd, "ok");
+    close(reply_fd);
+}
+
+/* ---- for the protocol (snap_proto.c) ------------------------------------------------------ */
+
+snap_job *snap_observe(snap_sess *x, snap_job_fn work, snap_job_fn after, void *data)
+{
+    snap_job *j = snap_job_new(x->ws, true, work, after, data);
+    j->force = false;
+    return j;
+}
+
+snap_cmd *snap_revert_cmd_begin(snap_sess *x, const char *line, snap_go_fn go, void *user)
+{
+    snap_cmd *c = cmd_new(x->ws, line);
+    c->n = ++x->numbered;
+    sess_add_cmd(x, c);
+    begin(x, c, go, user, false);
+    snap_cmd_unref(c);
+    return c;
+}
+
+void snap_revert_cmd_end(snap_sess *x, snap_cmd *c)
+{
+    end(x, c, false, 0, false);
+}
+
+static json_t *iso(double t)
+{
+    char buf[32];
+    iso_time(buf, t);
+    return json_string(buf);
+}
+
+json_t *snap_cmd_json(const snap_cmd *c)
+{
+    static const char *const states[] = {"pending", "running", "ending", "done", "dropped"};
+    json_t *o = json_pack("{s:i, s:s, s:s, s:o}", "command", c->n, "line", c->line, "state", states[c->state],
+                          "started", iso(c->started));
+    json_object_set_new(o, "workspace", json_string(c->ws->path));
+    if (c->ended > 0)
+        json_object_set_new(o, "ended", iso(c->ended));
+    if (c->has_exit)
+        json_object_set_new(o, "exit_code", json_integer(c->exit_code));
+    if (c->before[0])
+        json_object_set_new(o, "before", json_string(c->before));
+    if (c->after[0])
+        json_object_set_new(o, "after", json_string(c->after));
+    if (c->late)
+        json_object_set_new(o, "late", json_true());
+    json_t *with = json_array();
+    for (size_t i = 0; i < c->n_shared; i++) {
+        const reg_entry *e = reg_find(c->shared[i]);
+        if (!e || !e->session)
+            continue; /* an exec that never started */
+        if (e->n)
+            json_array_append_new(with, json_pack("{s:i, s:i}", "session", e->session, "command", e->n));
+        else
+            json_array_append_new(with, json_pack("{s:i, s:n}", "session", e->session, "command"));
+    }
+    json_object_set_new(o, "attribution", json_string(c->n_shared ? "shared" : "exclusive"));
+    json_object_set_new(o, "shared_with", with);
+    if (c->changes)
+        json_object_update(o, c->changes);
+    if (c->error)
+        json_object_set_new(o, "error", json_string(c->error));
+    return o;
+}
+
+/* ---- start and stop ------------------------------------------------------------------------ */
+
+static void on_maintain(uv_timer_t *t)
+{
+    (void)t;
+    /* Open stores with no session running: retention and repack. */
+    for (link_t *l = snap_ws_all()->next; l != snap_ws_all(); l = l->next) {
+        snap_ws *ws = link_entry(l, snap_ws, node);
+        if (ws->refs == 0 && ws_snapshotted(ws) && ws->state == WS_READY)
+            maintain(ws);
+    }
+}
+
+void snap_server_start(server_t *srv)
+{
+    memset(&S, 0, sizeof S);
+    S.srv = srv;
+    link_init(&S.sessions);
+    if (!srv->conf.snap.enabled)
+        return;
+    char err[800];
+    if (snap_git_init(err, sizeof err) < 0) {
+        server_log("workspace snapshots are off: %s", err);
+        snprintf(S.off_reason, sizeof S.off_reason, "%s", err);
+        return;
+    }
+    char *dir = xasprintf("%s/snapshots", srv->state_dir);
+    snap_queue_start(srv->loop, srv, dir, &srv->conf.snap);
+    free(dir);
+    uv_timer_init(srv->loop, &S.maintain);
+    uv_timer_start(&S.maintain, on_maintain, MAINTAIN_MS, MAINTAIN_MS);
+    uv_unref((uv_handle_t *)&S.maintain);
+    S.on = true;
+}
+
+void snap_server_shutdown(server_t *srv)
+{
+    (void)srv;
+    if (!S.on)
+        return;
+    uv_close((uv_handle_t *)&S.maintain, NULL);
+    snap_queue_shutdown();
+    /* What is left of sessions is freed with them (snap_session_freed),
+     * which finish_shutdown's session_close brings. */
+}

@@ -1,0 +1,59 @@
+/*
+ * snap_server.h - workspace snapshots in the server (docs/snapshots.md):
+ * the calls the rest of the server makes at command boundaries.  A
+ * command's diff is the change between the snapshot taken just before it
+ * started and the one just after it ended, in its session's workspace;
+ * what happened there while another command was running too is marked
+ * "shared with" it.
+ *
+ * Boundaries: an exec request (before: the command starts once the
+ * snapshot is taken; after: when it ends); a line typed in an interactive
+ * bash or zsh, through the shell hook (before: the hook's check is
+ * answered once it is taken; after: the next prompt's mark); any other
+ * session as one command from its start to its end.
+ */
+#ifndef CORRAL_SNAP_SERVER_H
+#define CORRAL_SNAP_SERVER_H
+
+#include "server_int.h"
+
+struct snap_cmd;
+/* The "before" snapshot is taken (or taking it is given up after a few
+ * seconds: the command runs, marked late): start the command.  stopping:
+ * the server is stopping, do not start it. */
+typedef void (*snap_go_fn)(void *user, struct snap_cmd *cmd, bool stopping);
+
+void snap_server_start(server_t *srv);
+void snap_server_shutdown(server_t *srv);
+
+/* An exec request is about to start in workspace: true when go will be
+ * called once the snapshot before it is taken; false when the workspace is
+ * not snapshotted (start it now; go is never called). */
+bool snap_exec_before(server_t *srv, const char *workspace, char *const *argv, snap_go_fn go, void *user);
+/* The exec's session started (s NULL: it could not start). */
+void snap_exec_started(server_t *srv, session_t *s, struct snap_cmd *cmd);
+
+/* A session started (after server_session.workspace is set), finished
+ * (its tree is gone), and is freed. */
+void snap_session_started(server_t *srv, session_t *s);
+void snap_session_ended(server_t *srv, session_t *s);
+void snap_session_freed(server_t *srv, session_t *s);
+/* The session's snapshot fields for its JSON: "workspace", "changes" (the
+ * last command's counts) and "snapshots" (the store's state and size). */
+void snap_session_json(server_t *srv, session_t *s, json_t *o);
+
+/* The shell hook's check of a typed line was answered "run": the reply
+ * {"state":"run"} is sent on reply_fd (taken) once the snapshot before the
+ * line is taken. */
+void snap_hook_line(server_t *srv, int session, const char *line, int reply_fd);
+/* A mark from the shell hook ({"verb":"mark","what":"end","status":N}):
+ * the line ended.  Answered on reply_fd (taken). */
+void snap_hook_mark(server_t *srv, session_t *s, json_t *msg, int reply_fd);
+
+/* Protocol commands (snap_proto.c; docs/protocol.md). */
+void cmd_snap_commands(conn_t *c, json_t *id, json_t *req);
+void cmd_snap_diff(conn_t *c, json_t *id, json_t *req);
+void cmd_snap_revert(conn_t *c, json_t *id, json_t *req);
+void cmd_snap_gc(conn_t *c, json_t *id, json_t *req);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * snap_store.h - one workspace's snapshot store (docs/snapshots.md): a bare
+ * git repository that corral owns under $XDG_STATE_HOME/corral/snapshots/,
+ * one per workspace real path, used in-process through libgit2.  The
+ * workspace is attached as its work tree in memory only (nothing is ever
+ * written into the workspace or into the user's own .git), and a private
+ * index is the stat cache that makes a snapshot of an unchanged tree a
+ * walk of stat calls.  The store's info/attributes says "* -text -filter
+ * -ident" (exact bytes: no user filter or line-ending conversion), its
+ * info/exclude holds the built-in excludes.
+ *
+ * Every function here runs on a snapshot worker thread (the libuv thread
+ * pool), never on the server's loop, and one store is used by one job at
+ * a time (the workspace's queue, snap_queue.c).
+ */
+#ifndef CORRAL_SNAP_STORE_H
+#define CORRAL_SNAP_STORE_H
+
+#include "snap_git.h"
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snap_conf.h"
+#include "snap_watch.h"
+
+#define SNAP_OID_HEX 41 /* 40 hex digits and the NUL */
+
+typedef struct snap_store {
+    char *ws;        /* the workspace: a canonical path */
+    char *dir;       /* the store */
+    git_repository *repo;
+    git_index *index; /* the stat cache: the latest snapshot's tree */
+    int lock_fd;
+    snap_conf conf;
+    char latest[SNAP_OID_HEX]; /* the latest snapshot commit ("" before the first) */
+    char latest_tree[SNAP_OID_HEX];
+    snap_watch watch;
+    /* Progress of the snapshot running now: the store's own, or (in the
+     * server) its workspace entry's, which the loop reads. */
+    struct snap_progress *progress;
+    struct snap_progress {
+        atomic_long done, total;
+        atomic_int phase; /* snap_phase */
+    } own_progress;
+} snap_store;
+
+typedef enum snap_phase { SNAP_IDLE, SNAP_SCANNING, SNAP_STORING, SNAP_MAINTAINING } snap_phase;
+
+/* libgit2, once per process (snap_git.h): 0, or -1 with why in err. */
+int snap_git_init(char *err, size_t errlen);
+
+/* The store for workspace ws (canonical) under snapdir (made if missing):
+ * created on first use, locked against a second server.  conf is copied.
+ * NULL with err on failure. */
+snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf *conf, char *err, size_t errlen);
+void snap_store_close(snap_store *st);
+
+/* The store directory for ws under snapdir (a hash of the path). */
+char *snap_store_dir_for(const char *snapdir, const char *ws);
+
+/* libgit2's last error, for a message. */
+const char *snap_git_error(void);
+
+/* The built-in excludes (gitignore syntax, one a line). */
+extern const char snap_builtin_excludes[];
+
+/* Disk use of a directory tree in bytes (4 KiB blocks as du counts). */
+uint64_t snap_disk_usage(const char *dir);
+
+#endif

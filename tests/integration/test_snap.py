@@ -1,0 +1,393 @@
+#!/usr/bin/env python3
+"""Workspace snapshots through real sessions (docs/snapshots.md): every kind
+of change a command makes shows in its diff; interactive bash and zsh lines
+get their own; the snapshot before a command is taken before it starts;
+commands running at the same time in one workspace are marked shared with
+each other; revert restores byte for byte and refuses on conflict; the
+patch undoes the change with git apply -R; a new git hook is risk-marked;
+snapshotting writes nothing into the workspace or its .git and runs none
+of its git filters or fsmonitor; and the protocol refuses what it should."""
+import base64
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+
+from harness import CORRAL, TIMEOUT, Tap, World, read_jsonl, run_tests
+
+w = World(config="[snapshots]\nmax-file-size = 1M\n")
+w.start_server()
+mon = w.connect("monitor")
+mon.call({"cmd": "subscribe"})
+
+
+def git(*args, cwd):
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com"] + list(args), cwd=cwd,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def fresh_ws(name):
+    d = os.path.join(w.base, name)
+    os.makedirs(d)
+    return d
+
+
+def run(ws, script, profile=None):
+    """An exec of sh -c script in ws; returns its session id."""
+    req = {"cmd": "exec", "argv": ["sh", "-c", script], "workdir": ws, "yield_time_ms": 30000}
+    if profile:
+        req["profile"] = profile
+    r = mon.call(req)
+    if "error" in r or r.get("exit_code") is None:
+        raise RuntimeError("exec failed: %r" % r)
+    return r["session_id"] if "session_id" in r else session_of(r)
+
+
+def session_of(reply):
+    # The reply of a finished exec does not carry the id: the newest session.
+    ls = mon.call({"cmd": "ls"})["sessions"]
+    return max(ls, key=lambda s: s["use"])["id"]
+
+
+def diff(sid, cmd=None, fmt="files", **more):
+    req = {"cmd": "diff", "session": sid, "format": fmt}
+    if cmd is not None:
+        req["command"] = cmd
+    req.update(more)
+    return mon.call(req)
+
+
+def files_of(r):
+    return {f["path"]: f for f in r.get("files", [])}
+
+
+def record(sid, n):
+    """The command's record in the session's events.jsonl."""
+    for ev in read_jsonl(os.path.join(w.session_dir(sid), "events.jsonl")):
+        if ev["event"] == "changes" and ev["command"] == n:
+            return ev
+    return None
+
+
+def digest(root):
+    """Names, kinds, modes, sizes, contents, link targets and file times
+    under root (directory times aside: a sandbox's mount points come and
+    go in the workspace while it runs)."""
+    h = hashlib.sha256()
+    for d, dirs, names in sorted(os.walk(root)):
+        dirs.sort()
+        for n in sorted(names + dirs):
+            p = os.path.join(d, n)
+            st = os.lstat(p)
+            h.update(("%s %o %d\n" % (os.path.relpath(p, root), st.st_mode, 0 if os.path.isdir(p) else st.st_size)).encode())
+            if os.path.islink(p):
+                h.update(os.readlink(p).encode())
+            elif os.path.isfile(p):
+                h.update(str(st.st_mtime_ns).encode())
+                with open(p, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()
+
+
+def test_every_change_kind(t):
+    ws = fresh_ws("kinds")
+    with open(os.path.join(ws, ".gitignore"), "w") as f:
+        f.write("*.log\n")
+    for name, text in [("mod.txt", "one\ntwo\n"), ("gone.txt", "bye\n"), ("run.sh", "echo\n"), ("fd", "file\n"),
+                       ("long.txt", "".join("line %d\n" % i for i in range(100))), ("keep.log", "x\n")]:
+        with open(os.path.join(ws, name), "w") as f:
+            f.write(text)
+    os.makedirs(os.path.join(ws, "dirfile"))
+    with open(os.path.join(ws, "dirfile", "in"), "w") as f:
+        f.write("in\n")
+    os.symlink("mod.txt", os.path.join(ws, "link"))
+    os.makedirs(os.path.join(ws, "lib"))
+    git("init", "-q", cwd=os.path.join(ws, "lib"))
+    git("commit", "-q", "--allow-empty", "-m", "one", cwd=os.path.join(ws, "lib"))
+    script = ("printf 'one\\nTWO\\nthree\\n' > mod.txt && rm gone.txt && chmod +x run.sh && echo new > new.txt && "
+              "ln -s new.txt link2 && ln -sfn long.txt link && rm fd && mkdir fd && echo y > fd/y && "
+              "rm -r dirfile && echo f > dirfile && mv long.txt moved.txt && printf 'a\\0b' > blob.bin && "
+              "head -c 2000000 /dev/zero > big.dat && echo more >> keep.log && "
+              "mkdir -p node_modules/pkg && i=0; while [ $i -lt 3000 ]; do echo $i > node_modules/pkg/f$i.js; "
+              "i=$((i+1)); done && cd lib && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m two")
+    sid = run(ws, script)
+    r = diff(sid)
+    f = files_of(r)
+    t.ok("error" not in r, "the command's diff is there", r)
+    t.eq(f.get("mod.txt", {}).get("status"), "M", "modified: M")
+    t.eq((f.get("mod.txt", {}).get("added"), f.get("mod.txt", {}).get("removed")), (2, 1), "with its lines +2 -1")
+    t.eq(f.get("gone.txt", {}).get("status"), "D", "deleted: D")
+    t.eq(f.get("new.txt", {}).get("status"), "A", "created: A")
+    t.ok(f.get("run.sh", {}).get("new_mode") == 0o100755 and "exec-bit" in f.get("run.sh", {}).get("risk", []),
+         "chmod +x: the mode, marked exec-bit", f.get("run.sh"))
+    t.eq(f.get("link2", {}).get("new_mode"), 0o120000, "a symlink created: mode 120000")
+    t.eq((f.get("link", {}).get("old_target"), f.get("link", {}).get("new_target")), ("mod.txt", "long.txt"),
+         "a symlink retargeted: both targets")
+    t.ok(f.get("fd", {}).get("status") == "D" and f.get("fd/y", {}).get("status") == "A", "file to directory")
+    t.ok(f.get("dirfile/in", {}).get("status") == "D" and f.get("dirfile", {}).get("status") == "A",
+         "directory to file")
+    t.ok(f.get("moved.txt", {}).get("status", "").startswith("R") and f["moved.txt"].get("old_path") == "long.txt",
+         "a rename: R with the old path", f.get("moved.txt"))
+    t.ok(f.get("blob.bin", {}).get("binary"), "a binary file is marked binary", f.get("blob.bin"))
+    t.ok(f.get("big.dat", {}).get("large") and f["big.dat"].get("new_size") == 2000000,
+         "a file above the size cap: recorded by size, not captured", f.get("big.dat"))
+    t.ok(f.get("lib", {}).get("new_mode") == 0o160000 and "gitlink" in f.get("lib", {}).get("risk", []),
+         "a nested repository's HEAD moving: the gitlink changes", f.get("lib"))
+    t.ok("keep.log" not in f, "an ignored file is not in the diff")
+    t.ok(not any(p.startswith("node_modules/") for p in f), "node_modules is not captured")
+    missed = {m["path"]: m["reason"] for m in r["changes"]["not_captured"]}
+    t.ok(missed.get("node_modules/") == "excluded" and missed.get("big.dat") == "too large",
+         "the record names what was not captured and why", missed)
+    rec = record(sid, 1)
+    t.ok(rec and rec["counts"]["added"] >= 5 and rec["counts"]["renamed"] == 1 and rec["attribution"] == "exclusive"
+         and rec["before"] and rec["after"] and rec["before"] != rec["after"],
+         "events.jsonl has the command's record: ids, counts, attribution", rec)
+
+
+def test_the_before_precedes_the_command(t):
+    ws = fresh_ws("early")
+    for i in range(3000):
+        with open(os.path.join(ws, "f%04d.txt" % i), "w") as f:
+            f.write("file %d\n" % i)
+    sid = run(ws, "echo early > early.txt")
+    f = files_of(diff(sid))
+    t.eq(f.get("early.txt", {}).get("status"), "A",
+         "a command that writes at once: the write is in its diff (the first snapshot was taken before it ran)")
+    rec = record(sid, 1)
+    t.ok(rec and not rec.get("late"), "and it did not start before its snapshot", rec)
+
+
+def digest_content(root):
+    """Contents and modes only (git apply and revert rewrite files: their
+    times change)."""
+    out = []
+    for d, dirs, names in sorted(os.walk(root)):
+        dirs.sort()
+        for n in sorted(names):
+            p = os.path.join(d, n)
+            st = os.lstat(p)
+            if os.path.islink(p):
+                out.append((os.path.relpath(p, root), st.st_mode, "-> " + os.readlink(p)))
+            else:
+                with open(p, "rb") as f:
+                    out.append((os.path.relpath(p, root), st.st_mode, hashlib.sha256(f.read()).hexdigest()))
+        out.extend((os.path.relpath(os.path.join(d, n), root), "dir") for n in dirs)
+    return sorted(out, key=str)
+
+
+def test_revert(t):
+    ws = fresh_ws("revert")
+    with open(os.path.join(ws, "keep.txt"), "w") as f:
+        f.write("keep\n")
+    with open(os.path.join(ws, "mod.txt"), "wb") as f:
+        f.write(b"exact\r\nbytes\x00\xff\n")
+    with open(os.path.join(ws, "del.txt"), "w") as f:
+        f.write("deleted\n")
+    os.chmod(os.path.join(ws, "mod.txt"), 0o640)
+    os.symlink("keep.txt", os.path.join(ws, "ln"))
+    original = digest_content(ws)
+    sid = run(ws, "echo changed > mod.txt && rm del.txt && echo created > new.txt && mkdir -p sub/deep && "
+                  "echo x > sub/deep/x && ln -sfn mod.txt ln && chmod +x keep.txt")
+    r = w.corral("revert", "--dry-run", str(sid), "1")
+    t.ok(r.returncode == 0 and "would remove new.txt" in r.stdout and "would recreate del.txt" in r.stdout,
+         "revert --dry-run lists what it would do", r.stdout + r.stderr)
+    t.ok(os.path.exists(os.path.join(ws, "new.txt")), "and does nothing")
+    r = w.corral("revert", str(sid), "1")
+    t.ok(r.returncode == 0 and "reverted command 1" in r.stdout, "revert undoes the command", r.stdout + r.stderr)
+    now = digest_content(ws)
+    t.eq(now, original, "byte for byte: contents, modes, symlink target; created files and directories gone",
+         "\n".join(sorted(os.listdir(ws))))
+    lst = w.corral("diff", str(sid), "--list").stdout
+    t.ok("corral revert %d 1" % sid in lst, "the revert is a command of the session, with its diff", lst)
+    f = files_of(diff(sid, 2))
+    t.ok(f.get("new.txt", {}).get("status") == "D" and f.get("del.txt", {}).get("status") == "A",
+         "its diff is the command's, reversed", f)
+    # A file changed again after the command: nothing is done.
+    sid2 = run(ws, "echo first > conflict.txt && echo one > other.txt")
+    run(ws, "echo second > conflict.txt")
+    r = w.corral("revert", str(sid2), "1")
+    t.ok(r.returncode == 1 and "conflict: conflict.txt" in r.stderr and "nothing was reverted" in r.stderr,
+         "a file changed again later: refused with the conflict list", r.stdout + r.stderr)
+    t.ok(open(os.path.join(ws, "other.txt")).read() == "one\n" and
+         open(os.path.join(ws, "conflict.txt")).read() == "second\n", "and no file was touched")
+
+
+def test_revert_never_follows_a_planted_symlink(t):
+    ws = fresh_ws("planted")
+    outside = os.path.join(w.base, "outside")
+    os.makedirs(outside)
+    os.makedirs(os.path.join(ws, "d"))
+    with open(os.path.join(ws, "d", "f"), "w") as f:
+        f.write("inside\n")
+    sid = run(ws, "rm d/f")
+    # Later, something replaces d with a symlink out of the workspace.
+    shutil.rmtree(os.path.join(ws, "d"))
+    os.symlink(outside, os.path.join(ws, "d"))
+    r = w.corral("revert", str(sid), "1")
+    t.ok(not os.path.exists(os.path.join(outside, "f")), "revert wrote nothing through the symlink",
+         r.stdout + r.stderr)
+
+
+def test_hook_is_risk_marked(t):
+    ws = fresh_ws("hooks")
+    sid = run(ws, "mkdir -p sub/.git/hooks && printf '#!/bin/sh\\necho pwned\\n' > sub/.git/hooks/pre-commit && "
+                  "chmod +x sub/.git/hooks/pre-commit && mkdir -p .github/workflows && echo x > .github/workflows/ci.yml "
+                  "&& echo 'export X=1' > .envrc && mkdir -p .vscode && echo '{}' > .vscode/tasks.json")
+    r = diff(sid)
+    risk = {x["path"]: x for x in r["changes"]["risk"]}
+    t.ok("sub" in risk and "hook" in risk["sub"]["marks"] and "pre-commit" in risk["sub"].get("detail", ""),
+         "a command creating sub/.git/hooks/pre-commit is risk-marked (hook)", risk)
+    t.ok("ci" in risk.get(".github/workflows/ci.yml", {}).get("marks", []) and
+         "envrc" in risk.get(".envrc", {}).get("marks", []) and
+         "editor-task" in risk.get(".vscode/tasks.json", {}).get("marks", []),
+         "CI, .envrc and editor task files are marked", risk)
+    t.ok(r["files"][0]["path"] == "sub", "risk marks come first in the file list", [f["path"] for f in r["files"]])
+    d = w.corral("diff", str(sid))
+    t.ok("corral: risk [" in d.stderr and "pre-commit" in d.stderr, "corral diff names them on stderr", d.stderr)
+
+
+def test_users_git_and_workspace_untouched(t):
+    ws = fresh_ws("userrepo")
+    marker_dir = os.path.join(w.base, "markers")
+    os.makedirs(marker_dir)
+    git("init", "-q", cwd=ws)
+    with open(os.path.join(ws, ".gitattributes"), "w") as f:
+        f.write("*.txt filter=evil\n* text=auto\n")
+    with open(os.path.join(ws, "a.txt"), "w") as f:
+        f.write("a\r\nb\r\n")
+    git("add", ".", cwd=ws)
+    git("commit", "-q", "-m", "one", cwd=ws)
+    git("config", "filter.evil.clean", "touch %s/filter-ran; cat" % marker_dir, cwd=ws)
+    git("config", "filter.evil.smudge", "touch %s/smudge-ran; cat" % marker_dir, cwd=ws)
+    git("config", "core.fsmonitor", "touch %s/fsmonitor-ran; echo" % marker_dir, cwd=ws)
+    with open(os.path.join(ws, "b.txt"), "w") as f:
+        f.write("untracked\n")
+    before = digest(ws)
+    for _ in range(3):
+        sid = run(ws, "true")
+    r = diff(sid, fmt="patch", since_start=True)
+    w.corral("diff", str(sid))
+    t.ok("error" not in r, "snapshots and diffs of a repository with a filter and an fsmonitor", r)
+    t.eq(digest(ws), before, "the workspace and its .git are byte for byte as before")
+    t.eq(sorted(os.listdir(marker_dir)), [], "no git filter, hook or fsmonitor of the workspace ran")
+
+
+def test_interactive_shells(t):
+    for shell in ("bash", "zsh"):
+        if not shutil.which(shell):
+            t.skip("%s: its lines get their own diffs" % shell, "%s is not installed" % shell)
+            continue
+        ws = fresh_ws("shell-" + shell)
+        sid = mon.call({"cmd": "new", "argv": [shell], "cwd": ws, "name": shell})["session"]["id"]
+        mon.call({"cmd": "watch", "session": sid})
+        type_line(sid, "echo ready-$((40+2))")
+        screen_until(sid, "ready-42")
+        type_line(sid, "echo one > one.txt")
+        type_line(sid, "echo two > two.txt; rm one.txt")
+        type_line(sid, "echo done-$((1+2))")
+        screen_until(sid, "done-3")
+        cmds = mon.call({"cmd": "commands", "session": sid})["commands"]
+        lines = [c["line"] for c in cmds]
+        t.ok(lines[:4] == ["echo ready-$((40+2))", "echo one > one.txt", "echo two > two.txt; rm one.txt",
+                           "echo done-$((1+2))"], "%s: each typed line is a command" % shell, lines)
+        f2, f3 = files_of(diff(sid, 2)), files_of(diff(sid, 3))
+        t.ok(list(f2) == ["one.txt"] and f2["one.txt"]["status"] == "A", "%s: line 2's diff is its own" % shell, f2)
+        t.ok(sorted(f3) == ["one.txt", "two.txt"] and f3["one.txt"]["status"] == "D",
+             "%s: line 3's diff is its own" % shell, f3)
+        rec = record(sid, 2)
+        t.ok(rec and rec.get("exit_code") == 0, "%s: the record has the line's exit status" % shell, rec)
+        mon.call({"cmd": "kill", "session": sid})
+
+
+def type_line(sid, line):
+    mon.call({"cmd": "input", "session": sid, "data": line + "\r"})
+
+
+def next_event(pred):
+    for i, m in enumerate(mon.events):
+        if pred(m):
+            return mon.events.pop(i)
+    while True:
+        m = mon.read_msg()
+        if pred(m):
+            return m
+        mon.events.append(m)
+
+
+def screen_until(sid, marker):
+    data = b""
+    while marker.encode() not in data:
+        m = next_event(lambda m: m.get("event") == "term" and m.get("session") == sid)
+        data += base64.b64decode(m["data_b64"])
+    return data.decode(errors="replace")
+
+
+def test_shared_attribution(t):
+    ws = fresh_ws("shared")
+    # A runs until told to end; B runs and ends meanwhile, in the same workspace.
+    a = mon.call({"cmd": "exec", "argv": ["sh", "-c", "echo a > a.txt; read x; echo done"], "workdir": ws,
+                  "tty": True, "yield_time_ms": 500})
+    sa = a["session_id"]
+    sb = run(ws, "echo b > b.txt")
+    mon.call({"cmd": "write_stdin", "session_id": sa, "chars": "\r", "yield_time_ms": 5000})
+    fa = files_of(diff(sa, 1))
+    rb = diff(sb, 1)
+    t.ok(sorted(fa) == ["a.txt", "b.txt"], "the long command's diff spans what happened while it ran", fa)
+    with_b = rb["record"]["shared_with"]
+    t.ok(rb["record"]["attribution"] == "shared" and {"session": sa, "command": 1} in with_b,
+         "the command that ran meanwhile is shared with it", rb["record"])
+    ra = diff(sa, 1)["record"]
+    t.ok(ra["attribution"] == "shared" and {"session": sb, "command": 1} in ra["shared_with"],
+         "and the other way round", ra)
+
+
+def test_protocol_refusals(t):
+    ws = fresh_ws("proto")
+    sid = run(ws, "echo x > x")
+    for req, want in [({"cmd": "diff"}, "session"), ({"cmd": "diff", "session": sid, "format": "html"}, "format"),
+                      ({"cmd": "diff", "session": sid, "command": 0}, "command"),
+                      ({"cmd": "diff", "session": sid, "command": 9}, "no command 9"),
+                      ({"cmd": "diff", "session": sid, "between": [1]}, "between"),
+                      ({"cmd": "diff", "session": sid, "command": 1, "since_start": True}, "at most one"),
+                      ({"cmd": "revert", "session": sid}, "command"),
+                      ({"cmd": "commands", "session": 99999999}, "no session")]:
+        r = mon.call(req)
+        t.ok("error" in r and want in r["error"]["message"], "%s is refused (%s)" % (json.dumps(req), want), r)
+    r = w.corral("diff", str(sid), "x")
+    t.ok(r.returncode == 2 and "not a command number" in r.stderr, "corral diff: a bad CMD is a usage error", r.stderr)
+
+
+def test_gc(t):
+    r = w.corral("gc")
+    t.ok(r.returncode == 0 and os.path.join(w.base, "kinds") in r.stdout, "corral gc maintains every store",
+         r.stdout + r.stderr)
+    d = w.corral("doctor")
+    t.ok("snapshots: on" in d.stdout and os.path.join(w.base, "kinds") in d.stdout,
+         "corral doctor lists the stores and their sizes", d.stdout)
+
+
+def test_patch_undoes_with_git_apply(t):
+    ws = fresh_ws("apply")
+    with open(os.path.join(ws, "a.txt"), "w") as f:
+        f.write("alpha\nbeta\n")
+    with open(os.path.join(ws, "b.bin"), "wb") as f:
+        f.write(b"\x00\x01\x02old")
+    with open(os.path.join(ws, "c.txt"), "w") as f:
+        f.write("delete me\n")
+    before = digest_content(ws)
+    sid = run(ws, "printf 'alpha\\nBETA\\n' > a.txt && printf '\\000\\001\\002new' > b.bin && rm c.txt && "
+                  "echo n > 'd e.txt' && chmod +x a.txt")
+    r = w.corral("diff", "--patch", str(sid))
+    t.ok(r.returncode == 0 and "diff --git a/a.txt b/a.txt" in r.stdout and "GIT binary patch" in r.stdout,
+         "corral diff --patch prints git's patch, binary included", r.stdout + r.stderr)
+    p = subprocess.run(["git", "apply", "-R"], input=r.stdout.encode(), cwd=ws, capture_output=True)
+    t.ok(p.returncode == 0, "git apply -R takes it", p.stderr)
+    t.eq(digest_content(ws), before, "and the workspace is as before the command")
+
+
+run_tests(Tap(), [test_every_change_kind, test_the_before_precedes_the_command, test_patch_undoes_with_git_apply, test_revert,
+                  test_revert_never_follows_a_planted_symlink, test_hook_is_risk_marked,
+                  test_users_git_and_workspace_untouched, test_interactive_shells, test_shared_attribution,
+                  test_protocol_refusals, test_gc])

@@ -1,0 +1,532 @@
+/* Unit tests for the snapshot store and diff records (src/snap_*.c): each
+ * kind of change a command can make is captured and reported, files that
+ * cannot be captured are named with the reason, risk marks are set, the
+ * bytes are exact whatever .gitattributes says, no git filter or fsmonitor
+ * of the workspace ever runs, and nothing is written into the workspace. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sha256.h"
+#include "snap_diff.h"
+#include "snap_gc.h"
+#include "snap_meta.h"
+#include "snap_patch.h"
+#include "snap_revert.h"
+#include "snap_store.h"
+#include "snap_take.h"
+#include "util.h"
+
+typedef struct fixture {
+    char base[256], ws[300], snapdir[300];
+    snap_conf conf;
+    snap_store *st;
+} fixture;
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int rc = system(cmd);
+    if (rc != 0)
+        fail_msg("command failed (%d): %s", rc, cmd);
+}
+
+static void put(fixture *f, const char *rel, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", f->ws, rel);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    snprintf(f->base, sizeof f->base, "/tmp/snapXXXXXX");
+    assert_non_null(mkdtemp(f->base));
+    snprintf(f->ws, sizeof f->ws, "%s/ws", f->base);
+    snprintf(f->snapdir, sizeof f->snapdir, "%s/snapshots", f->base);
+    mkdir(f->ws, 0755);
+    snap_conf_defaults(&f->conf);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    snap_store_close(f->st);
+    snap_conf_free(&f->conf);
+    sh("rm -rf '%s'", f->base);
+    free(f);
+    return 0;
+}
+
+static void open_store(fixture *f)
+{
+    char err[1024] = "";
+    f->st = snap_store_open(f->snapdir, f->ws, &f->conf, err, sizeof err);
+    if (!f->st)
+        fail_msg("%s", err);
+}
+
+static void take(fixture *f, char out[SNAP_OID_HEX])
+{
+    snap_taken t;
+    if (snap_take(f->st, false, false, &t) < 0)
+        fail_msg("%s", t.error);
+    snprintf(out, SNAP_OID_HEX, "%s", t.commit);
+}
+
+static void changes(fixture *f, const char *a, const char *b, snap_changes *c)
+{
+    char err[1024];
+    if (snap_changes_compute(f->st, a, b, c, err, sizeof err) < 0)
+        fail_msg("%s", err);
+}
+
+static const snap_file *file(const snap_changes *c, const char *path)
+{
+    for (size_t i = 0; i < c->n_files; i++)
+        if (strcmp(c->files[i].path, path) == 0)
+            return &c->files[i];
+    return NULL;
+}
+
+static const snap_missed *missed(const snap_changes *c, const char *path)
+{
+    for (size_t i = 0; i < c->n_missed; i++)
+        if (strcmp(c->missed[i].path, path) == 0)
+            return &c->missed[i];
+    return NULL;
+}
+
+/* A digest of every file under dir (names, modes, contents, link targets):
+ * what "nothing was written" compares. */
+static void tree_digest(const char *dir, char out[65])
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && find . -printf '%%p %%m %%y %%s %%l %%T@\\n' | LC_ALL=C sort && find . -type f -print0 | "
+             "LC_ALL=C sort -z | xargs -0 -r sha256sum",
+             dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    sha256_ctx c;
+    sha256_init(&c);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        sha256_update(&c, buf, n);
+    pclose(p);
+    unsigned char d[SHA256_LEN];
+    sha256_final(&c, d);
+    sha256_hex(d, out);
+}
+
+static void every_change_kind_is_recorded(void **state)
+{
+    fixture *f = *state;
+    sh("cd %s && mkdir -p d sub2 && printf 'one\\ntwo\\n' > a.txt && echo gone > del.txt && echo x > run.sh && "
+       "ln -s a.txt link && echo f > fd && mkdir dirfile && echo in > dirfile/x && "
+       "seq 1 200 > long.txt && echo ignored > skip.log && printf '*.log\\n' > .gitignore && "
+       "printf 'bin\\0ary' > blob.bin && (cd sub2 && git init -q && echo s > s && git add s && "
+       "git -c user.name=t -c user.email=t@t commit -qm one)",
+       f->ws);
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX];
+    take(f, a);
+    sh("cd %s && printf 'one\\nTWO\\nthree\\n' > a.txt && rm del.txt && chmod +x run.sh && echo new > new.txt && "
+       "ln -sfn long.txt link && ln -s a.txt link2 && rm fd && mkdir fd && echo y > fd/y && rm -r dirfile && "
+       "echo file > dirfile && mv long.txt long2.txt && printf 'bin\\0ARY' > blob.bin && echo more >> skip.log && "
+       "mkdir -p node_modules/pkg && for i in $(seq 1 300); do echo $i > node_modules/pkg/f$i.js; done && "
+       "head -c 9000000 /dev/zero > big.dat && "
+       "(cd sub2 && echo t > t && git add t && git -c user.name=t -c user.email=t@t commit -qm two)",
+       f->ws);
+    take(f, b);
+    snap_changes c;
+    changes(f, a, b, &c);
+    const snap_file *x;
+    assert_non_null(x = file(&c, "a.txt"));
+    assert_int_equal(x->status, 'M');
+    assert_int_equal(x->added, 2);
+    assert_int_equal(x->removed, 1);
+    assert_non_null(x = file(&c, "del.txt"));
+    assert_int_equal(x->status, 'D');
+    assert_non_null(x = file(&c, "run.sh"));
+    assert_int_equal(x->new_mode, 0100755);
+    assert_true(x->risks & RISK_EXEC);
+    assert_non_null(x = file(&c, "new.txt"));
+    assert_int_equal(x->status, 'A');
+    assert_non_null(x = file(&c, "link"));
+    assert_string_equal(x->old_target, "a.txt");
+    assert_string_equal(x->new_target, "long.txt");
+    assert_non_null(x = file(&c, "link2"));
+    assert_int_equal(x->new_mode, 0120000);
+    assert_non_null(x = file(&c, "fd"));
+    assert_int_equal(x->status, 'D');
+    assert_non_null(file(&c, "fd/y"));
+    assert_non_null(x = file(&c, "dirfile/x"));
+    assert_int_equal(x->status, 'D');
+    assert_non_null(x = file(&c, "dirfile"));
+    assert_int_equal(x->status, 'A');
+    assert_non_null(x = file(&c, "long2.txt"));
+    assert_int_equal(x->status, 'R');
+    assert_string_equal(x->old_path, "long.txt");
+    assert_non_null(x = file(&c, "blob.bin"));
+    assert_true(x->binary);
+    assert_null(file(&c, "skip.log"));
+    assert_null(file(&c, "node_modules/pkg/f1.js"));
+    assert_non_null(missed(&c, "node_modules/"));
+    assert_non_null(x = file(&c, "big.dat"));
+    assert_true(x->large);
+    assert_int_equal(x->new_size, 9000000);
+    assert_non_null(missed(&c, "big.dat"));
+    assert_non_null(x = file(&c, "sub2"));
+    assert_int_equal(x->new_mode, 0160000);
+    assert_true(x->risks & RISK_GITLINK);
+    assert_true(c.renamed == 1 && c.deleted >= 2 && c.added >= 4);
+    snap_changes_free(&c);
+}
+
+static void nothing_changed_reuses_the_snapshot(void **state)
+{
+    fixture *f = *state;
+    put(f, "a", "a\n");
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX];
+    take(f, a);
+    snap_taken t;
+    assert_int_equal(snap_take(f->st, false, false, &t), 0);
+    assert_true(t.reused);
+    assert_string_equal(t.commit, a);
+    /* Forced: a real walk still finds nothing new. */
+    assert_int_equal(snap_take(f->st, true, false, &t), 0);
+    assert_string_equal(t.commit, a);
+    put(f, "a", "b\n");
+    take(f, b);
+    assert_string_not_equal(a, b);
+}
+
+static void touched_files_are_rehashed_once(void **state)
+{
+    fixture *f = *state;
+    put(f, "a", "same\n");
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX];
+    take(f, a);
+    sh("touch -d '2001-01-01' %s/a", f->ws);
+    take(f, b);
+    assert_string_equal(a, b);
+}
+
+static void bytes_are_exact_whatever_gitattributes_say(void **state)
+{
+    fixture *f = *state;
+    sh("cd %s && git init -q && printf '* text=auto eol=lf\\n*.txt filter=evil\\n' > .gitattributes && "
+       "git config filter.evil.clean 'touch %s/filter-ran; cat' && git config core.fsmonitor 'touch %s/fsmonitor-ran' "
+       "&& printf 'a\\r\\nb\\r\\n' > crlf.txt",
+       f->ws, f->base, f->base);
+    open_store(f);
+    char a[SNAP_OID_HEX];
+    take(f, a);
+    git_tree *tree;
+    snap_meta m;
+    char err[512];
+    assert_int_equal(snap_read(f->st, a, &tree, &m, err, sizeof err), 0);
+    git_tree_entry *e;
+    assert_int_equal(git_tree_entry_bypath(&e, tree, "crlf.txt"), 0);
+    git_blob *blob;
+    assert_int_equal(git_blob_lookup(&blob, f->st->repo, git_tree_entry_id(e)), 0);
+    assert_int_equal(git_blob_rawsize(blob), 6);
+    assert_memory_equal(git_blob_rawcontent(blob), "a\r\nb\r\n", 6);
+    git_blob_free(blob);
+    git_tree_entry_free(e);
+    git_tree_free(tree);
+    snap_meta_free(&m);
+    char marker[512];
+    snprintf(marker, sizeof marker, "%s/filter-ran", f->base);
+    assert_int_not_equal(access(marker, F_OK), 0);
+    snprintf(marker, sizeof marker, "%s/fsmonitor-ran", f->base);
+    assert_int_not_equal(access(marker, F_OK), 0);
+}
+
+static void nothing_is_written_into_the_workspace(void **state)
+{
+    fixture *f = *state;
+    sh("cd %s && git init -q && echo a > a && git add a && git -c user.name=t -c user.email=t@t commit -qm a && "
+       "echo b > b && mkdir n && (cd n && git init -q)",
+       f->ws);
+    char before[65], after[65];
+    tree_digest(f->ws, before);
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX];
+    take(f, a);
+    snap_taken t;
+    assert_int_equal(snap_take(f->st, true, false, &t), 0);
+    snprintf(b, sizeof b, "%s", t.commit);
+    snap_changes c;
+    changes(f, a, b, &c);
+    snap_changes_free(&c);
+    tree_digest(f->ws, after);
+    assert_string_equal(before, after);
+}
+
+static void a_new_hook_is_risk_marked(void **state)
+{
+    fixture *f = *state;
+    put(f, "a", "a\n");
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX];
+    take(f, a);
+    sh("cd %s && mkdir -p sub/.git/hooks && printf '#!/bin/sh\\necho pwned\\n' > sub/.git/hooks/pre-commit && "
+       "chmod +x sub/.git/hooks/pre-commit && mkdir -p .github/workflows && echo on: push > .github/workflows/x.yml "
+       "&& echo 'export A=1' > .envrc",
+       f->ws);
+    take(f, b);
+    snap_changes c;
+    changes(f, a, b, &c);
+    const snap_file *x = file(&c, "sub");
+    assert_non_null(x);
+    assert_true(x->risks & RISK_HOOK);
+    assert_true(x->risks & RISK_GITLINK);
+    assert_non_null(strstr(x->risk_detail, "pre-commit"));
+    assert_true(file(&c, ".github/workflows/x.yml")->risks & RISK_CI);
+    assert_true(file(&c, ".envrc")->risks & RISK_ENVRC);
+    /* Risk marks first in the list. */
+    assert_true(c.files[0].risks & RISK_HOOK);
+    snap_changes_free(&c);
+}
+
+static void the_first_snapshot_is_seeded_from_the_users_repository(void **state)
+{
+    fixture *f = *state;
+    sh("cd %s && git init -q && for i in $(seq 1 50); do echo $i > f$i; done && git add . && "
+       "git -c user.name=t -c user.email=t@t commit -qm a && git gc -q && echo changed > f1 && echo new > g",
+       f->ws);
+    open_store(f);
+    snap_taken t;
+    assert_int_equal(snap_take(f->st, false, false, &t), 0);
+    assert_true(t.seeded);
+    assert_int_equal(t.files, 51);
+    git_tree *tree;
+    snap_meta m;
+    char err[512];
+    assert_int_equal(snap_read(f->st, t.commit, &tree, &m, err, sizeof err), 0);
+    git_tree_entry *e;
+    assert_int_equal(git_tree_entry_bypath(&e, tree, "f1"), 0);
+    git_blob *blob;
+    assert_int_equal(git_blob_lookup(&blob, f->st->repo, git_tree_entry_id(e)), 0);
+    assert_memory_equal(git_blob_rawcontent(blob), "changed\n", 8);
+    git_blob_free(blob);
+    git_tree_entry_free(e);
+    git_tree_free(tree);
+    snap_meta_free(&m);
+}
+
+static void patch_is_git_compatible(void **state)
+{
+    fixture *f = *state;
+    sh("cd %s && printf 'a\\nb\\n' > t && printf 'x\\0y' > bin && echo z > gone", f->ws);
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX];
+    take(f, a);
+    sh("cd %s && printf 'a\\nB\\n' > t && printf 'x\\0Y' > bin && rm gone && echo n > 'sp ace' && chmod +x t",
+       f->ws);
+    take(f, b);
+    buf_t text;
+    buf_init(&text);
+    char err[512];
+    assert_int_equal(snap_render(f->st, a, b, SNAP_FMT_PATCH, NULL, 1u << 20, &text, NULL, err, sizeof err), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/p.diff", f->base);
+    FILE *fp = fopen(path, "w");
+    fwrite(text.data, 1, text.len, fp);
+    fclose(fp);
+    buf_free(&text);
+    sh("cd %s && git apply -R %s && printf 'a\\nb\\n' | cmp - t && printf 'x\\0y' | cmp - bin && test -f gone && "
+       "! test -e 'sp ace' && ! test -x t",
+       f->ws, path);
+}
+
+static void meta_survives_any_name(void **state)
+{
+    (void)state;
+    snap_meta m;
+    memset(&m, 0, sizeof m);
+    snap_meta_add_large(&m, "a b\n%c\t", 10, 20, 0100644);
+    snap_meta_add_ignored(&m, "");
+    snap_meta_repo *r = snap_meta_add_repo(&m, "x y");
+    snprintf(r->git.hooks_path, sizeof r->git.hooks_path, "../h h");
+    r->git.n_hooks = 1;
+    snprintf(r->git.hooks[0].name, sizeof r->git.hooks[0].name, "pre commit");
+    snprintf(r->git.hooks[0].sha, sizeof r->git.hooks[0].sha, "abc");
+    char *text = snap_meta_format(&m);
+    snap_meta p;
+    snap_meta_parse(text, &p);
+    assert_int_equal(p.n_large, 1);
+    assert_string_equal(p.large[0].path, "a b\n%c\t");
+    assert_int_equal(p.n_ignored, 1);
+    assert_string_equal(p.ignored[0], "");
+    assert_string_equal(p.repos[0].path, "x y");
+    assert_string_equal(p.repos[0].git.hooks_path, "../h h");
+    assert_string_equal(p.repos[0].git.hooks[0].name, "pre commit");
+    free(text);
+    snap_meta_free(&m);
+    snap_meta_free(&p);
+}
+
+static void revert_restores_and_refuses_conflicts(void **state)
+{
+    fixture *f = *state;
+    sh("cd %s && printf 'orig\\r\\n' > m && echo d > d && ln -s m l && mkdir keep && echo k > keep/k", f->ws);
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX], now[SNAP_OID_HEX], later[SNAP_OID_HEX];
+    take(f, a);
+    sh("cd %s && echo changed > m && rm d && ln -sfn keep l && mkdir -p new/deep && echo n > new/deep/n && "
+       "chmod +x keep/k",
+       f->ws);
+    take(f, b);
+    snap_revert_plan p;
+    char err[512];
+    assert_int_equal(snap_revert_plan_make(f->st, a, b, b, &p, err, sizeof err), 0);
+    assert_int_equal(p.n_conflicts, 0);
+    assert_int_equal(snap_revert_apply(f->st, &p, err, sizeof err), 0);
+    assert_int_equal(p.n_failed, 0);
+    snap_revert_plan_free(&p);
+    take(f, now);
+    git_tree *ta, *tn;
+    snap_meta ma, mn;
+    assert_int_equal(snap_read(f->st, a, &ta, &ma, err, sizeof err), 0);
+    assert_int_equal(snap_read(f->st, now, &tn, &mn, err, sizeof err), 0);
+    assert_true(git_oid_equal(git_tree_id(ta), git_tree_id(tn))); /* exactly the tree before */
+    git_tree_free(ta);
+    git_tree_free(tn);
+    snap_meta_free(&ma);
+    snap_meta_free(&mn);
+    /* Changed again afterwards: a conflict, and nothing is done. */
+    sh("cd %s && echo x > m", f->ws);
+    take(f, b);
+    sh("cd %s && echo y > m && echo z > other", f->ws);
+    take(f, later);
+    assert_int_equal(snap_revert_plan_make(f->st, now, b, later, &p, err, sizeof err), 0);
+    assert_int_equal(p.n_conflicts, 1);
+    assert_string_equal(p.conflicts[0].path, "m");
+    assert_int_equal(snap_revert_apply(f->st, &p, err, sizeof err), -1);
+    snap_revert_plan_free(&p);
+    sh("cd %s && test \"$(cat m)\" = y", f->ws);
+}
+
+static void revert_never_writes_through_a_symlink(void **state)
+{
+    fixture *f = *state;
+    char outside[400];
+    snprintf(outside, sizeof outside, "%s/outside", f->base);
+    sh("mkdir -p %s && cd %s && mkdir d && echo inside > d/f", outside, f->ws);
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX];
+    take(f, a);
+    sh("cd %s && rm d/f", f->ws);
+    take(f, b);
+    snap_revert_plan p;
+    char err[512];
+    assert_int_equal(snap_revert_plan_make(f->st, a, b, b, &p, err, sizeof err), 0);
+    /* Between the plan and its application, d becomes a symlink out. */
+    sh("cd %s && rmdir d && ln -s %s d", f->ws, outside);
+    assert_int_equal(snap_revert_apply(f->st, &p, err, sizeof err), 0);
+    assert_int_equal(p.n_failed, 1);
+    snap_revert_plan_free(&p);
+    sh("test ! -e %s/f", outside);
+}
+
+static void gc_drops_expired_sessions_and_keeps_the_rest(void **state)
+{
+    fixture *f = *state;
+    f->conf.retention_ms = 1000;
+    put(f, "a", "1\n");
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX];
+    take(f, a);
+    char err[512];
+    assert_int_equal(snap_gc_anchor(f->st, "old-1", 1, a, err, sizeof err), 0);
+    snap_gc_session(f->st, "old-1", wall_sec() - 100, wall_sec() - 50);
+    put(f, "a", "2\n");
+    take(f, b);
+    assert_int_equal(snap_gc_anchor(f->st, "live-2", 1, b, err, sizeof err), 0);
+    snap_gc_session(f->st, "live-2", wall_sec(), 0);
+    snap_gc_result r;
+    const char *live[] = {"live-2"};
+    assert_int_equal(snap_gc_run(f->st, true, live, 1, &r), 0);
+    assert_int_equal(r.sessions_dropped, 1);
+    assert_true(r.repacked);
+    git_tree *tree;
+    snap_meta m;
+    assert_int_equal(snap_read(f->st, b, &tree, &m, err, sizeof err), 0);
+    git_tree_free(tree);
+    snap_meta_free(&m);
+    assert_int_equal(snap_read(f->st, a, &tree, &m, err, sizeof err), -1);
+    /* Still a working store: a snapshot after gc. */
+    put(f, "a", "3\n");
+    take(f, a);
+    assert_string_not_equal(a, b);
+}
+
+static void settings_are_checked(void **state)
+{
+    (void)state;
+    snap_conf c;
+    snap_conf_defaults(&c);
+    char err[300];
+    assert_int_equal(snap_conf_set(&c, "max-file-size", "2M", err, sizeof err), 0);
+    assert_int_equal(c.max_file_size, 2u << 20);
+    assert_int_equal(snap_conf_set(&c, "max-file-size", "lots", err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a size"));
+    assert_int_equal(snap_conf_set(&c, "allow", "relative/path", err, sizeof err), -1);
+    assert_int_equal(snap_conf_set(&c, "allow", "/home/me/", err, sizeof err), 0);
+    assert_true(snap_conf_allows(&c, "/home/me"));
+    assert_false(snap_conf_allows(&c, "/home/me/x"));
+    assert_int_equal(snap_conf_set(&c, "retention", "2d", err, sizeof err), 0);
+    assert_int_equal(snap_conf_set(&c, "frob", "1", err, sizeof err), -1);
+    assert_non_null(strstr(err, "unknown key 'frob' in [snapshots]"));
+    snap_conf_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(every_change_kind_is_recorded, setup, teardown),
+        cmocka_unit_test_setup_teardown(nothing_changed_reuses_the_snapshot, setup, teardown),
+        cmocka_unit_test_setup_teardown(touched_files_are_rehashed_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(bytes_are_exact_whatever_gitattributes_say, setup, teardown),
+        cmocka_unit_test_setup_teardown(nothing_is_written_into_the_workspace, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_new_hook_is_risk_marked, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_first_snapshot_is_seeded_from_the_users_repository, setup, teardown),
+        cmocka_unit_test_setup_teardown(patch_is_git_compatible, setup, teardown),
+        cmocka_unit_test(meta_survives_any_name),
+        cmocka_unit_test_setup_teardown(revert_restores_and_refuses_conflicts, setup, teardown),
+        cmocka_unit_test_setup_teardown(revert_never_writes_through_a_symlink, setup, teardown),
+        cmocka_unit_test_setup_teardown(gc_drops_expired_sessions_and_keeps_the_rest, setup, teardown),
+        cmocka_unit_test(settings_are_checked),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
