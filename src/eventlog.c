@@ -44,7 +44,8 @@ int eventlog_write(eventlog_t *el, const char *name, json_t *fields, bool durabl
         json_object_update(o, fields);
         json_decref(fields);
     }
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    /* Twelve significant digits: 0.004, not 0.0040000000000000001. */
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
     json_decref(o);
     if (!s)
         return -ENOMEM;

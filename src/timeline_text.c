@@ -269,7 +269,9 @@ static void put_argv(buf_t *b, json_t *argv)
 
 static void put_duration(buf_t *b, double d)
 {
-    if (d < 10)
+    if (d < 1)
+        buf_printf(b, "%dms", (int)(d * 1000 + 0.5));
+    else if (d < 10)
         buf_printf(b, "%.2fs", d);
     else if (d < 60)
         buf_printf(b, "%.1fs", d);
