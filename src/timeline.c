@@ -318,7 +318,12 @@ static void escalation_ended(loader *L, double t, long line)
     }
     source(L, e, 1);
     e->end = t;
-    set_exit(e, get(L, "status"));
+    /* A wait status: its exit code, or 128+N for signal N. */
+    long long st;
+    if (js_int(get(L, "status"), &st) && st >= 0 && st <= 0xffff) {
+        e->has_exit = true;
+        e->exit_code = (st & 0x7f) == 0 ? (int)((st >> 8) & 0xff) : 128 + (int)(st & 0x7f);
+    }
 }
 
 /* ---- one event ---- */
@@ -917,6 +922,8 @@ static void write_escalation(jw *w, const tl_entry *e)
     const js_member *status = js_find(en.m, en.n, "status"), *t = js_find(en.m, en.n, "time");
     if (status)
         raw(w, "status", status->val);
+    if (e->has_exit)
+        buf_printf(w->out, ",\"exit_code\":%d", e->exit_code);
     if (t)
         raw(w, "ended", t->val);
     if (e->end >= e->time)

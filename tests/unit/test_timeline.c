@@ -58,7 +58,7 @@ static const char *const fixture =
     "{\"time\":\"2026-11-29T07:41:35.000Z\",\"event\":\"command_refused\",\"line\":\"sudo x\",\"reason\":\"forbidden\"}\n"
     "{\"time\":\"2026-11-29T07:41:36.000Z\",\"event\":\"escalated\",\"argv\":[\"apt\",\"update\"],\"cwd\":\"/ws\","
     "\"workspace\":\"/ws\",\"profile\":\"full\",\"approval\":5,\"pid\":123}\n"
-    "{\"time\":\"2026-11-29T07:41:38.000Z\",\"event\":\"escalation_ended\",\"approval\":5,\"status\":0}\n"
+    "{\"time\":\"2026-11-29T07:41:38.000Z\",\"event\":\"escalation_ended\",\"approval\":5,\"status\":768}\n"
     "{\"time\":\"2026-11-29T07:41:39.000Z\",\"event\":\"sandbox_denied\",\"line\":\"cannot open /etc/x\","
     "\"path\":\"/etc/x\",\"advice\":\"ask\"}\n"
     "{\"time\":\"2026-11-29T07:41:40.000Z\",\"event\":\"resized\",\"cols\":100,\"rows\":30}\n"
@@ -204,7 +204,8 @@ static void every_kind(void **state)
     assert_true(e->has_exit);
     j = entry_json(e);
     assert_string_equal(s(j, "profile"), "full");
-    assert_int_equal(json_integer_value(json_object_get(j, "status")), 0);
+    assert_int_equal(json_integer_value(json_object_get(j, "status")), 768); /* the wait status */
+    assert_int_equal(json_integer_value(json_object_get(j, "exit_code")), 3);
     assert_true(json_real_value(json_object_get(j, "duration_seconds")) == 2.0);
     json_decref(j);
 
