@@ -1,5 +1,5 @@
 /*
- * gate_exec.c - exec requests into the gate (DESIGN section 4 steps 2-3):
+ * gate_exec.c - exec requests into the gate (docs/ARCHITECTURE.md, "One exec, end to end"):
  * an exec's sandbox fields (sandbox_permissions, additional_permissions,
  * justification, prefix_rule) are read and checked, its paths resolved,
  * and it goes through gate_submit like every other request.  This port
