@@ -54,7 +54,7 @@ static void exec_pending(gate_ticket *t, int approval)
     exec_ticket *e = (exec_ticket *)t;
     e->approval = approval;
     /* The requester is told what it waits for and how it ends. */
-    conn_send(e->conn, gate_pending_event(t->srv, approval));
+    conn_send(e->conn, gate_pending_event(t->srv, approval, &t->g));
 }
 
 /* A line from corral at the end of a reply's output (and of the envelope

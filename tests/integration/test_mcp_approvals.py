@@ -53,6 +53,8 @@ def test_approve(t):
          "a call waiting for a person reports progress with the client's token", p1)
     t.ok("corral approve %d" % n in p1["params"]["message"] and "corral deny %d" % n in p1["params"]["message"],
          "naming the request and how to answer it", p1)
+    t.ok("(running " in p1["params"]["message"] and "made-it" in p1["params"]["message"],
+         "and what it asks: the command that would run", p1)
     t.ok(b.wait_stderr("corral approve %d" % n) and "(no screen is attached now)" in b.stderr(),
          "the bridge's stderr says the same, and that no screen is attached", b.stderr())
     listed = [a for a in pending() if a["id"] == n]
@@ -215,6 +217,8 @@ def ask_for_host(t, b, token):
     p, a, early = host_request(b, rid)
     t.ok(p is not None and p["params"]["progressToken"] == token and a is not None,
          "curl through the proxy: the call waits, its progress names the request", (p, early))
+    t.ok(p is not None and 'network access to "localhost", http port %d' % WEB.port in p["params"]["message"],
+         "and says what it asks: the host, protocol and port", p)
     t.ok(a is not None and a.get("kind") == "network" and a.get("host") == "localhost" and a.get("port") == WEB.port
          and a.get("protocol") == "http" and a.get("client") == "codex" and "curl" in a.get("running", ""),
          "corral approvals lists it: network, the host, its port and protocol, the agent, the command", a)
