@@ -173,7 +173,8 @@ def test_every_kind_with_its_fields(t):
     lines = [c.get("line") for c in cmds]
     t.ok(lines[:2] == ["echo ready-$((40+2))", "echo one > one.txt && echo step-$((0+1))"]
          and "touch asked.txt" in lines and "exit 3" in lines, "the typed lines are the commands", lines)
-    t.eq([c.get("command") for c in cmds], list(range(1, len(cmds) + 1)), "numbered 1, 2, ... in order")
+    t.ok(cmds and [c.get("command") for c in cmds] == list(range(1, len(cmds) + 1)), "numbered 1, 2, ... in order",
+         cmds)
     one = cmds[1] if len(cmds) > 1 else {}
     t.ok(one.get("cwd") == w.ws and one.get("state") == "ended" and one.get("exit_code") == 0
          and isinstance(one.get("duration_seconds"), (int, float)) and one.get("ended") and one.get("time"),
@@ -221,7 +222,7 @@ def test_every_kind_with_its_fields(t):
     t.ok(sess.get("session") == sid and sess.get("workspace") == w.ws and sess.get("session_kind") == "user",
          "the session's start names it and its workspace", sess)
     times = [e["time"] for e in entries]
-    t.eq(times, sorted(times), "entries are in time order")
+    t.ok(times and times == sorted(times), "entries are in time order", times)
 
 
 def test_exec_approval_from_approvals_log(t):
@@ -254,8 +255,8 @@ def test_filters(t):
     _, found = log_json(w, "--grep", "asked.txt", sid)
     t.ok(sorted(e["kind"] for e in found) == ["approval", "command"],
          "--grep asked.txt: the line and its approval", found)
-    _, none = log_json(w, "--grep", "no-such-text-anywhere", sid)
-    t.eq(none, [], "--grep with text nowhere: nothing")
+    r, none = log_json(w, "--grep", "no-such-text-anywhere", sid)
+    t.ok(r.returncode == 0 and none == [], "--grep with text nowhere: nothing", r.stderr)
     _, upper = log_json(w, "-i", "--grep", "ASKED.TXT", sid)
     t.eq(len(upper), 2, "-i --grep ignores case")
     pivot = [e for e in entries if e["kind"] == "command" and e.get("line") == "touch asked.txt"]
@@ -265,7 +266,7 @@ def test_filters(t):
              and len(since) == len([e for e in entries if e["time"] >= pivot[0]["time"]])
              and since[0]["time"] == pivot[0]["time"], "--since ISO: what began at or after that time", since[:2])
     _, recent = log_json(w, "--since", "1d", sid)
-    t.eq(len(recent), len(entries), "--since 1d: all of this session")
+    t.ok(entries and len(recent) == len(entries), "--since 1d: all of this session")
     r = w.corral("log", "--since", "last tuesday", sid)
     t.ok(r.returncode == 2 and "'last tuesday'" in r.stderr and "ISO 8601" in r.stderr and "10m" in r.stderr,
          "a bad --since names the value and the accepted forms", r.stderr)
@@ -282,7 +283,8 @@ def test_table(t):
     t.ok(r.returncode == 0 and "touch asked.txt" in r.stdout and "approved (once) by user" in r.stdout
          and "127.0.0.1:%d http allow_explicit" % S.web.port in r.stdout and "100x30" in r.stdout
          and "exited with code 3" in r.stdout, "the table: one line per entry", r.stdout)
-    t.ok("\033[" not in r.stdout, "no colour when stdout is not a terminal", r.stdout)
+    t.ok(r.returncode == 0 and "command" in r.stdout and "\033[" not in r.stdout,
+         "no colour when stdout is not a terminal", r.stdout)
     r = w.corral("log", "--color", "always", str(S.sid))
     t.ok("\033[" in r.stdout, "--color always colours it")
     r = w.corral("log", "--color", "always", str(S.sid), env={"NO_COLOR": "1"})
@@ -310,20 +312,23 @@ def test_markers(t):
     with open(cast) as f:
         events = [json.loads(line) for line in f.read().splitlines()[1:]]
     marks = [e[2] for e in events if e[1] == "m"]
-    _, entries = log_json(w, "--kind", "command", str(sid))
+    # The server's own list of the commands (corral diff --list), with
+    # their exit status from their records.
     want = []
-    for c in entries:
+    for c in S.commands:
         want.append("cmd %d: %s" % (c["command"], c["line"]))
-        want.append("cmd %d end: exit %s" % (c["command"], c.get("exit_code", "?")))
-    t.eq(marks[:-1], want, "a marker at each command's start and end, at corral diff's numbers, with its status")
-    t.eq(marks[-1:], ["exited with code 3"], "the exit marker stays the last event")
+        rec = [e for e in S.events if e["event"] == "changes" and e["command"] == c["command"]]
+        want.append("cmd %d end: exit %s" % (c["command"], rec[0].get("exit_code", "?") if rec else "?"))
     times = [e[0] for e in events]
-    t.eq(times, sorted(times), "times never go backwards")
+    t.ok(len(want) >= 10 and marks[:-1] == want and marks[-1:] == ["exited with code 3"] and times == sorted(times),
+         "a marker at each command's start and end, at corral diff's numbers, with its status (the exit marker "
+         "still last, times never going backwards)", "got:  %r\nwant: %r" % (marks, want))
     if not shutil.which("asciinema"):
         t.skip("asciinema cat accepts the recording with markers", "asciinema is not installed (bootstrap installs it)")
         return
     code, out = run_in_pty(["asciinema", "cat", cast], S.w.env)
-    t.ok(code == 0 and b"step-1" in out, "asciinema cat accepts the recording with its markers", out[-400:])
+    t.ok(code == 0 and b"step-1" in out and len(marks) > 1, "asciinema cat accepts the recording with its markers",
+         out[-400:])
 
 
 def test_sessions_listed(t):
@@ -348,10 +353,11 @@ def test_sessions_listed(t):
     r, after = log_json(w)
     t.ok(r.returncode == 0 and {x["session"] for x in sessions} == {x["session"] for x in after},
          "with no server running, the same sessions are listed", (sessions, after))
-    t.ok(not os.path.exists(w.socket_path), "and corral log started no server")
+    t.ok(r.returncode == 0 and after and not os.path.exists(w.socket_path), "and corral log started no server")
     w.start_server()
     _, again = log_json(w)
-    t.ok({x["session"] for x in sessions} <= {x["session"] for x in again}, "after a restart they are still listed")
+    t.ok(sessions and {x["session"] for x in sessions} <= {x["session"] for x in again},
+         "after a restart they are still listed")
     r, limited = log_json(w, "-n", "1")
     t.eq(len(limited), 1, "-n 1 lists the most recent one")
 
@@ -392,7 +398,7 @@ def test_sigkill_mid_flood(t):
         srv.wait()
         th.join(TIMEOUT)
         data = open(path, "rb").read()
-        t.ok(count[0] >= 300, "the session was writing events when the server was killed", count[0])
+        t.diag("%d resizes were sent before the server was killed" % count[0])
         # The crash tore the last line, or (one write per line) it did not:
         # then tear it as a crash in the middle of a write would.
         if data.endswith(b"\n"):
@@ -403,7 +409,8 @@ def test_sigkill_mid_flood(t):
         complete = data[:data.rfind(b"\n") + 1].decode().splitlines()
         whole = [json.loads(x) for x in complete]
         r, entries = log_json(w, str(sid))
-        t.eq(r.returncode, 0, "corral log reads the log of a server killed mid-flood", r.stderr)
+        t.ok(r.returncode == 0 and count[0] >= 300, "corral log reads the log of a server killed mid-flood",
+             r.stderr)
         t.eq(len([e for e in entries if e["kind"] == "resize"]),
              len([e for e in whole if e["event"] == "resized"]), "every resize before the torn line is there")
         warns = [x for x in r.stderr.splitlines() if x.strip()]
@@ -431,9 +438,12 @@ def test_sigkill_mid_flood(t):
                 parsed.append(json.loads(x))
             except ValueError:
                 parsed.append(None)
-        t.eq(parsed.count(None), 1, "after a restart, approvals.jsonl loses only its torn line")
-        t.ok(parsed[-1] and parsed[-1].get("event") == "approval_decided" and parsed[-1].get("approval") == again["id"],
-             "and the new request and answer are whole lines", parsed[-2:])
+        t.ok(parsed.count(None) == 1 and parsed[-3] is None, "after a restart, approvals.jsonl loses only its torn line",
+             lines[-3:])
+        t.ok(parsed[-2] and parsed[-2].get("event") == "approval_requested"
+             and parsed[-2].get("approval") == again["id"] and parsed[-1]
+             and parsed[-1].get("event") == "approval_decided" and parsed[-1].get("approval") == again["id"],
+             "and the new request and answer are whole lines", lines[-3:])
     finally:
         w.cleanup()
 
