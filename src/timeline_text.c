@@ -355,8 +355,12 @@ static void text_request(buf_t *b, json_t *req)
         put_visible(b, kind);
         buf_putc(b, ' ');
     }
+    /* A typed line as it was typed; else the argv as the dialog showed it. */
+    const char *line = json_string_value(json_object_get(req, "line"));
     const char *cmd = json_string_value(json_object_get(req, "command"));
-    if (cmd)
+    if (line)
+        put_visible(b, line);
+    else if (cmd)
         put_visible(b, cmd);
     else
         put_argv(b, json_object_get(req, "argv"));
