@@ -369,8 +369,11 @@ static void print_summary_row(json_t *s, const opts *o)
 {
     const char *state = json_string_value(json_object_get(s, "state"));
     char st[32];
-    if (strcmp(state, "exited") == 0 && json_object_get(s, "signal"))
-        snprintf(st, sizeof st, "killed %s", json_string_value(json_object_get(s, "signal")));
+    if (strcmp(state, "exited") == 0 && json_object_get(s, "signal")) {
+        char *sig = column(json_string_value(json_object_get(s, "signal")), 12);
+        snprintf(st, sizeof st, "killed %s", sig);
+        free(sig);
+    }
     else if (strcmp(state, "exited") == 0)
         snprintf(st, sizeof st, "exited %lld", (long long)json_integer_value(json_object_get(s, "exit_code")));
     else if (strcmp(state, "ended") == 0)

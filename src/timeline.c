@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -619,6 +620,7 @@ static char *slurp(const char *path, size_t *len)
     }
     size_t cap = (size_t)st.st_size + 4096, n = 0;
     char *buf = xmalloc(cap);
+    bool retried = false;
     for (;;) {
         if (n + 1 >= cap) {
             cap *= 2;
@@ -634,8 +636,17 @@ static char *slurp(const char *path, size_t *len)
             errno = e;
             return NULL;
         }
-        if (r == 0)
+        if (r == 0) {
+            /* A live session's log may be read while the server appends
+             * a line (a write reaches the file a page at a time): one more
+             * look for the rest before a last line counts as cut short. */
+            if (n && buf[n - 1] != '\n' && !retried) {
+                retried = true;
+                sched_yield();
+                continue;
+            }
             break;
+        }
         n += (size_t)r;
     }
     close(fd);
