@@ -269,7 +269,7 @@ int js_scan_object(const char *text, size_t len, js_member *m, int max, char *er
         fail(&S, "text after the object");
         goto bad;
     }
-    return n < max ? n : max;
+    return n;
 bad:
     snprintf(err, errlen, "%s at column %zu", S.why ? S.why : "invalid JSON", (size_t)(S.p - text) + 1);
     return -1;

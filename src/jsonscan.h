@@ -30,7 +30,8 @@ typedef struct js_member {
 
 /* Scan text[0..len) as one JSON object, with white space around it.  The
  * first max members go to m (more are checked but not kept); returns how
- * many there are, or -1 with err saying what is wrong and where. */
+ * many there are (which may be more than max), or -1 with err saying what
+ * is wrong and where. */
 int js_scan_object(const char *text, size_t len, js_member *m, int max, char *err, size_t errlen);
 
 /* The last member named key (a key written with escapes is not found), or

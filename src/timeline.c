@@ -246,6 +246,8 @@ static void command_changes(loader *L, double t, long line)
         js_member cm[16];
         char err[8];
         int k = js_scan_object(c->val.p, c->val.n, cm, 16, err, sizeof err);
+        if (k > 16)
+            k = 16;
         long long a = 0, m = 0, ty = 0, d = 0;
         js_int(js_find(cm, k, "added"), &a);
         js_int(js_find(cm, k, "modified"), &m);
@@ -456,7 +458,11 @@ static void parse_line(loader *L, const char *p, size_t n, long line, bool last_
     L->nm = js_scan_object(p, n, L->m, MAX_MEMBERS, why, sizeof why);
     const js_member *event = L->nm >= 0 ? get(L, "event") : NULL;
     double t = L->nm >= 0 ? time_of(get(L, "time")) : -1;
-    if (L->nm < 0 || !event || event->type != 's' || t < 0 || n > 0xffffffffu) {
+    if (L->nm > MAX_MEMBERS || n > 0xffffffffu) {
+        warn(L->tl, "%s:%ld: an event of more than %d fields or 4 GiB: skipped", L->name, line, MAX_MEMBERS);
+        return;
+    }
+    if (L->nm < 0 || !event || event->type != 's' || t < 0) {
         if (last_unterminated)
             warn(L->tl, "%s:%ld: the last line is cut short (written when corral stopped?): skipped", L->name, line);
         else if (L->nm < 0)
@@ -520,6 +526,8 @@ static void approvals_line(loader *L, const char *p, size_t n, long line, bool l
             continue;
         char why[96];
         L->nm = js_scan_object(p, n, L->m, MAX_MEMBERS, why, sizeof why);
+        if (L->nm > MAX_MEMBERS || n > 0xffffffffu)
+            L->nm = -1;
         double t = L->nm >= 0 ? time_of(get(L, "time")) : -1;
         long long id = -1;
         if (t < 0 || !js_int(get(L, "approval"), &id)) {
@@ -566,7 +574,7 @@ static void join_approvals(loader *L, const char *data, size_t len, const char *
             e->decided = true;
             e->end = k->decided_t;
             char why[8];
-            L->nm = js_scan_object(k->decided, k->decided_n, L->m, MAX_MEMBERS, why, sizeof why);
+            L->nm = js_scan_object(k->decided, k->decided_n, L->m, MAX_MEMBERS, why, sizeof why); /* checked */
             e->approved = approved_answer(get(L, "answer"));
         }
     }
@@ -780,8 +788,9 @@ typedef struct scanned {
 static void scan_src(const tl_entry *e, int i, scanned *s)
 {
     char why[8];
+    /* Lines read in were checked: at most MAX_MEMBERS members. */
     s->n = e->src[i] ? js_scan_object(e->src[i], e->src_len[i], s->m, MAX_MEMBERS, why, sizeof why) : 0;
-    if (s->n < 0)
+    if (s->n < 0 || s->n > MAX_MEMBERS)
         s->n = 0;
 }
 

@@ -295,6 +295,24 @@ static void invalid_lines(void **state)
     tl_free(&tl);
 }
 
+/* An event with more fields than a line is read with: skipped, said. */
+static void too_many_fields(void **state)
+{
+    (void)state;
+    buf_t b;
+    buf_init(&b);
+    buf_puts(&b, "{\"time\":\"2026-11-29T07:41:25.000Z\",\"event\":\"future\"");
+    for (int i = 0; i < 200; i++)
+        buf_printf(&b, ",\"f%d\":%d", i, i);
+    buf_puts(&b, "}\n{\"time\":\"2026-11-29T07:41:26.000Z\",\"event\":\"resized\",\"cols\":3,\"rows\":4}\n");
+    timeline_t tl = load(b.data, NULL);
+    assert_int_equal(tl.n, 1);
+    assert_int_equal(tl.skipped, 1);
+    assert_non_null(strstr(tl.warnings[0], "events.jsonl:1: an event of more than"));
+    tl_free(&tl);
+    buf_free(&b);
+}
+
 /* An exec that needed approval: its request and answer are in
  * approvals.jsonl, where ids start again at each server start. */
 static void approvals_joined_across_restarts(void **state)
@@ -519,6 +537,7 @@ int main(void)
         cmocka_unit_test(json_of_every_entry),
         cmocka_unit_test(torn_last_line),
         cmocka_unit_test(invalid_lines),
+        cmocka_unit_test(too_many_fields),
         cmocka_unit_test(approvals_joined_across_restarts),
         cmocka_unit_test(filters),
         cmocka_unit_test(times),
