@@ -456,12 +456,12 @@ static void parse_line(loader *L, const char *p, size_t n, long line, bool last_
     L->p = p;
     L->n = n;
     L->nm = js_scan_object(p, n, L->m, MAX_MEMBERS, why, sizeof why);
-    const js_member *event = L->nm >= 0 ? get(L, "event") : NULL;
-    double t = L->nm >= 0 ? time_of(get(L, "time")) : -1;
     if (L->nm > MAX_MEMBERS || n > 0xffffffffu) {
         warn(L->tl, "%s:%ld: an event of more than %d fields or 4 GiB: skipped", L->name, line, MAX_MEMBERS);
         return;
     }
+    const js_member *event = L->nm >= 0 ? get(L, "event") : NULL;
+    double t = L->nm >= 0 ? time_of(get(L, "time")) : -1;
     if (L->nm < 0 || !event || event->type != 's' || t < 0) {
         if (last_unterminated)
             warn(L->tl, "%s:%ld: the last line is cut short (written when corral stopped?): skipped", L->name, line);
