@@ -26,6 +26,7 @@ FIGURES = {
     "bench_approval.py": "target request-to-dialog latency",
     "bench_proxy.py": "target: p99 < 2 ms through the proxy",
     "bench_mcp.py": "tools/call exec_command via corral mcp",
+    "bench_replay.py": "corral replay --speed 0 ",
 }
 
 
