@@ -32,6 +32,7 @@ struct castplay {
 
     /* the event read ahead */
     cast_event next;
+    size_t next_at;  /* output of it already fed (a large event goes in slices) */
     double next_play;
     bool have_next;
     bool at_end;
@@ -120,6 +121,7 @@ static int restart(castplay_t *p, char *err, size_t errlen)
     p->play = p->rec = 0;
     p->fed_any = false;
     p->have_next = p->at_end = p->failed = false;
+    p->next_at = 0;
     p->passed = 0;
     p->current_command = 0;
     return 0;
@@ -227,12 +229,25 @@ static int feed(castplay_t *p, const cast_event *ev, double play, size_t at, cha
     return 0;
 }
 
-static int take_next(castplay_t *p, size_t *bytes, char *err, size_t errlen)
+static int take_next(castplay_t *p, size_t *bytes, size_t max_bytes, char *err, size_t errlen)
 {
+    if (p->next.kind == CAST_OUTPUT && max_bytes) {
+        /* A huge output event goes in slices, so that a caller looks at
+         * its keys in between. */
+        size_t left = p->next.len - p->next_at, budget = max_bytes > *bytes ? max_bytes - *bytes : 1;
+        if (left > budget) {
+            vt_write(p->vt, p->next.data + p->next_at, budget);
+            p->next_at += budget;
+            *bytes += budget;
+            return 0;
+        }
+    }
     p->have_next = false;
     if (bytes && p->next.kind == CAST_OUTPUT)
-        *bytes += p->next.len;
-    return feed(p, &p->next, p->next_play, 0, err, errlen);
+        *bytes += p->next.len - p->next_at;
+    size_t at = p->next_at;
+    p->next_at = 0;
+    return feed(p, &p->next, p->next_play, at, err, errlen);
 }
 
 static int read_failed(castplay_t *p, char *err, size_t errlen)
@@ -252,7 +267,7 @@ int castplay_advance(castplay_t *p, double t, size_t max_bytes, char *err, size_
             return 0;
         if (p->next_play > t || (max_bytes && bytes >= max_bytes))
             return 1;
-        if (take_next(p, &bytes, err, errlen) < 0)
+        if (take_next(p, &bytes, max_bytes, err, errlen) < 0)
             return -1;
     }
 }
@@ -281,10 +296,10 @@ int castplay_index(castplay_t *p, char *err, size_t errlen)
     /* Where reading goes on afterwards. */
     size_t resume = castread_tell(p->r);
     unsigned long resume_line = castread_line(p->r) + 1;
-    if (p->have_next) {
+    bool had_next = p->have_next;
+    if (had_next) {
         resume = p->next.offset;
         resume_line = p->next.line;
-        p->have_next = false;
     }
     castread_rewind(p->r);
     double play = 0, rec = 0;
@@ -309,6 +324,15 @@ int castplay_index(castplay_t *p, char *err, size_t errlen)
     p->duration = play;
     p->indexed = rc == 0;
     castread_seek(p->r, resume, resume_line);
+    if (had_next) {
+        /* The event read ahead again (its data was in the reader's buffer),
+         * still fed up to where it was. */
+        char why[512];
+        if (castread_next(p->r, &p->next, true, why, sizeof why) <= 0) {
+            p->have_next = false;
+            p->next_at = 0;
+        }
+    }
     p->passed = 0;
     while (p->passed < p->n_markers && p->markers[p->passed].offset < resume)
         p->passed++;
@@ -370,7 +394,7 @@ int castplay_seek(castplay_t *p, size_t i, char *err, size_t errlen)
             return read_failed(p, err, errlen);
         if (p->at_end || p->next.offset > target)
             return 0;
-        if (take_next(p, NULL, err, errlen) < 0)
+        if (take_next(p, NULL, 0, err, errlen) < 0)
             return -1;
     }
 }
@@ -400,7 +424,7 @@ static int feed_rest(castplay_t *p, bool stop_at_resize, bool *stopped, char *er
             *stopped = true;
             return 0;
         }
-        if (take_next(p, NULL, err, errlen) < 0)
+        if (take_next(p, NULL, 0, err, errlen) < 0)
             return -1;
     }
 }

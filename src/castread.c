@@ -28,6 +28,8 @@ extern char **environ;
 
 /* A recording larger than this is refused rather than read into memory. */
 #define CAST_MAX_BYTES ((size_t)4 << 30)
+/* Warnings about this many lines, then one saying that more are not shown. */
+#define WARN_MAX 32
 /* tar's listing of an export: names only, a few KiB in practice. */
 #define TAR_LIST_MAX ((size_t)16 << 20)
 
@@ -43,8 +45,8 @@ struct castread {
     buf_t str;           /* the current event's decoded data */
     castread_warn_fn warn;
     void *warn_user;
-    size_t warned_upto;  /* lines before this offset have had their warnings */
-    bool warned_any;
+    size_t warned[WARN_MAX]; /* lines warned about (their offsets) */
+    size_t n_warned;
 };
 
 /* ---- JSON pieces ------------------------------------------------------------ */
@@ -334,20 +336,28 @@ static long parse_dimension(const char *s, const char **end)
 
 void castread_warn(castread_t *r, size_t offset, unsigned long line, const char *fmt, ...)
 {
-    if (r->warned_any && offset < r->warned_upto)
-        return;
-    r->warned_any = true;
-    r->warned_upto = offset + 1;
-    if (!r->warn)
+    /* A line is read again by every pass over the recording (the markers'
+     * index, a seek back): each is warned about once. */
+    for (size_t i = 0; i < r->n_warned && i < WARN_MAX; i++)
+        if (r->warned[i] == offset)
+            return;
+    if (r->n_warned > WARN_MAX)
         return;
     char msg[1024];
-    int n = snprintf(msg, sizeof msg, "%s:%lu: ", r->name, line);
-    va_list ap;
-    va_start(ap, fmt);
-    if (n > 0 && (size_t)n < sizeof msg)
-        vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
-    va_end(ap);
-    r->warn(r->warn_user, msg);
+    if (r->n_warned == WARN_MAX) {
+        snprintf(msg, sizeof msg, "%s: more lines with warnings; not shown", r->name);
+    } else {
+        r->warned[r->n_warned] = offset;
+        int n = snprintf(msg, sizeof msg, "%s:%lu: ", r->name, line);
+        va_list ap;
+        va_start(ap, fmt);
+        if (n > 0 && (size_t)n < sizeof msg)
+            vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    r->n_warned++;
+    if (r->warn)
+        r->warn(r->warn_user, msg);
 }
 
 int castread_next(castread_t *r, cast_event *ev, bool want_output, char *err, size_t errlen)

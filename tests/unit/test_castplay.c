@@ -333,6 +333,61 @@ static void markers_and_seeks(void **state)
     buf_free(&rb.b);
 }
 
+
+/* A huge output event goes in slices (a caller stays responsive), ends the
+ * same as fed whole, and an index taken halfway through it changes nothing. */
+static void large_event_in_slices(void **state)
+{
+    (void)state;
+    rec_builder rb;
+    rb_start(&rb, 30, 4);
+    buf_t big;
+    buf_init(&big);
+    for (int i = 0; i < 5000; i++)
+        buf_printf(&big, "line %d of a big event\r\n", i);
+    rb_event(&rb, 0.5, "o", big.data, big.len);
+    rb_event(&rb, 0.1, "m", "cmd 1: next", 11);
+    rb_out(&rb, "after\r\n");
+    castplay_t *p = play_of(rb.b.data, 2);
+    char err[256];
+    assert_int_equal(castplay_advance(p, 10, 4096, err, sizeof err), 1); /* a slice, more to come */
+    char *s = screen_text(p);
+    assert_null(strstr(s, "line 4999"));
+    free(s);
+    assert_int_equal(castplay_index(p, err, sizeof err), 0);
+    int guard = 0;
+    while (castplay_advance(p, 10, 4096, err, sizeof err) == 1 && guard++ < 100000)
+        ;
+    s = screen_text(p);
+    assert_string_equal(s, "line 4998 of a big event\nline 4999 of a big event\nafter\n\n");
+    free(s);
+    assert_int_equal(castplay_current_command(p), 1);
+    castplay_free(p);
+    buf_free(&big);
+    buf_free(&rb.b);
+}
+
+/* Each line is warned about once, in whatever order passes meet them. */
+static void warnings_once_per_line(void **state)
+{
+    (void)state;
+    const char *text = "{\"version\":2,\"width\":20,\"height\":3}\n"
+                       "[1, \"r\", \"bad\"]\n"
+                       "[2, \"o\", \"a\"]\n"
+                       "[3, \"r\", \"worse\"]\n"
+                       "[4, \"o\", \"b";
+    castplay_t *p = play_of(text, 2);
+    char err[256];
+    castread_t *r = castplay_reader(p);
+    castread_warn(r, 1000, 9, "a later line first");
+    assert_int_equal(warnings, 1);
+    assert_int_equal(castplay_index(p, err, sizeof err), 0);
+    assert_int_equal(warnings, 4); /* both bad resizes and the torn line, though a later line came first */
+    assert_int_equal(castplay_finish(p, err, sizeof err), 0);
+    assert_int_equal(warnings, 4);
+    castplay_free(p);
+}
+
 /* ---- the fast way to the end is exact ----------------------------------------------- */
 
 static uint64_t rng;
@@ -501,6 +556,8 @@ int main(void)
         cmocka_unit_test(idle_limit_and_advance),
         cmocka_unit_test(huge_sizes_are_cut),
         cmocka_unit_test(markers_and_seeks),
+        cmocka_unit_test(large_event_in_slices),
+        cmocka_unit_test(warnings_once_per_line),
         cmocka_unit_test(finish_equals_full_feed),
         cmocka_unit_test(finish_respects_state),
     };
