@@ -667,7 +667,9 @@ static int load_export(castread_t *r, const char *path, char *err, size_t errlen
     char *list = NULL;
     size_t len = 0;
     char why[512];
-    char *argv_list[] = {(char *)tar_path(), "-tzf", (char *)path, NULL};
+    /* --force-local: a name with a colon is a file here, never a remote
+     * host tar would connect to. */
+    char *argv_list[] = {(char *)tar_path(), "--force-local", "-tzf", (char *)path, NULL};
     int st = run_tar(argv_list, true, TAR_LIST_MAX, &list, &len, why, sizeof why);
     if (st < 0) {
         snprintf(err, errlen, "cannot read %s: %s", path, why);
@@ -690,8 +692,8 @@ static int load_export(castread_t *r, const char *path, char *err, size_t errlen
     free(list);
     if (!member)
         return -1;
-    char *argv_x[] = {(char *)tar_path(), "-xzOf", (char *)path, "--occurrence=1", "--no-wildcards", "--",
-                      member, NULL};
+    char *argv_x[] = {(char *)tar_path(), "--force-local", "-xzOf", (char *)path, "--occurrence=1",
+                      "--no-wildcards", "--", member, NULL};
     st = run_tar(argv_x, false, CAST_MAX_BYTES, &r->data, &r->size, why, sizeof why);
     if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         char *shown = sanitize_text(member, strlen(member), 200);

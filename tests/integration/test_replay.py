@@ -11,6 +11,7 @@ an export (.tar.gz) plays; bad input is an error that names the file."""
 import base64
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -410,6 +411,12 @@ def test_export_plays(t):
     t.ok(not os.path.exists(os.path.join(TMP, "pwned")), "a member named like a tar option is never an option",
          r.stdout + r.stderr)
     t.ok(r.returncode == 0 and "exported screen" in r.stdout, "but the member it is", r.stdout + r.stderr)
+    colon = os.path.join(TMP, "host:export.tar.gz")
+    shutil.copy(top, colon)
+    r = subprocess.run([CORRAL, "replay", "--speed", "0", "host:export.tar.gz"], cwd=TMP, env=w.env,
+                       capture_output=True, text=True, timeout=60)
+    t.ok(r.returncode == 0 and "exported screen" in r.stdout,
+         "an export named HOST:FILE is a local file, not a remote archive tar would connect to", r.stdout + r.stderr)
 
 
 run_tests(Tap(), [test_final_screen_is_the_live_one, test_hostile_recording_cannot_reach_the_terminal,
