@@ -41,6 +41,7 @@ int cli_approvals(int argc, char **argv, const char *usage, const char *help);
 int cli_approve(int argc, char **argv, const char *usage, const char *help);
 int cli_deny(int argc, char **argv, const char *usage, const char *help);
 int cli_escalate(int argc, char **argv, const char *usage, const char *help);
+int cli_replay(int argc, char **argv, const char *usage, const char *help);
 /* corral __hook-check (internal, for the shell hooks). */
 int cli_hook_check(int argc, char **argv);
 
