@@ -435,16 +435,20 @@ void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
 /* ---- gc ----------------------------------------------------------------------------- */
 
 typedef struct gc_req {
-    conn_t *conn;
-    json_t *id;
     json_t *stores;
     int pending;
+    snap_gc_gone *gone;
+    size_t n_gone;
+    snap_gc_done_fn done;
+    void *user;
 } gc_req;
 
 typedef struct gc_one {
     gc_req *req;
     char **live;
     size_t n_live;
+    bool force;
+    int forgotten;
     snap_gc_result res;
     int rc;
 } gc_one;
@@ -452,8 +456,18 @@ typedef struct gc_one {
 static void gc_work(snap_job *j)
 {
     gc_one *g = j->data;
-    g->rc = snap_gc_run(j->ws->store, true, (const char *const *)g->live, g->n_live, &g->res);
+    g->forgotten = snap_gc_forget(j->ws->store, g->req->gone, g->req->n_gone);
+    g->rc = snap_gc_run(j->ws->store, g->force || g->forgotten > 0, (const char *const *)g->live, g->n_live,
+                        &g->res);
     j->measure = true;
+}
+
+static void gc_finish(gc_req *q)
+{
+    q->done(q->stores, NULL, q->user);
+    json_decref(q->stores);
+    free(q->gone);
+    free(q);
 }
 
 static void gc_done(snap_job *j)
@@ -462,7 +476,7 @@ static void gc_done(snap_job *j)
     gc_req *q = g->req;
     json_t *o = json_pack("{s:s, s:I, s:I, s:i, s:b}", "workspace", j->ws->path, "bytes_before",
                           (json_int_t)g->res.bytes_before, "bytes_after", (json_int_t)g->res.bytes_after,
-                          "sessions_dropped", g->res.sessions_dropped, "repacked", g->res.repacked);
+                          "sessions_dropped", g->res.sessions_dropped + g->forgotten, "repacked", g->res.repacked);
     const char *err = j->rc < 0 ? j->err : g->res.error;
     if (err[0])
         json_object_set_new(o, "error", json_string(err));
@@ -471,26 +485,18 @@ static void gc_done(snap_job *j)
         free(g->live[i]);
     free(g->live);
     free(g);
-    if (--q->pending > 0)
-        return;
-    if (!q->conn->closing) {
-        json_t *r = proto_ok(q->id);
-        json_object_set_new(r, "stores", q->stores);
-        q->stores = NULL;
-        conn_send(q->conn, r);
-    }
-    json_decref(q->stores);
-    json_decref(q->id);
-    conn_unref(q->conn);
-    free(q);
+    /* A store no session uses closes again once its queue is empty. */
+    if (j->ws->refs == 0)
+        snap_ws_idle(j->ws);
+    if (--q->pending == 0)
+        gc_finish(q);
 }
 
-void cmd_snap_gc(conn_t *c, json_t *id, json_t *req)
+void snap_gc_all(const snap_gc_gone *gone, size_t n_gone, bool force, snap_gc_done_fn done, void *user)
 {
-    (void)req;
     const char *dir = snap_queue_dir();
     if (!dir) {
-        conn_reply_error(c, id, PERR_NOT_FOUND, "snapshots are off ([snapshots] enabled = false)");
+        done(NULL, snap_off_reason() ? snap_off_reason() : "snapshots are off ([snapshots] enabled = false)", user);
         return;
     }
     /* Every store on disk, not only the ones this server opened. */
@@ -512,26 +518,26 @@ void cmd_snap_gc(conn_t *c, json_t *id, json_t *req)
     if (d)
         closedir(d);
     gc_req *q = xcalloc(1, sizeof *q);
-    q->conn = c;
-    c->refs++;
-    q->id = json_incref(id);
     q->stores = json_array();
+    q->done = done;
+    q->user = user;
+    if (n_gone) {
+        q->gone = xcalloc(n_gone, sizeof *q->gone);
+        memcpy(q->gone, gone, n_gone * sizeof *gone);
+        q->n_gone = n_gone;
+    }
+    q->pending = 1; /* until every job is queued */
     for (link_t *l = snap_ws_all()->next; l != snap_ws_all(); l = l->next) {
         snap_ws *ws = link_entry(l, snap_ws, node);
         if (ws->state == WS_REFUSED)
             continue;
         gc_one *g = xcalloc(1, sizeof *g);
         g->req = q;
+        g->force = force;
         g->live = snap_live_keys(ws, &g->n_live); /* running sessions keep everything */
         q->pending++;
         snap_job_submit(snap_job_new(ws, false, gc_work, gc_done, g));
     }
-    if (q->pending == 0) {
-        json_t *r = proto_ok(q->id);
-        json_object_set_new(r, "stores", q->stores);
-        conn_send(c, r);
-        json_decref(q->id);
-        conn_unref(c);
-        free(q);
-    }
+    if (--q->pending == 0)
+        gc_finish(q);
 }
