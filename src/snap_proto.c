@@ -202,11 +202,95 @@ static int format_arg(const char *f, snap_format *out)
     return -1;
 }
 
+static bool oid_ok(const char *s)
+{
+    size_t n = 0;
+    while (s[n] && hex_value((unsigned char)s[n]) >= 0)
+        n++;
+    return n == SNAP_OID_HEX - 1 && s[n] == '\0';
+}
+
+static void diff_ids_after(snap_job *j)
+{
+    snap_ws *ws = j->ws;
+    diff_after(j);
+    /* A store no session uses closes again once its queue is empty. */
+    if (ws->refs == 0)
+        snap_ws_idle(ws);
+}
+
+/* diff {workspace, before, after}: two snapshots of a workspace's store by
+ * their ids, as a command's record names them: the diff of a command of a
+ * session the server no longer has (ended before it restarted, removed
+ * from its list), for corral export. */
+static void diff_ids(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    const char *ws_path, *before, *after, *format = "patch";
+    bool ignore_space = false;
+    if (proto_get_string(req, "workspace", true, &ws_path, &e) < 0 ||
+        proto_get_string(req, "before", true, &before, &e) < 0 || proto_get_string(req, "after", true, &after, &e) < 0 ||
+        proto_get_string(req, "format", false, &format, &e) < 0 ||
+        proto_get_bool(req, "ignore_space", false, &ignore_space, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    if (ws_path[0] != '/' || strlen(ws_path) >= PATH_MAX) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'workspace' must be an absolute path");
+        return;
+    }
+    if (!oid_ok(before) || !oid_ok(after)) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "fields 'before' and 'after' must be snapshot ids (40 hex digits)");
+        return;
+    }
+    const char *dir = snap_queue_dir();
+    if (!dir) {
+        conn_reply_error(c, id, PERR_NOT_FOUND,
+                         snap_off_reason() ? snap_off_reason() : "snapshots are off ([snapshots] enabled = false)");
+        return;
+    }
+    /* Only a store that exists: never one made for this request. */
+    char *store = snap_store_dir_for(dir, ws_path), *wsfile = xasprintf("%s/workspace", store);
+    char *named = snap_read_small(wsfile, PATH_MAX + 2, NULL);
+    bool found = named && strncmp(named, ws_path, strlen(ws_path)) == 0 &&
+                 (named[strlen(ws_path)] == '\n' || named[strlen(ws_path)] == '\0');
+    free(named);
+    free(wsfile);
+    free(store);
+    if (!found) {
+        char msg[PATH_MAX + 200];
+        snprintf(msg, sizeof msg, "there is no snapshot store for %s (its snapshots were removed, or never taken)",
+                 ws_path);
+        conn_reply_error(c, id, PERR_NOT_FOUND, msg);
+        return;
+    }
+    diff_req *d = xcalloc(1, sizeof *d);
+    buf_init(&d->text);
+    if (format_arg(format, &d->fmt) < 0) {
+        free(d);
+        conn_reply_error(c, id, PERR_BAD_REQUEST,
+                         "field 'format' must be \"patch\", \"name-status\", \"stat\" or \"files\"");
+        return;
+    }
+    d->opts.ignore_space = ignore_space;
+    d->since_start = true; /* from start to end: the two ids */
+    snprintf(d->start, sizeof d->start, "%s", before);
+    snprintf(d->end, sizeof d->end, "%s", after);
+    d->conn = c;
+    c->refs++;
+    d->id = json_incref(id);
+    snap_job_submit(snap_job_new(snap_ws_get(ws_path), false, diff_work, diff_ids_after, d));
+}
+
 void cmd_snap_diff(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
     const char *format = "patch";
     bool since_start = false, ignore_space = false;
+    if (!json_object_get(req, "session") && json_object_get(req, "workspace")) {
+        diff_ids(c, id, req);
+        return;
+    }
     snap_sess *x = sess_arg(c, id, req);
     if (!x)
         return;
