@@ -215,27 +215,31 @@ static json_t *ask(server_link *s, json_t *req, char *err, size_t errlen)
     return r;
 }
 
-/* What the server says of the session now: running (and so exported as
- * far as it got), and the commands it knows that the copied events do not
- * have yet. */
-static void merge_live(server_link *s, export_session *es)
+/* What the server says of the session now: whether it has it, and
+ * whether it runs (and so is exported as far as it got). */
+static void server_state(server_link *s, export_session *es)
 {
     char err[1100];
     json_t *ls = ask(s, json_pack("{s:s}", "cmd", "ls"), err, sizeof err);
     size_t i;
     json_t *x;
-    bool known = false;
     json_array_foreach(json_object_get(ls, "sessions"), i, x) {
         if (json_integer_value(json_object_get(x, "id")) == es->id) {
-            known = es->in_server = true;
             const char *state = json_string_value(json_object_get(x, "state"));
+            es->in_server = true;
             es->running = state && strcmp(state, "running") == 0;
         }
     }
     json_decref(ls);
-    if (!known)
-        return;
+}
+
+/* The commands the server knows that the copied events do not have yet. */
+static void merge_commands(server_link *s, export_session *es)
+{
+    char err[1100];
     json_t *r = ask(s, json_pack("{s:s, s:i}", "cmd", "commands", "session", es->id), err, sizeof err);
+    size_t i;
+    json_t *x;
     json_array_foreach(json_object_get(r, "commands"), i, x) {
         json_t *n = json_object_get(x, "command");
         if (!json_is_integer(n) || json_integer_value(n) < 1 || json_integer_value(n) > INT32_MAX)
@@ -414,18 +418,29 @@ static int fail(export_job *j, const char *fmt, const char *a, const char *b)
 static int gather(export_job *j, server_link *s)
 {
     char err[1200];
+    /* Only the session named by its plain id can be one the server has. */
+    bool in_server = false, running = false;
+    if (s->up && strchr(j->name, '.') == NULL) {
+        export_session probe;
+        memset(&probe, 0, sizeof probe);
+        probe.id = atoi(j->name);
+        server_state(s, &probe);
+        in_server = probe.in_server;
+        running = probe.running;
+    }
+    /* A running session's files grow: only their complete lines are taken.
+     * An ended one's are taken as they are, a torn last line included. */
     char *from = xasprintf("%s/events.jsonl", j->src), *to = xasprintf("%s/events.jsonl", j->top);
-    /* Whether it runs is asked after the copy; a running one's files grow,
-     * and only their complete lines are taken either way. */
-    j->events_bytes = copy_file(from, to, true, "copying events.jsonl", err, sizeof err);
-    bool ok = j->events_bytes >= 0 &&
-              export_read(&j->es, j->name, to, 0, err, sizeof err) == 0;
+    j->events_bytes = copy_file(from, to, running, "copying events.jsonl", err, sizeof err);
+    bool ok = j->events_bytes >= 0 && export_read(&j->es, j->name, to, 0, err, sizeof err) == 0;
     free(from);
     free(to);
     if (!ok) {
         fprintf(stderr, "corral: session %s: %s\n", j->name, err);
         return -1;
     }
+    j->es.in_server = in_server;
+    j->es.running = running;
     if (j->es.stats.torn)
         fprintf(stderr, "corral: warning: %s/events.jsonl ends in a torn line (a crash in the middle of a write): "
                         "left out of SUMMARY.md\n", j->src);
@@ -433,12 +448,11 @@ static int gather(export_job *j, server_link *s)
         fprintf(stderr, "corral: warning: %s/events.jsonl has %ld line%s that %s not JSON (the first: line %ld): "
                         "left out of SUMMARY.md\n", j->src, j->es.stats.bad, j->es.stats.bad == 1 ? "" : "s",
                 j->es.stats.bad == 1 ? "is" : "are", j->es.stats.first_bad);
-    /* Only the session named by its plain id can be one the server has. */
-    if (s->up && strchr(j->name, '.') == NULL)
-        merge_live(s, &j->es);
+    if (in_server)
+        merge_commands(s, &j->es);
     from = xasprintf("%s/output.cast", j->src);
     to = xasprintf("%s/output.cast", j->top);
-    j->cast_bytes = copy_file(from, to, true, "copying output.cast", err, sizeof err);
+    j->cast_bytes = copy_file(from, to, running, "copying output.cast", err, sizeof err);
     free(from);
     free(to);
     if (j->cast_bytes < 0) {

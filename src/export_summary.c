@@ -17,7 +17,7 @@
 /* An approval's decision is logged to approvals.jsonl and the session's
  * events at the same moment; an exec's approval is decided just before its
  * session is created. */
-#define SAME_MOMENT_S 2.0
+#define SAME_MOMENT_S 0.05
 #define BEFORE_START_S 5.0
 
 /* ---- reading the session ------------------------------------------------------------ */

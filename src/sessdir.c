@@ -75,15 +75,27 @@ double sessdir_parse_time(const char *iso)
 
 /* ---- events.jsonl ---------------------------------------------------------------- */
 
+/* Whether line has "event": "NAME" for a NAME in only (JSON's spaces
+ * allowed around the colon; the line is parsed afterwards, which decides). */
 static bool wanted(const char *line, const char *const *only)
 {
     if (!only)
         return true;
-    for (const char *const *o = only; *o; o++) {
-        char pat[80];
-        snprintf(pat, sizeof pat, "\"event\":\"%s\"", *o);
-        if (strstr(line, pat))
-            return true;
+    for (const char *p = strstr(line, "\"event\""); p; p = strstr(p + 1, "\"event\"")) {
+        const char *q = p + 7;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q++ != ':')
+            continue;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q++ != '"')
+            continue;
+        for (const char *const *o = only; *o; o++) {
+            size_t n = strlen(*o);
+            if (strncmp(q, *o, n) == 0 && q[n] == '"')
+                return true;
+        }
     }
     return false;
 }
@@ -220,6 +232,8 @@ int sessdir_probe_dir(const char *root, const char *name, sessdir_probe *p, char
     p->cast_start = cast_start(fd);
     close(fd);
     char *events = xasprintf("%s/events.jsonl", path);
+    struct stat est;
+    p->events_bytes = stat(events, &est) == 0 ? (long long)est.st_size : -1;
     static const char *const only[] = {"created", "exited", NULL};
     sessdir_read_stats rs;
     char rerr[300];
@@ -279,9 +293,13 @@ bool sessdir_proven_ended(const sessdir_probe *p, double now, char *why, size_t 
         snprintf(why, whylen, "its end is recorded");
         return true;
     }
+    if (!p->created && p->events_bytes > 0) {
+        snprintf(why, whylen, "its events.jsonl does not say when it started or ended");
+        return false;
+    }
     if (!p->created) {
         if (now - p->last_change > NEVER_STARTED_S) {
-            snprintf(why, whylen, "it never started (no created event)");
+            snprintf(why, whylen, "it never started (no events)");
             return true;
         }
         snprintf(why, whylen, "it is being created");

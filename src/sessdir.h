@@ -55,6 +55,7 @@ typedef struct sessdir_probe {
     long long cast_start; /* output.cast's header timestamp (whole seconds); -1 when unknown */
     long pid;            /* its init's pid (created event); 0 when unknown */
     bool exited;         /* events.jsonl records its end */
+    long long events_bytes; /* the size of events.jsonl; -1 when there is none */
     double last_change;  /* the newest modification time of its files (or the directory) */
     uint64_t bytes;      /* disk use of everything in it */
 } sessdir_probe;
@@ -64,9 +65,9 @@ int sessdir_probe_dir(const char *root, const char *name, sessdir_probe *p, char
 
 /* Whether the session of p has provably ended, for a caller that already
  * knows it is not one of its server's own sessions: its end is recorded;
- * or its init (pid) is gone or is another process now; or it never got as
- * far as a created event and its directory is older than a minute (a
- * session writes that event as it starts).  why: what proves it, or why
+ * or its init (pid) is gone or is another process now; or it has no events
+ * at all and its directory is older than a minute (a session writes its
+ * created event as it starts).  why: what proves it, or why
  * it cannot be proven. */
 bool sessdir_proven_ended(const sessdir_probe *p, double now, char *why, size_t whylen);
 
