@@ -34,6 +34,7 @@ typedef struct ret_run {
     conn_t *conn; /* NULL: the timer's run */
     json_t *id;
     bool dry_run, force;
+    uint64_t retention_ms, max_total; /* the config's, when the run started */
     char *root;
     retention_live *live;
     size_t n_live;
@@ -150,9 +151,7 @@ static void remove_done(uv_work_t *w, int status)
 static void scan_work(uv_work_t *w)
 {
     ret_run *r = w->data;
-    const conf_t *c = &r->srv->conf;
-    retention_scan(&r->plan, r->root, c->session_retention_ms, c->session_max_total_size, r->live, r->n_live,
-                   wall_sec(), r->dry_run);
+    retention_scan(&r->plan, r->root, r->retention_ms, r->max_total, r->live, r->n_live, wall_sec(), r->dry_run);
 }
 
 static void scan_done(uv_work_t *w, int status)
@@ -175,6 +174,8 @@ static void run_start(server_t *srv, conn_t *c, json_t *id, bool dry_run, bool f
     r->work.data = r;
     r->dry_run = dry_run;
     r->force = force;
+    r->retention_ms = srv->conf.session_retention_ms;
+    r->max_total = srv->conf.session_max_total_size;
     if (c) {
         r->conn = c;
         c->refs++;
