@@ -1,5 +1,5 @@
 /*
- * filter.h - the sandbox's system-call filter (DESIGN section 5): default
+ * filter.h - the sandbox's system-call filter (docs/sandbox.md): default
  * allow, a deny list that returns EPERM (clone3 ENOSYS), calls of other
  * architectures killed.  With network off, every socket family but AF_UNIX
  * and the calls that open connections are refused too.

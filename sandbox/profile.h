@@ -1,5 +1,5 @@
 /*
- * profile.h - what a sandbox allows (DESIGN section 5): filesystem entries
+ * profile.h - what a sandbox allows (docs/sandbox.md): filesystem entries
  * (a path, or a special path :workspace :tmp :minimal, with read, write or
  * deny), a network mode, resource limits and the environment policy.
  *

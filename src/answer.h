@@ -1,6 +1,6 @@
 /*
  * answer.h - the answers a human (or the clock) can give to a request that
- * waits for approval (DESIGN section 6), shared by the queue (approvals.h)
+ * waits for approval (docs/ARCHITECTURE.md, "The gate"), shared by the queue (approvals.h)
  * and the gate that acts on them (gate.h).
  */
 #ifndef CORRAL_ANSWER_H

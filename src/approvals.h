@@ -1,6 +1,6 @@
 /*
  * approvals.h - the queue of requests waiting for a human, and its log
- * (DESIGN section 6).  What a request is and what an answer does belong to
+ * (docs/ARCHITECTURE.md, "The gate").  What a request is and what an answer does belong to
  * the gate (gate.h, gate_server.c); here a request is the JSON object
  * clients show, with an id.  Every attached client hears of each request
  * (the queue's broadcast hook), the first answer wins and the others are

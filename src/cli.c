@@ -144,6 +144,18 @@ json_t *cli_call(client_t *c, json_t *req)
     return r;
 }
 
+json_t *cli_request(json_t *req)
+{
+    client_t c;
+    if (connect_or_fail(&c, true) < 0) {
+        json_decref(req);
+        return NULL;
+    }
+    json_t *r = cli_call(&c, req);
+    client_close(&c);
+    return r;
+}
+
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -362,11 +374,7 @@ static int verb_ls(int argc, char **argv)
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
-    client_t c;
-    if (connect_or_fail(&c, true) < 0)
-        return EXIT_ERR;
-    json_t *r = cli_call(&c, json_pack("{s:s}", "cmd", "ls"));
-    client_close(&c);
+    json_t *r = cli_request(json_pack("{s:s}", "cmd", "ls"));
     if (!r)
         return EXIT_ERR;
     if (as_json) {
@@ -562,13 +570,7 @@ static int verb_new(int argc, char **argv)
         }
         json_object_set_new(req, "argv", a);
     }
-    client_t c;
-    if (connect_or_fail(&c, true) < 0) {
-        json_decref(req);
-        return EXIT_ERR;
-    }
-    json_t *r = cli_call(&c, req);
-    client_close(&c);
+    json_t *r = cli_request(req);
     if (!r)
         return EXIT_ERR;
     const char *warning = json_string_value(json_object_get(r, "warning"));
@@ -862,13 +864,7 @@ static int write_stdin(long id, const char *chars, size_t len, long yield, long 
         json_object_set_new(req, "yield_time_ms", json_integer(yield));
     if (max_tokens >= 0)
         json_object_set_new(req, "max_output_tokens", json_integer(max_tokens));
-    client_t c;
-    if (connect_or_fail(&c, true) < 0) {
-        json_decref(req);
-        return EXIT_ERR;
-    }
-    json_t *r = cli_call(&c, req);
-    client_close(&c);
+    json_t *r = cli_request(req);
     if (!r)
         return EXIT_ERR;
     out_reply_text(json_object_get(r, "text"));
@@ -977,11 +973,7 @@ static int verb_screen(int argc, char **argv)
     int rc;
     if (simple_id_verb(argc, argv, "history", &history, &id, &rc) < 0)
         return rc;
-    client_t c;
-    if (connect_or_fail(&c, true) < 0)
-        return EXIT_ERR;
-    json_t *r = cli_call(&c, json_pack("{s:s, s:i, s:b}", "cmd", "screen", "session", (int)id, "history", history));
-    client_close(&c);
+    json_t *r = cli_request(json_pack("{s:s, s:i, s:b}", "cmd", "screen", "session", (int)id, "history", history));
     if (!r)
         return EXIT_ERR;
     json_t *t = json_object_get(r, "text");
@@ -996,11 +988,7 @@ static int verb_kill(int argc, char **argv)
     int rc;
     if (simple_id_verb(argc, argv, NULL, NULL, &id, &rc) < 0)
         return rc;
-    client_t c;
-    if (connect_or_fail(&c, true) < 0)
-        return EXIT_ERR;
-    json_t *r = cli_call(&c, json_pack("{s:s, s:i}", "cmd", "kill", "session", (int)id));
-    client_close(&c);
+    json_t *r = cli_request(json_pack("{s:s, s:i}", "cmd", "kill", "session", (int)id));
     if (!r)
         return EXIT_ERR;
     printf("session %ld: %s\n", id, json_string_value(json_object_get(r, "state")));
@@ -1015,11 +1003,7 @@ static int verb_pin(int argc, char **argv)
     int rc;
     if (simple_id_verb(argc, argv, "off", &off, &id, &rc) < 0)
         return rc;
-    client_t c;
-    if (connect_or_fail(&c, true) < 0)
-        return EXIT_ERR;
-    json_t *r = cli_call(&c, json_pack("{s:s, s:i, s:b}", "cmd", "pin", "session", (int)id, "pinned", !off));
-    client_close(&c);
+    json_t *r = cli_request(json_pack("{s:s, s:i, s:b}", "cmd", "pin", "session", (int)id, "pinned", !off));
     if (!r)
         return EXIT_ERR;
     printf("session %ld: %s\n", id, off ? "unpinned" : "pinned");
@@ -1059,13 +1043,7 @@ static int verb_rm(int argc, char **argv)
         }
         json_object_set_new(req, "sessions", ids);
     }
-    client_t c;
-    if (connect_or_fail(&c, true) < 0) {
-        json_decref(req);
-        return EXIT_ERR;
-    }
-    json_t *r = cli_call(&c, req);
-    client_close(&c);
+    json_t *r = cli_request(req);
     if (!r)
         return EXIT_ERR;
     json_t *removed = json_object_get(r, "removed");
@@ -1096,12 +1074,8 @@ static int verb_resize(int argc, char **argv)
         return EXIT_USAGE;
     if (parse_size(argv[optind + 1], &cols, &rows) < 0)
         return usage_error("size wants COLSxROWS, e.g. 120x40 (each 1..1000)");
-    client_t c;
-    if (connect_or_fail(&c, true) < 0)
-        return EXIT_ERR;
-    json_t *r = cli_call(&c, json_pack("{s:s, s:i, s:i, s:i}", "cmd", "resize", "session", (int)id, "cols", cols,
-                                   "rows", rows));
-    client_close(&c);
+    json_t *r = cli_request(json_pack("{s:s, s:i, s:i, s:i}", "cmd", "resize", "session", (int)id, "cols", cols,
+                               "rows", rows));
     if (!r)
         return EXIT_ERR;
     json_decref(r);

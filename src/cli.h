@@ -24,6 +24,10 @@ int cli_run_tui(const cli_tui_options *opt);
 struct client;
 struct json_t;
 struct json_t *cli_call(struct client *c, struct json_t *req);
+/* One request to the server (started when none answers) on a connection of
+ * its own, closed after; req is consumed.  The reply, or NULL when it
+ * failed (said on stderr). */
+struct json_t *cli_request(struct json_t *req);
 
 /* Verbs in files of their own (called by cli_main with their usage/help). */
 struct conf;

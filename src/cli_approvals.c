@@ -21,19 +21,8 @@
 
 static json_t *call(const char *cmd, json_t *fields)
 {
-    client_t c;
-    char err[1024];
-    if (client_connect_lazy(&c, getenv("CORRAL_CLIENT") && *getenv("CORRAL_CLIENT") ? getenv("CORRAL_CLIENT")
-                                                                                     : "user",
-                            true, err, sizeof err) < 0) {
-        fprintf(stderr, "corral: %s\n", err);
-        json_decref(fields);
-        return NULL;
-    }
     json_object_set_new(fields, "cmd", json_string(cmd));
-    json_t *r = cli_call(&c, fields);
-    client_close(&c);
-    return r;
+    return cli_request(fields);
 }
 
 /* What each kind of request is, for a reader who has not seen it before. */

@@ -39,20 +39,6 @@ static int usage(const char *u, const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
-static json_t *call(json_t *req)
-{
-    client_t c;
-    char err[1024];
-    const char *name = getenv("CORRAL_CLIENT");
-    if (client_connect_lazy(&c, name && *name ? name : "user", true, err, sizeof err) < 0) {
-        fprintf(stderr, "corral: %s\n", err);
-        json_decref(req);
-        return NULL;
-    }
-    json_t *r = cli_call(&c, req);
-    client_close(&c);
-    return r;
-}
 
 static bool number(const char *s, long lo, long hi, long *out)
 {
@@ -316,14 +302,14 @@ int cli_diff(int argc, char **argv)
                      argv[optind + 1]);
     }
     if (list) {
-        json_t *r = call(json_pack("{s:s, s:i}", "cmd", "commands", "session", (int)sid));
+        json_t *r = cli_request(json_pack("{s:s, s:i}", "cmd", "commands", "session", (int)sid));
         if (!r)
             return 1;
         print_list(r);
         json_decref(r);
         return 0;
     }
-    json_t *state = call(json_pack("{s:s, s:i}", "cmd", "commands", "session", (int)sid));
+    json_t *state = cli_request(json_pack("{s:s, s:i}", "cmd", "commands", "session", (int)sid));
     if (!state)
         return 1;
     print_progress(state);
@@ -336,7 +322,7 @@ int cli_diff(int argc, char **argv)
         json_object_set_new(req, "between", json_pack("[i, i]", (int)a, (int)b));
     else if (a)
         json_object_set_new(req, "command", json_integer(a));
-    json_t *r = call(req);
+    json_t *r = cli_request(req);
     if (!r)
         return 1;
     const char *text = json_string_value(json_object_get(r, "text"));
@@ -393,7 +379,7 @@ int cli_revert(int argc, char **argv)
                      argv[optind + 1]);
     json_t *req = json_pack("{s:s, s:i, s:b}", "cmd", "revert", "session", (int)sid, "dry_run", dry);
     json_object_set_new(req, "command", last ? json_string("last") : json_integer(n));
-    json_t *r = call(req);
+    json_t *r = cli_request(req);
     if (!r)
         return 1;
     size_t i;
@@ -547,7 +533,7 @@ int cli_gc(int argc, char **argv)
     }
     if (optind < argc)
         return usage(CLI_GC_USAGE, "unexpected argument '%s'", argv[optind]);
-    json_t *r = call(json_pack("{s:s, s:b}", "cmd", "gc", "dry_run", dry));
+    json_t *r = cli_request(json_pack("{s:s, s:b}", "cmd", "gc", "dry_run", dry));
     if (!r)
         return 1;
     int rc = print_sessions(json_object_get(r, "sessions"), verbose);

@@ -162,7 +162,7 @@ static bool host_named_by(const rules_t *rules, const char *host, rule_net_proto
 }
 
 /* A network request: the rules' deny, the session's deny set, the rules'
- * allow, the session's allow set, then a human (DESIGN section 7). */
+ * allow, the session's allow set, then a human (docs/network.md). */
 static gate_next judge_network(gate_request *g, const rules_t *rules)
 {
     const char *proto = rule_net_proto_name(g->net_proto);
@@ -216,8 +216,8 @@ gate_next gate_judge(gate_request *g, const rules_t *rules, const rules_t *defau
         return GATE_LAUNCH;
     }
     if (pr->verdict == VERDICT_RUN) {
-        /* From inside a sandbox a request always goes to a human (DESIGN
-         * section 2), even when a rule allows the command: rules speak for
+        /* From inside a sandbox a request always goes to a human (docs/sandbox.md,
+         * threat model), even when a rule allows the command: rules speak for
          * the agent's own requests, not for code running in the sandbox.
          * A policy that never asks refuses it instead. */
         const char *why;

@@ -1,5 +1,5 @@
 /*
- * gate.h - the one gate (DESIGN sections 4 and 6): every way past a
+ * gate.h - the one gate (docs/ARCHITECTURE.md, "The gate"): every way past a
  * sandbox is one request type through one state machine.
  *
  *   NEW -> judged -> CACHED ----------------------> WIDENED -> LAUNCHED

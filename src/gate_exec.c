@@ -1,5 +1,5 @@
 /*
- * gate_exec.c - exec requests into the gate (DESIGN section 4 steps 2-3):
+ * gate_exec.c - exec requests into the gate (docs/ARCHITECTURE.md, "One exec, end to end"):
  * an exec's sandbox fields (sandbox_permissions, additional_permissions,
  * justification, prefix_rule) are read and checked, its paths resolved,
  * and it goes through gate_submit like every other request.  This port
@@ -54,7 +54,7 @@ static void exec_pending(gate_ticket *t, int approval)
     exec_ticket *e = (exec_ticket *)t;
     e->approval = approval;
     /* The requester is told what it waits for and how it ends. */
-    conn_send(e->conn, gate_pending_event(t->srv, approval));
+    conn_send(e->conn, gate_pending_event(t->srv, approval, &t->g));
 }
 
 /* A line from corral at the end of a reply's output (and of the envelope

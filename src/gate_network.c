@@ -1,5 +1,5 @@
 /*
- * gate_network.c - network hosts into the gate (DESIGN section 7): the
+ * gate_network.c - network hosts into the gate (docs/network.md): the
  * proxy's decide hook.  A sandboxed process connecting to a host through
  * the proxy is one more request of the gate (origin network): the rules,
  * the session's allow and deny sets, then the approval queue and its

@@ -1,5 +1,5 @@
 /*
- * gate_network.h - network hosts into the gate (DESIGN section 7): the
+ * gate_network.h - network hosts into the gate (docs/network.md): the
  * server's proxy (proxy.h) asks here about every (host, protocol, port) a
  * sandboxed process connects to, and this is one more origin of the one
  * gate: the rules, the session's allow and deny sets, then the approval

@@ -6,6 +6,7 @@
 #include "gate_server.h"
 #include "paths.h"
 #include "plan.h"
+#include "quote.h"
 #include "rules_ws.h"
 #include "util.h"
 
@@ -183,12 +184,31 @@ static bool can_run(gate_ticket *t, char *err, size_t errlen)
     return true;
 }
 
-json_t *gate_pending_event(server_t *srv, int approval)
+/* What a request asks, in a few words for the one who waits on it (the
+ * agent reads it in its progress): the host, or the command. */
+static char *pending_what(const gate_request *g)
 {
-    char *msg = xasprintf("waiting for a human to approve request %d: answer it in the supervisor screen "
+    if (g->origin == GATE_NETWORK && g->host)
+        return xasprintf("network access to \"%s\", %s port %d", g->host, rule_net_proto_name(g->net_proto),
+                         g->port);
+    if (!g->argv || !g->argv[0])
+        return NULL;
+    char *full = g->line ? quote_text_visible(g->line, strlen(g->line)) : quote_argv_display(g->argv);
+    char *shown = quote_shorten(full, 160);
+    free(full);
+    char *what = xasprintf("%s %s", g->origin == GATE_HOOK ? "the typed line" : "running", shown);
+    free(shown);
+    return what;
+}
+
+json_t *gate_pending_event(server_t *srv, int approval, const gate_request *g)
+{
+    char *what = g ? pending_what(g) : NULL;
+    char *msg = xasprintf("waiting for a human to approve request %d%s%s%s: answer it in the supervisor screen "
                           "(corral), or with corral approve %d / corral deny %d%s",
-                          approval, approval, approval,
+                          approval, what ? " (" : "", what ? what : "", what ? ")" : "", approval, approval,
                           server_someone_can_answer(srv) ? "" : " (no screen is attached now)");
+    free(what);
     json_t *ev = json_pack("{s:s, s:i, s:s}", "event", "approval_pending", "approval", approval, "message", msg);
     free(msg);
     return ev;
@@ -212,7 +232,7 @@ static void ask(gate_ticket *t)
      * is told too: its wait pauses until the answer. */
     session_t *s = t->g.session ? server_find(t->srv, t->g.session) : NULL;
     if (s)
-        waiter_tell(s, gate_pending_event(t->srv, id));
+        waiter_tell(s, gate_pending_event(t->srv, id, &t->g));
 }
 
 static void launch(gate_ticket *t)

@@ -69,7 +69,7 @@ void gate_done(gate_ticket *t);
 
 /* The approval_pending event for a requester: which request it waits
  * on and how to answer it. */
-json_t *gate_pending_event(server_t *srv, int approval);
+json_t *gate_pending_event(server_t *srv, int approval, const gate_request *g);
 
 /* The session request that runs g as l says (pointers into both; the
  * caller sets name, size and pinning). */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Defaults follow DESIGN section 1 and reference/tui.md 4.1-4.2: single
+/* Defaults (docs/corral.1, THE SUPERVISOR SCREEN), as tmux and less users expect: single
  * keys in supervisor focus, one reserved key (C-]) in pane focus, less-like
  * keys in scroll mode.  C-b, C-a, C-g and C-q are never defaults. */
 static const key_action_info actions[KA_COUNT] = {

@@ -1,7 +1,7 @@
 /*
  * pathres.h - resolving a path that comes from a request (a working
  * directory, an extra write root) on the server, at request time, before a
- * human sees it (DESIGN section 6, "One gate").
+ * human sees it (docs/ARCHITECTURE.md, "The gate").
  *
  * Such a path is hostile: code in a sandbox can create symlinks inside the
  * roots it may write, and re-point them between the moment a human approves

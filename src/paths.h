@@ -1,5 +1,5 @@
 /*
- * paths.h - where corral keeps its files (DESIGN section 9): the runtime
+ * paths.h - where corral keeps its files (docs/formats.md): the runtime
  * directory with the admin socket, the state directory with session logs and
  * recordings, and the config directory.  Each honours its XDG variable.
  */

@@ -1,6 +1,6 @@
 /*
- * policy.h - deciding what happens to one command (DESIGN section 4 step
- * 2; reference/codex.md 4.4): its segments (the plain commands of a
+ * policy.h - deciding what happens to one command (docs/ARCHITECTURE.md, "One exec, end to end" step
+ * 2; the Codex CLI's exec policy): its segments (the plain commands of a
  * `bash -lc` script, or the command itself) are checked against the rules,
  * then the heuristics where no rule matched, and the approval policy turns
  * the strictest result into one verdict.

@@ -1,6 +1,6 @@
 /*
  * proxy.h - the server's network proxy for sandboxes in `proxy` mode
- * (DESIGN section 7): HTTP CONNECT (TLS passes through untouched),
+ * (docs/network.md): HTTP CONNECT (TLS passes through untouched),
  * absolute-form HTTP, and SOCKS5 CONNECT, spoken on the sandbox's own
  * sockets.  A sandbox's init listens on 127.0.0.1:3128 (HTTP) and :1080
  * (SOCKS5) inside its private network namespace and hands the listening

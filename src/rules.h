@@ -1,6 +1,6 @@
 /*
  * rules.h - the exec-policy rules language (Codex CLI's Starlark subset,
- * docs/corral.rules.5, reference/codex.md section 4.1) and matching.
+ * docs/corral.rules.5) and matching.
  *
  * A rules file is a sequence of calls of three builtins:
  *   prefix_rule(pattern=[...], decision="allow"|"prompt"|"forbidden",

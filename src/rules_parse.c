@@ -1,6 +1,6 @@
 /*
  * rules_parse.c - what the calls of a rules file mean (docs/corral.rules.5,
- * reference/codex.md 4.1).  rules_syntax.c reads the whole file into calls
+ * as the Codex CLI reads them).  rules_syntax.c reads the whole file into calls
  * first (so a syntax error anywhere wins, as in Starlark); here the calls
  * are evaluated in order into a staged policy, the match/not_match
  * examples are checked, and only then is the file added: all or nothing.

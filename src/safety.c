@@ -1,6 +1,6 @@
 /*
  * safety.c - see safety.h.  The lists follow the Codex CLI's
- * is_safe_command.rs and is_dangerous_command.rs (codex.md 4.5-4.6), except
+ * is_safe_command.rs and is_dangerous_command.rs, except
  * that git is not safe.
  */
 #include "config.h"

@@ -1,6 +1,6 @@
 /*
  * safety.h - the exec policy's heuristics where no rule matched
- * (reference/codex.md 4.5-4.6): commands known to be safe (read-only, no
+ * (the Codex CLI's lists): commands known to be safe (read-only, no
  * way to run another program or write a file through their arguments), and
  * commands known to be dangerous (a forced rm, also under sudo or anywhere
  * in a shell script).  git is never known-safe: `git status` can run
@@ -21,7 +21,7 @@ bool safety_known_safe(char *const *argv);
 bool safety_dangerous(char *const *argv);
 
 /* A sandboxed command's failure looks like the sandbox stopped it
- * (reference/codex.md 5, is_likely_sandbox_denied): not for exit 0; yes
+ * (the Codex CLI's is_likely_sandbox_denied): not for exit 0; yes
  * when the output names a denial ("operation not permitted", "permission
  * denied", "read-only file system", "seccomp", "sandbox", "landlock",
  * "failed to write file", any case); else not for 2, 126, 127; yes for

@@ -1,6 +1,6 @@
 /*
  * server.h - the corral server: one libuv loop that owns every session, the
- * process store and the admin socket (DESIGN sections 2 and 8).
+ * process store and the admin socket (docs/ARCHITECTURE.md).
  */
 #ifndef CORRAL_SERVER_H
 #define CORRAL_SERVER_H

@@ -198,10 +198,10 @@ static void prune_if_needed(server_t *srv)
 
 /* The environment for a new session: the server's, minus corral's own
  * variables, plus what the session kind needs.  Unified-exec processes get
- * Codex's non-interactive settings (codex.md 1.7). */
+ * Codex's non-interactive settings. */
 /* What the server sets in every session's environment on top of the
  * sandbox's allowlist: the terminal type, and for agent processes the
- * Codex CLI's non-interactive settings (codex.md 1.7). */
+ * Codex CLI's non-interactive settings. */
 static const char *const *session_set_env(session_kind kind, bool tty)
 {
     static const char *const exec_env[] = {"NO_COLOR=1", "LANG=C.UTF-8", "LC_CTYPE=C.UTF-8", "LC_ALL=C.UTF-8",

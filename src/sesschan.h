@@ -1,5 +1,5 @@
 /*
- * sesschan.h - a session's channel (DESIGN section 2): the one way out of
+ * sesschan.h - a session's channel (docs/ARCHITECTURE.md): the one way out of
  * a sandbox.  Every session's command gets, as fd 3 (CORRAL_SESSION_FD),
  * one end of a SOCK_SEQPACKET socket pair whose other end the server
  * holds.  Code inside the sandbox is untrusted: it can only send requests

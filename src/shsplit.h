@@ -1,6 +1,6 @@
 /*
  * shsplit.h - what a shell script asks to run, for the exec policy
- * (reference/codex.md 4.4-4.6).
+ * (as the Codex CLI splits and judges scripts).
  *
  * A command `bash|sh|zsh -c|-lc SCRIPT` is judged by the commands in its
  * script.  shsplit_plain() accepts only plain words and quoted strings

@@ -2,8 +2,8 @@
  * store.h - the process store: which sessions corral holds, which ids are
  * taken, and which session to prune when a new one would pass the cap.
  *
- * Semantics are the Codex CLI's unified-exec store (../shared/reference/
- * codex.md 1.3, 1.5): at most 64 entries (a warning from 60), ids drawn at
+ * Semantics are the Codex CLI's unified-exec store:
+ * at most 64 entries (a warning from 60), ids drawn at
  * random from 1000..99999 and reserved before spawn, and when an insert finds
  * the store full it prunes one entry: never one of the 8 most recently used,
  * the least-recently-used exited entry first, else the least-recently-used

@@ -1,7 +1,7 @@
 /*
  * uexec.h - the agent-facing unified-exec contract, as pure functions: yield
  * clamping, the 4-bytes-per-token middle truncation and the reply envelope,
- * exactly as the Codex CLI does them (../shared/reference/codex.md 1.2, 1.6),
+ * exactly as the Codex CLI does them,
  * so that an agent that knows one knows the other.
  */
 #ifndef CORRAL_UEXEC_H

@@ -2,7 +2,7 @@
  * waiter.c - unified-exec waits: an exec_command or write_stdin request
  * that collects a session's output until its yield deadline, or until the
  * process has exited and its output is drained, whichever comes first
- * (../shared/reference/codex.md 1.4), then answers with the envelope.
+ * (as the Codex CLI's unified exec does), then answers with the envelope.
  * A streaming wait (corral exec --raw) forwards output as events instead and
  * answers when the process ends; it applies flow control to the session
  * when the client reads slowly.
@@ -111,7 +111,7 @@ static void on_timer(uv_timer_t *t)
     waiter_t *w = t->data;
     uint64_t now = now_ms();
     /* A request of the session waits for a human: the yield is extended
-     * by the waiting time (DESIGN section 12); the answer re-arms it. */
+     * by the waiting time (docs/mcp.md); the answer re-arms it. */
     if (!w->s->finished && w->deadline && now >= w->deadline &&
         approvals_pending_for_session(&w->conn->srv->approvals, w->s->id))
         return;

@@ -1,8 +1,8 @@
 /*
  * approval.c - the approval queue as this TUI knows it (the subscribe
  * reply's pending list, then approval and approval_done events), the keys
- * of its dialog and the answers they send (docs/protocol.md, DESIGN
- * section 6).  The dialog itself is drawn by approval_draw.c.
+ * of its dialog and the answers they send (docs/protocol.md;
+ * docs/ARCHITECTURE.md, "The gate").  The dialog itself is drawn by approval_draw.c.
  *
  * Safety first: the dialog is modal and takes every key while a request
  * is pending, but keys typed within APPROVAL_GUARD_S of it (re)appearing

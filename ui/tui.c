@@ -4,7 +4,7 @@
  * watches), the keyboard and mouse on stdin, SIGWINCH, and a frame timer
  * that draws at most 60 frames a second.
  *
- * Two focus states (DESIGN section 1): in supervisor focus single keys act
+ * Two focus states (docs/corral.1, THE SUPERVISOR SCREEN): in supervisor focus single keys act
  * on sessions; in pane focus every key goes to the selected session, and
  * the supervisor key (C-] by default) comes back (pressed twice, it is sent
  * to the session).  Scroll mode is supervisor focus reading one pane's

@@ -51,7 +51,7 @@ typedef struct ui_dialog {
     bool replace;     /* the field's text is the last query, selected: typing replaces it */
 } ui_dialog;
 
-/* A request waiting for a human (DESIGN section 6), as the server sent it. */
+/* A request waiting for a human (docs/ARCHITECTURE.md, "The gate"), as the server sent it. */
 typedef struct ui_approval {
     int id;
     int session;     /* the session it concerns, 0: none yet */

@@ -3,8 +3,9 @@
 a person (the bridge names it on stderr and in notifications/progress, again
 while it waits), `corral approve` runs it without the sandbox, `corral deny
 --note` returns a tool error with the note, a cancelled call withdraws its
-question, --approval-policy never refuses at once, and additional
-permissions become a wider sandbox."""
+question, --approval-policy never refuses at once, additional permissions
+become a wider sandbox, and a host a command asks the proxy for waits in
+the same queue (denied: the command is told; approved: it gets through)."""
 import atexit
 import json
 import os
@@ -12,8 +13,9 @@ import re
 import shutil
 import tempfile
 
-from harness import Tap, World, run_tests, wait_until
+from harness import TIMEOUT, Tap, World, run_tests, wait_until
 from mcplib import Bridge, session_running
+import proxyservers as ps
 
 w = World()
 w.start_server()
@@ -51,6 +53,8 @@ def test_approve(t):
          "a call waiting for a person reports progress with the client's token", p1)
     t.ok("corral approve %d" % n in p1["params"]["message"] and "corral deny %d" % n in p1["params"]["message"],
          "naming the request and how to answer it", p1)
+    t.ok("(running " in p1["params"]["message"] and "made-it" in p1["params"]["message"],
+         "and what it asks: the command that would run", p1)
     t.ok(b.wait_stderr("corral approve %d" % n) and "(no screen is attached now)" in b.stderr(),
          "the bridge's stderr says the same, and that no screen is attached", b.stderr())
     listed = [a for a in pending() if a["id"] == n]
@@ -182,5 +186,90 @@ def test_denial_retry(t):
     screen.close()
 
 
+# ---- network hosts ----------------------------------------------------------------------------
+
+WEB = ps.WebServer("mcp-web")
+atexit.register(WEB.close)
+# The host's own web server, as docs/network.md says to reach one: the
+# URL names localhost, which the sandbox's NO_PROXY keeps for its own
+# loopback, so --noproxy '' makes curl use the http_proxy the session was
+# given.  --fail-with-body: a refusal is an exit status, and its body.
+NET_CMD = "curl -sS --fail-with-body --max-time %d --noproxy '' http://localhost:%d/info" % (TIMEOUT - 5, WEB.port)
+
+
+def host_request(b, rid):
+    """The call's progress and the network request it names; the reply when
+    the call ended without asking (a build where the host never queues)."""
+    while True:
+        m = b.read()
+        if m.get("id") == rid and "method" not in m:
+            return None, None, m
+        if m.get("method") != "notifications/progress":
+            b.notifications.append(m)
+            continue
+        n = request_of(m)
+        asked = [a for a in pending() if a["id"] == n]
+        return m, asked[0] if asked else None, None
+
+
+def ask_for_host(t, b, token):
+    rid = b.tool_request("exec_command", {"cmd": NET_CMD, "yield_time_ms": 30000}, token=token)
+    p, a, early = host_request(b, rid)
+    t.ok(p is not None and p["params"]["progressToken"] == token and a is not None,
+         "curl through the proxy: the call waits, its progress names the request", (p, early))
+    t.ok(p is not None and 'network access to "localhost", http port %d' % WEB.port in p["params"]["message"],
+         "and says what it asks: the host, protocol and port", p)
+    t.ok(a is not None and a.get("kind") == "network" and a.get("host") == "localhost" and a.get("port") == WEB.port
+         and a.get("protocol") == "http" and a.get("client") == "codex" and "curl" in a.get("running", ""),
+         "corral approvals lists it: network, the host, its port and protocol, the agent, the command", a)
+    t.ok(a is not None and b.wait_stderr("corral approve %d" % a["id"]), "the bridge's stderr names it too",
+         b.stderr())
+    return rid, a
+
+
+def test_host_denied(t):
+    b = Bridge(w)
+    b.initialize()
+    served = len(WEB.requests)
+    rid, a = ask_for_host(t, b, "net-deny")
+    if a is None:
+        b.close()
+        return
+    r = w.corral("deny", "--note", "no network for this task", str(a["id"]))
+    t.eq(r.returncode, 0, "corral deny --note answers it", r.stderr)
+    res = b.reply(rid)["result"]
+    sc = res.get("structuredContent", {})
+    out = sc.get("output", "")
+    t.ok(res.get("isError") is False and sc.get("exit_code") == 22 and 'network access to "localhost"' in out
+         and "was denied: " in out and "the user denied it" in out and "no network for this task" in out
+         and "no network for this task" in text_of(res),
+         "the call returns curl's failure: the 403 naming the host, that the user denied it, and the note", res)
+    t.eq(len(WEB.requests), served, "nothing reached the web server")
+    b.close()
+
+
+def test_host_approved(t):
+    """approve --persist: a rule naming localhost, the only answer that lets
+    a name reach a loopback address (so it runs after test_host_denied)."""
+    b = Bridge(w)
+    b.initialize()
+    rid, a = ask_for_host(t, b, "net-allow")
+    if a is None:
+        b.close()
+        return
+    r = w.corral("approve", "--persist", str(a["id"]))
+    t.eq(r.returncode, 0, "corral approve --persist answers it", r.stderr)
+    res = b.reply(rid)["result"]
+    sc = res.get("structuredContent", {})
+    t.ok(res.get("isError") is False and sc.get("exit_code") == 0 and '"server": "mcp-web"' in sc.get("output", ""),
+         "approved, the call finishes with the web server's answer", res)
+    t.ok([q for q in WEB.requests if q["path"] == "/info"], "the request reached the web server", WEB.requests)
+    s = session_running(w, "curl")
+    t.ok(s and s["client"] == "codex" and s["profile"] == "workspace-write" and s.get("network") == "proxy",
+         "from a session of the agent's: workspace-write, network through the proxy", s)
+    b.close()
+
+
 run_tests(Tap(), [test_approve, test_deny_with_note, test_cancel_withdraws, test_no_token_no_progress,
-                  test_policy_never, test_additional_permissions, test_denial_retry])
+                  test_policy_never, test_additional_permissions, test_denial_retry, test_host_denied,
+                  test_host_approved])

@@ -2,7 +2,7 @@
 """`corral policy check` against golden files (tests/integration/golden/policy,
 see its README): stdout byte for byte, stderr byte for byte, and the exit
 status.  The codex-* cases are `codex execpolicy check` 0.171.0's own
-transcripts (reference/codex.md section 4.3), so corral prints what Codex
+transcripts, so corral prints what Codex
 prints.  No server: policy check reads rules files only.
 
 CORRAL_GOLDEN_UPDATE=1 rewrites the golden output of the cases that are
@@ -17,7 +17,7 @@ GOLDEN = os.path.join(os.environ.get("CORRAL_TESTS_SRCDIR") or os.path.join(os.p
                       "integration", "golden", "policy")
 UPDATE = os.environ.get("CORRAL_GOLDEN_UPDATE") == "1"
 
-# What reference/codex.md section 4.3 says Codex prints on stderr for these
+# What Codex 0.171.0 prints on stderr for these
 # files: corral's message must carry the same words (after FILE:LINE:COLUMN).
 CODEX_MESSAGES = {
     "err-decision": "invalid decision: maybe",
@@ -58,7 +58,7 @@ def write_or_remove(path, data):
 
 def test_golden(t):
     names = sorted(n[:-5] for n in os.listdir(GOLDEN) if n.endswith(".case"))
-    t.ok(len([n for n in names if n.startswith("codex-")]) == 12, "all 12 transcripts of codex.md 4.3 are here",
+    t.ok(len([n for n in names if n.startswith("codex-")]) == 12, "all 12 Codex transcripts are here",
          names)
     for name in names:
         args, want_exit, r = run_case(name)

@@ -235,7 +235,7 @@ static void ui_and_keys(void **state)
     conf_t c;
     conf_defaults(&c);
     char err[512];
-    /* Defaults: DESIGN section 1. */
+    /* Defaults: docs/corral.1, THE SUPERVISOR SCREEN. */
     assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, 'n'), KA_NEW);
     assert_int_equal(key_bindings_lookup(&c.keys, KM_PANE, 0x1d), KA_SUPERVISOR);
     assert_int_equal(key_bindings_lookup(&c.keys, KM_SUPERVISOR, KS_DOWN), KA_DOWN);

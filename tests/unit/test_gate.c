@@ -103,7 +103,7 @@ static void fill(gate_request *g, enum case_origin o, const pol *p, enum deny_ki
 }
 
 /* What the gate must say first, worked out from the design's rules
- * (DESIGN section 6), not from the code. */
+ * (docs/ARCHITECTURE.md, "The gate"), not from the code. */
 static gate_next expected_judgement(enum case_origin o, const pol *p, enum rule_kind r)
 {
     const policy_settings *ps = &p->ps;

@@ -1,6 +1,6 @@
 /* Unit tests for the exec policy's shell reading and heuristics: which
  * scripts are plain lists of commands (and their exact argv), which are
- * complex, which commands are known safe or dangerous (codex.md 4.4-4.6). */
+ * complex, which commands are known safe or dangerous (as the Codex CLI judges them). */
 #include "config.h"
 
 #include <setjmp.h>
@@ -246,7 +246,7 @@ static void dangerous(void **state)
     }
 }
 
-/* Codex's is_likely_sandbox_denied (codex.md 5), row by row. */
+/* The Codex CLI's is_likely_sandbox_denied, row by row. */
 static void sandbox_denial(void **state)
 {
     (void)state;
