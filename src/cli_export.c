@@ -179,6 +179,8 @@ static long long copy_file(const char *src, const char *dst, bool growing, const
         snprintf(err, errlen, "cannot write %s: %s", dst, strerror(errno));
         rc = -1;
     }
+    if (rc < 0)
+        unlink(dst); /* no half a file in the archive */
     return rc < 0 ? -1 : (long long)done;
 }
 
