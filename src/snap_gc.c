@@ -358,7 +358,8 @@ int snap_gc_run(snap_store *st, bool force, const char *const *live, size_t n_li
         out->repacked = rc == 0;
     }
     /* Over the cap: the oldest ended sessions go, one at a time. */
-    qsort(v, n, sizeof *v, by_end);
+    if (n)
+        qsort(v, n, sizeof *v, by_end); /* (v is NULL for a store without sessions) */
     while (rc == 0 && st->conf.max_store_size && snap_disk_usage(st->dir) > st->conf.max_store_size) {
         size_t i = 0;
         while (i < n && is_live(v[i].key, live, n_live))
