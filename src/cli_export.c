@@ -189,12 +189,27 @@ static long long copy_file(const char *src, const char *dst, bool growing, const
 typedef struct server_link {
     client_t c;
     bool up;
+    bool started;  /* a server was started (or tried) for the patches */
     char err[1024];
 } server_link;
 
-/* A call; NULL with why in err (a connection failure or an error reply). */
+static bool link_up(server_link *s, bool autostart)
+{
+    const char *client = getenv("CORRAL_CLIENT");
+    s->up = client_connect_lazy(&s->c, client && *client ? client : "user", autostart, s->err, sizeof s->err) == 0;
+    return s->up;
+}
+
+/* A call; NULL with why in err (a connection failure or an error reply).
+ * Without a server, one is started for the first call that needs it (the
+ * patches are rendered by the server). */
 static json_t *ask(server_link *s, json_t *req, char *err, size_t errlen)
 {
+    if (!s->up && !s->started) {
+        s->started = true;
+        if (!link_up(s, true))
+            fprintf(stderr, "corral: warning: no patches: %s\n", s->err);
+    }
     if (!s->up) {
         json_decref(req);
         snprintf(err, errlen, "%s", s->err);
@@ -628,12 +643,11 @@ int cli_export(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
+    /* A server that runs now knows whether the session does; without one,
+     * it does not run (sessions end with their server). */
     server_link s;
     memset(&s, 0, sizeof s);
-    const char *client = getenv("CORRAL_CLIENT");
-    s.up = client_connect_lazy(&s.c, client && *client ? client : "user", true, s.err, sizeof s.err) == 0;
-    if (!s.up)
-        fprintf(stderr, "corral: warning: no patches: %s\n", s.err);
+    link_up(&s, false);
     int rc = gather(&j, &s);
     if (s.up)
         client_close(&s.c);

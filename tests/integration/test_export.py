@@ -234,5 +234,14 @@ def test_missing_snapshots(t):
          "SUMMARY.md says so too, and there is no cmd-2.patch", text)
 
 
+def test_without_a_server(t):
+    w.stop()
+    out = os.path.join(w.base, "cold.tar.gz")
+    r = w.corral("export", str(SID), "-o", out)
+    got, first = members(out) if os.path.exists(out) else {}, members(OUT)
+    t.ok(r.returncode == 0 and [n for n in first if n != TOP + "SUMMARY.md" and got.get(n) != first[n]] == [],
+         "with no server running, one is started for the patches, and the archive is the same", r.stderr)
+
+
 run_tests(Tap(), [test_layout_and_bytes, test_patches_undo_the_commands, test_summary, test_overwrite_needs_force,
-                  test_live_session, test_after_restart, test_missing_snapshots])
+                  test_live_session, test_after_restart, test_missing_snapshots, test_without_a_server])
