@@ -46,6 +46,18 @@ static int oldest_first(const void *a, const void *b)
     return x->probe.last_change < y->probe.last_change ? -1 : x->probe.last_change > y->probe.last_change;
 }
 
+/* Whether en's session provably ended (its events are read for it). */
+static bool proven(retention_plan *p, retention_entry *en)
+{
+    if (en->proof[0])
+        return en->ended;
+    sessdir_probe_events(p->root, &en->probe);
+    en->ended = sessdir_proven_ended(&en->probe, p->now, en->proof, sizeof en->proof);
+    if (!en->ended)
+        snprintf(en->why, sizeof en->why, "%s", en->proof);
+    return en->ended;
+}
+
 void retention_scan(retention_plan *p, const char *root, uint64_t retention_ms, uint64_t max_total,
                     const retention_live *live, size_t n_live, double now, bool dry_run)
 {
@@ -88,6 +100,7 @@ void retention_scan(retention_plan *p, const char *root, uint64_t retention_ms, 
         retention_entry *en = &p->v[i];
         total += en->probe.bytes;
         const retention_live *l = live_find(live, n_live, en->probe.dev, en->probe.ino);
+        en->live = l != NULL;
         if (l) {
             if (l->running)
                 snprintf(en->why, sizeof en->why, "running (session %d)", l->id);
@@ -95,16 +108,13 @@ void retention_scan(retention_plan *p, const char *root, uint64_t retention_ms, 
                 snprintf(en->why, sizeof en->why, "in the server's list (corral rm %d lets it go)", l->id);
             continue;
         }
-        if (!sessdir_proven_ended(&en->probe, now, en->proof, sizeof en->proof)) {
-            snprintf(en->why, sizeof en->why, "%s", en->proof);
-            continue;
+        if (!(retention_ms && now - en->probe.last_change > keep_s)) {
+            snprintf(en->why, sizeof en->why, "within the limits");
+            continue; /* unless the cap asks for it (below) */
         }
-        en->ended = true;
-        if (retention_ms && now - en->probe.last_change > keep_s) {
-            en->verdict = RET_AGE;
+        if (!proven(p, en))
             continue;
-        }
-        snprintf(en->why, sizeof en->why, "within the limits");
+        en->verdict = RET_AGE;
     }
     p->bytes_before = total;
     /* Over the cap: the oldest that provably ended go first. */
@@ -113,7 +123,7 @@ void retention_scan(retention_plan *p, const char *root, uint64_t retention_ms, 
             total -= p->v[i].probe.bytes;
     for (size_t i = 0; max_total && total > max_total && i < p->n; i++) {
         retention_entry *en = &p->v[i];
-        if (en->verdict != RET_KEEP || !en->ended)
+        if (en->verdict != RET_KEEP || en->live || !proven(p, en))
             continue;
         en->verdict = RET_SIZE;
         en->why[0] = '\0';

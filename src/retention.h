@@ -40,7 +40,8 @@ typedef enum retention_verdict {
 typedef struct retention_entry {
     sessdir_probe probe;
     retention_verdict verdict;
-    bool ended;        /* provably ended and no session of the server's: it may go */
+    bool live;         /* a session of the server uses it */
+    bool ended;        /* provably ended (once proof is set): it may go */
     char why[200];     /* kept: why */
     char proof[200];   /* what proves it ended (or why that cannot be proven) */
     bool staged;       /* renamed aside, to be removed */

@@ -230,18 +230,25 @@ int sessdir_probe_dir(const char *root, const char *name, sessdir_probe *p, char
         closedir(d);
     p->bytes = sessdir_du(fd, ".");
     p->cast_start = cast_start(fd);
-    close(fd);
-    char *events = xasprintf("%s/events.jsonl", path);
     struct stat est;
-    p->events_bytes = stat(events, &est) == 0 ? (long long)est.st_size : -1;
+    p->events_bytes = fstatat(fd, "events.jsonl", &est, AT_SYMLINK_NOFOLLOW) == 0 ? (long long)est.st_size : -1;
+    close(fd);
+    free(path);
+    return 0;
+}
+
+void sessdir_probe_events(const char *root, sessdir_probe *p)
+{
+    if (p->events_read)
+        return;
+    p->events_read = true;
+    char *events = xasprintf("%s/%s/events.jsonl", root, p->name);
     static const char *const only[] = {"created", "exited", NULL};
     sessdir_read_stats rs;
     char rerr[300];
     /* Unreadable or missing: nothing is proven by it (probe_event never ran). */
     sessdir_read_events(events, 0, only, probe_event, p, &rs, rerr, sizeof rerr);
     free(events);
-    free(path);
-    return 0;
 }
 
 /* When process pid started (seconds since the epoch), or -1. */

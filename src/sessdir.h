@@ -56,14 +56,19 @@ typedef struct sessdir_probe {
     long pid;            /* its init's pid (created event); 0 when unknown */
     bool exited;         /* events.jsonl records its end */
     long long events_bytes; /* the size of events.jsonl; -1 when there is none */
+    bool events_read;    /* sessdir_probe_events has read it (id, created, pid, exited) */
     double last_change;  /* the newest modification time of its files (or the directory) */
     uint64_t bytes;      /* disk use of everything in it */
 } sessdir_probe;
 
-/* Probe root/name.  0, or -1 with err (not a directory, unreadable). */
+/* Probe root/name: its size, times and cast header (cheap: stat calls
+ * and one line).  0, or -1 with err (not a directory, unreadable). */
 int sessdir_probe_dir(const char *root, const char *name, sessdir_probe *p, char *err, size_t errlen);
+/* Then what its events.jsonl says (id, created, pid, exited): read only
+ * for a directory that may go (once). */
+void sessdir_probe_events(const char *root, sessdir_probe *p);
 
-/* Whether the session of p has provably ended, for a caller that already
+/* Whether the session of p (its events read) has provably ended, for a caller that already
  * knows it is not one of its server's own sessions: its end is recorded;
  * or its init (pid) is gone or is another process now; or it has no events
  * at all and its directory is older than a minute (a session writes its
