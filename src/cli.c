@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cli_log.h"
+#include "cli_export.h"
 #include "cli_snap.h"
 #include "policy.h"
 #include "client.h"
@@ -1375,6 +1376,7 @@ static const verb verbs[] = {
      "a terminal it only starts them (corral attach shows them later).\n"},
     CLI_SNAP_VERBS
     CLI_LOG_VERBS
+    CLI_EXPORT_VERBS
     {"mcp", verb_mcp,
      "mcp [--name NAME] [--profile P] [--net MODE] [--approval-policy POLICY] [-C DIR] [--yield-cap SECONDS] "
      "[--print-config codex|claude|json]",

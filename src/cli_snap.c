@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXIT_USAGE 2
@@ -427,29 +428,132 @@ static void human(uint64_t bytes, char *out, size_t len)
     snprintf(out, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
+static void duration_text(long long seconds, char *out, size_t len)
+{
+    if (seconds % 86400 == 0)
+        snprintf(out, len, "%lldd", seconds / 86400);
+    else if (seconds % 3600 == 0)
+        snprintf(out, len, "%lldh", seconds / 3600);
+    else
+        snprintf(out, len, "%llds", seconds);
+}
+
+/* One session directory of the gc reply: name, size, last change. */
+static void print_sessdir(const char *verb, json_t *e, const char *tail)
+{
+    char size[32];
+    human((uint64_t)json_integer_value(json_object_get(e, "bytes")), size, sizeof size);
+    const char *when = json_string_value(json_object_get(e, "last_change"));
+    printf("  %-12s %-12s %10s  last written %.10s  %s\n", verb, json_string_value(json_object_get(e, "name")),
+           size, when ? when : "?", tail);
+}
+
+/* The sessions part of the gc reply: each directory removed, and what was
+ * kept (every one with --verbose; else counts, and the ones kept although
+ * they are old, with why). */
+static int print_sessions(json_t *s, bool verbose)
+{
+    int rc = 0;
+    bool dry = json_is_true(json_object_get(s, "dry_run"));
+    long long keep = (long long)json_integer_value(json_object_get(s, "retention_seconds"));
+    uint64_t cap = (uint64_t)json_integer_value(json_object_get(s, "max_total_size"));
+    char keep_h[32], cap_h[32], after[32];
+    duration_text(keep, keep_h, sizeof keep_h);
+    human(cap, cap_h, sizeof cap_h);
+    human((uint64_t)json_integer_value(json_object_get(s, "bytes_after")), after, sizeof after);
+    char *dir = visible(json_string_value(json_object_get(s, "dir")));
+    printf("sessions in %s (kept %s%s after they end, %s%s in all):\n", dir, keep ? "" : "forever: ",
+           keep ? keep_h : "[session] retention = 0", cap ? "at most " : "no cap: ",
+           cap ? cap_h : "[session] max-total-size = 0");
+    const char *err = json_string_value(json_object_get(s, "error"));
+    if (err) {
+        fprintf(stderr, "corral: %s\n", err);
+        rc = 1;
+    }
+    size_t i;
+    json_t *e;
+    json_t *removed = json_object_get(s, "removed"), *kept = json_object_get(s, "kept");
+    json_array_foreach(removed, i, e) {
+        const char *reason = json_string_value(json_object_get(e, "reason"));
+        char tail[300];
+        snprintf(tail, sizeof tail, "%s; %s",
+                 reason && strcmp(reason, "retention") == 0 ? "older than [session] retention"
+                                                            : "oldest, over [session] max-total-size",
+                 json_string_value(json_object_get(e, "proof")));
+        print_sessdir(dry ? "would remove" : "removed", e, tail);
+    }
+    json_array_foreach(json_object_get(s, "failed"), i, e) {
+        char *msg = visible(json_string_value(json_object_get(e, "error")));
+        fprintf(stderr, "corral: %s/%s: not removed: %s\n", dir, json_string_value(json_object_get(e, "name")), msg);
+        free(msg);
+        rc = 1;
+    }
+    json_array_foreach(kept, i, e) {
+        const char *when = json_string_value(json_object_get(e, "last_change"));
+        bool old = false;
+        if (keep && when) {
+            struct tm tm;
+            memset(&tm, 0, sizeof tm);
+            if (strptime(when, "%Y-%m-%dT%H:%M:%S", &tm))
+                old = (double)time(NULL) - (double)timegm(&tm) > (double)keep;
+        }
+        char *why = visible(json_string_value(json_object_get(e, "why")));
+        if (verbose || old) {
+            print_sessdir("kept", e, why);
+        }
+        free(why);
+    }
+    uint64_t b0 = (uint64_t)json_integer_value(json_object_get(s, "bytes_before")),
+             b1 = (uint64_t)json_integer_value(json_object_get(s, "bytes_after"));
+    char freed[32];
+    human(b0 > b1 ? b0 - b1 : 0, freed, sizeof freed);
+    printf("  %s %zu session director%s, %s; kept %zu, %s\n", dry ? "would remove" : "removed",
+           json_array_size(removed), json_array_size(removed) == 1 ? "y" : "ies", freed, json_array_size(kept), after);
+    free(dir);
+    return rc;
+}
+
 int cli_gc(int argc, char **argv)
 {
-    if (argc > 1) {
-        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+    static const struct option opts[] = {{"dry-run", no_argument, NULL, 'n'},
+                                         {"verbose", no_argument, NULL, 'v'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    bool dry = false, verbose = false;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "nvh", opts, NULL)) != -1) {
+        if (ch == 'n')
+            dry = true;
+        else if (ch == 'v')
+            verbose = true;
+        else if (ch == 'h')
             return printf("usage: corral %s\n\n%s", CLI_GC_USAGE, CLI_GC_HELP), 0;
-        return usage(CLI_GC_USAGE, "unexpected argument '%s'", argv[1]);
+        else
+            return usage(CLI_GC_USAGE, NULL, NULL);
     }
-    json_t *r = cli_request(json_pack("{s:s}", "cmd", "gc"));
+    if (optind < argc)
+        return usage(CLI_GC_USAGE, "unexpected argument '%s'", argv[optind]);
+    json_t *r = cli_request(json_pack("{s:s, s:b}", "cmd", "gc", "dry_run", dry));
     if (!r)
         return 1;
+    int rc = print_sessions(json_object_get(r, "sessions"), verbose);
     size_t i;
     json_t *s;
-    int rc = 0;
     json_t *stores = json_object_get(r, "stores");
-    if (!json_array_size(stores))
+    const char *off = json_string_value(json_object_get(r, "snapshots"));
+    if (off)
+        printf("snapshot stores: %s\n", off);
+    else if (!json_array_size(stores))
         printf("no snapshot stores\n");
+    else
+        printf("snapshot stores:\n");
     json_array_foreach(stores, i, s) {
         char before[32], after[32];
         human((uint64_t)json_integer_value(json_object_get(s, "bytes_before")), before, sizeof before);
         human((uint64_t)json_integer_value(json_object_get(s, "bytes_after")), after, sizeof after);
         char *ws = visible(json_string_value(json_object_get(s, "workspace")));
         long long dropped = (long long)json_integer_value(json_object_get(s, "sessions_dropped"));
-        printf("%s: %s -> %s", ws, before, after);
+        printf("  %s: %s -> %s", ws, before, after);
         if (dropped)
             printf(" (%lld session%s dropped)", dropped, dropped == 1 ? "" : "s");
         printf("\n");

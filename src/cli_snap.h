@@ -36,12 +36,20 @@ struct conf;
     "is done and the conflicts are listed (exit 1).  The revert is itself recorded as\n"                  \
     "a command of the session, with its own diff.\n\n"                                                     \
     "  -n, --dry-run  list what it would do, change nothing\n"
-#define CLI_GC_USAGE "gc"
+#define CLI_GC_USAGE "gc [--dry-run] [--verbose]"
 #define CLI_GC_HELP                                                                                          \
-    "Maintain every snapshot store now: drop the snapshots of sessions that ended\n"                      \
-    "longer ago than [snapshots] retention (then the oldest while a store is over\n"                      \
-    "[snapshots] max-store-size), repack what is left into one pack, and print each\n"                    \
-    "store's size before and after.  The server also does this on its own.\n"
+    "Apply retention now.  The directories of ended sessions (their events.jsonl\n"                        \
+    "and output.cast) that were last written longer ago than [session] retention go\n"                  \
+    "(default 30d), then the oldest while they take more than [session]\n"                                \
+    "max-total-size in all (default 1G); a session the server has (running or in\n"                       \
+    "its list) is never removed, nor one whose end cannot be proven.  Then every\n"                        \
+    "snapshot store drops the snapshots of those sessions, and of sessions that\n"                        \
+    "ended longer ago than [snapshots] retention (then the oldest while a store is\n"                     \
+    "over [snapshots] max-store-size), and is repacked.  Each directory removed is\n"                     \
+    "named with its size and why; each store with its size before and after.  The\n"                      \
+    "server also does this on its own.\n\n"                                                               \
+    "  -n, --dry-run  say what would be removed, remove nothing\n"                                         \
+    "  -v, --verbose  also list every directory kept, and why\n"
 
 int cli_diff(int argc, char **argv);
 int cli_revert(int argc, char **argv);

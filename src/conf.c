@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-enum conf_type { CT_DURATION, CT_DURATION_U32, CT_INT };
+enum conf_type { CT_DURATION, CT_DURATION_U32, CT_INT, CT_SIZE };
 
 typedef struct conf_key {
     const char *section;
@@ -33,6 +33,8 @@ static const conf_key conf_keys[] = {
     {"limits", "exec-lifetime", CT_DURATION, offsetof(conf_t, exec_lifetime_ms), 0, 0},
     {"exec", "background-timeout", CT_DURATION_U32, offsetof(conf_t, background_timeout_ms), 0, 0},
     {"session", "scrollback", CT_INT, offsetof(conf_t, scrollback), 0, 1000000},
+    {"session", "retention", CT_DURATION, offsetof(conf_t, session_retention_ms), 0, 0},
+    {"session", "max-total-size", CT_SIZE, offsetof(conf_t, session_max_total_size), 0, 0},
     {"ui", "sidebar-width", CT_INT, offsetof(conf_t, ui_sidebar_width), 12, 80},
     {"approvals", "timeout", CT_DURATION, offsetof(conf_t, approval_timeout_ms), 0, 0},
     {"network", "max-connections", CT_INT, offsetof(conf_t, network_max_connections), 1, 65536},
@@ -54,6 +56,8 @@ void conf_defaults(conf_t *c)
     c->exec_lifetime_ms = 2ull * 3600 * 1000;
     c->background_timeout_ms = 300000;
     c->scrollback = 10000;
+    c->session_retention_ms = 30ull * 24 * 3600 * 1000;
+    c->session_max_total_size = 1ull << 30;
     c->ui_mouse = true;
     c->granular_sandbox_approval = true;
     c->granular_rules = true;
@@ -379,7 +383,9 @@ static int conf_set(void *user, const char *section, const char *subsection, con
         case CT_DURATION:
         case CT_DURATION_U32:
             if (conf_parse_duration(value, &ms) < 0) {
-                snprintf(err, errlen, "%s.%s: '%s' is not a duration (e.g. 0, 30s, 5m, 2h)", section, key, value);
+                snprintf(err, errlen, "%s.%s: '%s' is not a duration (e.g. %s)", section, key, value,
+                         k->offset == offsetof(conf_t, session_retention_ms) ? "30d, 12h; 0 keeps them forever"
+                                                                              : "0, 30s, 5m, 2h");
                 return -1;
             }
             if (k->type == CT_DURATION_U32) {
@@ -404,6 +410,13 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             *(int *)field = (int)v;
             return 0;
         }
+        case CT_SIZE:
+            if (conf_parse_size(value, (uint64_t *)field) < 0) {
+                snprintf(err, errlen, "%s.%s: '%s' is not a size (e.g. 500M, 1G; 0 for no cap)", section, key,
+                         value);
+                return -1;
+            }
+            return 0;
         }
     }
     if (!section_known) {

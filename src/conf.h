@@ -34,6 +34,8 @@ typedef struct conf {
     uint32_t background_timeout_ms; /* longest empty poll; floored at 5 s */
     /* [session] */
     int scrollback; /* lines of history the server keeps per session */
+    uint64_t session_retention_ms;   /* ended sessions' directories are kept this long (0: forever) */
+    uint64_t session_max_total_size; /* and all of them together at most this many bytes (0: no cap) */
     /* [sandbox] */
     char *sandbox_profile; /* profile of new sessions and execs */
     conf_sandbox sandbox;  /* extras applied to every confined profile */

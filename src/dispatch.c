@@ -8,6 +8,7 @@
 #include "server_int.h"
 #include "gate_server.h"
 #include "layouts.h"
+#include "retention_server.h"
 #include "snap_server.h"
 #include "paths.h"
 #include "uexec.h"
@@ -605,7 +606,7 @@ static const struct {
     {"subscribe", cmd_subscribe}, {"watch", cmd_watch}, {"unwatch", cmd_unwatch}, {"input", cmd_input},
     {"approvals", cmd_approvals}, {"approve", cmd_approve}, {"deny", cmd_deny},
     {"rm", cmd_rm}, {"layout", cmd_layout},
-    {"commands", cmd_snap_commands}, {"diff", cmd_snap_diff}, {"revert", cmd_snap_revert}, {"gc", cmd_snap_gc},
+    {"commands", cmd_snap_commands}, {"diff", cmd_snap_diff}, {"revert", cmd_snap_revert}, {"gc", cmd_gc},
 };
 
 void dispatch(conn_t *c, json_t *id, json_t *req)

@@ -9,6 +9,7 @@
 
 #include "server.h"
 #include "server_int.h"
+#include "retention_server.h"
 #include "snap_server.h"
 #include "escalation.h"
 #include "gate_network.h"
@@ -303,6 +304,7 @@ static void finish_shutdown(server_t *srv)
     gate_network_shutdown(srv);
     gate_server_shutdown(srv);
     snap_server_shutdown(srv);
+    retention_server_shutdown(srv);
 }
 
 void server_maybe_finish_shutdown(server_t *srv)
@@ -454,6 +456,7 @@ static void start_policy(server_t *srv)
     gate_server_start(srv);
     gate_network_start(srv);
     snap_server_start(srv);
+    retention_server_start(srv);
     char err[512];
     /* Sessions' tools: corral itself (corral escalate, the hooks' checks)
      * and the shell hooks, next to the socket. */

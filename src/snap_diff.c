@@ -415,7 +415,8 @@ int snap_changes_compute(snap_store *st, const char *before, const char *after, 
     large_changes(out, &ma, &mb);
     repo_changes(out, &ma, &mb);
     missed_from_meta(out, &ma, &mb);
-    qsort(out->files, out->n_files, sizeof *out->files, file_cmp);
+    if (out->n_files) /* (NULL when there are none, which qsort may not be given) */
+        qsort(out->files, out->n_files, sizeof *out->files, file_cmp);
     for (size_t i = 0; i < out->n_files; i++) {
         snap_file *f = &out->files[i];
         switch (f->status) {

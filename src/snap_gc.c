@@ -191,6 +191,40 @@ static int by_end(const void *a, const void *b)
     return ex < ey ? -1 : ex > ey;
 }
 
+static bool is_gone(const char *key, const snap_gc_gone *gone, size_t n_gone)
+{
+    int id;
+    long long ms;
+    char tail;
+    if (sscanf(key, "%d-%lld%c", &id, &ms, &tail) != 2)
+        return false;
+    for (size_t i = 0; i < n_gone; i++)
+        if (gone[i].id == id && (double)ms / 1000.0 >= gone[i].start_lo && (double)ms / 1000.0 < gone[i].start_hi)
+            return true;
+    return false;
+}
+
+int snap_gc_forget(snap_store *st, const snap_gc_gone *gone, size_t n_gone)
+{
+    if (!n_gone)
+        return 0;
+    size_t n = 0, kept = 0;
+    gc_session *v = read_sessions(st, &n);
+    int forgotten = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (is_gone(v[i].key, gone, n_gone)) {
+            drop_session_refs(st, v[i].key);
+            forgotten++;
+            continue;
+        }
+        v[kept++] = v[i];
+    }
+    if (forgotten)
+        write_sessions(st, v, kept);
+    free(v);
+    return forgotten;
+}
+
 /* ---- repacking ------------------------------------------------------------------- */
 
 static void remove_loose_and_old_packs(snap_store *st, const char *keep)
@@ -324,7 +358,8 @@ int snap_gc_run(snap_store *st, bool force, const char *const *live, size_t n_li
         out->repacked = rc == 0;
     }
     /* Over the cap: the oldest ended sessions go, one at a time. */
-    qsort(v, n, sizeof *v, by_end);
+    if (n)
+        qsort(v, n, sizeof *v, by_end); /* (v is NULL for a store without sessions) */
     while (rc == 0 && st->conf.max_store_size && snap_disk_usage(st->dir) > st->conf.max_store_size) {
         size_t i = 0;
         while (i < n && is_live(v[i].key, live, n_live))

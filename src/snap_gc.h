@@ -33,6 +33,19 @@ typedef struct snap_gc_result {
     char error[512];
 } snap_gc_result;
 
+/* A session whose directory retention removed (retention.h): its id and
+ * the second it started in ([start_lo, start_hi)), which pick out its key
+ * ("ID-MS") in a store's sessions file. */
+typedef struct snap_gc_gone {
+    int id;
+    double start_lo, start_hi;
+} snap_gc_gone;
+
+/* Drop the snapshots of the gone sessions this store holds (their refs and
+ * their lines in the sessions file; the next repack frees the space).
+ * Returns how many it held. */
+int snap_gc_forget(snap_store *st, const snap_gc_gone *gone, size_t n_gone);
+
 /* Maintenance now.  force: repack even when little would be gained (the
  * gc verb).  live: keys of sessions running now (never dropped, even when
  * their end is unknown after a crash). */

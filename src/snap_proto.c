@@ -202,11 +202,95 @@ static int format_arg(const char *f, snap_format *out)
     return -1;
 }
 
+static bool oid_ok(const char *s)
+{
+    size_t n = 0;
+    while (s[n] && hex_value((unsigned char)s[n]) >= 0)
+        n++;
+    return n == SNAP_OID_HEX - 1 && s[n] == '\0';
+}
+
+static void diff_ids_after(snap_job *j)
+{
+    snap_ws *ws = j->ws;
+    diff_after(j);
+    /* A store no session uses closes again once its queue is empty. */
+    if (ws->refs == 0)
+        snap_ws_idle(ws);
+}
+
+/* diff {workspace, before, after}: two snapshots of a workspace's store by
+ * their ids, as a command's record names them: the diff of a command of a
+ * session the server no longer has (ended before it restarted, removed
+ * from its list), for corral export. */
+static void diff_ids(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    const char *ws_path, *before, *after, *format = "patch";
+    bool ignore_space = false;
+    if (proto_get_string(req, "workspace", true, &ws_path, &e) < 0 ||
+        proto_get_string(req, "before", true, &before, &e) < 0 || proto_get_string(req, "after", true, &after, &e) < 0 ||
+        proto_get_string(req, "format", false, &format, &e) < 0 ||
+        proto_get_bool(req, "ignore_space", false, &ignore_space, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    if (ws_path[0] != '/' || strlen(ws_path) >= PATH_MAX) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'workspace' must be an absolute path");
+        return;
+    }
+    if (!oid_ok(before) || !oid_ok(after)) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "fields 'before' and 'after' must be snapshot ids (40 hex digits)");
+        return;
+    }
+    const char *dir = snap_queue_dir();
+    if (!dir) {
+        conn_reply_error(c, id, PERR_NOT_FOUND,
+                         snap_off_reason() ? snap_off_reason() : "snapshots are off ([snapshots] enabled = false)");
+        return;
+    }
+    /* Only a store that exists: never one made for this request. */
+    char *store = snap_store_dir_for(dir, ws_path), *wsfile = xasprintf("%s/workspace", store);
+    char *named = snap_read_small(wsfile, PATH_MAX + 2, NULL);
+    bool found = named && strncmp(named, ws_path, strlen(ws_path)) == 0 &&
+                 (named[strlen(ws_path)] == '\n' || named[strlen(ws_path)] == '\0');
+    free(named);
+    free(wsfile);
+    free(store);
+    if (!found) {
+        char msg[PATH_MAX + 200];
+        snprintf(msg, sizeof msg, "there is no snapshot store for %s (its snapshots were removed, or never taken)",
+                 ws_path);
+        conn_reply_error(c, id, PERR_NOT_FOUND, msg);
+        return;
+    }
+    diff_req *d = xcalloc(1, sizeof *d);
+    buf_init(&d->text);
+    if (format_arg(format, &d->fmt) < 0) {
+        free(d);
+        conn_reply_error(c, id, PERR_BAD_REQUEST,
+                         "field 'format' must be \"patch\", \"name-status\", \"stat\" or \"files\"");
+        return;
+    }
+    d->opts.ignore_space = ignore_space;
+    d->since_start = true; /* from start to end: the two ids */
+    snprintf(d->start, sizeof d->start, "%s", before);
+    snprintf(d->end, sizeof d->end, "%s", after);
+    d->conn = c;
+    c->refs++;
+    d->id = json_incref(id);
+    snap_job_submit(snap_job_new(snap_ws_get(ws_path), false, diff_work, diff_ids_after, d));
+}
+
 void cmd_snap_diff(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
     const char *format = "patch";
     bool since_start = false, ignore_space = false;
+    if (!json_object_get(req, "session") && json_object_get(req, "workspace")) {
+        diff_ids(c, id, req);
+        return;
+    }
     snap_sess *x = sess_arg(c, id, req);
     if (!x)
         return;
@@ -435,16 +519,20 @@ void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
 /* ---- gc ----------------------------------------------------------------------------- */
 
 typedef struct gc_req {
-    conn_t *conn;
-    json_t *id;
     json_t *stores;
     int pending;
+    snap_gc_gone *gone;
+    size_t n_gone;
+    snap_gc_done_fn done;
+    void *user;
 } gc_req;
 
 typedef struct gc_one {
     gc_req *req;
     char **live;
     size_t n_live;
+    bool force;
+    int forgotten;
     snap_gc_result res;
     int rc;
 } gc_one;
@@ -452,8 +540,18 @@ typedef struct gc_one {
 static void gc_work(snap_job *j)
 {
     gc_one *g = j->data;
-    g->rc = snap_gc_run(j->ws->store, true, (const char *const *)g->live, g->n_live, &g->res);
+    g->forgotten = snap_gc_forget(j->ws->store, g->req->gone, g->req->n_gone);
+    g->rc = snap_gc_run(j->ws->store, g->force || g->forgotten > 0, (const char *const *)g->live, g->n_live,
+                        &g->res);
     j->measure = true;
+}
+
+static void gc_finish(gc_req *q)
+{
+    q->done(q->stores, NULL, q->user);
+    json_decref(q->stores);
+    free(q->gone);
+    free(q);
 }
 
 static void gc_done(snap_job *j)
@@ -462,7 +560,7 @@ static void gc_done(snap_job *j)
     gc_req *q = g->req;
     json_t *o = json_pack("{s:s, s:I, s:I, s:i, s:b}", "workspace", j->ws->path, "bytes_before",
                           (json_int_t)g->res.bytes_before, "bytes_after", (json_int_t)g->res.bytes_after,
-                          "sessions_dropped", g->res.sessions_dropped, "repacked", g->res.repacked);
+                          "sessions_dropped", g->res.sessions_dropped + g->forgotten, "repacked", g->res.repacked);
     const char *err = j->rc < 0 ? j->err : g->res.error;
     if (err[0])
         json_object_set_new(o, "error", json_string(err));
@@ -471,26 +569,18 @@ static void gc_done(snap_job *j)
         free(g->live[i]);
     free(g->live);
     free(g);
-    if (--q->pending > 0)
-        return;
-    if (!q->conn->closing) {
-        json_t *r = proto_ok(q->id);
-        json_object_set_new(r, "stores", q->stores);
-        q->stores = NULL;
-        conn_send(q->conn, r);
-    }
-    json_decref(q->stores);
-    json_decref(q->id);
-    conn_unref(q->conn);
-    free(q);
+    /* A store no session uses closes again once its queue is empty. */
+    if (j->ws->refs == 0)
+        snap_ws_idle(j->ws);
+    if (--q->pending == 0)
+        gc_finish(q);
 }
 
-void cmd_snap_gc(conn_t *c, json_t *id, json_t *req)
+void snap_gc_all(const snap_gc_gone *gone, size_t n_gone, bool force, snap_gc_done_fn done, void *user)
 {
-    (void)req;
     const char *dir = snap_queue_dir();
     if (!dir) {
-        conn_reply_error(c, id, PERR_NOT_FOUND, "snapshots are off ([snapshots] enabled = false)");
+        done(NULL, snap_off_reason() ? snap_off_reason() : "snapshots are off ([snapshots] enabled = false)", user);
         return;
     }
     /* Every store on disk, not only the ones this server opened. */
@@ -512,26 +602,26 @@ void cmd_snap_gc(conn_t *c, json_t *id, json_t *req)
     if (d)
         closedir(d);
     gc_req *q = xcalloc(1, sizeof *q);
-    q->conn = c;
-    c->refs++;
-    q->id = json_incref(id);
     q->stores = json_array();
+    q->done = done;
+    q->user = user;
+    if (n_gone) {
+        q->gone = xcalloc(n_gone, sizeof *q->gone);
+        memcpy(q->gone, gone, n_gone * sizeof *gone);
+        q->n_gone = n_gone;
+    }
+    q->pending = 1; /* until every job is queued */
     for (link_t *l = snap_ws_all()->next; l != snap_ws_all(); l = l->next) {
         snap_ws *ws = link_entry(l, snap_ws, node);
         if (ws->state == WS_REFUSED)
             continue;
         gc_one *g = xcalloc(1, sizeof *g);
         g->req = q;
+        g->force = force;
         g->live = snap_live_keys(ws, &g->n_live); /* running sessions keep everything */
         q->pending++;
         snap_job_submit(snap_job_new(ws, false, gc_work, gc_done, g));
     }
-    if (q->pending == 0) {
-        json_t *r = proto_ok(q->id);
-        json_object_set_new(r, "stores", q->stores);
-        conn_send(c, r);
-        json_decref(q->id);
-        conn_unref(c);
-        free(q);
-    }
+    if (--q->pending == 0)
+        gc_finish(q);
 }

@@ -347,7 +347,9 @@ static void write_record(snap_cmd *c)
     json_object_del(fields, "state");
     eventlog_write(el, "changes", fields, false);
     eventlog_close(el);
-    session_t *s = server_find(S.srv, c->session);
+    /* At shutdown sessions are freed before the store forgets them: no
+     * session is looked up then (nobody watches any more anyway). */
+    session_t *s = S.srv->shutting_down ? NULL : server_find(S.srv, c->session);
     if (s)
         watch_session_changed(s);
 }
@@ -647,7 +649,9 @@ void snap_session_freed(server_t *srv, session_t *s)
         snap_cmd_unref(x->cmds[i]);
     free(x->cmds);
     free(x->events_path);
-    if (--x->ws->refs == 0)
+    /* Once the queue stops, its workspace entries are freed before the
+     * sessions that used them. */
+    if (!snap_queue_stopping() && --x->ws->refs == 0)
         snap_ws_idle(x->ws);
     free(x);
 }

@@ -57,6 +57,15 @@ void snap_hook_mark(server_t *srv, session_t *s, json_t *msg, int reply_fd);
 void cmd_snap_commands(conn_t *c, json_t *id, json_t *req);
 void cmd_snap_diff(conn_t *c, json_t *id, json_t *req);
 void cmd_snap_revert(conn_t *c, json_t *id, json_t *req);
-void cmd_snap_gc(conn_t *c, json_t *id, json_t *req);
+
+/* Maintenance of every snapshot store on disk now (the gc command,
+ * retention): the snapshots of the gone sessions are dropped first; force:
+ * repack even when little would be gained.  done(stores, NULL, user) once
+ * every store is done (stores: [{"workspace", "bytes_before",
+ * "bytes_after", "sessions_dropped", "repacked", "error"?}], borrowed), or
+ * done(NULL, why, user) at once when snapshots are off. */
+struct snap_gc_gone;
+typedef void (*snap_gc_done_fn)(json_t *stores, const char *off, void *user);
+void snap_gc_all(const struct snap_gc_gone *gone, size_t n_gone, bool force, snap_gc_done_fn done, void *user);
 
 #endif

@@ -93,8 +93,10 @@ static void reset_table(snap_watch *w)
 {
     for (size_t i = 0; i < w->cap; i++)
         free(w->paths[i]);
-    memset(w->paths, 0, w->cap * sizeof *w->paths);
-    memset(w->kinds, 0, w->cap);
+    if (w->cap) { /* no table yet: NULL, which memset may not be given */
+        memset(w->paths, 0, w->cap * sizeof *w->paths);
+        memset(w->kinds, 0, w->cap);
+    }
     for (size_t i = 0; i < w->n_fresh; i++)
         free(w->fresh[i]);
     w->n_fresh = 0;
