@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "cli.h"
+#include "cli_log.h"
 #include "cli_export.h"
 #include "cli_snap.h"
 #include "policy.h"
@@ -1374,6 +1375,7 @@ static const verb verbs[] = {
      "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
      "a terminal it only starts them (corral attach shows them later).\n"},
     CLI_SNAP_VERBS
+    CLI_LOG_VERBS
     CLI_EXPORT_VERBS
     {"mcp", verb_mcp,
      "mcp [--name NAME] [--profile P] [--net MODE] [--approval-policy POLICY] [-C DIR] [--yield-cap SECONDS] "

@@ -181,7 +181,7 @@ static int chan_launch(gate_ticket *t, const gate_launch *l, char *err, size_t e
         if (fd < 0)
             reply_state(c, "run", NULL);
         else
-            snap_hook_line(c->srv, c->session, t->g.line, fd);
+            snap_hook_line(c->srv, c->session, t->g.line, t->g.cwd, fd);
         gate_done(t);
         return 0;
     }

@@ -1,5 +1,6 @@
 /*
- * eventlog.c - events.jsonl writer.
+ * eventlog.c - events.jsonl writer: append-only, one write(2) per line
+ * (O_APPEND, so two writers of one file never interleave within a line).
  */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct eventlog {
@@ -19,9 +21,23 @@ struct eventlog {
 
 eventlog_t *eventlog_open(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    /* Read too: to see how the file ends. */
+    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    /* A log whose last line was cut short (a crash while it was written)
+     * gets its newline first: the next event is a line of its own, and
+     * only the torn line is lost (readers skip it, with a warning). */
+    struct stat st;
+    char last;
+    int rc = 0;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+        rc = write_all(fd, "\n", 1);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
+        close(fd);
         return NULL;
     }
     eventlog_t *el = xcalloc(1, sizeof *el);
@@ -44,7 +60,8 @@ int eventlog_write(eventlog_t *el, const char *name, json_t *fields, bool durabl
         json_object_update(o, fields);
         json_decref(fields);
     }
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    /* Twelve significant digits: 0.004, not 0.0040000000000000001. */
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
     json_decref(o);
     if (!s)
         return -ENOMEM;

@@ -74,6 +74,7 @@ typedef struct server_session {
     gate_cache net_allowed, net_denied;
     int net_open;
     const char *net_mode; /* its sandbox's network: "off", "proxy", "full" (static) */
+    bool shell_hook;      /* an interactive bash or zsh with the shell hook: its lines are its commands */
 } server_session;
 
 static inline server_session *srv_session(session_t *s)

@@ -115,6 +115,11 @@ static void on_session_finished(session_t *s, void *user)
         server_maybe_finish_shutdown(srv);
 }
 
+static void on_session_ending(session_t *s, void *user)
+{
+    snap_session_ending(user, s);
+}
+
 static void on_session_closed(session_t *s, void *user)
 {
     (void)user;
@@ -144,6 +149,7 @@ static const session_hooks server_session_hooks = {
     .title = on_session_title,
     .bell = on_session_bell,
     .finished = on_session_finished,
+    .ending = on_session_ending,
     .closed = on_session_closed,
 };
 
@@ -232,6 +238,19 @@ static bool binds_exactly(const sb_plan *plan, char *const *resolved, char *err,
     return true;
 }
 
+/* Does r start an interactive bash or zsh that gets the shell hook
+ * (escalation path 3), where each typed line is a command? */
+static bool gets_shell_hook(server_t *srv, const spawn_request *r, bool tools)
+{
+    if (!tools || !srv->hook_dir || !r->tty || r->kind != SESSION_USER)
+        return false;
+    char **argv = NULL, **env = NULL;
+    bool yes = shellhook_apply(r->argv, "/", &argv, &env);
+    if (yes)
+        shellhook_free(argv, env);
+    return yes;
+}
+
 sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, char *err, size_t errlen)
 {
     sb_profile prof;
@@ -241,7 +260,7 @@ sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, 
      * from where the command will see it. */
     char **hook_argv = NULL, **hook_env = NULL, **set_env = NULL;
     char *const *argv = r->argv;
-    if (tools && srv->hook_dir && r->tty && r->kind == SESSION_USER) {
+    if (gets_shell_hook(srv, r, tools)) {
         const char *dir = prof.unconfined ? srv->hook_dir : SB_TOOLS_DIR "/shell";
         if (shellhook_apply(r->argv, dir, &hook_argv, &hook_env))
             argv = hook_argv;
@@ -364,6 +383,7 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     /* What a request from inside it keeps: its workspace and sandbox. */
     x->workspace = workspace;
     x->net_mode = net_mode;
+    x->shell_hook = gets_shell_hook(srv, r, srv->exe != NULL);
     server_sandbox_of(r, &x->sandbox);
     if (chan_server >= 0)
         sesschan_attach(srv, s, chan_server, proxy_mode);

@@ -197,6 +197,10 @@ static void finish(session_t *s)
     uv_timer_stop(&s->kill_timer);
     uv_timer_stop(&s->lifetime_timer);
     uv_timer_stop(&s->flush_timer);
+    /* The owner's last marks (the end of the command that was running)
+     * go before the exit marker, which is always the last event. */
+    if (s->hooks->ending)
+        s->hooks->ending(s, s->hooks_user);
     if (s->cast) {
         char label[64], tmp[32];
         if (s->exit_signal)
@@ -512,13 +516,13 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
     if (spec->lifetime_ms)
         uv_timer_start(&s->lifetime_timer, lifetime_cb, spec->lifetime_ms, 0);
 
-    eventlog_write(s->events, "created",
-                   json_pack("{s:i, s:s, s:o, s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:i}", "session", id,
-                             "name", s->name, "command", proto_argv_json(s->argv), "cwd", s->cwd, "client",
-                             s->client, "profile", s->profile, "kind",
-                             s->kind == SESSION_EXEC ? "exec" : "user", "tty", s->tty, "cols", cols,
-                             "rows", rows, "pid", (int)s->pid),
-                   false);
+    json_t *created = json_pack("{s:i, s:s, s:o, s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:i}", "session", id, "name",
+                                s->name, "command", proto_argv_json(s->argv), "cwd", s->cwd, "client", s->client,
+                                "profile", s->profile, "kind", s->kind == SESSION_EXEC ? "exec" : "user", "tty",
+                                s->tty, "cols", cols, "rows", rows, "pid", (int)s->pid);
+    if (created && plan->workspace)
+        json_object_set_new(created, "workspace", json_string(plan->workspace));
+    eventlog_write(s->events, "created", created, false);
     free(cmdline);
     return s;
 
@@ -544,6 +548,12 @@ int session_write(session_t *s, const char *data, size_t len)
     buf_append(&s->wq, data, len);
     flush_writes(s);
     return 0;
+}
+
+void session_marker(session_t *s, const char *label)
+{
+    if (s->cast)
+        cast_marker(s->cast, rec_time(s), label);
 }
 
 int session_resize(session_t *s, int rows, int cols)

@@ -47,6 +47,9 @@ typedef struct session_hooks {
     /* The process tree exited and its output is fully read (or the grace
      * period ran out): the session's final state is known. */
     void (*finished)(session_t *s, void *user);
+    /* Just before: the recording is about to get its exit marker and
+     * close (the last chance for a marker of the owner's). */
+    void (*ending)(session_t *s, void *user);
     /* Every handle is closed: the owner may call session_free. */
     void (*closed)(session_t *s, void *user);
 } session_hooks;
@@ -132,6 +135,9 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
  * closed) or one whose terminal is gone. */
 int session_write(session_t *s, const char *data, size_t len);
 int session_resize(session_t *s, int rows, int cols);
+/* A marker in the recording now (asciicast "m": a command's start or end,
+ * docs/formats.md); nothing once the recording is closed. */
+void session_marker(session_t *s, const char *label);
 /* End the whole process tree; reason goes to the event log ("user",
  * "pruned", "lifetime", "shutdown").  No-op once exited. */
 void session_kill(session_t *s, const char *reason);

@@ -7,8 +7,10 @@
 
 #include "snap_server_int.h"
 
+#include "cmdmark.h"
 #include "paths.h"
 #include "quote.h"
+#include "uexec.h"
 #include "snap_diff.h"
 #include "snap_gc.h"
 #include "util.h"
@@ -111,6 +113,7 @@ void snap_cmd_unref(snap_cmd *c)
         return;
     link_del(&c->active_node);
     free(c->line);
+    free(c->cwd);
     free(c->error);
     free(c->events_path);
     free(c->shared);
@@ -154,8 +157,11 @@ static void add_shared(snap_cmd *c, long serial)
 static char *exec_line(char *const *argv)
 {
     if (argv && argv[0] && argv[1] && argv[2] && !argv[3] &&
-        (strcmp(argv[1], "-c") == 0 || strcmp(argv[1], "-lc") == 0))
-        return xstrdup(argv[2]);
+        (strcmp(argv[1], "-c") == 0 || strcmp(argv[1], "-lc") == 0)) {
+        /* As it is, but valid UTF-8: the record is JSON. */
+        size_t n;
+        return uexec_lossy_utf8(argv[2], strlen(argv[2]), &n);
+    }
     return quote_argv_display(argv);
 }
 
@@ -193,6 +199,27 @@ static void sess_drop_cmd(snap_sess *x, snap_cmd *c)
             return;
         }
     }
+}
+
+/* ---- marks: a command's start and end in its session's files ------------------------------ */
+
+static void mark_start(snap_cmd *c)
+{
+    snap_sess *x = c->session ? snap_sess_find(c->session) : NULL;
+    if (c->marked || c->state == CMD_DROPPED || c->n <= 0 || !x || !x->s)
+        return;
+    c->marked = true;
+    c->mark_started = wall_sec();
+    cmdmark_start(x->s, c->n, c->line, c->cwd);
+}
+
+static void mark_end(snap_cmd *c, bool has_exit, int exit_code)
+{
+    snap_sess *x = c->session ? snap_sess_find(c->session) : NULL;
+    if (!c->marked || c->mark_ended || !x || !x->s)
+        return;
+    c->mark_ended = true;
+    cmdmark_end(x->s, c->n, has_exit, exit_code, c->mark_started);
 }
 
 /* ---- boundaries ---------------------------------------------------------------------- */
@@ -471,6 +498,7 @@ static void end(snap_sess *x, snap_cmd *c, bool session_end, int exit_code, bool
 {
     if (c->state == CMD_ENDING || c->state == CMD_DONE || c->state == CMD_DROPPED)
         return;
+    mark_end(c, has_exit, exit_code);
     c->state = CMD_ENDING;
     c->ended = wall_sec();
     c->has_exit = has_exit;
@@ -540,6 +568,7 @@ void snap_exec_started(server_t *srv, session_t *s, snap_cmd *c)
     x->numbered = 1;
     x->open = c;
     c->started = wall_sec();
+    mark_start(c);
     if (c->before[0]) {
         snprintf(x->start_commit, sizeof x->start_commit, "%s", c->before);
         anchor_later(x, c->before); /* taken before the session existed */
@@ -554,6 +583,7 @@ void snap_session_started(server_t *srv, session_t *s)
     server_session *xs = srv_session(s);
     snap_sess *x = xcalloc(1, sizeof *x);
     x->id = s->id;
+    x->s = s;
     x->created = s->created;
     snprintf(x->key, sizeof x->key, "%d-%lld", s->id, (long long)(s->created * 1000));
     x->events_path = s->dir ? xasprintf("%s/events.jsonl", s->dir) : NULL;
@@ -571,8 +601,20 @@ void snap_session_started(server_t *srv, session_t *s)
     c->n = ++x->numbered;
     sess_add_cmd(x, c);
     x->open = c;
+    /* An interactive shell with the hook: its typed lines will be the
+     * commands, so the session is not marked as one. */
+    if (!xs->shell_hook)
+        mark_start(c);
     begin(x, c, NULL, NULL, true);
     snap_cmd_unref(c);
+}
+
+void snap_session_ending(server_t *srv, session_t *s)
+{
+    (void)srv;
+    snap_sess *x = snap_sess_find(s->id);
+    if (x && x->open)
+        mark_end(x->open, x->open->n == 1 && !x->hooked, s->exit_code);
 }
 
 void snap_session_ended(server_t *srv, session_t *s)
@@ -602,6 +644,7 @@ void snap_session_freed(server_t *srv, session_t *s)
     if (!x)
         return;
     link_del(&x->node);
+    x->s = NULL;
     for (size_t i = 0; i < x->n_cmds; i++)
         snap_cmd_unref(x->cmds[i]);
     free(x->cmds);
@@ -653,13 +696,14 @@ static void send_state(int fd, const char *state)
 
 static void hook_go(void *user, snap_cmd *c, bool stopping)
 {
-    (void)c;
     int fd = (int)(intptr_t)user;
+    if (!stopping)
+        mark_start(c); /* the shell runs it once it hears "run" */
     send_state(fd, stopping ? "denied" : "run");
     close(fd);
 }
 
-void snap_hook_line(server_t *srv, int session, const char *line, int reply_fd)
+void snap_hook_line(server_t *srv, int session, const char *line, const char *cwd, int reply_fd)
 {
     session_t *s = server_find(srv, session);
     snap_sess *x = snap_sess_find(session);
@@ -676,6 +720,7 @@ void snap_hook_line(server_t *srv, int session, const char *line, int reply_fd)
          * goes; its snapshot is the session's start. */
         x->hooked = true;
         if (x->open) {
+            mark_end(x->open, false, 0);
             x->open->state = CMD_DROPPED;
             link_del(&x->open->active_node);
             sess_drop_cmd(x, x->open);
@@ -686,6 +731,7 @@ void snap_hook_line(server_t *srv, int session, const char *line, int reply_fd)
     char *shown = sanitize_text(line, strlen(line), 4096);
     snap_cmd *c = cmd_new(x->ws, shown);
     free(shown);
+    c->cwd = cwd ? xstrdup(cwd) : NULL;
     c->n = ++x->numbered;
     sess_add_cmd(x, c);
     x->open = c;
@@ -733,7 +779,9 @@ snap_cmd *snap_revert_cmd_begin(snap_sess *x, const char *line, snap_go_fn go, v
 {
     snap_cmd *c = cmd_new(x->ws, line);
     c->n = ++x->numbered;
+    c->cwd = xstrdup(x->ws->path);
     sess_add_cmd(x, c);
+    mark_start(c);
     begin(x, c, go, user, false);
     snap_cmd_unref(c);
     return c;

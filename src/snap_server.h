@@ -37,15 +37,18 @@ void snap_exec_started(server_t *srv, session_t *s, struct snap_cmd *cmd);
  * (its tree is gone), and is freed. */
 void snap_session_started(server_t *srv, session_t *s);
 void snap_session_ended(server_t *srv, session_t *s);
+/* The session's recording is about to close: the running command's end
+ * mark goes in first. */
+void snap_session_ending(server_t *srv, session_t *s);
 void snap_session_freed(server_t *srv, session_t *s);
 /* The session's snapshot fields for its JSON: "workspace", "changes" (the
  * last command's counts) and "snapshots" (the store's state and size). */
 void snap_session_json(server_t *srv, session_t *s, json_t *o);
 
-/* The shell hook's check of a typed line was answered "run": the reply
- * {"state":"run"} is sent on reply_fd (taken) once the snapshot before the
- * line is taken. */
-void snap_hook_line(server_t *srv, int session, const char *line, int reply_fd);
+/* The shell hook's check of a typed line (run in cwd) was answered "run":
+ * the reply {"state":"run"} is sent on reply_fd (taken) once the snapshot
+ * before the line is taken. */
+void snap_hook_line(server_t *srv, int session, const char *line, const char *cwd, int reply_fd);
 /* A mark from the shell hook ({"verb":"mark","what":"end","status":N}):
  * the line ended.  Answered on reply_fd (taken). */
 void snap_hook_mark(server_t *srv, session_t *s, json_t *msg, int reply_fd);

@@ -22,6 +22,9 @@ typedef struct snap_cmd {
     int session;        /* 0 until an exec's session starts */
     int n;              /* its number in the session (1, 2, ...); 0: the session itself, not yet recorded */
     char *line;         /* as shown: the typed line, the argv shell-quoted */
+    char *cwd;          /* where it runs (NULL: its session's directory) */
+    bool marked, mark_ended; /* its start and end are in its session's log and recording (cmdmark.h) */
+    double mark_started;     /* wall clock of its start mark */
     double started, ended; /* wall */
     char before[SNAP_OID_HEX], after[SNAP_OID_HEX];
     bool late;          /* started before its "before" was taken */
@@ -44,6 +47,7 @@ typedef struct snap_cmd {
 typedef struct snap_sess {
     link_t node;
     int id;
+    session_t *s;       /* the session, until it is freed */
     char key[64];       /* id and start time: unique across restarts */
     char *events_path;  /* its events.jsonl */
     snap_ws *ws;

@@ -28,6 +28,7 @@ FIGURES = {
     "bench_snap.py": "target: added latency per exec",
     "bench_mcp.py": "tools/call exec_command via corral mcp",
     "bench_replay.py": "corral replay --speed 0 ",
+    "bench_log.py": "corral log --json over",
 }
 
 

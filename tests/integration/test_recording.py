@@ -85,15 +85,19 @@ def test_events_log(t):
     path = os.path.join(w.session_dir(SID), "events.jsonl")
     ev = wait_until(lambda: [e for e in read_jsonl(path)] if any(e["event"] == "changes" for e in read_jsonl(path))
                     else None)
-    t.eq([e["event"] for e in ev or []], ["created", "resized", "killed", "exited", "changes"],
-         "events: created, resized, killed, exited, then the command's record")
-    ev = [e for e in ev or [] if e["event"] != "changes"]
-    created = ev[0]
-    t.eq((created["session"], created["command"], created["cwd"], created["client"], created["profile"]),
+    t.eq([e["event"] for e in ev or []],
+         ["created", "command_started", "resized", "killed", "exited", "command_ended", "changes"],
+         "events: created, the command's start, resized, killed, exited, the command's end, then its record")
+    ev = {e["event"]: e for e in ev or [] if e["event"] != "changes"}
+    created = ev.get("created", {})
+    t.eq((created.get("session"), created.get("command"), created.get("cwd"), created.get("client"),
+          created.get("profile")),
          (SID, ["cat"], w.ws, "test", "workspace-write"), "created names the session, command, cwd, client, profile")
-    t.eq((ev[1]["cols"], ev[1]["rows"]), (100, 30), "resized carries the new size")
-    t.eq((ev[3]["code"], ev[3]["signal"]), (137, "SIGKILL"), "exited carries code and signal")
-    t.ok(all(e["time"].endswith("Z") for e in ev), "every event has a UTC time")
+    t.eq((ev.get("resized", {}).get("cols"), ev.get("resized", {}).get("rows")), (100, 30),
+         "resized carries the new size")
+    t.eq((ev.get("exited", {}).get("code"), ev.get("exited", {}).get("signal")), (137, "SIGKILL"),
+         "exited carries code and signal")
+    t.ok(all(e["time"].endswith("Z") for e in ev.values()), "every event has a UTC time")
 
 
 def test_screen(t):

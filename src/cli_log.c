@@ -1,0 +1,574 @@
+/*
+ * cli_log.c - see cli_log.h.
+ */
+#include "config.h"
+
+#include "cli_log.h"
+
+#include "client.h"
+#include "paths.h"
+#include "quote.h"
+#include "timeline.h"
+#include "util.h"
+#include "width.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_ERR 1
+#define EXIT_USAGE 2
+#define DEFAULT_LIMIT 20
+
+static int usage(const char *fmt, const char *arg)
+{
+    if (fmt) {
+        fprintf(stderr, "corral log: ");
+        fprintf(stderr, fmt, arg);
+        fprintf(stderr, "\n");
+    }
+    fprintf(stderr, "usage: corral %s\nTry 'corral log --help'.\n", CLI_LOG_USAGE);
+    return EXIT_USAGE;
+}
+
+typedef struct opts {
+    bool json, color, all;
+    long limit;
+    tl_filter filter;
+} opts;
+
+/* ---- output -------------------------------------------------------------------------- */
+
+#define C_OFF "\033[m"
+#define C_BOLD "\033[1m"
+#define C_DIM "\033[2m"
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_BLUE "\033[34m"
+#define C_MAGENTA "\033[35m"
+#define C_CYAN "\033[36m"
+#define C_ALERT "\033[1;31m"
+
+/* Output gathered and written in large pieces: 100k lines must not cost
+ * 100k writes. */
+static buf_t out;
+
+static void flush_out(bool force)
+{
+    if (out.len && (force || out.len >= 1 << 16)) {
+        fwrite(out.data, 1, out.len, stdout);
+        buf_reset(&out);
+    }
+}
+
+/* One JSON line of a tree, encoded straight into the output buffer. */
+static void put_json(json_t *j)
+{
+    const size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER;
+    buf_reserve(&out, 4096);
+    size_t room = out.cap - out.len - 1;
+    size_t n = json_dumpb(j, out.data + out.len, room, flags);
+    if (n > room) {
+        buf_reserve(&out, n + 2);
+        n = json_dumpb(j, out.data + out.len, out.cap - out.len - 1, flags);
+    }
+    out.len += n;
+    buf_putc(&out, '\n');
+}
+
+static void print_warnings(const timeline_t *tl, const char *path)
+{
+    for (size_t i = 0; i < tl->n_warnings; i++) {
+        char *v = quote_text_visible(tl->warnings[i], strlen(tl->warnings[i]));
+        fprintf(stderr, "corral: warning: %s\n", v);
+        free(v);
+    }
+    if (tl->skipped > tl->n_warnings) {
+        char *v = quote_text_visible(path, strlen(path));
+        fprintf(stderr, "corral: warning: %zu more lines of %s could not be read and were skipped\n",
+                tl->skipped - tl->n_warnings, v);
+        free(v);
+    }
+}
+
+/* The colour of an entry's kind: what needs a reviewer's eye is red. */
+static const char *kind_colour(const tl_entry *e)
+{
+    switch (e->kind) {
+    case TL_SESSION: return C_BOLD;
+    case TL_COMMAND:
+        if (e->risk)
+            return C_ALERT;
+        return e->has_exit && e->exit_code != 0 ? C_RED : C_GREEN;
+    case TL_APPROVAL: return !e->decided ? C_YELLOW : e->approved ? C_GREEN : C_RED;
+    case TL_NETWORK:
+        /* Refused connections are those not allowed. */
+        return e->approved ? C_CYAN : C_RED;
+    case TL_ESCALATION: return C_MAGENTA;
+    case TL_REFUSED:
+    case TL_DENIAL: return C_RED;
+    case TL_EXIT: return C_BOLD;
+    case TL_WARNING: return C_YELLOW;
+    default: return C_DIM;
+    }
+}
+
+static void local_time(double t, char *date, size_t dlen, char *clock, size_t clen)
+{
+    time_t secs = (time_t)t;
+    struct tm tm;
+    localtime_r(&secs, &tm);
+    strftime(date, dlen, "%Y-%m-%d", &tm);
+    strftime(clock, clen, "%H:%M:%S", &tm);
+}
+
+static void print_header(const timeline_t *tl, const opts *o)
+{
+    buf_t b;
+    buf_init(&b);
+    char date[32] = "", clock[32] = "";
+    if (tl->created > 0)
+        local_time(tl->created, date, sizeof date, clock, sizeof clock);
+    buf_printf(&b, "%ssession %d", o->color ? C_BOLD : "", tl->session);
+    if (tl->name) {
+        char *v = quote_text_visible(tl->name, strlen(tl->name));
+        buf_printf(&b, " (%s)", v);
+        free(v);
+    }
+    buf_printf(&b, "%s", o->color ? C_OFF : "");
+    if (tl->client) {
+        char *v = quote_text_visible(tl->client, strlen(tl->client));
+        buf_printf(&b, " by %s", v);
+        free(v);
+    }
+    if (tl->workspace) {
+        char *v = quote_text_visible(tl->workspace, strlen(tl->workspace));
+        buf_printf(&b, " in %s", v);
+        free(v);
+    }
+    if (tl->created > 0)
+        buf_printf(&b, ", started %s %s", date, clock);
+    if (tl->exited && tl->signal) {
+        char *v = quote_text_visible(tl->signal, strlen(tl->signal));
+        buf_printf(&b, ", killed by %s", v);
+        free(v);
+    } else if (tl->exited) {
+        buf_printf(&b, ", exited with code %d", tl->exit_code);
+    }
+    buf_puts(&out, b.data);
+    buf_putc(&out, '\n');
+    buf_free(&b);
+}
+
+static void print_entries(const timeline_t *tl, const opts *o)
+{
+    char last_date[32] = "", scratch[64];
+    if (!o->json)
+        print_header(tl, o);
+    if (tl->created > 0)
+        local_time(tl->created, last_date, sizeof last_date, scratch, sizeof scratch);
+    for (size_t i = 0; i < tl->n; i++) {
+        const tl_entry *e = &tl->entries[i];
+        if (!tl_match(e, &o->filter))
+            continue;
+        if (o->json) {
+            tl_entry_write_json(e, &out);
+            buf_putc(&out, '\n');
+            flush_out(false);
+            continue;
+        }
+        char date[32], clock[32];
+        local_time(e->time, date, sizeof date, clock, sizeof clock);
+        if (strcmp(date, last_date) != 0) {
+            buf_printf(&out, "-- %s --\n", date);
+            snprintf(last_date, sizeof last_date, "%s", date);
+        }
+        char *text = tl_entry_text(tl, e);
+        buf_printf(&out, "%s  %s%-10s%s %s\n", clock, o->color ? kind_colour(e) : "", tl_kind_name(e->kind),
+                   o->color ? C_OFF : "", text);
+        free(text);
+        flush_out(false);
+    }
+    flush_out(true);
+}
+
+/* ---- where sessions are ------------------------------------------------------------------- */
+
+static bool session_name(const char *s)
+{
+    const char *p = s;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p))
+            return false;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    return !*p && p - s < 24;
+}
+
+static int one_session(const char *arg, const opts *o)
+{
+    char *state = paths_state_dir();
+    char *events, *approvals;
+    struct stat st;
+    if (strchr(arg, '/')) {
+        /* A session's directory, or its events.jsonl, wherever it is. */
+        if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+            events = xasprintf("%s/events.jsonl", arg);
+            approvals = xasprintf("%s/approvals.jsonl", arg);
+        } else {
+            events = xstrdup(arg);
+            const char *slash = strrchr(arg, '/');
+            approvals = xasprintf("%.*s/approvals.jsonl", (int)(slash - arg), arg);
+        }
+    } else {
+        events = xasprintf("%s/sessions/%s/events.jsonl", state, arg);
+        approvals = xasprintf("%s/approvals.jsonl", state);
+    }
+    timeline_t tl;
+    char err[PATH_MAX + 200];
+    int rc = 0;
+    bool missing = !strchr(arg, '/') && stat(events, &st) < 0 && errno == ENOENT;
+    if (missing || tl_load(&tl, events, approvals, err, sizeof err) < 0) {
+        if (missing) {
+            fprintf(stderr, "corral: no session %s is recorded in %s/sessions (corral log lists the sessions)\n",
+                    arg, state);
+            memset(&tl, 0, sizeof tl);
+        } else {
+            char *v = quote_text_visible(err, strlen(err));
+            fprintf(stderr, "corral: %s\n", v);
+            free(v);
+        }
+        rc = EXIT_ERR;
+    } else {
+        print_warnings(&tl, events);
+        print_entries(&tl, o);
+    }
+    tl_free(&tl);
+    free(events);
+    free(approvals);
+    free(state);
+    return rc;
+}
+
+/* ---- the sessions ------------------------------------------------------------------------- */
+
+typedef struct rec {
+    char *name; /* its directory's name: 7, 7.1 */
+    double mtime;
+} rec;
+
+static int newest_first(const void *a, const void *b)
+{
+    const rec *x = a, *y = b;
+    if (x->mtime != y->mtime)
+        return x->mtime > y->mtime ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* The ids of the sessions a running server has running now (none when
+ * no server runs: it is not started for this). */
+static json_t *live_sessions(void)
+{
+    json_t *ids = json_object();
+    client_t c;
+    char err[1024];
+    if (client_connect(&c, "log", false, err, sizeof err) < 0)
+        return ids;
+    json_t *r = client_call(&c, json_pack("{s:s}", "cmd", "ls"), NULL, NULL, err, sizeof err);
+    client_close(&c);
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(r, "sessions"), i, s) {
+        const char *state = json_string_value(json_object_get(s, "state"));
+        if (state && strcmp(state, "running") == 0) {
+            char id[32];
+            snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(s, "id")));
+            json_object_set_new(ids, id, json_true());
+        }
+    }
+    json_decref(r);
+    return ids;
+}
+
+static json_t *summary_json(const char *name, const char *dir, const timeline_t *tl, bool live)
+{
+    tl_summary s;
+    tl_summarize(tl, &s);
+    json_t *o = json_pack("{s:s, s:i}", "session", name, "id", tl->session);
+    json_t *created = NULL;
+    for (size_t i = 0; i < tl->n && !created; i++)
+        if (tl->entries[i].kind == TL_SESSION)
+            created = tl_entry_json(&tl->entries[i]);
+    static const char *const copied[] = {"name", "client", "workspace", "cwd", "command", "profile", NULL};
+    for (const char *const *k = copied; *k && created; k++) {
+        json_t *v = json_object_get(created, *k);
+        if (v)
+            json_object_set(o, *k, v);
+    }
+    if (created && !json_object_get(o, "workspace") && json_object_get(o, "cwd"))
+        json_object_set(o, "workspace", json_object_get(o, "cwd"));
+    json_decref(created);
+    char when[32];
+    if (tl->created > 0) {
+        iso_time(when, tl->created);
+        json_object_set_new(o, "created", json_string(when));
+    }
+    if (live) {
+        json_object_set_new(o, "state", json_string("running"));
+    } else if (tl->exited) {
+        json_object_set_new(o, "state", json_string("exited"));
+        json_object_set_new(o, "exit_code", json_integer(tl->exit_code));
+        if (tl->signal)
+            json_object_set_new(o, "signal", json_string(tl->signal));
+        iso_time(when, tl->ended);
+        json_object_set_new(o, "ended", json_string(when));
+    } else {
+        /* No end in the log and not running: the server stopped first. */
+        json_object_set_new(o, "state", json_string("ended"));
+    }
+    json_object_set_new(o, "commands", json_integer(s.commands));
+    json_object_set_new(o, "approvals", json_integer(s.approvals));
+    json_object_set_new(o, "connections", json_integer(s.connections));
+    json_object_set_new(o, "hosts", json_integer(s.hosts));
+    json_object_set_new(o, "changes", json_pack("{s:i, s:i, s:i}", "added", (int)s.added, "modified",
+                                                 (int)s.modified, "deleted", (int)s.deleted));
+    json_object_set_new(o, "risky_commands", json_integer(s.risky));
+    json_object_set_new(o, "skipped_lines", json_integer((json_int_t)tl->skipped));
+    json_object_set_new(o, "dir", json_string(dir));
+    return o;
+}
+
+/* text in a column of w terminal columns, its invisible characters shown. */
+static char *column(const char *text, int w)
+{
+    char *clean = quote_text_visible(text ? text : "", text ? strlen(text) : 0);
+    int used;
+    size_t n = uc_text_fit(clean, strlen(clean), w, &used);
+    char *o = xasprintf("%.*s%*s", (int)n, clean, w - used, "");
+    free(clean);
+    return o;
+}
+
+static void print_summary_row(json_t *s, const opts *o)
+{
+    const char *state = json_string_value(json_object_get(s, "state"));
+    char st[32];
+    if (strcmp(state, "exited") == 0 && json_object_get(s, "signal")) {
+        char *sig = column(json_string_value(json_object_get(s, "signal")), 12);
+        snprintf(st, sizeof st, "killed %s", sig);
+        free(sig);
+    }
+    else if (strcmp(state, "exited") == 0)
+        snprintf(st, sizeof st, "exited %lld", (long long)json_integer_value(json_object_get(s, "exit_code")));
+    else if (strcmp(state, "ended") == 0)
+        snprintf(st, sizeof st, "ended ?");
+    else
+        snprintf(st, sizeof st, "%s", state);
+    char started[32] = "";
+    double created = tl_iso_time(json_string_value(json_object_get(s, "created")));
+    if (created > 0) {
+        time_t secs = (time_t)created;
+        struct tm tm;
+        localtime_r(&secs, &tm);
+        strftime(started, sizeof started, "%Y-%m-%d %H:%M", &tm);
+    }
+    json_t *ch = json_object_get(s, "changes");
+    char changes[64];
+    snprintf(changes, sizeof changes, "+%lld ~%lld -%lld%s", (long long)json_integer_value(json_object_get(ch, "added")),
+             (long long)json_integer_value(json_object_get(ch, "modified")),
+             (long long)json_integer_value(json_object_get(ch, "deleted")),
+             json_integer_value(json_object_get(s, "risky_commands")) ? " RISK" : "");
+    char *client = column(json_string_value(json_object_get(s, "client")), 10);
+    char *name = column(json_string_value(json_object_get(s, "name")), 12);
+    const char *ws = json_string_value(json_object_get(s, "workspace"));
+    char *wsv = quote_text_visible(ws ? ws : "", ws ? strlen(ws) : 0);
+    bool running = strcmp(state, "running") == 0;
+    buf_printf(&out, "%-8s %s%-12s%s %-16s %s %5lld %5lld %5lld  %s%-16s%s %s %s\n",
+               json_string_value(json_object_get(s, "session")), o->color && running ? C_GREEN : "", st,
+               o->color && running ? C_OFF : "", started, client,
+               (long long)json_integer_value(json_object_get(s, "commands")),
+               (long long)json_integer_value(json_object_get(s, "approvals")),
+               (long long)json_integer_value(json_object_get(s, "hosts")),
+               o->color && json_integer_value(json_object_get(s, "risky_commands")) ? C_ALERT : "", changes,
+               o->color && json_integer_value(json_object_get(s, "risky_commands")) ? C_OFF : "", name, wsv);
+    free(client);
+    free(name);
+    free(wsv);
+}
+
+static int list_sessions(const opts *o)
+{
+    if (o->filter.kinds) {
+        fprintf(stderr, "corral log: --kind goes with a session: corral log --kind KIND SESSION\n");
+        return EXIT_USAGE;
+    }
+    char *state = paths_state_dir();
+    char *root = xasprintf("%s/sessions", state);
+    DIR *d = opendir(root);
+    if (!d && errno != ENOENT) {
+        fprintf(stderr, "corral: cannot read %s: %s\n", root, strerror(errno));
+        free(root);
+        free(state);
+        return EXIT_ERR;
+    }
+    rec *recs = NULL;
+    size_t n = 0;
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        if (!session_name(de->d_name))
+            continue;
+        char *events = xasprintf("%s/%s/events.jsonl", root, de->d_name);
+        struct stat st;
+        if (stat(events, &st) == 0 && S_ISREG(st.st_mode)) {
+            double mtime = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+            if (o->filter.since <= 0 || mtime >= o->filter.since) {
+                recs = xrealloc(recs, (n + 1) * sizeof *recs);
+                recs[n].name = xstrdup(de->d_name);
+                recs[n++].mtime = mtime;
+            }
+        }
+        free(events);
+    }
+    if (d)
+        closedir(d);
+    qsort(recs, n, sizeof *recs, newest_first);
+    json_t *live = live_sessions();
+    char *approvals = xasprintf("%s/approvals.jsonl", state);
+    if (!o->json && n)
+        buf_printf(&out, "%-8s %-12s %-16s %-10s %5s %5s %5s  %-16s %-12s %s\n", "SESSION", "STATE", "STARTED",
+                   "CLIENT", "CMDS", "APPR", "HOSTS", "CHANGES", "NAME", "WORKSPACE");
+    long shown = 0;
+    for (size_t i = 0; i < n && (o->all || shown < o->limit); i++) {
+        char *dir = xasprintf("%s/%s", root, recs[i].name);
+        char *events = xasprintf("%s/events.jsonl", dir);
+        timeline_t tl;
+        char err[PATH_MAX + 200];
+        if (tl_load(&tl, events, approvals, err, sizeof err) == 0) {
+            print_warnings(&tl, events);
+            bool is_live = !tl.exited && strchr(recs[i].name, '.') == NULL && json_object_get(live, recs[i].name);
+            json_t *s = summary_json(recs[i].name, dir, &tl, is_live);
+            bool match = !o->filter.grep || !*o->filter.grep;
+            if (!match) {
+                const tl_filter f = o->filter;
+                match = tl_json_has_text(s, f.grep, f.ignore_case);
+            }
+            if (match) {
+                shown++;
+                if (o->json) {
+                    put_json(s);
+                } else {
+                    print_summary_row(s, o);
+                }
+            }
+            json_decref(s);
+        } else {
+            fprintf(stderr, "corral: %s\n", err);
+        }
+        tl_free(&tl);
+        free(events);
+        free(dir);
+        flush_out(false);
+    }
+    if (!o->json && !n)
+        buf_printf(&out, "no sessions are recorded in %s%s\n", root, o->filter.since > 0 ? " since then" : "");
+    else if (!o->json && !o->all && shown == o->limit && n > (size_t)shown)
+        buf_printf(&out, "(%zu more: corral log --all)\n", n - (size_t)shown);
+    flush_out(true);
+    json_decref(live);
+    for (size_t i = 0; i < n; i++)
+        free(recs[i].name);
+    free(recs);
+    free(approvals);
+    free(root);
+    free(state);
+    return 0;
+}
+
+/* ---- corral log ---------------------------------------------------------------------------- */
+
+int cli_log(int argc, char **argv)
+{
+    enum { O_COLOR = 0x100 };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},         {"since", required_argument, NULL, 's'},
+        {"grep", required_argument, NULL, 'g'},   {"ignore-case", no_argument, NULL, 'i'},
+        {"kind", required_argument, NULL, 'k'},   {"color", required_argument, NULL, O_COLOR},
+        {"limit", required_argument, NULL, 'n'},  {"all", no_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    opts o = {.limit = DEFAULT_LIMIT};
+    const char *when = "auto";
+    char err[1024];
+    int ch;
+    while ((ch = getopt_long(argc, argv, "js:g:ik:n:ah", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'j': o.json = true; break;
+        case 's':
+            if (tl_parse_time(optarg, wall_sec(), &o.filter.since, err, sizeof err) < 0)
+                return usage("--since: %s", err);
+            break;
+        case 'g': o.filter.grep = optarg; break;
+        case 'i': o.filter.ignore_case = true; break;
+        case 'k':
+            if (tl_parse_kinds(optarg, &o.filter.kinds, err, sizeof err) < 0)
+                return usage("--kind: %s", err);
+            break;
+        case O_COLOR: when = optarg; break;
+        case 'n': {
+            char *end;
+            errno = 0;
+            o.limit = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || o.limit < 1)
+                return usage("--limit takes a number of sessions (1 or more), not '%s'", optarg);
+            break;
+        }
+        case 'a': o.all = true; break;
+        case 'h': printf("usage: corral %s\n\n%s", CLI_LOG_USAGE, CLI_LOG_HELP); return 0;
+        default:
+            fprintf(stderr, "usage: corral %s\nTry 'corral log --help'.\n", CLI_LOG_USAGE);
+            return EXIT_USAGE;
+        }
+    }
+    if (strcmp(when, "always") == 0) {
+        o.color = true;
+    } else if (strcmp(when, "auto") == 0) {
+        const char *nc = getenv("NO_COLOR");
+        o.color = isatty(STDOUT_FILENO) && !(nc && *nc);
+    } else if (strcmp(when, "never") != 0) {
+        return usage("--color takes always, never or auto, not '%s'", when);
+    }
+    if (o.json)
+        o.color = false;
+    if (argc - optind > 1)
+        return usage("unexpected argument '%s'", argv[optind + 1]);
+    buf_init(&out);
+    int rc;
+    if (optind == argc) {
+        rc = list_sessions(&o);
+    } else {
+        const char *arg = argv[optind];
+        if (!strchr(arg, '/') && !session_name(arg))
+            rc = usage("'%s' is not a session: give its id (7), an older session with that id (7.1) or its "
+                       "directory; corral log lists them",
+                       arg);
+        else
+            rc = one_session(arg, &o);
+    }
+    buf_free(&out);
+    return rc;
+}

@@ -1,0 +1,23 @@
+/*
+ * cmdmark.h - a command's start and end in its session's files
+ * (docs/formats.md): the events command_started and command_ended in
+ * events.jsonl, and the asciicast markers "cmd N: LINE" and "cmd N end:
+ * exit S" in output.cast, so that corral log, corral replay and any
+ * asciicast player can find each command.  The commands and their
+ * numbers are the snapshot module's (snap_server.c): the numbers corral
+ * diff shows.
+ */
+#ifndef CORRAL_CMDMARK_H
+#define CORRAL_CMDMARK_H
+
+#include <stdbool.h>
+
+#include "session.h"
+
+/* Command n of s started now, line as shown (the typed line, the argv
+ * quoted), in directory cwd (NULL: the session's). */
+void cmdmark_start(session_t *s, int n, const char *line, const char *cwd);
+/* It ended now, started (wall clock) seconds ago; its status when known. */
+void cmdmark_end(session_t *s, int n, bool has_exit, int exit_code, double started);
+
+#endif
