@@ -11,6 +11,7 @@
 
 #include "castplay.h"
 #include "castskip.h"
+#include "timeline.h"
 #include "util.h"
 
 #include <limits.h>
@@ -49,28 +50,15 @@ struct castplay {
     size_t skipped;  /* castplay_skipped */
 };
 
-/* "cmd N: ..." (start) or "cmd N end: ..." (end); N from 1. */
+/* A command's marker (docs/formats.md, read as the timeline reads it):
+ * its number, or 0 for any other label.  (label is NUL-terminated.) */
 static int parse_marker(const char *label, size_t len, bool *end)
 {
-    if (len < 6 || memcmp(label, "cmd ", 4) != 0)
+    (void)len;
+    int n, status;
+    if (!label || !tl_marker_parse(label, &n, end, &status) || n < 1)
         return 0;
-    size_t i = 4;
-    long n = 0;
-    while (i < len && label[i] >= '0' && label[i] <= '9' && n <= INT_MAX / 10) {
-        n = n * 10 + (label[i] - '0');
-        i++;
-    }
-    if (i == 4 || n < 1 || n > INT_MAX || (i < len && label[i] >= '0' && label[i] <= '9'))
-        return 0;
-    if (i < len && label[i] == ':') {
-        *end = false;
-        return (int)n;
-    }
-    if (len - i >= 5 && memcmp(label + i, " end:", 5) == 0) {
-        *end = true;
-        return (int)n;
-    }
-    return 0;
+    return n;
 }
 
 static double play_after(const castplay_t *p, double play, double rec, double t)
