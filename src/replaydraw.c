@@ -8,41 +8,9 @@
 
 #include <string.h>
 
-static void color_params(buf_t *out, vt_color c, int base)
-{
-    uint32_t v = c & 0xffffffu;
-    switch (VT_COLOR_KIND(c)) {
-    case VT_COLOR_KIND_INDEXED:
-        if (v < 8)
-            buf_printf(out, ";%u", (unsigned)base + v);
-        else if (v < 16)
-            buf_printf(out, ";%u", (unsigned)base + 60 + (v - 8));
-        else
-            buf_printf(out, ";%d;5;%u", base + 8, v);
-        break;
-    case VT_COLOR_KIND_RGB:
-        buf_printf(out, ";%d;2;%u;%u;%u", base + 8, v >> 16, (v >> 8) & 0xff, v & 0xff);
-        break;
-    default: break;
-    }
-}
-
 void replaydraw_sgr(buf_t *out, vt_color fg, vt_color bg, unsigned attrs)
 {
-    static const struct {
-        unsigned bit;
-        const char *code;
-    } codes[] = {
-        {VT_ATTR_BOLD, ";1"},    {VT_ATTR_DIM, ";2"},     {VT_ATTR_ITALIC, ";3"},  {VT_ATTR_UNDERLINE, ";4"},
-        {VT_ATTR_BLINK, ";5"},   {VT_ATTR_REVERSE, ";7"}, {VT_ATTR_CONCEAL, ";8"}, {VT_ATTR_STRIKE, ";9"},
-    };
-    buf_puts(out, "\033[0");
-    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-        if (attrs & codes[i].bit)
-            buf_puts(out, codes[i].code);
-    color_params(out, fg, 30);
-    color_params(out, bg, 40);
-    buf_putc(out, 'm');
+    vt_put_sgr(out, fg, bg, attrs); /* the model's own: the same SGR the watch stream draws with */
 }
 
 typedef struct pen {

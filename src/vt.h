@@ -160,4 +160,10 @@ char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len);
 bool vt_row_dirty(const vt_t *vt, int row);
 void vt_clear_damage(vt_t *vt);
 
+/* Append to b the SGR sequence that sets exactly this pen from a reset
+ * (attributes, then the colours: indexed, 256 or RGB as the cell has them),
+ * for whoever draws the model onto a terminal. */
+struct buf;
+void vt_put_sgr(struct buf *b, vt_color fg, vt_color bg, unsigned attrs);
+
 #endif

@@ -116,8 +116,6 @@ extern const vt_scan_ops vt_model_ops;
  * right column (they are not reported otherwise). */
 void vt_margins(const struct vt *vt, int *top, int *bottom, int *left, int *right);
 
-/* vt_bytes.c: an SGR that sets this style from a reset. */
-void vt_put_sgr(buf_t *b, vt_color fg, vt_color bg, unsigned attrs);
 /* vt_bytes.c: the DECRQSS answer for the pen, as xterm words it. */
 void vt_put_decrqss_sgr(buf_t *b, vt_color fg, vt_color bg, unsigned attrs);
 
