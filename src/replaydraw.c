@@ -8,11 +8,6 @@
 
 #include <string.h>
 
-void replaydraw_sgr(buf_t *out, vt_color fg, vt_color bg, unsigned attrs)
-{
-    vt_put_sgr(out, fg, bg, attrs); /* the model's own: the same SGR the watch stream draws with */
-}
-
 typedef struct pen {
     vt_color fg, bg;
     unsigned attrs;
@@ -23,7 +18,7 @@ static void set_pen(buf_t *out, pen *p, const vt_cell *c)
 {
     if (p->known && p->fg == c->fg && p->bg == c->bg && p->attrs == c->attrs)
         return;
-    replaydraw_sgr(out, c->fg, c->bg, c->attrs);
+    vt_put_sgr(out, c->fg, c->bg, c->attrs); /* the model's own SGR writer */
     *p = (pen){c->fg, c->bg, c->attrs, true};
 }
 

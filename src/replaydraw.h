@@ -40,7 +40,4 @@ void replaydraw_frame(buf_t *out, vt_t *vt, const replaydraw_view *v, bool all);
 /* Whether any row of the model is damaged. */
 bool replaydraw_damaged(const vt_t *vt);
 
-/* Append an SGR for a cell's style, from a reset. */
-void replaydraw_sgr(buf_t *out, vt_color fg, vt_color bg, unsigned attrs);
-
 #endif
