@@ -6,6 +6,7 @@ directory), starts a real server in it over its real socket, and talks to it
 with the real CLI or with the raw protocol.  Nothing is mocked.
 """
 import atexit
+import base64
 import json
 import os
 import select
@@ -252,6 +253,30 @@ class Client:
                 continue
             if m.get("id") == rid or ("error" in m and m.get("id") is None):
                 return m
+
+    def next_event(self, pred):
+        """The first message pred accepts: from those kept, else the next
+        ones read (keeping the others for later)."""
+        for i, m in enumerate(self.events):
+            if pred(m):
+                return self.events.pop(i)
+        while True:
+            m = self.read_msg()
+            if pred(m):
+                return m
+            self.events.append(m)
+
+    def screen_until(self, sid, marker):
+        """A watched session's terminal bytes until marker shows."""
+        data = b""
+        while marker.encode() not in data:
+            m = self.next_event(lambda m: m.get("event") == "term" and m.get("session") == sid)
+            data += base64.b64decode(m["data_b64"])
+        return data.decode(errors="replace")
+
+    def type_line(self, sid, line):
+        """A line typed into a session's terminal."""
+        self.call({"cmd": "input", "session": sid, "data": line + "\r"})
 
     def close(self):
         self.sock.close()

@@ -31,28 +31,6 @@ mon.call({"cmd": "subscribe"})
 APPROVALS = os.path.join(w.state, "corral", "approvals.jsonl")
 
 
-def next_event(pred):
-    for i, m in enumerate(mon.events):
-        if pred(m):
-            return mon.events.pop(i)
-    while True:
-        m = mon.read_msg()
-        if pred(m):
-            return m
-        mon.events.append(m)
-
-
-def screen_until(sid, marker):
-    data = b""
-    while marker.encode() not in data:
-        m = next_event(lambda m: m.get("event") == "term" and m.get("session") == sid)
-        data += base64.b64decode(m["data_b64"])
-
-
-def type_line(sid, line):
-    mon.call({"cmd": "input", "session": sid, "data": line + "\r"})
-
-
 def digest(root):
     """Names, sizes, modes and contents of the files under root."""
     h = hashlib.sha256()
@@ -87,16 +65,16 @@ for name, text in [("a.txt", "alpha\n"), ("gone.txt", "bye\n")]:
 BEFORE = digest(WS)
 SID = mon.call({"cmd": "new", "argv": ["bash"], "cwd": WS, "name": "review me"})["session"]["id"]
 mon.call({"cmd": "watch", "session": SID})
-type_line(SID, "echo ready-$((40+2))")
-screen_until(SID, "ready-42")
-type_line(SID, "echo one > one.txt && echo beta >> a.txt")
-type_line(SID, "rm gone.txt && printf 'x\\000y' > two.bin")
-type_line(SID, "touch approved.txt")
-APPROVAL = next_event(lambda m: m.get("event") == "approval")["approval"]
+mon.type_line(SID, "echo ready-$((40+2))")
+mon.screen_until(SID, "ready-42")
+mon.type_line(SID, "echo one > one.txt && echo beta >> a.txt")
+mon.type_line(SID, "rm gone.txt && printf 'x\\000y' > two.bin")
+mon.type_line(SID, "touch approved.txt")
+APPROVAL = mon.next_event(lambda m: m.get("event") == "approval")["approval"]
 r = w.corral("approve", str(APPROVAL["id"]))
 assert r.returncode == 0, r.stderr
-type_line(SID, "echo done-$((1+2))")
-screen_until(SID, "done-3")
+mon.type_line(SID, "echo done-$((1+2))")
+mon.screen_until(SID, "done-3")
 LIVE_OUT = os.path.join(w.base, "live.tar.gz")
 LIVE = w.corral("export", str(SID), "-o", LIVE_OUT)
 mon.call({"cmd": "kill", "session": SID})
@@ -200,7 +178,7 @@ def test_after_restart(t):
     # The new server's first approval has the same id as the session's.
     p = subprocess.Popen([CORRAL, "exec", "-C", w.ws, "--", "touch", "approved.txt"], env=w.env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    a = next_event(lambda m: m.get("event") == "approval")["approval"]
+    a = mon.next_event(lambda m: m.get("event") == "approval")["approval"]
     w.corral("approve", str(a["id"]))
     p.communicate(timeout=TIMEOUT)
     t.eq(a["id"], APPROVAL["id"], "(the restarted server numbers approvals from 1 again)")

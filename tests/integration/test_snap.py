@@ -282,12 +282,12 @@ def test_interactive_shells(t):
         ws = fresh_ws("shell-" + shell)
         sid = mon.call({"cmd": "new", "argv": [shell], "cwd": ws, "name": shell})["session"]["id"]
         mon.call({"cmd": "watch", "session": sid})
-        type_line(sid, "echo ready-$((40+2))")
-        screen_until(sid, "ready-42")
-        type_line(sid, "echo one > one.txt")
-        type_line(sid, "echo two > two.txt; rm one.txt")
-        type_line(sid, "echo done-$((1+2))")
-        screen_until(sid, "done-3")
+        mon.type_line(sid, "echo ready-$((40+2))")
+        mon.screen_until(sid, "ready-42")
+        mon.type_line(sid, "echo one > one.txt")
+        mon.type_line(sid, "echo two > two.txt; rm one.txt")
+        mon.type_line(sid, "echo done-$((1+2))")
+        mon.screen_until(sid, "done-3")
         cmds = mon.call({"cmd": "commands", "session": sid})["commands"]
         lines = [c["line"] for c in cmds]
         t.ok(lines[:4] == ["echo ready-$((40+2))", "echo one > one.txt", "echo two > two.txt; rm one.txt",
@@ -299,29 +299,6 @@ def test_interactive_shells(t):
         rec = record(sid, 2)
         t.ok(rec and rec.get("exit_code") == 0, "%s: the record has the line's exit status" % shell, rec)
         mon.call({"cmd": "kill", "session": sid})
-
-
-def type_line(sid, line):
-    mon.call({"cmd": "input", "session": sid, "data": line + "\r"})
-
-
-def next_event(pred):
-    for i, m in enumerate(mon.events):
-        if pred(m):
-            return mon.events.pop(i)
-    while True:
-        m = mon.read_msg()
-        if pred(m):
-            return m
-        mon.events.append(m)
-
-
-def screen_until(sid, marker):
-    data = b""
-    while marker.encode() not in data:
-        m = next_event(lambda m: m.get("event") == "term" and m.get("session") == sid)
-        data += base64.b64decode(m["data_b64"])
-    return data.decode(errors="replace")
 
 
 def test_shared_attribution(t):
