@@ -322,6 +322,7 @@ static void draw_hints(tui_t *t, int y, int x, int w)
     if (draw_dead_pane_hint(t, y, x, w))
         return;
     static const key_action sup[] = {KA_FOCUS, KA_NEW, KA_KILL, KA_LAYOUT, KA_HELP, KA_DETACH};
+    static const key_action ended[] = {KA_TIMELINE, KA_REPLAY, KA_DIFF, KA_ENDED, KA_HELP, KA_DETACH};
     static const key_action scr[] = {KA_PAGE_UP, KA_SCROLL_SEARCH, KA_SEARCH_NEXT, KA_SCROLL_EXIT};
     static const key_action pane[] = {KA_SUPERVISOR};
     const key_action *acts = sup;
@@ -332,6 +333,9 @@ static void draw_hints(tui_t *t, int y, int x, int w)
     } else if (t->scroll_mode) {
         acts = scr;
         n = sizeof scr / sizeof scr[0];
+    } else if (ended_selected(t)) { /* what works on an ended session */
+        acts = ended;
+        n = sizeof ended / sizeof ended[0];
     }
     int used = 0;
     for (size_t i = 0; i < n; i++) {

@@ -34,7 +34,8 @@ static struct {
     sessfiles files;
     timeline_t tl;
     bool loaded;
-    char error[PATH_MAX + 200];
+    char error[PATH_MAX + 200]; /* why it could not be read */
+    char warning[64];           /* lines of it skipped (the first one's why: in the status bar) */
     tl_summary sum;
     size_t counts[TL_KIND_COUNT];
     /* the rows shown: indexes into tl.entries of the kind shown */
@@ -109,16 +110,15 @@ static void load(tui_t *t)
     memset(V.counts, 0, sizeof V.counts);
     stat_log(&V.size, &V.mtime);
     char err[PATH_MAX + 200];
+    V.warning[0] = '\0';
     if (tl_load(&V.tl, V.files.events, V.files.approvals, err, sizeof err) < 0) {
         snprintf(V.error, sizeof V.error, "%s", err);
         V.loaded = false;
     } else {
         V.error[0] = '\0';
         V.loaded = true;
-        if (V.tl.skipped)
-            snprintf(V.error, sizeof V.error, "%zu line%s of the log could not be read and %s skipped%s%s",
-                     V.tl.skipped, V.tl.skipped == 1 ? "" : "s", V.tl.skipped == 1 ? "was" : "were",
-                     V.tl.n_warnings ? ": " : "", V.tl.n_warnings ? V.tl.warnings[0] : "");
+        if (V.tl.skipped) /* a line cut short by a crash, say: read past, and said */
+            snprintf(V.warning, sizeof V.warning, "%zu line%s skipped", V.tl.skipped, V.tl.skipped == 1 ? "" : "s");
     }
     for (size_t i = 0; i < V.tl.n; i++)
         V.counts[V.tl.entries[i].kind]++;
@@ -187,7 +187,7 @@ static void reset(void)
     V.rows = NULL;
     V.nrows = 0;
     V.loaded = false;
-    V.error[0] = '\0';
+    V.error[0] = V.warning[0] = '\0';
     if (V.timer_made)
         uv_timer_stop(&V.timer);
 }
@@ -216,6 +216,8 @@ void timelineview_open(tui_t *t, const ui_review_target *target)
         close_view(t);
         return;
     }
+    if (V.tl.n_warnings)
+        tui_message(t, true, "%s", V.tl.warnings[0]); /* which line, and what is wrong with it */
     if (target->in_server) {
         if (!V.timer_made) {
             uv_timer_init(t->loop, &V.timer);
@@ -407,7 +409,7 @@ static void cycle_kind(tui_t *t, int dir)
 
 static void detail_key(tui_t *t, const ui_key *k)
 {
-    int page = t->main.h - 4 > 1 ? t->main.h - 4 : 1;
+    int page = t->main.h - 2 > 1 ? t->main.h - 2 : 1;
     switch (k->key) {
     case 'q':
     case 'v':
@@ -560,10 +562,10 @@ static void heading(tui_t *t, int y)
     else if (V.tl.exited)
         snprintf(state, sizeof state, "exited with code %d", V.tl.exit_code);
     else
-        snprintf(state, sizeof state, "ended (its end is not in its log)");
-    snprintf(text, sizeof text, " timeline \xc2\xb7 session %d (%s)%s%s%s%s%s \xc2\xb7 %s", V.target.id,
-             V.target.name, V.tl.client ? " by " : "", V.tl.client ? V.tl.client : "",
-             V.tl.workspace ? " in " : "", V.tl.workspace ? V.tl.workspace : "", when, state);
+        snprintf(state, sizeof state, "ended (no end in its log)");
+    snprintf(text, sizeof text, " timeline \xc2\xb7 session %d (%s) \xc2\xb7 %s \xc2\xb7%s%s%s%s%s", V.target.id,
+             V.target.name, state, V.tl.client ? " by " : "", V.tl.client ? V.tl.client : "",
+             V.tl.workspace ? " in " : "", V.tl.workspace ? V.tl.workspace : "", when);
     char *clean = sanitize_text(text, strlen(text), sizeof text);
     line_at(y, r.x, r.w, TH_BORDER_FOCUS, clean);
     free(clean);
@@ -585,20 +587,32 @@ static void summary(tui_t *t, int y)
              s->risky ? "  RISK" : "", s->approvals, s->approvals == 1 ? "" : "s", s->connections,
              s->connections == 1 ? "" : "s", s->hosts, s->hosts == 1 ? "" : "s",
              t->search[0] ? " \xc2\xb7 n/N: next match" : "");
-    line_at(y, t->main.x, t->main.w, TH_BORDER, text);
+    ui_rect r = t->main;
+    line_at(y, r.x, r.w, TH_BORDER, "");
+    int x = r.x;
+    if (V.warning[0]) { /* first, where it is seen */
+        char *clean = sanitize_text(V.warning, strlen(V.warning), sizeof V.warning);
+        paint_set(TH_STATE_EXIT_FAIL, TH_BORDER);
+        x += paint_text(y, x + 1, r.w - 1, clean) + 1;
+        free(clean);
+        paint_set(TH_BORDER, TH_BORDER);
+        if (x < r.x + r.w)
+            x += paint_text(y, x, r.x + r.w - x, " \xc2\xb7");
+    }
+    if (x < r.x + r.w)
+        paint_text(y, x, r.x + r.w - x, text);
 }
 
+/* Over the list, its heading and summary (the keys' row stays). */
 static void draw_detail(tui_t *t)
 {
     ui_rect r = t->main;
-    int w = r.w - 4 > 20 ? r.w - 4 : r.w, h = r.h - 2 > 3 ? r.h - 2 : r.h;
-    int x0 = r.x + (r.w - w) / 2, y0 = r.y + (r.h - h) / 2;
-    line_at(y0, x0, w, TH_DIALOG_TITLE, V.dtitle);
-    for (int k = 1; k < h; k++) {
+    line_at(r.y, r.x, r.w, TH_DIALOG_TITLE, V.dtitle);
+    for (int k = 1; k < r.h - 1; k++) {
         int i = V.dtop + k - 1;
-        line_at(y0 + k, x0, w, TH_DIALOG, "");
+        line_at(r.y + k, r.x, r.w, TH_DIALOG, "");
         if (i < V.ndlines)
-            paint_text(y0 + k, x0 + 1, w - 2, V.dlines[i]);
+            paint_text(r.y + k, r.x + 1, r.w - 2, V.dlines[i]);
     }
 }
 
@@ -606,6 +620,12 @@ void timelineview_draw(tui_t *t)
 {
     if (!V.active)
         return;
+    if (V.target.in_server && !ui_sessions_find(&t->list, V.target.id)) {
+        /* The server forgot it meanwhile: its diffs come by the log's ids now. */
+        V.target.in_server = false;
+        if (V.timer_made)
+            uv_timer_stop(&V.timer);
+    }
     ui_rect r = t->main;
     if (r.h < 4 || r.w < 10)
         return;
@@ -616,6 +636,8 @@ void timelineview_draw(tui_t *t)
         V.top = V.sel;
     if (V.sel >= V.top + (size_t)rows)
         V.top = V.sel - (size_t)rows + 1;
+    if (V.top + (size_t)rows > V.nrows) /* no empty rows under the last while earlier ones fit */
+        V.top = V.nrows > (size_t)rows ? V.nrows - (size_t)rows : 0;
     for (int k = 0; k < rows; k++) {
         size_t row = V.top + (size_t)k;
         if (row < V.nrows)
@@ -623,12 +645,8 @@ void timelineview_draw(tui_t *t)
         else
             line_at(r.y + 2 + k, r.x, r.w, TH_NORMAL, k == 0 && !V.nrows ? " (no entries of this kind)" : "");
     }
-    int y = r.y + r.h - 1;
-    if (V.error[0])
-        line_at(y, r.x, r.w, TH_STATE_EXIT_FAIL, V.error);
-    else
-        line_at(y, r.x, r.w, TH_BORDER,
-                " j/k move  f/F kind  / search  n/N next  Enter diff or record  v record  r replay  q close");
+    line_at(r.y + r.h - 1, r.x, r.w, TH_BORDER,
+            " j/k move  f/F kind  / search  n/N next  Enter diff or record  v record  r replay  q close");
     if (V.detail)
         draw_detail(t);
 }
