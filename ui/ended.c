@@ -11,11 +11,9 @@
 #include "util.h"
 
 #include <limits.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* A shown list is scanned again at most this often without a reason (a
  * session ended elsewhere, a directory was removed by corral gc). */
@@ -62,17 +60,35 @@ static char *clean(const char *s, const char *dflt)
     return sanitize_text(s, strlen(s), 256);
 }
 
+/* The row of the last scan for a directory unchanged since (its log's
+ * mtime the same), moved out of old into *out; false when there is none. */
+static bool take_unchanged(ui_ended_session *old, size_t n_old, const sessfiles_rec *rec, ui_ended_session *out)
+{
+    for (size_t i = 0; i < n_old; i++) {
+        if (old[i].name && strcmp(old[i].dir, rec->name) == 0 && old[i].mtime == rec->mtime) {
+            *out = old[i];
+            old[i].name = old[i].client = NULL;
+            return true;
+        }
+    }
+    return false;
+}
+
 static void scan(tui_t *t)
 {
     ui_ended *e = &t->ended;
-    clear_list(e);
+    ui_ended_session *old = e->v;
+    size_t n_old = e->n;
+    e->v = NULL;
+    e->n = e->total = 0;
     e->scanned_at = ui_now();
     sessfiles_rec *recs;
     size_t n;
     char err[PATH_MAX + 200];
     if (sessfiles_list(0, &recs, &n, NULL, err, sizeof err) < 0) {
         tui_message(t, true, "ended sessions: %s", err);
-        return;
+        n = 0;
+        recs = NULL;
     }
     e->v = xcalloc(n < ENDED_MAX ? n + 1 : ENDED_MAX, sizeof *e->v);
     for (size_t i = 0; i < n; i++) {
@@ -81,6 +97,10 @@ static void scan(tui_t *t)
         e->total++;
         if (e->n == ENDED_MAX)
             continue;
+        if (take_unchanged(old, n_old, &recs[i], &e->v[e->n])) {
+            e->n++; /* read once: an ended session's log seldom changes */
+            continue;
+        }
         sessfiles f;
         sessfiles_for(recs[i].name, &f);
         timeline_t tl;
@@ -98,6 +118,11 @@ static void scan(tui_t *t)
         tl_free(&tl);
         sessfiles_free(&f);
     }
+    for (size_t i = 0; i < n_old; i++) {
+        free(old[i].name);
+        free(old[i].client);
+    }
+    free(old);
     free(recs);
     if (e->total > e->n)
         snprintf(e->heading, sizeof e->heading, "ended (newest %zu of %zu)", e->n, e->total);
@@ -108,8 +133,7 @@ static void scan(tui_t *t)
         e->selected[0] = '\0';
         tiles_select_first(t);
     }
-    t->full_redraw = true;
-    tui_redraw_soon(t);
+    tui_redraw_soon(t); /* the sidebar is drawn whole every frame */
 }
 
 void ended_toggle(tui_t *t)
