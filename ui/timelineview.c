@@ -10,6 +10,7 @@
 #include "replayview.h"
 #include "sessfiles.h"
 #include "timeline.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <curses.h>
@@ -43,10 +44,12 @@ static struct {
     size_t nrows;
     int kind;   /* the kind shown, -1: every kind */
     size_t sel, top;
-    /* one entry's record, in a box */
+    /* one entry's record, in a box: its lines, and the rows they wrap to */
     bool detail;
     char **dlines;
     int ndlines, dtop;
+    char **drows;
+    int ndrows, drows_w; /* the width they were wrapped at */
     char dtitle[160];
     /* reading it again */
     uv_timer_t timer;
@@ -167,8 +170,44 @@ void timelineview_session_event(tui_t *t, int session)
 
 /* ---- opening and closing ------------------------------------------------------------- */
 
+static void free_drows(void)
+{
+    for (int i = 0; i < V.ndrows; i++)
+        free(V.drows[i]);
+    free(V.drows);
+    V.drows = NULL;
+    V.ndrows = V.drows_w = 0;
+}
+
+/* The record's lines cut into rows of w columns (a long command line, a
+ * long note), each continuation indented like its line. */
+static void wrap_detail(int w)
+{
+    if (w == V.drows_w && V.drows)
+        return;
+    free_drows();
+    V.drows_w = w;
+    for (int i = 0; i < V.ndlines; i++) {
+        const char *p = V.dlines[i];
+        size_t indent = strspn(p, " ");
+        int iw = (int)indent + 2 < w / 2 ? (int)indent + 2 : 0;
+        bool first = true;
+        do {
+            int room = first ? w : w - iw;
+            size_t n = paint_fit(p, room > 1 ? room : 1);
+            if (n == 0 && *p) /* a character wider than the row: on its own */
+                n = (size_t)utf8_decode(p, strlen(p), &(int32_t){0});
+            V.drows = xrealloc(V.drows, (size_t)(V.ndrows + 1) * sizeof *V.drows);
+            V.drows[V.ndrows++] = xasprintf("%*s%.*s", first ? 0 : iw, "", (int)n, p);
+            p += n;
+            first = false;
+        } while (*p);
+    }
+}
+
 static void close_detail(void)
 {
+    free_drows();
     for (int i = 0; i < V.ndlines; i++)
         free(V.dlines[i]);
     free(V.dlines);
@@ -426,11 +465,11 @@ static void detail_key(tui_t *t, const ui_key *k)
     case 'g':
     case KS_HOME: V.dtop = 0; break;
     case 'G':
-    case KS_END: V.dtop = V.ndlines; break;
+    case KS_END: V.dtop = V.ndrows; break;
     default: break;
     }
-    if (V.dtop > V.ndlines - page)
-        V.dtop = V.ndlines - page;
+    if (V.dtop > V.ndrows - page)
+        V.dtop = V.ndrows - page;
     if (V.dtop < 0)
         V.dtop = 0;
 }
@@ -573,6 +612,12 @@ static void heading(tui_t *t, int y)
 
 static void summary(tui_t *t, int y)
 {
+    if (!V.loaded) { /* read again, and it failed: why, in place of its numbers */
+        char *clean = sanitize_text(V.error, strlen(V.error), sizeof V.error);
+        line_at(y, t->main.x, t->main.w, TH_STATE_EXIT_FAIL, clean);
+        free(clean);
+        return;
+    }
     char text[400];
     const tl_summary *s = &V.sum;
     char shown[64];
@@ -607,12 +652,13 @@ static void summary(tui_t *t, int y)
 static void draw_detail(tui_t *t)
 {
     ui_rect r = t->main;
+    wrap_detail(r.w - 2);
     line_at(r.y, r.x, r.w, TH_DIALOG_TITLE, V.dtitle);
     for (int k = 1; k < r.h - 1; k++) {
         int i = V.dtop + k - 1;
         line_at(r.y + k, r.x, r.w, TH_DIALOG, "");
-        if (i < V.ndlines)
-            paint_text(r.y + k, r.x + 1, r.w - 2, V.dlines[i]);
+        if (i < V.ndrows)
+            paint_text(r.y + k, r.x + 1, r.w - 2, V.drows[i]);
     }
 }
 
