@@ -8,12 +8,11 @@
 #include "client.h"
 #include "paths.h"
 #include "quote.h"
+#include "sessfiles.h"
 #include "timeline.h"
 #include "util.h"
 #include "width.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -202,52 +201,21 @@ static void print_entries(const timeline_t *tl, const opts *o)
     flush_out(true);
 }
 
-/* ---- where sessions are ------------------------------------------------------------------- */
-
-static bool session_name(const char *s)
-{
-    const char *p = s;
-    if (!isdigit((unsigned char)*p))
-        return false;
-    while (isdigit((unsigned char)*p))
-        p++;
-    if (*p == '.') {
-        p++;
-        if (!isdigit((unsigned char)*p))
-            return false;
-        while (isdigit((unsigned char)*p))
-            p++;
-    }
-    return !*p && p - s < 24;
-}
+/* ---- one session ------------------------------------------------------------------------ */
 
 static int one_session(const char *arg, const opts *o)
 {
-    char *state = paths_state_dir();
-    char *events, *approvals;
-    struct stat st;
-    if (strchr(arg, '/')) {
-        /* A session's directory, or its events.jsonl, wherever it is. */
-        if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
-            events = xasprintf("%s/events.jsonl", arg);
-            approvals = xasprintf("%s/approvals.jsonl", arg);
-        } else {
-            events = xstrdup(arg);
-            const char *slash = strrchr(arg, '/');
-            approvals = xasprintf("%.*s/approvals.jsonl", (int)(slash - arg), arg);
-        }
-    } else {
-        events = xasprintf("%s/sessions/%s/events.jsonl", state, arg);
-        approvals = xasprintf("%s/approvals.jsonl", state);
-    }
+    sessfiles f;
+    sessfiles_for(arg, &f);
     timeline_t tl;
     char err[PATH_MAX + 200];
     int rc = 0;
-    bool missing = !strchr(arg, '/') && stat(events, &st) < 0 && errno == ENOENT;
-    if (missing || tl_load(&tl, events, approvals, err, sizeof err) < 0) {
+    struct stat st;
+    bool missing = f.by_name && stat(f.events, &st) < 0 && errno == ENOENT;
+    if (missing || tl_load(&tl, f.events, f.approvals, err, sizeof err) < 0) {
         if (missing) {
             fprintf(stderr, "corral: no session %s is recorded in %s/sessions (corral log lists the sessions)\n",
-                    arg, state);
+                    arg, f.state);
             memset(&tl, 0, sizeof tl);
         } else {
             char *v = quote_text_visible(err, strlen(err));
@@ -256,30 +224,15 @@ static int one_session(const char *arg, const opts *o)
         }
         rc = EXIT_ERR;
     } else {
-        print_warnings(&tl, events);
+        print_warnings(&tl, f.events);
         print_entries(&tl, o);
     }
     tl_free(&tl);
-    free(events);
-    free(approvals);
-    free(state);
+    sessfiles_free(&f);
     return rc;
 }
 
 /* ---- the sessions ------------------------------------------------------------------------- */
-
-typedef struct rec {
-    char *name; /* its directory's name: 7, 7.1 */
-    double mtime;
-} rec;
-
-static int newest_first(const void *a, const void *b)
-{
-    const rec *x = a, *y = b;
-    if (x->mtime != y->mtime)
-        return x->mtime > y->mtime ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
 
 /* The ids of the sessions a running server has running now (none when
  * no server runs: it is not started for this). */
@@ -418,36 +371,16 @@ static int list_sessions(const opts *o)
         fprintf(stderr, "corral log: --kind goes with a session: corral log --kind KIND SESSION\n");
         return EXIT_USAGE;
     }
-    char *state = paths_state_dir();
-    char *root = xasprintf("%s/sessions", state);
-    DIR *d = opendir(root);
-    if (!d && errno != ENOENT) {
-        fprintf(stderr, "corral: cannot read %s: %s\n", root, strerror(errno));
+    char *state = paths_state_dir(), *root = NULL;
+    char err0[PATH_MAX + 200];
+    sessfiles_rec *recs;
+    size_t n;
+    if (sessfiles_list(o->filter.since, &recs, &n, &root, err0, sizeof err0) < 0) {
+        fprintf(stderr, "corral: %s\n", err0);
         free(root);
         free(state);
         return EXIT_ERR;
     }
-    rec *recs = NULL;
-    size_t n = 0;
-    struct dirent *de;
-    while (d && (de = readdir(d))) {
-        if (!session_name(de->d_name))
-            continue;
-        char *events = xasprintf("%s/%s/events.jsonl", root, de->d_name);
-        struct stat st;
-        if (stat(events, &st) == 0 && S_ISREG(st.st_mode)) {
-            double mtime = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
-            if (o->filter.since <= 0 || mtime >= o->filter.since) {
-                recs = xrealloc(recs, (n + 1) * sizeof *recs);
-                recs[n].name = xstrdup(de->d_name);
-                recs[n++].mtime = mtime;
-            }
-        }
-        free(events);
-    }
-    if (d)
-        closedir(d);
-    qsort(recs, n, sizeof *recs, newest_first);
     json_t *live = live_sessions();
     char *approvals = xasprintf("%s/approvals.jsonl", state);
     if (!o->json && n)
@@ -491,8 +424,6 @@ static int list_sessions(const opts *o)
         buf_printf(&out, "(%zu more: corral log --all)\n", n - (size_t)shown);
     flush_out(true);
     json_decref(live);
-    for (size_t i = 0; i < n; i++)
-        free(recs[i].name);
     free(recs);
     free(approvals);
     free(root);
@@ -562,7 +493,7 @@ int cli_log(int argc, char **argv)
         rc = list_sessions(&o);
     } else {
         const char *arg = argv[optind];
-        if (!strchr(arg, '/') && !session_name(arg))
+        if (!strchr(arg, '/') && !sessfiles_name_ok(arg))
             rc = usage("'%s' is not a session: give its id (7), an older session with that id (7.1) or its "
                        "directory; corral log lists them",
                        arg);

@@ -47,6 +47,9 @@ static const key_action_info actions[KA_COUNT] = {
     [KA_FOLD] = {"fold", KM_SUPERVISOR, "Space", "fold or unfold an agent's finished commands"},
     [KA_DIFF] = {"diff", KM_SUPERVISOR, "d", "the selected session's last command: what it changed (its diff)"},
     [KA_COMMANDS] = {"commands", KM_SUPERVISOR, "D", "the selected session's commands, with counts and risk marks"},
+    [KA_TIMELINE] = {"timeline", KM_SUPERVISOR, "l", "the selected session's timeline: commands, approvals, hosts"},
+    [KA_REPLAY] = {"replay", KM_SUPERVISOR, "r", "replay the selected session's recording in the pane area"},
+    [KA_ENDED] = {"ended", KM_SUPERVISOR, "E", "show or hide ended sessions, also from before a restart"},
     [KA_CLEAR_EXITED] = {"clear-exited", KM_SUPERVISOR, "X",
                          "remove exited sessions but pinned ones (asks when more than one)"},
 };

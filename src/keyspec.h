@@ -36,6 +36,7 @@ typedef enum key_action {
     KA_SEARCH_PREV, KA_SCROLL_SEARCH, KA_SCROLL_EXIT,
     KA_KEEP, KA_FOLD, KA_CLEAR_EXITED, /* supervisor focus: tiles and the list of finished commands */
     KA_DIFF, KA_COMMANDS, /* supervisor focus: snapshots (ui/diffview.c) */
+    KA_TIMELINE, KA_REPLAY, KA_ENDED, /* supervisor focus: review (ui/timelineview.c, replayview.c, ended.c) */
     KA_COUNT
 } key_action;
 

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "tui_int.h"
+#include "timelineview.h"
 #include "utf8.h"
 
 #include <curses.h>
@@ -153,7 +154,10 @@ static void form_key(tui_t *t, const ui_key *k)
         if (d->kind == DLG_SEARCH) {
             snprintf(t->search, sizeof t->search, "%s", f->text);
             close_dialog(t);
-            tui_search_run(t, 0);
+            if (timelineview_active())
+                timelineview_search(t); /* the same prompt and query, over its entries */
+            else
+                tui_search_run(t, 0);
         } else {
             submit_new(t);
         }
@@ -298,7 +302,9 @@ static void draw_form(tui_t *t)
     ui_dialog *d = &t->dlg;
     bool search = d->kind == DLG_SEARCH;
     ui_rect r = dialog_box(t, search ? 4 : 9 + (d->error[0] ? 2 : 0), 72);
-    title(r, search ? "Search the scrollback (Enter: find, Esc: cancel)" : "New session");
+    title(r, !search                ? "New session"
+             : timelineview_active() ? "Search the timeline (Enter: find, Esc: cancel)"
+                                     : "Search the scrollback (Enter: find, Esc: cancel)");
     /* The fields from the third row (the second on a short screen), as
      * many as fit, the current one always. */
     int first_row = r.y + (r.h >= 5 ? 2 : 1), room = r.y + r.h - first_row;

@@ -61,6 +61,9 @@ static struct {
     bool prompting;
     char typed[256], search[256];
     int match;
+    /* a session the server no longer has (an ended one, from its log) */
+    bool by_ids;       /* its diffs come from the snapshot ids its log recorded */
+    json_t *record;    /* the command's record from the log */
     /* revert */
     bool confirming, reverting;
     json_t *plan;
@@ -203,6 +206,8 @@ int diffview_status(tui_t *t, int y, int x, int maxw)
 
 /* ---- requests ------------------------------------------------------------------ */
 
+static void close_view(tui_t *t);
+
 typedef struct dv_req {
     tui_t *t;
     unsigned gen;
@@ -232,6 +237,13 @@ static tui_t *req_current(dv_req *r, json_t *reply)
         char *clean = sanitize_text(msg ? msg : "lost the server", strlen(msg ? msg : "lost the server"), 300);
         snprintf(D.error, sizeof D.error, "%s", clean);
         free(clean);
+        if (D.by_ids && !D.reply) {
+            /* An ended session's diff the server cannot make: said where
+             * the key was pressed, rather than in an empty view. */
+            tui_message(t, true, "no diff of command %d of session %d: %s", D.command, D.session, D.error);
+            close_view(t);
+            return NULL;
+        }
         t->full_redraw = true;
         tui_redraw_soon(t);
         return NULL;
@@ -365,6 +377,10 @@ static void on_diff(uiconn_t *c, json_t *reply, void *user)
     tui_t *t = req_current(user, reply);
     if (!t)
         return;
+    if (D.by_ids) { /* what the server says of a command it has, from the log */
+        json_object_set_new(reply, "command", json_integer(D.command));
+        json_object_set(reply, "record", D.record);
+    }
     /* The same command again (the whitespace toggle): stay where it was. */
     int n = (int)json_integer_value(json_object_get(reply, "command"));
     int keep_top = D.reply && n == D.command ? D.top : 0;
@@ -383,6 +399,15 @@ static void on_diff(uiconn_t *c, json_t *reply, void *user)
 
 static void request_diff(tui_t *t, json_t *command)
 {
+    if (D.by_ids) {
+        json_decref(command);
+        json_t *req = json_pack("{s:s, s:O, s:O, s:O, s:s, s:b}", "cmd", "diff", "workspace",
+                                json_object_get(D.record, "workspace"), "before", json_object_get(D.record, "before"),
+                                "after", json_object_get(D.record, "after"), "format", "files", "ignore_space",
+                                D.ignore_space);
+        uiconn_request(&t->conn, req, on_diff, req_new(t));
+        return;
+    }
     json_t *req = json_pack("{s:s, s:i, s:s, s:b}", "cmd", "diff", "session", D.session, "format", "files",
                             "ignore_space", D.ignore_space);
     json_object_set_new(req, "command", command);
@@ -435,6 +460,9 @@ static void close_view(tui_t *t)
     D.active = false;
     D.gen++;
     reset_diff();
+    D.by_ids = false;
+    json_decref(D.record);
+    D.record = NULL;
     json_decref(D.commands);
     D.commands = NULL;
     t->full_redraw = true;
@@ -450,6 +478,9 @@ void diffview_open(tui_t *t, bool list)
         return;
     }
     reset_diff();
+    D.by_ids = false;
+    json_decref(D.record);
+    D.record = NULL;
     D.active = true;
     D.session = s->id;
     D.error[0] = '\0';
@@ -462,6 +493,35 @@ void diffview_open(tui_t *t, bool list)
         D.view = V_DIFF;
         request_diff(t, json_string("last"));
     }
+    t->full_redraw = true;
+    tui_redraw_soon(t);
+}
+
+void diffview_open_command(tui_t *t, int session, bool in_server, int n, json_t *record)
+{
+    const char *ws = json_string_value(json_object_get(record, "workspace"));
+    const char *before = json_string_value(json_object_get(record, "before"));
+    const char *after = json_string_value(json_object_get(record, "after"));
+    if (!in_server && !(ws && before && after)) {
+        const char *why = json_string_value(json_object_get(record, "error"));
+        char *clean = why ? sanitize_text(why, strlen(why), 300) : NULL;
+        tui_message(t, true, "no diff of command %d of session %d: %s", n, session,
+                    clean ? clean : "its log has no snapshots of it (it had not ended, or snapshots were off)");
+        free(clean);
+        return;
+    }
+    reset_diff();
+    json_decref(D.record);
+    D.record = json_incref(record);
+    D.by_ids = !in_server;
+    D.active = true;
+    D.session = session;
+    D.error[0] = '\0';
+    D.from_list = false;
+    D.sel = -1;
+    D.view = V_DIFF;
+    D.command = n;
+    request_diff(t, json_integer(n));
     t->full_redraw = true;
     tui_redraw_soon(t);
 }
@@ -647,6 +707,10 @@ static void diff_key(tui_t *t, const ui_key *k)
         }
         return;
     case 'D':
+        if (D.by_ids) {
+            tui_message(t, true, "session %d has ended: its commands are in its timeline", D.session);
+            break;
+        }
         reset_diff();
         D.view = V_LIST;
         D.from_list = true;
@@ -693,7 +757,10 @@ static void diff_key(tui_t *t, const ui_key *k)
         break;
     }
     case 'u':
-        if (D.command > 0)
+        if (D.by_ids)
+            tui_message(t, true, "session %d has ended: the server no longer has it to revert its commands",
+                        D.session);
+        else if (D.command > 0)
             start_revert(t, D.command);
         break;
     default: break;
@@ -1054,6 +1121,8 @@ void diffview_draw(tui_t *t)
 void diffview_free(void)
 {
     reset_diff();
+    json_decref(D.record);
+    D.record = NULL;
     json_decref(D.commands);
     D.commands = NULL;
     for (size_t i = 0; i < D.nsess; i++) {

@@ -23,6 +23,13 @@
 bool diffview_active(void);
 /* Open on the selected session: its commands (list) or its last diff. */
 void diffview_open(tui_t *t, bool list);
+/* Open command n's diff of a session (Enter on a command in its timeline).
+ * record: the command as its log has it (tl_entry_json: workspace, before,
+ * after).  A session the server has (in_server) is asked by its id; one it
+ * no longer has (ended before a restart, removed from its list) by the
+ * snapshot ids of the record, from the workspace's store; when that cannot
+ * be, the status bar says why and nothing opens. */
+void diffview_open_command(tui_t *t, int session, bool in_server, int n, json_t *record);
 void diffview_key(tui_t *t, const ui_key *k);
 void diffview_draw(tui_t *t);
 /* A session JSON (a session event, or each of a list): its last command's

@@ -9,6 +9,8 @@
 
 #include "tui_int.h"
 #include "diffview.h"
+#include "replayview.h"
+#include "timelineview.h"
 #include "util.h"
 
 #include <curses.h>
@@ -158,13 +160,18 @@ static bool client_has_sessions(tui_t *t, const char *client)
     return false;
 }
 
+int sidebar_rows_max(const tui_t *t)
+{
+    return (int)(t->list.n * 3 + t->appr.n * 2) + ended_row_count(t) + 1;
+}
+
 int sidebar_rows(tui_t *t, sidebar_row *rows, int max)
 {
     /* Every line: a heading per client group, a row per session, then its
      * requests that have no session yet; clients with only such requests
      * last.  Then the window of max lines that keeps the selected session
      * in view. */
-    sidebar_row *all = xcalloc(t->list.n * 3 + t->appr.n * 2 + 1, sizeof *all);
+    sidebar_row *all = xcalloc((size_t)sidebar_rows_max(t), sizeof *all);
     int total = 0, sel_line = 0;
     for (size_t i = 0; i < t->list.n; i++) {
         const char *client = t->list.v[i]->client;
@@ -193,6 +200,7 @@ int sidebar_rows(tui_t *t, sidebar_row *rows, int max)
             total = add_waiting(t, all, total, client);
         }
     }
+    total = ended_rows(t, all, total, &sel_line); /* E: the ended sessions, last */
     int top = sel_line >= max ? sel_line - max + 1 : 0, n = 0;
     for (int line = top; line < total && n < max; line++)
         rows[n++] = all[line];
@@ -217,6 +225,8 @@ static void draw_sidebar(tui_t *t)
             approval_sidebar_row(t, &t->appr.v[rows[k].index], r, y);
         } else if (rows[k].kind == SB_FOLD) {
             tiles_draw_fold_row(t, &rows[k], y);
+        } else if (rows[k].kind == SB_ENDED) {
+            ended_draw_row(t, &rows[k], y);
         } else {
             draw_session_row(t, t->list.v[rows[k].index], y, now);
         }
@@ -225,7 +235,7 @@ static void draw_sidebar(tui_t *t)
     paint_set(TH_SIDEBAR, TH_SIDEBAR);
     for (; y < r.y + r.h; y++)
         paint_fill(y, r.x, r.w);
-    if (t->list.n == 0 && t->appr.n == 0) {
+    if (t->list.n == 0 && t->appr.n == 0 && !ended_row_count(t)) {
         paint_text(r.y + 1, r.x + 1, r.w - 2, "no sessions yet:");
         char hint[64], keys[32];
         key_bindings_names(&t->conf->keys, KA_NEW, keys, sizeof keys);
@@ -312,6 +322,7 @@ static void draw_hints(tui_t *t, int y, int x, int w)
     if (draw_dead_pane_hint(t, y, x, w))
         return;
     static const key_action sup[] = {KA_FOCUS, KA_NEW, KA_KILL, KA_LAYOUT, KA_HELP, KA_DETACH};
+    static const key_action ended[] = {KA_TIMELINE, KA_REPLAY, KA_DIFF, KA_ENDED, KA_HELP, KA_DETACH};
     static const key_action scr[] = {KA_PAGE_UP, KA_SCROLL_SEARCH, KA_SEARCH_NEXT, KA_SCROLL_EXIT};
     static const key_action pane[] = {KA_SUPERVISOR};
     const key_action *acts = sup;
@@ -322,6 +333,9 @@ static void draw_hints(tui_t *t, int y, int x, int w)
     } else if (t->scroll_mode) {
         acts = scr;
         n = sizeof scr / sizeof scr[0];
+    } else if (ended_selected(t)) { /* what works on an ended session */
+        acts = ended;
+        n = sizeof ended / sizeof ended[0];
     }
     int used = 0;
     for (size_t i = 0; i < n; i++) {
@@ -430,7 +444,9 @@ void render_frame(tui_t *t)
             separator(r.y, r.x + r.w, r.h);
     }
     draw_status(t);
-    diffview_draw(t); /* over the panes while open */
+    timelineview_draw(t); /* over the panes while open */
+    replayview_draw(t);   /* over the timeline it was opened from, too */
+    diffview_draw(t);     /* over the panes or the timeline */
     if (t->dlg.kind != DLG_NONE)
         dialog_draw(t); /* places the cursor in a form */
     else

@@ -134,6 +134,7 @@ static void select_fold(tui_t *t, const char *client)
     char name[TILES_CLIENT_MAX + 1];
     snprintf(name, sizeof name, "%s", client); /* client may point into a row about to change */
     tui_select(t, 0);
+    t->ended.selected[0] = '\0';
     snprintf(t->tiles.fold_selected, sizeof t->tiles.fold_selected, "%s", name);
     t->full_redraw = true;
     tui_redraw_soon(t);
@@ -147,7 +148,7 @@ bool tiles_fold_selected(tui_t *t)
 /* Every sidebar row, unwindowed; free the result. */
 static sidebar_row *all_rows(tui_t *t, int *n)
 {
-    int max = (int)(t->list.n * 3 + t->appr.n * 2 + 1);
+    int max = sidebar_rows_max(t);
     sidebar_row *rows = xcalloc((size_t)max, sizeof *rows);
     *n = sidebar_rows(t, rows, max);
     return rows;
@@ -157,6 +158,8 @@ static bool is_current(tui_t *t, const sidebar_row *r)
 {
     if (r->kind == SB_SESSION)
         return t->selected && t->list.v[r->index]->id == t->selected;
+    if (r->kind == SB_ENDED)
+        return strcmp(t->ended.selected, t->ended.v[r->index].dir) == 0;
     return r->kind == SB_FOLD && strcmp(t->tiles.fold_selected, r->client) == 0;
 }
 
@@ -164,6 +167,8 @@ static void select_row(tui_t *t, const sidebar_row *r)
 {
     if (r->kind == SB_SESSION)
         tui_select(t, t->list.v[r->index]->id);
+    else if (r->kind == SB_ENDED)
+        ended_select(t, (size_t)r->index);
     else
         select_fold(t, r->client);
 }
@@ -174,7 +179,7 @@ void tiles_move_selection(tui_t *t, int delta)
     sidebar_row *rows = all_rows(t, &n);
     int *pick = xcalloc((size_t)n + 1, sizeof *pick);
     for (int k = 0; k < n; k++) {
-        if (rows[k].kind != SB_SESSION && rows[k].kind != SB_FOLD)
+        if (rows[k].kind != SB_SESSION && rows[k].kind != SB_FOLD && rows[k].kind != SB_ENDED)
             continue;
         if (is_current(t, &rows[k]))
             cur = ns;
@@ -190,15 +195,18 @@ void tiles_move_selection(tui_t *t, int delta)
 
 void tiles_select_first(tui_t *t)
 {
-    int n, session = -1, fold = -1;
+    int n, session = -1, fold = -1, ended = -1;
     sidebar_row *rows = all_rows(t, &n);
     for (int k = 0; k < n; k++) {
         if (rows[k].kind == SB_SESSION && session < 0)
             session = k;
         if (rows[k].kind == SB_FOLD && fold < 0)
             fold = k;
+        if (rows[k].kind == SB_ENDED && ended < 0)
+            ended = k;
     }
-    int pick = session >= 0 ? session : fold; /* a session's row before a folded one */
+    /* A session's row before a folded one, an ended one last. */
+    int pick = session >= 0 ? session : fold >= 0 ? fold : ended;
     if (pick >= 0)
         select_row(t, &rows[pick]);
     free(rows);

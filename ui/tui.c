@@ -22,6 +22,8 @@
 #include "tui.h"
 #include "tui_int.h"
 #include "diffview.h"
+#include "replayview.h"
+#include "timelineview.h"
 #include "cli.h"
 #include "utf8.h"
 #include "util.h"
@@ -210,6 +212,7 @@ void tui_select(tui_t *t, int id)
         return;
     t->selected = id;
     t->tiles.fold_selected[0] = 0;
+    t->ended.selected[0] = 0;
     t->scroll_mode = false;
     t->nmarks = 0;
     ui_session *s = tui_selected(t);
@@ -236,6 +239,7 @@ static void on_tick(uv_timer_t *timer)
     tui_t *t = timer->data;
     if (t->paste.active && ui_now() - t->paste.last > PASTE_TIMEOUT_S)
         paste_end(t); /* its end was lost: what came is delivered, keys are keys again */
+    ended_refresh(t, false); /* the ended sessions shown, when the list changed */
     /* Ages, idle states, messages.  Drawn at once and not counted against
      * the frame cap, so a key's echo right after never waits for it. */
     if (!uv_is_active((uv_handle_t *)&t->frame_timer) && !t->quitting) {
@@ -374,9 +378,43 @@ static void on_pin_reply(uiconn_t *c, json_t *reply, void *user)
                                                                                    : "unpinned");
 }
 
+/* Keys that act on a live session (its pane, its process, its place). */
+static bool acts_on_live(int action)
+{
+    switch (action) {
+    case KA_FOCUS:
+    case KA_KILL:
+    case KA_PIN:
+    case KA_SEARCH:
+    case KA_SCROLL_UP:
+    case KA_SCROLL_DOWN:
+    case KA_KEEP:
+    case KA_COMMANDS: return true;
+    default: return false;
+    }
+}
+
+static void review_action(tui_t *t, int action)
+{
+    ui_review_target rt;
+    if (!review_target_selected(t, &rt))
+        return;
+    if (action == KA_TIMELINE)
+        timelineview_open(t, &rt);
+    else if (action == KA_REPLAY)
+        replayview_open(t, &rt, 0);
+    else /* d on a session the server no longer has: from its log */
+        timelineview_last_diff(t, &rt);
+}
+
 static void supervisor_action(tui_t *t, int action)
 {
     ui_session *s = tui_selected(t);
+    bool ended = ended_selected(t) != NULL;
+    if (ended && acts_on_live(action)) {
+        ended_refuse(t); /* says what works on it instead */
+        return;
+    }
     switch (action) {
     case KA_UP: move_selection(t, -1); break;
     case KA_DOWN: move_selection(t, 1); break;
@@ -431,8 +469,16 @@ static void supervisor_action(tui_t *t, int action)
     }
     case KA_STOP_SERVER: dialog_open(t, DLG_CONFIRM_STOP); break;
     case KA_HELP: dialog_open(t, DLG_HELP); break;
-    case KA_DIFF: diffview_open(t, false); break;
+    case KA_DIFF:
+        if (ended)
+            review_action(t, action);
+        else
+            diffview_open(t, false);
+        break;
     case KA_COMMANDS: diffview_open(t, true); break;
+    case KA_TIMELINE:
+    case KA_REPLAY: review_action(t, action); break;
+    case KA_ENDED: ended_toggle(t); break;
     default: break;
     }
     tui_redraw_soon(t);
@@ -495,6 +541,19 @@ static int sidebar_session_at(tui_t *t, int y)
     return id;
 }
 
+/* The ended session on a sidebar row (index into ended.v), or -1. */
+static int sidebar_ended_at(tui_t *t, int y)
+{
+    int k = y - t->sidebar.y, index = -1;
+    if (k < 0 || k >= t->sidebar.h)
+        return -1;
+    sidebar_row *rows = xcalloc((size_t)t->sidebar.h, sizeof *rows);
+    if (k < sidebar_rows(t, rows, t->sidebar.h) && rows[k].kind == SB_ENDED)
+        index = rows[k].index;
+    free(rows);
+    return index;
+}
+
 /* A mouse event over a pane whose program asked for the mouse goes to it
  * (relative to its screen), as tmux does; 1 when it did. */
 static bool mouse_to_program(tui_t *t, ui_session *s, ui_rect pane, const ui_key *k)
@@ -542,7 +601,13 @@ static void mouse_event(tui_t *t, const ui_key *k)
     if (k->mouse_x < t->sidebar.x + t->sidebar.w && t->sidebar.w > 0) {
         if (k->mouse_event == UM_PRESS && k->mouse_button == 1 && tiles_sidebar_click(t, k->mouse_y))
             return;
-        int id = sidebar_session_at(t, k->mouse_y);
+        int id = sidebar_session_at(t, k->mouse_y), ended = sidebar_ended_at(t, k->mouse_y);
+        if (ended >= 0 && k->mouse_event == UM_PRESS && k->mouse_button == 1) {
+            if (t->focus == FOCUS_PANE)
+                tui_hold_keys(t);
+            t->focus = FOCUS_SUPERVISOR;
+            ended_select(t, (size_t)ended);
+        }
         if (id && k->mouse_event == UM_PRESS && k->mouse_button == 1) {
             if (t->focus == FOCUS_PANE)
                 tui_hold_keys(t);
@@ -718,7 +783,11 @@ static void handle_key(tui_t *t, const ui_key *k)
         return;
     }
     if (k->mouse) {
-        if (t->dlg.kind == DLG_NONE && t->conf->ui_mouse)
+        if (t->dlg.kind == DLG_NONE && !diffview_active() && replayview_active())
+            replayview_key(t, k);
+        else if (t->dlg.kind == DLG_NONE && !diffview_active() && timelineview_active())
+            timelineview_key(t, k); /* the wheel scrolls it */
+        else if (t->dlg.kind == DLG_NONE && t->conf->ui_mouse)
             mouse_event(t, k);
         return;
     }
@@ -727,7 +796,15 @@ static void handle_key(tui_t *t, const ui_key *k)
         return;
     }
     if (diffview_active()) {
-        diffview_key(t, k); /* modal while open */
+        diffview_key(t, k); /* modal while open (also over the timeline) */
+        return;
+    }
+    if (replayview_active()) {
+        replayview_key(t, k); /* modal while open (also over the timeline) */
+        return;
+    }
+    if (timelineview_active()) {
+        timelineview_key(t, k);
         return;
     }
     ui_session *s = tui_selected(t);
@@ -868,20 +945,24 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         bool was_running = old && old->running;
         ui_session *s = ui_sessions_update(&t->list, json_object_get(ev, "session"));
         diffview_note_session(json_object_get(ev, "session"));
+        timelineview_session_event(t, s->id); /* its log may have grown */
         if (was_running && !s->running && t->focus == FOCUS_PANE && s->id == t->selected)
             pane_notice(t, s); /* the pane keeps the focus: say what typing does now */
-        if (!t->selected && !tiles_fold_selected(t))
+        if (!t->selected && !tiles_fold_selected(t) && !ended_selected(t))
             tui_select(t, s->id);
-        if (t->list.n != before)
+        if (t->list.n != before) {
             t->relayout = true; /* a new session may take a pane */
-        else
+            ended_list_changed(t); /* and an older one's directory its name's .N */
+        } else {
             t->full_redraw = true; /* order and states in the sidebar */
+        }
         tui_redraw_soon(t);
     } else if (strcmp(name, "session_removed") == 0) {
         int id = (int)json_integer_value(json_object_get(ev, "session"));
         int i = ui_sessions_index(&t->list, id);
         ui_sessions_remove(&t->list, id);
         tiles_session_removed(t, id);
+        ended_list_changed(t); /* the server forgot it: it is an ended session now */
         if (id == t->selected && t->focus == FOCUS_PANE) {
             pane_notice(t, NULL); /* focus stays, on nothing, until the supervisor key */
         } else if (id == t->selected) {
@@ -925,6 +1006,7 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
         return;
     }
     ui_sessions_load(&t->list, reply);
+    ended_list_changed(t);
     diffview_note_list(reply);
     approvals_load(t, reply);
     if (t->attach_id) {
@@ -1067,6 +1149,9 @@ out:
     uv_loop_close(&loop);
     ui_sessions_free(&t->list);
     diffview_free();
+    timelineview_free();
+    replayview_free();
+    ended_free(&t->ended);
     approvals_free(t);
     free(t->goodbye);
     buf_free(&t->paste.text);

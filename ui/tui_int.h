@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "conf.h"
+#include "ended.h"
 #include "input.h"
 #include "layout.h"
 #include "paint.h"
@@ -128,6 +129,7 @@ typedef struct tui {
     ui_layout layout;
     bool zoom;
     ui_tiles tiles;     /* kept tiles, folded rows (tiles.c) */
+    ui_ended ended;     /* ended sessions shown for review (ended.c) */
 
     /* Layout of the last frame. */
     int rows, cols;
@@ -185,9 +187,10 @@ int tui_selected_rows(tui_t *t);
 void tui_search_run(tui_t *t, int direction);
 
 /* A row of the sidebar: a client's heading, a session (index into the
- * list), a request that has no session yet (index into appr.v), or an
- * agent's finished commands folded into one (index: how many). */
-typedef enum sidebar_kind { SB_HEADING, SB_SESSION, SB_APPROVAL, SB_FOLD } sidebar_kind;
+ * list), a request that has no session yet (index into appr.v), an
+ * agent's finished commands folded into one (index: how many), or an
+ * ended session the server no longer has (index into ended.v). */
+typedef enum sidebar_kind { SB_HEADING, SB_SESSION, SB_APPROVAL, SB_FOLD, SB_ENDED } sidebar_kind;
 typedef struct sidebar_row {
     sidebar_kind kind;
     int index;          /* SB_SESSION, SB_APPROVAL, SB_FOLD */
@@ -199,6 +202,8 @@ typedef struct sidebar_row {
 void ui_age_text(double seconds, char *out, size_t outlen);
 /* The sidebar's rows as drawn (at most max); returns how many. */
 int sidebar_rows(tui_t *t, sidebar_row *rows, int max);
+/* How many rows the sidebar has at most, unwindowed. */
+int sidebar_rows_max(const tui_t *t);
 void render_frame(tui_t *t);
 /* The first screen row of vt a pane of h rows shows (before scrolling). */
 int pane_first_row(const vt_t *vt, int h);

@@ -29,6 +29,7 @@ FIGURES = {
     "bench_mcp.py": "tools/call exec_command via corral mcp",
     "bench_replay.py": "corral replay --speed 0 ",
     "bench_log.py": "corral log --json over",
+    "bench_review.py": "TUI timeline, l to its first frame drawn",
 }
 
 

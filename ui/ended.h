@@ -1,0 +1,80 @@
+/*
+ * ended.h - ended sessions in the sidebar, to review (E toggles them):
+ * the sessions recorded in the state directory that the server's list does
+ * not have (it forgets sessions it removed, and every session of a server
+ * that stopped), in a group of their own, greyed, newest first.  They are
+ * read from their files (sessfiles.h), never asked of the server: only
+ * their start and end, for the row.  l, r and d review them; keys that
+ * act on a live session say what does work instead.
+ *
+ * Also what the review views open on: the selected session, live or
+ * ended, as a review target.
+ */
+#ifndef CORRAL_UI_ENDED_H
+#define CORRAL_UI_ENDED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tui;
+struct sidebar_row;
+
+/* The most recent this many are listed (corral log --all lists every one). */
+#define ENDED_MAX 50
+
+typedef struct ui_ended_session {
+    char dir[32];      /* its directory's name: 7, 7.1 */
+    int id;            /* the id it had */
+    char *name, *client; /* sanitized for the screen */
+    bool exited;       /* its end is in its log (else the server stopped first, or it is cut short) */
+    int exit_code;
+    bool killed;       /* by a signal */
+    double mtime;      /* its log's last write, seconds since the epoch */
+} ui_ended_session;
+
+typedef struct ui_ended {
+    bool shown;
+    ui_ended_session *v; /* newest first, at most ENDED_MAX */
+    size_t n;
+    size_t total;      /* recorded and not in the server's list, before the cap */
+    char selected[32]; /* the selected row's directory; "": none is */
+    char heading[64];  /* "ended", or how many of how many are listed */
+    double scanned_at; /* ui_now() of the last scan; 0: scan again */
+} ui_ended;
+
+/* E: show them (scanned now) or hide them. */
+void ended_toggle(struct tui *t);
+/* Scan again if shown and the list changed or a few seconds passed
+ * (force: now).  From the screen's tick and its session events. */
+void ended_refresh(struct tui *t, bool force);
+/* The session list changed: the next refresh scans. */
+void ended_list_changed(struct tui *t);
+/* Sidebar: the group's heading and rows after all the others (when
+ * shown); returns the new total, *sel_line set at the selected row. */
+int ended_rows(struct tui *t, struct sidebar_row *rows, int total, int *sel_line);
+int ended_row_count(const struct tui *t);
+void ended_draw_row(struct tui *t, const struct sidebar_row *row, int y);
+/* The selected ended session, or NULL (a live one, a folded row, none). */
+const ui_ended_session *ended_selected(struct tui *t);
+void ended_select(struct tui *t, size_t index);
+/* A key that acts on a live session, on an ended one: what works instead. */
+void ended_refuse(struct tui *t);
+void ended_free(ui_ended *e);
+
+/* What a review view (timeline, replay) is of: a session's directory in the
+ * state directory, and whether the server still has the session in its
+ * list, running or not (its diffs are then asked for by its id; else by
+ * the snapshot ids its log recorded). */
+typedef struct ui_review_target {
+    char dir[32];
+    int id;
+    bool in_server;
+    bool running;
+    char name[80];
+} ui_review_target;
+
+/* The selected session (live or ended) as a review target; false with a
+ * message in the status bar when nothing is selected. */
+bool review_target_selected(struct tui *t, ui_review_target *out);
+
+#endif
