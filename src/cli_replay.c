@@ -16,8 +16,8 @@
 #include "castread.h"
 #include "cli.h"
 #include "conf.h"
-#include "paths.h"
 #include "replaydraw.h"
+#include "sessfiles.h"
 #include "util.h"
 
 #include <errno.h>
@@ -86,25 +86,21 @@ static int parse_number(const char *s, double max, double *out)
  * id was drawn again for) or a file. */
 static char *recording_path(const char *arg, char *err, size_t errlen)
 {
-    size_t digits = strspn(arg, "0123456789");
-    bool session = digits > 0 && digits <= 10 &&
-                   (arg[digits] == '\0' ||
-                    (arg[digits] == '.' && arg[digits + 1] && strspn(arg + digits + 1, "0123456789") ==
-                                                                  strlen(arg + digits + 1)));
-    if (!session)
+    if (!sessfiles_name_ok(arg))
         return xstrdup(arg);
-    char *state = paths_state_dir();
-    char *path = xasprintf("%s/sessions/%s/output.cast", state, arg);
+    sessfiles f;
+    sessfiles_for(arg, &f);
+    char *path = xstrdup(f.cast);
     struct stat st;
     if (stat(path, &st) < 0) {
         snprintf(err, errlen,
                  "no recording of session %s: %s: %s (corral ls lists the sessions; an ended session's "
                  "recording stays in %s/sessions; a file named %s is replayed as ./%s)",
-                 arg, path, strerror(errno), state, arg, arg);
+                 arg, path, strerror(errno), f.state, arg, arg);
         free(path);
         path = NULL;
     }
-    free(state);
+    sessfiles_free(&f);
     return path;
 }
 
