@@ -54,6 +54,12 @@ if [ ! -f "$root/etc/debian_version" ]; then
 fi
 # Name resolution for apt inside (the host's resolver).
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The loopback names of every installed Debian (its installer or container
+# runtime writes /etc/hosts; debootstrap leaves it out): the network tests
+# reach their local servers as localhost, and bootstrap warns without it.
+if [ ! -f "$root/etc/hosts" ]; then
+    printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
+fi
 
 echo "minbase-check: cloning $rev into $root/corral"
 rm -rf "$root/corral"
