@@ -9,6 +9,7 @@ import atexit
 import base64
 import json
 import os
+import pty
 import select
 import shutil
 import signal
@@ -281,6 +282,33 @@ class Client:
     def close(self):
         self.sock.close()
 
+
+
+def run_in_pty(argv, env=None):
+    """argv with a terminal as stdin and stdout (asciinema cat insists on
+    /dev/tty), env its whole environment (default: this one): its exit
+    status and everything it printed."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            if env is not None:
+                os.environ.clear()
+                os.environ.update(env)
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), out
 
 def _stat_fields(pid):
     """Fields of /proc/PID/stat after the command name, or None."""

@@ -13,10 +13,8 @@ running (and starts none) and after a restart.  A server killed with
 SIGKILL while a session floods events leaves a log that loads up to a
 torn last line with one warning; approvals.jsonl cut short gets the next
 record on a line of its own."""
-import base64
 import json
 import os
-import pty
 import shutil
 import signal
 import subprocess
@@ -24,7 +22,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import CORRAL, TIMEOUT, Tap, World, read_jsonl, run_tests, wait_until  # noqa: E402
+from harness import CORRAL, TIMEOUT, Tap, World, read_jsonl, run_in_pty, run_tests, wait_until  # noqa: E402
 import proxyservers as ps  # noqa: E402
 
 RULES = '''prefix_rule(pattern=["touch", "asked.txt"], decision="prompt", justification="needs a yes")
@@ -51,45 +49,13 @@ class Monitor:
         self.c.call({"cmd": "subscribe"})
 
     def next(self, pred):
-        for i, m in enumerate(self.c.events):
-            if pred(m):
-                return self.c.events.pop(i)
-        while True:
-            m = self.c.read_msg()
-            if pred(m):
-                return m
-            self.c.events.append(m)
+        return self.c.next_event(pred)
 
     def approval(self, kind):
         return self.next(lambda m: m.get("event") == "approval" and m["approval"]["kind"] == kind)["approval"]
 
     def screen_until(self, sid, marker):
-        data = b""
-        while marker.encode() not in data:
-            m = self.next(lambda m: m.get("event") == "term" and m.get("session") == sid)
-            data += base64.b64decode(m["data_b64"])
-        return data.decode(errors="replace")
-
-
-def run_in_pty(argv, env):
-    """argv on a terminal (asciinema cat insists on /dev/tty): status, output."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.environ.clear()
-        os.environ.update(env)
-        os.execvp(argv[0], argv)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), out
+        return self.c.screen_until(sid, marker)
 
 
 def log_json(w, *args):

@@ -5,36 +5,14 @@ events.jsonl records the session's life; `corral screen` shows the screen as
 the session's program drew it."""
 import json
 import os
-import pty
 import shutil
 import subprocess
 
-from harness import TIMEOUT, Tap, World, read_jsonl, run_tests, wait_until
+from harness import TIMEOUT, Tap, World, read_jsonl, run_in_pty, run_tests, wait_until
 
 w = World()
 w.start_server()
 c = w.connect()
-
-
-def run_in_pty(argv):
-    """Run argv with a terminal as stdin/stdout (asciinema cat insists on
-    /dev/tty); return everything it printed."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execvp(argv[0], argv)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), out
-
 
 def recorded_session():
     r = c.call({"cmd": "new", "argv": ["cat"], "cwd": w.ws, "name": "rec", "cols": 80, "rows": 24})

@@ -10,7 +10,6 @@ answer in a box; r on command 2 replays the recording from that command's
 marker (command 2's output, "command 2" on the status row), space pauses
 and n goes to the next command.  Last, after a server restart, E shows the
 session among the ended ones and l opens its timeline, d its last diff."""
-import base64
 import os
 import re
 import sys
@@ -38,20 +37,10 @@ class Monitor:
         self.c.call({"cmd": "subscribe"})
 
     def next(self, pred):
-        for i, m in enumerate(self.c.events):
-            if pred(m):
-                return self.c.events.pop(i)
-        while True:
-            m = self.c.read_msg()
-            if pred(m):
-                return m
-            self.c.events.append(m)
+        return self.c.next_event(pred)
 
     def screen_until(self, sid, marker):
-        data = b""
-        while marker.encode() not in data:
-            m = self.next(lambda m: m.get("event") == "term" and m.get("session") == sid)
-            data += base64.b64decode(m["data_b64"])
+        self.c.screen_until(sid, marker)
 
 
 def scripted_session():
