@@ -546,6 +546,21 @@ static const resolved *entry_for(const compile_state *cs, const char *path)
     return best;
 }
 
+/* Is path inside a denied directory that is its nearest entry?  A mask
+ * there is redundant, and has no mount point in the empty directory that
+ * hides everything below it (--deny ~ with the default deny list's
+ * ~/.lesshst). */
+static bool under_denied_dir(const compile_state *cs, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return false;
+    char *parent = sb_printf("%.*s", (int)(slash - path), path);
+    const resolved *up = entry_for(cs, parent);
+    free(parent);
+    return up && up->access == SB_DENY;
+}
+
 /* Where the home layer goes: the canonical home directory when the
  * sandbox would see it read-only, else NULL with *why_not. */
 static char *home_layer_place(const compile_state *cs, const sb_profile *p, const char **why_not)
@@ -986,6 +1001,8 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
             continue;
         }
         if (x->access == SB_DENY) {
+            if (under_denied_dir(&cs, x->path))
+                continue;
             char *why = sb_printf("deny%s", x->builtin ? " (default)" : "");
             /* Masks are mode 000, except one the session's tools sit in
              * (/run): the command must pass through it to reach them. */
