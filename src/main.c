@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "init.h"
+#include "snap_worker.h"
 #include "tui.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -48,6 +49,10 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "__sandbox-init") == 0) {
         prctl(PR_SET_NAME, "corral-init");
         return sandbox_init_main(argc - 1, argv + 1);
+    }
+    if (argc >= 2 && strcmp(argv[1], "__snapworker") == 0) {
+        prctl(PR_SET_NAME, "corral-reader");
+        return snap_worker_main(argc - 1, argv + 1);
     }
     prctl(PR_SET_NAME, "corral");
     /* No setlocale: nothing here depends on the locale, and loading it

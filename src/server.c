@@ -10,6 +10,7 @@
 #include "server.h"
 #include "server_int.h"
 #include "retention_server.h"
+#include "snap_reader.h"
 #include "snap_server.h"
 #include "escalation.h"
 #include "gate_network.h"
@@ -271,7 +272,7 @@ static void on_sigchld(uv_signal_t *h, int sig)
                 break;
             }
         }
-        if (pid)
+        if (pid && !snap_reader_reaped(pid, status))
             escalation_reaped(srv, pid, status);
     }
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define SNAP_KEYS "enabled, max-file-size, max-new-files, max-files, retention, max-store-size, allow, exclude"
+#define SNAP_KEYS "enabled, max-file-size, max-new-files, max-files, retention, max-store-size, stall-timeout, allow, exclude"
 
 void snap_conf_defaults(snap_conf *c)
 {
@@ -25,6 +25,7 @@ void snap_conf_defaults(snap_conf *c)
     c->max_files = 200000;
     c->retention_ms = 14ull * 24 * 3600 * 1000;
     c->max_store_size = 2ull << 30;
+    c->stall_ms = 10000;
 }
 
 static void free_list(char **v, size_t n)
@@ -97,6 +98,14 @@ int snap_conf_set(snap_conf *c, const char *key, const char *value, char *err, s
     if (strcmp(key, "retention") == 0) {
         if (conf_parse_duration(value, &c->retention_ms) < 0) {
             snprintf(err, errlen, "snapshots.retention: '%s' is not a duration (e.g. 14d, 12h)", value);
+            return -1;
+        }
+        return 0;
+    }
+    if (strcmp(key, "stall-timeout") == 0) {
+        if (conf_parse_duration(value, &c->stall_ms) < 0 || c->stall_ms < 1000 || c->stall_ms > 3600000) {
+            snprintf(err, errlen, "snapshots.stall-timeout: '%s' is not a duration from 1s to 1h (e.g. 10s, 2m)",
+                     value);
             return -1;
         }
         return 0;

@@ -69,6 +69,7 @@
     X(git_odb_hash) \
     X(git_odb_read_header) \
     X(git_odb_refresh) \
+    X(git_odb_write) \
     X(git_oid_cpy) \
     X(git_oid_equal) \
     X(git_oid_fromstr) \
@@ -177,6 +178,7 @@ int snap_git_load(char *err, size_t errlen);
 #define git_odb_hash (*snap_git_git_odb_hash)
 #define git_odb_read_header (*snap_git_git_odb_read_header)
 #define git_odb_refresh (*snap_git_git_odb_refresh)
+#define git_odb_write (*snap_git_git_odb_write)
 #define git_oid_cpy (*snap_git_git_oid_cpy)
 #define git_oid_equal (*snap_git_git_oid_equal)
 #define git_oid_fromstr (*snap_git_git_oid_fromstr)

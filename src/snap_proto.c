@@ -436,7 +436,7 @@ static void revert_work(snap_job *j)
                  r->plan.n_conflicts, r->plan.n_conflicts == 1 ? "" : "s", r->target->n);
     /* A revert writes files: the next boundary must look. */
     if (!r->dry_run)
-        j->ws->store->watch.dirty = true;
+        j->ws->store->force_next = true;
 }
 
 static void revert_done(snap_job *j)

@@ -8,6 +8,7 @@
 #include "paths.h"
 #include "server_int.h"
 #include "snap_gc.h"
+#include "snap_reader.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -19,6 +20,9 @@
 #define PROGRESS_MS 500
 /* The store's size is measured again after this long (it is a walk). */
 #define STORE_SIZE_EVERY_S 300.0
+/* Once the server stops, running snapshots get this long before their
+ * readers are killed (a stopping server ends within seconds). */
+#define STOP_GRACE_MS 2000
 
 static struct {
     uv_loop_t *loop;
@@ -27,8 +31,9 @@ static struct {
     snap_conf conf;
     link_t wss;
     int running;
-    bool started, stopping;
+    bool started, stopping, readers_killed;
     uv_timer_t progress;
+    uv_timer_t stop_grace;
 } Q;
 
 const snap_conf *snap_queue_conf(void)
@@ -55,8 +60,46 @@ static void ws_free(snap_ws *ws)
 {
     link_del(&ws->node);
     snap_store_close(ws->store);
+    snap_reader_stop(ws->reader);
+    for (size_t i = 0; i < ws->n_deny; i++)
+        free(ws->deny[i]);
+    free(ws->deny);
     free(ws->path);
     free(ws);
+}
+
+void snap_ws_add_deny(snap_ws *ws, char *const *deny, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool have = false;
+        for (size_t k = 0; k < ws->n_deny && !have; k++)
+            have = strcmp(ws->deny[k], deny[i]) == 0;
+        if (have)
+            continue;
+        ws->deny = xrealloc(ws->deny, (ws->n_deny + 1) * sizeof *ws->deny);
+        ws->deny[ws->n_deny++] = xstrdup(deny[i]);
+        ws->deny_changed = true;
+    }
+}
+
+/* The reader a snapshot of ws needs, started now (on the loop) unless a
+ * good one runs; one that failed or lacks a deny path is replaced. */
+static void ensure_reader(snap_ws *ws)
+{
+    if (ws->reader && (snap_reader_failed(ws->reader) || ws->deny_changed)) {
+        snap_reader_stop(ws->reader);
+        ws->reader = NULL;
+    }
+    if (ws->reader || Q.readers_killed || ws->state == WS_REFUSED)
+        return;
+    ws->deny_changed = false;
+    snap_reader_spec spec = {.ws = ws->path, .deny = ws->deny, .n_deny = ws->n_deny};
+    char err[500];
+    ws->reader = snap_reader_launch(&spec, err, sizeof err);
+    if (ws->reader)
+        ws->reader_error[0] = '\0';
+    else
+        snprintf(ws->reader_error, sizeof ws->reader_error, "cannot start the workspace's reader: %s", err);
 }
 
 /* Why a workspace needs an opt-in before it is snapshotted, or NULL. */
@@ -135,6 +178,16 @@ static void on_work(uv_work_t *req)
         snap_gc_sweep(ws->store);
     }
     if (j->snapshot) {
+        ws->store->reader = ws->reader;
+        if (!ws->reader) {
+            for (snap_job *k = j; k; k = k->merged) {
+                k->rc = -1;
+                snprintf(k->err, sizeof k->err, "snapshot of %.300s incomplete: %.300s", ws->path,
+                         ws->reader_error[0] ? ws->reader_error : "the server is stopping");
+            }
+        }
+    }
+    if (j->snapshot && ws->reader) {
         bool force = false;
         for (snap_job *k = j; k; k = k->merged)
             force |= k->force;
@@ -168,6 +221,19 @@ static void on_done(uv_work_t *req, int status)
     snap_job *j = ws->running;
     ws->running = NULL;
     Q.running--;
+    if (ws->store)
+        ws->store->reader = NULL;
+    if (ws->reader && snap_reader_failed(ws->reader)) {
+        /* Killed now; the next snapshot starts a new one. */
+        const char *setup = snap_reader_setup_error(ws->reader);
+        if (setup)
+            for (snap_job *k = j; k; k = k->merged)
+                if (k->rc < 0)
+                    snprintf(k->err, sizeof k->err, "snapshot of %.300s incomplete: the workspace's reader "
+                             "could not start: %.300s", ws->path, setup);
+        snap_reader_stop(ws->reader);
+        ws->reader = NULL;
+    }
     if (j->measured) {
         ws->store_bytes = j->bytes;
         ws->store_bytes_at = wall_sec();
@@ -213,6 +279,8 @@ static void start(snap_ws *ws)
         tail->merged = k;
         tail = k;
     }
+    if (j->snapshot)
+        ensure_reader(ws);
     ws->running = j;
     ws->started_at = now_sec();
     Q.running++;
@@ -226,6 +294,8 @@ static void close_if_idle(snap_ws *ws)
     if (ws->idle && ws->refs == 0 && !ws->running && link_empty(&ws->queue) && ws->store) {
         snap_store_close(ws->store);
         ws->store = NULL;
+        snap_reader_stop(ws->reader);
+        ws->reader = NULL;
         ws->idle = false;
     }
 }
@@ -254,6 +324,7 @@ static void dispatch_next(void)
         while (!link_empty(&Q.wss))
             ws_free(link_entry(Q.wss.next, snap_ws, node));
         uv_close((uv_handle_t *)&Q.progress, NULL);
+        uv_close((uv_handle_t *)&Q.stop_grace, NULL);
         free(Q.dir);
         Q.dir = NULL;
         snap_conf_free(&Q.conf);
@@ -332,7 +403,17 @@ void snap_queue_start(uv_loop_t *loop, server_t *srv, const char *snapdir, const
     snap_conf_copy(&Q.conf, conf);
     link_init(&Q.wss);
     uv_timer_init(loop, &Q.progress);
+    uv_timer_init(loop, &Q.stop_grace);
+    snap_reader_external_reaper(true);
+    snap_reader_set_stall_ms((int)conf->stall_ms);
     Q.started = true;
+}
+
+static void on_stop_grace(uv_timer_t *t)
+{
+    (void)t;
+    Q.readers_killed = true;
+    snap_reader_kill_all();
 }
 
 void snap_queue_shutdown(void)
@@ -340,6 +421,7 @@ void snap_queue_shutdown(void)
     if (!Q.started || Q.stopping)
         return;
     Q.stopping = true;
+    uv_timer_start(&Q.stop_grace, on_stop_grace, STOP_GRACE_MS, 0);
     for (link_t *l = Q.wss.next; l != &Q.wss; l = l->next) {
         snap_ws *ws = link_entry(l, snap_ws, node);
         for (link_t *q = ws->queue.next; q != &ws->queue;) {

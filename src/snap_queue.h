@@ -35,6 +35,14 @@ typedef struct snap_ws {
     link_t node;
     char *path;              /* canonical */
     snap_store *store;       /* opened by the first job, on the worker */
+    /* Its confined reader (snap_reader.h): started on the loop before a
+     * snapshot job needs it, replaced when it failed or when a session
+     * with deny paths it does not have comes. */
+    struct snap_reader *reader;
+    char reader_error[600];  /* why none could be started */
+    char **deny;             /* every deny entry of the sessions here (the reader's too) */
+    size_t n_deny;
+    bool deny_changed;
     snap_ws_state state;
     char message[800];       /* why refused or failed */
     link_t queue;            /* snap_job.node */
@@ -89,6 +97,9 @@ snap_ws *snap_ws_get(const char *path);
  * (its inotify instance, its index in memory), to be opened again when a
  * session comes back. */
 void snap_ws_idle(snap_ws *ws);
+/* A session here denies these paths (absolute or ~/...): the reader
+ * must not see them either. */
+void snap_ws_add_deny(snap_ws *ws, char *const *deny, size_t n);
 /* Every entry (for gc and listing). */
 link_t *snap_ws_all(void);
 

@@ -9,6 +9,7 @@
 
 #include "cmdmark.h"
 #include "paths.h"
+#include "sbconf.h"
 #include "quote.h"
 #include "uexec.h"
 #include "snap_diff.h"
@@ -575,6 +576,25 @@ void snap_exec_started(server_t *srv, session_t *s, snap_cmd *c)
     }
 }
 
+/* What the session may not read, the workspace's reader may not either:
+ * its own deny entries and its profile's (the config's [sandbox] deny
+ * among them). */
+static void add_session_denies(server_t *srv, snap_ws *ws, const server_session *xs)
+{
+    size_t n = 0;
+    while (xs->sandbox.deny && xs->sandbox.deny[n])
+        n++;
+    snap_ws_add_deny(ws, xs->sandbox.deny, n);
+    sb_profile prof;
+    char err[600];
+    if (sbconf_profile(&srv->conf, xs->sandbox.profile, &prof, err, sizeof err) < 0)
+        return;
+    for (size_t i = 0; i < prof.n_entries; i++)
+        if (prof.entries[i].access == SB_DENY && !prof.entries[i].builtin)
+            snap_ws_add_deny(ws, &prof.entries[i].path, 1);
+    sb_profile_free(&prof);
+}
+
 void snap_session_started(server_t *srv, session_t *s)
 {
     (void)srv;
@@ -589,6 +609,7 @@ void snap_session_started(server_t *srv, session_t *s)
     x->events_path = s->dir ? xasprintf("%s/events.jsonl", s->dir) : NULL;
     x->exec = s->kind == SESSION_EXEC;
     x->ws = snap_ws_get(xs->workspace);
+    add_session_denies(srv, x->ws, xs);
     x->ws->refs++;
     x->ws->idle = false;
     link_add(&S.sessions, &x->node);

@@ -7,6 +7,7 @@
 
 #include "sha256.h"
 #include "snap_gitdir.h"
+#include "snap_reader.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -90,34 +91,6 @@ static void remove_tree(const char *path)
     rmdir(path);
 }
 
-/* info/exclude: the built-in list, the config's, and the user's own
- * repository's info/exclude (what git itself would ignore there). */
-static int write_excludes(snap_store *st, char *err, size_t errlen)
-{
-    buf_t b;
-    buf_init(&b);
-    buf_puts(&b, "# written by corral at each start: the built-in excludes, [snapshots] exclude,\n"
-                 "# and the workspace repository's own info/exclude\n");
-    buf_puts(&b, snap_builtin_excludes);
-    for (size_t i = 0; i < st->conf.n_exclude; i++)
-        buf_printf(&b, "%s\n", st->conf.exclude[i]);
-    snap_enclosing enc;
-    if (snap_gitdir_enclosing(st->ws, &enc) && !enc.prefix[0]) {
-        char path[PATH_MAX + 64];
-        snprintf(path, sizeof path, "%s/info/exclude", enc.commondir);
-        char *text = snap_read_small(path, 1u << 20, NULL);
-        if (text) {
-            buf_printf(&b, "%s\n", text);
-            free(text);
-        }
-    }
-    char *path = xasprintf("%s/info/exclude", st->dir);
-    int rc = write_file(path, b.data, err, errlen);
-    free(path);
-    buf_free(&b);
-    return rc;
-}
-
 static int configure(snap_store *st, char *err, size_t errlen)
 {
     git_config *cfg = NULL;
@@ -194,30 +167,27 @@ void snap_store_close(snap_store *st)
 {
     if (!st)
         return;
+    if (st->owns_reader)
+        snap_reader_stop(st->reader);
+    for (size_t i = 0; i < st->n_forget; i++)
+        free(st->forget[i]);
+    free(st->forget);
     git_index_free(st->index);
     git_repository_free(st->repo);
     if (st->lock_fd >= 0)
         close(st->lock_fd);
-    snap_watch_free(&st->watch);
     snap_conf_free(&st->conf);
     free(st->ws);
     free(st->dir);
     free(st);
 }
 
-static size_t watch_budget(void)
+int snap_store_start_reader(snap_store *st, char *err, size_t errlen)
 {
-    size_t limit = 8192;
-    char *text = snap_read_small("/proc/sys/fs/inotify/max_user_watches", 64, NULL);
-    if (text) {
-        long v = strtol(text, NULL, 10);
-        if (v > 0)
-            limit = (size_t)v;
-        free(text);
-    }
-    /* A quarter of the user's limit: editors and other tools watch too. */
-    size_t b = limit / 4;
-    return b > 100000 ? 100000 : b;
+    snap_reader_spec spec = {.ws = st->ws};
+    st->reader = snap_reader_launch(&spec, err, errlen);
+    st->owns_reader = st->reader != NULL;
+    return st->reader ? 0 : -1;
 }
 
 snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf *conf, char *err, size_t errlen)
@@ -230,7 +200,6 @@ snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf
     st->ws = xstrdup(ws);
     st->dir = snap_store_dir_for(snapdir, ws);
     snap_conf_copy(&st->conf, conf);
-    snap_watch_init(&st->watch, watch_budget());
     int rc = mkdir_p(snapdir, 0700);
     if (rc < 0) {
         snprintf(err, errlen, "cannot create %s: %s", snapdir, strerror(-rc));
@@ -257,11 +226,6 @@ snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf
         snprintf(err, errlen, "cannot open the snapshot store %s: %s", st->dir, snap_git_error());
         goto fail;
     }
-    /* In memory only: no gitlink file, no core.worktree anywhere. */
-    if (git_repository_set_workdir(st->repo, st->ws, 0) < 0) {
-        snprintf(err, errlen, "cannot attach %s to its snapshot store: %s", st->ws, snap_git_error());
-        goto fail;
-    }
     if (configure(st, err, errlen) < 0)
         goto fail;
     char *attrs = xasprintf("%s/info/attributes", st->dir);
@@ -270,7 +234,7 @@ snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf
     free(info);
     rc = write_file(attrs, store_attributes, err, errlen);
     free(attrs);
-    if (rc < 0 || write_excludes(st, err, errlen) < 0)
+    if (rc < 0)
         goto fail;
     char *ipath = xasprintf("%s/snap.index", st->dir);
     rc = git_index_open(&st->index, ipath);

@@ -1,13 +1,14 @@
 /*
  * snap_store.h - one workspace's snapshot store (docs/snapshots.md): a bare
  * git repository that corral owns under $XDG_STATE_HOME/corral/snapshots/,
- * one per workspace real path, used in-process through libgit2.  The
- * workspace is attached as its work tree in memory only (nothing is ever
- * written into the workspace or into the user's own .git), and a private
- * index is the stat cache that makes a snapshot of an unchanged tree a
- * walk of stat calls.  The store's info/attributes says "* -text -filter
- * -ident" (exact bytes: no user filter or line-ending conversion), its
- * info/exclude holds the built-in excludes.
+ * one per workspace real path, used in-process through libgit2.  libgit2
+ * never touches the workspace: its files are read by the workspace's
+ * confined reader (snap_reader.h) and their bytes hashed into the store
+ * here, so nothing is ever written into the workspace or into the user's
+ * own .git, and no symlink in the workspace is followed with the user's
+ * rights.  A private index is the stat cache that makes a snapshot of an
+ * unchanged tree a walk of stat calls.  The store's info/attributes says
+ * "* -text -filter -ident" (exact bytes when a patch is made).
  *
  * Every function here runs on a snapshot worker thread (the libuv thread
  * pool), never on the server's loop, and one store is used by one job at
@@ -23,7 +24,6 @@
 #include <stdint.h>
 
 #include "snap_conf.h"
-#include "snap_watch.h"
 
 #define SNAP_OID_HEX 41 /* 40 hex digits and the NUL */
 
@@ -36,7 +36,13 @@ typedef struct snap_store {
     snap_conf conf;
     char latest[SNAP_OID_HEX]; /* the latest snapshot commit ("" before the first) */
     char latest_tree[SNAP_OID_HEX];
-    snap_watch watch;
+    /* The workspace's reader for the next snapshot (the server's queue
+     * sets it; a program of its own starts one: snap_store_start_reader). */
+    struct snap_reader *reader;
+    bool owns_reader;
+    bool force_next;    /* corral wrote into the workspace itself (a revert): walk next time */
+    char **forget;      /* names the index refused: the reader reads them again */
+    size_t n_forget;
     /* Progress of the snapshot running now: the store's own, or (in the
      * server) its workspace entry's, which the loop reads. */
     struct snap_progress *progress;
@@ -56,6 +62,11 @@ int snap_git_init(char *err, size_t errlen);
  * NULL with err on failure. */
 snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf *conf, char *err, size_t errlen);
 void snap_store_close(snap_store *st);
+
+/* For a program without the server's queue (the tests, the benchmark
+ * driver): a reader of the store's own, with the default deny list.  0, or
+ * -1 with err. */
+int snap_store_start_reader(snap_store *st, char *err, size_t errlen);
 
 /* The store directory for ws under snapdir (a hash of the path). */
 char *snap_store_dir_for(const char *snapdir, const char *ws);

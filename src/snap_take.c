@@ -7,79 +7,202 @@
 
 #include "snap_gitdir.h"
 #include "snap_meta.h"
-#include "snap_seed.h"
+#include "snap_reader.h"
+#include "snap_wire.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* One delta of the index against the work tree, copied out of the diff. */
-typedef struct change {
-    git_delta_t status;
-    char *path;
-} change;
+/* Files above this are recorded by size only whatever the configured
+ * cap says (0 means no cap): a file's bytes are held in memory twice on
+ * their way into the store. */
+#define HARD_MAX_FILE ((uint64_t)256 << 20)
 
-typedef struct take_ctx {
-    snap_store *st;
-    long base;      /* index entries when the scan started */
-    long untracked; /* new files seen so far */
-    bool first, allowed;
-    bool too_many;
-} take_ctx;
-
-static int on_delta(const git_diff *diff, const git_diff_delta *d, const char *matched, void *payload)
+static uint64_t read_cap(const snap_store *st)
 {
-    (void)diff;
-    (void)matched;
-    take_ctx *c = payload;
-    atomic_fetch_add(&c->st->progress->total, 1);
-    if (d->status == GIT_DELTA_UNTRACKED && ++c->untracked + c->base > c->st->conf.max_files && c->first &&
-        !c->allowed) {
-        c->too_many = true;
-        return -1; /* stop the walk: it needs an opt-in */
-    }
+    uint64_t cap = st->conf.max_file_size;
+    return cap && cap < HARD_MAX_FILE ? cap : HARD_MAX_FILE;
+}
+
+/* ---- talking to the reader -------------------------------------------------------- */
+
+typedef struct talk {
+    snap_store *st;
+    snap_reader *rd;
+    int fd;
+    snap_wire_out out;
+    char *err;
+    size_t errlen;
+} talk;
+
+static int fail(talk *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(talk *k, const char *fmt, ...)
+{
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snap_reader_fail(k->rd, why);
+    snprintf(k->err, k->errlen, "snapshot of %s incomplete: %s", k->st->ws, why);
+    return -1;
+}
+
+static int send_frame(talk *k)
+{
+    int rc = sw_send(k->fd, &k->out);
+    if (rc < 0)
+        return fail(k, rc == -EAGAIN ? "the workspace's reader stopped reading" : "the workspace's reader is gone (%s)",
+                    strerror(-rc));
     return 0;
 }
 
-static bool builtin_dir_excluded(const char *name)
+/* The next frame, within the stall timeout. */
+static int next(talk *k, snap_wire_in *in)
 {
-    static const char *const dirs[] = {"node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
-                                       ".pytest_cache", ".tox", ".cache", "target", ".next", ".nuxt",
-                                       ".gradle", ".parcel-cache", ".terraform", ".direnv", NULL};
-    for (const char *const *d = dirs; *d; d++)
-        if (strcmp(name, *d) == 0)
-            return true;
-    return false;
+    int rc = sw_recv(k->fd, in, snap_reader_stall_ms());
+    if (rc == 1)
+        return 0;
+    if (snap_reader_failed(k->rd))
+        return fail(k, "%s", snap_reader_why(k->rd));
+    if (rc == -ETIMEDOUT)
+        return fail(k, "the workspace's reader did not answer for %d s (stall-timeout)", snap_reader_stall_ms() / 1000);
+    if (rc == 0)
+        return fail(k, "the workspace's reader ended");
+    if (rc == -EPROTO)
+        return fail(k, "the workspace's reader sent a malformed message");
+    return fail(k, "cannot read from the workspace's reader: %s", strerror(-rc));
 }
 
-/* Directories the dirty bit need not watch: excluded from snapshots. */
-static bool skip_dir(const char *rel, void *user)
+static int64_t index_mtime_ns(const snap_store *st)
 {
-    snap_store *st = user;
-    const char *base = strrchr(rel, '/');
-    base = base ? base + 1 : rel;
-    if (builtin_dir_excluded(base))
-        return true;
-    char *dir = xasprintf("%s/", rel);
-    int ignored = 0;
-    if (git_ignore_path_is_ignored(&ignored, st->repo, dir) < 0)
-        ignored = 0;
-    free(dir);
-    return ignored != 0;
+    char *path = xasprintf("%s/snap.index", st->dir);
+    struct stat sb;
+    int64_t t = lstat(path, &sb) == 0 ? (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec : 0;
+    free(path);
+    return t;
 }
 
-static char *ws_path(snap_store *st, const char *rel)
+/* The reader's configuration and its copy of the stat cache (every entry
+ * of the index), then its hello. */
+static int configure_reader(talk *k, bool allowed)
 {
-    return *rel ? xasprintf("%s/%s", st->ws, rel) : xstrdup(st->ws);
+    snap_store *st = k->st;
+    sw_begin(&k->out, SW_CONFIG);
+    sw_u64(&k->out, read_cap(st));
+    sw_u32(&k->out, (uint32_t)st->conf.max_new_files);
+    sw_u32(&k->out, (uint32_t)st->conf.max_files);
+    sw_u8(&k->out, allowed);
+    sw_u8(&k->out, st->latest[0] != '\0');
+    sw_u64(&k->out, (uint64_t)index_mtime_ns(st));
+    buf_t ex;
+    buf_init(&ex);
+    buf_puts(&ex, snap_builtin_excludes);
+    for (size_t i = 0; i < st->conf.n_exclude; i++)
+        buf_printf(&ex, "%s\n", st->conf.exclude[i]);
+    sw_str(&k->out, ex.data ? ex.data : "");
+    buf_free(&ex);
+    size_t n_deny;
+    char *const *deny = snap_reader_deny(k->rd, &n_deny);
+    sw_u32(&k->out, (uint32_t)n_deny);
+    for (size_t i = 0; i < n_deny; i++)
+        sw_str(&k->out, deny[i]);
+    if (send_frame(k) < 0)
+        return -1;
+    size_t n = git_index_entrycount(st->index);
+    for (size_t i = 0; i < n;) {
+        sw_begin(&k->out, SW_CACHE);
+        size_t count_at = k->out.b.len;
+        sw_u32(&k->out, 0);
+        uint32_t count = 0;
+        for (; i < n && k->out.b.len < SNAP_WIRE_CHUNK / 2; i++) {
+            const git_index_entry *e = git_index_get_byindex(st->index, i);
+            if (!e)
+                continue;
+            snap_wire_stat s = {.mode = e->mode, .size = e->file_size,
+                                .mtime_ns = (int64_t)e->mtime.seconds * 1000000000 + e->mtime.nanoseconds,
+                                .ctime_ns = (int64_t)e->ctime.seconds * 1000000000 + e->ctime.nanoseconds,
+                                .ino = e->ino, .dev = e->dev, .uid = e->uid, .gid = e->gid};
+            sw_str(&k->out, e->path);
+            sw_stat(&k->out, &s);
+            count++;
+        }
+        memcpy(k->out.b.data + count_at, &count, sizeof count);
+        if (send_frame(k) < 0)
+            return -1;
+    }
+    sw_begin(&k->out, SW_CACHE);
+    sw_u32(&k->out, 0);
+    if (send_frame(k) < 0)
+        return -1;
+    snap_wire_in in;
+    if (next(k, &in) < 0)
+        return -1;
+    int type = in.type;
+    char *msg = NULL;
+    if (type == SW_ERROR)
+        sw_get_str(&in, &msg, 1000);
+    sw_in_free(&in);
+    if (type != SW_HELLO) {
+        int rc = fail(k, "the workspace's reader could not start: %s", msg ? msg : "it said something else");
+        free(msg);
+        return rc;
+    }
+    snap_reader_set_configured(k->rd);
+    return 0;
 }
 
-/* The gitlink id of the nested repository at rel: its HEAD; one made up
- * from its config and hooks when it has none (unborn, or no repository at
- * all), so that what changes there still shows. */
+/* ---- what the reader found -------------------------------------------------------- */
+
+/* A path as the reader sends it: relative, no empty, "." or ".."
+ * component, no leading or doubled slash. */
+static bool path_ok(const char *p)
+{
+    if (!*p || *p == '/')
+        return false;
+    for (const char *c = p; *c;) {
+        const char *slash = strchr(c, '/');
+        size_t n = slash ? (size_t)(slash - c) : strlen(c);
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return false;
+        c = slash ? slash + 1 : c + n;
+        if (slash && !*c)
+            return false;
+    }
+    return true;
+}
+
+/* A nested repository's state as the reader sent it: every string ends
+ * inside its field, the hook count is in range. */
+static bool gitdir_from_wire(const unsigned char *data, size_t len, snap_gitdir *g)
+{
+    if (len != sizeof *g)
+        return false;
+    memcpy(g, data, sizeof *g);
+    g->head[sizeof g->head - 1] = '\0';
+    g->config_sha[sizeof g->config_sha - 1] = '\0';
+    g->hooks_path[sizeof g->hooks_path - 1] = '\0';
+    if (g->n_hooks < 0 || g->n_hooks > SNAP_MAX_HOOKS)
+        return false;
+    for (int i = 0; i < g->n_hooks; i++) {
+        g->hooks[i].name[sizeof g->hooks[i].name - 1] = '\0';
+        g->hooks[i].sha[sizeof g->hooks[i].sha - 1] = '\0';
+    }
+    g->found = g->found != 0;
+    g->valid = g->valid != 0;
+    return true;
+}
+
+/* The gitlink id of a nested repository: its HEAD; one made up from its
+ * config and hooks when it has none (unborn, or no repository at all), so
+ * that what changes there still shows. */
 static void gitlink_id(const snap_gitdir *g, git_oid *out)
 {
     if (g->head[0] && git_oid_fromstr(out, g->head) == 0)
@@ -93,237 +216,237 @@ static void gitlink_id(const snap_gitdir *g, git_oid *out)
     buf_free(&b);
 }
 
-static void add_gitlink(snap_store *st, snap_meta *meta, const char *rel)
+static void add_gitlink(snap_store *st, snap_meta *meta, const char *rel, const snap_gitdir *g)
 {
-    char *abs = ws_path(st, rel);
     snap_meta_repo *r = snap_meta_add_repo(meta, rel);
-    snap_gitdir g;
-    snap_gitdir_read(abs, &g);
-    free(abs);
     if (r)
-        r->git = g;
+        r->git = *g;
     git_index_entry e;
     memset(&e, 0, sizeof e);
     e.path = rel;
     e.mode = GIT_FILEMODE_COMMIT;
-    gitlink_id(&g, &e.id);
+    gitlink_id(g, &e.id);
     if (git_index_add(st->index, &e) < 0) {
         snap_meta_add_invalid(meta, rel);
         git_error_clear();
     }
 }
 
-/* A regular file past the size cap: recorded by size and time only. */
-static bool too_large(snap_store *st, snap_meta *meta, const char *rel)
+static void forget(snap_store *st, const char *path)
 {
-    if (!st->conf.max_file_size)
-        return false;
-    char *abs = ws_path(st, rel);
-    struct stat sb;
-    bool large = lstat(abs, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > st->conf.max_file_size;
-    free(abs);
-    if (large)
-        snap_meta_add_large(meta, rel, (uint64_t)sb.st_size,
-                            (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec,
-                            (sb.st_mode & 0111) ? 0100755 : 0100644);
-    return large;
+    st->forget = xrealloc(st->forget, (st->n_forget + 1) * sizeof *st->forget);
+    st->forget[st->n_forget++] = xstrdup(path);
 }
 
-static void add_file(snap_store *st, snap_meta *meta, const char *rel)
+/* A file's bytes, hashed here and stored; its stat as the reader checked
+ * it is the index entry's. */
+static int store_file(talk *k, snap_meta *meta, snap_wire_in *head)
 {
-    if (too_large(st, meta, rel)) {
-        git_index_remove_bypath(st->index, rel);
-        return;
+    snap_store *st = k->st;
+    char *path = NULL;
+    snap_wire_stat s;
+    uint64_t len;
+    if (!sw_get_str(head, &path, 4096) || !sw_get_stat(head, &s) || !sw_get_u64(head, &len) || !sw_done(head) ||
+        !path_ok(path) || len > read_cap(st) ||
+        (s.mode != 0100644 && s.mode != 0100755 && s.mode != 0120000)) {
+        free(path);
+        return fail(k, "the workspace's reader sent a malformed file");
     }
-    if (git_index_add_bypath(st->index, rel) < 0) {
-        /* A name git cannot store (or the file went away meanwhile). */
-        char *abs = ws_path(st, rel);
-        struct stat sb;
-        if (lstat(abs, &sb) == 0)
-            snap_meta_add_invalid(meta, rel);
-        free(abs);
-        git_error_clear();
-        git_index_remove_bypath(st->index, rel);
+    buf_t data;
+    buf_init(&data);
+    buf_reserve(&data, (size_t)len);
+    while (data.len < len) {
+        snap_wire_in in;
+        const unsigned char *bytes;
+        size_t n;
+        if (next(k, &in) < 0) {
+            free(path);
+            buf_free(&data);
+            return -1;
+        }
+        bool ok = in.type == SW_BYTES && sw_get_bytes(&in, &bytes, &n) && sw_done(&in) && n <= len - data.len;
+        if (ok)
+            buf_append(&data, bytes, n);
+        sw_in_free(&in);
+        if (!ok) {
+            free(path);
+            buf_free(&data);
+            return fail(k, "the workspace's reader sent a malformed file");
+        }
     }
-    atomic_fetch_add(&st->progress->done, 1);
-}
-
-static size_t top_len(const char *path)
-{
-    const char *slash = strchr(path, '/');
-    return slash ? (size_t)(slash - path) : 0;
-}
-
-/* New files per top-level directory ("" for the top itself): a directory
- * past the cap keeps all its new files out of this snapshot. */
-typedef struct top_count {
-    char *dir;
-    long n;
-} top_count;
-
-static long *count_for(top_count **v, size_t *n, const char *path)
-{
-    size_t len = top_len(path);
-    for (size_t i = 0; i < *n; i++)
-        if (strlen((*v)[i].dir) == len && strncmp((*v)[i].dir, path, len) == 0)
-            return &(*v)[i].n;
-    *v = xrealloc(*v, (*n + 1) * sizeof **v);
-    (*v)[*n] = (top_count){xstrndup(path, len), 0};
-    return &(*v)[(*n)++].n;
-}
-
-static bool is_dotgit_path(const char *p)
-{
-    size_t n = strlen(p);
-    return strcmp(p, ".git/") == 0 || strcmp(p, ".git") == 0 || (n >= 6 && strcmp(p + n - 6, "/.git/") == 0);
-}
-
-static bool has_dotgit(snap_store *st, const char *dir_rel)
-{
-    char *p = xasprintf("%s/%s.git", st->ws, dir_rel); /* dir_rel ends in '/' */
-    struct stat sb;
-    bool yes = lstat(p, &sb) == 0;
-    free(p);
-    return yes;
-}
-
-static int scan(snap_store *st, take_ctx *ctx, change **out, size_t *n_out, char *err, size_t errlen)
-{
-    git_diff_options o;
-    git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
-    o.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS | GIT_DIFF_INCLUDE_IGNORED |
-              GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_INCLUDE_TYPECHANGE_TREES | GIT_DIFF_UPDATE_INDEX |
-              GIT_DIFF_DISABLE_PATHSPEC_MATCH | GIT_DIFF_SKIP_BINARY_CHECK;
-    /* Nested repositories are never opened by libgit2 (their config,
-     * their status): their HEAD is read by snap_gitdir.c. */
-    o.ignore_submodules = GIT_SUBMODULE_IGNORE_ALL;
-    o.notify_cb = on_delta;
-    o.payload = ctx;
-    git_diff *diff = NULL;
-    if (git_diff_index_to_workdir(&diff, st->repo, st->index, &o) < 0) {
-        if (ctx->too_many)
-            snprintf(err, errlen, "%s has more than %d files after excludes: snapshots of it need an opt-in "
-                     "([snapshots] allow = %s in the config) or more excludes", st->ws, st->conf.max_files, st->ws);
-        else
-            snprintf(err, errlen, "cannot compare %s with its latest snapshot: %s", st->ws, snap_git_error());
+    git_index_entry e;
+    memset(&e, 0, sizeof e);
+    e.path = path;
+    e.mode = s.mode;
+    e.file_size = (uint32_t)s.size;
+    e.mtime.seconds = (int32_t)(s.mtime_ns / 1000000000);
+    e.mtime.nanoseconds = (uint32_t)(s.mtime_ns % 1000000000);
+    e.ctime.seconds = (int32_t)(s.ctime_ns / 1000000000);
+    e.ctime.nanoseconds = (uint32_t)(s.ctime_ns % 1000000000);
+    e.dev = (uint32_t)s.dev;
+    e.ino = (uint32_t)s.ino;
+    e.uid = s.uid;
+    e.gid = s.gid;
+    git_odb *odb = NULL;
+    int rc = git_repository_odb(&odb, st->repo);
+    if (rc == 0)
+        rc = git_odb_write(&e.id, odb, data.data ? data.data : "", data.len, GIT_OBJECT_BLOB);
+    git_odb_free(odb);
+    buf_free(&data);
+    if (rc < 0) {
+        snprintf(k->err, k->errlen, "cannot store %s of %s: %s", path, st->ws, snap_git_error());
+        free(path);
         return -1;
     }
-    size_t n = git_diff_num_deltas(diff);
-    change *v = xcalloc(n ? n : 1, sizeof *v);
-    for (size_t i = 0; i < n; i++) {
-        const git_diff_delta *d = git_diff_get_delta(diff, i);
-        v[i].status = d->status;
-        v[i].path = xstrdup(d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path);
+    if (git_index_add(st->index, &e) < 0) {
+        /* A name git cannot store: said in every snapshot, so the reader
+         * must not take it as known. */
+        git_error_clear();
+        git_index_remove_bypath(st->index, path);
+        git_error_clear();
+        snap_meta_add_invalid(meta, path);
+        forget(st, path);
     }
-    git_diff_free(diff);
-    *out = v;
-    *n_out = n;
+    atomic_fetch_add(&st->progress->done, 1);
+    free(path);
     return 0;
 }
 
-/* The gitlinks already in the index whose repository's HEAD moved (or
- * whose hooks or config changed), and the repository around the workspace. */
-static void refresh_repos(snap_store *st, snap_meta *meta)
+/* Apply one message of the reader's answer.  1: the answer is complete. */
+static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, int64_t *walk_start)
 {
-    size_t n = git_index_entrycount(st->index);
-    char **links = NULL;
-    size_t nl = 0;
-    for (size_t i = 0; i < n; i++) {
-        const git_index_entry *e = git_index_get_byindex(st->index, i);
-        if (e && e->mode == GIT_FILEMODE_COMMIT && !snap_meta_find_repo(meta, e->path)) {
-            links = xrealloc(links, (nl + 1) * sizeof *links);
-            links[nl++] = xstrdup(e->path);
+    snap_store *st = k->st;
+    char *path = NULL, *text = NULL;
+    uint64_t a = 0, b = 0;
+    uint32_t mode = 0;
+    uint8_t flag = 0;
+    const unsigned char *raw;
+    size_t rawlen;
+    int rc = 0;
+    switch (in->type) {
+    case SW_PROGRESS:
+        if (!sw_get_u64(in, &a) || !sw_get_u64(in, &b) || !sw_get_u8(in, &flag) || !sw_done(in))
+            return fail(k, "the workspace's reader sent a malformed progress report");
+        atomic_store(&st->progress->total, (long)a);
+        return 0;
+    case SW_FILE:
+        return store_file(k, meta, in);
+    case SW_DELETED:
+        if (!sw_get_str(in, &path, 4096) || !sw_done(in) || !path_ok(path))
+            break;
+        git_index_remove_bypath(st->index, path);
+        git_error_clear();
+        free(path);
+        return 0;
+    case SW_GITLINK:
+    case SW_AROUND: {
+        snap_gitdir g;
+        if (!sw_get_str(in, &path, 4096) || !sw_get_bytes(in, &raw, &rawlen) || !sw_done(in) ||
+            !gitdir_from_wire(raw, rawlen, &g) || (in->type == SW_GITLINK ? !path_ok(path) : *path != '\0'))
+            break;
+        if (in->type == SW_GITLINK) {
+            add_gitlink(st, meta, path, &g);
+        } else {
+            snap_meta_repo *r = snap_meta_add_repo(meta, "");
+            if (r)
+                r->git = g;
         }
+        free(path);
+        return 0;
     }
-    for (size_t i = 0; i < nl; i++) {
-        char *abs = ws_path(st, links[i]);
-        struct stat sb;
-        if (lstat(abs, &sb) == 0 && S_ISDIR(sb.st_mode))
-            add_gitlink(st, meta, links[i]);
-        else
-            git_index_remove_bypath(st->index, links[i]);
-        free(abs);
-        free(links[i]);
+    case SW_LARGE:
+        if (!sw_get_str(in, &path, 4096) || !sw_get_u64(in, &a) || !sw_get_u64(in, &b) || !sw_get_u32(in, &mode) ||
+            !sw_done(in) || !path_ok(path))
+            break;
+        git_index_remove_bypath(st->index, path);
+        git_error_clear();
+        snap_meta_add_large(meta, path, a, (int64_t)b, mode == 0100755 ? 0100755 : 0100644);
+        free(path);
+        return 0;
+    case SW_IGNORED:
+        if (!sw_get_str(in, &path, 4096) || !sw_done(in))
+            break;
+        snap_meta_add_ignored(meta, path);
+        free(path);
+        return 0;
+    case SW_INVALID:
+        if (!sw_get_str(in, &path, 4096) || !sw_get_str(in, &text, 200) || !sw_done(in) || !path_ok(path))
+            break;
+        git_index_remove_bypath(st->index, path);
+        git_error_clear();
+        snap_meta_add_invalid(meta, path);
+        free(path);
+        free(text);
+        return 0;
+    case SW_CAPPED:
+        if (!sw_get_str(in, &path, 4096) || !sw_get_u64(in, &a) || !sw_done(in))
+            break;
+        snap_meta_add_capped(meta, path, (long)a);
+        free(path);
+        return 0;
+    case SW_DONE:
+        if (!sw_get_u8(in, &flag) || !sw_get_u64(in, &a) || !sw_get_u64(in, &b) || !sw_get_str(in, &text, 1000) ||
+            !sw_done(in))
+            break;
+        *walk_start = (int64_t)a;
+        if (flag) {
+            out->refused = true;
+            snprintf(k->err, k->errlen, "%s", text);
+            rc = -1;
+        } else {
+            rc = 1;
+        }
+        free(text);
+        return rc;
+    case SW_ERROR:
+        if (!sw_get_str(in, &text, 1000))
+            break;
+        rc = fail(k, "%s", text);
+        free(text);
+        return rc;
+    default:
+        break;
     }
-    free(links);
-    snap_enclosing enc;
-    if (snap_gitdir_enclosing(st->ws, &enc)) {
-        snap_meta_repo *r = snap_meta_add_repo(meta, "");
-        if (r)
-            snap_gitdir_read(enc.top, &r->git);
-    }
+    free(path);
+    free(text);
+    return fail(k, "the workspace's reader sent a malformed message ('%c')",
+                in->type >= 0x20 && in->type < 0x7f ? in->type : '?');
 }
 
-static int apply(snap_store *st, take_ctx *ctx, change *v, size_t n, snap_meta *meta)
+/* Ask the reader what changed and apply it to the index.  0 with the
+ * answer applied, 1 when nothing changed (the dirty bit), -1 with err. */
+static int ask(talk *k, bool force, bool allowed, snap_meta *meta, snap_taken *out, int64_t *walk_start)
 {
-    (void)ctx;
-    top_count *tops = NULL;
-    size_t ntops = 0;
-    for (size_t i = 0; i < n; i++)
-        if (v[i].status == GIT_DELTA_UNTRACKED && v[i].path[strlen(v[i].path) - 1] != '/')
-            (*count_for(&tops, &ntops, v[i].path))++;
-    for (size_t i = 0; i < ntops; i++)
-        if (tops[i].n > st->conf.max_new_files)
-            snap_meta_add_capped(meta, tops[i].dir, tops[i].n);
-    atomic_store(&st->progress->total, (long)n);
-    atomic_store(&st->progress->done, 0);
-    atomic_store(&st->progress->phase, SNAP_STORING);
-    for (size_t i = 0; i < n; i++) {
-        const char *p = v[i].path;
-        size_t len = strlen(p);
-        switch (v[i].status) {
-        case GIT_DELTA_DELETED:
-            git_index_remove_bypath(st->index, p);
-            break;
-        case GIT_DELTA_IGNORED:
-            if (is_dotgit_path(p))
-                break;
-            if (p[len - 1] == '/' && has_dotgit(st, p)) {
-                /* Only a .git in it (and ignored files): still a repository
-                 * someone made here. */
-                char *rel = xstrndup(p, len - 1);
-                add_gitlink(st, meta, rel);
-                free(rel);
-            } else {
-                snap_meta_add_ignored(meta, p);
-            }
-            break;
-        case GIT_DELTA_UNTRACKED:
-            if (p[len - 1] == '/') {
-                char *rel = xstrndup(p, len - 1);
-                if (has_dotgit(st, p))
-                    add_gitlink(st, meta, rel);
-                else
-                    snap_meta_add_invalid(meta, rel);
-                free(rel);
-                break;
-            }
-            if (*count_for(&tops, &ntops, p) > st->conf.max_new_files)
-                break;
-            add_file(st, meta, p);
-            break;
-        case GIT_DELTA_MODIFIED:
-        case GIT_DELTA_TYPECHANGE: {
-            const git_index_entry *e = git_index_get_bypath(st->index, p, 0);
-            if (e && e->mode == GIT_FILEMODE_COMMIT)
-                break; /* refresh_repos reads it */
-            char *abs = ws_path(st, p);
-            struct stat sb;
-            bool dir = lstat(abs, &sb) == 0 && S_ISDIR(sb.st_mode);
-            free(abs);
-            git_index_remove_bypath(st->index, p);
-            if (!dir)
-                add_file(st, meta, p);
-            break;
-        }
-        default:
-            break;
-        }
+    snap_store *st = k->st;
+    if (!snap_reader_configured(k->rd) && configure_reader(k, allowed) < 0)
+        return -1;
+    sw_begin(&k->out, SW_TAKE);
+    sw_u8(&k->out, force);
+    sw_u8(&k->out, !st->latest[0]);
+    /* Names the index refused last time: the reader reads them again, so
+     * every snapshot says they were not captured. */
+    sw_u32(&k->out, (uint32_t)st->n_forget);
+    for (size_t i = 0; i < st->n_forget; i++) {
+        sw_str(&k->out, st->forget[i]);
+        free(st->forget[i]);
     }
-    for (size_t i = 0; i < ntops; i++)
-        free(tops[i].dir);
-    free(tops);
-    return 0;
+    st->n_forget = 0;
+    if (send_frame(k) < 0)
+        return -1;
+    for (;;) {
+        snap_wire_in in;
+        if (next(k, &in) < 0)
+            return -1;
+        if (in.type == SW_CLEAN) {
+            bool ok = sw_done(&in) && st->latest[0];
+            sw_in_free(&in);
+            return ok ? 1 : fail(k, "the workspace's reader said nothing changed before the first snapshot");
+        }
+        int rc = apply(k, &in, meta, out, walk_start);
+        sw_in_free(&in);
+        if (rc != 0)
+            return rc > 0 ? 0 : -1;
+    }
 }
 
 static int make_commit(snap_store *st, const git_oid *tree_id, const char *message, git_oid *out, char *err,
@@ -357,65 +480,39 @@ static bool same_as_latest(snap_store *st, const git_oid *tree, const char *mess
     return same;
 }
 
-/* After seeding: every blob the index names must be in the store itself
- * (a file the user's repository kept loose is not in its packs). */
-static void store_missing(snap_store *st, snap_meta *meta)
-{
-    git_odb *odb = NULL;
-    if (git_repository_odb(&odb, st->repo) < 0)
-        return;
-    size_t n = git_index_entrycount(st->index);
-    char **missing = NULL;
-    size_t nm = 0;
-    for (size_t i = 0; i < n; i++) {
-        const git_index_entry *e = git_index_get_byindex(st->index, i);
-        if (e && e->mode != GIT_FILEMODE_COMMIT && !git_odb_exists(odb, &e->id)) {
-            missing = xrealloc(missing, (nm + 1) * sizeof *missing);
-            missing[nm++] = xstrdup(e->path);
-        }
-    }
-    git_odb_free(odb);
-    for (size_t i = 0; i < nm; i++) {
-        add_file(st, meta, missing[i]);
-        free(missing[i]);
-    }
-    free(missing);
-}
-
 int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
 {
     memset(out, 0, sizeof *out);
     double t0 = now_sec();
-    if (!force && st->latest[0] && !snap_watch_poll(&st->watch)) {
-        snprintf(out->commit, sizeof out->commit, "%s", st->latest);
-        snprintf(out->tree, sizeof out->tree, "%s", st->latest_tree);
-        out->reused = true;
-        out->files = (long)git_index_entrycount(st->index);
-        return 0;
+    if (!st->reader) {
+        snprintf(out->error, sizeof out->error, "snapshot of %s incomplete: no reader of the workspace is running",
+                 st->ws);
+        return -1;
     }
     atomic_store(&st->progress->done, 0);
     atomic_store(&st->progress->total, 0);
     atomic_store(&st->progress->phase, SNAP_SCANNING);
-    take_ctx ctx = {.st = st, .first = !st->latest[0], .allowed = allowed};
-    if (ctx.first && git_index_entrycount(st->index) == 0)
-        out->seeded = snap_seed(st) == 0;
-    ctx.base = (long)git_index_entrycount(st->index);
-    snap_watch_prepare(&st->watch, st->ws, skip_dir, st);
-    change *v = NULL;
-    size_t n = 0;
-    int rc = scan(st, &ctx, &v, &n, out->error, sizeof out->error);
-    out->refused = ctx.too_many;
+    talk k = {.st = st, .rd = st->reader, .fd = snap_reader_fd(st->reader), .err = out->error,
+              .errlen = sizeof out->error};
+    sw_begin(&k.out, 0);
     snap_meta meta;
     memset(&meta, 0, sizeof meta);
-    if (rc == 0) {
-        apply(st, &ctx, v, n, &meta);
-        refresh_repos(st, &meta);
-        if (out->seeded)
-            store_missing(st, &meta);
+    int64_t walk_start = 0;
+    bool first = !st->latest[0];
+    int rc = ask(&k, force || st->force_next, allowed, &meta, out, &walk_start);
+    if (rc >= 0)
+        st->force_next = false;
+    sw_out_free(&k.out);
+    if (rc == 1) {
+        snprintf(out->commit, sizeof out->commit, "%s", st->latest);
+        snprintf(out->tree, sizeof out->tree, "%s", st->latest_tree);
+        out->reused = true;
+        out->files = (long)git_index_entrycount(st->index);
+        out->seconds = now_sec() - t0;
+        atomic_store(&st->progress->phase, SNAP_IDLE);
+        snap_meta_free(&meta);
+        return 0;
     }
-    for (size_t i = 0; i < n; i++)
-        free(v[i].path);
-    free(v);
     git_oid tree, commit;
     char *message = NULL;
     if (rc == 0 && git_index_write_tree(&tree, st->index) < 0) {
@@ -435,18 +532,32 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
             snprintf(out->commit, sizeof out->commit, "%s", st->latest);
         }
     }
-    /* The index last: the objects it names are written by now. */
+    /* The index last: the objects it names are written by now.  Its time
+     * is the walk's start: what changed later than a second before it is
+     * read again next time (snap_worker.c). */
     if (rc == 0 && git_index_write(st->index) < 0) {
         snprintf(out->error, sizeof out->error, "cannot write the snapshot index of %s: %s", st->ws,
                  snap_git_error());
         rc = -1;
     }
+    if (rc == 0 && walk_start > 0) {
+        char *ipath = xasprintf("%s/snap.index", st->dir);
+        struct timespec times[2] = {{.tv_nsec = UTIME_OMIT},
+                                    {.tv_sec = walk_start / 1000000000, .tv_nsec = walk_start % 1000000000}};
+        utimensat(AT_FDCWD, ipath, times, AT_SYMLINK_NOFOLLOW);
+        free(ipath);
+    }
     if (rc < 0) {
         /* What is in memory may be half applied: read the last good index
-         * back, so the next snapshot starts from what is on disk. */
+         * back, so the next snapshot starts from what is on disk; the
+         * reader's copy of it is then wrong too, so a new reader starts
+         * from the index. */
         git_index_read(st->index, 1);
-        if (ctx.first && !st->latest[0])
+        git_error_clear();
+        if (first && !st->latest[0])
             git_index_clear(st->index);
+        if (!out->refused)
+            snap_reader_fail(st->reader, out->error[0] ? out->error : "the snapshot failed");
     }
     free(message);
     snap_meta_free(&meta);
@@ -454,8 +565,6 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
     out->stored = atomic_load(&st->progress->done);
     out->seconds = now_sec() - t0;
     atomic_store(&st->progress->phase, SNAP_IDLE);
-    if (rc < 0)
-        st->watch.dirty = true;
     return rc;
 }
 

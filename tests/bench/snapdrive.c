@@ -57,6 +57,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "snapdrive: %s\n", err);
         return 1;
     }
+    /* The workspace is read by corral's confined reader, a sandbox
+     * running the corral binary (not this program). */
+    if (getenv("CORRAL_BIN"))
+        setenv("CORRAL_EXE", getenv("CORRAL_BIN"), 1);
+    if (snap_store_start_reader(st, err, sizeof err) < 0) {
+        fprintf(stderr, "snapdrive: %s\n", err);
+        snap_store_close(st);
+        return 1;
+    }
     snap_taken t;
     int rc = 0;
     if (strcmp(argv[3], "first") == 0) {

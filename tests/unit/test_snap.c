@@ -88,6 +88,12 @@ static void open_store(fixture *f)
     f->st = snap_store_open(f->snapdir, f->ws, &f->conf, err, sizeof err);
     if (!f->st)
         fail_msg("%s", err);
+    /* The workspace is read by corral's confined reader, a sandbox
+     * running the corral binary (not this test program). */
+    if (getenv("CORRAL_BIN"))
+        setenv("CORRAL_EXE", getenv("CORRAL_BIN"), 1);
+    if (snap_store_start_reader(f->st, err, sizeof err) < 0)
+        fail_msg("%s", err);
 }
 
 static void take(fixture *f, char out[SNAP_OID_HEX])
