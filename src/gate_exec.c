@@ -197,7 +197,7 @@ static int exec_launch(gate_ticket *t, const gate_launch *l, char *err, size_t e
     }
     /* It starts once the workspace's "before" snapshot is taken
      * (snap_server.h), unless the workspace is not snapshotted. */
-    if (snap_exec_before(t->srv, l->workspace ? l->workspace : l->cwd, t->g.argv, exec_go, e))
+    if (snap_exec_before(t->srv, l->workspace ? l->workspace : l->cwd, t->g.argv, l->profile, l->deny, exec_go, e))
         return 0;
     return exec_start(t, l, NULL, err, errlen);
 }

@@ -535,14 +535,34 @@ static bool ws_snapshotted(snap_ws *ws)
     return ws && ws->state != WS_REFUSED && ws->state != WS_FAILED;
 }
 
-bool snap_exec_before(server_t *srv, const char *workspace, char *const *argv, snap_go_fn go, void *user)
+/* What a session may not read, its workspace's reader may not either:
+ * its own deny entries and its profile's (the config's [sandbox] deny
+ * among them).  Known before the first snapshot the reader takes for it. */
+static void add_denies(server_t *srv, snap_ws *ws, const char *profile, char *const *deny)
 {
-    (void)srv;
+    size_t n = 0;
+    while (deny && deny[n])
+        n++;
+    snap_ws_add_deny(ws, deny, n);
+    sb_profile prof;
+    char err[600];
+    if (sbconf_profile(&srv->conf, profile, &prof, err, sizeof err) < 0)
+        return;
+    for (size_t i = 0; i < prof.n_entries; i++)
+        if (prof.entries[i].access == SB_DENY && !prof.entries[i].builtin)
+            snap_ws_add_deny(ws, &prof.entries[i].path, 1);
+    sb_profile_free(&prof);
+}
+
+bool snap_exec_before(server_t *srv, const char *workspace, char *const *argv, const char *profile,
+                      char *const *deny, snap_go_fn go, void *user)
+{
     if (!S.on || !workspace || snap_queue_stopping())
         return false;
     snap_ws *ws = snap_ws_get(workspace);
     if (!ws_snapshotted(ws))
         return false;
+    add_denies(srv, ws, profile, deny);
     ws->idle = false; /* its session comes */
     char *line = exec_line(argv);
     snap_cmd *c = cmd_new(ws, line);
@@ -576,25 +596,6 @@ void snap_exec_started(server_t *srv, session_t *s, snap_cmd *c)
     }
 }
 
-/* What the session may not read, the workspace's reader may not either:
- * its own deny entries and its profile's (the config's [sandbox] deny
- * among them). */
-static void add_session_denies(server_t *srv, snap_ws *ws, const server_session *xs)
-{
-    size_t n = 0;
-    while (xs->sandbox.deny && xs->sandbox.deny[n])
-        n++;
-    snap_ws_add_deny(ws, xs->sandbox.deny, n);
-    sb_profile prof;
-    char err[600];
-    if (sbconf_profile(&srv->conf, xs->sandbox.profile, &prof, err, sizeof err) < 0)
-        return;
-    for (size_t i = 0; i < prof.n_entries; i++)
-        if (prof.entries[i].access == SB_DENY && !prof.entries[i].builtin)
-            snap_ws_add_deny(ws, &prof.entries[i].path, 1);
-    sb_profile_free(&prof);
-}
-
 void snap_session_started(server_t *srv, session_t *s)
 {
     (void)srv;
@@ -609,7 +610,7 @@ void snap_session_started(server_t *srv, session_t *s)
     x->events_path = s->dir ? xasprintf("%s/events.jsonl", s->dir) : NULL;
     x->exec = s->kind == SESSION_EXEC;
     x->ws = snap_ws_get(xs->workspace);
-    add_session_denies(srv, x->ws, xs);
+    add_denies(srv, x->ws, xs->sandbox.profile, xs->sandbox.deny);
     x->ws->refs++;
     x->ws->idle = false;
     link_add(&S.sessions, &x->node);

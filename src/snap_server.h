@@ -29,7 +29,8 @@ void snap_server_shutdown(server_t *srv);
 /* An exec request is about to start in workspace: true when go will be
  * called once the snapshot before it is taken; false when the workspace is
  * not snapshotted (start it now; go is never called). */
-bool snap_exec_before(server_t *srv, const char *workspace, char *const *argv, snap_go_fn go, void *user);
+bool snap_exec_before(server_t *srv, const char *workspace, char *const *argv, const char *profile,
+                      char *const *deny, snap_go_fn go, void *user);
 /* The exec's session started (s NULL: it could not start). */
 void snap_exec_started(server_t *srv, session_t *s, struct snap_cmd *cmd);
 
