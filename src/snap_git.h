@@ -67,6 +67,8 @@
     X(git_odb_exists) \
     X(git_odb_free) \
     X(git_odb_hash) \
+    X(git_odb_object_free) \
+    X(git_odb_read) \
     X(git_odb_read_header) \
     X(git_odb_refresh) \
     X(git_odb_write) \
@@ -176,6 +178,8 @@ int snap_git_load(char *err, size_t errlen);
 #define git_odb_exists (*snap_git_git_odb_exists)
 #define git_odb_free (*snap_git_git_odb_free)
 #define git_odb_hash (*snap_git_git_odb_hash)
+#define git_odb_object_free (*snap_git_git_odb_object_free)
+#define git_odb_read (*snap_git_git_odb_read)
 #define git_odb_read_header (*snap_git_git_odb_read_header)
 #define git_odb_refresh (*snap_git_git_odb_refresh)
 #define git_odb_write (*snap_git_git_odb_write)

@@ -5,11 +5,10 @@
 
 #include "snap_seed.h"
 
-#include "snap_gitdir.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,159 +16,161 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Hard-link each pack (with its index) of the user's repository into the
- * store.  Only regular files are linked; the count is returned. */
-static int link_packs(snap_store *st, const char *commondir)
-{
-    char src[PATH_MAX + 64], dst[PATH_MAX * 2];
-    snprintf(src, sizeof src, "%s/objects/pack", commondir);
-    DIR *d = opendir(src);
-    if (!d)
-        return 0;
-    int linked = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n < 10 || strncmp(e->d_name, "pack-", 5) != 0 || strcmp(e->d_name + n - 5, ".pack") != 0)
-            continue;
-        char base[NAME_MAX + 1];
-        snprintf(base, sizeof base, "%.*s", (int)(n - 5), e->d_name);
-        bool ok = true;
-        static const char *const exts[] = {".idx", ".pack"}; /* the index first: a pack without one is unused */
-        for (int k = 0; k < 2 && ok; k++) {
-            char from[PATH_MAX * 2];
-            snprintf(from, sizeof from, "%s/%s%s", src, base, exts[k]);
-            snprintf(dst, sizeof dst, "%s/objects/pack/%s%s", st->dir, base, exts[k]);
-            struct stat sb;
-            if (lstat(from, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-                ok = false;
-                break;
-            }
-            if (link(from, dst) < 0 && errno != EEXIST)
-                ok = false;
-        }
-        if (!ok) {
-            /* Another filesystem (EXDEV), or not allowed: none of this pack. */
-            snprintf(dst, sizeof dst, "%s/objects/pack/%s.idx", st->dir, base);
-            unlink(dst);
-            snprintf(dst, sizeof dst, "%s/objects/pack/%s.pack", st->dir, base);
-            unlink(dst);
-            continue;
-        }
-        linked++;
-    }
-    closedir(d);
-    return linked;
-}
+#define NOSEED_FILE "corral-noseed"
 
-/* The user's index (stat data and ids of the files git tracks there),
- * the part under the workspace, into ours: a file whose stat data still
- * match is then known without reading it.  An entry git itself would
- * re-check (modified in the second its index was written: "racily
- * clean") keeps only its id and is hashed.  -1: no usable index. */
-static int seed_from_index(snap_store *st, const snap_enclosing *enc)
+bool snap_seed_wanted(const snap_store *st)
 {
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/index", enc->gitdir);
+    if (st->latest[0] || git_index_entrycount(st->index) > 0)
+        return false;
+    char *marker = xasprintf("%s/" NOSEED_FILE, st->dir);
     struct stat sb;
-    if (lstat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
-        return -1;
-    git_index *user = NULL;
-    if (git_index_open(&user, path) < 0) {
-        git_error_clear(); /* a format libgit2 does not read (split index...) */
-        return -1;
-    }
-    size_t plen = strlen(enc->prefix);
-    size_t n = git_index_entrycount(user), added = 0;
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        const git_index_entry *e = git_index_get_byindex(user, i);
-        if (!e || GIT_INDEX_ENTRY_STAGE(e) != 0 ||
-            (e->flags_extended & (GIT_INDEX_ENTRY_INTENT_TO_ADD | GIT_INDEX_ENTRY_SKIP_WORKTREE)))
-            continue;
-        const char *rel = e->path;
-        if (plen) {
-            if (strncmp(rel, enc->prefix, plen) != 0 || rel[plen] != '/')
-                continue;
-            rel += plen + 1;
-        }
-        git_index_entry copy = *e;
-        copy.path = rel;
-        copy.flags = 0;
-        copy.flags_extended = 0;
-        bool racy = e->mtime.seconds > (int32_t)sb.st_mtim.tv_sec ||
-                    (e->mtime.seconds == (int32_t)sb.st_mtim.tv_sec && e->mtime.nanoseconds >= (uint32_t)sb.st_mtim.tv_nsec);
-        if (racy || e->mode == GIT_FILEMODE_COMMIT) {
-            /* Hashed again (or, a gitlink, read again) by the refresh. */
-            memset(&copy.ctime, 0, sizeof copy.ctime);
-            memset(&copy.mtime, 0, sizeof copy.mtime);
-            copy.dev = copy.ino = copy.uid = copy.gid = 0;
-            copy.file_size = 0;
-        }
-        if (git_index_add(st->index, &copy) < 0) {
-            git_error_clear(); /* a name our index refuses: the walk finds it */
-            continue;
-        }
-        added++;
-    }
-    git_index_free(user);
-    return added ? 0 : -1;
+    bool given_up = lstat(marker, &sb) == 0;
+    free(marker);
+    return !given_up;
 }
 
-int snap_seed(snap_store *st)
+/* "pack-" and 40 or 64 lowercase hex digits: nothing else becomes a name
+ * in the store. */
+static bool pack_name_ok(const char *name)
 {
-    snap_enclosing enc;
-    if (!snap_gitdir_enclosing(st->ws, &enc))
+    if (strncmp(name, "pack-", 5) != 0)
+        return false;
+    size_t n = strlen(name + 5);
+    if (n != 40 && n != 64)
+        return false;
+    for (const char *p = name + 5; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+            return false;
+    return true;
+}
+
+/* Copy what fd holds (a regular file of size bytes) to path, made anew. */
+static int copy_to(int fd, uint64_t size, const char *path)
+{
+    int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+    if (out < 0)
         return -1;
-    char head[SNAP_HEX_OID + 1] = "";
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/HEAD", enc.gitdir);
-    char *text = snap_read_small(path, 4096, NULL);
-    if (!text)
+    uint64_t done = 0;
+    off_t in_off = 0;
+    while (done < size) {
+        ssize_t n = copy_file_range(fd, &in_off, out, NULL, (size_t)(size - done), 0);
+        if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+            /* A plain copy. */
+            char buf[1 << 16];
+            ssize_t r = pread(fd, buf, sizeof buf, in_off);
+            if (r <= 0 || write_all(out, buf, (size_t)r) < 0) {
+                n = -1;
+            } else {
+                n = r;
+                in_off += r;
+            }
+        }
+        if (n <= 0) {
+            int e = n == 0 ? EIO : errno;
+            close(out);
+            unlink(path);
+            errno = e;
+            return -1;
+        }
+        done += (uint64_t)n;
+    }
+    if (close(out) < 0) {
+        unlink(path);
         return -1;
-    if (strncmp(text, "ref: ", 5) == 0) {
-        text[5 + strcspn(text + 5, "\r\n")] = '\0';
-        if (!snap_gitdir_resolve(enc.gitdir, enc.commondir, text + 5, head))
-            head[0] = '\0';
-    } else if (strlen(text) >= SNAP_HEX_OID) {
-        snprintf(head, sizeof head, "%.40s", text);
     }
-    free(text);
-    if (!head[0] || link_packs(st, enc.commondir) == 0)
+    return 0;
+}
+
+int snap_seed_pack(snap_store *st, const char *name, int idx_fd, int pack_fd, char *err, size_t errlen)
+{
+    struct stat is, ps;
+    if (!pack_name_ok(name) || fstat(idx_fd, &is) < 0 || fstat(pack_fd, &ps) < 0 || !S_ISREG(is.st_mode) ||
+        !S_ISREG(ps.st_mode)) {
+        snprintf(err, errlen, "a pack that is no pack");
         return -1;
-    git_odb *odb = NULL;
-    if (git_repository_odb(&odb, st->repo) == 0)
-        git_odb_refresh(odb);
-    git_odb_free(odb);
-    odb = NULL;
-    if (seed_from_index(st, &enc) == 0)
-        return 0;
-    git_index_clear(st->index);
-    git_oid id;
-    git_commit *commit = NULL;
-    git_tree *root = NULL, *sub = NULL;
-    git_tree_entry *te = NULL;
-    int rc = -1;
-    if (git_repository_odb(&odb, st->repo) < 0 || git_odb_refresh(odb) < 0 || git_oid_fromstr(&id, head) < 0 ||
-        git_commit_lookup(&commit, st->repo, &id) < 0 || git_commit_tree(&root, commit) < 0)
-        goto out;
-    const git_tree *tree = root;
-    if (enc.prefix[0]) {
-        if (git_tree_entry_bypath(&te, root, enc.prefix) < 0 || git_tree_entry_type(te) != GIT_OBJECT_TREE ||
-            git_tree_lookup(&sub, st->repo, git_tree_entry_id(te)) < 0)
-            goto out;
-        tree = sub;
     }
-    rc = git_index_read_tree(st->index, tree) < 0 ? -1 : 0;
-out:
-    if (rc < 0) {
-        git_error_clear();
-        git_index_clear(st->index);
+    if (st->seeded_bytes + (uint64_t)is.st_size + (uint64_t)ps.st_size > SNAP_SEED_MAX) {
+        snprintf(err, errlen, "the workspace repository's packs are over %llu GiB: not copied",
+                 (unsigned long long)(SNAP_SEED_MAX >> 30));
+        return -1;
     }
-    git_tree_entry_free(te);
-    git_tree_free(sub);
-    git_tree_free(root);
-    git_commit_free(commit);
-    git_odb_free(odb);
+    char *pack = xasprintf("%s/objects/pack/%s.pack", st->dir, name);
+    char *idx = xasprintf("%s/objects/pack/%s.idx", st->dir, name);
+    struct stat have;
+    int rc = 0;
+    /* The pack before its index: libgit2 finds a pack by its index. */
+    if (lstat(idx, &have) < 0) {
+        rc = copy_to(pack_fd, (uint64_t)ps.st_size, pack);
+        if (rc == 0 && (rc = copy_to(idx_fd, (uint64_t)is.st_size, idx)) < 0)
+            unlink(pack);
+        if (rc < 0)
+            snprintf(err, errlen, "cannot copy %s into the snapshot store: %s", name, strerror(errno));
+    }
+    if (rc == 0) {
+        st->seeded = xrealloc(st->seeded, (st->n_seeded + 1) * sizeof *st->seeded);
+        st->seeded[st->n_seeded++] = xstrdup(name);
+        st->seeded_bytes += (uint64_t)is.st_size + (uint64_t)ps.st_size;
+    }
+    free(pack);
+    free(idx);
     return rc;
+}
+
+bool snap_seed_has(snap_store *st, git_odb *odb, const git_oid *id, bool *bad)
+{
+    if (!git_odb_exists(odb, id))
+        return false;
+    if (!st->n_seeded)
+        return true;
+    /* Read back whole, the hash checked: a hostile index cannot claim
+     * content its pack does not hold. */
+    git_odb_object *o = NULL;
+    if (git_odb_read(&o, odb, id) < 0) {
+        git_error_clear();
+        *bad = true;
+        return false;
+    }
+    git_odb_object_free(o);
+    return true;
+}
+
+static void free_seeded(snap_store *st)
+{
+    for (size_t i = 0; i < st->n_seeded; i++)
+        free(st->seeded[i]);
+    free(st->seeded);
+    st->seeded = NULL;
+    st->n_seeded = 0;
+    st->seeded_bytes = 0;
+}
+
+void snap_seed_done(snap_store *st)
+{
+    free_seeded(st);
+}
+
+void snap_seed_abandon(snap_store *st)
+{
+    for (size_t i = 0; i < st->n_seeded; i++) {
+        static const char *const exts[] = {".idx", ".pack", ".rev", NULL};
+        for (const char *const *e = exts; *e; e++) {
+            char *p = xasprintf("%s/objects/pack/%s%s", st->dir, st->seeded[i], *e);
+            unlink(p);
+            free(p);
+        }
+    }
+    free_seeded(st);
+    char *marker = xasprintf("%s/" NOSEED_FILE, st->dir);
+    int fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0)
+        close(fd);
+    free(marker);
+    /* libgit2 keeps packs it has opened: a fresh handle forgets them. */
+    git_repository *repo = NULL;
+    if (git_repository_open_bare(&repo, st->dir) == 0) {
+        git_repository_free(st->repo);
+        st->repo = repo;
+        git_repository_set_index(st->repo, st->index);
+    }
+    git_error_clear();
 }

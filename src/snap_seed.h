@@ -1,25 +1,46 @@
 /*
  * snap_seed.h - the first snapshot of a workspace inside a git work tree
- * starts from that repository: its pack files are hard-linked into the
- * store (the user's .git is only read; a hard link survives the user's own
- * gc), and the user's own index at the workspace's place (else its HEAD's
- * tree) is read into the private index.  The refresh that follows trusts
- * the stat data git recorded there, as git status does (an entry git would
- * re-check is hashed), hashes what changed since, and stores only what is
- * not in the user's packs.  Without a repository, or on another
- * filesystem, nothing is seeded and every file is stored.
+ * starts from that repository's packs: the workspace's reader opens the
+ * pack files it can read (the .git is the sandbox's to write, so they are
+ * hostile input like any file there) and passes their descriptors; their
+ * bytes are copied into the store, and the first snapshot then stores only
+ * the files whose content is not in them.
  *
- * The user's index may have been written by code in a sandbox: what it
- * claims about a file is only believed while the file's stat data match,
- * and only for the first snapshot; objects read back must hash to their
- * ids (the store's strict hash verification).
+ * Nothing the packs claim is believed without a check: every object the
+ * snapshot takes from them is read back here and must hash to its id (the
+ * store's strict hash verification).  One that does not makes the store
+ * drop every pack it copied and never seed again (a marker file), and that
+ * first snapshot is taken again without them.
  */
 #ifndef CORRAL_SNAP_SEED_H
 #define CORRAL_SNAP_SEED_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "snap_store.h"
 
-/* 0 when the index was seeded; -1 when there was nothing to seed from. */
-int snap_seed(snap_store *st);
+/* At most this much of the user's packs is copied (more: no seeding). */
+#define SNAP_SEED_MAX ((uint64_t)2 << 30)
+
+/* Whether the next snapshot may seed: the store has none yet and was not
+ * given up on. */
+bool snap_seed_wanted(const snap_store *st);
+
+/* Copy one pack (name "pack-HEX", its .idx and .pack descriptors) into the
+ * store.  0, or -1 with err (nothing of it is left in the store). */
+int snap_seed_pack(snap_store *st, const char *name, int idx_fd, int pack_fd, char *err, size_t errlen);
+
+/* Is the object id in the store?  With seeded packs, it must also read
+ * back whole: *bad says one does not. */
+bool snap_seed_has(snap_store *st, git_odb *odb, const git_oid *id, bool *bad);
+
+/* The snapshot that seeded is done: the packs stay as the store's own. */
+void snap_seed_done(snap_store *st);
+
+/* A seeded object failed its check: every copied pack is removed, the
+ * store reopened without them and marked never to seed again. */
+void snap_seed_abandon(snap_store *st);
 
 #endif

@@ -41,6 +41,9 @@ typedef struct snap_store {
     struct snap_reader *reader;
     bool owns_reader;
     bool force_next;    /* corral wrote into the workspace itself (a revert): walk next time */
+    char **seeded;      /* packs copied from the workspace's repository for the first snapshot (snap_seed.h) */
+    size_t n_seeded;
+    uint64_t seeded_bytes;
     char **forget;      /* names the index refused: the reader reads them again */
     size_t n_forget;
     /* Progress of the snapshot running now: the store's own, or (in the

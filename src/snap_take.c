@@ -8,6 +8,7 @@
 #include "snap_gitdir.h"
 #include "snap_meta.h"
 #include "snap_reader.h"
+#include "snap_seed.h"
 #include "snap_wire.h"
 #include "util.h"
 
@@ -40,6 +41,7 @@ typedef struct talk {
     snap_wire_out out;
     char *err;
     size_t errlen;
+    bool seed_bad;  /* a seeded pack failed its check */
 } talk;
 
 static int fail(talk *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -289,8 +291,27 @@ static int store_file(talk *k, snap_meta *meta, snap_wire_in *head)
     e.gid = s.gid;
     git_odb *odb = NULL;
     int rc = git_repository_odb(&odb, st->repo);
-    if (rc == 0)
-        rc = git_odb_write(&e.id, odb, data.data ? data.data : "", data.len, GIT_OBJECT_BLOB);
+    const char *bytes = data.data ? data.data : "";
+    if (rc == 0 && st->n_seeded) {
+        /* What the seeded packs claim to have is checked before it is
+         * taken as stored. */
+        bool bad = false;
+        rc = git_odb_hash(&e.id, bytes, data.len, GIT_OBJECT_BLOB);
+        if (rc == 0 && !snap_seed_has(st, odb, &e.id, &bad)) {
+            if (bad) {
+                git_odb_free(odb);
+                buf_free(&data);
+                free(path);
+                k->seed_bad = true;
+                snprintf(k->err, k->errlen, "the pack files of the repository around %s do not hold what their "
+                         "index claims: they are dropped and the next snapshot is taken without them", st->ws);
+                return -1;
+            }
+            rc = git_odb_write(&e.id, odb, bytes, data.len, GIT_OBJECT_BLOB);
+        }
+    } else if (rc == 0) {
+        rc = git_odb_write(&e.id, odb, bytes, data.len, GIT_OBJECT_BLOB);
+    }
     git_odb_free(odb);
     buf_free(&data);
     if (rc < 0) {
@@ -331,6 +352,16 @@ static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, in
         return 0;
     case SW_FILE:
         return store_file(k, meta, in);
+    case SW_PACK: {
+        char why[300];
+        if (!sw_get_str(in, &path, 80) || !sw_done(in) || in->n_fds != 2)
+            break;
+        /* A pack that cannot be copied only means less seeding. */
+        if (snap_seed_pack(st, path, in->fds[0], in->fds[1], why, sizeof why) < 0)
+            fprintf(stderr, "corral: %s: %s\n", st->ws, why);
+        free(path);
+        return 0;
+    }
     case SW_DELETED:
         if (!sw_get_str(in, &path, 4096) || !sw_done(in) || !path_ok(path))
             break;
@@ -423,6 +454,7 @@ static int ask(talk *k, bool force, bool allowed, snap_meta *meta, snap_taken *o
     sw_begin(&k->out, SW_TAKE);
     sw_u8(&k->out, force);
     sw_u8(&k->out, !st->latest[0]);
+    sw_u8(&k->out, snap_seed_wanted(st));
     /* Names the index refused last time: the reader reads them again, so
      * every snapshot says they were not captured. */
     sw_u32(&k->out, (uint32_t)st->n_forget);
@@ -484,6 +516,14 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
 {
     memset(out, 0, sizeof *out);
     double t0 = now_sec();
+    if (st->owns_reader && st->reader && snap_reader_failed(st->reader)) {
+        /* A program's own reader (the server's queue replaces its own). */
+        snap_reader_stop(st->reader);
+        st->reader = NULL;
+        st->owns_reader = false;
+        if (snap_store_start_reader(st, out->error, sizeof out->error) < 0)
+            return -1;
+    }
     if (!st->reader) {
         snprintf(out->error, sizeof out->error, "snapshot of %s incomplete: no reader of the workspace is running",
                  st->ws);
@@ -547,6 +587,11 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
         utimensat(AT_FDCWD, ipath, times, AT_SYMLINK_NOFOLLOW);
         free(ipath);
     }
+    out->seeded = st->n_seeded > 0 && rc == 0;
+    if (k.seed_bad)
+        snap_seed_abandon(st);
+    else if (rc == 0)
+        snap_seed_done(st);
     if (rc < 0) {
         /* What is in memory may be half applied: read the last good index
          * back, so the next snapshot starts from what is on disk; the

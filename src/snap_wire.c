@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,11 +59,55 @@ void sw_stat(snap_wire_out *o, const snap_wire_stat *st)
     sw_u32(o, st->gid);
 }
 
+/* send() without SIGPIPE: the peer going away is an error to report,
+ * not a signal that ends the process. */
+static int send_all(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 int sw_send(int fd, snap_wire_out *o)
 {
     uint32_t len = (uint32_t)(o->b.len - 4);
     memcpy(o->b.data, &len, sizeof len);
-    int rc = write_all(fd, o->b.data, o->b.len);
+    int rc = send_all(fd, o->b.data, o->b.len);
+    buf_reset(&o->b);
+    return rc;
+}
+
+int sw_send_fds(int fd, snap_wire_out *o, const int *fds, int n)
+{
+    uint32_t len = (uint32_t)(o->b.len - 4);
+    memcpy(o->b.data, &len, sizeof len);
+    union {
+        char buf[CMSG_SPACE(sizeof(int) * SNAP_WIRE_MAX_FDS)];
+        struct cmsghdr align;
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = {.iov_base = o->b.data, .iov_len = o->b.len};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                       .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)n);
+    ssize_t sent;
+    while ((sent = sendmsg(fd, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    int rc = sent < 0 ? -errno : 0;
+    /* The descriptors went with the first byte; the rest is plain. */
+    if (rc == 0 && (size_t)sent < o->b.len)
+        rc = send_all(fd, o->b.data + sent, o->b.len - (size_t)sent);
     buf_reset(&o->b);
     return rc;
 }
@@ -72,9 +117,28 @@ void sw_out_free(snap_wire_out *o)
     buf_free(&o->b);
 }
 
-/* Read exactly len bytes before the deadline (monotonic ms; 0: none).
- * 1, 0 on a clean end before the first byte, or -errno. */
-static int read_full(int fd, void *buf, size_t len, uint64_t deadline, bool first)
+/* Descriptors that came with a read go to in (beyond its room: closed). */
+static void take_fds(snap_wire_in *in, struct msghdr *m)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < n; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+            if (in->n_fds < SNAP_WIRE_MAX_FDS)
+                in->fds[in->n_fds++] = fd;
+            else
+                close(fd);
+        }
+    }
+}
+
+/* Read exactly len bytes before the deadline (monotonic ms; 0: none),
+ * keeping descriptors passed along.  1, 0 on a clean end before the first
+ * byte, or -errno. */
+static int read_full(int fd, void *buf, size_t len, uint64_t deadline, bool first, snap_wire_in *in)
 {
     size_t got = 0;
     while (got < len) {
@@ -91,7 +155,15 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline, bool firs
             if (r == 0)
                 return -ETIMEDOUT;
         }
-        ssize_t n = read(fd, (char *)buf + got, len - got);
+        union {
+            char buf[CMSG_SPACE(sizeof(int) * 4)];
+            struct cmsghdr align;
+        } ctl;
+        struct iovec iov = {.iov_base = (char *)buf + got, .iov_len = len - got};
+        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+        ssize_t n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+        if (n >= 0 && m.msg_controllen > 0)
+            take_fds(in, &m);
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (n < 0)
@@ -106,19 +178,24 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline, bool firs
 int sw_recv(int fd, snap_wire_in *in, int timeout_ms)
 {
     memset(in, 0, sizeof *in);
+    in->n_fds = 0;
     uint64_t deadline = timeout_ms >= 0 ? now_ms() + (uint64_t)timeout_ms + (timeout_ms == 0) : 0;
     unsigned char head[5];
-    int r = read_full(fd, head, sizeof head, deadline, true);
-    if (r <= 0)
+    int r = read_full(fd, head, sizeof head, deadline, true, in);
+    if (r <= 0) {
+        sw_in_free(in);
         return r;
+    }
     uint32_t len;
     memcpy(&len, head, sizeof len);
-    if (len < 1 || len > SNAP_WIRE_FRAME_MAX)
+    if (len < 1 || len > SNAP_WIRE_FRAME_MAX) {
+        sw_in_free(in);
         return -EPROTO;
+    }
     in->type = head[4];
     in->len = len - 1;
     in->data = xmalloc(in->len ? in->len : 1);
-    if (in->len && (r = read_full(fd, in->data, in->len, deadline, false)) <= 0) {
+    if (in->len && (r = read_full(fd, in->data, in->len, deadline, false, in)) <= 0) {
         sw_in_free(in);
         return r == 0 ? -EPROTO : r;
     }
@@ -127,6 +204,9 @@ int sw_recv(int fd, snap_wire_in *in, int timeout_ms)
 
 void sw_in_free(snap_wire_in *in)
 {
+    for (int i = 0; i < in->n_fds; i++)
+        if (in->fds[i] >= 0)
+            close(in->fds[i]);
     free(in->data);
     memset(in, 0, sizeof *in);
 }

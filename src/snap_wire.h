@@ -47,6 +47,7 @@ enum {
     SW_CAPPED = 'N',   /* directory, u64 new files left out */
     SW_DONE = 'Z',     /* u8 refused, i64 walk start (ns), u64 files, string message */
     SW_ERROR = 'E',    /* string: the reader cannot go on */
+    SW_PACK = 'Y',     /* name ("pack-HEX"): the workspace repository's pack, its .idx and .pack as two descriptors */
 };
 
 /* A file's identity as a snapshot keeps it (git's index fields). */
@@ -72,15 +73,21 @@ void sw_str(snap_wire_out *o, const char *s);
 void sw_stat(snap_wire_out *o, const snap_wire_stat *st);
 /* Send the frame (blocking); 0 or -errno.  The buffer is reset. */
 int sw_send(int fd, snap_wire_out *o);
+/* The same with descriptors passed along (SCM_RIGHTS). */
+int sw_send_fds(int fd, snap_wire_out *o, const int *fds, int n);
 void sw_out_free(snap_wire_out *o);
 
 /* A received frame and a cursor over its payload.  Every getter returns
  * false once the payload is short or malformed (and keeps doing so). */
+#define SNAP_WIRE_MAX_FDS 2
+
 typedef struct snap_wire_in {
     int type;
     unsigned char *data; /* owned */
     size_t len, pos;
     bool bad;
+    int fds[SNAP_WIRE_MAX_FDS]; /* descriptors that came with it (closed by sw_in_free unless taken) */
+    int n_fds;
 } snap_wire_in;
 
 /* Receive one frame, waiting at most timeout_ms (-1: forever).

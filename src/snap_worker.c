@@ -22,6 +22,7 @@
 #include "snap_worker.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -355,7 +356,49 @@ static bool trusted(const cent *c, const snap_wire_stat *now)
            now->ctime_ns < W.last_walk_ns - RACY_NS;
 }
 
-static void take(bool force, bool first)
+/* The packs of the repository the workspace is in, for the server to
+ * seed the first snapshot from (snap_seed.h): each as two descriptors,
+ * opened here as the sandbox could open them. */
+static void send_packs(void)
+{
+    snap_enclosing enc;
+    if (!snap_gitdir_enclosing(W.ws, &enc))
+        return;
+    char dir[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/objects/pack", enc.commondir);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 10 || strncmp(e->d_name, "pack-", 5) != 0 || strcmp(e->d_name + n - 5, ".pack") != 0 || n > 100)
+            continue;
+        char base[128], idx[160];
+        snprintf(base, sizeof base, "%.*s", (int)(n - 5), e->d_name);
+        snprintf(idx, sizeof idx, "%s.idx", base);
+        int fds[2] = {openat(dfd, idx, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
+                      openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
+        struct stat a, b;
+        if (fds[0] >= 0 && fds[1] >= 0 && fstat(fds[0], &a) == 0 && fstat(fds[1], &b) == 0 && S_ISREG(a.st_mode) &&
+            S_ISREG(b.st_mode)) {
+            sw_begin(&W.out, SW_PACK);
+            sw_str(&W.out, base);
+            if (sw_send_fds(W.chan, &W.out, fds, 2) < 0)
+                _exit(0);
+        }
+        for (int i = 0; i < 2; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+    }
+    closedir(d);
+}
+
+static void take(bool force, bool first, bool seed)
 {
     bool dirty = snap_watch_poll(&W.watch);
     if (!force && !dirty && W.have_snapshot) {
@@ -388,6 +431,8 @@ static void take(bool force, bool first)
         return;
     }
     remember_ignored(&r);
+    if (seed)
+        send_packs();
     for (size_t i = 0; i < W.n_cache; i++)
         W.cache[i].seen = false;
     /* What to read: files new or changed since the cache; new ones count
@@ -579,13 +624,13 @@ int snap_worker_main(int argc, char **argv)
     for (;;) {
         snap_wire_in in;
         recv_or_die(&in);
-        uint8_t force, first;
+        uint8_t force, first, seed;
         uint32_t n_forget;
         if (in.type == SW_QUIT) {
             sw_in_free(&in);
             return 0;
         }
-        if (in.type != SW_TAKE || !sw_get_u8(&in, &force) || !sw_get_u8(&in, &first) ||
+        if (in.type != SW_TAKE || !sw_get_u8(&in, &force) || !sw_get_u8(&in, &first) || !sw_get_u8(&in, &seed) ||
             !sw_get_u32(&in, &n_forget))
             die("a malformed request from the server");
         for (uint32_t i = 0; i < n_forget; i++) {
@@ -600,6 +645,6 @@ int snap_worker_main(int argc, char **argv)
         if (!sw_done(&in))
             die("a malformed request from the server");
         sw_in_free(&in);
-        take(force || n_forget > 0, first);
+        take(force || n_forget > 0, first, seed);
     }
 }

@@ -324,6 +324,39 @@ static void a_new_hook_is_risk_marked(void **state)
     snap_changes_free(&c);
 }
 
+/* A sandbox writes the workspace's .git: a pack whose index names an
+ * object its data does not hold must not stand in for the file's bytes. */
+static void a_lying_pack_is_dropped_not_believed(void **state)
+{
+    fixture *f = *state;
+    sh("cd %s && git init -q && printf 'the real content of a file\\n' > real.txt && git add . && "
+       "git -c user.name=t -c user.email=t@t commit -qm a && git gc -q", f->ws);
+    /* Damage every object's data in the pack: its index still names them. */
+    sh("cd %s/.git/objects/pack && p=$(ls pack-*.pack) && chmod u+w $p && "
+       "dd if=/dev/zero of=$p bs=1 seek=12 count=$(( $(stat -c %%s $p) - 32 )) conv=notrunc status=none", f->ws);
+    open_store(f);
+    snap_taken t;
+    assert_int_equal(snap_take(f->st, false, false, &t), -1);
+    assert_non_null(strstr(t.error, "do not hold what their index claims"));
+    /* The next one stores the bytes it read itself. */
+    assert_int_equal(snap_take(f->st, true, false, &t), 0);
+    assert_false(t.seeded);
+    git_tree *tree;
+    snap_meta m;
+    char err[512];
+    assert_int_equal(snap_read(f->st, t.commit, &tree, &m, err, sizeof err), 0);
+    git_tree_entry *e;
+    assert_int_equal(git_tree_entry_bypath(&e, tree, "real.txt"), 0);
+    git_blob *blob;
+    assert_int_equal(git_blob_lookup(&blob, f->st->repo, git_tree_entry_id(e)), 0);
+    assert_int_equal(git_blob_rawsize(blob), 27);
+    assert_memory_equal(git_blob_rawcontent(blob), "the real content of a file\n", 27);
+    git_blob_free(blob);
+    git_tree_entry_free(e);
+    git_tree_free(tree);
+    snap_meta_free(&m);
+}
+
 static void the_first_snapshot_is_seeded_from_the_users_repository(void **state)
 {
     fixture *f = *state;
@@ -527,6 +560,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(nothing_is_written_into_the_workspace, setup, teardown),
         cmocka_unit_test_setup_teardown(a_new_hook_is_risk_marked, setup, teardown),
         cmocka_unit_test_setup_teardown(the_first_snapshot_is_seeded_from_the_users_repository, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_lying_pack_is_dropped_not_believed, setup, teardown),
         cmocka_unit_test_setup_teardown(patch_is_git_compatible, setup, teardown),
         cmocka_unit_test(meta_survives_any_name),
         cmocka_unit_test_setup_teardown(revert_restores_and_refuses_conflicts, setup, teardown),
