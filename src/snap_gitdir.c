@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +31,16 @@ char *snap_read_small(const char *path, size_t max, size_t *len)
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return NULL;
+    char *text = snap_read_fd(fd, max, len);
+    close(fd);
+    return text;
+}
+
+char *snap_read_fd(int fd, size_t max, size_t *len)
+{
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
         return NULL;
-    }
     /* Up to max, whatever st_size says (files of /proc say 0). */
     size_t cap = (size_t)st.st_size < max && st.st_size > 0 ? (size_t)st.st_size : max;
     if (cap > 65536 && (size_t)st.st_size < cap)
@@ -54,11 +61,38 @@ char *snap_read_small(const char *path, size_t max, size_t *len)
             break;
         got += (size_t)n;
     }
-    close(fd);
     buf[got] = '\0';
     if (len)
         *len = got;
     return buf;
+}
+
+/* Open path with no symlink followed in any of its components (what a
+ * repository holds was written by a sandbox; the reader that runs this is
+ * confined too: docs/snapshots.md, "The reader"). */
+static int open_nofollow(const char *path, int flags)
+{
+#ifdef SYS_openat2
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC);
+    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+        return (int)fd;
+#endif
+    return open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* snap_read_small, but through open_nofollow. */
+static char *read_repo_file(const char *path, size_t max, size_t *len)
+{
+    int fd = open_nofollow(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return NULL;
+    char *text = snap_read_fd(fd, max, len);
+    close(fd);
+    return text;
 }
 
 static bool is_hex_oid(const char *s)
@@ -86,7 +120,7 @@ static bool packed_lookup(const char *commondir, const char *ref, char out[SNAP_
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/packed-refs", commondir);
     size_t len;
-    char *text = snap_read_small(path, PACKED_REFS_MAX, &len);
+    char *text = read_repo_file(path, PACKED_REFS_MAX, &len);
     if (!text)
         return false;
     bool found = false;
@@ -119,7 +153,7 @@ bool snap_gitdir_resolve(const char *gitdir, const char *commondir, const char *
         for (int i = 0; i < 2 && !text; i++) {
             char path[PATH_MAX + 64];
             snprintf(path, sizeof path, "%s/%s", dirs[i], name);
-            text = snap_read_small(path, SMALL_MAX, NULL);
+            text = read_repo_file(path, SMALL_MAX, NULL);
         }
         if (!text)
             return packed_lookup(commondir, name, out);
@@ -145,7 +179,7 @@ static void read_head(const char *gitdir, const char *commondir, snap_gitdir *ou
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/HEAD", gitdir);
-    char *text = snap_read_small(path, SMALL_MAX, NULL);
+    char *text = read_repo_file(path, SMALL_MAX, NULL);
     if (!text)
         return;
     out->valid = true;
@@ -213,9 +247,13 @@ static int hook_cmp(const void *a, const void *b)
 /* The hooks in dir (every entry but *.sample and dot files), prefixed. */
 static void read_hooks(const char *dir, const char *prefix, snap_gitdir *out)
 {
-    DIR *d = opendir(dir);
-    if (!d)
+    int dfd = open_nofollow(dir, O_RDONLY | O_DIRECTORY);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
         return;
+    }
     int start = out->n_hooks;
     struct dirent *e;
     while ((e = readdir(d)) && out->n_hooks < SNAP_MAX_HOOKS) {
@@ -231,7 +269,7 @@ static void read_hooks(const char *dir, const char *prefix, snap_gitdir *out)
         snprintf(h->name, sizeof h->name, "%s%s", prefix, e->d_name);
         h->mode = (st.st_mode & 0111) ? 0755 : 0644;
         size_t len;
-        char *text = S_ISREG(st.st_mode) ? snap_read_small(path, HOOK_MAX, &len) : NULL;
+        char *text = S_ISREG(st.st_mode) ? read_repo_file(path, HOOK_MAX, &len) : NULL;
         if (S_ISLNK(st.st_mode)) {
             char target[PATH_MAX];
             ssize_t t = readlink(path, target, sizeof target - 1);
@@ -265,7 +303,7 @@ static bool locate(const char *dir, char *gitdir, size_t len, bool *found)
     }
     if (!S_ISREG(st.st_mode))
         return false;
-    char *text = snap_read_small(dotgit, SMALL_MAX, NULL);
+    char *text = read_repo_file(dotgit, SMALL_MAX, NULL);
     if (!text || strncmp(text, "gitdir: ", 8) != 0) {
         free(text);
         return false;
@@ -290,7 +328,7 @@ static void common_of(const char *gitdir, char *out, size_t len)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/commondir", gitdir);
-    char *text = snap_read_small(path, SMALL_MAX, NULL);
+    char *text = read_repo_file(path, SMALL_MAX, NULL);
     if (!text) {
         snprintf(out, len, "%s", gitdir);
         return;
@@ -314,7 +352,7 @@ void snap_gitdir_read(const char *dir, snap_gitdir *out)
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/config", common);
     size_t len;
-    char *config = snap_read_small(path, CONFIG_MAX, &len);
+    char *config = read_repo_file(path, CONFIG_MAX, &len);
     if (config) {
         sha_of(config, len, out->config_sha);
         hooks_path_of(config, out->hooks_path, sizeof out->hooks_path);

@@ -3,9 +3,10 @@
  * inside (or around) a workspace, read with plain system calls: never
  * through git or libgit2's repository opening, so none of its config,
  * hooks, filters or fsmonitor can take part.  Everything read here may
- * have been written by code in a sandbox: sizes are capped, symlinks are
- * not followed out of the .git directory, and bad content only means
- * "unknown".
+ * have been written by code in a sandbox: sizes are capped, no symlink is
+ * followed in any component of what is opened, only regular files are
+ * read (non-blocking), and bad content only means "unknown".  It runs in
+ * the workspace's confined reader (snap_worker.c).
  */
 #ifndef CORRAL_SNAP_GITDIR_H
 #define CORRAL_SNAP_GITDIR_H
@@ -52,6 +53,8 @@ bool snap_gitdir_locate(const char *dir, char *gitdir, size_t len);
 /* Read at most max bytes of path (not following a final symlink) into a
  * new NUL-terminated string; NULL when it cannot be read as a regular file. */
 char *snap_read_small(const char *path, size_t max, size_t *len);
+/* The same from an open descriptor (read from where it stands). */
+char *snap_read_fd(int fd, size_t max, size_t *len);
 
 /* The commit a ref name resolves to in gitdir/commondir (loose refs, then
  * packed-refs; symbolic refs followed a few levels).  false: unknown. */

@@ -5,6 +5,8 @@
 
 #include "snap_walk.h"
 
+#include "snap_gitdir.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -259,23 +261,12 @@ static void load_gitignore(walker *w, int dfd, const char *rel)
     int fd = openat(dfd, ".gitignore", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= GITIGNORE_MAX) {
-        size_t want = (size_t)st.st_size;
-        char *text = xmalloc(want);
-        size_t got = 0;
-        while (got < want) {
-            ssize_t n = read(fd, text + got, want - got);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            got += (size_t)n;
-        }
-        snap_ignore_add(w->o->ignore, rel, text, got);
-        free(text);
-    }
+    size_t len;
+    char *text = snap_read_fd(fd, GITIGNORE_MAX, &len);
     close(fd);
+    if (text)
+        snap_ignore_add(w->o->ignore, rel, text, len);
+    free(text);
 }
 
 static bool has_dotgit(int dfd)
