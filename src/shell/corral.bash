@@ -14,8 +14,9 @@ if [ -z "${__corral_hooked-}" ]; then
         . "$HOME/.bashrc"
     fi
     # ready: the next command starts a new line; each: the line was not
-    # saved to history (HISTCONTROL=ignorespace, set +o history), so every
-    # simple command is checked on its own; pass: checked; block: refused.
+    # saved to history (HISTCONTROL=ignorespace, set +o history) or its
+    # entry cannot be read (a readonly HISTTIMEFORMAT), so every simple
+    # command is checked on its own; pass: checked; block: refused.
     __corral_state=pass
     __corral_hist=0
     # The prompt's own commands run between these two, unchecked.  A line
@@ -31,6 +32,29 @@ if [ -z "${__corral_hooked-}" ]; then
         __corral_hist=$HISTCMD
         __corral_state=ready
     }
+    # The line just typed, from its history entry, into __corral_line.
+    # `history 1` prints the entry's number (padded to five columns, wider
+    # once past 99999), '*' if the entry was edited or else a space, a
+    # space, the time if HISTTIMEFORMAT is set, then the line as saved,
+    # newlines and all.  Exactly that prefix goes: whatever the line itself
+    # starts with (digits, spaces, something shaped like a number) is the
+    # line.  Patterns, not =~, so the user's BASH_REMATCH is left alone.
+    # 1: no entry that reads so, or a HISTTIMEFORMAT that cannot be
+    # cleared (readonly), whose time could not be told from the line; the
+    # caller then checks command by command.
+    __corral_typed_line() {
+        local HISTTIMEFORMAT= entry num 2>/dev/null
+        [ -z "$HISTTIMEFORMAT" ] || return 1
+        entry=$(builtin history 1) || return 1
+        entry=${entry#"${entry%%[! ]*}"}
+        num=${entry%%[!0-9]*}
+        [ -n "$num" ] || return 1
+        entry=${entry#"$num"}
+        case "$entry" in
+        "  "* | "* "*) __corral_line=${entry:2} ;;
+        *) return 1 ;;
+        esac
+    }
     __corral_check() {
         "${CORRAL_BIN:-corral}" __hook-check --shell bash -- "$1"
     }
@@ -42,12 +66,8 @@ if [ -z "${__corral_hooked-}" ]; then
         pass | prompt) return 0 ;;
         block) return 1 ;;
         ready)
-            if [ "$HISTCMD" = "$__corral_hist" ]; then
-                local line
-                line=$(HISTTIMEFORMAT='' builtin history 1)
-                line=${line#*[0-9]}
-                line=${line#"${line%%[![:space:]]*}"}
-                if __corral_check "$line"; then
+            if [ "$HISTCMD" = "$__corral_hist" ] && __corral_typed_line; then
+                if __corral_check "$__corral_line"; then
                     __corral_state=pass
                     return 0
                 fi
