@@ -5,6 +5,8 @@
 
 #include "snap_store.h"
 
+#include "gitconfig.h"
+#include "paths.h"
 #include "sha256.h"
 #include "snap_gitdir.h"
 #include "snap_reader.h"
@@ -32,6 +34,39 @@ const char snap_builtin_excludes[] =
 /* Exact bytes: no filter, no line-ending conversion, no $Id$ expansion,
  * whatever the workspace's .gitattributes say (info/attributes wins). */
 static const char store_attributes[] = "* -text -filter -ident -eol -crlf\n";
+
+static int excludes_key(void *user, const char *section, const char *sub, const char *key, const char *value)
+{
+    char **path = user;
+    if (!sub && value && strcmp(section, "core") == 0 && strcmp(key, "excludesfile") == 0) {
+        free(*path);
+        *path = value[0] == '~' && value[1] == '/' ? xasprintf("%s%s", paths_home(), value + 1) : xstrdup(value);
+    }
+    return 0;
+}
+
+char *snap_global_excludes(void)
+{
+    /* Your own files (the home is never written by a sandbox: its writes
+     * go to a layer of its own), read as git reads them: the global config
+     * files' core.excludesFile, else $XDG_CONFIG_HOME/git/ignore. */
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    char *xdg_git = xdg && xdg[0] == '/' ? xasprintf("%s/git", xdg) : xasprintf("%s/.config/git", paths_home());
+    char *files[2] = {xasprintf("%s/config", xdg_git), xasprintf("%s/.gitconfig", paths_home())};
+    char *path = NULL;
+    for (int i = 0; i < 2; i++) {
+        bool absent;
+        char err[300];
+        sb_gitconfig_parse_file(files[i], excludes_key, &path, &absent, err, sizeof err);
+        free(files[i]);
+    }
+    if (!path)
+        path = xasprintf("%s/ignore", xdg_git);
+    free(xdg_git);
+    char *text = snap_read_small(path, 1u << 20, NULL);
+    free(path);
+    return text;
+}
 
 int snap_git_init(char *err, size_t errlen)
 {

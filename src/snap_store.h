@@ -77,6 +77,10 @@ char *snap_store_dir_for(const char *snapdir, const char *ws);
 /* libgit2's last error, for a message. */
 const char *snap_git_error(void);
 
+/* The text of your git's global excludes file (core.excludesFile, or
+ * $XDG_CONFIG_HOME/git/ignore), or NULL. */
+char *snap_global_excludes(void);
+
 /* The built-in excludes (gitignore syntax, one a line). */
 extern const char snap_builtin_excludes[];
 

@@ -106,6 +106,14 @@ static int configure_reader(talk *k, bool allowed)
     sw_u64(&k->out, (uint64_t)index_mtime_ns(st));
     buf_t ex;
     buf_init(&ex);
+    /* Lowest first, as git weighs them: the global excludes, then the
+     * built-in and configured ones (the reader adds the repository's
+     * info/exclude, then each .gitignore). */
+    char *global = snap_global_excludes();
+    if (global) {
+        buf_printf(&ex, "%s\n", global);
+        free(global);
+    }
     buf_puts(&ex, snap_builtin_excludes);
     for (size_t i = 0; i < st->conf.n_exclude; i++)
         buf_printf(&ex, "%s\n", st->conf.exclude[i]);
