@@ -238,15 +238,20 @@ def test_fifo_swaps_wedge_nothing(t):
     os.makedirs(os.path.join(ws, "e"))
     with open(os.path.join(ws, "e", "f"), "w") as f:
         f.write("another file\n")
-    r = exec_cmd("--yield", "250", "--", "python3", "swap.py", "8", "plain", "pipe", "d", "e", ws=ws)
+    r = exec_cmd("--yield", "250", "--", "python3", "swap.py", "10", "plain", "pipe", "d", "e", ws=ws)
     swapper = session_of(r.stdout)
     t.ok(swapper is not None, "a FIFO is swapped with a file and a directory in a loop", r.stdout + r.stderr)
     errors = []
-    for i in range(10):
+    # As many snapshotted commands as the loop's 10 s take, each a chance
+    # for a snapshot to open the FIFO.
+    i = 0
+    while i < 10 or (i < 60 and any(s["id"] == swapper and s["state"] == "running" for s in sessions())):
         r = exec_cmd("--", "sh", "-c", "echo %d >> counter.txt" % i, ws=ws)
         if "Process exited with code 0" not in r.stdout:
             errors.append(r.stdout + r.stderr)
-    t.eq(errors, [], "commands in that workspace run")
+        i += 1
+    last = i - 1
+    t.eq(errors, [], "%d commands in that workspace run" % i)
     fresh = os.path.join(w.base, "fresh-ws")
     os.makedirs(fresh)
     started = time.monotonic()
@@ -257,8 +262,7 @@ def test_fifo_swaps_wedge_nothing(t):
     t.ok("made.txt" in d.stdout and "incomplete" not in d.stderr,
          "a command in a fresh workspace meanwhile gets its snapshot", d.stdout + d.stderr)
     t.diag("the fresh workspace's command took %.2f s" % took)
-    d = w.corral("diff", str(session_running("sh -c echo 9")),
-                 "1", "--name-status")
+    d = w.corral("diff", str(session_running("sh -c echo %d" % last)), "1", "--name-status")
     t.ok("counter.txt" in d.stdout, "the FIFO workspace's own commands get theirs", d.stdout + d.stderr)
     w.corral("poll", "--yield", "20000", str(swapper))
 
