@@ -151,4 +151,10 @@ int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t 
 
 void sb_placeholders_free(sb_placeholder *ph, size_t n);
 
+/* The paths below dir that the plan hides (its deny masks), relative to
+ * dir, *n of them.  Free with sb_list_free(list, n). */
+char **sb_plan_denied_below(const sb_plan *plan, const char *dir, size_t *n);
+/* Whether dir is one of the plan's writable roots. */
+bool sb_plan_writable(const sb_plan *plan, const char *dir);
+
 #endif

@@ -308,3 +308,28 @@ void sb_placeholders_free(sb_placeholder *ph, size_t n)
     }
     free(ph);
 }
+
+char **sb_plan_denied_below(const sb_plan *plan, const char *dir, size_t *n)
+{
+    char **list = NULL;
+    *n = 0;
+    size_t dl = strlen(dir);
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const sb_mount *m = &plan->mounts[i];
+        bool mask = m->kind == SB_M_MASK_FILE || (m->kind == SB_M_TMPFS && m->rdonly);
+        if (!mask || !m->dst || strncmp(m->dst, dir, dl) != 0 || (dl > 1 && m->dst[dl] != '/'))
+            continue;
+        const char *rel = m->dst + dl + (dl > 1);
+        if (*rel)
+            sb_list_push(&list, n, rel);
+    }
+    return list;
+}
+
+bool sb_plan_writable(const sb_plan *plan, const char *dir)
+{
+    for (size_t i = 0; i < plan->n_write_roots; i++)
+        if (strcmp(plan->write_roots[i], dir) == 0)
+            return true;
+    return false;
+}

@@ -9,6 +9,9 @@
 #include "cli_snap.h"
 #include "conf.h"
 #include "doctor.h"
+#include "git_quarantine.h"
+#include "quote.h"
+#include "sbutil.h"
 #include "launch.h"
 #include "paths.h"
 #include "plan.h"
@@ -17,6 +20,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -51,6 +55,72 @@ int cli_load_conf(conf_t *c)
     if (rc < 0)
         fprintf(stderr, "corral: %s\n", err);
     return rc;
+}
+
+/* A repository the command made or changed in the writable workspace is
+ * made inert once the sandbox is gone (docs/sandbox.md, "Repositories a
+ * command makes"): its git state is taken before and compared after. */
+typedef struct git_guard {
+    int wsfd;
+    char **deny;
+    size_t n_deny;
+    gq_state before;
+} git_guard;
+
+static void guard_start(git_guard *g, const sb_plan *plan)
+{
+    memset(g, 0, sizeof *g);
+    g->wsfd = -1;
+    if (plan->unconfined || !sb_plan_writable(plan, plan->workspace))
+        return;
+    g->wsfd = open(plan->workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (g->wsfd < 0)
+        return;
+    g->deny = sb_plan_denied_below(plan, plan->workspace, &g->n_deny);
+    gq_scan(g->wsfd, g->deny, g->n_deny, &g->before);
+}
+
+static void guard_end(git_guard *g)
+{
+    if (g->wsfd < 0)
+        return;
+    gq_state after;
+    gq_scan(g->wsfd, g->deny, g->n_deny, &after);
+    gq_result q;
+    memset(&q, 0, sizeof q);
+    char stamp[64];
+    snprintf(stamp, sizeof stamp, "sandbox-%ld", (long)getpid());
+    gq_quarantine_changed(g->wsfd, &g->before, &after, stamp, &q);
+    for (size_t i = 0; i < q.n; i++) {
+        const gq_item *it = &q.items[i];
+        char *p = quote_text_visible(it->path, strlen(it->path));
+        char *m = quote_text_visible(it->moved_to, strlen(it->moved_to));
+        fprintf(stderr, "corral: made inert what the command left in %s (moved to %s); it would have run:\n", p, m);
+        for (const char *l = it->runs ? it->runs : ""; *l;) {
+            size_t n = strcspn(l, "\n");
+            char *shown = quote_text_visible(l, n);
+            fprintf(stderr, "corral:     %s\n", shown);
+            free(shown);
+            l += n + (l[n] == '\n');
+        }
+        free(p);
+        free(m);
+    }
+    for (size_t i = 0; i < q.n_errors; i++) {
+        char *e = quote_text_visible(q.errors[i], strlen(q.errors[i]));
+        fprintf(stderr, "corral: warning: a repository the command made may not be inert: %s\n", e);
+        free(e);
+    }
+    gq_result_free(&q);
+    gq_state_free(&after);
+}
+
+static void guard_free(git_guard *g)
+{
+    gq_state_free(&g->before);
+    sb_list_free(g->deny, g->n_deny);
+    if (g->wsfd >= 0)
+        close(g->wsfd);
 }
 
 int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
@@ -150,6 +220,8 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
         fprintf(stderr, "corral: warning: %s\n", plan.warnings[i]);
     sb_stdio io = {.in = 0, .out = 1, .err = 2, .tty = false, .chan = -1};
     sb_child child;
+    git_guard guard;
+    guard_start(&guard, &plan);
     /* Until the child is reaped, a signal to us goes to its init (which
      * forwards it, or ends the tree for SIGTERM). */
     struct sigaction sa = {.sa_handler = forward};
@@ -160,6 +232,7 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
     sigaction(SIGQUIT, &sa, NULL);
     if (sb_launch(&plan, &io, true, &child, err, sizeof err) < 0) {
         fprintf(stderr, "corral: %s\n", err);
+        guard_free(&guard);
         goto out;
     }
     child_pid = child.pid;
@@ -174,6 +247,9 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
     child_pid = 0;
     status = sb_child_status(&child, status);
     sb_child_release(&child);
+    /* The sandbox and every process of it are gone: nothing races this. */
+    guard_end(&guard);
+    guard_free(&guard);
     rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_SANDBOX_ERR;
 out:
     if (have_plan)

@@ -8,13 +8,16 @@
 #include "cli.h"
 #include "client.h"
 #include "conf.h"
+#include "git_quarantine.h"
 #include "paths.h"
 #include "quote.h"
+#include "sessfiles.h"
 #include "snap_store.h"
 #include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -411,6 +414,123 @@ int cli_revert(int argc, char **argv)
     if (json_array_size(failed))
         rc = 1;
     json_decref(r);
+    return rc;
+}
+
+/* ---- corral git-restore --------------------------------------------------------------- */
+
+/* The last "changes" record of command cmd in a session's events.jsonl. */
+static json_t *changes_record(const char *events, long cmd)
+{
+    FILE *f = fopen(events, "re");
+    if (!f)
+        return NULL;
+    json_t *found = NULL;
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        if (!strstr(line, "\"changes\""))
+            continue;
+        json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
+        if (o && json_is_string(json_object_get(o, "event")) &&
+            strcmp(json_string_value(json_object_get(o, "event")), "changes") == 0 &&
+            json_integer_value(json_object_get(o, "command")) == cmd) {
+            json_decref(found);
+            found = o;
+        } else {
+            json_decref(o);
+        }
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+int cli_git_restore(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"yes", no_argument, NULL, 'y'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    bool yes = false;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "yh", opts, NULL)) != -1) {
+        if (ch == 'y')
+            yes = true;
+        else if (ch == 'h')
+            return printf("usage: corral %s\n\n%s", CLI_GIT_RESTORE_USAGE, CLI_GIT_RESTORE_HELP), 0;
+        else
+            return usage(CLI_GIT_RESTORE_USAGE, NULL, NULL);
+    }
+    long cmd;
+    if (argc - optind != 2)
+        return usage(CLI_GIT_RESTORE_USAGE, "give the session and the command's number%s", "");
+    if (!sessfiles_name_ok(argv[optind]))
+        return usage(CLI_GIT_RESTORE_USAGE, "'%s' is not a session id (a number, see corral ls or corral log)",
+                     argv[optind]);
+    if (!number(argv[optind + 1], 1, INT32_MAX, &cmd))
+        return usage(CLI_GIT_RESTORE_USAGE, "'%s' is not a command number (corral diff SESSION --list lists them)",
+                     argv[optind + 1]);
+    sessfiles sf;
+    sessfiles_for(argv[optind], &sf);
+    json_t *rec = changes_record(sf.events, cmd);
+    if (!rec) {
+        fprintf(stderr, "corral: session %s has no record of command %ld (%s)\n", argv[optind], cmd, sf.events);
+        sessfiles_free(&sf);
+        return 1;
+    }
+    gq_result items, errors;
+    memset(&items, 0, sizeof items);
+    memset(&errors, 0, sizeof errors);
+    const char *ws = json_string_value(json_object_get(rec, "workspace"));
+    json_t *q = json_object_get(rec, "quarantined");
+    int rc = 0;
+    if (!ws || (q && gq_items_from_json(q, &items) < 0)) {
+        fprintf(stderr, "corral: the record of command %ld in %s is malformed\n", cmd, sf.events);
+        rc = 1;
+    } else if (!items.n) {
+        printf("nothing of command %ld of session %s was made inert\n", cmd, argv[optind]);
+    } else if (!yes) {
+        /* What would run again, for the user to read first. */
+        char *w = visible(ws);
+        for (size_t i = 0; i < items.n; i++) {
+            char *p = visible(items.items[i].path), *m = visible(items.items[i].moved_to);
+            printf("%s was made inert after command %ld (it is now %s); put back, it would run:\n", p, cmd, m);
+            const char *runs = items.items[i].runs ? items.items[i].runs : "";
+            for (const char *l = runs; *l;) {
+                size_t n = strcspn(l, "\n");
+                char *shown = quote_text_visible(l, n);
+                printf("    %s\n", shown);
+                free(shown);
+                l += n + (l[n] == '\n');
+            }
+            free(p);
+            free(m);
+        }
+        printf("in %s.  Read them (and the files themselves) first; then put them back with\n"
+               "    corral git-restore %s %ld --yes\n", w, argv[optind], cmd);
+        free(w);
+    } else {
+        int wsfd = open(ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (wsfd < 0) {
+            char *w = visible(ws);
+            fprintf(stderr, "corral: cannot open the workspace %s: %s\n", w, strerror(errno));
+            free(w);
+            rc = 1;
+        } else {
+            size_t n = gq_restore(wsfd, items.items, items.n, &errors);
+            close(wsfd);
+            for (size_t i = 0; i < errors.n_errors; i++) {
+                char *e = visible(errors.errors[i]);
+                fprintf(stderr, "corral: %s\n", e);
+                free(e);
+            }
+            printf("put back %zu of %zu\n", n, items.n);
+            rc = errors.n_errors ? 1 : 0;
+        }
+    }
+    gq_result_free(&items);
+    gq_result_free(&errors);
+    json_decref(rec);
+    sessfiles_free(&sf);
     return rc;
 }
 

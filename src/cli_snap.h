@@ -36,6 +36,15 @@ struct conf;
     "is done and the conflicts are listed (exit 1).  The revert is itself recorded as\n"                  \
     "a command of the session, with its own diff.\n\n"                                                     \
     "  -n, --dry-run  list what it would do, change nothing\n"
+#define CLI_GIT_RESTORE_USAGE "git-restore SESSION CMD [--yes]"
+#define CLI_GIT_RESTORE_HELP                                                                                 \
+    "Put back what corral made inert in the git repositories command CMD created or\n"                   \
+    "changed (docs/sandbox.md, \"Repositories a command makes\"): their config,\n"                      \
+    "hooks, commondir or .git file, moved aside into the repository's\n"                                  \
+    ".git/corral-quarantine/ when the command ended.  Without --yes, shows each one\n"                   \
+    "and exactly what it would run again; with --yes, puts each back, unless it (or\n"                   \
+    "what corral put in its place) changed since.  Needs no server.\n\n"                                 \
+    "  -y, --yes  put them back\n"
 #define CLI_GC_USAGE "gc [--dry-run] [--verbose]"
 #define CLI_GC_HELP                                                                                          \
     "Apply retention now.  The directories of ended sessions (their events.jsonl\n"                        \
@@ -54,6 +63,7 @@ struct conf;
 int cli_diff(int argc, char **argv);
 int cli_revert(int argc, char **argv);
 int cli_gc(int argc, char **argv);
+int cli_git_restore(int argc, char **argv);
 /* corral __hook-mark [--status N] end (internal, for the shell hooks). */
 int cli_hook_mark(int argc, char **argv);
 /* corral doctor's lines about snapshot stores. */
@@ -63,6 +73,7 @@ void snap_doctor_report(FILE *out, const struct conf *conf);
 #define CLI_SNAP_VERBS                                         \
     {"diff", cli_diff, CLI_DIFF_USAGE, CLI_DIFF_HELP},         \
         {"revert", cli_revert, CLI_REVERT_USAGE, CLI_REVERT_HELP}, \
-        {"gc", cli_gc, CLI_GC_USAGE, CLI_GC_HELP},
+        {"gc", cli_gc, CLI_GC_USAGE, CLI_GC_HELP},                  \
+        {"git-restore", cli_git_restore, CLI_GIT_RESTORE_USAGE, CLI_GIT_RESTORE_HELP},
 
 #endif

@@ -9,6 +9,7 @@
 #include "plan.h"
 #include "profile.h"
 #include "sbconf.h"
+#include "sbutil.h"
 #include "snap_worker.h"
 #include "util.h"
 
@@ -111,24 +112,6 @@ const char *snap_reader_setup_error(snap_reader *r)
     return r->child.error;
 }
 
-/* The reader's own deny list: the masks the plan puts inside the
- * workspace, relative to it. */
-static void deny_from_plan(snap_reader *r, const sb_plan *plan, const char *ws)
-{
-    size_t wl = strlen(ws);
-    for (size_t i = 0; i < plan->n_mounts; i++) {
-        const sb_mount *m = &plan->mounts[i];
-        bool mask = m->kind == SB_M_MASK_FILE || (m->kind == SB_M_TMPFS && m->rdonly);
-        if (!mask || !m->dst || strncmp(m->dst, ws, wl) != 0 || (wl > 1 && m->dst[wl] != '/'))
-            continue;
-        const char *rel = m->dst + wl + (wl > 1);
-        if (!*rel)
-            continue;
-        r->deny = xrealloc(r->deny, (r->n_deny + 1) * sizeof *r->deny);
-        r->deny[r->n_deny++] = xstrdup(rel);
-    }
-}
-
 /* Is dir the home directory or above it? */
 static bool holds_home(const char *dir, const char *home)
 {
@@ -181,7 +164,7 @@ snap_reader *snap_reader_launch(const snap_reader_spec *spec, char *err, size_t 
     }
     snap_reader *r = xcalloc(1, sizeof *r);
     r->fd = sv[0];
-    deny_from_plan(r, &plan, spec->ws);
+    r->deny = sb_plan_denied_below(&plan, spec->ws, &r->n_deny);
     /* A reader that stops reading must not wedge the server's writes. */
     struct timeval tv = {.tv_sec = stall_ms / 1000, .tv_usec = (stall_ms % 1000) * 1000};
     setsockopt(r->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -194,9 +177,7 @@ snap_reader *snap_reader_launch(const snap_reader_spec *spec, char *err, size_t 
     sb_plan_free(&plan);
     if (rc < 0) {
         close(r->fd);
-        for (size_t i = 0; i < r->n_deny; i++)
-            free(r->deny[i]);
-        free(r->deny);
+        sb_list_free(r->deny, r->n_deny);
         free(r);
         return NULL;
     }
@@ -218,9 +199,7 @@ static void destroy_locked(snap_reader *r)
         }
     sb_child_release(&r->child);
     close(r->fd);
-    for (size_t i = 0; i < r->n_deny; i++)
-        free(r->deny[i]);
-    free(r->deny);
+    sb_list_free(r->deny, r->n_deny);
     free(r);
 }
 

@@ -14,6 +14,7 @@
 #include "uexec.h"
 #include "snap_diff.h"
 #include "snap_gc.h"
+#include "snap_quarantine.h"
 #include "util.h"
 
 #include <errno.h>
@@ -270,6 +271,15 @@ static void boundary_work(snap_job *j)
         else if (snap_changes_compute(st, before, j->taken.commit, &c, b->err, sizeof b->err) == 0) {
             b->changes = snap_changes_json(&c, false);
             snap_changes_free(&c);
+            /* A repository the command made or changed is made inert
+             * before its record says it is done. */
+            gq_result q;
+            memset(&q, 0, sizeof q);
+            char stamp[64], qerr[300];
+            snprintf(stamp, sizeof stamp, "s%d-c%d", b->end->session, b->end->n);
+            if (snap_quarantine_after(st, before, j->taken.commit, stamp, &q, qerr, sizeof qerr) == 0)
+                snap_quarantine_record(b->changes, &q);
+            gq_result_free(&q);
         }
     }
     /* A first snapshot stores thousands of loose objects: packed soon,

@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 # id: F11
 # tries: create a new repository in a subdirectory of the workspace (git init sub) and give it a pre-commit hook and a core.fsmonitor: the user's next git command in sub/ runs them on the host
-# expect: blocked, or at least never left behind unnoticed (sandbox.md F11: nested repositories' hooks protected); the host must not end up with sub/.git/hooks/pre-commit
+# expect: the writes succeed inside (no mount can protect a repository that did not exist when the sandbox was planned), and when the command ends corral moves the planted config keys and hooks aside: no active hook is left in sub, and the host's git status and commit in sub run nothing planted (runner checks)
 # neighbour: ordinary subdirectories and files can be made
 # needs: -
-# known-gap: a new repository made inside the sandbox gets writable hooks; mounts cannot stop it (docs/sandbox.md); the per-command diff is to flag it
 # sandbox-args: -
+# host-git: sub: status; sub: -c user.name=u -c user.email=u@e commit -q --allow-empty -m from-the-host
 #
 # Runs inside `corral sandbox` (tests/sandbox/battery.py); by hand:
 #   corral sandbox -- /usr/bin/python3 F11_fresh_subrepo.py [INFO.json]
-import errno
 import os
 
-from attacklib import attempt, blocked, git, main
+from attacklib import blocked, git, main
+from _gitlib import fsmonitor_config, plant_anyway, write_script
 
 
 def attack():
@@ -21,13 +21,10 @@ def attack():
     if r.returncode != 0:
         blocked.append("git init sub: exit %d" % r.returncode)
         return
-    def hook():
-        with open("sub/.git/hooks/pre-commit", "w") as f:
-            f.write("#!/bin/sh\necho pwned-by-the-sandbox\n")
-        os.chmod("sub/.git/hooks/pre-commit", 0o755)
-    attempt("write sub/.git/hooks/pre-commit", hook, errno.EROFS, errno.EACCES, errno.EPERM)
-    attempt("append sub/.git/config", lambda: open("sub/.git/config", "a").write("[core]\n\tfsmonitor = echo x\n"),
-            errno.EROFS, errno.EACCES, errno.EPERM)
+    plant_anyway("write sub/.git/hooks/pre-commit",
+                 lambda: write_script("sub/.git/hooks/pre-commit", "pre-commit hook of a repository the sandbox made"))
+    plant_anyway("append a core.fsmonitor to sub/.git/config",
+                 lambda: open("sub/.git/config", "a").write(fsmonitor_config("fsmonitor of a repository the sandbox made")))
 
 
 def neighbour():

@@ -14,7 +14,7 @@ import errno
 import os
 import shlex
 
-from attacklib import INFO, attempt, main
+from attacklib import INFO, attempt, blocked, main
 
 MARKER = INFO.get("host_marker") or "/nonexistent/host-ran-planted-code"
 DENIED = (errno.EROFS, errno.EACCES, errno.EPERM, errno.EBUSY)
@@ -40,6 +40,20 @@ def write_script(path, what):
 def attempt_script(path, what):
     """Planting a script at path must be refused."""
     attempt("write %s" % path, lambda: write_script(path, what), *DENIED)
+
+
+def plant_anyway(what, fn):
+    """A write no mount can refuse (a repository the command owns): made,
+    and judged by the runner's host checks once corral has made the
+    repository inert at the command's end (docs/sandbox.md, "Repositories
+    a command makes"): no active hook left, the host's git runs nothing."""
+    try:
+        fn()
+    except OSError as e:
+        blocked.append("%s: %s" % (what, errno.errorcode.get(e.errno, str(e.errno))))
+        return
+    blocked.append("%s: written inside; corral makes it inert when the command ends (the runner checks the host)"
+                   % what)
 
 
 def attempt_mkdir_script(directory, name, what):
