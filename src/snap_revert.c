@@ -81,6 +81,7 @@ int snap_revert_plan_make(snap_store *st, const char *before, const char *after,
     git_diff_options o;
     git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
     o.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+    snprintf(out->before, sizeof out->before, "%s", before);
     if (git_diff_tree_to_tree(&diff, st->repo, tb, ta, &o) < 0) {
         snprintf(err, errlen, "cannot compare snapshots of %s: %s", st->ws, snap_git_error());
         goto out;
@@ -251,6 +252,10 @@ static bool large_matches(int dirfd, const char *leaf, const snap_revert_item *i
 static int write_blob(snap_store *st, int dirfd, const char *leaf, const snap_revert_item *it)
 {
     git_blob *blob = NULL;
+    if (it->mode != 0100644 && it->mode != 0100755 && it->mode != 0120000) {
+        errno = EINVAL;
+        return -1;
+    }
     if (git_blob_lookup(&blob, st->repo, &it->id) < 0) {
         git_error_clear();
         errno = ENOENT;
@@ -370,10 +375,32 @@ int snap_revert_apply(snap_store *st, snap_revert_plan *plan, char *err, size_t 
         if (ok)
             prune_dirs(wsfd, it->path);
     }
+    /* Only what the snapshot before held at that very path is written: the
+     * store holds more (packs copied from the workspace's repository). */
+    git_tree *before = NULL;
+    git_commit *bc = NULL;
+    git_oid bid;
+    if (git_oid_fromstr(&bid, plan->before) < 0 || git_commit_lookup(&bc, st->repo, &bid) < 0 ||
+        git_commit_tree(&before, bc) < 0)
+        before = NULL;
+    git_commit_free(bc);
+    git_error_clear();
     for (size_t i = plan->n_items; i-- > 0;) {
         snap_revert_item *it = &plan->items[i];
         if (it->action != REVERT_RESTORE)
             continue;
+        unsigned mode;
+        git_oid id;
+        if (!before) {
+            note(&plan->failed, &plan->n_failed, it->path, "the snapshot before the command cannot be read: not restored");
+            continue;
+        }
+        entry_at(before, it->path, &mode, &id);
+        if (mode != it->mode || !git_oid_equal(&id, &it->id)) {
+            note(&plan->failed, &plan->n_failed, it->path,
+                 "not in the workspace's snapshot before the command as planned: not restored");
+            continue;
+        }
         const char *leaf;
         int dirfd = open_parent(wsfd, it->path, true, &leaf);
         if (dirfd < 0) {
@@ -394,6 +421,7 @@ int snap_revert_apply(snap_store *st, snap_revert_plan *plan, char *err, size_t 
             note(&plan->failed, &plan->n_failed, it->path, "cannot restore it: %s", strerror(errno));
         close(dirfd);
     }
+    git_tree_free(before);
     close(wsfd);
     return 0;
 }

@@ -47,6 +47,7 @@ typedef struct snap_revert_plan {
     size_t n_skipped;
     snap_revert_note *failed;    /* filled by apply */
     size_t n_failed;
+    char before[SNAP_OID_HEX];   /* the snapshot every restored blob comes from */
 } snap_revert_plan;
 
 /* What undoing the change before->after means now (the snapshot now). */

@@ -14,6 +14,7 @@
 #include "uexec.h"
 #include "snap_diff.h"
 #include "snap_gc.h"
+#include "snap_hold.h"
 #include "snap_quarantine.h"
 #include "util.h"
 
@@ -396,8 +397,10 @@ static void start_applied(snap_cmd *c, snap_job *j)
 static void end_applied(snap_cmd *c, snap_job *j, boundary *b)
 {
     link_del(&c->active_node);
-    if (c->state == CMD_DROPPED)
+    if (c->state == CMD_DROPPED) {
+        snap_hold_record_written(c);
         return;
+    }
     c->state = CMD_DONE;
     if (j->rc == 0)
         snprintf(c->after, sizeof c->after, "%s", j->taken.commit);
@@ -408,6 +411,7 @@ static void end_applied(snap_cmd *c, snap_job *j, boundary *b)
         c->error = xstrdup(j->rc < 0 ? j->err : b->err[0] ? b->err : "no diff");
     }
     write_record(c);
+    snap_hold_record_written(c);
 }
 
 
@@ -907,6 +911,7 @@ void snap_server_shutdown(server_t *srv)
     if (!S.on)
         return;
     uv_close((uv_handle_t *)&S.maintain, NULL);
+    snap_hold_release_all();
     snap_queue_shutdown();
     /* What is left of sessions is freed with them (snap_session_freed),
      * which finish_shutdown's session_close brings. */

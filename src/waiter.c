@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "server_int.h"
+#include "snap_hold.h"
 #include "uexec.h"
 
 #include <stdlib.h>
@@ -46,6 +47,39 @@ static void waiter_dispose(waiter_t *w)
     /* An entry pruned from the store while we waited is closed now. */
     if (!x->in_store && s->finished)
         session_close(s);
+}
+
+/* A reply held until the command's record is written (snap_hold.h). */
+typedef struct held_reply {
+    conn_t *conn;
+    json_t *reply;
+} held_reply;
+
+static void send_held(void *user)
+{
+    held_reply *h = user;
+    if (!h->conn->closing)
+        conn_send(h->conn, h->reply);
+    else
+        json_decref(h->reply);
+    conn_unref(h->conn);
+    free(h);
+}
+
+static void send_reply(waiter_t *w, json_t *reply)
+{
+    session_t *s = w->s;
+    if (s->finished && s->kind == SESSION_EXEC) {
+        held_reply *h = xcalloc(1, sizeof *h);
+        h->conn = w->conn;
+        h->conn->refs++;
+        h->reply = reply;
+        if (snap_hold_reply(s, send_held, h))
+            return;
+        h->conn->refs--;
+        free(h);
+    }
+    conn_send(w->conn, reply);
 }
 
 static void waiter_complete(waiter_t *w)
@@ -99,7 +133,7 @@ static void waiter_complete(waiter_t *w)
     waiter_exit_hook hook = w->exit_hook;
     w->exit_hook = NULL;
     if (!(hook && hook(s, reply, text, text_len, w->exit_hook_user)))
-        conn_send(w->conn, reply);
+        send_reply(w, reply);
     free(envelope);
     free(out);
     free(text);

@@ -36,6 +36,11 @@ def sessions():
     return json.loads(w.corral("ls", "--json").stdout)["sessions"]
 
 
+def newest():
+    """The session started last (ids are drawn at random)."""
+    return max(sessions(), key=lambda s: s["created"])["id"]
+
+
 def host_git(cwd, *args):
     return subprocess.run(["git", *args], cwd=cwd, env=GIT_ENV, capture_output=True, text=True, timeout=TIMEOUT)
 
@@ -51,7 +56,7 @@ def test_an_exec_plants_a_repository(t):
     r = w.corral("exec", "-C", w.ws, "--", "sh", "-c", script)
     t.ok("Process exited with code 0" in r.stdout, "a command creates sub/.git with a hook, an fsmonitor and an include",
          r.stdout + r.stderr)
-    sid = max(s["id"] for s in sessions())
+    sid = newest()
     sub = os.path.join(w.ws, "sub")
     # The user's own git in the new repository, as a prompt would run it.
     host_git(sub, "status")
@@ -84,7 +89,7 @@ def test_an_exec_plants_a_repository(t):
 def test_restore_refuses_what_changed_since(t):
     script = PLANT.format(sub="sub2", marker=MARKER)
     w.corral("exec", "-C", w.ws, "--", "sh", "-c", script)
-    sid = max(s["id"] for s in sessions())
+    sid = newest()
     rec = record_of(sid)
     moved = [q["moved_to"] for q in (rec or {}).get("quarantined", []) if q["path"].endswith("/config")]
     t.ok(len(moved) == 1, "the config was moved aside", rec)
@@ -103,7 +108,7 @@ def test_a_gitfile_pointing_elsewhere(t):
     script = ("mkdir -p hidden && git init -q --bare hidden/g && git -C hidden/g config core.fsmonitor 'echo gitfile >> %s' "
               "&& mkdir -p sub3 && echo 'gitdir: ../hidden/g' > sub3/.git" % MARKER)
     w.corral("exec", "-C", w.ws, "--", "sh", "-c", script)
-    sid = max(s["id"] for s in sessions())
+    sid = newest()
     host_git(os.path.join(w.ws, "sub3"), "status")
     t.ok(not os.path.exists(MARKER), "a .git file made by a command no longer leads the host's git anywhere")
     t.ok(not os.path.exists(os.path.join(w.ws, "sub3", ".git")) and

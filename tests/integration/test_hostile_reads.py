@@ -83,8 +83,9 @@ def sessions():
 
 
 def session_running(prefix):
-    """The newest session whose command line starts with prefix."""
-    return max(s["id"] for s in sessions() if " ".join(s["command"]).startswith(prefix))
+    """The newest session whose command line starts with prefix (ids are
+    drawn at random: the newest by its start)."""
+    return max((s for s in sessions() if " ".join(s["command"]).startswith(prefix)), key=lambda s: s["created"])["id"]
 
 
 def stores():

@@ -212,7 +212,7 @@ def test_bad_arguments(t):
              json.dumps(args), r)
     r = b.tool("write_stdin", {"chars": "x"})
     t.ok(r.get("isError") and "'session_id' is required" in text_of(r), "write_stdin without session_id", r)
-    r = b.tool("exec_command", {"cmd": "echo 1.5", "yield_time_ms": 1000.5, "max_output_tokens": 100.0})
+    r = b.tool("exec_command", {"cmd": "echo 1.5", "yield_time_ms": 20000.5, "max_output_tokens": 100.0})
     t.eq(r["structuredContent"].get("exit_code"), 0, "numbers may come as floats (JSON has one number type)", r)
     b.close()
 

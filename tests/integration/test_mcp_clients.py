@@ -153,7 +153,7 @@ def test_inspector(t):
                         listed[n]["outputSchema"] == ours[n]["outputSchema"] for n in ours),
          "with their schemas intact")
     r = subprocess.run(inspector + ["--method", "tools/call", "--tool-name", "exec_command",
-                                    "--tool-arg", "cmd=echo inspector-$((6*7))", "--tool-arg", "yield_time_ms=1000"],
+                                    "--tool-arg", "cmd=echo inspector-$((6*7))", "--tool-arg", "yield_time_ms=20000"],
                        capture_output=True, text=True, env=w.env, cwd=w.ws, timeout=CLIENT_TIMEOUT)
     t.eq(r.returncode, 0, "mcp-inspector --method tools/call --tool-name exec_command", r.stderr[-2000:])
     try:

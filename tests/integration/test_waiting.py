@@ -40,6 +40,10 @@ def bg(*args):
 def test_send_says_what_it_waits_for(t):
     r = w.corral("new", "-n", "hooked", "-C", w.ws, "--", "bash")
     sid = int(r.stdout.split()[0])
+    # The shell first reads its startup files (slow ones too), then the line.
+    mon.call({"cmd": "watch", "session": sid})
+    mon.type_line(sid, "echo ready-$((40+2))")
+    mon.screen_until(sid, "ready-42")
     p = bg("send", "--enter", "--yield", "3000", str(sid), "touch deployed; echo sent-ran")
     a = next_approval("command")
     w.corral("approve", str(a["id"]))
