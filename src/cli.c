@@ -138,7 +138,11 @@ json_t *cli_call(client_t *c, json_t *req)
     char buf[1024];
     const char *msg = client_error_message(r, buf, sizeof buf);
     if (msg) {
-        fprintf(stderr, "corral: %s\n", msg);
+        /* The server's message may name what a session made (a path in
+         * its workspace): made visible (quote.h). */
+        char *v = quote_text_visible(msg, strlen(msg));
+        fprintf(stderr, "corral: %s\n", v);
+        free(v);
         json_decref(r);
         return NULL;
     }
