@@ -181,8 +181,17 @@ int cli_approvals(int argc, char **argv, const char *usage, const char *help)
         }
     }
     const char *rules_error = json_string_value(json_object_get(r, "rules_error"));
-    if (rules_error)
-        fprintf(stderr, "corral: some rules were not loaded:\n%s", rules_error);
+    if (rules_error) {
+        /* One error a line; each may quote a rules file or its name. */
+        fprintf(stderr, "corral: some rules were not loaded:\n");
+        for (const char *p = rules_error; *p;) {
+            size_t n = strcspn(p, "\n");
+            char *v = quote_text_visible(p, n);
+            fprintf(stderr, "%s\n", v);
+            free(v);
+            p += n + (p[n] == '\n');
+        }
+    }
     json_decref(r);
     return 0;
 }
