@@ -165,7 +165,12 @@ int cli_approvals(int argc, char **argv, const char *usage, const char *help)
     json_t *list = json_object_get(r, "approvals");
     if (as_json) {
         char *s = json_dumps(list, JSON_COMPACT);
-        printf("%s\n", s);
+        buf_t b; /* a request from inside a session: its DEL, C1 and invisible characters as \u escapes */
+        buf_init(&b);
+        quote_json_append(&b, s, strlen(s));
+        buf_putc(&b, '\n');
+        fwrite(b.data, 1, b.len, stdout);
+        buf_free(&b);
         free(s);
     } else {
         size_t i;
