@@ -186,6 +186,7 @@ def rules():
         "40-host.rules": b'network_rule(host="\xc2\x9b31m.example.com/\x1b]0;HOST\x07", decision="allow")\n',
         "50-valid.rules": (b'prefix_rule(pattern=["hostile-cmd"], decision="forbidden", justification='
                            b'"\\x1b]0;JUSTIFICATION\\x07\\x9b31m \xc2\x9d0;T\xc2\x9c \x7f \\r\\x08")\n'),
+        "60-ask.rules": b'prefix_rule(pattern=["echo", "hostile-ask"], decision="prompt")\n',
         "\x1b]0;FILENAME\x07\x9b.rules": b'prefix_rule(pattern=["x"], decision=)\n',
     }
 

@@ -241,6 +241,8 @@ def test_diff(t):
     check(t, "diff --color always", ["diff", "--color", "always", s, "1"], pipe_stdout=hostile.COLOURS)
     check(t, "revert --dry-run", ["revert", "--dry-run", s, "1"])
     check(t, "log of that session", ["log", s])
+    check(t, "ls (its argv)", ["ls"])
+    check(t, "ls --json (its argv)", ["ls", "--json"], expect="\\u009B31m")
 
 
 # ---- rules files --------------------------------------------------------------------------------
@@ -251,6 +253,17 @@ def test_rules(t):
     check(t, "policy check with the user's rules", ["policy", "check", "--", "hostile-cmd", hostile.PAYLOAD])
     check(t, "approvals (the rules not loaded)", ["approvals"], expect="some rules were not loaded")
     check(t, "doctor (the rules files)", ["doctor"])
+    # A request waiting for a person, its argv and justification hostile.
+    watcher = w.connect("watcher")
+    watcher.call({"cmd": "subscribe"})
+    p = subprocess.Popen([CORRAL, "exec", "-C", w.ws, "--justification", hostile.PAYLOAD, "--", "echo",
+                          "hostile-ask", hostile.PAYLOAD], env=w.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    a = watcher.next_event(lambda m: m.get("event") == "approval")["approval"]
+    check(t, "approvals (a request)", ["approvals"], expect="hostile-ask")
+    check(t, "approvals --json (a request)", ["approvals", "--json"], expect="\\u009B31m")
+    w.corral("deny", str(a["id"]))
+    p.communicate(timeout=TIMEOUT)
+    watcher.close()
 
 
 if __name__ == "__main__":
