@@ -343,13 +343,13 @@ static void write_head(const export_session *es, FILE *out, double exported_at)
         fputs(": ", out);
         if (str(x, "signal")) {
             fputs("killed by ", out);
-            md_code(out, str(x, "signal"));
+            md_plain(out, str(x, "signal"), "");
         } else {
             fprintf(out, "exited with code %lld", num(x, "code"));
         }
         if (es->killed && str(es->killed, "reason")) {
             fputs(" (corral killed it: ", out);
-            md_code(out, str(es->killed, "reason"));
+            md_plain(out, str(es->killed, "reason"), "");
             fputs(")", out);
         }
         if (json_is_number(json_object_get(x, "duration_seconds"))) {
