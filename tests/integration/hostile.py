@@ -10,7 +10,6 @@ write_corpus(dest, state) writes the files and returns where they are;
 terminal_violations(data) says which bytes of what a verb printed would act
 on a terminal.  Generated rather than kept as files, so each hostile byte is
 spelled out here."""
-import base64
 import io
 import json
 import os
@@ -125,7 +124,9 @@ def events():
          "ended": _t(0.3), "exit_code": 3, "before": "0" * 40, "after": "1" * 40, "attribution": P,
          "counts": {"added": 1, "modified": 0, "deleted": 0, "renamed": 0, "typechanged": 0},
          "lines": {"added": 1, "removed": 0}, "risk": [{"path": P, "marks": [P], "detail": P}],
-         "not_captured": [{"path": P, "reason": P, "size": 5}]},
+         "not_captured": [{"path": P, "reason": P, "size": 5}],
+         "quarantined": [{"path": P, "moved_to": P, "sha256": "0" * 64, "runs": P + "\n" + P, "replaced_by": P}],
+         "quarantine_errors": [P]},
         {"time": _t(0.5), "event": "command_started", "command": 2, "line": P, "cwd": P},
         {"time": _t(0.6), "event": "command_ended", "command": 2, "duration_seconds": 0.1},
         {"time": _t(0.7), "event": "changes", "command": 2, "line": P, "error": P},

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Nothing a session wrote reaches its reviewer's terminal as a control.
 Every verb that reads a recording, an export, a session's log, a rules file
-or a session's workspace (replay, log, export, diff and revert, policy
-check, approvals, doctor) runs over a hostile corpus (hostile.py: window
-titles, clipboard writes, conceal, queries, C1 controls raw and in UTF-8,
-DEL, BEL, backspace, carriage return, in every field and in lines that are
-not JSON), once to a pipe and once on a terminal (its stdout and its stderr
-each a PTY): no byte below 0x20 other than newline and tab, no DEL, no C1,
-no ESC and nothing that is not UTF-8 is written but corral's own colours
-and drawing.  The one exception is corral diff's patch to a pipe, whose
+or a session's workspace (replay, log, export, git-restore, diff and
+revert, ls, policy check, approvals, doctor) runs over a hostile corpus
+(hostile.py: window titles, clipboard writes, conceal, queries, C1
+controls raw and in UTF-8, DEL, BEL, backspace, carriage return, in every
+field and in lines that are not JSON), once to a pipe and once on a
+terminal (its stdout and its stderr each a PTY): no byte below 0x20 other
+than newline and tab, no DEL, no C1, no ESC and nothing that is not UTF-8
+is written but corral's own colours and drawing.  The one exception is corral diff's patch to a pipe, whose
 lines of content are the files' bytes for git apply (its headers and its
 stderr keep the rule; on a terminal the whole patch does).  The screen's
 timeline of the hostile session, and an entry's record, send no string
@@ -124,7 +124,8 @@ def check(t, label, args, tty_stdout=hostile.COLOURS, pipe_stdout=None, patch=Fa
     rc, out, err = on_pipes(args)
     shown = out + err
     pipe_out = patch_headers(out) if patch else out
-    bad = hostile.terminal_violations(pipe_out, pipe_stdout) + ["stderr: " + v for v in hostile.terminal_violations(err)]
+    bad = (hostile.terminal_violations(pipe_out, pipe_stdout) +
+           ["stderr: " + v for v in hostile.terminal_violations(err)])
     t.ok(not bad, "%s, to a pipe: nothing for the terminal to act on" % label,
          "exit %d\n%s\n--- stdout:\n%r\n--- stderr:\n%r" % (rc, "\n".join(bad[:8]), out[:3000], err[:3000]))
     if expect is not None:
@@ -160,7 +161,8 @@ def test_timeline_view(t):
         t.ok(SHOWN in screen, "the timeline shows the hostile text escaped", screen)
         sent = term.bytes_since(mark)
         bad = [m.group(0) for m in STRING_SEQ.finditer(sent)]
-        t.ok(not bad, "the timeline sends no string sequence, C1, BEL or DEL to the terminal", "%r\n%r" % (bad[:10], sent[:4000]))
+        t.ok(not bad, "the timeline sends no string sequence, C1, BEL or DEL to the terminal",
+             "%r\n%r" % (bad[:10], sent[:4000]))
         t.eq(term.info()["title"], title, "the terminal's title is unchanged")
         mark = term.mark()
         term.keys("v")
@@ -169,7 +171,8 @@ def test_timeline_view(t):
         sent = term.bytes_since(mark)
         bad = [m.group(0) for m in STRING_SEQ.finditer(sent)]
         t.ok("\\u001B]0;HOSTILE-TITLE\\u0007" in screen, "an entry's record shows it escaped (JSON)", screen)
-        t.ok(not bad, "the record sends no string sequence, C1, BEL or DEL to the terminal", "%r\n%r" % (bad[:10], sent[:4000]))
+        t.ok(not bad, "the record sends no string sequence, C1, BEL or DEL to the terminal",
+             "%r\n%r" % (bad[:10], sent[:4000]))
         t.eq(term.info()["title"], title, "the terminal's title is still unchanged")
 
 
@@ -202,6 +205,9 @@ def test_log(t):
     check(t, "log --kind other,warning,approval SESSION", ["log", "--kind", "other,warning,approval", sid])
     check(t, "log OLDER", ["log", hostile.OLD_SID], expect="not JSON")
     check(t, "log --json OLDER", ["log", "--json", hostile.OLD_SID])
+    # What corral made inert in a repository, as the log recorded it.
+    check(t, "git-restore SESSION 1", ["git-restore", sid, "1"], expect=SHOWN)
+    check(t, "git-restore --yes SESSION 1 (its workspace is not there)", ["git-restore", "--yes", sid, "1"])
 
 
 def test_export(t):
@@ -212,7 +218,8 @@ def test_export(t):
         with tarfile.open(dest) as tf:
             summary = tf.extractfile("corral-%s/SUMMARY.md" % sid).read()
         bad = hostile.terminal_violations(summary)
-        t.ok(not bad, "its SUMMARY.md has nothing for a terminal to act on", "%s\n%r" % ("\n".join(bad[:8]), summary[:3000]))
+        t.ok(not bad, "its SUMMARY.md has nothing for a terminal to act on",
+             "%s\n%r" % ("\n".join(bad[:8]), summary[:3000]))
         check(t, "replay of the export of " + sid, ["replay", dest], tty_stdout=hostile.DRAWING)
 
 
@@ -249,7 +256,8 @@ def test_diff(t):
 
 def test_rules(t):
     for p in corpus["rules"]:
-        check(t, "policy check --rules %r" % os.path.basename(p), ["policy", "check", "--rules", p, "--", "hostile-cmd"])
+        check(t, "policy check --rules %r" % os.path.basename(p),
+              ["policy", "check", "--rules", p, "--", "hostile-cmd"])
     check(t, "policy check with the user's rules", ["policy", "check", "--", "hostile-cmd", hostile.PAYLOAD])
     check(t, "approvals (the rules not loaded)", ["approvals"], expect="some rules were not loaded")
     check(t, "doctor (the rules files)", ["doctor"])
