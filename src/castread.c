@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "castread.h"
+#include "quote.h"
 #include "util.h"
 
 #include <errno.h>
@@ -48,6 +49,19 @@ struct castread {
     size_t warned[WARN_MAX]; /* lines warned about (their offsets) */
     size_t n_warned;
 };
+
+/* Text from the recording (or from tar about it) for a message: what a
+ * terminal would act on made visible, and at most max bytes of that with
+ * the cut marked.  The printers quote whole messages again; this keeps the
+ * message readable (and its cut honest) wherever it is shown.  Caller
+ * frees. */
+static char *shown(const char *s, size_t len, size_t max)
+{
+    char *v = quote_text_visible(s, len);
+    char *cut = quote_shorten(v, max);
+    free(v);
+    return cut;
+}
 
 /* ---- JSON pieces ------------------------------------------------------------ */
 
@@ -288,7 +302,10 @@ static int parse_json(castread_t *r, const char *s, size_t len, cast_event *ev, 
     json_error_t je;
     json_t *a = json_loadb(s, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
     if (!a) {
-        snprintf(err, errlen, "%s:%lu: not JSON: %s (column %d)", r->name, r->line, je.text, je.column);
+        /* jansson's text quotes the line ("near '...'"). */
+        char *why = shown(je.text, strlen(je.text), 200);
+        snprintf(err, errlen, "%s:%lu: not JSON: %s (column %d)", r->name, r->line, why, je.column);
+        free(why);
         return -1;
     }
     int rc = -1;
@@ -400,7 +417,9 @@ int castread_next(castread_t *r, cast_event *ev, bool want_output, char *err, si
             long cols = parse_dimension(ev->data, &p);
             long rows = *p == 'x' ? parse_dimension(p + 1, &p) : -1;
             if (cols < 1 || rows < 1 || *p) {
-                castread_warn(r, offset, line, "a resize to \"%.40s\" is not COLSxROWS; skipped", ev->data);
+                char *data = shown(ev->data, ev->len, 40);
+                castread_warn(r, offset, line, "a resize to \"%s\" is not COLSxROWS; skipped", data);
+                free(data);
                 ev->kind = CAST_OTHER;
             } else {
                 ev->cols = cols;
@@ -461,8 +480,10 @@ static int read_header(castread_t *r, char *err, size_t errlen)
     json_error_t je;
     json_t *h = json_loadb(r->data, len, 0, &je);
     if (!h || !json_is_object(h)) {
+        char *why = shown(h ? "not an object" : je.text, strlen(h ? "not an object" : je.text), 200);
         snprintf(err, errlen, "%s is not an asciicast recording: its first line is not a JSON header (%s)", r->name,
-                 h ? "not an object" : je.text);
+                 why);
+        free(why);
         json_decref(h);
         return -1;
     }
@@ -682,7 +703,7 @@ static int load_export(castread_t *r, const char *path, char *err, size_t errlen
         while (len > 0 && list[len - 1] == '\n')
             list[--len] = '\0';
         char *last = strrchr(list, '\n');
-        char *msg = sanitize_text(last ? last + 1 : list, strlen(last ? last + 1 : list), 300);
+        char *msg = shown(last ? last + 1 : list, strlen(last ? last + 1 : list), 300);
         snprintf(err, errlen, "%s is not a readable .tar.gz archive (tar: %s)", path, *msg ? msg : "failed");
         free(msg);
         free(list);
@@ -696,19 +717,19 @@ static int load_export(castread_t *r, const char *path, char *err, size_t errlen
                       "--no-wildcards", "--", member, NULL};
     st = run_tar(argv_x, false, CAST_MAX_BYTES, &r->data, &r->size, why, sizeof why);
     if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        char *shown = sanitize_text(member, strlen(member), 200);
+        char *name = shown(member, strlen(member), 200);
         if (st < 0)
-            snprintf(err, errlen, "cannot extract %s from %s: %s", shown, path, why);
+            snprintf(err, errlen, "cannot extract %s from %s: %s", name, path, why);
         else
-            snprintf(err, errlen, "tar could not extract %s from %s", shown, path);
-        free(shown);
+            snprintf(err, errlen, "tar could not extract %s from %s", name, path);
+        free(name);
         free(member);
         return -1;
     }
     free(r->name);
-    char *shown = sanitize_text(member, strlen(member), 200);
-    r->name = xasprintf("%s:%s", path, shown);
-    free(shown);
+    char *name = shown(member, strlen(member), 200);
+    r->name = xasprintf("%s:%s", path, name);
+    free(name);
     free(member);
     return 0;
 }

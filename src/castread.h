@@ -8,7 +8,10 @@
  * terminal (castplay.h feeds it to a terminal model).  A torn last line (a
  * crash or a cut mid-write, or a live session's recording caught
  * mid-flush) is skipped with a warning; any other line that is not an event
- * is an error naming the file and the line.
+ * is an error naming the file and the line.  What a warning or an error
+ * quotes of the recording (an event's data, a parser's "near '...'", a
+ * name in an export) is made visible and cut short (quote.h); a printer
+ * still quotes the whole message, which holds the path as it was given.
  */
 #ifndef CORRAL_CASTREAD_H
 #define CORRAL_CASTREAD_H

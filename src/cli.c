@@ -138,7 +138,11 @@ json_t *cli_call(client_t *c, json_t *req)
     char buf[1024];
     const char *msg = client_error_message(r, buf, sizeof buf);
     if (msg) {
-        fprintf(stderr, "corral: %s\n", msg);
+        /* The server's message may name what a session made (a path in
+         * its workspace): made visible (quote.h). */
+        char *v = quote_text_visible(msg, strlen(msg));
+        fprintf(stderr, "corral: %s\n", v);
+        free(v);
         json_decref(r);
         return NULL;
     }
@@ -382,7 +386,12 @@ static int verb_ls(int argc, char **argv)
         json_object_del(r, "id");
         json_object_del(r, "ok");
         char *s = json_dumps(r, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        puts(s);
+        buf_t b; /* an agent's argv: its DEL, C1 and invisible characters as \u escapes */
+        buf_init(&b);
+        quote_json_append(&b, s, strlen(s));
+        buf_putc(&b, '\n');
+        fwrite(b.data, 1, b.len, stdout);
+        buf_free(&b);
         free(s);
     } else {
         print_table(r);

@@ -165,7 +165,12 @@ int cli_approvals(int argc, char **argv, const char *usage, const char *help)
     json_t *list = json_object_get(r, "approvals");
     if (as_json) {
         char *s = json_dumps(list, JSON_COMPACT);
-        printf("%s\n", s);
+        buf_t b; /* a request from inside a session: its DEL, C1 and invisible characters as \u escapes */
+        buf_init(&b);
+        quote_json_append(&b, s, strlen(s));
+        buf_putc(&b, '\n');
+        fwrite(b.data, 1, b.len, stdout);
+        buf_free(&b);
         free(s);
     } else {
         size_t i;
@@ -181,8 +186,17 @@ int cli_approvals(int argc, char **argv, const char *usage, const char *help)
         }
     }
     const char *rules_error = json_string_value(json_object_get(r, "rules_error"));
-    if (rules_error)
-        fprintf(stderr, "corral: some rules were not loaded:\n%s", rules_error);
+    if (rules_error) {
+        /* One error a line; each may quote a rules file or its name. */
+        fprintf(stderr, "corral: some rules were not loaded:\n");
+        for (const char *p = rules_error; *p;) {
+            size_t n = strcspn(p, "\n");
+            char *v = quote_text_visible(p, n);
+            fprintf(stderr, "%s\n", v);
+            free(v);
+            p += n + (p[n] == '\n');
+        }
+    }
     json_decref(r);
     return 0;
 }

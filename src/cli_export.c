@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,22 @@ static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
 {
     interrupted = sig;
+}
+
+/* A message on stderr.  It may quote the session's files (its log, the
+ * server's answers about its commands) or paths: made visible here, the
+ * one place export prints one. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char *v = quote_text_visible(msg, strlen(msg));
+    fprintf(stderr, "corral: %s\n", v);
+    free(v);
 }
 
 static int usage(const char *fmt, const char *arg)
@@ -208,7 +225,7 @@ static json_t *ask(server_link *s, json_t *req, char *err, size_t errlen)
     if (!s->up && !s->started) {
         s->started = true;
         if (!link_up(s, true))
-            fprintf(stderr, "corral: warning: no patches: %s\n", s->err);
+            say("warning: no patches: %s", s->err);
     }
     if (!s->up) {
         json_decref(req);
@@ -410,7 +427,7 @@ static void job_cleanup(export_job *j)
         char err[400];
         *slash = '\0';
         if (sessdir_remove(j->staging, slash + 1, err, sizeof err) < 0)
-            fprintf(stderr, "corral: %s\n", err);
+            say("%s", err);
         *slash = '/';
     }
     if (j->tmp_made && j->tmp)
@@ -425,9 +442,9 @@ static void job_cleanup(export_job *j)
 
 static int fail(export_job *j, const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "corral: ");
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
+    char msg[2048];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    say("%s", msg);
     job_cleanup(j);
     return 1;
 }
@@ -453,18 +470,18 @@ static int gather(export_job *j, server_link *s)
     free(from);
     free(to);
     if (!ok) {
-        fprintf(stderr, "corral: session %s: %s\n", j->name, err);
+        say("session %s: %s", j->name, err);
         return -1;
     }
     j->es.in_server = in_server;
     j->es.running = running;
     if (j->es.stats.torn)
-        fprintf(stderr, "corral: warning: %s/events.jsonl ends in a torn line (a crash in the middle of a write): "
-                        "left out of SUMMARY.md\n", j->src);
+        say("warning: %s/events.jsonl ends in a torn line (a crash in the middle of a write): left out of SUMMARY.md",
+            j->src);
     if (j->es.stats.bad)
-        fprintf(stderr, "corral: warning: %s/events.jsonl has %ld line%s that %s not JSON (the first: line %ld): "
-                        "left out of SUMMARY.md\n", j->src, j->es.stats.bad, j->es.stats.bad == 1 ? "" : "s",
-                j->es.stats.bad == 1 ? "is" : "are", j->es.stats.first_bad);
+        say("warning: %s/events.jsonl has %ld line%s that %s not JSON (the first: line %ld): left out of SUMMARY.md",
+            j->src, j->es.stats.bad, j->es.stats.bad == 1 ? "" : "s", j->es.stats.bad == 1 ? "is" : "are",
+            j->es.stats.first_bad);
     if (in_server)
         merge_commands(s, &j->es);
     from = xasprintf("%s/output.cast", j->src);
@@ -475,7 +492,7 @@ static int gather(export_job *j, server_link *s)
     if (j->cast_bytes < 0) {
         if (interrupted)
             return -1;
-        fprintf(stderr, "corral: warning: session %s: %s: the archive has no output.cast\n", j->name, err);
+        say("warning: session %s: %s: the archive has no output.cast", j->name, err);
     }
     /* The records of the shared approvals.jsonl about this session. */
     char *state = paths_state_dir();
@@ -493,7 +510,7 @@ static int gather(export_job *j, server_link *s)
     free(from);
     free(to);
     if (j->approval_records < 0) {
-        fprintf(stderr, "corral: %s\n", err);
+        say("%s", err);
         return -1;
     }
     /* One patch per command. */
@@ -510,17 +527,14 @@ static int gather(export_job *j, server_link *s)
     if (interrupted)
         return -1;
     for (size_t i = 0; i < j->es.n_cmds; i++)
-        if (j->es.cmds[i].missing) {
-            char *why = quote_text_visible(j->es.cmds[i].missing, strlen(j->es.cmds[i].missing));
-            fprintf(stderr, "corral: session %s, command %d: no patch: %s\n", j->name, j->es.cmds[i].n, why);
-            free(why);
-        }
+        if (j->es.cmds[i].missing)
+            say("session %s, command %d: no patch: %s", j->name, j->es.cmds[i].n, j->es.cmds[i].missing);
     to = xasprintf("%s/SUMMARY.md", j->top);
     f = fopen(to, "wxe");
     if (f)
         export_summary_write(&j->es, f, wall_sec(), j->approval_records);
     if (!f || fclose(f) != 0) {
-        fprintf(stderr, "corral: cannot write %s: %s\n", to, strerror(errno));
+        say("cannot write %s: %s", to, strerror(errno));
         free(to);
         return -1;
     }
@@ -665,7 +679,7 @@ int cli_export(int argc, char **argv)
     j.tmp_made = true;
     char err[1200];
     if ((uint64_t)(j.cast_bytes > 0 ? j.cast_bytes : 0) + (uint64_t)j.events_bytes > (64u << 20))
-        fprintf(stderr, "corral: compressing %s ...\n", j.dir_name);
+        say("compressing %s ...", j.dir_name);
     rc = run_tar(j.staging, j.dir_name, fd, err, sizeof err);
     if (rc == 0 && fsync(fd) < 0) {
         snprintf(err, sizeof err, "cannot write %s: %s", j.tmp, strerror(errno));

@@ -70,33 +70,44 @@ static void flush_out(bool force)
     }
 }
 
-/* One JSON line of a tree, encoded straight into the output buffer. */
+/* JSON lines are written through quote_json_append: JSON escapes the C0
+ * controls, but DEL, the C1 controls and the invisible characters a
+ * session put in its log would reach a terminal raw. */
+static buf_t json_scratch;
+
+/* One JSON line of a tree into the output buffer. */
 static void put_json(json_t *j)
 {
     const size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER;
-    buf_reserve(&out, 4096);
-    size_t room = out.cap - out.len - 1;
-    size_t n = json_dumpb(j, out.data + out.len, room, flags);
+    buf_reset(&json_scratch);
+    buf_reserve(&json_scratch, 4096);
+    size_t room = json_scratch.cap - json_scratch.len - 1;
+    size_t n = json_dumpb(j, json_scratch.data, room, flags);
     if (n > room) {
-        buf_reserve(&out, n + 2);
-        n = json_dumpb(j, out.data + out.len, out.cap - out.len - 1, flags);
+        buf_reserve(&json_scratch, n + 2);
+        n = json_dumpb(j, json_scratch.data, json_scratch.cap - 1, flags);
     }
-    out.len += n;
+    quote_json_append(&out, json_scratch.data, n);
     buf_putc(&out, '\n');
+}
+
+/* A message on stderr that may quote a log (or a path in it). */
+static void say(const char *what, const char *msg)
+{
+    char *v = quote_text_visible(msg, strlen(msg));
+    fprintf(stderr, "corral: %s%s\n", what, v);
+    free(v);
 }
 
 static void print_warnings(const timeline_t *tl, const char *path)
 {
-    for (size_t i = 0; i < tl->n_warnings; i++) {
-        char *v = quote_text_visible(tl->warnings[i], strlen(tl->warnings[i]));
-        fprintf(stderr, "corral: warning: %s\n", v);
-        free(v);
-    }
+    for (size_t i = 0; i < tl->n_warnings; i++)
+        say("warning: ", tl->warnings[i]);
     if (tl->skipped > tl->n_warnings) {
-        char *v = quote_text_visible(path, strlen(path));
-        fprintf(stderr, "corral: warning: %zu more lines of %s could not be read and were skipped\n",
-                tl->skipped - tl->n_warnings, v);
-        free(v);
+        char *msg = xasprintf("%zu more lines of %s could not be read and were skipped", tl->skipped - tl->n_warnings,
+                              path);
+        say("warning: ", msg);
+        free(msg);
     }
 }
 
@@ -181,7 +192,9 @@ static void print_entries(const timeline_t *tl, const opts *o)
         if (!tl_match(e, &o->filter))
             continue;
         if (o->json) {
-            tl_entry_write_json(e, &out);
+            buf_reset(&json_scratch);
+            tl_entry_write_json(e, &json_scratch);
+            quote_json_append(&out, json_scratch.data, json_scratch.len);
             buf_putc(&out, '\n');
             flush_out(false);
             continue;
@@ -218,9 +231,7 @@ static int one_session(const char *arg, const opts *o)
                     arg, f.state);
             memset(&tl, 0, sizeof tl);
         } else {
-            char *v = quote_text_visible(err, strlen(err));
-            fprintf(stderr, "corral: %s\n", v);
-            free(v);
+            say("", err);
         }
         rc = EXIT_ERR;
     } else {
@@ -376,7 +387,7 @@ static int list_sessions(const opts *o)
     sessfiles_rec *recs;
     size_t n;
     if (sessfiles_list(o->filter.since, &recs, &n, &root, err0, sizeof err0) < 0) {
-        fprintf(stderr, "corral: %s\n", err0);
+        say("", err0);
         free(root);
         free(state);
         return EXIT_ERR;
@@ -411,7 +422,7 @@ static int list_sessions(const opts *o)
             }
             json_decref(s);
         } else {
-            fprintf(stderr, "corral: %s\n", err);
+            say("", err);
         }
         tl_free(&tl);
         free(events);
@@ -488,6 +499,7 @@ int cli_log(int argc, char **argv)
     if (argc - optind > 1)
         return usage("unexpected argument '%s'", argv[optind + 1]);
     buf_init(&out);
+    buf_init(&json_scratch);
     int rc;
     if (optind == argc) {
         rc = list_sessions(&o);
@@ -501,5 +513,6 @@ int cli_log(int argc, char **argv)
             rc = one_session(arg, &o);
     }
     buf_free(&out);
+    buf_free(&json_scratch);
     return rc;
 }

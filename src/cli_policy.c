@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "cli.h"
+#include "quote.h"
 #include "rules.h"
 #include "utf8.h"
 #include "util.h"
@@ -92,19 +93,33 @@ int cli_policy(int argc, char **argv, const char *usage, const char *help)
     char err[4096];
     rc = 1;
     for (size_t i = 0; i < nfiles; i++) {
+        /* A rules file's name and what its parser quotes of it are shown
+         * made visible (quote.h): a workspace's files are hostile input. */
+        char *name = quote_text_visible(files[i], strlen(files[i]));
         FILE *f = fopen(files[i], "rb");
         if (!f) {
-            fprintf(stderr, "Error: failed to read policy at %s\n%s: %s\n", files[i], files[i], strerror(errno));
+            fprintf(stderr, "Error: failed to read policy at %s\n%s: %s\n", name, name, strerror(errno));
+            free(name);
             goto out;
         }
         fclose(f);
         if (rules_load_file(r, files[i], err, sizeof err) < 0) {
-            fprintf(stderr, "Error: failed to parse policy at %s\n%s\n", files[i], err);
+            char *why = quote_text_visible(err, strlen(err));
+            fprintf(stderr, "Error: failed to parse policy at %s\n%s\n", name, why);
+            free(why);
+            free(name);
             goto out;
         }
+        free(name);
     }
+    /* The JSON quotes the rules (a justification): its DEL, C1 and
+     * invisible characters as \u escapes, the same JSON. */
     char *json = rules_check_json(r, argv + optind, resolve, pretty);
-    fputs(json, stdout);
+    buf_t shown;
+    buf_init(&shown);
+    quote_json_append(&shown, json, strlen(json));
+    fwrite(shown.data, 1, shown.len, stdout);
+    buf_free(&shown);
     free(json);
     rc = fflush(stdout) == 0 ? 0 : 1;
 out:

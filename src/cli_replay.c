@@ -16,6 +16,7 @@
 #include "castread.h"
 #include "cli.h"
 #include "conf.h"
+#include "quote.h"
 #include "replaydraw.h"
 #include "sessfiles.h"
 #include "util.h"
@@ -61,10 +62,20 @@ static int usage_error(const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* A message on stderr.  It may quote the recording (a line it could not
+ * read, an event's data) or an export's names: the one place replay prints
+ * one, so the one place it is made visible (quote.h). */
+static void say(const char *what, const char *msg)
+{
+    char *v = quote_text_visible(msg, strlen(msg));
+    fprintf(stderr, "corral: %s%s\n", what, v);
+    free(v);
+}
+
 static void warn_to_stderr(void *user, const char *msg)
 {
     (void)user;
-    fprintf(stderr, "corral: warning: %s\n", msg);
+    say("warning: ", msg);
 }
 
 /* A number of seconds or a speed: a plain decimal from 0 (the locale is
@@ -464,14 +475,16 @@ static int no_marker(castplay_t *p, int from)
                 hi = m[i].command;
         }
     const char *name = castread_name(castplay_reader(p));
+    char msg[1200];
     if (cmds == 0)
-        fprintf(stderr,
-                "corral: %s has no marker for command %d: it marks no commands (no \"cmd N: ...\" marker; "
-                "recorded before corral marked commands, or by another program)\n",
-                name, from);
+        snprintf(msg, sizeof msg,
+                 "%s has no marker for command %d: it marks no commands (no \"cmd N: ...\" marker; recorded "
+                 "before corral marked commands, or by another program)",
+                 name, from);
     else
-        fprintf(stderr, "corral: %s has no marker for command %d: it marks %zu command%s (%d to %d)\n", name, from,
-                cmds, cmds == 1 ? "" : "s", lo, hi);
+        snprintf(msg, sizeof msg, "%s has no marker for command %d: it marks %zu command%s (%d to %d)", name, from,
+                 cmds, cmds == 1 ? "" : "s", lo, hi);
+    say("", msg);
     return EXIT_ERR;
 }
 
@@ -516,13 +529,13 @@ int cli_replay(int argc, char **argv, const char *usage, const char *help)
     char err[1024];
     char *path = recording_path(argv[optind], err, sizeof err);
     if (!path) {
-        fprintf(stderr, "corral: %s\n", err);
+        say("", err);
         return EXIT_ERR;
     }
     castread_t *r = castread_open(path, warn_to_stderr, NULL, err, sizeof err);
     free(path);
     if (!r) {
-        fprintf(stderr, "corral: %s\n", err);
+        say("", err);
         return EXIT_ERR;
     }
     /* The history the server's models keep, so that a resize brings back
@@ -539,7 +552,7 @@ int cli_replay(int argc, char **argv, const char *usage, const char *help)
     };
     castplay_t *p = castplay_new(r, &po, err, sizeof err);
     if (!p) {
-        fprintf(stderr, "corral: %s\n", err);
+        say("", err);
         return EXIT_ERR;
     }
     int rc = EXIT_ERR;
@@ -547,7 +560,7 @@ int cli_replay(int argc, char **argv, const char *usage, const char *help)
     bool interactive = tty && speed > 0;
     if (from || interactive) {
         if (castplay_index(p, err, sizeof err) < 0) {
-            fprintf(stderr, "corral: %s\n", err);
+            say("", err);
             goto out;
         }
     }
@@ -562,7 +575,7 @@ int cli_replay(int argc, char **argv, const char *usage, const char *help)
     if (!interactive) {
         /* The screen as the recording ends. */
         if (castplay_finish(p, err, sizeof err) < 0) {
-            fprintf(stderr, "corral: %s\n", err);
+            say("", err);
             goto out;
         }
         vt_t *vt = castplay_vt(p);
@@ -597,7 +610,7 @@ int cli_replay(int argc, char **argv, const char *usage, const char *help)
     player pl = {.p = p, .speed = speed, .keys = isatty(STDIN_FILENO)};
     term_size(&pl.term_rows, &pl.term_cols);
     if (mark >= 0 && castplay_seek(p, (size_t)mark, err, sizeof err) < 0) {
-        fprintf(stderr, "corral: %s\n", err);
+        say("", err);
         goto out;
     }
     reanchor(&pl, castplay_time(p));
@@ -606,7 +619,7 @@ int cli_replay(int argc, char **argv, const char *usage, const char *help)
     int prc = play_interactive(&pl, err, sizeof err);
     keys_restore();
     if (prc < 0) {
-        fprintf(stderr, "corral: %s\n", err);
+        say("", err);
         goto out;
     }
     rc = 0;

@@ -73,18 +73,23 @@ static bool use_color(const char *when)
 #define C_NEW "\033[32m"
 #define C_OFF "\033[m"
 
-/* Patch text to stdout; on a terminal its control characters are shown
- * as cat -v shows them (a file's escape sequences must not act on it), and
- * with colour, lines are coloured as git colours them. */
+/* The server's text to stdout.  A patch to a pipe is its exact bytes (it
+ * is for git apply); on a terminal, or in colour (for a terminal through a
+ * pager), its control characters, carriage returns too, are shown as cat
+ * -v shows them (a file's escape sequences must not act on the terminal,
+ * nor a line overwrite itself), and with colour, lines are coloured as git
+ * colours them.  Other text (a diffstat, whose names git does not quote)
+ * is for a person wherever it goes: each line made visible (quote.h). */
 static void print_text(const char *text, size_t len, bool color, bool patch)
 {
     bool tty = isatty(STDOUT_FILENO);
-    if (!tty && !color) {
+    if (!tty && !color && patch) {
         fwrite(text, 1, len, stdout);
         return;
     }
     quote_catv st;
     memset(&st, 0, sizeof st);
+    st.show_cr = true;
     buf_t out;
     buf_init(&out);
     bool in_header = false;
@@ -109,10 +114,15 @@ static void print_text(const char *text, size_t len, bool color, bool patch)
         }
         if (c)
             buf_puts(&out, c);
-        if (tty)
+        if (!patch) {
+            char *v = quote_text_visible(line, n);
+            buf_puts(&out, v);
+            free(v);
+        } else if (tty || color) {
             quote_catv_write(&st, &out, line, n, true);
-        else
+        } else {
             buf_append(&out, line, n);
+        }
         if (c)
             buf_puts(&out, C_OFF);
         if (nl)
@@ -149,9 +159,11 @@ static void print_counts(FILE *f, json_t *rec)
             (long long)json_integer_value(json_object_get(l, "removed")));
 }
 
+/* Text of the server's reply for a person: paths, reasons, errors and
+ * command lines name what a session made or typed.  NULL is "". */
 static char *visible(const char *s)
 {
-    return quote_text_visible(s, strlen(s));
+    return quote_text_visible(s ? s : "", s ? strlen(s) : 0);
 }
 
 /* What a reviewer must see first, and what was not captured: on stderr,
@@ -166,8 +178,11 @@ static void print_notes(json_t *rec)
         buf_init(&marks);
         size_t k;
         json_t *m;
-        json_array_foreach(json_object_get(r, "marks"), k, m)
-            buf_printf(&marks, "%s%s", k ? ", " : "", json_string_value(m));
+        json_array_foreach(json_object_get(r, "marks"), k, m) {
+            char *v = visible(json_string_value(m));
+            buf_printf(&marks, "%s%s", k ? ", " : "", v);
+            free(v);
+        }
         const char *detail = json_string_value(json_object_get(r, "detail"));
         char *d = detail ? visible(detail) : NULL;
         fprintf(stderr, "corral: risk [%s] %s%s%s\n", marks.data ? marks.data : "", p, d ? ": " : "", d ? d : "");
@@ -177,7 +192,7 @@ static void print_notes(json_t *rec)
     }
     json_array_foreach(json_object_get(rec, "not_captured"), i, r) {
         char *p = visible(json_string_value(json_object_get(r, "path")));
-        const char *why = json_string_value(json_object_get(r, "reason"));
+        char *why = visible(json_string_value(json_object_get(r, "reason")));
         json_int_t size = json_integer_value(json_object_get(r, "size"));
         json_int_t files = json_integer_value(json_object_get(r, "files"));
         if (size)
@@ -186,11 +201,15 @@ static void print_notes(json_t *rec)
             fprintf(stderr, "corral: not captured: %s (%s: %lld new files)\n", p, why, (long long)files);
         else
             fprintf(stderr, "corral: not captured: %s (%s)\n", p, why);
+        free(why);
         free(p);
     }
     const char *err = json_string_value(json_object_get(rec, "error"));
-    if (err)
-        fprintf(stderr, "corral: %s\n", err);
+    if (err) {
+        char *v = visible(err);
+        fprintf(stderr, "corral: %s\n", v);
+        free(v);
+    }
     if (json_is_true(json_object_get(rec, "late")))
         fprintf(stderr, "corral: this command started before its \"before\" snapshot was taken (the first "
                         "snapshot of the workspace was still running): changes it made early may be missing\n");
@@ -205,9 +224,11 @@ static void print_progress(json_t *commands_reply)
     if (!phase || strcmp(phase, "idle") == 0 || strcmp(phase, "maintaining") == 0)
         return;
     char *ws = visible(json_string_value(json_object_get(commands_reply, "workspace")));
+    char *ph = visible(phase);
     fprintf(stderr, "corral: a snapshot of %s is running (%s: %lld of %lld files); the diff waits for it\n", ws,
-            phase, (long long)json_integer_value(json_object_get(snap, "done")),
+            ph, (long long)json_integer_value(json_object_get(snap, "done")),
             (long long)json_integer_value(json_object_get(snap, "total")));
+    free(ph);
     free(ws);
 }
 
@@ -215,8 +236,11 @@ static void print_list(json_t *r)
 {
     json_t *snap = json_object_get(r, "snapshots");
     const char *msg = json_string_value(json_object_get(snap, "message"));
-    if (msg)
-        printf("%s\n", msg);
+    if (msg) {
+        char *v = visible(msg);
+        printf("%s\n", v);
+        free(v);
+    }
     print_progress(r);
     size_t i;
     json_t *c;
@@ -227,7 +251,9 @@ static void print_list(json_t *r)
         if (json_object_get(c, "counts")) {
             print_counts(stdout, c);
         } else {
-            printf("(%s)", json_object_get(c, "error") ? "no diff" : state);
+            char *v = visible(state);
+            printf("(%s)", json_object_get(c, "error") ? "no diff" : v);
+            free(v);
         }
         json_t *risk = json_object_get(c, "risk");
         if (json_array_size(risk))
@@ -352,7 +378,9 @@ static void print_notes_list(const char *title, json_t *list, FILE *f)
     json_t *n;
     json_array_foreach(list, i, n) {
         char *p = visible(json_string_value(json_object_get(n, "path")));
-        fprintf(f, "%s: %s: %s\n", title, p, json_string_value(json_object_get(n, "reason")));
+        char *why = visible(json_string_value(json_object_get(n, "reason")));
+        fprintf(f, "%s: %s: %s\n", title, p, why);
+        free(why);
         free(p);
     }
 }
@@ -391,21 +419,28 @@ int cli_revert(int argc, char **argv)
     json_t *conflicts = json_object_get(r, "conflicts");
     if (json_array_size(conflicts)) {
         print_notes_list("conflict", conflicts, stderr);
-        fprintf(stderr, "corral: %s\n", json_string_value(json_object_get(r, "message")));
+        char *v = visible(json_string_value(json_object_get(r, "message")));
+        fprintf(stderr, "corral: %s\n", v);
+        free(v);
         json_decref(r);
         return 1;
     }
     json_array_foreach(json_object_get(r, "actions"), i, a) {
         char *p = visible(json_string_value(json_object_get(a, "path")));
-        printf("%s%s %s\n", dry ? "would " : "", json_string_value(json_object_get(a, "action")), p);
+        char *act = visible(json_string_value(json_object_get(a, "action")));
+        printf("%s%s %s\n", dry ? "would " : "", act, p);
+        free(act);
         free(p);
     }
     print_notes_list("left as it is", json_object_get(r, "skipped"), stdout);
     json_t *failed = json_object_get(r, "failed");
     print_notes_list("failed", failed, stderr);
     const char *msg = json_string_value(json_object_get(r, "message"));
-    if (msg && !json_is_true(json_object_get(r, "reverted")))
-        fprintf(stderr, "corral: %s\n", msg);
+    if (msg && !json_is_true(json_object_get(r, "reverted"))) {
+        char *v = visible(msg);
+        fprintf(stderr, "corral: %s\n", v);
+        free(v);
+    }
     int rc = json_is_true(json_object_get(r, "reverted")) || dry ? 0 : 1;
     if (json_is_true(json_object_get(r, "reverted")))
         printf("reverted command %d of session %ld (recorded as command %lld)%s\n", cmd, sid,
@@ -563,9 +598,13 @@ static void print_sessdir(const char *verb, json_t *e, const char *tail)
 {
     char size[32];
     human((uint64_t)json_integer_value(json_object_get(e, "bytes")), size, sizeof size);
-    const char *when = json_string_value(json_object_get(e, "last_change"));
-    printf("  %-12s %-12s %10s  last written %.10s  %s\n", verb, json_string_value(json_object_get(e, "name")),
-           size, when ? when : "?", tail);
+    char *when = visible(json_string_value(json_object_get(e, "last_change")));
+    char *name = visible(json_string_value(json_object_get(e, "name")));
+    char *why = visible(tail);
+    printf("  %-12s %-12s %10s  last written %.10s  %s\n", verb, name, size, *when ? when : "?", why);
+    free(why);
+    free(name);
+    free(when);
 }
 
 /* The sessions part of the gc reply: each directory removed, and what was
@@ -587,7 +626,9 @@ static int print_sessions(json_t *s, bool verbose)
            cap ? cap_h : "[session] max-total-size = 0");
     const char *err = json_string_value(json_object_get(s, "error"));
     if (err) {
-        fprintf(stderr, "corral: %s\n", err);
+        char *v = visible(err);
+        fprintf(stderr, "corral: %s\n", v);
+        free(v);
         rc = 1;
     }
     size_t i;
@@ -604,7 +645,9 @@ static int print_sessions(json_t *s, bool verbose)
     }
     json_array_foreach(json_object_get(s, "failed"), i, e) {
         char *msg = visible(json_string_value(json_object_get(e, "error")));
-        fprintf(stderr, "corral: %s/%s: not removed: %s\n", dir, json_string_value(json_object_get(e, "name")), msg);
+        char *name = visible(json_string_value(json_object_get(e, "name")));
+        fprintf(stderr, "corral: %s/%s: not removed: %s\n", dir, name, msg);
+        free(name);
         free(msg);
         rc = 1;
     }
@@ -661,12 +704,15 @@ int cli_gc(int argc, char **argv)
     json_t *s;
     json_t *stores = json_object_get(r, "stores");
     const char *off = json_string_value(json_object_get(r, "snapshots"));
-    if (off)
-        printf("snapshot stores: %s\n", off);
-    else if (!json_array_size(stores))
+    if (off) {
+        char *v = visible(off);
+        printf("snapshot stores: %s\n", v);
+        free(v);
+    } else if (!json_array_size(stores)) {
         printf("no snapshot stores\n");
-    else
+    } else {
         printf("snapshot stores:\n");
+    }
     json_array_foreach(stores, i, s) {
         char before[32], after[32];
         human((uint64_t)json_integer_value(json_object_get(s, "bytes_before")), before, sizeof before);
@@ -679,7 +725,9 @@ int cli_gc(int argc, char **argv)
         printf("\n");
         const char *err = json_string_value(json_object_get(s, "error"));
         if (err) {
-            fprintf(stderr, "corral: %s: %s\n", ws, err);
+            char *v = visible(err);
+            fprintf(stderr, "corral: %s: %s\n", ws, v);
+            free(v);
             rc = 1;
         }
         free(ws);

@@ -263,6 +263,23 @@ static void md_code(FILE *out, const char *s)
     free(v);
 }
 
+/* Text from outside in running text or a table cell: what a reader could
+ * not see made visible, | escaped; fallback when it is absent. */
+static void md_plain(FILE *out, const char *s, const char *fallback)
+{
+    if (!s) {
+        fputs(fallback, out);
+        return;
+    }
+    char *v = quote_text_visible(s, strlen(s));
+    for (const char *p = v; *p; p++) {
+        if (*p == '|')
+            fputc('\\', out);
+        fputc(*p, out);
+    }
+    free(v);
+}
+
 static const char *str(json_t *o, const char *key)
 {
     return json_string_value(json_object_get(o, key));
@@ -317,16 +334,24 @@ static void write_head(const export_session *es, FILE *out, double exported_at)
     md_code(out, export_workspace(es));
     fputs(" |\n| sandbox profile | ", out);
     md_code(out, str(c, "profile"));
-    fprintf(out, " |\n| started | %s |\n| ended | ", str(c, "time") ? str(c, "time") : "(not recorded)");
+    fputs(" |\n| started | ", out);
+    md_plain(out, str(c, "time"), "(not recorded)");
+    fputs(" |\n| ended | ", out);
     json_t *x = es->exited;
     if (x) {
-        fprintf(out, "%s: ", str(x, "time") ? str(x, "time") : "?");
-        if (str(x, "signal"))
-            fprintf(out, "killed by %s", str(x, "signal"));
-        else
+        md_plain(out, str(x, "time"), "?");
+        fputs(": ", out);
+        if (str(x, "signal")) {
+            fputs("killed by ", out);
+            md_plain(out, str(x, "signal"), "");
+        } else {
             fprintf(out, "exited with code %lld", num(x, "code"));
-        if (es->killed && str(es->killed, "reason"))
-            fprintf(out, " (corral killed it: %s)", str(es->killed, "reason"));
+        }
+        if (es->killed && str(es->killed, "reason")) {
+            fputs(" (corral killed it: ", out);
+            md_plain(out, str(es->killed, "reason"), "");
+            fputs(")", out);
+        }
         if (json_is_number(json_object_get(x, "duration_seconds"))) {
             fputs(", after ", out);
             duration(out, json_number_value(json_object_get(x, "duration_seconds")));
@@ -395,8 +420,10 @@ static void write_commands(const export_session *es, FILE *out)
                 size_t j;
                 json_t *mark;
                 fputs(" [", out);
-                json_array_foreach(json_object_get(m, "marks"), j, mark)
-                    fprintf(out, "%s%s", j ? ", " : "", json_string_value(mark) ? json_string_value(mark) : "?");
+                json_array_foreach(json_object_get(m, "marks"), j, mark) {
+                    fputs(j ? ", " : "", out);
+                    md_plain(out, json_string_value(mark), "?");
+                }
                 fputs("]", out);
                 if (str(m, "detail")) {
                     fputs(": ", out);
@@ -415,7 +442,9 @@ static void write_commands(const export_session *es, FILE *out)
             json_array_foreach(json_object_get(es->cmds[i].record, "not_captured"), k, m) {
                 fprintf(out, "- command %d: ", es->cmds[i].n);
                 md_code(out, str(m, "path"));
-                fprintf(out, " (%s)\n", str(m, "reason") ? str(m, "reason") : "?");
+                fputs(" (", out);
+                md_plain(out, str(m, "reason"), "?");
+                fputs(")\n", out);
             }
         }
         fputc('\n', out);
@@ -453,7 +482,9 @@ static void write_approvals(const export_session *es, FILE *out)
         seen[n_seen++] = id;
         json_t *rq = approval_event(es, id, "approval_requested"), *dc = approval_event(es, id, "approval_decided"),
                *ap = approval_event(es, id, "approved");
-        fprintf(out, "| %d | %s | ", id, rq && str(rq, "time") ? str(rq, "time") : "");
+        fprintf(out, "| %d | ", id);
+        md_plain(out, str(rq, "time"), "");
+        fputs(" | ", out);
         if (rq) {
             md_code(out, str(rq, "kind"));
             fputs(": ", out);
@@ -531,7 +562,11 @@ static void write_escalations(const export_session *es, FILE *out)
     size_t i;
     json_t *ev;
     json_array_foreach(es->escalations, i, ev) {
-        fprintf(out, "- %s %s: ", str(ev, "time") ? str(ev, "time") : "?", str(ev, "event"));
+        fputs("- ", out);
+        md_plain(out, str(ev, "time"), "?");
+        fputc(' ', out);
+        md_plain(out, str(ev, "event"), "?");
+        fputs(": ", out);
         if (str(ev, "line"))
             md_code(out, str(ev, "line"));
         else

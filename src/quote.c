@@ -198,6 +198,38 @@ char *quote_shorten(const char *text, size_t max)
     return xasprintf("%.*s\xe2\x80\xa6[cut: %zu more bytes]", (int)cut, text, len - cut);
 }
 
+/* ---- JSON ---------------------------------------------------------------------------- */
+
+void quote_json_append(buf_t *out, const char *json, size_t len)
+{
+    buf_reserve(out, len);
+    size_t i = 0, run = 0; /* bytes that pass unchanged, not yet copied */
+    while (i < len) {
+        unsigned char c = (unsigned char)json[i];
+        if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t') {
+            i++;
+            continue;
+        }
+        int32_t cp;
+        size_t n = utf8_decode(json + i, len - i, &cp);
+        if (cp >= 0 && !quote_cp_hidden(cp)) {
+            i += n;
+            continue;
+        }
+        buf_append(out, json + run, i - run);
+        if (cp < 0)
+            buf_puts(out, "\\uFFFD");
+        else if (cp > 0xffff) /* upper case hex, as jansson writes its escapes */
+            buf_printf(out, "\\u%04X\\u%04X", (unsigned)(0xd800 + ((cp - 0x10000) >> 10)),
+                       (unsigned)(0xdc00 + ((cp - 0x10000) & 0x3ff)));
+        else
+            buf_printf(out, "\\u%04X", (unsigned)cp);
+        i += n;
+        run = i;
+    }
+    buf_append(out, json + run, len - run);
+}
+
 /* ---- cat -v -------------------------------------------------------------------------- */
 
 /* A byte that is not UTF-8, as cat -v writes a byte >= 0x80. */
@@ -215,9 +247,9 @@ static void catv_high_byte(buf_t *b, unsigned char c)
 
 /* Does cat -v change this character (UTF8_INVALID: the bytes of an invalid
  * subpart)? */
-static bool catv_changes(int32_t cp)
+static bool catv_changes(const quote_catv *st, int32_t cp)
 {
-    return cp != '\n' && cp != '\t' && cp != '\r' && (cp < 0x20 || (cp >= 0x7f && cp < 0xa0));
+    return cp != '\n' && cp != '\t' && (cp != '\r' || st->show_cr) && (cp < 0x20 || (cp >= 0x7f && cp < 0xa0));
 }
 
 /* One character (n bytes at s) that catv_changes. */
@@ -259,7 +291,7 @@ void quote_catv_write(quote_catv *st, buf_t *out, const char *s, size_t len, boo
         }
         if (cp == UTF8_TRUNCATED)
             cp = UTF8_INVALID; /* the stream ended inside it */
-        if (catv_changes(cp))
+        if (catv_changes(st, cp))
             catv_char(out, ch, n, cp);
         else
             buf_append(out, ch, n);
@@ -284,7 +316,7 @@ void quote_catv_write(quote_catv *st, buf_t *out, const char *s, size_t len, boo
         }
         if (cp == UTF8_TRUNCATED)
             cp = UTF8_INVALID;
-        if (catv_changes(cp)) {
+        if (catv_changes(st, cp)) {
             buf_append(out, s + run, i - run);
             catv_char(out, s + i, n, cp);
             run = i + n;

@@ -3,7 +3,8 @@
  * completely: an argv as one shell-quoted line (the one argv display-quoter
  * of corral: the approval dialog, corral approvals, corral ls, recordings),
  * free text with its invisible characters made visible, a marked cut for a
- * caller that must shorten, and `cat -v` for output bound for a terminal.
+ * caller that must shorten, JSON text with them escaped, and `cat -v` for
+ * output bound for a terminal.
  */
 #ifndef CORRAL_QUOTE_H
 #define CORRAL_QUOTE_H
@@ -57,17 +58,30 @@ char *quote_shorten(const char *text, size_t max);
 /* Is cp one of the characters quote_argv_display writes as an escape? */
 bool quote_cp_hidden(int32_t cp);
 
+/* Append JSON text (a document as jansson or the timeline writes it,
+ * compact or indented) to out with every character quote_cp_hidden names
+ * written as a \u escape (a surrogate pair above U+FFFF), so that the same
+ * JSON value reaches a terminal with nothing it would act on or hide: JSON
+ * writers escape the C0 controls but leave DEL, the C1 controls and the
+ * invisible characters raw.  Such characters can only stand inside a
+ * string in valid JSON, where the escape means the same character; a byte
+ * that is not UTF-8 (never in a valid document) becomes \ufffd. */
+void quote_json_append(buf_t *out, const char *json, size_t len);
+
 /* Control characters made visible as `cat -v` does, for output bound for a
  * terminal: ESC as ^[, other C0 controls as ^X, DEL as ^?, C1 controls
  * (U+0080-U+009F) as M-^X, and a byte that is not part of valid UTF-8 as
- * cat -v writes a byte >= 0x80 (M-^X, M-x or M-^?).  Newline, tab and
- * carriage return, and valid UTF-8 text, pass unchanged.  A stream's
- * chunks may split a character anywhere: the incomplete end of one chunk
- * waits in st for the next; final flushes it (as invalid bytes, when it
- * never completed). */
+ * cat -v writes a byte >= 0x80 (M-^X, M-x or M-^?).  Newline and tab, and
+ * valid UTF-8 text, pass unchanged; so does carriage return unless show_cr
+ * is set (then ^M, as cat -v has it): a program's output on a terminal
+ * ends its lines with it, while in a file's text it would let a line
+ * overwrite what it showed first.  A stream's chunks may split a character
+ * anywhere: the incomplete end of one chunk waits in st for the next;
+ * final flushes it (as invalid bytes, when it never completed). */
 typedef struct quote_catv {
     char carry[4];
     size_t carry_len;
+    bool show_cr;
 } quote_catv;
 void quote_catv_write(quote_catv *st, buf_t *out, const char *s, size_t len, bool final);
 

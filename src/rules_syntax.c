@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include "quote.h"
 #include "rules_int.h"
 
 #include <stdarg.h>
@@ -32,23 +33,13 @@ void rules_fail_at(perr *e, int line, int col, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    /* The message quotes the file's strings: keep it on one line. */
-    buf_t b;
-    buf_init(&b);
-    buf_printf(&b, "%s:%d:%d: ", e->name, line, col);
-    for (const char *p = msg; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '\n')
-            buf_puts(&b, "\\n");
-        else if (c == '\t')
-            buf_puts(&b, "\\t");
-        else if (c < 0x20 || c == 0x7f)
-            buf_printf(&b, "\\x%02x", c);
-        else
-            buf_putc(&b, (char)c);
-    }
-    snprintf(e->buf, e->len, "%s", b.data);
-    buf_free(&b);
+    /* The message quotes the file's strings: keep it on one line, with
+     * nothing a terminal would act on (quote.h; C1 controls included). */
+    char *text = xasprintf("%s:%d:%d: %s", e->name, line, col, msg);
+    char *v = quote_text_visible(text, strlen(text));
+    snprintf(e->buf, e->len, "%s", v);
+    free(v);
+    free(text);
 }
 
 /* ---- lexer ---------------------------------------------------------------------------- */

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "paths.h"
+#include "quote.h"
 #include "rules_int.h"
 #include "rules_ws.h"
 #include "trust.h"
@@ -437,9 +438,14 @@ const rules_t *rules_ws_builtin(rules_ws *c)
 
 /* ---- doctor ------------------------------------------------------------------------- */
 
+/* what (a file's path) and detail (its error) may quote a workspace's
+ * files or their names: shown made visible (quote.h). */
 static void report_line(FILE *f, bool ok, const char *what, const char *detail)
 {
-    fprintf(f, "  %-4s %s\n       %s\n", ok ? "yes" : "NO", what, detail);
+    char *w = quote_text_visible(what, strlen(what)), *d = quote_text_visible(detail, strlen(detail));
+    fprintf(f, "  %-4s %s\n       %s\n", ok ? "yes" : "NO", w, d);
+    free(d);
+    free(w);
 }
 
 /* One file loaded into r with its report line; false if it fails.  text

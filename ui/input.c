@@ -112,12 +112,18 @@ void input_start(bool mouse)
         mouseinterval(0);
         putp("\033[?1002h");
     }
+    /* putp writes to stdio's stdout, which curses never flushes (it writes
+     * its own buffer to the descriptor): unflushed, the modes reached the
+     * terminal only as corral exited, and a paste in the meantime came as
+     * keys (x, y: a session killed). */
+    fflush(stdout);
 }
 
 void input_stop(void)
 {
     putp("\033[?2004l");
     putp("\033[?1002l");
+    fflush(stdout); /* before endwin's output, in the order written */
 }
 
 static bool set_raw(ui_key *k, const char *bytes, size_t n)

@@ -596,15 +596,23 @@ static void heading(tui_t *t, int y)
     char state[96];
     if (live && live->running)
         snprintf(state, sizeof state, "running");
-    else if (V.tl.exited && V.tl.signal)
-        snprintf(state, sizeof state, "killed by %.40s", V.tl.signal);
+    else if (V.tl.exited && V.tl.signal) {
+        char *sig = quote_text_visible(V.tl.signal, strlen(V.tl.signal)), *cut = quote_shorten(sig, 40);
+        snprintf(state, sizeof state, "killed by %s", cut);
+        free(cut);
+        free(sig);
+    }
     else if (V.tl.exited)
         snprintf(state, sizeof state, "exited with code %d", V.tl.exit_code);
     else
         snprintf(state, sizeof state, "ended (no end in its log)");
+    /* The log's own words, as corral log shows them (quote.h). */
+    char *client = V.tl.client ? quote_text_visible(V.tl.client, strlen(V.tl.client)) : NULL;
+    char *ws = V.tl.workspace ? quote_text_visible(V.tl.workspace, strlen(V.tl.workspace)) : NULL;
     snprintf(text, sizeof text, " timeline \xc2\xb7 session %d (%s) \xc2\xb7 %s \xc2\xb7%s%s%s%s%s", V.target.id,
-             V.target.name, state, V.tl.client ? " by " : "", V.tl.client ? V.tl.client : "",
-             V.tl.workspace ? " in " : "", V.tl.workspace ? V.tl.workspace : "", when);
+             V.target.name, state, client ? " by " : "", client ? client : "", ws ? " in " : "", ws ? ws : "", when);
+    free(client);
+    free(ws);
     char *clean = sanitize_text(text, strlen(text), sizeof text);
     line_at(y, r.x, r.w, TH_BORDER_FOCUS, clean);
     free(clean);

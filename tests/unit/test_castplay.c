@@ -200,6 +200,30 @@ static void torn_last_line(void **state)
     castread_close(r);
 }
 
+/* What a message quotes of a recording is made visible: the data of a
+ * resize that is not one, a parser's "near '...'", a header's. */
+static void messages_quote_the_recording_visibly(void **state)
+{
+    (void)state;
+    char err[512];
+    castread_t *r = open_text("{\"version\":2,\"width\":80,\"height\":24}\n"
+                              "[0.1, \"r\", \"\\u001b]0;title\\u0007\\u009b31m\\u007f and more than forty bytes of it\"]\n"
+                              "[0.2, \"o\", \"a\"] \x1b]0;near\x07\n[0.3, \"o\", \"b\"]\n",
+                              err, sizeof err);
+    assert_non_null(r);
+    cast_event ev;
+    assert_int_equal(castread_next(r, &ev, true, err, sizeof err), 1);
+    assert_int_equal(warnings, 1);
+    assert_non_null(strstr(last_warning, "a resize to \"\\x1b]0;title\\x07\\u009b31m\\x7f and m"));
+    assert_non_null(strstr(last_warning, "\xe2\x80\xa6[cut: "));
+    assert_int_equal(castread_next(r, &ev, true, err, sizeof err), -1);
+    assert_non_null(strstr(err, "test.cast:3: not JSON: end of file expected near '\\x1b'"));
+    castread_close(r);
+    assert_null(open_text("\xc2\x9b" "31m\n", err, sizeof err));
+    assert_null(strchr(err, '\x1b'));
+    assert_null(strstr(err, "\xc2\x9b"));
+}
+
 static void bad_lines_and_headers(void **state)
 {
     (void)state;
@@ -553,6 +577,7 @@ int main(void)
         cmocka_unit_test(events_and_kinds),
         cmocka_unit_test(torn_last_line),
         cmocka_unit_test(bad_lines_and_headers),
+        cmocka_unit_test(messages_quote_the_recording_visibly),
         cmocka_unit_test(idle_limit_and_advance),
         cmocka_unit_test(huge_sizes_are_cut),
         cmocka_unit_test(markers_and_seeks),

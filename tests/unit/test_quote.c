@@ -193,6 +193,56 @@ static void cat_v_makes_controls_visible(void **state)
     free(s);
 }
 
+/* A file's carriage return would let a line overwrite what it showed
+ * first: shown, when asked, as cat -v shows it. */
+static void cat_v_shows_carriage_returns_when_asked(void **state)
+{
+    (void)state;
+    quote_catv st = {.show_cr = true};
+    buf_t b;
+    buf_init(&b);
+    const char in[] = "+evil\rgood\r\n";
+    quote_catv_write(&st, &b, in, sizeof in - 1, true);
+    buf_reserve(&b, 0);
+    assert_string_equal(b.data, "+evil^Mgood^M\n");
+    buf_free(&b);
+}
+
+static char *json_shown(const char *s)
+{
+    buf_t b;
+    buf_init(&b);
+    quote_json_append(&b, s, strlen(s));
+    buf_reserve(&b, 0);
+    return buf_steal(&b);
+}
+
+/* JSON text keeps its value; what a terminal would act on or hide becomes
+ * a \u escape (jansson writes DEL, C1 and format characters raw). */
+static void json_text_escapes_what_jansson_leaves_raw(void **state)
+{
+    (void)state;
+    json_t *v = json_pack("{s:s, s:s}", "a\x7f", "\xc2\x9b" "31m \xc2\x9d" "0;t\xc2\x9c \xe2\x80\xae \xf3\xa0\x80\x81",
+                          "text", "caf\xc3\xa9 \xe6\x97\xa5 \x1b");
+    char *raw = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *s = json_shown(raw);
+    assert_string_equal(s, "{\"a\\u007F\":\"\\u009B31m \\u009D0;t\\u009C \\u202E \\uDB40\\uDC01\","
+                           "\"text\":\"caf\xc3\xa9 \xe6\x97\xa5 \\u001B\"}");
+    /* The same JSON value. */
+    json_t *back = json_loads(s, 0, NULL);
+    assert_non_null(back);
+    assert_true(json_equal(back, v));
+    json_decref(back);
+    free(s);
+    free(raw);
+    json_decref(v);
+    /* Indented text keeps its newlines; a byte that is not UTF-8 (never in
+     * a valid document) is U+FFFD. */
+    s = json_shown("{\n  \"k\": \"\xff\"\n}");
+    assert_string_equal(s, "{\n  \"k\": \"\\uFFFD\"\n}");
+    free(s);
+}
+
 /* A stream cut anywhere gives the same as the whole. */
 static void cat_v_streams_across_any_split(void **state)
 {
@@ -247,6 +297,8 @@ int main(void)
         cmocka_unit_test(a_shortened_line_says_so),
         cmocka_unit_test(cat_v_makes_controls_visible),
         cmocka_unit_test(cat_v_streams_across_any_split),
+        cmocka_unit_test(cat_v_shows_carriage_returns_when_asked),
+        cmocka_unit_test(json_text_escapes_what_jansson_leaves_raw),
         cmocka_unit_test(clients_show_the_same_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
