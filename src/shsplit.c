@@ -25,6 +25,7 @@ typedef struct token {
     bool pattern; /* a word the shell may turn into other words: a glob,
                      a brace expansion, a tilde, zsh's =cmd */
     bool quoted;  /* some part of the word was quoted */
+    bool io_number; /* "2" of 2>file, "{fd}" of {fd}>file: part of a redirection, not a word */
 } token;
 
 /* Substitutions inside substitutions read for their commands: deeper ones
@@ -154,6 +155,7 @@ static void next_token(lexer *lx, token *t)
     t->literal = true;
     t->pattern = false;
     t->quoted = false;
+    t->io_number = false;
     while (*p == ' ' || *p == '\t' || (*p == '\\' && p[1] == '\n'))
         p += *p == '\\' ? 2 : 1;
     if (*p == '#') { /* a comment runs to the end of the line */
@@ -282,6 +284,18 @@ static void next_token(lexer *lx, token *t)
             prev = c;
         }
     }
+    /* Digits (or bash's {name}) right before < or >, unquoted: the shell
+     * reads them as the redirection's descriptor, so "2>/dev/null touch x"
+     * runs touch, not a command named 2. */
+    if (t->kind == T_WORD && !t->quoted && t->text.len && (*p == '<' || *p == '>')) {
+        const char *w = t->text.data;
+        size_t n = t->text.len;
+        bool digits = strspn(w, "0123456789") == n;
+        bool named = n > 2 && w[0] == '{' && w[n - 1] == '}' && strspn(w + 1, "abcdefghijklmnopqrstuvwxyz"
+                                                                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                              "0123456789_") == n - 2;
+        t->io_number = digits || named;
+    }
     lx->p = p;
 }
 
@@ -397,6 +411,8 @@ static void collect_literal(const char *script, size_t len, int depth, sh_comman
                 skip_next = false;
                 continue;
             }
+            if (t.io_number)
+                continue; /* the descriptor of the redirection that follows */
             if (w.n == 0 && (reserved(&t) || assignment(&t)))
                 continue; /* if/for/do... and NAME=x: the command follows */
             literal = literal && t.literal;

@@ -189,6 +189,9 @@ static void complex_scripts_keep_rules(void **state)
     EXPECT(APPROVAL_ON_REQUEST, "echo $(pwd) && git push", SANDBOX_DEFAULT, VERDICT_ASK);
     EXPECT(APPROVAL_ON_REQUEST, "make > log.txt", SANDBOX_DEFAULT, VERDICT_RUN);
     EXPECT(APPROVAL_ON_REQUEST, "make > log.txt", SANDBOX_ESCALATED, VERDICT_ASK);
+    /* A redirection first: its descriptor is not the command. */
+    EXPECT(APPROVAL_ON_REQUEST, "2>/dev/null rm -rf build", SANDBOX_DEFAULT, VERDICT_FORBIDDEN);
+    EXPECT(APPROVAL_ON_REQUEST, "2>/dev/null git push", SANDBOX_DEFAULT, VERDICT_ASK);
     policy_result r = judge(APPROVAL_ON_REQUEST, "for f in *; do rm -rf build; done", SANDBOX_DEFAULT);
     assert_int_equal(r.verdict, VERDICT_FORBIDDEN);
     assert_string_equal(r.reason, "use trash");

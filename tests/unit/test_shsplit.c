@@ -122,6 +122,19 @@ static void line_continuations(void **state)
     assert_true(literal_has("echo \"$(tou\\\nch z)\"", "touch z"));
 }
 
+/* A redirection's descriptor is no command name: "2>/dev/null git push"
+ * runs git push (a rule on git must see it), "2 >x" runs a command 2. */
+static void redirection_descriptors(void **state)
+{
+    (void)state;
+    assert_true(literal_has("2>/dev/null touch forbidden-mark", "touch forbidden-mark"));
+    assert_true(literal_has("10>x 2>&1 <in touch forbidden-mark", "touch forbidden-mark"));
+    assert_true(literal_has("{fd}>x touch forbidden-mark", "touch forbidden-mark"));
+    assert_true(literal_has("touch forbidden-mark 2>/dev/null", "touch forbidden-mark"));
+    assert_true(literal_has("2 >x", "2"));
+    assert_true(literal_has("'2'>x touch y", "2 touch y"));
+}
+
 /* Words the shell expands into other words are not plain: a glob can match
  * a file the sandbox created ("git pus?" runs git push when ./push exists),
  * braces need no file at all ({touch,x} runs touch x). */
@@ -288,6 +301,7 @@ int main(void)
         cmocka_unit_test(plain_scripts),
         cmocka_unit_test(complex_scripts),
         cmocka_unit_test(line_continuations),
+        cmocka_unit_test(redirection_descriptors),
         cmocka_unit_test(expanding_words),
         cmocka_unit_test(hostile_scripts),
         cmocka_unit_test(shell_detection),
