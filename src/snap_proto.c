@@ -150,6 +150,22 @@ static void diff_work(snap_job *j)
                         d->err, sizeof d->err);
 }
 
+/* What corral made inert after the command (its record has it, a fresh
+ * diff of its snapshots cannot): first among the risk marks shown. */
+static void add_quarantined(json_t *changes, const diff_req *d)
+{
+    if (!d->to || d->from != d->to || !d->to->changes)
+        return;
+    json_t *risk = json_object_get(changes, "risk");
+    if (!json_is_array(risk))
+        return;
+    size_t i, at = 0;
+    json_t *x;
+    json_array_foreach(json_object_get(d->to->changes, "risk"), i, x)
+        if (json_is_true(json_object_get(x, "quarantined")))
+            json_array_insert(risk, at++, x);
+}
+
 static void diff_after(snap_job *j)
 {
     diff_req *d = j->data;
@@ -172,6 +188,7 @@ static void diff_after(snap_job *j)
                 json_object_set_new(r, "files", json_incref(json_object_get(d->files, "files")));
                 json_object_set_new(r, "changes", json_incref(d->files));
                 json_object_del(json_object_get(r, "changes"), "files");
+                add_quarantined(json_object_get(r, "changes"), d);
             } else {
                 const char *t = d->text.data ? d->text.data : "";
                 if (utf8_valid_prefix(t, d->text.len) == d->text.len) {

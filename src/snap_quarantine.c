@@ -91,13 +91,14 @@ void snap_quarantine_record(json_t *changes, const gq_result *q)
             l += k + (l[k] == '\n');
         }
         free(runs);
-        char *detail = xasprintf("made inert by corral (moved to %s; corral git-restore puts it back): %s", it->moved_to,
-                                 joined.data ? joined.data : "");
+        /* What it would have run first: a narrow screen cuts the end. */
+        char *detail = xasprintf("made inert by corral: %s (moved to %s; corral git-restore puts it back)",
+                                 joined.data ? joined.data : "", it->moved_to);
         buf_free(&joined);
         char *clean = sanitize_text(detail, strlen(detail), 8192);
         /* First: what a reviewer must read before anything else. */
-        json_array_insert_new(risk, i, json_pack("{s:s, s:[s], s:s}", "path", it->path, "marks",
-                                                 hooks ? "hook" : "git-dir", "detail", clean));
+        json_array_insert_new(risk, i, json_pack("{s:s, s:[s], s:s, s:b}", "path", it->path, "marks",
+                                                 hooks ? "hook" : "git-dir", "detail", clean, "quarantined", 1));
         free(clean);
         free(detail);
     }

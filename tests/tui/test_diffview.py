@@ -51,6 +51,8 @@ def test_diff_view(t):
         screen = term.wait("n/N file")
         t.ok("command 1" in screen and "RISK hook" in screen and "hook pre-commit added" in screen,
              "d: the last command's diff, risk marks first", screen)
+        t.ok("RISK hook: sub/.git/hooks \u2014 made inert by corral: hook pre-commit (5 bytes" in screen,
+             "first of all what corral made inert after it, and what it would have run", screen)
         rows = screen.split("\n")
         sub_row = next((i for i, l in enumerate(rows) if "\u2502 A" in l and " sub " in l), None)
         keep_row = next((i for i, l in enumerate(rows) if "keep.txt" in l and "+2 -1" in l and "\u2502 M" in l), None)
