@@ -6,6 +6,7 @@
 #include "snap_watch.h"
 
 #include "snap_gitdir.h"
+#include "snap_walk.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -174,6 +175,21 @@ static bool add(snap_watch *w, const char *ws, const char *rel, int kind)
     return true;
 }
 
+/* A directory to read: one of the workspace (rel relative) is reached
+ * with no symlink followed on the way; a git directory a .git file names
+ * (absolute) as that file says. */
+static int open_dir(const char *ws, const char *rel)
+{
+    if (rel[0] == '/')
+        return open(rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int root = open(ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (root < 0 || !*rel)
+        return root;
+    int fd = snap_open_beneath(root, rel, O_RDONLY | O_DIRECTORY);
+    close(root);
+    return fd;
+}
+
 static char *join(const char *a, const char *b)
 {
     return *a ? xasprintf("%s/%s", a, b) : xstrdup(b);
@@ -184,12 +200,7 @@ static void add_tree(snap_watch *w, const char *ws, const char *rel, int kind, i
 {
     if (depth > 8 || !add(w, ws, rel, kind))
         return;
-    char path[PATH_MAX];
-    if (rel[0] == '/')
-        snprintf(path, sizeof path, "%s", rel);
-    else
-        snprintf(path, sizeof path, "%s/%s", ws, rel);
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open_dir(ws, rel);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0)
@@ -254,9 +265,7 @@ static void walk(snap_watch *w, const char *ws, const char *rel, snap_watch_skip
     }
     if (!add(w, ws, rel, W_TREE))
         return;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s%s%s", ws, *rel ? "/" : "", rel);
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open_dir(ws, rel);
     if (fd < 0)
         return;
     DIR *d = fdopendir(fd);
