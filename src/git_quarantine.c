@@ -418,41 +418,97 @@ static void quarantine_file(int dirfd, const char *dir_rel, const char *name, co
     free(text);
 }
 
-void gq_repo(int wsfd, const char *repo, const char *stamp, gq_result *out)
+/* rel/target ("a/b" joined with "../c") as a workspace-relative path
+ * without "." or ".." components; NULL when it leaves the workspace. */
+static char *inside(const char *base, const char *target)
 {
-    if (!*repo)
-        return;
-    int dfd = snap_open_beneath(wsfd, repo, O_RDONLY | O_DIRECTORY);
-    if (dfd < 0) {
-        if (errno != ENOENT)
-            add_error(out, "%s: cannot open it without following a symlink: %s", repo, strerror(errno));
-        return;
+    char *all = *base ? xasprintf("%s/%s", base, target) : xstrdup(target);
+    char **parts = NULL;
+    size_t n = 0;
+    bool ok = true;
+    for (char *save = NULL, *c = strtok_r(all, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        if (strcmp(c, ".") == 0)
+            continue;
+        if (strcmp(c, "..") == 0) {
+            if (n == 0) {
+                ok = false;
+                break;
+            }
+            n--;
+            continue;
+        }
+        parts = xrealloc(parts, (n + 1) * sizeof *parts);
+        parts[n++] = c;
     }
+    char *out = NULL;
+    if (ok && n) {
+        buf_t b;
+        buf_init(&b);
+        for (size_t i = 0; i < n; i++)
+            buf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
+        out = buf_steal(&b);
+    }
+    free(parts);
+    free(all);
+    return out;
+}
+
+/* Where a .git symlink or "gitdir:" file at repo points, as a
+ * workspace-relative path, when that is a directory inside the workspace
+ * reached without another symlink; NULL otherwise. */
+static char *pointed_gitdir(int wsfd, int dfd, const char *repo, const char *ws_path)
+{
+    char target[PATH_MAX];
     struct stat st;
-    if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0) {
-        close(dfd);
-        return;
+    if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return NULL;
+    if (S_ISLNK(st.st_mode)) {
+        ssize_t n = readlinkat(dfd, ".git", target, sizeof target - 1);
+        if (n <= 0)
+            return NULL;
+        target[n] = '\0';
+    } else {
+        size_t len = 0;
+        char *text = read_at(dfd, ".git", 4096, &len);
+        if (!text || strncmp(text, "gitdir: ", 8) != 0) {
+            free(text);
+            return NULL;
+        }
+        text[8 + strcspn(text + 8, "\r\n")] = '\0';
+        snprintf(target, sizeof target, "%s", text + 8);
+        free(text);
     }
-    if (!S_ISDIR(st.st_mode)) {
-        /* A .git file (or symlink) sends git to a git directory the
-         * sandbox chose, anywhere: the pointer goes. */
-        char moved[160];
-        snprintf(moved, sizeof moved, ".git.corral-quarantined-%s", stamp);
-        quarantine_file(dfd, repo, ".git", moved, "its .git points elsewhere", out);
-        close(dfd);
-        return;
+    char *rel;
+    if (target[0] == '/') {
+        size_t wl = ws_path ? strlen(ws_path) : 0;
+        if (!wl || strncmp(target, ws_path, wl) != 0 || target[wl] != '/')
+            return NULL;
+        rel = inside("", target + wl + 1);
+    } else {
+        rel = inside(repo, target);
     }
-    int gfd = openat(dfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    close(dfd);
+    int gfd = rel ? snap_open_beneath(wsfd, rel, O_RDONLY | O_DIRECTORY) : -1;
     if (gfd < 0) {
-        add_error(out, "%s/.git: cannot open it: %s", repo, strerror(errno));
+        free(rel);
+        return NULL;
+    }
+    close(gfd);
+    return rel;
+}
+
+/* The git directory at gitdir (workspace-relative) made inert. */
+static void quarantine_gitdir(int wsfd, const char *gitdir, const char *stamp, gq_result *out)
+{
+    int gfd = snap_open_beneath(wsfd, gitdir, O_RDONLY | O_DIRECTORY);
+    if (gfd < 0) {
+        add_error(out, "%s: cannot open it without following a symlink: %s", gitdir, strerror(errno));
         return;
     }
-    char *gitdir = join(repo, ".git");
     quar q = {.gfd = gfd, .gitdir = gitdir, .stamp = stamp, .fd = -1};
     quarantine_config(&q, "config", out);
     quarantine_config(&q, "config.worktree", out);
     quarantine_hooks(&q, out);
+    struct stat st;
     if (fstatat(gfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0 && quar_dir(&q, out) >= 0) {
         if (renameat(gfd, "commondir", q.fd, "commondir.quarantined") == 0) {
             gq_item *it = add_item(out);
@@ -474,8 +530,51 @@ void gq_repo(int wsfd, const char *repo, const char *stamp, gq_result *out)
         unlinkat(gfd, QUARANTINE_DIR, AT_REMOVEDIR);
     }
     free(q.rel);
-    free(gitdir);
     close(gfd);
+}
+
+void gq_repo(int wsfd, const char *repo, const char *stamp, gq_result *out)
+{
+    if (!*repo)
+        return;
+    int dfd = snap_open_beneath(wsfd, repo, O_RDONLY | O_DIRECTORY);
+    if (dfd < 0) {
+        if (errno != ENOENT)
+            add_error(out, "%s: cannot open it without following a symlink: %s", repo, strerror(errno));
+        return;
+    }
+    struct stat st;
+    if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        close(dfd);
+        return;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        /* A .git symlink or file: when it leads to a git directory inside
+         * the workspace, that one is made inert (and the next sandbox
+         * protects it through the pointer, pinned); anywhere else, the
+         * pointer itself goes. */
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", wsfd);
+        char ws_path[PATH_MAX];
+        ssize_t n = readlink(proc, ws_path, sizeof ws_path - 1);
+        if (n > 0)
+            ws_path[n] = '\0';
+        char *target = pointed_gitdir(wsfd, dfd, repo, n > 0 ? ws_path : NULL);
+        if (target) {
+            quarantine_gitdir(wsfd, target, stamp, out);
+            free(target);
+        } else {
+            char moved[160];
+            snprintf(moved, sizeof moved, ".git.corral-quarantined-%s", stamp);
+            quarantine_file(dfd, repo, ".git", moved, "its .git points outside the workspace", out);
+        }
+        close(dfd);
+        return;
+    }
+    close(dfd);
+    char *gitdir = join(repo, ".git");
+    quarantine_gitdir(wsfd, gitdir, stamp, out);
+    free(gitdir);
 }
 
 /* ---- putting it back ----------------------------------------------------------------- */

@@ -19,8 +19,10 @@
  *    corral-quarantine/STAMP/hooks.quarantined, an empty hooks/ made;
  *  - its commondir file (it would send git to another directory's config
  *    and hooks);
- *  - a .git that is a file or a symlink (git would follow it to a git
- *    directory of the sandbox's choosing): renamed .git.corral-quarantined-STAMP.
+ *  - a .git that is a file or a symlink: the git directory it leads to is
+ *    made inert as above when it is inside the workspace (and reached with
+ *    no further symlink); otherwise the pointer itself is renamed
+ *    .git.corral-quarantined-STAMP.
  *
  * Each move is recorded with the SHA-256 of what was moved and the exact
  * text of what it would have run, so a reviewer sees it, and `corral

@@ -105,17 +105,27 @@ def test_restore_refuses_what_changed_since(t):
 
 
 def test_a_gitfile_pointing_elsewhere(t):
+    # Inside the workspace: the git directory it names is made inert (the
+    # next sandbox protects it through the pointer).
     script = ("mkdir -p hidden && git init -q --bare hidden/g && git -C hidden/g config core.fsmonitor 'echo gitfile >> %s' "
               "&& mkdir -p sub3 && echo 'gitdir: ../hidden/g' > sub3/.git" % MARKER)
     w.corral("exec", "-C", w.ws, "--", "sh", "-c", script)
     sid = newest()
     host_git(os.path.join(w.ws, "sub3"), "status")
-    t.ok(not os.path.exists(MARKER), "a .git file made by a command no longer leads the host's git anywhere")
-    t.ok(not os.path.exists(os.path.join(w.ws, "sub3", ".git")) and
-         any(n.startswith(".git.corral-quarantined-") for n in os.listdir(os.path.join(w.ws, "sub3"))),
-         "it was renamed aside", os.listdir(os.path.join(w.ws, "sub3")))
+    t.ok(not os.path.exists(MARKER), "a .git file made by a command leads the host's git to nothing it planted")
+    t.ok("fsmonitor" not in open(os.path.join(w.ws, "hidden", "g", "config")).read(),
+         "the git directory it names was made inert")
     rec = record_of(sid)
-    t.ok(rec and "gitdir: ../hidden/g" in json.dumps(rec), "its text is in the record", rec)
+    t.ok(rec and "core.fsmonitor = echo gitfile" in json.dumps(rec), "what it would have run is in the record", rec)
+    # Outside it (a writable root of the session's: here the sandbox's own
+    # /tmp, gone with it): the pointer itself goes.
+    w.corral("exec", "-C", w.ws, "--", "sh", "-c", "mkdir -p sub4 && echo 'gitdir: /tmp/elsewhere/.git' > sub4/.git")
+    sid = newest()
+    t.ok(not os.path.exists(os.path.join(w.ws, "sub4", ".git")) and
+         any(n.startswith(".git.corral-quarantined-") for n in os.listdir(os.path.join(w.ws, "sub4"))),
+         "a .git file pointing out of the workspace is renamed aside", os.listdir(os.path.join(w.ws, "sub4")))
+    rec = record_of(sid)
+    t.ok(rec and "gitdir: /tmp/elsewhere/.git" in json.dumps(rec), "its text is in the record", rec)
 
 
 def test_a_typed_line_in_a_hooked_shell(t):
