@@ -578,20 +578,83 @@ typedef struct dir_todo {
     int depth;
 } dir_todo;
 
+typedef struct cfg_search {
+    protect_ctx *c;
+    const char *root;
+    dir_todo *todo;
+    size_t n, cap;
+} cfg_search;
+
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/* One entry of the directory cur (open as fd): protected if it is agent
+ * configuration, queued if it is a directory to search. */
+static void cfg_entry(cfg_search *S, const dir_todo *cur, int fd, const char *name, unsigned char t)
+{
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".git") == 0)
+        return;
+    /* Every name searched for starts with a dot: the others matter only as
+     * directories to go into. */
+    const agent_cfg *a = name[0] == '.' ? agent_cfg_named(name) : NULL;
+    bool vscode = strcmp(name, ".vscode") == 0;
+    if (!a && t != DT_DIR && t != DT_UNKNOWN && !(vscode && t == DT_LNK))
+        return;
+    struct stat st;
+    if (t == DT_UNKNOWN && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+    if (!a && t != DT_DIR && !(vscode && t == DT_LNK))
+        return;
+    char *p = sb_printf("%s%s%s", cur->path, strcmp(cur->path, "/") == 0 ? "" : "/", name);
+    if (a) {
+        protect_agent_cfg(S->c, p, S->root, a); /* and not searched: read-only as a whole */
+        free(p);
+        return;
+    }
+    if (vscode) {
+        const agent_cfg *tasks = agent_cfg_named(".vscode/tasks.json");
+        char *f = sb_printf("%s/tasks.json", p);
+        if (t == DT_LNK)
+            protect_agent_link(S->c, p, S->root, tasks);
+        else
+            protect_agent_cfg(S->c, f, S->root, tasks);
+        free(f);
+    }
+    if (t != DT_DIR || cur->depth + 1 >= AGENT_CFG_DEPTH) {
+        free(p);
+        return;
+    }
+    if (S->n == S->cap) {
+        S->cap = S->cap ? S->cap * 2 : 64;
+        S->todo = sb_realloc(S->todo, S->cap * sizeof *S->todo);
+    }
+    S->todo[S->n++] = (dir_todo){p, cur->depth + 1};
+}
+
 /* Agent configuration in root and the directories below it, down to
  * AGENT_CFG_DEPTH levels.  Every directory is opened with
- * RESOLVE_NO_SYMLINKS (one swapped for a symlink meanwhile leads nowhere);
- * the search never goes into .git, nor into what it found. */
+ * RESOLVE_NO_SYMLINKS (one swapped for a symlink meanwhile leads nowhere)
+ * and read with getdents64 (no more system calls per directory than the
+ * nested-repository search makes); the search never goes into .git, nor
+ * into what it found. */
 static int protect_agent_cfgs(protect_ctx *c, const char *root)
 {
     compile_state *cs = c->cs;
     size_t budget = agent_cfg_budget(), full = budget;
-    dir_todo *todo = sb_alloc(sizeof *todo);
-    size_t n = 0, cap = 1;
-    todo[n++] = (dir_todo){sb_strdup(root), 0};
+    enum { DENTS_BUF = 64 * 1024 };
+    char *buf = sb_alloc(DENTS_BUF);
+    cfg_search S = {.c = c, .root = root};
+    S.todo = sb_alloc(sizeof *S.todo);
+    S.cap = 1;
+    S.todo[S.n++] = (dir_todo){sb_strdup(root), 0};
     int rc = 0;
-    while (n > 0 && rc == 0) {
-        dir_todo cur = todo[--n];
+    while (S.n > 0 && rc == 0) {
+        dir_todo cur = S.todo[--S.n];
         if (budget-- == 0) {
             snprintf(cs->err, cs->errlen, "cannot protect the agent configuration in %s: it has more than %zu "
                      "directories within %d levels. Raise the limit (CORRAL_GIT_SCAN_DIRS=%zu in the environment "
@@ -602,69 +665,53 @@ static int protect_agent_cfgs(protect_ctx *c, const char *root)
             break;
         }
         int fd = open_dir_nofollow(cur.path);
-        DIR *d = fd < 0 ? NULL : fdopendir(fd);
-        if (!d) {
-            int e = errno;
-            if (fd >= 0)
-                close(fd);
-            rc = agent_cfg_unreadable(cs, cur.path, e);
+        if (fd < 0) {
+            rc = agent_cfg_unreadable(cs, cur.path, errno);
             free(cur.path);
             continue;
         }
-        const char *sep = strcmp(cur.path, "/") == 0 ? "" : "/";
-        struct dirent *e;
-        for (errno = 0; rc == 0 && (e = readdir(d)) != NULL; errno = 0) {
-            const char *name = e->d_name;
-            if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".git") == 0)
-                continue;
-            char *p = sb_printf("%s%s%s", cur.path, sep, name);
-            const agent_cfg *a = agent_cfg_named(name);
-            unsigned char t = e->d_type;
-            struct stat st;
-            if (t == DT_UNKNOWN && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-                t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-            if (a) {
-                protect_agent_cfg(c, p, root, a); /* and not searched: read-only as a whole */
-            } else if (strcmp(name, ".vscode") == 0 && (t == DT_DIR || t == DT_LNK)) {
-                const agent_cfg *tasks = agent_cfg_named(".vscode/tasks.json");
-                char *f = sb_printf("%s/tasks.json", p);
-                if (t == DT_LNK)
-                    protect_agent_link(c, p, root, tasks);
-                else
-                    protect_agent_cfg(c, f, root, tasks);
-                free(f);
+        for (;;) {
+            long got = syscall(SYS_getdents64, fd, buf, DENTS_BUF);
+            if (got < 0)
+                rc = agent_cfg_unreadable(cs, cur.path, errno);
+            if (got <= 0)
+                break;
+            for (long off = 0; off < got;) {
+                const struct linux_dirent64 *d = (const struct linux_dirent64 *)(buf + off);
+                off += d->d_reclen;
+                cfg_entry(&S, &cur, fd, d->d_name, d->d_type);
             }
-            if (!a && t == DT_DIR && cur.depth + 1 < AGENT_CFG_DEPTH) {
-                if (n == cap) {
-                    cap *= 2;
-                    todo = sb_realloc(todo, cap * sizeof *todo);
-                }
-                todo[n++] = (dir_todo){p, cur.depth + 1};
-                p = NULL;
-            }
-            free(p);
         }
-        if (rc == 0 && errno != 0)
-            rc = agent_cfg_unreadable(cs, cur.path, errno);
-        closedir(d);
+        close(fd);
         free(cur.path);
     }
-    for (size_t i = 0; i < n; i++)
-        free(todo[i].path);
-    free(todo);
+    for (size_t i = 0; i < S.n; i++)
+        free(S.todo[i].path);
+    free(S.todo);
+    free(buf);
     return rc;
 }
 
 /* Carve-outs inside the writable root w: agent configuration (first, so
  * that nothing the git protection pins inside it opens it again), git's
  * code-running parts, and placeholders for the missing agent directories
- * at its top. */
+ * at its top.  When both searches fail (too many directories, one that
+ * cannot be read), git's message is the one shown: it names more. */
 static int protect_writable_root(protect_ctx *ctx, const sb_protect_sink *sink, const char *w)
 {
+    compile_state *cs = ctx->cs;
+    char *agent_err = NULL;
     if (protect_agent_cfgs(ctx, w) < 0)
+        agent_err = sb_strdup(cs->err);
+    if (sb_protect_repos(w, sink, cs->err, cs->errlen) < 0) {
+        free(agent_err);
         return -1;
-    if (sb_protect_repos(w, sink, ctx->cs->err, ctx->cs->errlen) < 0)
+    }
+    if (agent_err) {
+        snprintf(cs->err, cs->errlen, "%s", agent_err);
+        free(agent_err);
         return -1;
+    }
     struct stat st;
     for (const agent_cfg *a = agent_cfgs; a->name; a++) {
         char *p = sb_printf("%s/%s", strcmp(w, "/") == 0 ? "" : w, a->name);

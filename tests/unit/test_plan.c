@@ -2058,6 +2058,32 @@ static void nothing_pinned_writable_inside_agent_configuration(void **state)
     free(w);
 }
 
+static void agent_search_fails_closed(void **state)
+{
+    (void)state;
+    /* A bare repository's insides are no place git searches, but agent
+     * configuration could sit there too: when the agent search runs out
+     * of directories, the plan fails like the git one, naming the limit. */
+    char *w = fresh_ws("barewide");
+    make_gitdir(w, "proj.git", "[core]\n\tbare = true\n");
+    for (int i = 0; i < 8; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "proj.git/d%d/x", i);
+        put(w, rel, "");
+    }
+    setenv("CORRAL_GIT_SCAN_DIRS", "6", 1);
+    sb_plan plan;
+    char err[1024];
+    int rc = compile_ws(w, &plan, err, sizeof err);
+    unsetenv("CORRAL_GIT_SCAN_DIRS");
+    assert_int_equal(rc, -1);
+    sb_plan_free(&plan);
+    assert_non_null(strstr(err, "agent configuration"));
+    assert_non_null(strstr(err, "more than 6 directories"));
+    assert_non_null(strstr(err, "CORRAL_GIT_SCAN_DIRS="));
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2105,6 +2131,7 @@ int main(void)
         cmocka_unit_test(agent_configuration_is_read_only_at_any_depth),
         cmocka_unit_test(planted_agent_symlinks_are_pinned_and_followed),
         cmocka_unit_test(nothing_pinned_writable_inside_agent_configuration),
+        cmocka_unit_test(agent_search_fails_closed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
