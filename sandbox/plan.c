@@ -11,9 +11,9 @@
  *    .git that run code (hooks, config, also in the gitdir a .git file points
  *    to and its common dir), and the agent configuration (.corral, .codex,
  *    .agents, .claude, .gemini, .mcp.json, .vscode/tasks.json) at its top and
- *    below it; and in a git directory a writable root lies in.  A write root inside a
- *    protected carve-out stays read-only: extra write roots never open what
- *    corral protects.
+ *    below it; and in a git directory a writable root lies in.  A write root
+ *    inside a protected carve-out stays read-only: extra write roots never
+ *    open what corral protects.
  * 3. A user's deny path or a protected path whose logical path runs through
  *    a symlink that the sandbox could rewrite (one inside a writable root)
  *    cannot be enforced: compilation fails, naming both paths.  Built-in
@@ -493,8 +493,15 @@ static void protect_agent_link(protect_ctx *c, const char *link, const char *roo
             if (*base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0 && realpath(tdir, canon) &&
                 sink_writable(c, canon)) {
                 char *where = sb_printf("%s/%s", strcmp(canon, "/") == 0 ? "" : canon, base);
-                if (lstat(where, &st) < 0 && errno == ENOENT)
+                if (lstat(where, &st) < 0 && errno == ENOENT) {
                     sink_placeholder(c, where, a->dir ? NULL : "", a->why);
+                    char *msg = sb_printf("%s is a symlink to %s, which does not exist: a sandboxed command may "
+                                          "have made it, to fill in later. An empty read-only placeholder holds "
+                                          "its place while sandboxes run: look at it before an agent runs there",
+                                          link, where);
+                    sink_warn(c, msg);
+                    free(msg);
+                }
                 free(where);
             }
             free(tdir);

@@ -2032,6 +2032,7 @@ static void planted_agent_symlinks_are_pinned_and_followed(void **state)
     assert_true(pinned(&plan, w, "sub"));
     assert_string_equal(placeholder(&plan, w, "later"), "dir");
     assert_true(warned(&plan, "sub/.claude is a symlink to"));
+    assert_true(warned(&plan, "sub/.gemini is a symlink to"));
     sb_plan_free(&plan);
     free(w);
 }
