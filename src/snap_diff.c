@@ -18,9 +18,9 @@
 
 const char *snap_risk_name(unsigned bit)
 {
-    static const char *const names[SNAP_RISK_KINDS] = {
-        "hook",         "hooks-path", "git-dir", "gitlink",  "corral",   "agent-config",
-        "envrc",        "ci",         "editor-task", "git-file", "exec-bit", "symlink-out"};
+    static const char *const names[SNAP_RISK_KINDS] = {"hook",  "hooks-path", "git-dir",     "gitlink",
+                                                       "corral", "agent-config", "envrc",   "ci",
+                                                       "editor-task", "git-file", "exec-bit", "symlink-out"};
     for (int i = 0; i < SNAP_RISK_KINDS; i++)
         if (bit == 1u << i)
             return names[i];
