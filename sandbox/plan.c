@@ -9,10 +9,11 @@
  *    $HOME is refused unless the request allows it explicitly.
  * 2. Protected carve-outs are added inside every writable root: the parts of
  *    .git that run code (hooks, config, also in the gitdir a .git file points
- *    to and its common dir), and .corral, .codex, .agents at its top; and in
- *    a git directory a writable root lies in.  A write root inside a
- *    protected carve-out stays read-only: extra write roots never open what
- *    corral protects.
+ *    to and its common dir), and the agent configuration (.corral, .codex,
+ *    .agents, .claude, .gemini, .mcp.json, .vscode/tasks.json) at its top and
+ *    below it; and in a git directory a writable root lies in.  A write root
+ *    inside a protected carve-out stays read-only: extra write roots never
+ *    open what corral protects.
  * 3. A user's deny path or a protected path whose logical path runs through
  *    a symlink that the sandbox could rewrite (one inside a writable root)
  *    cannot be enforced: compilation fails, naming both paths.  Built-in
@@ -39,21 +40,55 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Directories a command needs to run at all (:minimal). */
 static const char *const minimal_roots[] = {"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64",
                                             "/libx32", "/etc", NULL};
 
-/* Names at the top of a writable root that must stay read-only: tools
- * configure themselves from them, or (.corral) they widen corral's rules. */
-static const char *const protected_top[] = {".corral", ".codex", ".agents", NULL};
+/* Agent and tool configuration that a program loads when it starts in a
+ * directory, and that names commands it then runs (hooks, MCP servers,
+ * folder-open tasks) or, for .corral, rules that widen what corral lets
+ * run (docs/sandbox.md, "Agent configuration").  The CLIs look for it in
+ * the directory they start in, and Codex in every directory from the
+ * repository's top down to there: so wherever it is found in a writable
+ * root, down to AGENT_CFG_DEPTH levels, it is read-only.  A missing
+ * directory of these names gets an empty read-only placeholder at the top
+ * of each writable root, where a session starts its agents; a missing
+ * file gets none (an empty file there would show in `git status`, and be
+ * committed by `git add -A`).  Below the top, one a command creates is
+ * marked in its record (src/snap_diff.c) and read-only from the next
+ * command on. */
+typedef struct agent_cfg {
+    const char *name; /* an entry of a directory, or "dir/entry" */
+    bool dir;
+    const char *why;  /* the plan's label */
+} agent_cfg;
+
+static const agent_cfg agent_cfgs[] = {
+    {".corral", true, "protected: corral's rules for this directory (corral trust)"},
+    {".codex", true, "protected: Codex loads it in every directory from the repository's top to where it starts"},
+    {".agents", true, "protected: Codex loads skills from it in every directory from where it starts to the "
+                      "repository's top"},
+    {".claude", true, "protected: Claude Code loads its settings (hooks, MCP servers) where it starts"},
+    {".gemini", true, "protected: Gemini CLI loads its settings (hooks, MCP servers) and .env where it starts"},
+    {".mcp.json", false, "protected: Claude Code starts the MCP servers it names where it starts"},
+    {".vscode/tasks.json", false, "protected: VS Code runs its folder-open tasks when it opens the folder"},
+    {NULL, false, NULL},
+};
+
+/* Levels below a writable root searched for agent configuration: its
+ * entries are level 1 (as for nested git repositories, gitprotect.c). */
+#define AGENT_CFG_DEPTH 3
 
 /* Build-tool homes bound read-write to corral's cache, so builds work and
  * the real home is never written. */
@@ -388,27 +423,309 @@ static bool sink_writable(void *u, const char *path)
     return best && best->access == SB_WRITE && !best->special_tmp;
 }
 
-/* Carve-outs inside the writable root w: git's code-running parts, and
- * the per-project configuration of corral and of agents at its top. */
+/* Pin the directories from dir up to root (not root itself, nor what the
+ * sandbox cannot write): a directory holding a read-only mount can still
+ * be renamed, and a new one with a configuration of the sandbox's made in
+ * its place. */
+static void pin_chain(protect_ctx *c, const char *dir, const char *root)
+{
+    char *d = sb_strdup(dir);
+    while (strcmp(d, "/") != 0 && strcmp(d, root) != 0 && sink_writable(c, d)) {
+        sink_pin(c, d, "pinned: holds agent configuration");
+        char *slash = strrchr(d, '/');
+        if (slash == d)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+    free(d);
+}
+
+static char *parent_of(const char *path)
+{
+    char *p = sb_strdup(path);
+    char *slash = strrchr(p, '/');
+    if (slash == p)
+        slash[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    return p;
+}
+
+/* What a configuration symlink points to now, made read-only where the
+ * sandbox could write it (an agent reads through the link); one that
+ * points to nothing gets a placeholder there when the sandbox could
+ * create it.  The link itself is bound onto itself: it can be neither
+ * re-pointed nor removed while the sandbox runs. */
+static void protect_agent_link(protect_ctx *c, const char *link, const char *root, const agent_cfg *a)
+{
+    char *up = parent_of(link);
+    pin_chain(c, up, root);
+    sink_pin_link(c, link, a->why);
+    /* Through a .vscode link only tasks.json matters. */
+    const char *slash = strchr(a->name, '/');
+    char *follow = slash ? sb_printf("%s%s", link, slash) : sb_strdup(link);
+    char target[PATH_MAX];
+    struct stat st;
+    if (realpath(follow, target)) {
+        if (sink_writable(c, target) && !inside_whole(c, target) && stat(target, &st) == 0) {
+            char *tup = parent_of(target);
+            pin_chain(c, tup, root);
+            free(tup);
+            protect_existing(c, target, S_ISDIR(st.st_mode), a->why);
+            if (S_ISDIR(st.st_mode))
+                sb_list_push(&c->whole, &c->n_whole, target);
+            char *msg = sb_printf("%s is a symlink to %s, inside a directory the sandbox can write: a sandboxed "
+                                  "command may have made both. Both are read-only while sandboxes run, but an "
+                                  "agent started there follows it: look at what it points to first", link, target);
+            sink_warn(c, msg);
+            free(msg);
+        }
+    } else if (errno == ENOENT && !slash) {
+        /* Nothing there yet: where it would be, if its directory exists. */
+        char to[PATH_MAX];
+        ssize_t n = readlink(link, to, sizeof to - 1);
+        if (n > 0) {
+            to[n] = '\0';
+            char *lexical = to[0] == '/' ? sb_strdup(to) : sb_printf("%s/%s", up, to);
+            char *tdir = parent_of(lexical), canon[PATH_MAX];
+            const char *base = strrchr(lexical, '/') + 1;
+            if (*base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0 && realpath(tdir, canon) &&
+                sink_writable(c, canon)) {
+                char *where = sb_printf("%s/%s", strcmp(canon, "/") == 0 ? "" : canon, base);
+                if (lstat(where, &st) < 0 && errno == ENOENT) {
+                    sink_placeholder(c, where, a->dir ? NULL : "", a->why);
+                    char *msg = sb_printf("%s is a symlink to %s, which does not exist: a sandboxed command may "
+                                          "have made it, to fill in later. An empty read-only placeholder holds "
+                                          "its place while sandboxes run: look at it before an agent runs there",
+                                          link, where);
+                    sink_warn(c, msg);
+                    free(msg);
+                }
+                free(where);
+            }
+            free(tdir);
+            free(lexical);
+        }
+    }
+    free(follow);
+    free(up);
+}
+
+/* Agent configuration found at path (not followed): read-only (a
+ * directory as a whole: nothing is pinned writable inside it), and the
+ * directories holding it pinned. */
+static void protect_agent_cfg(protect_ctx *c, const char *path, const char *root, const agent_cfg *a)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0 || inside_whole(c, path) || !sink_writable(c, path))
+        return;
+    if (S_ISLNK(st.st_mode)) {
+        protect_agent_link(c, path, root, a);
+        return;
+    }
+    char *up = parent_of(path);
+    pin_chain(c, up, root);
+    free(up);
+    protect_existing(c, path, S_ISDIR(st.st_mode), a->why);
+    if (S_ISDIR(st.st_mode))
+        sb_list_push(&c->whole, &c->n_whole, path);
+}
+
+static const agent_cfg *agent_cfg_named(const char *name)
+{
+    for (const agent_cfg *a = agent_cfgs; a->name; a++)
+        if (strcmp(a->name, name) == 0)
+            return a;
+    return NULL;
+}
+
+/* The directories the search may list below one root: as many as the
+ * nested-repository search may look at (gitprotect.c), which lists the
+ * same levels and probes one more. */
+static size_t agent_cfg_budget(void)
+{
+    const char *env = getenv("CORRAL_GIT_SCAN_DIRS");
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (errno == 0 && *end == '\0' && v > 0 && v <= SIZE_MAX)
+            return (size_t)v;
+    }
+    return SB_GIT_SCAN_DIRS_DEFAULT;
+}
+
+/* A directory the search cannot list: passed over when nothing in it is
+ * reachable to us (nor to a sandbox running as us), an error when we
+ * could enter it or make it readable again: a sandboxed command could
+ * have hidden a configuration there with chmod. */
+static int agent_cfg_unreadable(compile_state *cs, const char *path, int e)
+{
+    if (e == ENOENT || e == ENOTDIR || e == ELOOP)
+        return 0; /* gone, or swapped for a file or symlink meanwhile */
+    struct stat st;
+    if (e == EACCES && !(lstat(path, &st) == 0 && st.st_uid == geteuid()) && access(path, X_OK) != 0)
+        return 0;
+    snprintf(cs->err, cs->errlen, "cannot look for agent configuration in %s: %s (a sandboxed command could hide "
+             "one there that an agent later loads); make it readable (chmod u+rx %s) or remove it", path,
+             strerror(e), path);
+    return -1;
+}
+
+static int open_dir_nofollow(const char *path)
+{
+    struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                           .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+}
+
+typedef struct dir_todo {
+    char *path;
+    int depth;
+} dir_todo;
+
+typedef struct cfg_search {
+    protect_ctx *c;
+    const char *root;
+    dir_todo *todo;
+    size_t n, cap;
+} cfg_search;
+
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/* One entry of the directory cur (open as fd): protected if it is agent
+ * configuration, queued if it is a directory to search. */
+static void cfg_entry(cfg_search *S, const dir_todo *cur, int fd, const char *name, unsigned char t)
+{
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".git") == 0)
+        return;
+    /* Every name searched for starts with a dot: the others matter only as
+     * directories to go into. */
+    const agent_cfg *a = name[0] == '.' ? agent_cfg_named(name) : NULL;
+    bool vscode = strcmp(name, ".vscode") == 0;
+    if (!a && t != DT_DIR && t != DT_UNKNOWN && !(vscode && t == DT_LNK))
+        return;
+    struct stat st;
+    if (t == DT_UNKNOWN && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+    if (!a && t != DT_DIR && !(vscode && t == DT_LNK))
+        return;
+    char *p = sb_printf("%s%s%s", cur->path, strcmp(cur->path, "/") == 0 ? "" : "/", name);
+    if (a) {
+        protect_agent_cfg(S->c, p, S->root, a); /* and not searched: read-only as a whole */
+        free(p);
+        return;
+    }
+    if (vscode) {
+        const agent_cfg *tasks = agent_cfg_named(".vscode/tasks.json");
+        char *f = sb_printf("%s/tasks.json", p);
+        if (t == DT_LNK)
+            protect_agent_link(S->c, p, S->root, tasks);
+        else
+            protect_agent_cfg(S->c, f, S->root, tasks);
+        free(f);
+    }
+    if (t != DT_DIR || cur->depth + 1 >= AGENT_CFG_DEPTH) {
+        free(p);
+        return;
+    }
+    if (S->n == S->cap) {
+        S->cap = S->cap ? S->cap * 2 : 64;
+        S->todo = sb_realloc(S->todo, S->cap * sizeof *S->todo);
+    }
+    S->todo[S->n++] = (dir_todo){p, cur->depth + 1};
+}
+
+/* Agent configuration in root and the directories below it, down to
+ * AGENT_CFG_DEPTH levels.  Every directory is opened with
+ * RESOLVE_NO_SYMLINKS (one swapped for a symlink meanwhile leads nowhere)
+ * and read with getdents64 (no more system calls per directory than the
+ * nested-repository search makes); the search never goes into .git, nor
+ * into what it found. */
+static int protect_agent_cfgs(protect_ctx *c, const char *root)
+{
+    compile_state *cs = c->cs;
+    size_t budget = agent_cfg_budget(), full = budget;
+    enum { DENTS_BUF = 64 * 1024 };
+    char *buf = sb_alloc(DENTS_BUF);
+    cfg_search S = {.c = c, .root = root};
+    S.todo = sb_alloc(sizeof *S.todo);
+    S.cap = 1;
+    S.todo[S.n++] = (dir_todo){sb_strdup(root), 0};
+    int rc = 0;
+    while (S.n > 0 && rc == 0) {
+        dir_todo cur = S.todo[--S.n];
+        if (budget-- == 0) {
+            snprintf(cs->err, cs->errlen, "cannot protect the agent configuration in %s: it has more than %zu "
+                     "directories within %d levels. Raise the limit (CORRAL_GIT_SCAN_DIRS=%zu in the environment "
+                     "of corral and of its server), or move big trees out of %s", root, full, AGENT_CFG_DEPTH,
+                     full * 4, root);
+            free(cur.path);
+            rc = -1;
+            break;
+        }
+        int fd = open_dir_nofollow(cur.path);
+        if (fd < 0) {
+            rc = agent_cfg_unreadable(cs, cur.path, errno);
+            free(cur.path);
+            continue;
+        }
+        for (;;) {
+            long got = syscall(SYS_getdents64, fd, buf, DENTS_BUF);
+            if (got < 0)
+                rc = agent_cfg_unreadable(cs, cur.path, errno);
+            if (got <= 0)
+                break;
+            for (long off = 0; off < got;) {
+                const struct linux_dirent64 *d = (const struct linux_dirent64 *)(buf + off);
+                off += d->d_reclen;
+                cfg_entry(&S, &cur, fd, d->d_name, d->d_type);
+            }
+        }
+        close(fd);
+        free(cur.path);
+    }
+    for (size_t i = 0; i < S.n; i++)
+        free(S.todo[i].path);
+    free(S.todo);
+    free(buf);
+    return rc;
+}
+
+/* Carve-outs inside the writable root w: agent configuration (first, so
+ * that nothing the git protection pins inside it opens it again), git's
+ * code-running parts, and placeholders for the missing agent directories
+ * at its top.  When both searches fail (too many directories, one that
+ * cannot be read), git's message is the one shown: it names more. */
 static int protect_writable_root(protect_ctx *ctx, const sb_protect_sink *sink, const char *w)
 {
     compile_state *cs = ctx->cs;
-    if (sb_protect_repos(w, sink, cs->err, cs->errlen) < 0)
+    char *agent_err = NULL;
+    if (protect_agent_cfgs(ctx, w) < 0)
+        agent_err = sb_strdup(cs->err);
+    if (sb_protect_repos(w, sink, cs->err, cs->errlen) < 0) {
+        free(agent_err);
         return -1;
+    }
+    if (agent_err) {
+        snprintf(cs->err, cs->errlen, "%s", agent_err);
+        free(agent_err);
+        return -1;
+    }
     struct stat st;
-    for (const char *const *name = protected_top; *name; name++) {
-        char *p = sb_printf("%s/%s", strcmp(w, "/") == 0 ? "" : w, *name);
-        if (lstat(p, &st) < 0 && errno == ENOENT) {
-            /* A read-only mount needs a mount point: an empty directory
-             * made now and removed when the last sandbox using it ends. */
+    for (const agent_cfg *a = agent_cfgs; a->name; a++) {
+        char *p = sb_printf("%s/%s", strcmp(w, "/") == 0 ? "" : w, a->name);
+        /* A read-only mount needs a mount point: an empty directory made
+         * now and removed when the last sandbox using it ends. */
+        if (a->dir && lstat(p, &st) < 0 && errno == ENOENT)
             sink_placeholder(ctx, p, NULL, "protected (empty; created for the mount)");
-        } else if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
-            protect_existing(ctx, p, S_ISDIR(st.st_mode), "protected: agents read it");
-        } else if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
-            /* A symlink there could be re-pointed: the check below fails
-             * the plan. */
-            add_resolved(cs, p, SB_READ, true, true, false, "protected");
-        }
         free(p);
     }
     return 0;

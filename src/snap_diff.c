@@ -18,21 +18,16 @@
 
 const char *snap_risk_name(unsigned bit)
 {
-    static const char *const names[SNAP_RISK_KINDS] = {"hook",   "hooks-path", "git-dir",     "gitlink",
-                                                       "corral", "envrc",      "ci",          "editor-task",
-                                                       "git-file", "exec-bit", "symlink-out"};
+    static const char *const names[SNAP_RISK_KINDS] = {"hook",  "hooks-path", "git-dir",     "gitlink",
+                                                       "corral", "agent-config", "envrc",   "ci",
+                                                       "editor-task", "git-file", "exec-bit", "symlink-out"};
     for (int i = 0; i < SNAP_RISK_KINDS; i++)
         if (bit == 1u << i)
             return names[i];
     return "?";
 }
 
-static bool has_prefix(const char *s, const char *p)
-{
-    return strncmp(s, p, strlen(p)) == 0;
-}
-
-/* path is name, or ends in /name. */
+/* path is name, or ends in /name (name may hold a '/': ".vscode/tasks.json"). */
 static bool is_named(const char *path, const char *name)
 {
     size_t n = strlen(path), k = strlen(name);
@@ -49,34 +44,114 @@ static bool in_dir(const char *path, const char *dir)
     return false;
 }
 
+/* The last component of path ends in suffix (and is more than it). */
+static bool name_ends(const char *path, const char *suffix)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
+/* What a path's name says about it, at any depth: configuration that a
+ * program loads, and runs what it names, when it starts in (or is pointed
+ * at) the directory that holds it (docs/sandbox.md, "Agent
+ * configuration"; docs/snapshots.md, "Risk marks").  A directory rule
+ * matches what is inside it and the name itself (a symlink called
+ * .claude).  The first rule that matches gives the detail. */
+typedef enum { R_FILE, R_DIR, R_SUFFIX } rule_kind;
+typedef struct risk_rule {
+    rule_kind kind;
+    const char *name;
+    unsigned risk;
+    const char *why;
+} risk_rule;
+
+static const risk_rule rules[] = {
+    {R_DIR, ".githooks", RISK_HOOK, "a git hooks directory (core.hooksPath): git runs these files"},
+    {R_DIR, ".husky", RISK_HOOK, "husky's hooks: git runs them (core.hooksPath = .husky/_) and they run these scripts"},
+    {R_FILE, ".pre-commit-config.yaml", RISK_HOOK,
+     "pre-commit runs the hooks it lists (any command, for a local one) at git commit"},
+    {R_FILE, "lefthook.yml", RISK_HOOK, "lefthook runs the commands it lists from git's hooks"},
+    {R_FILE, ".lefthook.yml", RISK_HOOK, "lefthook runs the commands it lists from git's hooks"},
+    {R_FILE, "lefthook-local.yml", RISK_HOOK, "lefthook runs the commands it lists from git's hooks"},
+    {R_DIR, ".lefthook", RISK_HOOK, "lefthook's scripts: git's hooks run them"},
+    {R_DIR, ".corral", RISK_CORRAL, "corral loads .corral/rules once you trust this directory (corral trust)"},
+    {R_DIR, ".codex", RISK_AGENT,
+     "Codex loads .codex/ in every directory from the repository's top down to where it starts: config.toml "
+     "(MCP servers and hooks it runs, sandbox and approval settings) and rules"},
+    {R_DIR, ".agents", RISK_AGENT,
+     "Codex loads skills from .agents/ in every directory from where it starts up to the repository's top: "
+     "instructions and scripts an agent may run"},
+    {R_DIR, ".claude", RISK_AGENT,
+     "Claude Code loads .claude/ where it starts: settings (hooks it runs, MCP servers, permissions), skills, "
+     "commands and agents"},
+    {R_FILE, ".mcp.json", RISK_AGENT, "Claude Code starts the MCP servers .mcp.json names where it starts"},
+    {R_DIR, ".gemini", RISK_AGENT,
+     "Gemini CLI loads .gemini/ where it starts: settings (hooks and MCP servers it runs) and .env"},
+    {R_DIR, ".cursor", RISK_AGENT, "Cursor loads .cursor/ for the folder it opens: MCP servers, hooks, rules"},
+    {R_DIR, ".opencode", RISK_AGENT, "opencode loads .opencode/ where it starts: plugins it runs, agents, commands"},
+    {R_FILE, "opencode.json", RISK_AGENT, "opencode loads it where it starts: MCP servers it runs"},
+    {R_FILE, "opencode.jsonc", RISK_AGENT, "opencode loads it where it starts: MCP servers it runs"},
+    {R_DIR, ".continue", RISK_AGENT, "Continue loads .continue/ for the folder it opens: MCP servers it runs"},
+    {R_FILE, ".aider.conf.yml", RISK_AGENT, "aider loads it where it starts: the lint and test commands it runs"},
+    {R_FILE, "AGENTS.md", RISK_AGENT, "instructions Codex and other agents read when they start at or below here"},
+    {R_FILE, "AGENTS.override.md", RISK_AGENT, "instructions Codex reads when it starts at or below here"},
+    {R_FILE, "CLAUDE.md", RISK_AGENT, "instructions Claude Code reads when it starts at or below here"},
+    {R_FILE, "CLAUDE.local.md", RISK_AGENT, "instructions Claude Code reads when it starts at or below here"},
+    {R_FILE, "GEMINI.md", RISK_AGENT, "instructions Gemini CLI reads when it starts at or below here"},
+    {R_FILE, ".envrc", RISK_ENVRC,
+     "direnv runs .envrc when you enter this directory or one below it, once you allow it (direnv allow)"},
+    {R_FILE, ".gitlab-ci.yml", RISK_CI, "CI runs it on push, with the repository's secrets"},
+    {R_FILE, ".travis.yml", RISK_CI, "CI runs it on push, with the repository's secrets"},
+    {R_FILE, "Jenkinsfile", RISK_CI, "CI runs it on push, with the repository's secrets"},
+    {R_FILE, "azure-pipelines.yml", RISK_CI, "CI runs it on push, with the repository's secrets"},
+    {R_FILE, "bitbucket-pipelines.yml", RISK_CI, "CI runs it on push, with the repository's secrets"},
+    {R_FILE, ".drone.yml", RISK_CI, "CI runs it on push, with the repository's secrets"},
+    {R_DIR, ".github/workflows", RISK_CI, "GitHub Actions runs it on push, with the repository's secrets"},
+    {R_DIR, ".github/actions", RISK_CI,
+     "a local action: the workflows that use it run it, with the repository's secrets"},
+    {R_DIR, ".circleci", RISK_CI, "CI runs it on push, with the repository's secrets"},
+    {R_DIR, ".buildkite", RISK_CI, "CI runs it on push, with the repository's secrets"},
+    {R_DIR, ".gitea/workflows", RISK_CI, "CI runs it on push, with the repository's secrets"},
+    {R_DIR, ".forgejo/workflows", RISK_CI, "CI runs it on push, with the repository's secrets"},
+    {R_FILE, ".vscode/tasks.json", RISK_EDITOR,
+     "VS Code runs its folder-open tasks when it opens this folder (a trusted one), and the others on request"},
+    {R_FILE, ".vscode/settings.json", RISK_EDITOR,
+     "VS Code's settings for this folder can name programs (interpreters, linters, servers) its extensions run"},
+    {R_FILE, ".vscode/launch.json", RISK_EDITOR, "the programs VS Code's debugger starts for this folder"},
+    {R_FILE, ".vscode/extensions.json", RISK_EDITOR, "extensions VS Code offers to install for this folder"},
+    {R_SUFFIX, ".code-workspace", RISK_EDITOR, "a VS Code workspace: its tasks and settings, as in .vscode/"},
+    {R_DIR, ".idea/runConfigurations", RISK_EDITOR, "programs a JetBrains IDE runs for this project"},
+    {R_DIR, ".devcontainer", RISK_EDITOR,
+     "a dev container's commands, run when the folder is opened in one (initializeCommand on your host)"},
+    {R_FILE, ".gitattributes", RISK_GIT_FILE, "git applies the filters and diff drivers it names to these files"},
+    {R_FILE, ".gitmodules", RISK_GIT_FILE, "git fetches submodules from the URLs it names"},
+};
+
+static bool rule_matches(const risk_rule *r, const char *path)
+{
+    switch (r->kind) {
+    case R_FILE: return is_named(path, r->name);
+    case R_DIR: return in_dir(path, r->name) || is_named(path, r->name);
+    default: return name_ends(path, r->name);
+    }
+}
+
+const char *snap_path_risk_why(const char *path)
+{
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rule_matches(&rules[i], path))
+            return rules[i].why;
+    return NULL;
+}
+
 unsigned snap_path_risks(const char *path, unsigned old_mode, unsigned new_mode)
 {
     unsigned r = 0;
-    if (has_prefix(path, ".corral/") || in_dir(path, ".corral"))
-        r |= RISK_CORRAL;
-    if (is_named(path, ".envrc"))
-        r |= RISK_ENVRC;
-    static const char *const ci_files[] = {".gitlab-ci.yml", ".travis.yml", "Jenkinsfile", "azure-pipelines.yml",
-                                           "bitbucket-pipelines.yml", ".drone.yml", NULL};
-    static const char *const ci_dirs[] = {".github/workflows", ".circleci", ".buildkite", ".gitea/workflows",
-                                          ".forgejo/workflows", NULL};
-    for (const char *const *f = ci_files; *f; f++)
-        if (is_named(path, *f))
-            r |= RISK_CI;
-    for (const char *const *d = ci_dirs; *d; d++)
-        if (has_prefix(path, *d) && path[strlen(*d)] == '/')
-            r |= RISK_CI;
-    static const char *const editor[] = {".vscode/tasks.json", ".vscode/launch.json", ".vscode/settings.json",
-                                         ".vscode/extensions.json", NULL};
-    for (const char *const *f = editor; *f; f++)
-        if (is_named(path, *f))
-            r |= RISK_EDITOR;
-    if (in_dir(path, ".idea/runConfigurations") || in_dir(path, ".devcontainer"))
-        r |= RISK_EDITOR;
-    if (is_named(path, ".gitattributes") || is_named(path, ".gitmodules"))
-        r |= RISK_GIT_FILE;
-    if (in_dir(path, ".githooks") || in_dir(path, ".husky"))
-        r |= RISK_HOOK;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rule_matches(&rules[i], path))
+            r |= rules[i].risk;
     if ((new_mode & 0111) && new_mode != 0120000 && new_mode != 0160000 && !(old_mode & 0111))
         r |= RISK_EXEC;
     return r;
@@ -126,6 +201,18 @@ static void add_detail(snap_file *f, bool first, const char *fmt, const char *a,
 static void set_detail(snap_file *f, const char *fmt, const char *a, const char *b)
 {
     add_detail(f, false, fmt, a, b);
+}
+
+/* Why a row's name makes it risky (or, renamed, its old name), first in
+ * its detail: the reviewer reads what runs it before anything else. */
+static void path_detail(snap_file *f)
+{
+    const char *why = snap_path_risk_why(f->path);
+    if (why) {
+        add_detail(f, true, "%s%s", why, "");
+    } else if (f->old_path && (why = snap_path_risk_why(f->old_path)) != NULL) {
+        add_detail(f, true, "renamed from %s: %s", f->old_path, why);
+    }
 }
 
 static snap_file *add_file(snap_changes *c)
@@ -239,6 +326,7 @@ static int tree_changes(snap_store *st, git_tree *a, git_tree *b, snap_changes *
         f->risks = snap_path_risks(f->path, f->old_mode, f->new_mode);
         if (f->old_path)
             f->risks |= snap_path_risks(f->old_path, 0, 0) & ~RISK_EXEC;
+        path_detail(f);
         if (f->new_mode == GIT_FILEMODE_LINK && target_escapes(f->path, f->new_target) &&
             (!f->old_target || !f->new_target || strcmp(f->old_target, f->new_target) != 0)) {
             f->risks |= RISK_SYMLINK_OUT;
@@ -278,6 +366,7 @@ static void large_changes(snap_changes *c, const snap_meta *ma, const snap_meta 
             f->old_mode = old ? old->mode : 0;
             f->old_size = old ? old->size : 0;
             f->risks = snap_path_risks(l->path, f->old_mode, l->mode);
+            path_detail(f);
         }
         f->large = true;
         f->new_mode = l->mode;
@@ -367,9 +456,30 @@ static void repo_changes(snap_changes *c, const snap_meta *ma, const snap_meta *
 
 static void missed_from_meta(snap_changes *c, const snap_meta *ma, const snap_meta *mb)
 {
-    for (size_t i = 0; i < mb->n_ignored; i++)
-        if (!snap_meta_has_ignored(ma, mb->ignored[i]))
-            add_missed(c, mb->ignored[i], "excluded", 0, 0);
+    for (size_t i = 0; i < mb->n_ignored; i++) {
+        const char *path = mb->ignored[i];
+        if (snap_meta_has_ignored(ma, path))
+            continue;
+        add_missed(c, path, "excluded", 0, 0);
+        /* Agent settings are often ignored (.claude/settings.local.json,
+         * .envrc): their content is not captured, but their appearing
+         * must still be marked.  A change to one already there is not
+         * seen. */
+        size_t n = strlen(path);
+        char *name = n > 1 && path[n - 1] == '/' ? xstrndup(path, n - 1) : xstrdup(path);
+        unsigned risks = snap_path_risks(name, 0, 0);
+        if (risks && !find_file(c, name)) {
+            snap_file *f = add_file(c);
+            f->status = 'A';
+            f->path = name;
+            f->risks = risks;
+            path_detail(f);
+            add_detail(f, false, "not captured (excluded from snapshots%s): later changes to it are not seen%s",
+                       path[n - 1] == '/' ? ", with everything in it" : "", "");
+        } else {
+            free(name);
+        }
+    }
     for (size_t i = 0; i < mb->n_capped; i++)
         add_missed(c, mb->capped[i].path[0] ? mb->capped[i].path : ".", "new-file cap", 0, mb->capped[i].count);
     for (size_t i = 0; i < mb->n_invalid; i++) {

@@ -23,14 +23,15 @@ typedef enum snap_risk {
     RISK_GIT_DIR = 1u << 2,     /* a new or changed .git directory (its config) */
     RISK_GITLINK = 1u << 3,     /* a nested repository appeared, moved or went */
     RISK_CORRAL = 1u << 4,      /* .corral/ (rules a trusted workspace loads) */
-    RISK_ENVRC = 1u << 5,       /* .envrc (direnv runs it) */
-    RISK_CI = 1u << 6,          /* CI definitions (.github/workflows, ...) */
-    RISK_EDITOR = 1u << 7,      /* editor tasks and settings (.vscode/tasks.json, ...) */
-    RISK_GIT_FILE = 1u << 8,    /* .gitattributes, .gitmodules */
-    RISK_EXEC = 1u << 9,        /* the executable bit added */
-    RISK_SYMLINK_OUT = 1u << 10,/* a symlink pointing out of the workspace */
+    RISK_AGENT = 1u << 5,       /* agent configuration (.codex/, .claude/, .mcp.json, ...) */
+    RISK_ENVRC = 1u << 6,       /* .envrc (direnv runs it) */
+    RISK_CI = 1u << 7,          /* CI definitions (.github/workflows, ...) */
+    RISK_EDITOR = 1u << 8,      /* editor tasks and settings (.vscode/tasks.json, ...) */
+    RISK_GIT_FILE = 1u << 9,    /* .gitattributes, .gitmodules */
+    RISK_EXEC = 1u << 10,       /* the executable bit added */
+    RISK_SYMLINK_OUT = 1u << 11,/* a symlink pointing out of the workspace */
 } snap_risk;
-#define SNAP_RISK_KINDS 11
+#define SNAP_RISK_KINDS 12
 /* The name of a mark ("hook", "exec-bit", ...) for JSON and the CLI. */
 const char *snap_risk_name(unsigned bit);
 
@@ -76,5 +77,9 @@ json_t *snap_changes_json(const snap_changes *c, bool files);
 
 /* The risk marks of one path by its name and modes alone. */
 unsigned snap_path_risks(const char *path, unsigned old_mode, unsigned new_mode);
+/* Why the path's name makes it risky, for the mark's detail: what runs it
+ * and when ("Claude Code loads .claude/ where it starts ..."); NULL when
+ * its name does not. */
+const char *snap_path_risk_why(const char *path);
 
 #endif

@@ -248,6 +248,40 @@ def test_hook_is_risk_marked(t):
     t.ok("corral: risk [" in d.stderr and "pre-commit" in d.stderr, "corral diff names them on stderr", d.stderr)
 
 
+def test_agent_configuration_is_marked(t):
+    # Agent configuration a command plants below the workspace's top, where
+    # the sandbox lets it (nothing was there to protect): each file is
+    # marked, with what loads it, in the record and by corral diff; one
+    # .gitignore excludes is marked as it appears.
+    ws = fresh_ws("agentcfg")
+    with open(os.path.join(ws, ".gitignore"), "w") as f:
+        f.write("settings.local.json\n")
+    sid = run(ws, "mkdir -p sub/.codex sub/.claude pkg/.gemini sub/.vscode && "
+                  "echo 'notify = [\"sh\", \"-c\", \"id\"]' > sub/.codex/config.toml && "
+                  "echo '{\"hooks\": {}}' > sub/.claude/settings.local.json && echo '{}' > pkg/.mcp.json && "
+                  "echo '{}' > pkg/.gemini/settings.json && echo '{}' > sub/.vscode/tasks.json && "
+                  "echo repos: > sub/.pre-commit-config.yaml && echo ok > sub/plain.txt")
+    r = diff(sid)
+    risk = {x["path"]: x for x in r["changes"]["risk"]}
+    expect = {"sub/.codex/config.toml": ("agent-config", "Codex"),
+              "sub/.claude/settings.local.json": ("agent-config", "not captured"),
+              "pkg/.mcp.json": ("agent-config", "MCP servers"),
+              "pkg/.gemini/settings.json": ("agent-config", "Gemini CLI"),
+              "sub/.vscode/tasks.json": ("editor-task", "folder-open"),
+              "sub/.pre-commit-config.yaml": ("hook", "pre-commit")}
+    for path, (mark, why) in expect.items():
+        x = risk.get(path, {})
+        t.ok(mark in x.get("marks", []) and why in x.get("detail", ""),
+             "%s is marked %s, saying what loads it" % (path, mark), x or risk)
+    t.ok("sub/plain.txt" not in risk, "a plain file is not marked", risk)
+    rec = record(sid, 1)
+    t.ok(rec and any(x["path"] == "sub/.codex/config.toml" for x in rec.get("risk", [])),
+         "the command's record carries the marks", rec)
+    d = w.corral("diff", str(sid))
+    t.ok("corral: risk [agent-config] sub/.codex/config.toml: Codex loads .codex/" in d.stderr,
+         "corral diff names the file and why on stderr", d.stderr)
+
+
 def test_users_git_and_workspace_untouched(t):
     ws = fresh_ws("userrepo")
     marker_dir = os.path.join(w.base, "markers")
@@ -366,5 +400,6 @@ def test_patch_undoes_with_git_apply(t):
 
 run_tests(Tap(), [test_every_change_kind, test_the_before_precedes_the_command, test_patch_undoes_with_git_apply, test_revert,
                   test_revert_never_follows_a_planted_symlink, test_hook_is_risk_marked,
+                  test_agent_configuration_is_marked,
                   test_users_git_and_workspace_untouched, test_interactive_shells, test_shared_attribution,
                   test_protocol_refusals, test_gc])

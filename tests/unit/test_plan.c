@@ -142,10 +142,11 @@ static void workspace_write_view(void **state)
     assert_true(mount_at(&plan, p)->rdonly);
     snprintf(p, sizeof p, "%s/.codex", ws);
     assert_true(mount_at(&plan, p)->rdonly);
-    /* .corral and .agents do not exist: placeholders are planned, a
-     * commondir saying "." (no redirection) that the sandbox cannot write,
-     * and an empty modules/ (no planted submodule git directory). */
-    assert_int_equal(plan.n_placeholders, 4);
+    /* .corral, .agents, .claude and .gemini do not exist: placeholders are
+     * planned, a commondir saying "." (no redirection) that the sandbox
+     * cannot write, and an empty modules/ (no planted submodule git
+     * directory). */
+    assert_int_equal(plan.n_placeholders, 6);
     bool commondir = false;
     for (size_t i = 0; i < plan.n_placeholders; i++)
         if (strstr(plan.placeholders[i].path, "/.git/commondir"))
@@ -1932,6 +1933,158 @@ static void read_and_deny_entries_are_not_writable_for_git(void **state)
     free(w);
 }
 
+/* Is dir/rel pinned: bound onto itself, writable (a mount point cannot be
+ * renamed away)? */
+static bool pinned(const sb_plan *plan, const char *dir, const char *rel)
+{
+    return mounted(plan, dir, rel, false);
+}
+
+static bool warned(const sb_plan *plan, const char *what)
+{
+    for (size_t i = 0; i < plan->n_warnings; i++)
+        if (strstr(plan->warnings[i], what))
+            return true;
+    return false;
+}
+
+static void agent_configuration_is_read_only_at_any_depth(void **state)
+{
+    (void)state;
+    /* Claude Code and Gemini CLI load their settings where they start,
+     * Codex every .codex from the repository's top down to there: a
+     * configuration below the top is as good as one at it. */
+    char *w = fresh_ws("agentcfg");
+    put(w, "sub/.codex/config.toml", "notify = [\"sh\", \"-c\", \"x\"]\n");
+    put(w, "a/b/.claude/settings.json", "{}\n");
+    put(w, "pkg/.mcp.json", "{}\n");
+    put(w, "pkg/.gemini/settings.json", "{}\n");
+    put(w, "pkg/.agents/skills/s/SKILL.md", "x\n");
+    put(w, "app/.vscode/tasks.json", "{}\n");
+    put(w, "app/.vscode/settings.json", "{}\n");
+    put(w, ".mcp.json", "{}\n");
+    put(w, "deep/a/b/c/.claude/settings.json", "{}\n");
+    sb_plan plan;
+    char err[1024];
+    if (compile_ws(w, &plan, err, sizeof err) < 0)
+        fail_msg("%s", err);
+    static const char *const ro[] = {"sub/.codex", "a/b/.claude", "pkg/.mcp.json", "pkg/.gemini", "pkg/.agents",
+                                     "app/.vscode/tasks.json", ".mcp.json", NULL};
+    for (const char *const *r = ro; *r; r++)
+        if (!mounted(&plan, w, *r, true))
+            fail_msg("%s/%s is not read-only", w, *r);
+    /* The directories holding them are pinned: renaming sub away and
+     * making a new sub/.codex must fail. */
+    static const char *const pins[] = {"sub", "a", "a/b", "pkg", "app", "app/.vscode", NULL};
+    for (const char *const *r = pins; *r; r++)
+        if (!pinned(&plan, w, *r))
+            fail_msg("%s/%s is not pinned", w, *r);
+    /* The rest of .vscode stays the session's to edit; so does what is
+     * deeper than the search goes (marked in the command's record). */
+    char p[1100];
+    snprintf(p, sizeof p, "%s/app/.vscode/settings.json", w);
+    assert_null(mount_at(&plan, p));
+    snprintf(p, sizeof p, "%s/deep/a/b/c/.claude", w);
+    assert_null(mount_at(&plan, p));
+    /* Missing directories at the top are held by empty placeholders; a
+     * missing file is not (git would see it). */
+    assert_string_equal(placeholder(&plan, w, ".claude"), "dir");
+    assert_string_equal(placeholder(&plan, w, ".gemini"), "dir");
+    assert_null(placeholder(&plan, w, "sub/.claude"));
+    assert_null(placeholder(&plan, w, ".vscode/tasks.json"));
+    sb_plan_free(&plan);
+    free(w);
+}
+
+static void planted_agent_symlinks_are_pinned_and_followed(void **state)
+{
+    (void)state;
+    /* A command made sub/.claude a symlink to a directory it can write,
+     * and .mcp.json at the top one to a file: the next sandbox still
+     * starts, with the links pinned and what they reach read-only, and
+     * says so.  A .vscode symlink is followed to its tasks.json. */
+    char *w = fresh_ws("agentlink");
+    put(w, "cfg/settings.json", "{}\n");
+    put(w, "mcp/servers.json", "{}\n");
+    put(w, "tasks/tasks.json", "{}\n");
+    char p[1100];
+    snprintf(p, sizeof p, "%s/sub", w);
+    mkdirs(p);
+    snprintf(p, sizeof p, "%s/sub/.claude", w);
+    assert_int_equal(symlink("../cfg", p), 0);
+    snprintf(p, sizeof p, "%s/.mcp.json", w);
+    assert_int_equal(symlink("mcp/servers.json", p), 0);
+    snprintf(p, sizeof p, "%s/.vscode", w);
+    assert_int_equal(symlink("tasks", p), 0);
+    /* One pointing to nothing yet: a placeholder where it points. */
+    snprintf(p, sizeof p, "%s/sub/.gemini", w);
+    assert_int_equal(symlink("../later", p), 0);
+    sb_plan plan;
+    char err[1024];
+    if (compile_ws(w, &plan, err, sizeof err) < 0)
+        fail_msg("a planted symlink must not stop the sandbox: %s", err);
+    snprintf(p, sizeof p, "%s/sub/.claude", w);
+    assert_non_null(mount_at(&plan, p));
+    assert_true(mount_at(&plan, p)->link);
+    assert_true(mounted(&plan, w, "cfg", true));
+    assert_true(mounted(&plan, w, "mcp/servers.json", true));
+    assert_true(mounted(&plan, w, "tasks/tasks.json", true));
+    assert_true(pinned(&plan, w, "sub"));
+    assert_string_equal(placeholder(&plan, w, "later"), "dir");
+    assert_true(warned(&plan, "sub/.claude is a symlink to"));
+    assert_true(warned(&plan, "sub/.gemini is a symlink to"));
+    sb_plan_free(&plan);
+    free(w);
+}
+
+static void nothing_pinned_writable_inside_agent_configuration(void **state)
+{
+    (void)state;
+    /* A repository inside a nested .claude: the git protection pins its
+     * way, which must not reopen the read-only .claude around it. */
+    char *w = fresh_ws("claudegit");
+    make_gitdir(w, "sub/.claude/skills/x/.git", "[core]\n");
+    put(w, "sub/.claude/settings.json", "{}\n");
+    sb_plan plan;
+    char err[1024];
+    if (compile_ws(w, &plan, err, sizeof err) < 0)
+        fail_msg("%s", err);
+    assert_true(mounted(&plan, w, "sub/.claude", true));
+    char inside[1100];
+    snprintf(inside, sizeof inside, "%s/sub/.claude", w);
+    for (size_t i = 0; i < plan.n_mounts; i++)
+        if (sb_path_under(plan.mounts[i].dst, inside) && !plan.mounts[i].rdonly)
+            fail_msg("%s is writable inside the read-only .claude", plan.mounts[i].dst);
+    sb_plan_free(&plan);
+    free(w);
+}
+
+static void agent_search_fails_closed(void **state)
+{
+    (void)state;
+    /* A bare repository's insides are no place git searches, but agent
+     * configuration could sit there too: when the agent search runs out
+     * of directories, the plan fails like the git one, naming the limit. */
+    char *w = fresh_ws("barewide");
+    make_gitdir(w, "proj.git", "[core]\n\tbare = true\n");
+    for (int i = 0; i < 8; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "proj.git/d%d/x", i);
+        put(w, rel, "");
+    }
+    setenv("CORRAL_GIT_SCAN_DIRS", "6", 1);
+    sb_plan plan;
+    char err[1024];
+    int rc = compile_ws(w, &plan, err, sizeof err);
+    unsetenv("CORRAL_GIT_SCAN_DIRS");
+    assert_int_equal(rc, -1);
+    sb_plan_free(&plan);
+    assert_non_null(strstr(err, "agent configuration"));
+    assert_non_null(strstr(err, "more than 6 directories"));
+    assert_non_null(strstr(err, "CORRAL_GIT_SCAN_DIRS="));
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1976,6 +2129,10 @@ int main(void)
         cmocka_unit_test(pins_never_reopen_protected_names),
         cmocka_unit_test(enclosing_repository_is_read_too),
         cmocka_unit_test(read_and_deny_entries_are_not_writable_for_git),
+        cmocka_unit_test(agent_configuration_is_read_only_at_any_depth),
+        cmocka_unit_test(planted_agent_symlinks_are_pinned_and_followed),
+        cmocka_unit_test(nothing_pinned_writable_inside_agent_configuration),
+        cmocka_unit_test(agent_search_fails_closed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -298,6 +298,68 @@ static void nothing_is_written_into_the_workspace(void **state)
     assert_string_equal(before, after);
 }
 
+/* The row of path must carry mark, and a detail that says what loads it. */
+static void assert_marked(const snap_changes *c, const char *path, unsigned mark, const char *why)
+{
+    const snap_file *x = file(c, path);
+    if (!x)
+        fail_msg("no row for %s", path);
+    if (!(x->risks & mark))
+        fail_msg("%s is not marked %s", path, snap_risk_name(mark));
+    if (!x->risk_detail || !strstr(x->risk_detail, why))
+        fail_msg("the mark of %s does not say '%s': %s", path, why, x->risk_detail ? x->risk_detail : "(none)");
+}
+
+static void agent_configuration_is_marked_at_any_depth(void **state)
+{
+    fixture *f = *state;
+    put(f, "a", "a\n");
+    put(f, ".gitignore", "settings.local.json\n");
+    open_store(f);
+    char a[SNAP_OID_HEX], b[SNAP_OID_HEX], c2[SNAP_OID_HEX];
+    take(f, a);
+    sh("cd %s && mkdir -p sub/.codex d/b/.claude pkg/.gemini x/.agents/skills/s sub/.corral/rules sub/.vscode "
+       "sub/.github/workflows .husky deep/er/still/more/.claude sub2/.claude && "
+       "echo 'notify = [\"sh\"]' > sub/.codex/config.toml && echo '{}' > d/b/.claude/settings.json && "
+       "echo '{}' > pkg/.mcp.json && echo '{}' > pkg/.gemini/settings.json && echo s > x/.agents/skills/s/SKILL.md && "
+       "echo r > sub/.corral/rules/x.rules && echo 'export A=1' > sub/.envrc && echo '{}' > sub/.vscode/tasks.json && "
+       "echo '{}' > sub/.vscode/settings.json && echo on: push > sub/.github/workflows/ci.yml && "
+       "echo npx x > .husky/pre-commit && echo repos: > sub/.pre-commit-config.yaml && echo be evil > sub/AGENTS.md && "
+       "echo '{}' > deep/er/still/more/.claude/settings.json && echo '{}' > sub2/.claude/settings.local.json && "
+       "ln -s ../cfg sub/.mcp.json && echo plain > sub/notes.txt",
+       f->ws);
+    take(f, b);
+    snap_changes c;
+    changes(f, a, b, &c);
+    assert_marked(&c, "sub/.codex/config.toml", RISK_AGENT, "Codex loads .codex/");
+    assert_marked(&c, "d/b/.claude/settings.json", RISK_AGENT, "Claude Code loads .claude/");
+    assert_marked(&c, "deep/er/still/more/.claude/settings.json", RISK_AGENT, "Claude Code");
+    assert_marked(&c, "pkg/.mcp.json", RISK_AGENT, "MCP servers");
+    assert_marked(&c, "sub/.mcp.json", RISK_AGENT, "MCP servers"); /* a symlink called so */
+    assert_marked(&c, "pkg/.gemini/settings.json", RISK_AGENT, "Gemini CLI");
+    assert_marked(&c, "x/.agents/skills/s/SKILL.md", RISK_AGENT, "skills");
+    assert_marked(&c, "sub/AGENTS.md", RISK_AGENT, "instructions");
+    assert_marked(&c, "sub/.corral/rules/x.rules", RISK_CORRAL, "corral trust");
+    assert_marked(&c, "sub/.envrc", RISK_ENVRC, "direnv");
+    assert_marked(&c, "sub/.vscode/tasks.json", RISK_EDITOR, "folder-open tasks");
+    assert_marked(&c, "sub/.vscode/settings.json", RISK_EDITOR, "programs");
+    assert_marked(&c, "sub/.github/workflows/ci.yml", RISK_CI, "secrets");
+    assert_marked(&c, ".husky/pre-commit", RISK_HOOK, "husky");
+    assert_marked(&c, "sub/.pre-commit-config.yaml", RISK_HOOK, "pre-commit runs");
+    /* Ignored by .gitignore: not captured, still marked as it appears. */
+    assert_marked(&c, "sub2/.claude/settings.local.json", RISK_AGENT, "not captured");
+    assert_null(missed(&c, "sub/notes.txt"));
+    assert_int_equal(file(&c, "sub/notes.txt")->risks, 0);
+    snap_changes_free(&c);
+    /* A change to one, and its removal, are marked too. */
+    sh("cd %s && echo 'notify = [\"evil\"]' > sub/.codex/config.toml && rm pkg/.mcp.json", f->ws);
+    take(f, c2);
+    changes(f, b, c2, &c);
+    assert_marked(&c, "sub/.codex/config.toml", RISK_AGENT, "Codex");
+    assert_marked(&c, "pkg/.mcp.json", RISK_AGENT, "Claude Code");
+    snap_changes_free(&c);
+}
+
 static void a_new_hook_is_risk_marked(void **state)
 {
     fixture *f = *state;
@@ -559,6 +621,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(bytes_are_exact_whatever_gitattributes_say, setup, teardown),
         cmocka_unit_test_setup_teardown(nothing_is_written_into_the_workspace, setup, teardown),
         cmocka_unit_test_setup_teardown(a_new_hook_is_risk_marked, setup, teardown),
+        cmocka_unit_test_setup_teardown(agent_configuration_is_marked_at_any_depth, setup, teardown),
         cmocka_unit_test_setup_teardown(the_first_snapshot_is_seeded_from_the_users_repository, setup, teardown),
         cmocka_unit_test_setup_teardown(a_lying_pack_is_dropped_not_believed, setup, teardown),
         cmocka_unit_test_setup_teardown(patch_is_git_compatible, setup, teardown),
