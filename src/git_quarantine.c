@@ -117,7 +117,8 @@ static bool dir_fingerprint(int dirfd, char out[65], char **runs)
         names = xrealloc(names, (n + 1) * sizeof *names);
         names[n++] = xstrdup(e->d_name);
     }
-    qsort(names, n, sizeof *names, name_cmp);
+    if (n)
+        qsort(names, n, sizeof *names, name_cmp);
     buf_t fp, shown;
     buf_init(&fp);
     buf_init(&shown);
@@ -806,7 +807,8 @@ void gq_scan(int rootfd, char *const *deny, size_t n_deny, gq_state *out)
     char **order = xcalloc(n + 1, sizeof *order);
     for (size_t i = 0; i < n; i++)
         order[i] = xasprintf("%s%c%s", out->paths[i], 0, out->digests[i]);
-    qsort(order, n, sizeof *order, str_cmp);
+    if (n)
+        qsort(order, n, sizeof *order, str_cmp);
     for (size_t i = 0; i < n; i++) {
         free(out->paths[i]);
         out->paths[i] = xstrdup(order[i]);
@@ -829,7 +831,8 @@ void gq_quarantine_changed(int rootfd, const gq_state *before, const gq_state *a
                            gq_result *out)
 {
     for (size_t i = 0; i < after->n; i++) {
-        char **hit = bsearch(&after->paths[i], before->paths, before->n, sizeof *before->paths, str_cmp);
+        char **hit = before->n ? bsearch(&after->paths[i], before->paths, before->n, sizeof *before->paths, str_cmp)
+                               : NULL;
         if (hit && strcmp(before->digests[hit - before->paths], after->digests[i]) == 0)
             continue;
         gq_repo(rootfd, after->paths[i], stamp, out);

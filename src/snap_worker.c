@@ -125,6 +125,8 @@ static int cent_cmp(const void *a, const void *b)
 
 static cent *cache_find(const char *path)
 {
+    if (!W.n_cache)
+        return NULL;
     cent key = {.path = (char *)path};
     return bsearch(&key, W.cache, W.n_cache, sizeof *W.cache, cent_cmp);
 }
@@ -214,7 +216,8 @@ static void read_config(void)
         }
         sw_in_free(&in);
     }
-    qsort(W.cache, W.n_cache, sizeof *W.cache, cent_cmp);
+    if (W.n_cache) /* (qsort may not be given NULL) */
+        qsort(W.cache, W.n_cache, sizeof *W.cache, cent_cmp);
 }
 
 /* ---- one snapshot ------------------------------------------------------------------ */
@@ -345,7 +348,8 @@ static void remember_ignored(const snap_walk_result *r)
             W.ignored_dirs[W.n_ignored_dirs++] = xstrndup(r->v[i].path, len - 1);
         }
     }
-    qsort(W.ignored_dirs, W.n_ignored_dirs, sizeof *W.ignored_dirs, str_cmp);
+    if (W.n_ignored_dirs)
+        qsort(W.ignored_dirs, W.n_ignored_dirs, sizeof *W.ignored_dirs, str_cmp);
 }
 
 static bool trusted(const cent *c, const snap_wire_stat *now)
@@ -552,12 +556,14 @@ static void take(bool force, bool first, bool seed)
             free(W.cache[i].path);
     }
     W.cache = xrealloc(W.cache, (keep + W.n_added + 1) * sizeof *W.cache);
-    memcpy(W.cache + keep, W.added, W.n_added * sizeof *W.added);
+    if (W.n_added)
+        memcpy(W.cache + keep, W.added, W.n_added * sizeof *W.added);
     W.n_cache = keep + W.n_added;
     free(W.added);
     W.added = NULL;
     W.n_added = W.cap_added = 0;
-    qsort(W.cache, W.n_cache, sizeof *W.cache, cent_cmp);
+    if (W.n_cache)
+        qsort(W.cache, W.n_cache, sizeof *W.cache, cent_cmp);
     /* Nested repositories, every time (their HEAD moves without any file
      * of the workspace changing), then the one around the workspace. */
     for (size_t i = 0; i < r.n; i++) {
