@@ -22,6 +22,7 @@ typedef struct rule {
     bool negative;   /* "!": re-include */
     bool dir_only;   /* trailing "/" */
     bool basename;   /* no "/" in it: matches a name at any depth below base */
+    bool literal;    /* no wildcard: a plain comparison does */
 } rule;
 
 struct snap_ignore {
@@ -85,13 +86,13 @@ static bool named_class(const char *name, size_t len, unsigned char c, bool *kno
     return false;
 }
 
-/* A bracket expression at *pp (just past its "["), against t.  *pp is left
- * on its closing "]".  Returns WM_MATCH or WM_NOMATCH for t, or
+/* A bracket expression at *pp (its "["), against t.  *pp is left on its
+ * closing "]".  Returns WM_MATCH or WM_NOMATCH for t, or
  * WM_ABORT_ALL when the expression is malformed (it then matches
  * nothing, as git has it). */
 static int bracket(const unsigned char **pp, unsigned char t)
 {
-    const unsigned char *p = *pp;
+    const unsigned char *p = *pp + 1;
     bool negated = false, matched = false;
     if (*p == '!' || *p == '^') {
         negated = true;
@@ -271,6 +272,7 @@ static bool parse_line(const char *line, size_t len, rule *r)
         free(r->pattern);
         return false;
     }
+    r->literal = strpbrk(r->pattern, "*?[\\") == NULL;
     return true;
 }
 
@@ -315,7 +317,9 @@ bool snap_ignore_match(const snap_ignore *ig, const char *path, bool dir)
         const char *rel = below(path, r->base);
         if (!rel)
             continue;
-        bool hit = r->basename ? snap_wildmatch(r->pattern, name, false) : snap_wildmatch(r->pattern, rel, true);
+        bool hit = r->literal    ? strcmp(r->pattern, r->basename ? name : rel) == 0
+                   : r->basename ? snap_wildmatch(r->pattern, name, false)
+                                 : snap_wildmatch(r->pattern, rel, true);
         if (hit)
             return !r->negative;
     }

@@ -10,6 +10,7 @@
 #include "profile.h"
 #include "sbconf.h"
 #include "sbutil.h"
+#include "snap_wire.h"
 #include "snap_worker.h"
 #include "util.h"
 
@@ -32,6 +33,7 @@ struct snap_reader {
     sb_child child;      /* loop only */
     pid_t pid;           /* the init; 0 once reaped */
     int fd;              /* the server's end of the socket */
+    snap_wire_inbox inbox; /* what it sent, read ahead */
     char **deny;         /* workspace-relative */
     size_t n_deny;
     bool stopped;        /* its owner let go: free once reaped */
@@ -63,6 +65,11 @@ void snap_reader_external_reaper(bool yes)
 int snap_reader_fd(const snap_reader *r)
 {
     return r->fd;
+}
+
+snap_wire_inbox *snap_reader_inbox(snap_reader *r)
+{
+    return &r->inbox;
 }
 
 char *const *snap_reader_deny(const snap_reader *r, size_t *n)
@@ -164,6 +171,7 @@ snap_reader *snap_reader_launch(const snap_reader_spec *spec, char *err, size_t 
     }
     snap_reader *r = xcalloc(1, sizeof *r);
     r->fd = sv[0];
+    sw_inbox_init(&r->inbox, r->fd);
     r->deny = sb_plan_denied_below(&plan, spec->ws, &r->n_deny);
     /* A reader that stops reading must not wedge the server's writes. */
     struct timeval tv = {.tv_sec = stall_ms / 1000, .tv_usec = (stall_ms % 1000) * 1000};
@@ -176,6 +184,7 @@ snap_reader *snap_reader_launch(const snap_reader_spec *spec, char *err, size_t 
         close(devnull);
     sb_plan_free(&plan);
     if (rc < 0) {
+        sw_inbox_free(&r->inbox);
         close(r->fd);
         sb_list_free(r->deny, r->n_deny);
         free(r);
@@ -198,6 +207,7 @@ static void destroy_locked(snap_reader *r)
             break;
         }
     sb_child_release(&r->child);
+    sw_inbox_free(&r->inbox);
     close(r->fd);
     sb_list_free(r->deny, r->n_deny);
     free(r);

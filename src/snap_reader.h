@@ -49,6 +49,7 @@ void snap_reader_external_reaper(bool yes);
 /* For the conversation (any thread): the socket, and the paths inside the
  * workspace the reader must leave out (relative, from the plan's masks). */
 int snap_reader_fd(const snap_reader *r);
+struct snap_wire_inbox *snap_reader_inbox(snap_reader *r);
 char *const *snap_reader_deny(const snap_reader *r, size_t *n);
 
 /* The conversation went wrong (a stall, a malformed message, the end of

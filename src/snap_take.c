@@ -69,7 +69,7 @@ static int send_frame(talk *k)
 /* The next frame, within the stall timeout. */
 static int next(talk *k, snap_wire_in *in)
 {
-    int rc = sw_recv(k->fd, in, snap_reader_stall_ms());
+    int rc = sw_recv(snap_reader_inbox(k->rd), in, snap_reader_stall_ms());
     if (rc == 1)
         return 0;
     if (snap_reader_failed(k->rd))

@@ -112,13 +112,48 @@ int sw_send_fds(int fd, snap_wire_out *o, const int *fds, int n)
     return rc;
 }
 
+void sw_queue(snap_wire_out *o, buf_t *pending)
+{
+    uint32_t len = (uint32_t)(o->b.len - 4);
+    memcpy(o->b.data, &len, sizeof len);
+    buf_append(pending, o->b.data, o->b.len);
+    buf_reset(&o->b);
+}
+
+int sw_flush(int fd, buf_t *pending)
+{
+    int rc = pending->len ? send_all(fd, pending->data, pending->len) : 0;
+    buf_reset(pending);
+    return rc;
+}
+
 void sw_out_free(snap_wire_out *o)
 {
     buf_free(&o->b);
 }
 
-/* Descriptors that came with a read go to in (beyond its room: closed). */
-static void take_fds(snap_wire_in *in, struct msghdr *m)
+/* Receiving: bytes are read in large pieces into the inbox, and frames are
+ * cut from it (one system call serves many small frames).  Descriptors
+ * that come along wait in a queue in the order they came, and a frame of
+ * type SW_PACK takes the two oldest. */
+#define INBOX_READ (256u << 10)
+
+void sw_inbox_init(snap_wire_inbox *ib, int fd)
+{
+    memset(ib, 0, sizeof *ib);
+    ib->fd = fd;
+}
+
+void sw_inbox_free(snap_wire_inbox *ib)
+{
+    for (int i = 0; i < ib->n_fds; i++)
+        close(ib->fds[i]);
+    free(ib->buf);
+    memset(ib, 0, sizeof *ib);
+    ib->fd = -1;
+}
+
+static void queue_fds(snap_wire_inbox *ib, struct msghdr *m)
 {
     for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
@@ -127,26 +162,37 @@ static void take_fds(snap_wire_in *in, struct msghdr *m)
         for (size_t i = 0; i < n; i++) {
             int fd;
             memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-            if (in->n_fds < SNAP_WIRE_MAX_FDS)
-                in->fds[in->n_fds++] = fd;
+            if (ib->n_fds < (int)(sizeof ib->fds / sizeof ib->fds[0]))
+                ib->fds[ib->n_fds++] = fd;
             else
-                close(fd);
+                close(fd); /* more than any frame takes: a peer up to no good */
         }
     }
 }
 
-/* Read exactly len bytes before the deadline (monotonic ms; 0: none),
- * keeping descriptors passed along.  1, 0 on a clean end before the first
- * byte, or -errno. */
-static int read_full(int fd, void *buf, size_t len, uint64_t deadline, bool first, snap_wire_in *in)
+/* Make at least want bytes wait in the inbox before the deadline
+ * (monotonic ms; 0: none).  1, 0 when the peer closed before any byte of
+ * this frame, or -errno. */
+static int fill(snap_wire_inbox *ib, size_t want, uint64_t deadline)
 {
-    size_t got = 0;
-    while (got < len) {
+    while (ib->end - ib->start < want) {
+        if (ib->start > 0 && ib->start == ib->end)
+            ib->start = ib->end = 0;
+        if (ib->cap - ib->end < INBOX_READ && ib->start > 0) {
+            memmove(ib->buf, ib->buf + ib->start, ib->end - ib->start);
+            ib->end -= ib->start;
+            ib->start = 0;
+        }
+        size_t need = want > INBOX_READ ? want : INBOX_READ;
+        if (ib->cap - ib->end < need) {
+            ib->cap = ib->end + need;
+            ib->buf = xrealloc(ib->buf, ib->cap);
+        }
         if (deadline) {
             uint64_t now = now_ms();
             if (now >= deadline)
                 return -ETIMEDOUT;
-            struct pollfd p = {.fd = fd, .events = POLLIN};
+            struct pollfd p = {.fd = ib->fd, .events = POLLIN};
             int r = poll(&p, 1, (int)(deadline - now));
             if (r < 0 && errno == EINTR)
                 continue;
@@ -159,45 +205,47 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline, bool firs
             char buf[CMSG_SPACE(sizeof(int) * 4)];
             struct cmsghdr align;
         } ctl;
-        struct iovec iov = {.iov_base = (char *)buf + got, .iov_len = len - got};
+        struct iovec iov = {.iov_base = ib->buf + ib->end, .iov_len = ib->cap - ib->end};
         struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
-        ssize_t n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+        ssize_t n = recvmsg(ib->fd, &m, MSG_CMSG_CLOEXEC);
         if (n >= 0 && m.msg_controllen > 0)
-            take_fds(in, &m);
+            queue_fds(ib, &m);
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (n < 0)
             return -errno;
         if (n == 0)
-            return first && got == 0 ? 0 : -EPROTO;
-        got += (size_t)n;
+            return ib->end == ib->start ? 0 : -EPROTO;
+        ib->end += (size_t)n;
     }
     return 1;
 }
 
-int sw_recv(int fd, snap_wire_in *in, int timeout_ms)
+int sw_recv(snap_wire_inbox *ib, snap_wire_in *in, int timeout_ms)
 {
     memset(in, 0, sizeof *in);
-    in->n_fds = 0;
     uint64_t deadline = timeout_ms >= 0 ? now_ms() + (uint64_t)timeout_ms + (timeout_ms == 0) : 0;
-    unsigned char head[5];
-    int r = read_full(fd, head, sizeof head, deadline, true, in);
-    if (r <= 0) {
-        sw_in_free(in);
+    int r = fill(ib, 5, deadline);
+    if (r <= 0)
         return r;
-    }
     uint32_t len;
-    memcpy(&len, head, sizeof len);
-    if (len < 1 || len > SNAP_WIRE_FRAME_MAX) {
-        sw_in_free(in);
+    memcpy(&len, ib->buf + ib->start, sizeof len);
+    if (len < 1 || len > SNAP_WIRE_FRAME_MAX)
         return -EPROTO;
-    }
-    in->type = head[4];
+    if ((r = fill(ib, 4 + (size_t)len, deadline)) <= 0)
+        return r == 0 ? -EPROTO : r;
+    in->type = ib->buf[ib->start + 4];
     in->len = len - 1;
     in->data = xmalloc(in->len ? in->len : 1);
-    if (in->len && (r = read_full(fd, in->data, in->len, deadline, false, in)) <= 0) {
-        sw_in_free(in);
-        return r == 0 ? -EPROTO : r;
+    if (in->len)
+        memcpy(in->data, ib->buf + ib->start + 5, in->len);
+    ib->start += 4 + (size_t)len;
+    if (in->type == SW_PACK) {
+        for (int i = 0; i < SNAP_WIRE_MAX_FDS && ib->n_fds > 0; i++) {
+            in->fds[in->n_fds++] = ib->fds[0];
+            memmove(ib->fds, ib->fds + 1, (size_t)(ib->n_fds - 1) * sizeof ib->fds[0]);
+            ib->n_fds--;
+        }
     }
     return 1;
 }

@@ -75,6 +75,10 @@ void sw_stat(snap_wire_out *o, const snap_wire_stat *st);
 int sw_send(int fd, snap_wire_out *o);
 /* The same with descriptors passed along (SCM_RIGHTS). */
 int sw_send_fds(int fd, snap_wire_out *o, const int *fds, int n);
+/* Queue the frame in pending (many small frames go out in one write), and
+ * send what is queued: 0 or -errno. */
+void sw_queue(snap_wire_out *o, buf_t *pending);
+int sw_flush(int fd, buf_t *pending);
 void sw_out_free(snap_wire_out *o);
 
 /* A received frame and a cursor over its payload.  Every getter returns
@@ -90,10 +94,24 @@ typedef struct snap_wire_in {
     int n_fds;
 } snap_wire_in;
 
+/* The receiving end of a connection: what was read but not taken yet,
+ * descriptors that came along. */
+typedef struct snap_wire_inbox {
+    int fd;
+    unsigned char *buf;
+    size_t start, end, cap;
+    int fds[8];
+    int n_fds;
+} snap_wire_inbox;
+
+void sw_inbox_init(snap_wire_inbox *ib, int fd);
+void sw_inbox_free(snap_wire_inbox *ib);
+
 /* Receive one frame, waiting at most timeout_ms (-1: forever).
  * 1: a frame; 0: the peer closed; -ETIMEDOUT, -EPROTO (malformed) or
- * another -errno. */
-int sw_recv(int fd, snap_wire_in *in, int timeout_ms);
+ * another -errno.  An SW_PACK frame gets the descriptors that came with
+ * it. */
+int sw_recv(snap_wire_inbox *ib, snap_wire_in *in, int timeout_ms);
 void sw_in_free(snap_wire_in *in);
 bool sw_get_u8(snap_wire_in *in, uint8_t *v);
 bool sw_get_u32(snap_wire_in *in, uint32_t *v);

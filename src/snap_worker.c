@@ -63,6 +63,8 @@ static struct {
     size_t n_ignored_dirs;
     snap_watch watch;
     snap_wire_out out;
+    buf_t pending;          /* frames queued for the server */
+    snap_wire_inbox inbox;
     uint64_t last_beat;
 } W;
 
@@ -98,15 +100,34 @@ static void die(const char *fmt, ...)
     va_end(ap);
     sw_begin(&W.out, SW_ERROR);
     sw_str(&W.out, msg);
-    sw_send(W.chan, &W.out);
+    sw_queue(&W.out, &W.pending);
+    sw_flush(W.chan, &W.pending);
     _exit(1);
 }
 
-static void send_or_die(void)
+static void flush_or_die(void)
 {
-    int rc = sw_send(W.chan, &W.out);
+    int rc = sw_flush(W.chan, &W.pending);
     if (rc < 0)
         _exit(rc == -EPIPE ? 0 : 1); /* the server went away: nothing to tell */
+}
+
+/* The frame built in W.out, queued: small ones go out together (a
+ * snapshot of many small files costs few system calls). */
+#define QUEUE_FLUSH (128u << 10)
+
+static void send_or_die(void)
+{
+    sw_queue(&W.out, &W.pending);
+    if (W.pending.len >= QUEUE_FLUSH)
+        flush_or_die();
+}
+
+/* The frame built in W.out, and everything before it, now. */
+static void send_now_or_die(void)
+{
+    sw_queue(&W.out, &W.pending);
+    flush_or_die();
 }
 
 static int64_t wall_ns(void)
@@ -163,7 +184,7 @@ static void push_added(const char *path, const snap_wire_stat *st)
 
 static void recv_or_die(snap_wire_in *in)
 {
-    int rc = sw_recv(W.chan, in, -1);
+    int rc = sw_recv(&W.inbox, in, -1);
     if (rc == 0)
         _exit(0);
     if (rc < 0)
@@ -233,7 +254,7 @@ static void progress(long seen, void *user)
     sw_u64(&W.out, (uint64_t)seen);
     sw_u64(&W.out, 0);
     sw_u8(&W.out, 0);
-    send_or_die();
+    send_now_or_die(); /* the heartbeat: what was queued goes with it */
 }
 
 static bool builtin_dir(const char *name)
@@ -390,6 +411,7 @@ static void send_packs(void)
         struct stat a, b;
         if (fds[0] >= 0 && fds[1] >= 0 && fstat(fds[0], &a) == 0 && fstat(fds[1], &b) == 0 && S_ISREG(a.st_mode) &&
             S_ISREG(b.st_mode)) {
+            flush_or_die(); /* the descriptors go with their own frame's first byte */
             sw_begin(&W.out, SW_PACK);
             sw_str(&W.out, base);
             if (sw_send_fds(W.chan, &W.out, fds, 2) < 0)
@@ -407,7 +429,7 @@ static void take(bool force, bool first, bool seed)
     bool dirty = snap_watch_poll(&W.watch);
     if (!force && !dirty && W.have_snapshot) {
         sw_begin(&W.out, SW_CLEAN);
-        send_or_die();
+        send_now_or_die();
         return;
     }
     int64_t walk_start = wall_ns();
@@ -429,7 +451,7 @@ static void take(bool force, bool first, bool seed)
         snprintf(msg, sizeof msg, "%s has more than %ld files after excludes: snapshots of it need an opt-in "
                  "([snapshots] allow = %s in the config) or more excludes", W.ws, W.max_files, W.ws);
         sw_str(&W.out, msg);
-        send_or_die();
+        send_now_or_die();
         snap_walk_result_free(&r);
         W.watch.dirty = true;
         return;
@@ -586,7 +608,7 @@ static void take(bool force, bool first, bool seed)
     sw_u64(&W.out, (uint64_t)walk_start);
     sw_u64(&W.out, (uint64_t)r.files);
     sw_str(&W.out, "");
-    send_or_die();
+    send_now_or_die();
     for (size_t i = 0; i < n_tops; i++)
         free(tops[i].dir);
     free(tops);
@@ -619,6 +641,7 @@ int snap_worker_main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     W.chan = SNAP_WORKER_FD;
+    sw_inbox_init(&W.inbox, W.chan);
     W.ws = argv[1];
     W.rootfd = open(W.ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (W.rootfd < 0)
@@ -626,7 +649,7 @@ int snap_worker_main(int argc, char **argv)
     read_config();
     snap_watch_init(&W.watch, watch_budget());
     sw_begin(&W.out, SW_HELLO);
-    send_or_die();
+    send_now_or_die();
     for (;;) {
         snap_wire_in in;
         recv_or_die(&in);
