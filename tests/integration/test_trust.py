@@ -194,25 +194,27 @@ def test_errors(t):
 
 
 def test_sandbox_cannot_grant_itself(t):
-    """Issue 9 item 3: a trusted directory below a writable root (here a
-    subdirectory of the session's workspace, trusted on its own) has a
-    .corral the sandbox can write.  An allow rule written there from inside
-    the sandbox must not let the next escalation run outside unasked."""
-    app = os.path.join(w.ws, "app")
+    """Issue 9 item 3: a trusted directory deep below a writable root (here
+    a subdirectory of the session's workspace, trusted on its own, further
+    down than the three levels within which agent configuration is kept
+    read-only) has a .corral the sandbox can write.  An allow rule written
+    there from inside the sandbox must not let the next escalation run
+    outside unasked."""
+    app = os.path.join(w.ws, "deep", "down", "below", "app")
     app_rules = os.path.join(app, ".corral", "rules")
     os.makedirs(app_rules, exist_ok=True)
     write(os.path.join(app_rules, "team.rules"), 'prefix_rule(pattern=["make", "deploy"], decision="forbidden")\n')
     APP = os.path.realpath(app)
     r = w.corral("trust", app)
-    t.ok(r.returncode == 0, "the user trusts WS/app with its team rules", r.stdout + r.stderr)
+    t.ok(r.returncode == 0, "the user trusts WS/deep/down/below/app with its team rules", r.stdout + r.stderr)
     outside = tempfile.mkdtemp(prefix="corral-trust-", dir="/var/tmp")
     marker = os.path.join(outside, "escaped")
     granted = os.path.join(app_rules, "zz-granted.rules")
     rule = 'prefix_rule(pattern=["touch", "%s"], decision="allow")' % marker
-    r = w.corral("exec", "-C", w.ws, "--", "sh", "-c", "printf '%%s\\n' '%s' > app/.corral/rules/zz-granted.rules"
-                 % rule)
+    r = w.corral("exec", "-C", w.ws, "--", "sh", "-c",
+                 "printf '%%s\\n' '%s' > deep/down/below/app/.corral/rules/zz-granted.rules" % rule)
     t.ok(r.returncode == 0 and os.path.exists(granted), "a sandboxed command in the workspace can write "
-         "app/.corral/rules (it is below a writable root)", r.stdout + r.stderr)
+         "deep/down/below/app/.corral/rules (it is deep below a writable root)", r.stdout + r.stderr)
 
     def escalate():
         return w.corral("exec", "-C", app, "--approval-policy", "never", "--sandbox-permissions",
