@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # id: P19
 # tries: system calls of other ABIs that a native-only filter might not see: x32 (nr | 0x40000000) and the i386 int 0x80 gate (from executable memory), each in a child
-# expect: the child is killed by SIGSYS (the filter's bad-architecture action)
+# expect: the child is killed by SIGSYS (the filter's bad-architecture action); on a kernel that runs no i386 system calls at all (ia32 emulation off, some paravirtualized guests) int 0x80 faults with SIGSEGV before any filter is asked, which runs nothing either
 # neighbour: a native getpid works
 # needs: -
 # sandbox-args: -
@@ -42,6 +42,10 @@ def attack():
         st = in_child(fn)
         if os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGSYS:
             blocked.append("%s: SIGSYS" % name)
+        elif name.startswith("int 0x80") and os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGSEGV:
+            # The gate itself faults: this kernel has no i386 entry, so no
+            # system call ran (what the filter would have stopped).
+            blocked.append("%s: SIGSEGV (the kernel runs no i386 system calls)" % name)
         else:
             escaped.append("%s: child ended with status %d" % (name, st))
 
