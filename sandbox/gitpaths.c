@@ -344,7 +344,7 @@ static const char *covering(char **covered, size_t n, const char *path, bool str
     for (bool first = true;; first = false) {
         if (!(strict && first)) {
             char *key = p;
-            char **hit = bsearch(&key, covered, n, sizeof *covered, cmp_str);
+            char **hit = n ? bsearch(&key, covered, n, sizeof *covered, cmp_str) : NULL;
             if (hit) {
                 found = *hit;
                 break;

@@ -92,7 +92,8 @@ void retention_scan(retention_plan *p, const char *root, uint64_t retention_ms, 
         p->v[p->n++] = en;
     }
     closedir(d);
-    qsort(p->v, p->n, sizeof *p->v, oldest_first);
+    if (p->n) /* (qsort may not be given NULL) */
+        qsort(p->v, p->n, sizeof *p->v, oldest_first);
 
     double keep_s = (double)retention_ms / 1000.0;
     uint64_t total = 0;

@@ -355,7 +355,8 @@ int snap_revert_apply(snap_store *st, snap_revert_plan *plan, char *err, size_t 
     /* Removals first, deepest first (a directory made by the command
      * empties before a file where it was comes back), then restores,
      * shallowest first. */
-    qsort(plan->items, plan->n_items, sizeof *plan->items, by_depth_desc);
+    if (plan->n_items) /* (qsort may not be given NULL) */
+        qsort(plan->items, plan->n_items, sizeof *plan->items, by_depth_desc);
     for (size_t i = 0; i < plan->n_items; i++) {
         snap_revert_item *it = &plan->items[i];
         if (it->action != REVERT_REMOVE)
