@@ -31,7 +31,10 @@ rc=0
 "$bin" -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$out/crash-$name-" \
     $dict "$@" "$out/corpus-$name" "$top/tests/fuzz/corpus/$name" >"$log" 2>&1 || rc=$?
 end=$(date +%s)
+# CPU time the fuzzer used (children's user and system time): a run that
+# shared the machine's cores with others had less than its wall time.
+cpu=$(times | tail -n 1)
 last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-echo "$t: $((end - start)) s, ${execs:-?} execs, last status: $last (exit $rc, log $log)"
+echo "$t: $((end - start)) s wall (CPU user/sys: $cpu), ${execs:-?} execs, last status: $last (exit $rc, log $log)"
 exit $rc
