@@ -33,7 +33,9 @@ rc=0
 end=$(date +%s)
 # CPU time the fuzzer used (children's user and system time): a run that
 # shared the machine's cores with others had less than its wall time.
-cpu=$(times | tail -n 1)
+# (times runs in this shell, not a command substitution's subshell.)
+times >"$out/.times-$name"
+cpu=$(tail -n 1 "$out/.times-$name")
 last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 echo "$t: $((end - start)) s wall (CPU user/sys: $cpu), ${execs:-?} execs, last status: $last (exit $rc, log $log)"
