@@ -5,6 +5,7 @@ protected paths hold in each, one sandbox cannot turn another's empty
 mount points into something the host runs, and no mount point corral made
 is left behind in the workspace."""
 import os
+import select
 import shutil
 import subprocess
 import threading
@@ -57,6 +58,18 @@ def run_all(argvs, cwd, timeout=120):
     for th in threads:
         th.join()
     return results
+
+
+def read_lines(fd, n, timeout):
+    """Read lines from the non-blocking fd until n have come or timeout
+    seconds passed without one; return the lines."""
+    buf = b""
+    while buf.count(b"\n") < n:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            break
+        buf += os.read(fd, 4096)
+    return buf.splitlines()
 
 
 def failures(results, want_out):
@@ -112,16 +125,34 @@ def test_exec_with_sessions_ending(t):
     running = [r for r in sleepers if r[0] == 0 and "Process running with session ID" in r[1]]
     t.eq(len(running), N, "%d sandboxed sleeps run in the repository" % N, failures(sleepers, "")[:2000])
     want = "workspace-write\n"
-    # Each probe waits until every probe has started (at most a minute), so
-    # no probe has ended while the others are stored: each insert into the
-    # full store prunes a running sleeper, however fast the machine is.
-    barrier = ('touch "started-$1"; i=0; while [ "$(ls started-* | wc -l)" -lt %d ] && [ $i -lt 6000 ]; '
-               'do sleep 0.01; i=$((i+1)); done; ' % N)
-    results = run_all([[CORRAL, "exec", "--raw", "-C", repo, "--", "sh", "-c", barrier + PROBE, "sh", str(i)]
-                       for i in range(N)], repo)
-    for name in os.listdir(repo):
-        if name.startswith("started-"):
-            os.unlink(os.path.join(repo, name))
+    # Each probe says it started (a line into one fifo) and then waits for a
+    # line from another, which the test sends only when all N have started:
+    # no probe ends while the others are stored, so each insert into the
+    # full store prunes a running sleeper, however fast the machine is.  The
+    # probes block in read(), not in a polling loop: 64 spinning shells
+    # starve a 2-core machine and the server's launches with it.
+    started_fifo = os.path.join(repo, "started.fifo")
+    go_fifo = os.path.join(repo, "go.fifo")
+    os.mkfifo(started_fifo)
+    os.mkfifo(go_fifo)
+    # Held open read-write, so neither side's open() waits for the other.
+    started_fd = os.open(started_fifo, os.O_RDWR | os.O_NONBLOCK)
+    go_fd = os.open(go_fifo, os.O_RDWR)
+    barrier = 'echo "$1" > started.fifo; read go < go.fifo; '
+    box = {}
+    runner = threading.Thread(target=lambda: box.setdefault("results", run_all(
+        [[CORRAL, "exec", "--raw", "-C", repo, "--", "sh", "-c", barrier + PROBE, "sh", str(i)]
+         for i in range(N)], repo, timeout=600)))
+    runner.start()
+    seen = read_lines(started_fd, N, timeout=540)
+    t.diag("%d of %d probes started before the go" % (len(seen), N))
+    os.write(go_fd, b"\n" * N)
+    runner.join()
+    results = box["results"]
+    os.close(started_fd)
+    os.close(go_fd)
+    os.unlink(started_fifo)
+    os.unlink(go_fifo)
     ok = all(r[0] == 0 and r[1] == want for r in results)
     t.ok(ok, "%d concurrent execs, each pruning a running session, all run sandboxed and exit 0" % N,
          failures(results, want))
