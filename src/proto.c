@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "proto.h"
+#include "quote.h"
 #include "uexec.h"
 
 #include <stdarg.h>
@@ -87,10 +88,21 @@ int proto_reader_next(proto_reader *r, const char **line, size_t *len)
 void proto_fail(proto_err *e, const char *code, const char *fmt, ...)
 {
     e->code = code;
+    char raw[sizeof e->message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    /* A message may quote the client's bytes (jansson's "near '...'"): made
+     * visible and valid UTF-8, or the error reply would not encode and the
+     * client would get neither "ok" nor "error". */
+    char *shown = quote_text_visible(raw, strlen(raw));
+    size_t n = strlen(shown);
+    if (n >= sizeof e->message)
+        n = utf8_complete_prefix(shown, sizeof e->message - 1);
+    memcpy(e->message, shown, n);
+    e->message[n] = '\0';
+    free(shown);
 }
 
 json_t *proto_parse_request(const char *line, size_t len, json_t **id_out, proto_err *e)
@@ -155,6 +167,13 @@ int proto_get_string(json_t *obj, const char *name, bool required, const char **
     return 1;
 }
 
+/* Is d a whole number an int64_t holds?  The range is checked before the
+ * cast: converting 1e300 to an integer is undefined behaviour. */
+static bool whole_int64(double d)
+{
+    return d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d;
+}
+
 int proto_get_int(json_t *obj, const char *name, bool required, int64_t min, int64_t max,
                   int64_t *out, proto_err *e)
 {
@@ -169,7 +188,7 @@ int proto_get_int(json_t *obj, const char *name, bool required, int64_t min, int
     int64_t x;
     if (json_is_integer(v)) {
         x = (int64_t)json_integer_value(v);
-    } else if (json_is_real(v) && json_real_value(v) == (double)(int64_t)json_real_value(v)) {
+    } else if (json_is_real(v) && whole_int64(json_real_value(v))) {
         x = (int64_t)json_real_value(v); /* agents send 1000.0 */
     } else {
         proto_fail(e, PERR_BAD_REQUEST, "field '%s' must be a whole number", name);
