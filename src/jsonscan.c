@@ -8,6 +8,8 @@
 #include "utf8.h"
 #include "util.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,9 +294,10 @@ bool js_int(const js_member *m, long long *out)
     memcpy(buf, m->val.p, m->val.n);
     buf[m->val.n] = '\0';
     char *end;
+    errno = 0;
     long long v = strtoll(buf, &end, 10);
-    if (*end)
-        return false; /* a fraction or an exponent */
+    if (*end || errno == ERANGE)
+        return false; /* a fraction, an exponent, or beyond long long (not LLONG_MAX) */
     *out = v;
     return true;
 }
@@ -306,7 +309,10 @@ bool js_number(const js_member *m, double *out)
     char buf[72];
     memcpy(buf, m->val.p, m->val.n);
     buf[m->val.n] = '\0';
-    *out = strtod(buf, NULL);
+    double v = strtod(buf, NULL);
+    if (!isfinite(v))
+        return false; /* 1e999: valid JSON, but no number a caller can use */
+    *out = v;
     return true;
 }
 

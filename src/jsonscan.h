@@ -38,7 +38,8 @@ int js_scan_object(const char *text, size_t len, js_member *m, int max, char *er
  * NULL. */
 const js_member *js_find(const js_member *m, int n, const char *key);
 
-/* A member's value as a number; false if it is not one. */
+/* A member's value as a number; false if it is not one, or (js_int) not a
+ * whole number a long long holds, or (js_number) beyond a double's range. */
 bool js_int(const js_member *m, long long *out);
 bool js_number(const js_member *m, double *out);
 /* A string value: is it exactly s (as written, no escapes)? */

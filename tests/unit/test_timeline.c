@@ -500,6 +500,14 @@ static void scanner_agrees_with_jansson(void **state)
     long long v;
     assert_true(js_int(js_find(m, 3, "n"), &v) && v == -12);
     assert_int_equal(js_find(m, 3, "o")->val.n, strlen("{\"x\":[1]}"));
+    /* Valid JSON numbers no caller can use are not read as one: an
+     * integer past long long is not LLONG_MAX, 1e999 is not infinity. */
+    const char *big = "{\"i\":99999999999999999999,\"r\":1e999,\"ok\":9223372036854775807}";
+    assert_int_equal(js_scan_object(big, strlen(big), m, 4, err, sizeof err), 3);
+    assert_false(js_int(js_find(m, 3, "i"), &v));
+    double d;
+    assert_false(js_number(js_find(m, 3, "r"), &d));
+    assert_true(js_int(js_find(m, 3, "ok"), &v) && v == 9223372036854775807LL);
 }
 
 /* An events log whose last line was cut short by a crash: the next
