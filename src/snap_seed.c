@@ -149,7 +149,8 @@ void snap_seed_done(snap_store *st)
     free_seeded(st);
 }
 
-void snap_seed_abandon(snap_store *st)
+/* Remove the copied packs (the index first: libgit2 finds a pack by it). */
+static void remove_seeded(snap_store *st)
 {
     for (size_t i = 0; i < st->n_seeded; i++) {
         static const char *const exts[] = {".idx", ".pack", ".rev", NULL};
@@ -160,6 +161,16 @@ void snap_seed_abandon(snap_store *st)
         }
     }
     free_seeded(st);
+}
+
+void snap_seed_unfinished(snap_store *st)
+{
+    remove_seeded(st);
+}
+
+void snap_seed_abandon(snap_store *st)
+{
+    remove_seeded(st);
     char *marker = xasprintf("%s/" NOSEED_FILE, st->dir);
     int fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0)

@@ -39,6 +39,11 @@ bool snap_seed_has(snap_store *st, git_odb *odb, const git_oid *id, bool *bad);
 /* The snapshot that seeded is done: the packs stay as the store's own. */
 void snap_seed_done(snap_store *st);
 
+/* The store closes while a snapshot that seeded never finished (it
+ * failed, or the server stopped during it): its packs were never checked,
+ * so they are removed; the next snapshot seeds again. */
+void snap_seed_unfinished(snap_store *st);
+
 /* A seeded object failed its check: every copied pack is removed, the
  * store reopened without them and marked never to seed again. */
 void snap_seed_abandon(snap_store *st);

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include "snap_seed.h"
 #include "snap_store.h"
 
 #include "gitconfig.h"
@@ -204,6 +205,7 @@ void snap_store_close(snap_store *st)
         return;
     if (st->owns_reader)
         snap_reader_stop(st->reader);
+    snap_seed_unfinished(st);
     for (size_t i = 0; i < st->n_forget; i++)
         free(st->forget[i]);
     free(st->forget);
