@@ -11,6 +11,7 @@
 #include "pathres.h"
 #include "snap_server.h"
 #include "sesschan.h"
+#include "uexec.h"
 #include "util.h"
 
 #include <errno.h>
@@ -47,9 +48,22 @@ static void reply(chan_ticket *c, json_t *msg)
     free(s);
 }
 
+/* {"state":state,"message":message}.  message may quote a path cut short
+ * in the middle of a character, or a host file name that is not UTF-8:
+ * those bytes go out as U+FFFD, or jansson would refuse the message and
+ * the requester would hear nothing. */
+static json_t *state_json(const char *state, const char *message)
+{
+    size_t n;
+    char *text = message ? uexec_lossy_utf8(message, strlen(message), &n) : NULL;
+    json_t *m = json_pack("{s:s, s:s?}", "state", state, "message", text);
+    free(text);
+    return m;
+}
+
 static void reply_state(chan_ticket *c, const char *state, const char *message)
 {
-    reply(c, json_pack("{s:s, s:s?}", "state", state, "message", message));
+    reply(c, state_json(state, message));
 }
 
 static void log_event(chan_ticket *c, const char *name, json_t *fields)
@@ -198,9 +212,8 @@ bool escalation_reaped(server_t *srv, pid_t pid, int status)
             continue;
         sb_child_feed(&c->child);
         int st = sb_child_status(&c->child, status);
-        json_t *outcome = c->child.error && !c->child.ready
-                              ? json_pack("{s:s, s:s}", "state", "failed", "message", c->child.error)
-                              : json_pack("{s:s, s:i}", "state", "exited", "status", st);
+        json_t *outcome = c->child.error && !c->child.ready ? state_json("failed", c->child.error)
+                                                            : json_pack("{s:s, s:i}", "state", "exited", "status", st);
         /* Its sandbox is gone (placeholders removed, cgroup too) before the
          * requester hears of the end and goes on in the workspace. */
         session_release_sandbox(srv->loop, &c->child);
