@@ -5,11 +5,13 @@
 
 #include "escalation.h"
 
+#include "chanmsg.h"
 #include "gate_server.h"
 #include "launch.h"
 #include "pathres.h"
 #include "snap_server.h"
 #include "sesschan.h"
+#include "uexec.h"
 #include "util.h"
 
 #include <errno.h>
@@ -19,8 +21,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#define ARGV_MAX 1024
 
 /* One request from inside a session, alive while its requester is. */
 typedef struct chan_ticket {
@@ -48,9 +48,22 @@ static void reply(chan_ticket *c, json_t *msg)
     free(s);
 }
 
+/* {"state":state,"message":message}.  message may quote a path cut short
+ * in the middle of a character, or a host file name that is not UTF-8:
+ * those bytes go out as U+FFFD, or jansson would refuse the message and
+ * the requester would hear nothing. */
+static json_t *state_json(const char *state, const char *message)
+{
+    size_t n;
+    char *text = message ? uexec_lossy_utf8(message, strlen(message), &n) : NULL;
+    json_t *m = json_pack("{s:s, s:s?}", "state", state, "message", text);
+    free(text);
+    return m;
+}
+
 static void reply_state(chan_ticket *c, const char *state, const char *message)
 {
-    reply(c, json_pack("{s:s, s:s?}", "state", state, "message", message));
+    reply(c, state_json(state, message));
 }
 
 static void log_event(chan_ticket *c, const char *name, json_t *fields)
@@ -199,9 +212,8 @@ bool escalation_reaped(server_t *srv, pid_t pid, int status)
             continue;
         sb_child_feed(&c->child);
         int st = sb_child_status(&c->child, status);
-        json_t *outcome = c->child.error && !c->child.ready
-                              ? json_pack("{s:s, s:s}", "state", "failed", "message", c->child.error)
-                              : json_pack("{s:s, s:i}", "state", "exited", "status", st);
+        json_t *outcome = c->child.error && !c->child.ready ? state_json("failed", c->child.error)
+                                                            : json_pack("{s:s, s:i}", "state", "exited", "status", st);
         /* Its sandbox is gone (placeholders removed, cgroup too) before the
          * requester hears of the end and goes on in the workspace. */
         session_release_sandbox(srv->loop, &c->child);
@@ -290,75 +302,56 @@ static int fill_request(chan_ticket *c, session_t *s, gate_origin origin, const 
     return 0;
 }
 
-static int read_escalate(chan_ticket *c, session_t *s, json_t *msg, char *err, size_t errlen)
+/* An escalation's argv and write roots, resolved against session s's
+ * writable roots (-1 with err). */
+static int read_escalate(chan_ticket *c, session_t *s, const chan_msg *m, char *err, size_t errlen)
 {
     gate_request *g = &c->t.g;
-    proto_err e;
-    const char *reason = NULL;
-    size_t n = 0;
-    if (proto_get_argv(msg, "argv", true, &g->argv, &e) < 0 || !g->argv[0]) {
-        snprintf(err, errlen, "escalate needs a non-empty 'argv'");
-        return -1;
-    }
-    while (g->argv[n])
-        n++;
-    if (n > ARGV_MAX) {
-        snprintf(err, errlen, "too many arguments");
-        return -1;
-    }
-    if (proto_get_argv(msg, "write", false, &g->write, &e) < 0 ||
-        proto_get_bool(msg, "network", false, &g->network, &e) < 0 ||
-        proto_get_string(msg, "reason", false, &reason, &e) < 0) {
-        snprintf(err, errlen, "%s", e.message);
-        return -1;
-    }
-    char **writable = writable_roots(c->srv, srv_session(s));
-    for (char **w = g->write; w && *w; w++) {
-        char perr[PATH_MAX + 512];
-        char *canon = pathres_resolve(*w, writable, perr, sizeof perr);
-        if (!canon) {
-            snprintf(err, errlen, "write path: %s", perr);
-            proto_free_argv(writable);
-            return -1;
+    g->argv = proto_copy_argv(m->argv);
+    g->network = m->network;
+    if (m->write) {
+        size_t n = 0;
+        while (m->write[n])
+            n++;
+        g->write = xcalloc(n + 1, sizeof *g->write);
+        char **writable = writable_roots(c->srv, srv_session(s));
+        for (size_t i = 0; i < n; i++) {
+            char perr[PATH_MAX + 512];
+            g->write[i] = pathres_resolve(m->write[i], writable, perr, sizeof perr);
+            if (!g->write[i]) {
+                snprintf(err, errlen, "write path: %s", perr);
+                proto_free_argv(writable);
+                return -1;
+            }
         }
-        free(*w);
-        *w = canon;
+        proto_free_argv(writable);
     }
-    proto_free_argv(writable);
     g->sandbox = g->network || (g->write && g->write[0]) ? SANDBOX_MORE_PERMISSIONS : SANDBOX_ESCALATED;
-    if (reason && *reason)
-        g->justification = sanitize_text(reason, strlen(reason), 1000);
+    if (m->reason)
+        g->justification = xstrdup(m->reason);
     return 0;
 }
 
-static int read_check(chan_ticket *c, json_t *msg, char *err, size_t errlen)
+/* A shell hook's line as the command its shell runs. */
+static void read_check(chan_ticket *c, const chan_msg *m)
 {
     gate_request *g = &c->t.g;
-    proto_err e;
-    const char *shell = NULL, *line = NULL;
-    if (proto_get_string(msg, "shell", true, &shell, &e) < 0 || proto_get_string(msg, "line", true, &line, &e) < 0) {
-        snprintf(err, errlen, "%s", e.message);
-        return -1;
-    }
-    if (strcmp(shell, "bash") != 0 && strcmp(shell, "zsh") != 0)
-        shell = "sh";
     g->argv = xcalloc(4, sizeof *g->argv);
-    g->argv[0] = xstrdup(shell);
+    g->argv[0] = xstrdup(m->shell);
     g->argv[1] = xstrdup("-c");
-    g->argv[2] = xstrdup(line);
-    g->line = xstrdup(line);
+    g->argv[2] = xstrdup(m->line);
+    g->line = xstrdup(m->line);
     g->sandbox = SANDBOX_DEFAULT;
-    return 0;
 }
 
-void escalation_request(server_t *srv, session_t *s, const char *verb, json_t *msg, int reply_fd, int stdio[3])
+void escalation_request(server_t *srv, session_t *s, const chan_msg *m, int reply_fd, int stdio[3])
 {
-    if (strcmp(verb, "mark") == 0) {
+    if (m->verb == CHAN_MARK) {
         /* The shell hook's "the line ended" (snap_server.h): no request. */
         for (int i = 0; i < 3; i++)
             if (stdio[i] >= 0)
                 close(stdio[i]);
-        snap_hook_mark(srv, s, msg, reply_fd);
+        snap_hook_mark(srv, s, m, reply_fd);
         return;
     }
     chan_ticket *c = xcalloc(1, sizeof *c);
@@ -369,16 +362,21 @@ void escalation_request(server_t *srv, session_t *s, const char *verb, json_t *m
         c->stdio[i] = stdio[i];
     link_add(&srv->escalations, &c->node);
     fcntl(c->reply, F_SETFL, fcntl(c->reply, F_GETFL) | O_NONBLOCK);
-    bool escalate = strcmp(verb, "escalate") == 0;
+    bool escalate = m->verb == CHAN_ESCALATE;
     char err[PATH_MAX + 600];
-    const char *cwd = json_string_value(json_object_get(msg, "cwd"));
     int rc = -1;
-    if (!escalate && strcmp(verb, "check") != 0)
+    if (!escalate && m->verb != CHAN_CHECK)
         snprintf(err, sizeof err, "unknown verb (escalate, check, mark)");
     else if (escalate && (stdio[0] < 0 || stdio[1] < 0 || stdio[2] < 0))
         snprintf(err, sizeof err, "escalate needs the requester's stdin, stdout and stderr");
-    else if (fill_request(c, s, escalate ? GATE_ESCALATE : GATE_HOOK, cwd, err, sizeof err) == 0)
-        rc = escalate ? read_escalate(c, s, msg, err, sizeof err) : read_check(c, msg, err, sizeof err);
+    else if (fill_request(c, s, escalate ? GATE_ESCALATE : GATE_HOOK, m->cwd, err, sizeof err) == 0) {
+        if (escalate)
+            rc = read_escalate(c, s, m, err, sizeof err);
+        else {
+            read_check(c, m);
+            rc = 0;
+        }
+    }
     if (rc < 0) {
         reply_state(c, "failed", err);
         gate_request_free(&c->t.g);

@@ -15,12 +15,14 @@
 #ifndef CORRAL_ESCALATION_H
 #define CORRAL_ESCALATION_H
 
+#include "chanmsg.h"
 #include "server_int.h"
 
-/* A request from session s: verb "escalate" or "check", its message,
- * the requester's reply socket and (escalate) its stdin, stdout, stderr
- * (-1 when absent).  Takes the fds. */
-void escalation_request(server_t *srv, session_t *s, const char *verb, json_t *msg, int reply, int stdio[3]);
+/* A request from session s: its message, decoded (chanmsg.h; verb
+ * escalate, check or mark), the requester's reply socket and (escalate)
+ * its stdin, stdout, stderr (-1 when absent).  Takes the fds; m stays
+ * the caller's. */
+void escalation_request(server_t *srv, session_t *s, const chan_msg *m, int reply, int stdio[3]);
 /* Requests of session id still open (waiting or running). */
 size_t escalation_open_count(server_t *srv, int id);
 /* Session id's tree is gone: its requests are withdrawn, what they

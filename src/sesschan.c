@@ -1,8 +1,8 @@
 /*
  * sesschan.c - see sesschan.h.  Transport only: messages and their fds
- * are taken off the channel and checked for shape (sizes, that the reply
- * fd is a socket, JSON with a verb and a cwd, at most a few open requests
- * per session); what they ask is escalation.c's.  A malformed message is
+ * are taken off the channel and checked (sizes, that the reply fd is a
+ * socket, at most a few open requests per session), the message decoded
+ * by chanmsg.c; what they ask is escalation.c's.  A malformed message is
  * dropped (with a "failed" reply when it brought a reply socket); it never
  * ends the channel or the server.
  */
@@ -10,6 +10,7 @@
 
 #include "sesschan.h"
 
+#include "chanmsg.h"
 #include "escalation.h"
 #include "netns.h"
 #include "proxy.h"
@@ -28,7 +29,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MSG_MAX (64 * 1024)
 #define FDS_MAX 4
 /* Requests one session may have open at once: code in a sandbox must not
  * bury the user in dialogs (or the server in descriptors). */
@@ -102,7 +102,7 @@ static void take_listeners(sesschan *ch, session_t *s, int *fds, int nfds)
 }
 
 /* A request arrived: fds[0] is the reply socket, then stdio for escalate.
- * Only its shape is checked here; escalation.c judges what it asks. */
+ * Its shape is checked by chanmsg.c; escalation.c judges what it asks. */
 static void handle_message(sesschan *ch, const char *data, size_t len, int *fds, int nfds)
 {
     server_t *srv = ch->srv;
@@ -117,32 +117,29 @@ static void handle_message(sesschan *ch, const char *data, size_t len, int *fds,
         close_fds(fds, nfds);
         return;
     }
-    json_error_t jerr;
-    json_t *msg = json_loadb(data, len, 0, &jerr);
-    const char *verb = json_string_value(json_object_get(msg, "verb"));
-    const char *cwd = json_string_value(json_object_get(msg, "cwd"));
-    if (!msg || !json_is_object(msg) || !verb || !cwd) {
-        send_failed(fds[0], msg ? "malformed request: it needs 'verb' and 'cwd'" : "malformed request: not JSON");
-        json_decref(msg);
+    chan_msg m;
+    char err[512];
+    if (chan_msg_parse(data, len, &m, err, sizeof err) < 0) {
+        send_failed(fds[0], err);
         close_fds(fds, nfds);
         return;
     }
-    if (strcmp(verb, "listeners") == 0) {
+    if (m.verb == CHAN_LISTENERS) {
         take_listeners(ch, s, fds, nfds);
-        json_decref(msg);
+        chan_msg_free(&m);
         return;
     }
     if (ch->listeners_only) {
         send_failed(fds[0], "a command corral escalate started cannot ask for more: run it from the session itself");
-        json_decref(msg);
+        chan_msg_free(&m);
         close_fds(fds, nfds);
         return;
     }
     int stdio[3] = {-1, -1, -1};
     for (int i = 1; i < nfds; i++)
         stdio[i - 1] = fds[i];
-    escalation_request(srv, s, verb, msg, fds[0], stdio);
-    json_decref(msg);
+    escalation_request(srv, s, &m, fds[0], stdio);
+    chan_msg_free(&m);
 }
 
 /* ---- the channel ------------------------------------------------------------ */
@@ -182,7 +179,7 @@ static void on_chan_readable(uv_poll_t *h, int status, int events)
         chan_hung_up(ch);
         return;
     }
-    static char data[MSG_MAX];
+    static char data[CHAN_MSG_MAX];
     for (int round = 0; round < 16; round++) {
         union {
             struct cmsghdr align;

@@ -11,6 +11,7 @@
  * (one end of a pair the requester made) and for escalate its stdin,
  * stdout and stderr.  Replies are JSON messages on the reply socket; the
  * requester closing it withdraws the request (or ends what it started).
+ * A message is decoded and checked for shape by chanmsg.h.
  *
  *  {"verb":"escalate","argv":[...],"cwd":DIR,"write":[PATH...],
  *   "network":BOOL,"reason":TEXT}

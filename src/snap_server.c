@@ -775,28 +775,15 @@ void snap_hook_line(server_t *srv, int session, const char *line, const char *cw
     snap_cmd_unref(c);
 }
 
-void snap_hook_mark(server_t *srv, session_t *s, json_t *msg, int reply_fd)
+void snap_hook_mark(server_t *srv, session_t *s, const chan_msg *m, int reply_fd)
 {
     (void)srv;
-    const char *what = json_string_value(json_object_get(msg, "what"));
-    json_t *status = json_object_get(msg, "status");
-    if (!what || strcmp(what, "end") != 0 || (status && !json_is_integer(status))) {
-        json_t *m = json_pack("{s:s, s:s}", "state", "failed", "message",
-                              "mark needs \"what\": \"end\" (and \"status\" a number, if given)");
-        char *text = json_dumps(m, JSON_COMPACT);
-        json_decref(m);
-        (void)!send(reply_fd, text, strlen(text), MSG_NOSIGNAL | MSG_DONTWAIT);
-        free(text);
-        close(reply_fd);
-        return;
-    }
     snap_sess *x = snap_sess_find(s->id);
     if (x && x->hooked && x->open) {
         snap_cmd *c = x->open;
         x->open = NULL;
-        json_int_t st = status ? json_integer_value(status) : -1;
-        bool known = st >= 0 && st <= 255;
-        end(x, c, false, known ? (int)st : 0, known);
+        bool known = m->status >= 0 && m->status <= 255;
+        end(x, c, false, known ? (int)m->status : 0, known);
     }
     send_state(reply_fd, "ok");
     close(reply_fd);

@@ -15,6 +15,7 @@
 #ifndef CORRAL_SNAP_SERVER_H
 #define CORRAL_SNAP_SERVER_H
 
+#include "chanmsg.h"
 #include "server_int.h"
 
 struct snap_cmd;
@@ -50,9 +51,9 @@ void snap_session_json(server_t *srv, session_t *s, json_t *o);
  * the reply {"state":"run"} is sent on reply_fd (taken) once the snapshot
  * before the line is taken. */
 void snap_hook_line(server_t *srv, int session, const char *line, const char *cwd, int reply_fd);
-/* A mark from the shell hook ({"verb":"mark","what":"end","status":N}):
- * the line ended.  Answered on reply_fd (taken). */
-void snap_hook_mark(server_t *srv, session_t *s, json_t *msg, int reply_fd);
+/* A mark from the shell hook ({"verb":"mark","what":"end","status":N},
+ * decoded by chanmsg.c): the line ended.  Answered on reply_fd (taken). */
+void snap_hook_mark(server_t *srv, session_t *s, const chan_msg *m, int reply_fd);
 
 /* Protocol commands (snap_proto.c; docs/protocol.md). */
 void cmd_snap_commands(conn_t *c, json_t *id, json_t *req);

@@ -241,6 +241,40 @@ def test_channel_flood_capped(t):
     t.ok(all(d.get("answer") == "gone" for d in gone), "and they are withdrawn when the requester exits", gone)
 
 
+LONG_PATH = r'''
+import array, json, os, shutil, socket
+chan = socket.socket(fileno=3)
+top = d = os.path.join(os.getcwd(), "deep")
+os.mkdir(top)
+for i in range(14):
+    d = os.path.join(d, "\u00e9" * 127)
+    os.mkdir(d)
+def ask(obj):
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    chan.sendmsg([json.dumps(obj).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [b.fileno(), 0, 1, 2]))])
+    b.close()
+    a.settimeout(20)
+    return a.recv(65536).decode()
+# The error names the path twice and is cut: one of these two cuts falls
+# inside a two-byte character.
+for k in range(2):
+    missing = os.path.join(d, "x" * k + "\u00e9" * 100, "y")
+    print("reply:", ask({"verb": "escalate", "cwd": "/", "argv": ["true"], "write": [missing]}))
+shutil.rmtree(top)
+'''
+
+
+def test_channel_long_path_error(t):
+    script = os.path.join(w.ws, "longpath.py")
+    with open(script, "w") as f:
+        f.write(LONG_PATH)
+    r = w.corral("exec", "-C", w.ws, "--", "python3", script)
+    replies = [json.loads(line[len("reply: "):]) for line in r.stdout.splitlines() if line.startswith("reply: {")]
+    t.eq(len(replies), 2, "a write path whose error is cut short still gets a reply", r.stdout + r.stderr)
+    t.ok(all(x.get("state") == "failed" and "write path: " in x.get("message", "") for x in replies),
+         "it says what failed", replies)
+
+
 # ---- path 3: the shell hook ---------------------------------------------------
 
 def start_shell(shell):
@@ -458,7 +492,8 @@ if __name__ == "__main__":
     try:
         run_tests(Tap(), [test_escalate_outside_a_session, test_escalate_approved, test_escalate_denied_with_note,
                           test_escalate_wider_sandbox, test_escalate_forbidden_by_rule, test_escalate_requester_gone,
-                          test_escalated_ends_with_session, test_channel_is_requests_only, test_channel_flood_capped, test_bash_hook, test_bash_hook_keeps_user_prompt_command,
+                          test_escalated_ends_with_session, test_channel_is_requests_only, test_channel_flood_capped, test_channel_long_path_error,
+                          test_bash_hook, test_bash_hook_keeps_user_prompt_command,
                           test_zsh_hook, test_denial_retry_approved, test_denial_retry_denied,
                           test_denial_retry_once, test_retry_needs_a_sandbox_shaped_failure,
                           test_no_retry_when_nobody_can_answer, test_no_retry_for_other_failures,
