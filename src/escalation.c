@@ -48,17 +48,23 @@ static void reply(chan_ticket *c, json_t *msg)
     free(s);
 }
 
-/* {"state":state,"message":message}.  message may quote a path cut short
- * in the middle of a character, or a host file name that is not UTF-8:
- * those bytes go out as U+FFFD, or jansson would refuse the message and
- * the requester would hear nothing. */
-static json_t *state_json(const char *state, const char *message)
+/* text as a JSON string, bytes that are not UTF-8 as U+FFFD: a message
+ * may quote a path cut short in the middle of a character, or a host file
+ * name that is not UTF-8, and jansson would refuse it: the requester would
+ * hear nothing, an event would be missing from the session's log. */
+static json_t *lossy_string(const char *text)
 {
     size_t n;
-    char *text = message ? uexec_lossy_utf8(message, strlen(message), &n) : NULL;
-    json_t *m = json_pack("{s:s, s:s?}", "state", state, "message", text);
-    free(text);
-    return m;
+    char *fixed = uexec_lossy_utf8(text, strlen(text), &n);
+    json_t *s = json_stringn(fixed, n);
+    free(fixed);
+    return s;
+}
+
+/* {"state":state,"message":message}. */
+static json_t *state_json(const char *state, const char *message)
+{
+    return json_pack("{s:s, s:o?}", "state", state, "message", message ? lossy_string(message) : NULL);
 }
 
 static void reply_state(chan_ticket *c, const char *state, const char *message)
@@ -123,10 +129,11 @@ static void chan_settle(gate_ticket *t, gate_settle how, const char *message)
     reply_state(c, "denied", message);
     if (how == SETTLE_FORBIDDEN) {
         if (t->g.origin == GATE_HOOK)
-            log_event(c, "command_refused", json_pack("{s:s, s:s}", "line", t->g.line, "reason", message));
+            log_event(c, "command_refused",
+                      json_pack("{s:o, s:o}", "line", lossy_string(t->g.line ? t->g.line : ""), "reason", lossy_string(message)));
         else
             log_event(c, "escalation_refused",
-                      json_pack("{s:o, s:s}", "argv", proto_argv_json(t->g.argv), "reason", message));
+                      json_pack("{s:o, s:o}", "argv", proto_argv_json(t->g.argv), "reason", lossy_string(message)));
     }
 }
 
