@@ -1571,6 +1571,15 @@ static void gitindex_finds_gitlinks(void **state)
     put_be32(idx + 8, 0xffffffffu);
     assert_int_equal(sb_gitindex_parse(idx, len, 20, link_collect, &l, shared, err, sizeof err), -1);
     free(idx);
+    /* An unknown required extension is refused, its signature (any four
+     * bytes) shown so that the message stays one line. */
+    idx = make_index(2, 20, es, 1, &len);
+    memcpy(idx + len - 20, "\na\x01\\\0\0\0\0", 8);
+    len += 8;
+    assert_int_equal(sb_gitindex_parse(idx, len, 20, link_collect, &l, shared, err, sizeof err), -1);
+    assert_non_null(strstr(err, "(\\x0aa\\x01\\x5c)"));
+    assert_null(strchr(err, '\n'));
+    free(idx);
 }
 
 static void write_file(const char *path, const unsigned char *data, size_t len)
