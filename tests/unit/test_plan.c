@@ -1416,7 +1416,8 @@ static void gitconfig_reads_like_git(void **state)
                        "\tk = a\\tb \\\"c\\\" # c\n"
                        "[filter \"z\"]\r\n"
                        "\tclean = \"sh -c 'echo; x'\" #\n"
-                       "[includeIf.X \"y\"] path = z\n[a.B.c]\nk=1\n";
+                       "[includeIf.X \"y\"] path = z\n[a.B.c]\nk=1\n"
+                       "[.include]\n\tpath = nowhere\n"; /* git reads ".include.path": nothing */
     cfgrec r = {""};
     char err[256];
     assert_int_equal(sb_gitconfig_parse_text(text, strlen(text), "t", cfg_collect, &r, err, sizeof err), 0);
