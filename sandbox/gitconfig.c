@@ -354,7 +354,11 @@ bool sb_gitconfig_bool(const char *value)
         return true;
     if (strcasecmp(value, "true") == 0 || strcasecmp(value, "yes") == 0 || strcasecmp(value, "on") == 0)
         return true;
+    /* Otherwise a number, which may carry a unit as git's numbers do
+     * ("1k" is 1024: true).  What git cannot read it refuses to run with. */
     char *end;
     long n = strtol(value, &end, 0);
+    if (end != value && *end && strchr("kKmMgG", *end))
+        end++;
     return end != value && *end == '\0' && n != 0;
 }

@@ -1442,6 +1442,14 @@ static void gitconfig_reads_like_git(void **state)
         assert_int_equal(sb_gitconfig_parse_text(bad[i], strlen(bad[i]), "bad", cfg_collect, &r, err, sizeof err), -1);
         assert_non_null(strstr(err, "bad git config line"));
     }
+    /* Booleans as `git config --bool` reads them (git 2.39). */
+    static const char *const yes[] = {"true", "YES", "On", "1", "-1", "0x10", " 1", "1k", "2M", "1g"};
+    static const char *const no[] = {"", "false", "no", "off", "0", "0k", "0x0"};
+    assert_true(sb_gitconfig_bool(NULL));
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        assert_true(sb_gitconfig_bool(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        assert_false(sb_gitconfig_bool(no[i]));
 }
 
 /* ---- index files ---- */
