@@ -247,7 +247,9 @@ int sb_gitconfig_parse_text(const char *text, size_t len, const char *name, sb_g
         if (c == '[') {
             if (!parse_header(&r, &section, &sub, &has_sub))
                 goto bad;
-            in_section = true;
+            /* "[.sub]" names no section (git takes it, as ".sub.key"):
+             * its variables mean nothing to git either. */
+            in_section = section.len > 0;
             continue;
         }
         if (!is_alpha(c))
@@ -269,8 +271,8 @@ int sb_gitconfig_parse_text(const char *text, size_t len, const char *name, sb_g
                 goto bad;
             v = value.s;
         }
-        /* git takes a variable before any section too; it can mean
-         * nothing to git, so it is not passed on. */
+        /* git takes a variable before any section, or under an empty
+         * one, too; it can mean nothing to git, so it is not passed on. */
         rc = in_section ? fn(user, section.s, has_sub ? sub.s : NULL, key.s, v) : 0;
         if (rc != 0)
             goto out;
@@ -352,7 +354,11 @@ bool sb_gitconfig_bool(const char *value)
         return true;
     if (strcasecmp(value, "true") == 0 || strcasecmp(value, "yes") == 0 || strcasecmp(value, "on") == 0)
         return true;
+    /* Otherwise a number, which may carry a unit as git's numbers do
+     * ("1k" is 1024: true).  What git cannot read it refuses to run with. */
     char *end;
     long n = strtol(value, &end, 0);
+    if (end != value && *end && strchr("kKmMgG", *end))
+        end++;
     return end != value && *end == '\0' && n != 0;
 }

@@ -34,8 +34,8 @@ int sb_gitconfig_parse_text(const char *text, size_t len, const char *name, sb_g
 int sb_gitconfig_parse_file(const char *path, sb_gitconfig_fn fn, void *user, bool *absent, char *err,
                             size_t errlen);
 
-/* git's boolean: true for "true", "yes", "on", a non-zero number, or NULL
- * (a key without a value); false otherwise. */
+/* git's boolean: true for "true", "yes", "on", a non-zero number (with a
+ * unit or not: "1k"), or NULL (a key without a value); false otherwise. */
 bool sb_gitconfig_bool(const char *value);
 
 #endif

@@ -202,8 +202,19 @@ int sb_gitindex_parse(const unsigned char *data, size_t len, size_t hash_len, sb
             linked = true;
         } else if (p[0] < 'A' || p[0] > 'Z') {
             /* git refuses an index with a required extension it does not
-             * know; so do we. */
-            snprintf(err, errlen, "index has an extension this reader does not know (%.4s)", (const char *)p);
+             * know; so do we.  Its signature is any four bytes: the ones
+             * that are not printable are shown in hex, so the message stays
+             * one line of text. */
+            char sig[4 * 4 + 1];
+            size_t k = 0;
+            for (size_t j = 0; j < 4; j++) {
+                if (p[j] > ' ' && p[j] < 0x7f && p[j] != '\\')
+                    sig[k++] = (char)p[j];
+                else
+                    k += (size_t)snprintf(sig + k, sizeof sig - k, "\\x%02x", p[j]);
+            }
+            sig[k] = '\0';
+            snprintf(err, errlen, "index has an extension this reader does not know (%s)", sig);
             rc = -1;
             goto out;
         }

@@ -1416,7 +1416,8 @@ static void gitconfig_reads_like_git(void **state)
                        "\tk = a\\tb \\\"c\\\" # c\n"
                        "[filter \"z\"]\r\n"
                        "\tclean = \"sh -c 'echo; x'\" #\n"
-                       "[includeIf.X \"y\"] path = z\n[a.B.c]\nk=1\n";
+                       "[includeIf.X \"y\"] path = z\n[a.B.c]\nk=1\n"
+                       "[.include]\n\tpath = nowhere\n"; /* git reads ".include.path": nothing */
     cfgrec r = {""};
     char err[256];
     assert_int_equal(sb_gitconfig_parse_text(text, strlen(text), "t", cfg_collect, &r, err, sizeof err), 0);
@@ -1441,6 +1442,14 @@ static void gitconfig_reads_like_git(void **state)
         assert_int_equal(sb_gitconfig_parse_text(bad[i], strlen(bad[i]), "bad", cfg_collect, &r, err, sizeof err), -1);
         assert_non_null(strstr(err, "bad git config line"));
     }
+    /* Booleans as `git config --bool` reads them (git 2.39). */
+    static const char *const yes[] = {"true", "YES", "On", "1", "-1", "0x10", " 1", "1k", "2M", "1g"};
+    static const char *const no[] = {"", "false", "no", "off", "0", "0k", "0x0"};
+    assert_true(sb_gitconfig_bool(NULL));
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        assert_true(sb_gitconfig_bool(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        assert_false(sb_gitconfig_bool(no[i]));
 }
 
 /* ---- index files ---- */
@@ -1570,6 +1579,15 @@ static void gitindex_finds_gitlinks(void **state)
     /* A count the file cannot hold is refused before any work. */
     put_be32(idx + 8, 0xffffffffu);
     assert_int_equal(sb_gitindex_parse(idx, len, 20, link_collect, &l, shared, err, sizeof err), -1);
+    free(idx);
+    /* An unknown required extension is refused, its signature (any four
+     * bytes) shown so that the message stays one line. */
+    idx = make_index(2, 20, es, 1, &len);
+    memcpy(idx + len - 20, "\na\x01\\\0\0\0\0", 8);
+    len += 8;
+    assert_int_equal(sb_gitindex_parse(idx, len, 20, link_collect, &l, shared, err, sizeof err), -1);
+    assert_non_null(strstr(err, "(\\x0aa\\x01\\x5c)"));
+    assert_null(strchr(err, '\n'));
     free(idx);
 }
 
