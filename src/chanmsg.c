@@ -51,7 +51,8 @@ static int read_escalate(json_t *o, chan_msg *m, char *err, size_t errlen)
         n++;
     if (n > CHAN_ARGV_MAX)
         return fail(m, err, errlen, "too many arguments");
-    if (proto_get_argv(o, "write", false, &m->write, &e) < 0 || proto_get_bool(o, "network", false, &m->network, &e) < 0 ||
+    if (proto_get_argv(o, "write", false, &m->write, &e) < 0 ||
+        proto_get_bool(o, "network", false, &m->network, &e) < 0 ||
         proto_get_string(o, "reason", false, &reason, &e) < 0)
         return fail(m, err, errlen, "%s", e.message);
     if (reason && *reason)

@@ -11,7 +11,6 @@
 #include "pathres.h"
 #include "snap_server.h"
 #include "sesschan.h"
-#include "uexec.h"
 #include "util.h"
 
 #include <errno.h>
@@ -48,23 +47,12 @@ static void reply(chan_ticket *c, json_t *msg)
     free(s);
 }
 
-/* text as a JSON string, bytes that are not UTF-8 as U+FFFD: a message
- * may quote a path cut short in the middle of a character, or a host file
- * name that is not UTF-8, and jansson would refuse it: the requester would
- * hear nothing, an event would be missing from the session's log. */
-static json_t *lossy_string(const char *text)
-{
-    size_t n;
-    char *fixed = uexec_lossy_utf8(text, strlen(text), &n);
-    json_t *s = json_stringn(fixed, n);
-    free(fixed);
-    return s;
-}
-
-/* {"state":state,"message":message}. */
+/* {"state":state,"message":message}.  message may quote a path cut
+ * short in the middle of a character, or a host file name that is not
+ * UTF-8: proto_text_json keeps it from being refused. */
 static json_t *state_json(const char *state, const char *message)
 {
-    return json_pack("{s:s, s:o?}", "state", state, "message", message ? lossy_string(message) : NULL);
+    return json_pack("{s:s, s:o?}", "state", state, "message", message ? proto_text_json(message) : NULL);
 }
 
 static void reply_state(chan_ticket *c, const char *state, const char *message)
@@ -129,11 +117,11 @@ static void chan_settle(gate_ticket *t, gate_settle how, const char *message)
     reply_state(c, "denied", message);
     if (how == SETTLE_FORBIDDEN) {
         if (t->g.origin == GATE_HOOK)
-            log_event(c, "command_refused",
-                      json_pack("{s:o, s:o}", "line", lossy_string(t->g.line ? t->g.line : ""), "reason", lossy_string(message)));
+            log_event(c, "command_refused", json_pack("{s:o, s:o}", "line", proto_text_json(t->g.line ? t->g.line : ""),
+                                                      "reason", proto_text_json(message)));
         else
             log_event(c, "escalation_refused",
-                      json_pack("{s:o, s:o}", "argv", proto_argv_json(t->g.argv), "reason", lossy_string(message)));
+                      json_pack("{s:o, s:o}", "argv", proto_argv_json(t->g.argv), "reason", proto_text_json(message)));
     }
 }
 
@@ -372,9 +360,8 @@ void escalation_request(server_t *srv, session_t *s, const chan_msg *m, int repl
     bool escalate = m->verb == CHAN_ESCALATE;
     char err[PATH_MAX + 600];
     int rc = -1;
-    if (!escalate && m->verb != CHAN_CHECK)
-        snprintf(err, sizeof err, "unknown verb (escalate, check, mark)");
-    else if (escalate && (stdio[0] < 0 || stdio[1] < 0 || stdio[2] < 0))
+    /* chanmsg.c took only escalate, check and mark; sesschan.c the listeners. */
+    if (escalate && (stdio[0] < 0 || stdio[1] < 0 || stdio[2] < 0))
         snprintf(err, sizeof err, "escalate needs the requester's stdin, stdout and stderr");
     else if (fill_request(c, s, escalate ? GATE_ESCALATE : GATE_HOOK, m->cwd, err, sizeof err) == 0) {
         if (escalate)

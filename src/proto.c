@@ -234,15 +234,20 @@ char **proto_copy_argv(char *const *argv)
     return out;
 }
 
+json_t *proto_text_json(const char *text)
+{
+    size_t n;
+    char *fixed = uexec_lossy_utf8(text, strlen(text), &n);
+    json_t *s = json_stringn(fixed, n);
+    free(fixed);
+    return s;
+}
+
 json_t *proto_argv_json(char *const *argv)
 {
     json_t *a = json_array();
-    for (size_t i = 0; argv && argv[i]; i++) {
-        size_t n;
-        char *fixed = uexec_lossy_utf8(argv[i], strlen(argv[i]), &n);
-        json_array_append_new(a, json_stringn(fixed, n));
-        free(fixed);
-    }
+    for (size_t i = 0; argv && argv[i]; i++)
+        json_array_append_new(a, proto_text_json(argv[i]));
     return a;
 }
 

@@ -85,6 +85,9 @@ void proto_free_argv(char **argv);
 /* A copy of a NULL-terminated argv (NULL stays NULL); free with
  * proto_free_argv. */
 char **proto_copy_argv(char *const *argv);
+/* text as a JSON string, bytes that are not UTF-8 as U+FFFD: jansson
+ * refuses invalid UTF-8, and a reply or event would go missing. */
+json_t *proto_text_json(const char *text);
 /* argv as a JSON array of strings; bytes that are not UTF-8 become
  * U+FFFD, so no word can go missing from what a client shows. */
 json_t *proto_argv_json(char *const *argv);
