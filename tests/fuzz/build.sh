@@ -4,7 +4,7 @@
 #
 #   tests/fuzz/build.sh [fuzz_NAME ...]     (default: every tests/fuzz/fuzz_*.c)
 #
-# Compiles the core sources (src/*.c but main.c, sandbox/*.c) with clang and
+# Compiles the core sources (src/*/*.c but main.c, sandbox/*.c) with clang and
 # -fsanitize=fuzzer-no-link,address,undefined into build-fuzz/obj/ (or
 # $FUZZ_BUILD/obj; a source is recompiled when it, or any header, is newer
 # than its object), then links each target, tests/fuzz/fuzz_NAME.c, with
@@ -35,10 +35,10 @@ mkdir -p "$out/obj"
 
 # The newest header: a source older than its object is still rebuilt when a
 # header changed since (crude, but a fuzz build is rare and must be right).
-newest_h=$(ls -t "$top"/src/*.h "$top"/sandbox/*.h "$top/config.h" | head -n 1)
+newest_h=$(ls -t "$top"/src/*/*.h "$top"/sandbox/*.h "$top/config.h" | head -n 1)
 objs=""
-for src in "$top"/src/*.c "$top"/sandbox/*.c; do
-    case $src in */src/main.c) continue ;; esac
+for src in "$top"/src/*/*.c "$top"/sandbox/*.c; do
+    case $src in */src/cli/main.c) continue ;; esac
     dir=$(basename "$(dirname "$src")")
     obj="$out/obj/${dir}_$(basename "$src" .c).o"
     objs="$objs $obj"
