@@ -14,7 +14,7 @@
 #include "config.h"
 
 #include "tui_int.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <curses.h>
 #include <stdio.h>

@@ -18,9 +18,9 @@
 #include "config.h"
 
 #include "tui_int.h"
-#include "client.h"
-#include "quote.h"
-#include "util.h"
+#include "protocol/client.h"
+#include "base/quote.h"
+#include "base/util.h"
 
 #include <curses.h>
 #include <stdarg.h>

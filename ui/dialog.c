@@ -7,7 +7,7 @@
 
 #include "tui_int.h"
 #include "timelineview.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <curses.h>
 #include <limits.h>

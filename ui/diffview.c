@@ -5,8 +5,8 @@
 
 #include "diffview.h"
 
-#include "utf8.h"
-#include "util.h"
+#include "base/utf8.h"
+#include "base/util.h"
 
 #include <curses.h>
 #include <stdio.h>

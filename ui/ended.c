@@ -5,10 +5,10 @@
 
 #include "ended.h"
 
-#include "sessfiles.h"
-#include "timeline.h"
+#include "record/sessfiles.h"
+#include "record/timeline.h"
 #include "tui_int.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -13,8 +13,8 @@
 #include "config.h"
 
 #include "input.h"
-#include "util.h"
-#include "vt.h"
+#include "base/util.h"
+#include "vt/vt.h"
 
 #include <curses.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "keyspec.h"
+#include "config/keyspec.h"
 
 typedef enum ui_mouse_event {
     UM_PRESS,      /* mouse_button 1-3 went down */

@@ -4,9 +4,9 @@
 #include "config.h"
 
 #include "paint.h"
-#include "utf8.h"
-#include "util.h"
-#include "width.h"
+#include "base/utf8.h"
+#include "base/util.h"
+#include "base/width.h"
 
 #include <curses.h>
 #include <dirent.h>

@@ -17,7 +17,7 @@
 
 #include "layout.h"
 #include "theme.h"
-#include "vt.h"
+#include "vt/vt.h"
 
 /* [ui] truecolor, as conf.h has it. */
 #define PAINT_TRUECOLOR_AUTO (-1)

@@ -11,7 +11,7 @@
 #include "diffview.h"
 #include "replayview.h"
 #include "timelineview.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <curses.h>
 #include <limits.h>

@@ -5,10 +5,10 @@
 
 #include "replayview.h"
 
-#include "castplay.h"
-#include "castread.h"
-#include "sessfiles.h"
-#include "util.h"
+#include "record/castplay.h"
+#include "record/castread.h"
+#include "record/sessfiles.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <stdio.h>

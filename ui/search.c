@@ -7,7 +7,7 @@
 #include "config.h"
 
 #include "tui_int.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "sessions.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "vt.h"
+#include "vt/vt.h"
 
 typedef struct ui_session {
     int id;

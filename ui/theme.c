@@ -12,8 +12,8 @@
 #include "config.h"
 
 #include "theme.h"
-#include "conf.h"
-#include "ini.h"
+#include "config/conf.h"
+#include "base/ini.h"
 
 #include <ctype.h>
 #include <dirent.h>

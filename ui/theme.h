@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "vt.h" /* vt_color, VT_COLOR_*, VT_ATTR_* */
+#include "vt/vt.h" /* vt_color, VT_COLOR_*, VT_ATTR_* */
 
 typedef enum theme_elem {
     TH_NORMAL,          /* pane background/foreground where the session uses default colours */

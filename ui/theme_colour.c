@@ -7,7 +7,7 @@
 #include "config.h"
 
 #include "theme.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <stdio.h>

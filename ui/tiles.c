@@ -15,7 +15,7 @@
 #include "config.h"
 
 #include "tui_int.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

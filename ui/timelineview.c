@@ -6,12 +6,12 @@
 #include "timelineview.h"
 
 #include "diffview.h"
-#include "quote.h"
+#include "base/quote.h"
 #include "replayview.h"
-#include "sessfiles.h"
-#include "timeline.h"
-#include "utf8.h"
-#include "util.h"
+#include "record/sessfiles.h"
+#include "record/timeline.h"
+#include "base/utf8.h"
+#include "base/util.h"
 
 #include <curses.h>
 #include <limits.h>

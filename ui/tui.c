@@ -24,9 +24,9 @@
 #include "diffview.h"
 #include "replayview.h"
 #include "timelineview.h"
-#include "cli.h"
-#include "utf8.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "base/utf8.h"
+#include "base/util.h"
 
 #include <curses.h>
 #include <errno.h>

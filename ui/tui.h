@@ -5,7 +5,7 @@
 #ifndef CORRAL_UI_TUI_H
 #define CORRAL_UI_TUI_H
 
-#include "cli.h"
+#include "cli/cli.h"
 
 /* Run the TUI until detach; returns the exit status. */
 int tui_main(const cli_tui_options *opt);

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#include "conf.h"
+#include "config/conf.h"
 #include "ended.h"
 #include "input.h"
 #include "layout.h"
@@ -19,7 +19,7 @@
 #include "theme.h"
 #include "tiles.h"
 #include "uiconn.h"
-#include "util.h"
+#include "base/util.h"
 
 typedef enum ui_focus { FOCUS_SUPERVISOR, FOCUS_PANE } ui_focus;
 

@@ -4,8 +4,8 @@
 #include "config.h"
 
 #include "uiconn.h"
-#include "client.h"
-#include "util.h"
+#include "protocol/client.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#include "proto.h"
+#include "protocol/proto.h"
 
 typedef struct uiconn uiconn_t;
 /* reply is the whole reply object (ok or error); NULL when the connection

@@ -4,8 +4,8 @@
  */
 #include "config.h"
 
-#include "headtail.h"
-#include "util.h"
+#include "base/headtail.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

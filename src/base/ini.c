@@ -3,8 +3,8 @@
  */
 #include "config.h"
 
-#include "ini.h"
-#include "util.h"
+#include "base/ini.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "netaddr.h"
+#include "base/netaddr.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

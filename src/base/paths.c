@@ -5,8 +5,8 @@
  */
 #include "config.h"
 
-#include "paths.h"
-#include "util.h"
+#include "base/paths.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <pwd.h>

@@ -6,8 +6,8 @@
  */
 #include "config.h"
 
-#include "quote.h"
-#include "utf8.h"
+#include "base/quote.h"
+#include "base/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #ifndef CORRAL_QUOTE_H
 #define CORRAL_QUOTE_H
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  */
 #include "config.h"
 
-#include "sha256.h"
-#include "util.h"
+#include "base/sha256.h"
+#include "base/util.h"
 
 #include <string.h>
 

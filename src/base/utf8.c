@@ -12,7 +12,7 @@
  */
 #include "config.h"
 
-#include "utf8.h"
+#include "base/utf8.h"
 
 size_t utf8_lead_length(unsigned char c)
 {

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

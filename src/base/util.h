@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "utf8.h" /* the UTF-8 decoder and encoder, which many users of util.h want */
+#include "base/utf8.h" /* the UTF-8 decoder and encoder, which many users of util.h want */
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);

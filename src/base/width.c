@@ -5,9 +5,9 @@
  */
 #include "config.h"
 
-#include "width.h"
+#include "base/width.h"
 
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <pthread.h>
 
@@ -17,7 +17,7 @@ typedef struct uc_width_range {
 } uc_width_range;
 
 #define UC_WIDTH_TABLE
-#include "width_table.h"
+#include "base/width_table.h"
 
 static int search(uint32_t cp)
 {

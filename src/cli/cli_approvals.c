@@ -5,10 +5,10 @@
  */
 #include "config.h"
 
-#include "cli.h"
-#include "client.h"
-#include "quote.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "protocol/client.h"
+#include "base/quote.h"
+#include "base/util.h"
 
 #include <getopt.h>
 #include <stdint.h>

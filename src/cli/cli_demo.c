@@ -8,9 +8,9 @@
  */
 #include "config.h"
 
-#include "cli.h"
-#include "client.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "protocol/client.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

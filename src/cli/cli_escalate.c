@@ -11,8 +11,8 @@
  */
 #include "config.h"
 
-#include "cli.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

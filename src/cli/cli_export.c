@@ -13,16 +13,16 @@
  */
 #include "config.h"
 
-#include "cli_export.h"
+#include "cli/cli_export.h"
 
-#include "cli.h"
-#include "client.h"
-#include "export_summary.h"
-#include "paths.h"
-#include "proto.h"
-#include "quote.h"
-#include "sessdir.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "protocol/client.h"
+#include "record/export_summary.h"
+#include "base/paths.h"
+#include "protocol/proto.h"
+#include "base/quote.h"
+#include "record/sessdir.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

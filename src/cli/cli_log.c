@@ -3,15 +3,15 @@
  */
 #include "config.h"
 
-#include "cli_log.h"
+#include "cli/cli_log.h"
 
-#include "client.h"
-#include "paths.h"
-#include "quote.h"
-#include "sessfiles.h"
-#include "timeline.h"
-#include "util.h"
-#include "width.h"
+#include "protocol/client.h"
+#include "base/paths.h"
+#include "base/quote.h"
+#include "record/sessfiles.h"
+#include "record/timeline.h"
+#include "base/util.h"
+#include "base/width.h"
 
 #include <errno.h>
 #include <getopt.h>

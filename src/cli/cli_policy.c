@@ -6,11 +6,11 @@
  */
 #include "config.h"
 
-#include "cli.h"
-#include "quote.h"
-#include "rules.h"
-#include "utf8.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "base/quote.h"
+#include "policy/rules.h"
+#include "base/utf8.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

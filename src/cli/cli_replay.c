@@ -12,14 +12,14 @@
  */
 #include "config.h"
 
-#include "castplay.h"
-#include "castread.h"
-#include "cli.h"
-#include "conf.h"
-#include "quote.h"
-#include "replaydraw.h"
-#include "sessfiles.h"
-#include "util.h"
+#include "record/castplay.h"
+#include "record/castread.h"
+#include "cli/cli.h"
+#include "config/conf.h"
+#include "base/quote.h"
+#include "vt/replaydraw.h"
+#include "record/sessfiles.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,19 +5,19 @@
  */
 #include "config.h"
 
-#include "cli.h"
-#include "cli_snap.h"
-#include "conf.h"
-#include "doctor.h"
-#include "git_quarantine.h"
-#include "quote.h"
-#include "sbutil.h"
-#include "launch.h"
-#include "paths.h"
-#include "plan.h"
-#include "rules_ws.h"
-#include "sbconf.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "cli/cli_snap.h"
+#include "config/conf.h"
+#include "sandbox/doctor.h"
+#include "snap/git_quarantine.h"
+#include "base/quote.h"
+#include "sandbox/sbutil.h"
+#include "sandbox/launch.h"
+#include "base/paths.h"
+#include "sandbox/plan.h"
+#include "policy/rules_ws.h"
+#include "config/sbconf.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

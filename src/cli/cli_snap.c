@@ -3,17 +3,17 @@
  */
 #include "config.h"
 
-#include "cli_snap.h"
+#include "cli/cli_snap.h"
 
-#include "cli.h"
-#include "client.h"
-#include "conf.h"
-#include "git_quarantine.h"
-#include "paths.h"
-#include "quote.h"
-#include "sessfiles.h"
-#include "snap_store.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "protocol/client.h"
+#include "config/conf.h"
+#include "snap/git_quarantine.h"
+#include "base/paths.h"
+#include "base/quote.h"
+#include "record/sessfiles.h"
+#include "snap/snap_store.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -7,11 +7,11 @@
  */
 #include "config.h"
 
-#include "cli.h"
-#include "rules.h"
-#include "rules_ws.h"
-#include "trust.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "policy/rules.h"
+#include "policy/rules_ws.h"
+#include "policy/trust.h"
+#include "base/util.h"
 
 #include <getopt.h>
 #include <limits.h>

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "cli.h"
-#include "init.h"
-#include "snap_worker.h"
-#include "tui.h"
+#include "cli/cli.h"
+#include "sandbox/init.h"
+#include "snap/snap_worker.h"
+#include "ui/tui.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CORRAL_ASAN 1

@@ -5,10 +5,10 @@
  */
 #include "config.h"
 
-#include "conf.h"
-#include "ini.h"
-#include "profile.h"
-#include "util.h"
+#include "config/conf.h"
+#include "base/ini.h"
+#include "sandbox/profile.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "keyspec.h"
-#include "snap_conf.h"
+#include "config/keyspec.h"
+#include "config/snap_conf.h"
 
 /* Sandbox settings of the [sandbox] section or a [profile "NAME"] one:
  * paths added to the profile and limits that replace its defaults. */

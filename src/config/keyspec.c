@@ -4,8 +4,8 @@
  */
 #include "config.h"
 
-#include "keyspec.h"
-#include "util.h"
+#include "config/keyspec.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

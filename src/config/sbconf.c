@@ -3,9 +3,9 @@
  */
 #include "config.h"
 
-#include "sbconf.h"
-#include "paths.h"
-#include "util.h"
+#include "config/sbconf.h"
+#include "base/paths.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -10,9 +10,9 @@
 
 #include <stddef.h>
 
-#include "conf.h"
-#include "plan.h"
-#include "profile.h"
+#include "config/conf.h"
+#include "sandbox/plan.h"
+#include "sandbox/profile.h"
 
 /* Build profile name (NULL: the configured default, else workspace-write).
  * 0, or -1 with err naming the profile and what is wrong. */

@@ -3,10 +3,10 @@
  */
 #include "config.h"
 
-#include "snap_conf.h"
+#include "config/snap_conf.h"
 
-#include "conf.h"
-#include "util.h"
+#include "config/conf.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

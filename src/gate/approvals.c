@@ -3,8 +3,8 @@
  */
 #include "config.h"
 
-#include "approvals.h"
-#include "util.h"
+#include "gate/approvals.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

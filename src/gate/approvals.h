@@ -18,9 +18,9 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "answer.h"
-#include "eventlog.h"
-#include "list.h"
+#include "gate/answer.h"
+#include "record/eventlog.h"
+#include "base/list.h"
 
 typedef struct approval approval_t;
 

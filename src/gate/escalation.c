@@ -3,15 +3,15 @@
  */
 #include "config.h"
 
-#include "escalation.h"
+#include "gate/escalation.h"
 
-#include "chanmsg.h"
-#include "gate_server.h"
-#include "launch.h"
-#include "pathres.h"
-#include "snap_server.h"
-#include "sesschan.h"
-#include "util.h"
+#include "protocol/chanmsg.h"
+#include "gate/gate_server.h"
+#include "sandbox/launch.h"
+#include "gate/pathres.h"
+#include "snap/snap_server.h"
+#include "server/sesschan.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

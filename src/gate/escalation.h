@@ -15,8 +15,8 @@
 #ifndef CORRAL_ESCALATION_H
 #define CORRAL_ESCALATION_H
 
-#include "chanmsg.h"
-#include "server_int.h"
+#include "protocol/chanmsg.h"
+#include "server/server_int.h"
 
 /* A request from session s: its message, decoded (chanmsg.h; verb
  * escalate, check or mark), the requester's reply socket and (escalate)

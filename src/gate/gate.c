@@ -3,13 +3,13 @@
  */
 #include "config.h"
 
-#include "gate.h"
-#include "profile.h"
-#include "proto.h"
-#include "quote.h"
-#include "safety.h"
-#include "shsplit.h"
-#include "util.h"
+#include "gate/gate.h"
+#include "sandbox/profile.h"
+#include "protocol/proto.h"
+#include "base/quote.h"
+#include "policy/safety.h"
+#include "policy/shsplit.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -26,10 +26,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "answer.h"
-#include "policy.h"
-#include "rules.h"
-#include "safety.h"
+#include "gate/answer.h"
+#include "policy/policy.h"
+#include "policy/rules.h"
+#include "policy/safety.h"
 
 typedef enum gate_origin {
     GATE_EXEC,     /* an exec request's flags (corral exec, exec_command) */

@@ -11,11 +11,11 @@
  */
 #include "config.h"
 
-#include "gate_server.h"
-#include "pathres.h"
-#include "safety.h"
-#include "snap_server.h"
-#include "util.h"
+#include "gate/gate_server.h"
+#include "gate/pathres.h"
+#include "policy/safety.h"
+#include "snap/snap_server.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,11 +9,11 @@
  */
 #include "config.h"
 
-#include "gate_network.h"
+#include "gate/gate_network.h"
 
-#include "gate_server.h"
-#include "quote.h"
-#include "util.h"
+#include "gate/gate_server.h"
+#include "base/quote.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

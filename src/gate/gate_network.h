@@ -11,8 +11,8 @@
 #ifndef CORRAL_GATE_NETWORK_H
 #define CORRAL_GATE_NETWORK_H
 
-#include "proxy.h"
-#include "server_int.h"
+#include "net/proxy.h"
+#include "server/server_int.h"
 
 /* Start the server's proxy (srv->proxy) with the gate as its decider, the
  * sessions' event logs for its records; and stop it. */

@@ -3,12 +3,12 @@
  */
 #include "config.h"
 
-#include "gate_server.h"
-#include "paths.h"
-#include "plan.h"
-#include "quote.h"
-#include "rules_ws.h"
-#include "util.h"
+#include "gate/gate_server.h"
+#include "base/paths.h"
+#include "sandbox/plan.h"
+#include "base/quote.h"
+#include "policy/rules_ws.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,8 +16,8 @@
 #ifndef CORRAL_GATE_SERVER_H
 #define CORRAL_GATE_SERVER_H
 
-#include "gate.h"
-#include "server_int.h"
+#include "gate/gate.h"
+#include "server/server_int.h"
 
 typedef struct gate_ticket gate_ticket;
 

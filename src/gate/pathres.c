@@ -3,8 +3,8 @@
  */
 #include "config.h"
 
-#include "pathres.h"
-#include "util.h"
+#include "gate/pathres.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -10,13 +10,13 @@
  */
 #include "config.h"
 
-#include "mcp.h"
-#include "mcp_config.h"
-#include "mcp_rpc.h"
-#include "mcp_state.h"
-#include "policy.h"
-#include "proto.h"
-#include "util.h"
+#include "mcp/mcp.h"
+#include "mcp/mcp_config.h"
+#include "mcp/mcp_rpc.h"
+#include "mcp/mcp_state.h"
+#include "policy/policy.h"
+#include "protocol/proto.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,9 +3,9 @@
  */
 #include "config.h"
 
-#include "mcp_bridge.h"
-#include "proto.h"
-#include "util.h"
+#include "mcp/mcp_bridge.h"
+#include "protocol/proto.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "client.h"
+#include "protocol/client.h"
 
 /* Calls waiting at once, at most. */
 #define MCP_MAX_LINKS 32

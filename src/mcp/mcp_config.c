@@ -3,9 +3,9 @@
  */
 #include "config.h"
 
-#include "mcp_config.h"
-#include "quote.h"
-#include "util.h"
+#include "mcp/mcp_config.h"
+#include "base/quote.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdbool.h>

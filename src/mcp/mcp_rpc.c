@@ -3,8 +3,8 @@
  */
 #include "config.h"
 
-#include "mcp_rpc.h"
-#include "util.h"
+#include "mcp/mcp_rpc.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

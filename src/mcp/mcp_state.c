@@ -3,9 +3,9 @@
  */
 #include "config.h"
 
-#include "mcp_rpc.h"
-#include "mcp_state.h"
-#include "util.h"
+#include "mcp/mcp_rpc.h"
+#include "mcp/mcp_state.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "list.h"
-#include "mcp_bridge.h"
-#include "mcp_tools.h"
+#include "base/list.h"
+#include "mcp/mcp_bridge.h"
+#include "mcp/mcp_tools.h"
 
 /* Protocol versions spoken, oldest first; an unknown one is answered with
  * the newest. */

@@ -5,10 +5,10 @@
  */
 #include "config.h"
 
-#include "mcp_tools.h"
-#include "proto.h"
-#include "uexec.h"
-#include "util.h"
+#include "mcp/mcp_tools.h"
+#include "protocol/proto.h"
+#include "protocol/uexec.h"
+#include "base/util.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -25,13 +25,13 @@
  */
 #include "config.h"
 
-#include "proxy.h"
+#include "net/proxy.h"
 
-#include "netaddr.h"
-#include "proxy_http.h"
-#include "proxy_int.h"
-#include "proxy_pump.h"
-#include "proxy_socks.h"
+#include "base/netaddr.h"
+#include "net/proxy_http.h"
+#include "net/proxy_int.h"
+#include "net/proxy_pump.h"
+#include "net/proxy_socks.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "rules.h"
+#include "policy/rules.h"
 
 typedef struct proxy proxy_t;
 typedef struct proxy_pending proxy_pending;

@@ -16,7 +16,7 @@
  */
 #include "config.h"
 
-#include "proxy_int.h"
+#include "net/proxy_int.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "proxy_http.h"
+#include "net/proxy_http.h"
 
 #include <string.h>
 

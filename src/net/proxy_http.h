@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "netaddr.h"
-#include "util.h"
+#include "base/netaddr.h"
+#include "base/util.h"
 
 #define HTTP_MAX_HEADERS 128
 

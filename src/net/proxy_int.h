@@ -7,10 +7,10 @@
 #ifndef CORRAL_PROXY_INT_H
 #define CORRAL_PROXY_INT_H
 
-#include "proxy.h"
-#include "proxy_http.h"
-#include "proxy_pump.h"
-#include "util.h"
+#include "net/proxy.h"
+#include "net/proxy_http.h"
+#include "net/proxy_pump.h"
+#include "base/util.h"
 
 #include <netinet/in.h>
 

@@ -13,9 +13,9 @@
  */
 #include "config.h"
 
-#include "proxy_pump.h"
+#include "net/proxy_pump.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

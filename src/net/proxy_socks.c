@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "proxy_socks.h"
+#include "net/proxy_socks.h"
 
 #include <arpa/inet.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "netaddr.h"
+#include "base/netaddr.h"
 
 /* Reply codes (RFC 1928 section 6). */
 enum {

@@ -3,10 +3,10 @@
  */
 #include "config.h"
 
-#include "policy.h"
-#include "safety.h"
-#include "shsplit.h"
-#include "util.h"
+#include "policy/policy.h"
+#include "policy/safety.h"
+#include "policy/shsplit.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <string.h>

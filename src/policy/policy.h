@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rules.h"
+#include "policy/rules.h"
 
 typedef enum approval_policy {
     APPROVAL_ON_REQUEST, /* default: ask for escalations, prompts and dangerous commands */

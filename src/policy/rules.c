@@ -6,8 +6,8 @@
  */
 #include "config.h"
 
-#include "netaddr.h"
-#include "rules_int.h"
+#include "base/netaddr.h"
+#include "policy/rules_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

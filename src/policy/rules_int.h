@@ -5,8 +5,8 @@
 #ifndef CORRAL_RULES_INT_H
 #define CORRAL_RULES_INT_H
 
-#include "rules.h"
-#include "util.h"
+#include "policy/rules.h"
+#include "base/util.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -11,8 +11,8 @@
  */
 #include "config.h"
 
-#include "rules_int.h"
-#include "utf8.h"
+#include "policy/rules_int.h"
+#include "base/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>

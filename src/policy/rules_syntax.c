@@ -13,8 +13,8 @@
  */
 #include "config.h"
 
-#include "quote.h"
-#include "rules_int.h"
+#include "base/quote.h"
+#include "policy/rules_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>

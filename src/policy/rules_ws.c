@@ -3,12 +3,12 @@
  */
 #include "config.h"
 
-#include "paths.h"
-#include "quote.h"
-#include "rules_int.h"
-#include "rules_ws.h"
-#include "trust.h"
-#include "util.h"
+#include "base/paths.h"
+#include "base/quote.h"
+#include "policy/rules_int.h"
+#include "policy/rules_ws.h"
+#include "policy/trust.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <limits.h>

@@ -20,7 +20,7 @@
 #ifndef CORRAL_RULES_WS_H
 #define CORRAL_RULES_WS_H
 
-#include "rules.h"
+#include "policy/rules.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -5,9 +5,9 @@
  */
 #include "config.h"
 
-#include "safety.h"
-#include "sbutil.h"
-#include "shsplit.h"
+#include "policy/safety.h"
+#include "sandbox/sbutil.h"
+#include "policy/shsplit.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
  */
 #include "config.h"
 
-#include "shsplit.h"
-#include "util.h"
+#include "policy/shsplit.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

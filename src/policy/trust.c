@@ -3,10 +3,10 @@
  */
 #include "config.h"
 
-#include "paths.h"
-#include "rules.h"
-#include "trust.h"
-#include "util.h"
+#include "base/paths.h"
+#include "policy/rules.h"
+#include "policy/trust.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -28,8 +28,8 @@
 #ifndef CORRAL_TRUST_H
 #define CORRAL_TRUST_H
 
-#include "sha256.h"
-#include "util.h"
+#include "base/sha256.h"
+#include "base/util.h"
 
 #include <stdbool.h>
 #include <stddef.h>

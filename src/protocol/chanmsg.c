@@ -3,11 +3,11 @@
  */
 #include "config.h"
 
-#include "chanmsg.h"
+#include "protocol/chanmsg.h"
 
-#include "proto.h"
-#include "utf8.h"
-#include "util.h"
+#include "protocol/proto.h"
+#include "base/utf8.h"
+#include "base/util.h"
 
 #include <jansson.h>
 

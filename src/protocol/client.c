@@ -3,11 +3,11 @@
  */
 #include "config.h"
 
-#include "client.h"
-#include "paths.h"
-#include "quote.h"
-#include "server.h"
-#include "util.h"
+#include "protocol/client.h"
+#include "base/paths.h"
+#include "base/quote.h"
+#include "server/server.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

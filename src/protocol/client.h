@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "proto.h"
+#include "protocol/proto.h"
 
 typedef struct client {
     int fd;

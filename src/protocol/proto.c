@@ -5,9 +5,9 @@
  */
 #include "config.h"
 
-#include "proto.h"
-#include "quote.h"
-#include "uexec.h"
+#include "protocol/proto.h"
+#include "base/quote.h"
+#include "protocol/uexec.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define PROTO_VERSION 1
 #define PROTO_MAX_MSG (1024u * 1024u)

@@ -4,8 +4,8 @@
  */
 #include "config.h"
 
-#include "uexec.h"
-#include "util.h"
+#include "protocol/uexec.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,9 +6,9 @@
  */
 #include "config.h"
 
-#include "cast.h"
-#include "uexec.h"
-#include "utf8.h"
+#include "record/cast.h"
+#include "protocol/uexec.h"
+#include "base/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "base/util.h"
 
 typedef struct cast cast_t;
 

@@ -9,10 +9,10 @@
  */
 #include "config.h"
 
-#include "castplay.h"
-#include "castskip.h"
-#include "timeline.h"
-#include "util.h"
+#include "record/castplay.h"
+#include "record/castskip.h"
+#include "record/timeline.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -21,8 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "castread.h"
-#include "vt.h"
+#include "record/castread.h"
+#include "vt/vt.h"
 
 typedef struct castplay castplay_t;
 

@@ -9,9 +9,9 @@
  */
 #include "config.h"
 
-#include "castread.h"
-#include "quote.h"
-#include "util.h"
+#include "record/castread.h"
+#include "base/quote.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

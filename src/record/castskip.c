@@ -20,8 +20,8 @@
  */
 #include "config.h"
 
-#include "castskip.h"
-#include "util.h"
+#include "record/castskip.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

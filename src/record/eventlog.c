@@ -4,8 +4,8 @@
  */
 #include "config.h"
 
-#include "eventlog.h"
-#include "util.h"
+#include "record/eventlog.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

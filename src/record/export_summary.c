@@ -3,10 +3,10 @@
  */
 #include "config.h"
 
-#include "export_summary.h"
+#include "record/export_summary.h"
 
-#include "quote.h"
-#include "util.h"
+#include "base/quote.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sessdir.h"
+#include "record/sessdir.h"
 
 typedef struct export_cmd {
     int n;           /* its number in the session */

@@ -4,9 +4,9 @@
  */
 #include "config.h"
 
-#include "jsonscan.h"
-#include "utf8.h"
-#include "util.h"
+#include "record/jsonscan.h"
+#include "base/utf8.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -3,9 +3,9 @@
  */
 #include "config.h"
 
-#include "retention.h"
+#include "record/retention.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

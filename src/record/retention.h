@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sessdir.h"
+#include "record/sessdir.h"
 
 /* A directory a session of the server uses. */
 typedef struct retention_live {

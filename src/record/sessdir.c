@@ -3,10 +3,10 @@
  */
 #include "config.h"
 
-#include "sessdir.h"
+#include "record/sessdir.h"
 
-#include "paths.h"
-#include "util.h"
+#include "base/paths.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <dirent.h>

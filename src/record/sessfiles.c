@@ -3,11 +3,11 @@
  */
 #include "config.h"
 
-#include "sessfiles.h"
+#include "record/sessfiles.h"
 
-#include "paths.h"
-#include "sessdir.h"
-#include "util.h"
+#include "base/paths.h"
+#include "record/sessdir.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "timeline.h"
+#include "record/timeline.h"
 
 /* Whether s names a session directory: ID or ID.N (digits). */
 bool sessfiles_name_ok(const char *s);

@@ -12,9 +12,9 @@
  */
 #include "config.h"
 
-#include "jsonscan.h"
-#include "timeline.h"
-#include "util.h"
+#include "record/jsonscan.h"
+#include "record/timeline.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

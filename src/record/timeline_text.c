@@ -4,9 +4,9 @@
  */
 #include "config.h"
 
-#include "quote.h"
-#include "timeline.h"
-#include "util.h"
+#include "base/quote.h"
+#include "record/timeline.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <math.h> /* isfinite: a macro, no libm */

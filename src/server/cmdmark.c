@@ -3,12 +3,12 @@
  */
 #include "config.h"
 
-#include "cmdmark.h"
+#include "server/cmdmark.h"
 
-#include "eventlog.h"
-#include "timeline.h"
-#include "uexec.h"
-#include "util.h"
+#include "record/eventlog.h"
+#include "record/timeline.h"
+#include "protocol/uexec.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

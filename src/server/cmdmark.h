@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "session.h"
+#include "server/session.h"
 
 /* Command n of s started now, line as shown (the typed line, the argv
  * quoted), in directory cwd (NULL: the session's). */

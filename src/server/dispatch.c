@@ -5,13 +5,13 @@
  */
 #include "config.h"
 
-#include "server_int.h"
-#include "gate_server.h"
-#include "layouts.h"
-#include "retention_server.h"
-#include "snap_server.h"
-#include "paths.h"
-#include "uexec.h"
+#include "server/server_int.h"
+#include "gate/gate_server.h"
+#include "server/layouts.h"
+#include "server/retention_server.h"
+#include "snap/snap_server.h"
+#include "base/paths.h"
+#include "protocol/uexec.h"
 
 #include <errno.h>
 #include <stdio.h>

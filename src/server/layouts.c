@@ -4,9 +4,9 @@
  */
 #include "config.h"
 
-#include "layouts.h"
-#include "store.h"
-#include "util.h"
+#include "server/layouts.h"
+#include "server/store.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

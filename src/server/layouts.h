@@ -18,7 +18,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "proto.h"
+#include "protocol/proto.h"
 
 #define LAYOUTS_MAX_TILES 9      /* the grid's nine panes */
 #define LAYOUTS_MAX_EXPANDED 64  /* clients listed as unfolded */

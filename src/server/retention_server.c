@@ -8,12 +8,12 @@
  */
 #include "config.h"
 
-#include "retention_server.h"
+#include "server/retention_server.h"
 
-#include "retention.h"
-#include "snap_gc.h"
-#include "snap_server.h"
-#include "util.h"
+#include "record/retention.h"
+#include "snap/snap_gc.h"
+#include "snap/snap_server.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

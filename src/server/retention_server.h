@@ -7,7 +7,7 @@
 #ifndef CORRAL_RETENTION_SERVER_H
 #define CORRAL_RETENTION_SERVER_H
 
-#include "server_int.h"
+#include "server/server_int.h"
 
 void retention_server_start(server_t *srv);
 void retention_server_shutdown(server_t *srv);

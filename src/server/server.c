@@ -7,19 +7,19 @@
  */
 #include "config.h"
 
-#include "server.h"
-#include "server_int.h"
-#include "retention_server.h"
-#include "snap_reader.h"
-#include "snap_server.h"
-#include "escalation.h"
-#include "gate_network.h"
-#include "gate_server.h"
-#include "paths.h"
-#include "sesschan.h"
-#include "shellhook.h"
-#include "uexec.h"
-#include "util.h"
+#include "server/server.h"
+#include "server/server_int.h"
+#include "server/retention_server.h"
+#include "snap/snap_reader.h"
+#include "snap/snap_server.h"
+#include "gate/escalation.h"
+#include "gate/gate_network.h"
+#include "gate/gate_server.h"
+#include "base/paths.h"
+#include "server/sesschan.h"
+#include "server/shellhook.h"
+#include "protocol/uexec.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <limits.h>

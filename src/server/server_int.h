@@ -11,16 +11,16 @@
 #include <sys/types.h>
 #include <uv.h>
 
-#include "approvals.h"
-#include "conf.h"
-#include "eventlog.h"
-#include "gate.h"
-#include "list.h"
-#include "policy.h"
-#include "proto.h"
-#include "rules.h"
-#include "session.h"
-#include "store.h"
+#include "gate/approvals.h"
+#include "config/conf.h"
+#include "record/eventlog.h"
+#include "gate/gate.h"
+#include "base/list.h"
+#include "policy/policy.h"
+#include "protocol/proto.h"
+#include "policy/rules.h"
+#include "server/session.h"
+#include "server/store.h"
 
 typedef struct server server_t;
 typedef struct conn conn_t;

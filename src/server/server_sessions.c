@@ -6,15 +6,15 @@
  */
 #include "config.h"
 
-#include "server_int.h"
-#include "layouts.h"
-#include "gate_network.h"
-#include "sbconf.h"
-#include "sesschan.h"
-#include "shellhook.h"
-#include "snap_server.h"
-#include "uexec.h"
-#include "util.h"
+#include "server/server_int.h"
+#include "server/layouts.h"
+#include "gate/gate_network.h"
+#include "config/sbconf.h"
+#include "server/sesschan.h"
+#include "server/shellhook.h"
+#include "snap/snap_server.h"
+#include "protocol/uexec.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

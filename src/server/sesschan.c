@@ -8,13 +8,13 @@
  */
 #include "config.h"
 
-#include "sesschan.h"
+#include "server/sesschan.h"
 
-#include "chanmsg.h"
-#include "escalation.h"
-#include "netns.h"
-#include "proxy.h"
-#include "util.h"
+#include "protocol/chanmsg.h"
+#include "gate/escalation.h"
+#include "sandbox/netns.h"
+#include "net/proxy.h"
+#include "base/util.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -30,7 +30,7 @@
 #ifndef CORRAL_SESSCHAN_H
 #define CORRAL_SESSCHAN_H
 
-#include "server_int.h"
+#include "server/server_int.h"
 
 typedef struct sesschan sesschan;
 

@@ -10,10 +10,10 @@
  */
 #include "config.h"
 
-#include "session.h"
-#include "proto.h"
-#include "quote.h"
-#include "uexec.h"
+#include "server/session.h"
+#include "protocol/proto.h"
+#include "base/quote.h"
+#include "protocol/uexec.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,12 +16,12 @@
 #include <sys/types.h>
 #include <uv.h>
 
-#include "cast.h"
-#include "launch.h"
-#include "eventlog.h"
-#include "headtail.h"
-#include "util.h"
-#include "vt.h"
+#include "record/cast.h"
+#include "sandbox/launch.h"
+#include "record/eventlog.h"
+#include "base/headtail.h"
+#include "base/util.h"
+#include "vt/vt.h"
 
 typedef enum session_kind {
     SESSION_USER, /* an interactive session (corral new, the TUI) */

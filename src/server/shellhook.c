@@ -4,9 +4,9 @@
  */
 #include "config.h"
 
-#include "shellhook.h"
-#include "paths.h"
-#include "util.h"
+#include "server/shellhook.h"
+#include "base/paths.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,8 +3,8 @@
  */
 #include "config.h"
 
-#include "store.h"
-#include "util.h"
+#include "server/store.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

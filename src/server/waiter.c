@@ -9,9 +9,9 @@
  */
 #include "config.h"
 
-#include "server_int.h"
-#include "snap_hold.h"
-#include "uexec.h"
+#include "server/server_int.h"
+#include "snap/snap_hold.h"
+#include "protocol/uexec.h"
 
 #include <stdlib.h>
 #include <string.h>

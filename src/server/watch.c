@@ -22,8 +22,8 @@
  */
 #include "config.h"
 
-#include "server_int.h"
-#include "util.h"
+#include "server/server_int.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,14 +3,14 @@
  */
 #include "config.h"
 
-#include "git_quarantine.h"
+#include "snap/git_quarantine.h"
 
-#include "gitconfig.h"
-#include "quote.h"
-#include "sha256.h"
-#include "snap_gitdir.h"
-#include "snap_walk.h"
-#include "util.h"
+#include "sandbox/gitconfig.h"
+#include "base/quote.h"
+#include "base/sha256.h"
+#include "snap/snap_gitdir.h"
+#include "snap/snap_walk.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

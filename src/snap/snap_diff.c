@@ -3,11 +3,11 @@
  */
 #include "config.h"
 
-#include "snap_diff.h"
+#include "snap/snap_diff.h"
 
-#include "snap_meta.h"
-#include "snap_take.h"
-#include "util.h"
+#include "snap/snap_meta.h"
+#include "snap/snap_take.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "snap_store.h"
+#include "snap/snap_store.h"
 
 /* Risk marks, most serious first (the order the file list sorts by). */
 typedef enum snap_risk {

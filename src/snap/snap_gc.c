@@ -3,10 +3,10 @@
  */
 #include "config.h"
 
-#include "snap_gc.h"
+#include "snap/snap_gc.h"
 
-#include "snap_gitdir.h"
-#include "util.h"
+#include "snap/snap_gitdir.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "snap_store.h"
+#include "snap/snap_store.h"
 
 /* Keep a snapshot for a session: refs/snap/s/KEY/SEQ (SEQ: the session's
  * boundary number). */

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #define SNAP_GIT_LOADER
-#include "snap_git.h"
+#include "snap/snap_git.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -3,10 +3,10 @@
  */
 #include "config.h"
 
-#include "snap_gitdir.h"
+#include "snap/snap_gitdir.h"
 
-#include "sha256.h"
-#include "util.h"
+#include "base/sha256.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

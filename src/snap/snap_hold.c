@@ -3,12 +3,12 @@
  */
 #include "config.h"
 
-#include "snap_hold.h"
+#include "snap/snap_hold.h"
 
-#include "list.h"
-#include "server_int.h"
-#include "snap_server_int.h"
-#include "util.h"
+#include "base/list.h"
+#include "server/server_int.h"
+#include "snap/snap_server_int.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 

@@ -3,9 +3,9 @@
  */
 #include "config.h"
 
-#include "snap_ignore.h"
+#include "snap/snap_ignore.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <stdlib.h>

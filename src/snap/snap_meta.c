@@ -3,9 +3,9 @@
  */
 #include "config.h"
 
-#include "snap_meta.h"
+#include "snap/snap_meta.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <inttypes.h>
 #include <stdio.h>

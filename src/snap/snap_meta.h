@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snap_gitdir.h"
+#include "snap/snap_gitdir.h"
 
 #define SNAP_META_MAX_REPOS 256
 #define SNAP_META_MAX_LIST 1000

@@ -3,11 +3,11 @@
  */
 #include "config.h"
 
-#include "snap_patch.h"
+#include "snap/snap_patch.h"
 
-#include "snap_diff.h"
-#include "snap_take.h"
-#include "snap_meta.h"
+#include "snap/snap_diff.h"
+#include "snap/snap_take.h"
+#include "snap/snap_meta.h"
 
 #include <stdio.h>
 #include <stdlib.h>

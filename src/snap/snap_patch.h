@@ -12,8 +12,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "snap_store.h"
-#include "util.h"
+#include "snap/snap_store.h"
+#include "base/util.h"
 
 typedef enum snap_format {
     SNAP_FMT_PATCH,

@@ -9,13 +9,13 @@
  */
 #include "config.h"
 
-#include "snap_server_int.h"
+#include "snap/snap_server_int.h"
 
-#include "snap_gc.h"
-#include "snap_gitdir.h"
-#include "snap_patch.h"
-#include "snap_revert.h"
-#include "util.h"
+#include "snap/snap_gc.h"
+#include "snap/snap_gitdir.h"
+#include "snap/snap_patch.h"
+#include "snap/snap_revert.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <limits.h>

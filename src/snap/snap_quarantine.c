@@ -3,11 +3,11 @@
  */
 #include "config.h"
 
-#include "snap_quarantine.h"
+#include "snap/snap_quarantine.h"
 
-#include "snap_meta.h"
-#include "snap_take.h"
-#include "util.h"
+#include "snap/snap_meta.h"
+#include "snap/snap_take.h"
+#include "base/util.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
 
 #include <jansson.h>
 
-#include "git_quarantine.h"
-#include "snap_store.h"
+#include "snap/git_quarantine.h"
+#include "snap/snap_store.h"
 
 /* Compare the nested repositories of snapshots before and after (commit
  * ids), quarantine what is new or changed under stamp.  0, or -1 with err

@@ -3,13 +3,13 @@
  */
 #include "config.h"
 
-#include "snap_queue.h"
+#include "snap/snap_queue.h"
 
-#include "paths.h"
-#include "server_int.h"
-#include "snap_gc.h"
-#include "snap_reader.h"
-#include "util.h"
+#include "base/paths.h"
+#include "server/server_int.h"
+#include "snap/snap_gc.h"
+#include "snap/snap_reader.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,10 +17,10 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "list.h"
-#include "snap_conf.h"
-#include "snap_store.h"
-#include "snap_take.h"
+#include "base/list.h"
+#include "config/snap_conf.h"
+#include "snap/snap_store.h"
+#include "snap/snap_take.h"
 
 struct server;
 

@@ -3,16 +3,16 @@
  */
 #include "config.h"
 
-#include "snap_reader.h"
+#include "snap/snap_reader.h"
 
-#include "launch.h"
-#include "plan.h"
-#include "profile.h"
-#include "sbconf.h"
-#include "sbutil.h"
-#include "snap_wire.h"
-#include "snap_worker.h"
-#include "util.h"
+#include "sandbox/launch.h"
+#include "sandbox/plan.h"
+#include "sandbox/profile.h"
+#include "config/sbconf.h"
+#include "sandbox/sbutil.h"
+#include "snap/snap_wire.h"
+#include "snap/snap_worker.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,11 +3,11 @@
  */
 #include "config.h"
 
-#include "snap_revert.h"
+#include "snap/snap_revert.h"
 
-#include "snap_meta.h"
-#include "snap_take.h"
-#include "util.h"
+#include "snap/snap_meta.h"
+#include "snap/snap_take.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

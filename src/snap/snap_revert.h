@@ -17,7 +17,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "snap_store.h"
+#include "snap/snap_store.h"
 
 typedef enum snap_revert_action { REVERT_REMOVE, REVERT_RESTORE } snap_revert_action;
 

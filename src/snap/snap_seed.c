@@ -3,9 +3,9 @@
  */
 #include "config.h"
 
-#include "snap_seed.h"
+#include "snap/snap_seed.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snap_store.h"
+#include "snap/snap_store.h"
 
 /* At most this much of the user's packs is copied (more: no seeding). */
 #define SNAP_SEED_MAX ((uint64_t)2 << 30)

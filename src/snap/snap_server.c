@@ -5,18 +5,18 @@
  */
 #include "config.h"
 
-#include "snap_server_int.h"
+#include "snap/snap_server_int.h"
 
-#include "cmdmark.h"
-#include "paths.h"
-#include "sbconf.h"
-#include "quote.h"
-#include "uexec.h"
-#include "snap_diff.h"
-#include "snap_gc.h"
-#include "snap_hold.h"
-#include "snap_quarantine.h"
-#include "util.h"
+#include "server/cmdmark.h"
+#include "base/paths.h"
+#include "config/sbconf.h"
+#include "base/quote.h"
+#include "protocol/uexec.h"
+#include "snap/snap_diff.h"
+#include "snap/snap_gc.h"
+#include "snap/snap_hold.h"
+#include "snap/snap_quarantine.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,8 +15,8 @@
 #ifndef CORRAL_SNAP_SERVER_H
 #define CORRAL_SNAP_SERVER_H
 
-#include "chanmsg.h"
-#include "server_int.h"
+#include "protocol/chanmsg.h"
+#include "server/server_int.h"
 
 struct snap_cmd;
 /* The "before" snapshot is taken (or taking it is given up after a few

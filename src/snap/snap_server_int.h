@@ -5,8 +5,8 @@
 #ifndef CORRAL_SNAP_SERVER_INT_H
 #define CORRAL_SNAP_SERVER_INT_H
 
-#include "snap_queue.h"
-#include "snap_server.h"
+#include "snap/snap_queue.h"
+#include "snap/snap_server.h"
 
 typedef enum snap_cmd_state {
     CMD_WAITING, /* its "before" is being taken */

@@ -3,15 +3,15 @@
  */
 #include "config.h"
 
-#include "snap_seed.h"
-#include "snap_store.h"
+#include "snap/snap_seed.h"
+#include "snap/snap_store.h"
 
-#include "gitconfig.h"
-#include "paths.h"
-#include "sha256.h"
-#include "snap_gitdir.h"
-#include "snap_reader.h"
-#include "util.h"
+#include "sandbox/gitconfig.h"
+#include "base/paths.h"
+#include "base/sha256.h"
+#include "snap/snap_gitdir.h"
+#include "snap/snap_reader.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

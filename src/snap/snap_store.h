@@ -17,13 +17,13 @@
 #ifndef CORRAL_SNAP_STORE_H
 #define CORRAL_SNAP_STORE_H
 
-#include "snap_git.h"
+#include "snap/snap_git.h"
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snap_conf.h"
+#include "config/snap_conf.h"
 
 #define SNAP_OID_HEX 41 /* 40 hex digits and the NUL */
 

@@ -3,14 +3,14 @@
  */
 #include "config.h"
 
-#include "snap_take.h"
+#include "snap/snap_take.h"
 
-#include "snap_gitdir.h"
-#include "snap_meta.h"
-#include "snap_reader.h"
-#include "snap_seed.h"
-#include "snap_wire.h"
-#include "util.h"
+#include "snap/snap_gitdir.h"
+#include "snap/snap_meta.h"
+#include "snap/snap_reader.h"
+#include "snap/snap_seed.h"
+#include "snap/snap_wire.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -21,7 +21,7 @@
 #ifndef CORRAL_SNAP_TAKE_H
 #define CORRAL_SNAP_TAKE_H
 
-#include "snap_store.h"
+#include "snap/snap_store.h"
 
 typedef struct snap_taken {
     char commit[SNAP_OID_HEX]; /* the snapshot */

@@ -3,9 +3,9 @@
  */
 #include "config.h"
 
-#include "snap_walk.h"
+#include "snap/snap_walk.h"
 
-#include "snap_gitdir.h"
+#include "snap/snap_gitdir.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -28,8 +28,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "snap_ignore.h"
-#include "util.h"
+#include "snap/snap_ignore.h"
+#include "base/util.h"
 
 typedef enum snap_walk_kind {
     SWK_FILE,    /* a regular file or a symlink: content to capture */

@@ -3,11 +3,11 @@
  */
 #include "config.h"
 
-#include "snap_watch.h"
+#include "snap/snap_watch.h"
 
-#include "snap_gitdir.h"
-#include "snap_walk.h"
-#include "util.h"
+#include "snap/snap_gitdir.h"
+#include "snap/snap_walk.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

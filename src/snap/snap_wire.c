@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "snap_wire.h"
+#include "snap/snap_wire.h"
 
 #include <errno.h>
 #include <poll.h>

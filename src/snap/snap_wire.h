@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* The largest frame either side accepts: a file's bytes come in chunks of
  * at most SNAP_WIRE_CHUNK. */

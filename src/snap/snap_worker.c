@@ -14,13 +14,13 @@
  */
 #include "config.h"
 
-#include "snap_gitdir.h"
-#include "snap_ignore.h"
-#include "snap_walk.h"
-#include "snap_watch.h"
-#include "snap_wire.h"
-#include "snap_worker.h"
-#include "util.h"
+#include "snap/snap_gitdir.h"
+#include "snap/snap_ignore.h"
+#include "snap/snap_walk.h"
+#include "snap/snap_watch.h"
+#include "snap/snap_wire.h"
+#include "snap/snap_worker.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

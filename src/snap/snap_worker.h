@@ -7,7 +7,7 @@
 
 #include <sys/stat.h>
 
-#include "snap_wire.h"
+#include "snap/snap_wire.h"
 
 /* Where the reader finds its connection to the server: the descriptor a
  * sandboxed command gets as its session channel. */

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "replaydraw.h"
+#include "vt/replaydraw.h"
 
 #include <string.h>
 

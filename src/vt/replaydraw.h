@@ -15,8 +15,8 @@
 
 #include <stdbool.h>
 
-#include "util.h"
-#include "vt.h"
+#include "base/util.h"
+#include "vt/vt.h"
 
 typedef struct replaydraw_view {
     int top, left;   /* the model's cell at the terminal's top left corner */

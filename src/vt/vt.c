@@ -36,11 +36,11 @@
  */
 #include "config.h"
 
-#include "vt.h"
+#include "vt/vt.h"
 
-#include "util.h"
-#include "vt_int.h"
-#include "vt_reflow.h"
+#include "base/util.h"
+#include "vt/vt_int.h"
+#include "vt/vt_reflow.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  */
 #include "config.h"
 
-#include "vt_int.h"
+#include "vt/vt_int.h"
 
 #include <string.h>
 

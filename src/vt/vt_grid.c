@@ -6,9 +6,9 @@
  */
 #include "config.h"
 
-#include "vt_grid.h"
+#include "vt/vt_grid.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

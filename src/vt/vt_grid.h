@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vt.h"
+#include "vt/vt.h"
 
 typedef struct vt_row {
     vt_cell *cells; /* cols cells */

@@ -10,10 +10,10 @@
 #include <stdint.h>
 #include <vterm.h>
 
-#include "util.h"
-#include "vt.h"
-#include "vt_grid.h"
-#include "vt_scan.h"
+#include "base/util.h"
+#include "vt/vt.h"
+#include "vt/vt_grid.h"
+#include "vt/vt_scan.h"
 
 /* A cursor saved by DECSC (or SCOSC, DECSET 1048, DECSET 1049): xterm
  * keeps one per screen, with the rendition, origin mode and character

@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "vt_int.h"
+#include "vt/vt_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

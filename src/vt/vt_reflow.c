@@ -10,9 +10,9 @@
  */
 #include "config.h"
 
-#include "vt_reflow.h"
+#include "vt/vt_reflow.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

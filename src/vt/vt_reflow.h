@@ -30,7 +30,7 @@
 
 #include <stdbool.h>
 
-#include "vt_grid.h"
+#include "vt/vt_grid.h"
 
 /* A position on the primary screen or in its history: row numbered as
  * vt_line does (negative: history, -1 the newest line), col 0..cols, where

@@ -41,13 +41,13 @@
  */
 #include "config.h"
 
-#include "vt_scan.h"
-#include "vt_scan_int.h"
+#include "vt/vt_scan.h"
+#include "vt/vt_scan_int.h"
 
-#include "util.h"
-#include "vt.h"
-#include "vt_sgr.h"
-#include "width.h"
+#include "base/util.h"
+#include "vt/vt.h"
+#include "vt/vt_sgr.h"
+#include "base/width.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "vt_scan.h"
+#include "vt/vt_scan.h"
 
 enum { ST_GROUND, ST_ESC, ST_CSI, ST_CSI_IGNORE, ST_STR, ST_STR_ESC };
 enum { STR_OSC, STR_DCS, STR_IGNORE };

@@ -6,9 +6,9 @@
  */
 #include "config.h"
 
-#include "vt_scan_int.h"
+#include "vt/vt_scan_int.h"
 
-#include "vt_sgr.h"
+#include "vt/vt_sgr.h"
 
 #include <string.h>
 

@@ -8,10 +8,10 @@
  */
 #include "config.h"
 
-#include "vt_scan_int.h"
+#include "vt/vt_scan_int.h"
 
-#include "util.h"
-#include "width.h"
+#include "base/util.h"
+#include "base/width.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -21,7 +21,7 @@ typedef struct uc_range {
 } uc_range;
 
 #define VT_VTERM_TABLE
-#include "width_table.h"
+#include "base/width_table.h"
 
 static bool disagrees_search(uint32_t cp)
 {

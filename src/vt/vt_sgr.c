@@ -5,10 +5,10 @@
  */
 #include "config.h"
 
-#include "vt_sgr.h"
+#include "vt/vt_sgr.h"
 
-#include "util.h"
-#include "vt.h"
+#include "base/util.h"
+#include "vt/vt.h"
 
 #include <stdio.h>
 #include <stdlib.h>

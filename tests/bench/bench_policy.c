@@ -10,10 +10,10 @@
  */
 #include "config.h"
 
-#include "policy.h"
-#include "rules.h"
-#include "rules_ws.h"
-#include "util.h"
+#include "policy/policy.h"
+#include "policy/rules.h"
+#include "policy/rules_ws.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

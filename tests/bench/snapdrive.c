@@ -24,11 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snap_conf.h"
-#include "snap_gc.h"
-#include "snap_store.h"
-#include "snap_take.h"
-#include "util.h"
+#include "config/snap_conf.h"
+#include "snap/snap_gc.h"
+#include "snap/snap_store.h"
+#include "snap/snap_take.h"
+#include "base/util.h"
 
 static void append_line(const char *ws, const char *rel, int round)
 {

@@ -30,7 +30,7 @@ for f in config.h src/shell_scripts.c; do
         exit 1
     }
 done
-cflags="$flags -I$top -I$top/src -I$top/sandbox $(pkg-config --cflags $pkgs)"
+cflags="$flags -I$top -I$top/src $(pkg-config --cflags $pkgs)"
 mkdir -p "$out/obj"
 
 # The newest header: a source older than its object is still rebuilt when a

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "castread.h"
-#include "utf8.h"
+#include "record/castread.h"
+#include "base/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

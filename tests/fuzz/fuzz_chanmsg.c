@@ -27,8 +27,8 @@
 
 #include <jansson.h>
 
-#include "chanmsg.h"
-#include "utf8.h"
+#include "protocol/chanmsg.h"
+#include "base/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gitindex.h"
+#include "sandbox/gitindex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

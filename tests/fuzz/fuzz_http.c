@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netaddr.h"
-#include "proxy_http.h"
-#include "util.h"
+#include "base/netaddr.h"
+#include "net/proxy_http.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonscan.h"
+#include "record/jsonscan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

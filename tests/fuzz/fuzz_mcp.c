@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp_rpc.h"
-#include "mcp_state.h"
-#include "mcp_tools.h"
-#include "proto.h"
+#include "mcp/mcp_rpc.h"
+#include "mcp/mcp_state.h"
+#include "mcp/mcp_tools.h"
+#include "protocol/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

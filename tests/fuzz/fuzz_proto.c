@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto.h"
+#include "protocol/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

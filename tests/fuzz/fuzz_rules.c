@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rules_int.h"
+#include "policy/rules_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shsplit.h"
-#include "util.h"
+#include "policy/shsplit.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

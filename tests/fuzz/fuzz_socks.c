@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netaddr.h"
-#include "proxy_socks.h"
+#include "base/netaddr.h"
+#include "net/proxy_socks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

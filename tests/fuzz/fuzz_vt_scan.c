@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "vt.h"
+#include "vt/vt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

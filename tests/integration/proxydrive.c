@@ -33,8 +33,8 @@
  */
 #include "config.h"
 
-#include "proxy.h"
-#include "util.h"
+#include "net/proxy.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <jansson.h>

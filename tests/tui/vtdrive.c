@@ -41,9 +41,9 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "proto.h"
-#include "util.h"
-#include "vt.h"
+#include "protocol/proto.h"
+#include "base/util.h"
+#include "vt/vt.h"
 
 #define OUT_MAX ((size_t)64 << 20)  /* program output kept for "bytes" */
 #define OUT_DROP ((size_t)8 << 20)  /* dropped at once when over OUT_MAX */

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cast.h"
-#include "eventlog.h"
+#include "record/cast.h"
+#include "record/eventlog.h"
 
 static char dir[] = "/tmp/corral-test-cast-XXXXXX";
 

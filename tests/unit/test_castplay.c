@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cast.h"
-#include "castplay.h"
-#include "castread.h"
-#include "castskip.h"
-#include "util.h"
-#include "vt.h"
+#include "record/cast.h"
+#include "record/castplay.h"
+#include "record/castread.h"
+#include "record/castskip.h"
+#include "base/util.h"
+#include "vt/vt.h"
 
 static int warnings;
 static char last_warning[1024];

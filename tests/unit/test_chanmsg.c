@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chanmsg.h"
-#include "util.h"
+#include "protocol/chanmsg.h"
+#include "base/util.h"
 
 static int parse(const char *text, chan_msg *m, char *err, size_t errlen)
 {

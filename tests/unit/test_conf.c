@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "ini.h"
+#include "config/conf.h"
+#include "base/ini.h"
 
 static char dir[] = "/tmp/corral-test-conf-XXXXXX";
 

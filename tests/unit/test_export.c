@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "export_summary.h"
-#include "sessdir.h"
-#include "util.h"
+#include "record/export_summary.h"
+#include "record/sessdir.h"
+#include "base/util.h"
 
 static char *write_temp(const char *text)
 {

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate.h"
-#include "profile.h"
-#include "proto.h"
+#include "gate/gate.h"
+#include "sandbox/profile.h"
+#include "protocol/proto.h"
 
 /* One command per rule decision; "make" matches no rule (and is neither
  * known safe nor dangerous). */

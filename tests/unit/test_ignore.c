@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "snap_ignore.h"
+#include "snap/snap_ignore.h"
 
 static const char ROOT[] = "*.log\n!keep.log\nbuild/\n/rooted.txt\ndocs/*.tmp\n**/deep/x\na/**/z\nfoo/**\n\\#hash\n"
                            "trailing\\ \n[abc].c\n# a comment\n\n";

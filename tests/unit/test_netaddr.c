@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "netaddr.h"
+#include "base/netaddr.h"
 
 /* The range netaddr names for text (an IPv4 or IPv6 address), or NULL. */
 static const char *special(const char *text)

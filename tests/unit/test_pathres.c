@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pathres.h"
-#include "util.h"
+#include "gate/pathres.h"
+#include "base/util.h"
 
 static char base[PATH_MAX]; /* canonical scratch root */
 

@@ -28,15 +28,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "filter.h"
-#include "homelayer.h"
-#include "placeholders.h"
-#include "gitconfig.h"
-#include "gitindex.h"
-#include "gitprotect.h"
-#include "plan.h"
-#include "profile.h"
-#include "sbutil.h"
+#include "sandbox/filter.h"
+#include "sandbox/homelayer.h"
+#include "sandbox/placeholders.h"
+#include "sandbox/gitconfig.h"
+#include "sandbox/gitindex.h"
+#include "sandbox/gitprotect.h"
+#include "sandbox/plan.h"
+#include "sandbox/profile.h"
+#include "sandbox/sbutil.h"
 
 static char root[] = "/tmp/corral-test-plan-XXXXXX";
 static char *ws, *home, *other;

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 static const char rules_text[] =
     "prefix_rule(pattern=[\"git\", [\"status\", \"diff\"]], decision=\"allow\")\n"

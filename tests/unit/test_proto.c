@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto.h"
+#include "protocol/proto.h"
 
 static void reader_splits_and_joins(void **state)
 {

@@ -20,9 +20,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proxy.h"
-#include "proxy_http.h"
-#include "proxy_socks.h"
+#include "net/proxy.h"
+#include "net/proxy_http.h"
+#include "net/proxy_socks.h"
 
 static http_span S(const char *s)
 {

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
-#include "quote.h"
+#include "protocol/client.h"
+#include "base/quote.h"
 
 /* quote_argv_display of the NULL-terminated words equals want. */
 #define QUOTES(want, ...)                                                                                   \

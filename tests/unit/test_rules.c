@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rules.h"
+#include "policy/rules.h"
 
 static char dir[] = "/tmp/corral-test-rules-XXXXXX";
 

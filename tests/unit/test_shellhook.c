@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shellhook.h"
+#include "server/shellhook.h"
 
 static void bash_gets_rcfile(void **state)
 {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "safety.h"
-#include "shsplit.h"
+#include "policy/safety.h"
+#include "policy/shsplit.h"
 
 /* The commands as "a b|c d" (words joined by a blank, commands by '|'). */
 static void render(const sh_commands *c, char *out, size_t len)

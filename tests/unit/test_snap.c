@@ -20,15 +20,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sha256.h"
-#include "snap_diff.h"
-#include "snap_gc.h"
-#include "snap_meta.h"
-#include "snap_patch.h"
-#include "snap_revert.h"
-#include "snap_store.h"
-#include "snap_take.h"
-#include "util.h"
+#include "base/sha256.h"
+#include "snap/snap_diff.h"
+#include "snap/snap_gc.h"
+#include "snap/snap_meta.h"
+#include "snap/snap_patch.h"
+#include "snap/snap_revert.h"
+#include "snap/snap_store.h"
+#include "snap/snap_take.h"
+#include "base/util.h"
 
 typedef struct fixture {
     char base[256], ws[300], snapdir[300];

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "server/store.h"
 
 /* n entries with ids 1000.., last_used 1..n (entry i used at time i+1). */
 static store_meta *make_meta(size_t n)

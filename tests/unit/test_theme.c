@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "theme.h"
+#include "ui/theme.h"
 
 static char dir[] = "/tmp/corral-test-theme-XXXXXX";
 static char xdg_themes[512]; /* $XDG_CONFIG_HOME/corral/themes for these tests */

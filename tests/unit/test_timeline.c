@@ -21,10 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "eventlog.h"
-#include "jsonscan.h"
-#include "timeline.h"
-#include "util.h"
+#include "record/eventlog.h"
+#include "record/jsonscan.h"
+#include "record/timeline.h"
+#include "base/util.h"
 
 /* A session's log with every kind of event corral writes. */
 static const char *const fixture =

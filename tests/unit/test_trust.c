@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rules.h"
-#include "rules_ws.h"
-#include "sha256.h"
-#include "trust.h"
+#include "policy/rules.h"
+#include "policy/rules_ws.h"
+#include "base/sha256.h"
+#include "policy/trust.h"
 
 static char dir[] = "/tmp/corral-test-trust-XXXXXX";
 static char ws[200], rdir[240];

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "headtail.h"
-#include "uexec.h"
+#include "base/headtail.h"
+#include "protocol/uexec.h"
 
 static void exec_yield_clamps(void **state)
 {

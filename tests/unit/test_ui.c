@@ -12,9 +12,9 @@
 
 #include <string.h>
 
-#include "input.h"
-#include "layout.h"
-#include "vt.h"
+#include "ui/input.h"
+#include "ui/layout.h"
+#include "vt/vt.h"
 
 static void assert_tiles(ui_layout l, ui_rect area, int k, int want_placed)
 {

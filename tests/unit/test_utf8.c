@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uexec.h"
-#include "utf8.h"
-#include "util.h"
+#include "protocol/uexec.h"
+#include "base/utf8.h"
+#include "base/util.h"
 
 /* The definition, written the slow way: the code point the bit pattern
  * spells, then whether that is a scalar value and the shortest form. */

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
-#include "vt.h"
+#include "base/util.h"
+#include "vt/vt.h"
 #include "vt_helpers.h"
-#include "vt_int.h" /* the random sync test looks at the cursor's wait */
+#include "vt/vt_int.h" /* the random sync test looks at the cursor's wait */
 
 /* ---- text, wrap, history ------------------------------------------------- */
 

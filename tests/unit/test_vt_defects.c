@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
-#include "util.h"
-#include "vt.h"
+#include "base/utf8.h"
+#include "base/util.h"
+#include "vt/vt.h"
 #include "vt_helpers.h"
-#include "width.h"
+#include "base/width.h"
 
 static void assert_default_colours(vt_t *vt, int row, int col)
 {

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
-#include "vt.h"
+#include "base/util.h"
+#include "vt/vt.h"
 #include "vt_helpers.h"
 
 /* What `seq -s " " 1 60` prints: 170 characters on one line. */

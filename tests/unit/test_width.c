@@ -16,7 +16,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "width.h"
+#include "base/width.h"
 
 static void test_every_code_point_is_wcwidth(void **state)
 {

@@ -6,8 +6,8 @@
 #ifndef CORRAL_VT_HELPERS_H
 #define CORRAL_VT_HELPERS_H
 
-#include "util.h"
-#include "vt.h"
+#include "base/util.h"
+#include "vt/vt.h"
 
 /* What the callbacks saw. */
 typedef struct record {
