@@ -24,7 +24,6 @@
 #include "diffview.h"
 #include "replayview.h"
 #include "timelineview.h"
-#include "cli/cli.h"
 #include "base/utf8.h"
 #include "base/util.h"
 
@@ -1063,7 +1062,7 @@ static void close_walk(uv_handle_t *h, void *arg)
         uv_close(h, NULL);
 }
 
-int tui_main(const cli_tui_options *opt)
+int tui_main(const tui_options *opt)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "corral: the supervisor screen needs a terminal on stdin and stdout "
@@ -1072,7 +1071,9 @@ int tui_main(const cli_tui_options *opt)
     }
     setlocale(LC_ALL, "");
     conf_t conf;
-    if (cli_load_conf(&conf) < 0) {
+    char cerr[1024];
+    if (conf_load_user(&conf, cerr, sizeof cerr) < 0) {
+        fprintf(stderr, "corral: %s\n", cerr);
         conf_free(&conf);
         return 1;
     }

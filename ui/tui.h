@@ -1,13 +1,17 @@
 /*
  * tui.h - the supervisor screen (corral with no verb, corral attach,
- * corral demo): see tui.c.
+ * corral demo): see tui.c.  Included by the CLI (src/cli/), which starts it.
  */
 #ifndef CORRAL_UI_TUI_H
 #define CORRAL_UI_TUI_H
 
-#include "cli/cli.h"
+/* What the verb that opens the screen asks of it. */
+typedef struct tui_options {
+    int attach_id;     /* 0: none */
+    const char *theme; /* --theme, or NULL */
+} tui_options;
 
 /* Run the TUI until detach; returns the exit status. */
-int tui_main(const cli_tui_options *opt);
+int tui_main(const tui_options *opt);
 
 #endif

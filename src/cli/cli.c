@@ -289,7 +289,7 @@ static int verb_server(int argc, char **argv)
         free(sock);
         return EXIT_ERR;
     }
-    if (server_spawn_daemon(err, sizeof err, &pid) < 0) {
+    if (client_spawn_server(err, sizeof err, &pid) < 0) {
         free(sock);
         return fail("%s", err);
     }
@@ -1180,7 +1180,7 @@ void cli_set_tui(cli_tui_fn fn)
     tui_fn = fn;
 }
 
-int cli_run_tui(const cli_tui_options *opt)
+int cli_run_tui(const tui_options *opt)
 {
     if (!tui_fn) {
         fprintf(stderr, "corral: this build has no supervisor screen\n");
@@ -1192,7 +1192,7 @@ int cli_run_tui(const cli_tui_options *opt)
 static int verb_attach(int argc, char **argv)
 {
     static const struct option opts[] = {{"theme", required_argument, NULL, 'T'}, HELP_OPTION, {0}};
-    cli_tui_options o = {0};
+    tui_options o = {0};
     int ch;
     while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         switch (ch) {
@@ -1429,7 +1429,7 @@ static void main_usage(FILE *f)
 int cli_main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "--theme") == 0) {
-        cli_tui_options o = {.theme = argv[2]};
+        tui_options o = {.theme = argv[2]};
         if (argc > 3) {
             fprintf(stderr, "corral: --theme goes with the supervisor screen only: corral --theme NAME, or "
                             "corral attach --theme NAME ID\n");
@@ -1438,7 +1438,7 @@ int cli_main(int argc, char **argv)
         return cli_run_tui(&o);
     }
     if (argc < 2 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
-        cli_tui_options o = {0};
+        tui_options o = {0};
         return cli_run_tui(&o);
     }
     if (argc < 2) { /* not on a terminal: the list, for scripts */

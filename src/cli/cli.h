@@ -6,18 +6,16 @@
 
 #include <stdbool.h>
 
+#include "ui/tui.h"
+
 /* Run corral with these arguments; returns the exit status. */
 int cli_main(int argc, char **argv);
 
-/* The supervisor screen lives in ui/, which src/ does not link against:
- * main.c hands it over before cli_main runs. */
-typedef struct cli_tui_options {
-    int attach_id;     /* 0: none */
-    const char *theme; /* --theme, or NULL */
-} cli_tui_options;
-typedef int (*cli_tui_fn)(const cli_tui_options *opt);
+/* The supervisor screen lives in ui/, which libcorral.a does not link
+ * against: main.c hands it over before cli_main runs. */
+typedef int (*cli_tui_fn)(const tui_options *opt);
 void cli_set_tui(cli_tui_fn fn);
-int cli_run_tui(const cli_tui_options *opt);
+int cli_run_tui(const tui_options *opt);
 
 /* Make a call on c; on a connection failure or an error reply print it
  * ("corral: ...") and return NULL. */

@@ -101,7 +101,7 @@ int cli_demo(int argc, char **argv, const char *usage, const char *help)
 {
     static const struct option opts[] = {{"theme", required_argument, NULL, 'T'},
                                          {"help", no_argument, NULL, 'h'}, {0}};
-    cli_tui_options o = {0};
+    tui_options o = {0};
     int ch;
     while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         switch (ch) {

@@ -45,13 +45,8 @@ static void forward(int sig)
 /* The config file, or the defaults; prints the error. */
 int cli_load_conf(conf_t *c)
 {
-    conf_defaults(c);
-    char *dir = paths_config_dir();
-    char *path = xasprintf("%s/config", dir);
-    free(dir);
     char err[1024];
-    int rc = conf_load(c, path, err, sizeof err);
-    free(path);
+    int rc = conf_load_user(c, err, sizeof err);
     if (rc < 0)
         fprintf(stderr, "corral: %s\n", err);
     return rc;

@@ -7,6 +7,7 @@
 
 #include "config/conf.h"
 #include "base/ini.h"
+#include "base/paths.h"
 #include "sandbox/profile.h"
 #include "base/util.h"
 
@@ -563,4 +564,15 @@ int conf_key_line(const char *name, const char *text, const char *section, const
     }
     free(err);
     return line;
+}
+
+int conf_load_user(conf_t *c, char *err, size_t errlen)
+{
+    conf_defaults(c);
+    char *dir = paths_config_dir();
+    char *path = xasprintf("%s/config", dir);
+    free(dir);
+    int rc = conf_load(c, path, err, errlen);
+    free(path);
+    return rc;
 }

@@ -72,6 +72,10 @@ void conf_defaults(conf_t *c);
 /* Load path over the defaults already in c; a missing file is fine.
  * 0, or -1 with "FILE:LINE: ..." in err. */
 int conf_load(conf_t *c, const char *path, char *err, size_t errlen);
+
+/* The defaults, then the user's config file ($XDG_CONFIG_HOME/corral/config)
+ * when there is one: conf_load's result and message. */
+int conf_load_user(conf_t *c, char *err, size_t errlen);
 /* Parse a duration: "0", "90" (seconds), "500ms", "10s", "5m", "2h", "1d".
  * 0 or -1. */
 int conf_parse_duration(const char *s, uint64_t *ms);

@@ -6,16 +6,108 @@
 #include "protocol/client.h"
 #include "base/paths.h"
 #include "base/quote.h"
-#include "server/server.h"
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+/* ---- starting a server -------------------------------------------------- */
+
+int client_spawn_server(char *err, size_t errlen, int *pid_out)
+{
+    char *state = paths_state_dir();
+    int rc = mkdir_p(state, 0700);
+    char *logpath = xasprintf("%s/server.log", state);
+    free(state);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot create the state directory: %s", strerror(-rc));
+        free(logpath);
+        return -1;
+    }
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+        free(logpath);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+        close(p[0]);
+        close(p[1]);
+        free(logpath);
+        return -1;
+    }
+    if (pid == 0) {
+        close(p[0]);
+        setsid();
+        /* A second fork: the server is no session leader and the client
+         * does not have to reap it. */
+        pid_t again = fork();
+        if (again != 0)
+            _exit(again < 0 ? 1 : 0);
+        int devnull = open("/dev/null", O_RDWR);
+        int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(logfd >= 0 ? logfd : devnull, 1);
+        dup2(logfd >= 0 ? logfd : devnull, 2);
+        if (chdir("/") < 0)
+            _exit(1);
+        char fdarg[16];
+        int wfd = fcntl(p[1], F_DUPFD, 3); /* without CLOEXEC, for the exec */
+        snprintf(fdarg, sizeof fdarg, "%d", wfd);
+        char *args[] = {"corral", "server", "--foreground", "--ready-fd", fdarg, NULL};
+        execv("/proc/self/exe", args);
+        dprintf(wfd, "error cannot exec /proc/self/exe: %s\n", strerror(errno));
+        _exit(1);
+    }
+    close(p[1]);
+    int st;
+    waitpid(pid, &st, 0);
+    char buf[1200];
+    size_t got = 0;
+    for (;;) {
+        ssize_t n = read(p[0], buf + got, sizeof buf - 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        if (got >= sizeof buf - 1)
+            break;
+    }
+    close(p[0]);
+    buf[got] = '\0';
+    char *nl = strchr(buf, '\n');
+    if (nl)
+        *nl = '\0';
+    if (strncmp(buf, "ok ", 3) == 0) {
+        if (pid_out)
+            *pid_out = atoi(buf + 3);
+        free(logpath);
+        return 0;
+    }
+    if (strncmp(buf, "error ", 6) == 0) {
+        /* Two clients may start a server at once: the loser is fine. */
+        if (strstr(buf, "already running")) {
+            free(logpath);
+            return 0;
+        }
+        snprintf(err, errlen, "%s", buf + 6);
+    } else {
+        snprintf(err, errlen, "the server exited during start-up; see %s", logpath);
+    }
+    free(logpath);
+    return -1;
+}
 
 /* 0 connected, -errno on failure. */
 static int try_connect(const char *path, int *fd_out)
@@ -68,7 +160,7 @@ static int connect_common(client_t *c, const char *client_name, bool autostart, 
         return -1;
     }
     if (rc < 0 && autostart && (rc == -ENOENT || rc == -ECONNREFUSED)) {
-        if (server_spawn_daemon(err, errlen, NULL) < 0) {
+        if (client_spawn_server(err, errlen, NULL) < 0) {
             free(path);
             return -1;
         }

@@ -20,6 +20,12 @@ typedef struct client {
     long hello_id;     /* id of a hello whose reply is still to be read */
 } client_t;
 
+/* Start a server in the background (a new session, stdio to the server log)
+ * and wait until it listens.  Returns 0 when a server is ready (including
+ * one that another process started at the same moment), or -1 with a
+ * message in err. */
+int client_spawn_server(char *err, size_t errlen, int *pid_out);
+
 /* Connect and say hello as client_name.  With autostart, a server is
  * started when none answers.  0, or -1 with a message in err.  With
  * wait_hello false the hello reply is read together with the first call's

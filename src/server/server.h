@@ -14,10 +14,4 @@
  * status. */
 int server_run(int ready_fd);
 
-/* Start a server in the background (a new session, stdio to the server log)
- * and wait until it listens.  Returns 0 when a server is ready (including
- * one that another process started at the same moment), or -1 with a
- * message in err. */
-int server_spawn_daemon(char *err, size_t errlen, int *pid_out);
-
 #endif
