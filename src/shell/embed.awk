@@ -3,7 +3,7 @@
 # write them out without looking for data files.
 BEGIN {
     print "/* Generated from src/shell/ by src/shell/embed.awk: do not edit. */"
-    print "#include \"shellhook.h\""
+    print "#include \"server/shellhook.h\""
     print "const shellhook_file shellhook_files[] = {"
     open = 0
 }
