@@ -29,7 +29,7 @@
 typedef struct sb_stdio {
     int in, out, err; /* become the command's 0, 1, 2 */
     bool tty;         /* in is a terminal the command should take as its ctty */
-    /* The session channel (src/sesschan.c), or -1: it becomes the
+    /* The session channel (src/server/sesschan.c), or -1: it becomes the
      * command's fd 3 (SB_CHANNEL_FD), the only other fd it inherits. */
     int chan;
 } sb_stdio;

@@ -50,7 +50,7 @@ struct sb_placeholder_hold {
 
 char *sb_placeholder_registry(const char *runtime_dir)
 {
-    /* The same directory as the server's runtime directory (src/paths.c):
+    /* The same directory as the server's runtime directory (src/base/paths.c):
      * a sandbox sees neither $XDG_RUNTIME_DIR (denied) nor the host's /tmp
      * (it has a private one). */
     struct stat st;

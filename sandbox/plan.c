@@ -66,7 +66,7 @@ static const char *const minimal_roots[] = {"/bin", "/sbin", "/usr", "/lib", "/l
  * of each writable root, where a session starts its agents; a missing
  * file gets none (an empty file there would show in `git status`, and be
  * committed by `git add -A`).  Below the top, one a command creates is
- * marked in its record (src/snap_diff.c) and read-only from the next
+ * marked in its record (src/snap/snap_diff.c) and read-only from the next
  * command on. */
 typedef struct agent_cfg {
     const char *name; /* an entry of a directory, or "dir/entry" */

@@ -18,7 +18,7 @@
 # sandbox battery's runs (which build their own).  They report on their own
 # stderr (a session's terminal, the battery's pipe), and an error ends the
 # process all the same, which the test sees.  LeakSanitizer is off in any
-# process under the sandbox's seccomp filter (src/main.c says why).
+# process under the sandbox's seccomp filter (src/cli/main.c says why).
 #
 # The environment's own ASAN_OPTIONS and UBSAN_OPTIONS come last, so they
 # can override these (ASAN_OPTIONS=detect_leaks=0 make check).

@@ -2,7 +2,7 @@
  * replayview.h - a session's recording replayed in the pane area (r; r on
  * a command in the timeline plays that command and pauses where it ends):
  * the recording is fed to a terminal model
- * of its own (src/castplay.h) on a timer of the screen's loop, in slices,
+ * of its own (src/record/castplay.h) on a timer of the screen's loop, in slices,
  * so keys are read between them even through a flood, and the model is
  * drawn as a live pane is (paint_vt).  Pauses between events are cut to
  * the recording's idle limit (2 s when it names none).  A status row

@@ -1,6 +1,6 @@
 /*
  * timelineview.h - the supervisor screen's timeline of a session (l): its
- * events.jsonl read as `corral log` reads it (src/timeline.h), one row per
+ * events.jsonl read as `corral log` reads it (src/record/timeline.h), one row per
  * entry (time, kind, what it was), over the pane area like the diff view.
  * j/k, arrows, PgUp/PgDn, g/G move; f and F show one kind at a time;
  * / searches (the scrollback's prompt, its last query kept) and n/N go to

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The network proxy's engine (tests/integration/proxydrive: the server's
-src/proxy.c alone in a loop, its decisions answered at once as for a host a
+src/net/proxy.c alone in a loop, its decisions answered at once as for a host a
 rule allows), beside the direct path in the same run:
 
   memory      the proxy's RSS with 200 open idle tunnels (a fresh proxy)

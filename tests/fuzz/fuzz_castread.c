@@ -1,6 +1,6 @@
 /*
  * fuzz_castread.c - libFuzzer target for the asciicast reader
- * (src/castread.c) that `corral replay`, the screen's replay and export
+ * (src/record/castread.c) that `corral replay`, the screen's replay and export
  * read recordings with.  A recording holds whatever a session printed:
  * hostile bytes.
  *

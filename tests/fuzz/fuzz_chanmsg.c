@@ -1,6 +1,6 @@
 /*
  * fuzz_chanmsg.c - libFuzzer target for the session channel's messages
- * (src/chanmsg.c): what any process in a sandbox can send the server over
+ * (src/protocol/chanmsg.c): what any process in a sandbox can send the server over
  * fd 3.  Any bytes must decode or fail with one line of valid UTF-8 and no
  * control characters (the "failed" reply the requester reads), leaving
  * nothing behind; never crash, leak, read outside the input or take more

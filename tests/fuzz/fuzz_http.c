@@ -1,8 +1,8 @@
 /*
  * fuzz_http.c - libFuzzer target for the HTTP/1.x the network proxy reads
- * (src/proxy_http.c): a request from a sandboxed program or a response
- * from a server, each hostile, read the way src/proxy.c and
- * src/proxy_forward.c read them.
+ * (src/net/proxy_http.c): a request from a sandboxed program or a response
+ * from a server, each hostile, read the way src/net/proxy.c and
+ * src/net/proxy_forward.c read them.
  *
  * What a user would notice, checked beyond "no crash, no leak":
  *  - where a head ends does not depend on how its bytes arrived (the

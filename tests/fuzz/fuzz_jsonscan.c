@@ -1,6 +1,6 @@
 /*
  * fuzz_jsonscan.c - libFuzzer target for the JSON Lines scanner
- * (src/jsonscan.c) that reads a session's events.jsonl for the timeline,
+ * (src/record/jsonscan.c) that reads a session's events.jsonl for the timeline,
  * `corral log` and export.  The log's values come from what a session did
  * (argv, paths, output): hostile text.
  *

@@ -1,6 +1,6 @@
 /*
  * fuzz_mcp.c - libFuzzer target for what `corral mcp` reads from its client
- * (src/mcp_rpc.c, src/mcp_tools.c): lines framed as corral mcp frames them
+ * (src/mcp/mcp_rpc.c, src/mcp/mcp_tools.c): lines framed as corral mcp frames them
  * (proto_reader with the JSON-RPC cap), each sorted by rpc_parse, and a
  * tools/call translated by mcp_tool_request into the server request it
  * would send.  The client is an agent: its bytes are hostile.

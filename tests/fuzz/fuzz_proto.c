@@ -1,6 +1,6 @@
 /*
  * fuzz_proto.c - libFuzzer target for the admin-socket protocol decoder
- * (src/proto.c): bytes from a client (any process of the user's, or an
+ * (src/protocol/proto.c): bytes from a client (any process of the user's, or an
  * agent's CLI) framed into lines, parsed as requests, and read with the
  * typed getters every command handler uses.
  *

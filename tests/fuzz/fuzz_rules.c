@@ -1,6 +1,6 @@
 /*
  * fuzz_rules.c - libFuzzer target for the exec-policy rules language
- * (src/rules_syntax.c, src/rules_parse.c, src/rules.c): any bytes as a rules
+ * (src/policy/rules_syntax.c, src/policy/rules_parse.c, src/policy/rules.c): any bytes as a rules
  * file must load or fail with one "NAME:LINE:COLUMN: message" (or a size or
  * reading error), never crash, leak, read out of bounds or take more than
  * a moment.  A file that loads is then matched: every rule's own tokens
@@ -8,8 +8,8 @@
  * tokens must load back and match them too.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
- *     -Isrc -I<dir with an empty config.h> tests/fuzz/fuzz_rules.c src/rules.c \
- *     src/rules_parse.c src/rules_syntax.c src/util.c -o fuzz_rules
+ *     -Isrc -I<dir with an empty config.h> tests/fuzz/fuzz_rules.c src/policy/rules.c \
+ *     src/policy/rules_parse.c src/policy/rules_syntax.c src/base/util.c -o fuzz_rules
  *
  * (Debian's clang 14 has libFuzzer in libclang-rt-14-dev.)
  *   ./fuzz_rules -dict=tests/fuzz/rules.dict -max_len=8192 CORPUS_DIR tests/fuzz/corpus/rules

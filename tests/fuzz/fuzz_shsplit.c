@@ -1,14 +1,14 @@
 /*
  * fuzz_shsplit.c - libFuzzer target for the exec policy's shell reading
- * (src/shsplit.c): any script (from an agent, so hostile) must be read as
+ * (src/policy/shsplit.c): any script (from an agent, so hostile) must be read as
  * plain commands or as complex, and its literal commands listed, without a
  * crash, a leak, a read out of bounds, deep recursion or more than a
  * moment's work.  A plain script's commands are never empty, and the
  * literal reading finds at least the commands of a plain one.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
- *     -Isrc -I<dir with an empty config.h> tests/fuzz/fuzz_shsplit.c src/shsplit.c \
- *     src/util.c -o fuzz_shsplit
+ *     -Isrc -I<dir with an empty config.h> tests/fuzz/fuzz_shsplit.c src/policy/shsplit.c \
+ *     src/base/util.c -o fuzz_shsplit
  *   ./fuzz_shsplit -max_len=4096 CORPUS_DIR
  */
 #include "config.h"

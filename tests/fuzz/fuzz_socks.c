@@ -1,7 +1,7 @@
 /*
  * fuzz_socks.c - libFuzzer target for the SOCKS5 messages the network
- * proxy reads from a sandboxed program (src/proxy_socks.c): the method
- * negotiation, then the request, read as src/proxy.c reads them, from
+ * proxy reads from a sandboxed program (src/net/proxy_socks.c): the method
+ * negotiation, then the request, read as src/net/proxy.c reads them, from
  * bytes that arrive in pieces.
  *
  * What a user would notice, checked beyond "no crash, no leak":

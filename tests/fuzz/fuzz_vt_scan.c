@@ -7,10 +7,10 @@
  * when the terminal is resized; the rest is the stream.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -I<dir with an
- *     empty config.h> tests/fuzz/fuzz_vt_scan.c src/vt.c src/vt_ops.c \
- *     src/vt_bytes.c src/vt_grid.c src/vt_reflow.c src/vt_scan.c \
- *     src/vt_scan_text.c src/vt_scan_seq.c src/vt_sgr.c src/width.c \
- *     src/utf8.c src/util.c $(pkg-config --cflags --libs vterm) -o fuzz_vt_scan
+ *     empty config.h> tests/fuzz/fuzz_vt_scan.c src/vt/vt.c src/vt/vt_ops.c \
+ *     src/vt/vt_bytes.c src/vt/vt_grid.c src/vt/vt_reflow.c src/vt/vt_scan.c \
+ *     src/vt/vt_scan_text.c src/vt/vt_scan_seq.c src/vt/vt_sgr.c src/base/width.c \
+ *     src/base/utf8.c src/base/util.c $(pkg-config --cflags --libs vterm) -o fuzz_vt_scan
  *   ./fuzz_vt_scan -max_len=65536
  *
  * Every input also goes through a copy made from the sync bytes, resized

@@ -1,5 +1,5 @@
 /*
- * proxydrive - the network proxy's engine (src/proxy.c) alone in a libuv
+ * proxydrive - the network proxy's engine (src/net/proxy.c) alone in a libuv
  * loop, for tests/integration/test_proxy.py and tests/bench/bench_proxy.py.
  * The proxy is the server's; its decide hook is played here by whoever
  * drives this program, through JSON lines:

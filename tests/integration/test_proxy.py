@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The network proxy's engine (src/proxy.c) against real clients and real
+"""The network proxy's engine (src/net/proxy.c) against real clients and real
 servers on this machine: curl through HTTP CONNECT (TLS passing through
 untouched) and SOCKS5, absolute-form HTTP with keep-alive, chunked bodies,
 HEAD, 1xx, 204, 304 and close-delimited responses, git clone over smart

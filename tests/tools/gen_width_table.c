@@ -1,6 +1,6 @@
 /*
- * gen_width_table.c - writes src/width_table.h, the Unicode width table of
- * src/width.c and the list of code points libvterm disagrees about.
+ * gen_width_table.c - writes src/base/width_table.h, the Unicode width table of
+ * src/base/width.c and the list of code points libvterm disagrees about.
  *
  * Widths are the C library's wcwidth() under the C.UTF-8 locale, for every
  * code point (glibc 2.36 on Debian 12: Unicode 15.0).  The second table is
@@ -16,7 +16,7 @@
  *
  *   cc -O2 -o /tmp/gen_width_table tests/tools/gen_width_table.c \
  *       $(pkg-config --cflags --libs vterm)
- *   /tmp/gen_width_table > src/width_table.h
+ *   /tmp/gen_width_table > src/base/width_table.h
  *
  * then run tests/unit/test_width and tests/unit/test_vt: the first checks
  * the table against wcwidth() for every code point, the second that the

@@ -5,7 +5,7 @@
  *
  * Runs PROGRAM on a new PTY of ROWS x COLS as a session leader with the PTY
  * as its controlling terminal, and feeds everything it writes into corral's
- * terminal model (src/vt.h), answering terminal queries (DA, CPR) through the
+ * terminal model (src/vt/vt.h), answering terminal queries (DA, CPR) through the
  * model's reply callback as a real terminal would.  Every byte the program
  * wrote is also kept, in order (at most 64 MiB: the oldest are dropped).
  *

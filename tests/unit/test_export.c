@@ -1,5 +1,5 @@
 /* Unit tests for what corral export and retention read of a session's
- * directory (src/sessdir.c, src/export_summary.c): session directory names,
+ * directory (src/record/sessdir.c, src/record/export_summary.c): session directory names,
  * events.jsonl with a torn last line and a line that is not JSON, the
  * records of the shared approvals.jsonl that belong to a session when the
  * server restarted and numbered its approvals from 1 again, and SUMMARY.md

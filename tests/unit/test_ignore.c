@@ -1,5 +1,5 @@
 /* Unit tests for git's ignore rules as the snapshot reader matches them
- * (src/snap_ignore.c): the expectations are what `git check-ignore
+ * (src/snap/snap_ignore.c): the expectations are what `git check-ignore
  * --no-index` answers for the same files, and hostile patterns stay
  * cheap. */
 #include "config.h"

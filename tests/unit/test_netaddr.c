@@ -1,4 +1,4 @@
-/* Unit tests for the proxy's address checks and host names (src/netaddr.c):
+/* Unit tests for the proxy's address checks and host names (src/base/netaddr.c):
  * every special range of both families at its first and last address and
  * just outside it, the IPv6 forms that carry an IPv4 address (mapped,
  * compatible, NAT64, 6to4, Teredo), and the one form each host name takes

@@ -1,10 +1,10 @@
-/* Unit tests for what the network proxy reads (src/proxy_http.c,
- * src/proxy_socks.c): request and response heads, CONNECT and absolute-
+/* Unit tests for what the network proxy reads (src/net/proxy_http.c,
+ * src/net/proxy_socks.c): request and response heads, CONNECT and absolute-
  * form targets, where bodies end (lengths, chunked, until close), the head
  * forwarded upstream, and SOCKS5's greeting, request and replies; with
  * the malformed inputs each must refuse (a message two ends could frame
  * differently lets one host's bytes pass for another's).  And the engine's
- * own checks on the sockets it is given (src/proxy.c). */
+ * own checks on the sockets it is given (src/net/proxy.c). */
 #include "config.h"
 
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Unit tests for the one argv display-quoter and its kin (src/quote.c):
+/* Unit tests for the one argv display-quoter and its kin (src/base/quote.c):
  * every class of word (plain, needing quotes, holding a quote, holding
  * something a reader cannot see), nothing ever cut, a marked cut for
  * callers that must shorten, and cat -v for output bound for a terminal.

@@ -1,4 +1,4 @@
-/* Unit tests for the exec-policy rules language (src/rules*.c): what loads,
+/* Unit tests for the exec-policy rules language (src/policy/rules*.c): what loads,
  * every error with its FILE:LINE:COLUMN, example checks, host executables,
  * network rules, matching and severity, the JSON of `policy check` and
  * appending rules to a file (also from concurrent processes). */

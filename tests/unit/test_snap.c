@@ -1,4 +1,4 @@
-/* Unit tests for the snapshot store and diff records (src/snap_*.c): each
+/* Unit tests for the snapshot store and diff records (src/snap/snap_*.c): each
  * kind of change a command can make is captured and reported, files that
  * cannot be captured are named with the reason, risk marks are set, the
  * bytes are exact whatever .gitattributes says, no git filter or fsmonitor

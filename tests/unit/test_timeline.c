@@ -1,5 +1,5 @@
-/* Unit tests for the timeline reader (src/timeline.c, src/timeline_text.c)
- * and the line scanner under it (src/jsonscan.c): every event kind becomes
+/* Unit tests for the timeline reader (src/record/timeline.c, src/record/timeline_text.c)
+ * and the line scanner under it (src/record/jsonscan.c): every event kind becomes
  * the right entry, with the joins (a command's start, end and record; an
  * approval's request and answer, also from approvals.jsonl when ids were
  * used again after a restart; an escalation's start and end); a torn last

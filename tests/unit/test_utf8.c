@@ -1,4 +1,4 @@
-/* Unit tests for the one UTF-8 decoder (src/utf8.c): every 1-, 2- and
+/* Unit tests for the one UTF-8 decoder (src/base/utf8.c): every 1-, 2- and
  * 3-byte sequence and the 4-byte boundaries against the definition
  * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF),
  * maximal invalid subparts as Python counts them, truncated characters at

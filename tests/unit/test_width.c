@@ -1,5 +1,5 @@
 /*
- * test_width.c - the one width function (src/width.c) is glibc's wcwidth()
+ * test_width.c - the one width function (src/base/width.c) is glibc's wcwidth()
  * under C.UTF-8 for every code point, and the text helpers built on it
  * measure and cut text the way the screen draws it.
  */
@@ -31,7 +31,7 @@ static void test_every_code_point_is_wcwidth(void **state)
             print_error("U+%04X: uc_width %d, wcwidth %d\n", cp, got, want);
     }
     if (wrong)
-        fail_msg("%ld code points differ from this C library's wcwidth(): regenerate src/width_table.h "
+        fail_msg("%ld code points differ from this C library's wcwidth(): regenerate src/base/width_table.h "
                  "(tests/tools/gen_width_table.c says how)",
                  wrong);
     assert_int_equal(uc_width(0x110000), -1);
