@@ -8,7 +8,7 @@
 #include "server/server_int.h"
 #include "gate/gate_server.h"
 #include "server/layouts.h"
-#include "server/retention_server.h"
+#include "snap/retention_server.h"
 #include "snap/snap_server.h"
 #include "base/paths.h"
 #include "protocol/uexec.h"

@@ -9,7 +9,7 @@
 
 #include "server/server.h"
 #include "server/server_int.h"
-#include "server/retention_server.h"
+#include "snap/retention_server.h"
 #include "snap/snap_reader.h"
 #include "snap/snap_server.h"
 #include "gate/escalation.h"

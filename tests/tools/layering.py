@@ -55,8 +55,8 @@ PRIVATE = "server_int.h is shared with the server's ports (issue 18 item 3: conn
 KNOWN = {
     ("src/server/dispatch.c", "src/gate/gate_server.h"): UPWARD,
     ("src/server/dispatch.c", "src/snap/snap_server.h"): UPWARD,
-    ("src/server/retention_server.c", "src/snap/snap_gc.h"): UPWARD,
-    ("src/server/retention_server.c", "src/snap/snap_server.h"): UPWARD,
+    ("src/server/dispatch.c", "src/snap/retention_server.h"): UPWARD,
+    ("src/server/server.c", "src/snap/retention_server.h"): UPWARD,
     ("src/server/server.c", "src/snap/snap_reader.h"): UPWARD,
     ("src/server/server.c", "src/snap/snap_server.h"): UPWARD,
     ("src/server/server.c", "src/gate/escalation.h"): UPWARD,
@@ -71,6 +71,7 @@ KNOWN = {
     ("src/gate/escalation.h", "src/server/server_int.h"): PRIVATE,
     ("src/gate/gate_network.h", "src/server/server_int.h"): PRIVATE,
     ("src/gate/gate_server.h", "src/server/server_int.h"): PRIVATE,
+    ("src/snap/retention_server.h", "src/server/server_int.h"): PRIVATE,
     ("src/snap/snap_hold.c", "src/server/server_int.h"): PRIVATE,
     ("src/snap/snap_queue.c", "src/server/server_int.h"): PRIVATE,
     ("src/snap/snap_server.h", "src/server/server_int.h"): PRIVATE,

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "server/retention_server.h"
+#include "snap/retention_server.h"
 
 #include "record/retention.h"
 #include "snap/snap_gc.h"
