@@ -18,6 +18,7 @@
 #include "protocol/proto.h"
 #include "base/quote.h"
 #include "server/server.h"
+#include "cli/server_modules.h"
 #include "protocol/uexec.h"
 #include "base/util.h"
 #include "base/width.h"
@@ -274,7 +275,7 @@ static int verb_server(int argc, char **argv)
         return 0;
     }
     if (foreground)
-        return server_run(ready_fd);
+        return server_run(ready_fd, corral_server_modules);
     char err[1024];
     int pid = 0;
     char *sock = paths_socket(err, sizeof err);

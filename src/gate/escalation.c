@@ -199,7 +199,7 @@ static int chan_launch(gate_ticket *t, const gate_launch *l, char *err, size_t e
 static const gate_port chan_port = {
     .pending = chan_pending, .launch = chan_launch, .settle = chan_settle, .release = chan_release};
 
-bool escalation_reaped(server_t *srv, pid_t pid, int status)
+static bool escalation_reaped(server_t *srv, pid_t pid, int status)
 {
     for (link_t *l = srv->escalations.next; l != &srv->escalations; l = l->next) {
         chan_ticket *c = link_entry(l, chan_ticket, node);
@@ -339,7 +339,7 @@ static void read_check(chan_ticket *c, const chan_msg *m)
     g->sandbox = SANDBOX_DEFAULT;
 }
 
-void escalation_request(server_t *srv, session_t *s, const chan_msg *m, int reply_fd, int stdio[3])
+static void escalation_request(server_t *srv, session_t *s, const chan_msg *m, int reply_fd, int stdio[3])
 {
     if (m->verb == CHAN_MARK) {
         /* The shell hook's "the line ended" (snap_server.h): no request. */
@@ -384,7 +384,7 @@ void escalation_request(server_t *srv, session_t *s, const chan_msg *m, int repl
     gate_submit(srv, &c->t, &chan_port);
 }
 
-size_t escalation_open_count(server_t *srv, int id)
+static size_t escalation_open_count(server_t *srv, int id)
 {
     size_t n = 0;
     for (link_t *l = srv->escalations.next; l != &srv->escalations; l = l->next)
@@ -405,12 +405,37 @@ static void end_requests(server_t *srv, int id)
     }
 }
 
-void escalation_session_ended(server_t *srv, int id)
+static void escalation_session_ended(server_t *srv, int id)
 {
     end_requests(srv, id);
 }
 
-void escalation_shutdown(server_t *srv)
+static void escalation_shutdown(server_t *srv)
 {
     end_requests(srv, 0);
 }
+
+static void on_session_ended(server_t *srv, session_t *s)
+{
+    escalation_session_ended(srv, s->id);
+}
+
+static const sesschan_handler channel_handler = {
+    .open_count = escalation_open_count,
+    .request = escalation_request,
+};
+
+static void escalation_start(server_t *srv)
+{
+    (void)srv;
+    sesschan_handle_with(&channel_handler);
+}
+
+const server_module escalation_module = {
+    .name = "escalation",
+    .start = escalation_start,
+    .shutdown = escalation_shutdown,
+    .session_finished = on_session_ended,
+    .session_freed = on_session_ended,
+    .reaped = escalation_reaped,
+};

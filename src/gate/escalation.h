@@ -15,23 +15,12 @@
 #ifndef CORRAL_ESCALATION_H
 #define CORRAL_ESCALATION_H
 
-#include "protocol/chanmsg.h"
-#include "server/server_int.h"
+#include "server/module.h"
 
-/* A request from session s: its message, decoded (chanmsg.h; verb
- * escalate, check or mark), the requester's reply socket and (escalate)
- * its stdin, stdout, stderr (-1 when absent).  Takes the fds; m stays
- * the caller's. */
-void escalation_request(server_t *srv, session_t *s, const chan_msg *m, int reply, int stdio[3]);
-/* Requests of session id still open (waiting or running). */
-size_t escalation_open_count(server_t *srv, int id);
-/* Session id's tree is gone: its requests are withdrawn, what they
- * started ends. */
-void escalation_session_ended(server_t *srv, int id);
-/* A child was reaped that is not a session's init: an escalated
- * command's?  true when it was one. */
-bool escalation_reaped(server_t *srv, pid_t pid, int status);
-/* Shutting down: everything ends. */
-void escalation_shutdown(server_t *srv);
+/* Escalations as a module: the session channel's requests come here;
+ * a session's requests are withdrawn and what they started ends when its
+ * tree is gone; escalated commands are reaped; at shutdown everything
+ * ends. */
+extern const server_module escalation_module;
 
 #endif

@@ -13,6 +13,9 @@
 
 #include "gate/gate_server.h"
 #include "gate/pathres.h"
+#include "server/spawn_args.h"
+#include "base/paths.h"
+#include "protocol/uexec.h"
 #include "policy/safety.h"
 #include "snap/snap_server.h"
 #include "base/util.h"
@@ -29,7 +32,7 @@ typedef struct exec_ticket {
     exec_params p;
     char *name;
     int rows, cols;
-    link_t conn_node;      /* in conn->gated until it is launched */
+    link_t gated_node;     /* in gated until it is launched */
     int approval;          /* the request a human answered, for the log */
     char **run_roots;      /* where the launched run could write */
     /* The retry: the failed run's reply, held while the user decides. */
@@ -37,15 +40,39 @@ typedef struct exec_ticket {
     int failed_session;
 } exec_ticket;
 
+/* Exec requests still in the gate (not launched), whoever sent them: they
+ * are withdrawn when their connection closes. */
+static link_t gated = {&gated, &gated};
+
+/* A connection's "for this session" answers (its agent's session), kept
+ * on the connection for as long as it or a request of it lives. */
+static const char approved_key[] = "gate_exec approved";
+
+static void approved_free(void *data)
+{
+    gate_cache_free(data);
+    free(data);
+}
+
+static gate_cache *approved_of(conn_t *c)
+{
+    gate_cache *cache = conn_attached(c, approved_key);
+    if (!cache) {
+        cache = xcalloc(1, sizeof *cache);
+        conn_attach(c, approved_key, cache, approved_free);
+    }
+    return cache;
+}
+
 static void exec_release(gate_ticket *t)
 {
     exec_ticket *e = (exec_ticket *)t;
-    link_del(&e->conn_node);
+    link_del(&e->gated_node);
     json_decref(e->id);
     json_decref(e->failed_reply);
     free(e->name);
     proto_free_argv(e->run_roots);
-    conn_unref(e->conn);
+    conn_release(e->conn);
     free(e);
 }
 
@@ -95,7 +122,7 @@ static void explain_denial(exec_ticket *e, json_t *reply)
 static void exec_settle(gate_ticket *t, gate_settle how, const char *message)
 {
     exec_ticket *e = (exec_ticket *)t;
-    if (e->conn->closing)
+    if (conn_closing(e->conn))
         return;
     if (e->failed_reply) {
         /* No retry (declined, or it could not start): the first run's
@@ -146,11 +173,11 @@ static int exec_start(gate_ticket *t, const gate_launch *l, struct snap_cmd *cmd
     r.rows = e->rows;
     r.cols = e->cols;
     char *warning = NULL;
-    session_t *s = server_start_session(t->srv, &r, c->client, err, errlen, &warning);
+    session_t *s = server_start_session(t->srv, &r, conn_client(c), err, errlen, &warning);
     snap_exec_started(t->srv, s, cmd);
     if (!s)
         return -1;
-    link_del(&e->conn_node); /* launched: its waiter follows the connection now */
+    link_del(&e->gated_node); /* launched: its waiter follows the connection now */
     if (warning) {
         conn_send(c, json_pack("{s:s, s:i, s:s}", "event", "warning", "session", s->id, "message", warning));
         free(warning);
@@ -176,7 +203,7 @@ static void exec_go(void *user, struct snap_cmd *cmd, bool stopping)
     char err[2048] = "the server is stopping: it did not run";
     gate_launch l;
     gate_widen(&e->t.g, &l);
-    if (e->conn->closing) {
+    if (conn_closing(e->conn)) {
         snap_exec_started(e->t.srv, NULL, cmd);
         gate_done(&e->t);
     } else if (stopping || exec_start(&e->t, &l, cmd, err, sizeof err) < 0) {
@@ -191,7 +218,7 @@ static void exec_go(void *user, struct snap_cmd *cmd, bool stopping)
 static int exec_launch(gate_ticket *t, const gate_launch *l, char *err, size_t errlen)
 {
     exec_ticket *e = (exec_ticket *)t;
-    if (e->conn->closing) {
+    if (conn_closing(e->conn)) {
         snprintf(err, errlen, "the requester went away");
         return -1;
     }
@@ -212,7 +239,7 @@ static bool on_run_ended(session_t *s, json_t *reply, const char *text, size_t l
 {
     exec_ticket *e = user;
     json_t *code = reply ? json_object_get(reply, "exit_code") : NULL;
-    if (!code || e->conn->closing) {
+    if (!code || conn_closing(e->conn)) {
         gate_done(&e->t);
         return false;
     }
@@ -224,11 +251,11 @@ static bool on_run_ended(session_t *s, json_t *reply, const char *text, size_t l
         .streamed = e->p.stream,
         .unconfined = strcmp(s->profile, "full") == 0,
         .write_roots = e->run_roots,
-        .someone_can_answer = server_someone_can_answer(e->t.srv),
+        .someone_can_answer = gate_someone_can_answer(e->t.srv),
     };
     e->failed_reply = reply; /* taken over if the gate asks */
     e->failed_session = s->id;
-    link_add(&e->conn->gated, &e->conn_node); /* in the gate again: withdrawn if the requester goes */
+    link_add(&gated, &e->gated_node); /* in the gate again: withdrawn if the requester goes */
     if (gate_finished(&e->t, &run))
         return true; /* e may be gone already */
     explain_denial(e, reply);
@@ -304,13 +331,12 @@ static int resolve_paths(gate_request *g, const char *cwd, proto_err *e)
     return 0;
 }
 
-void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const exec_params *p)
+static void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const exec_params *p)
 {
-    server_t *srv = c->srv;
+    server_t *srv = conn_server(c);
     exec_ticket *e = xcalloc(1, sizeof *e);
-    link_init(&e->conn_node);
-    e->conn = c;
-    c->refs++;
+    link_init(&e->gated_node);
+    e->conn = conn_ref(c);
     e->id = json_incref(id);
     e->p = *p;
     e->name = r->name ? xstrdup(r->name) : NULL;
@@ -318,8 +344,8 @@ void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const
     e->cols = r->cols;
     gate_request *g = &e->t.g;
     gate_request_init(g, GATE_EXEC);
-    g->requester = xstrdup(c->client ? c->client : "user");
-    g->cache = &c->approved;
+    g->requester = xstrdup(conn_client(c) ? conn_client(c) : "user");
+    g->cache = approved_of(c);
     g->argv = proto_copy_argv(r->argv);
     g->tty = r->tty;
     g->policy = r->policy ? *r->policy : srv->policy;
@@ -331,21 +357,81 @@ void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const
         gate_request_free(g);
         json_decref(e->id);
         free(e->name);
-        conn_unref(c);
+        conn_release(c);
         free(e);
         return;
     }
-    link_add(&c->gated, &e->conn_node);
+    link_add(&gated, &e->gated_node);
     gate_submit(srv, &e->t, &exec_port);
 }
 
-void gate_exec_conn_closed(conn_t *c)
+static void exec_conn_closed(conn_t *c)
 {
     /* The requester is gone: its requests are withdrawn (clients close
-     * their dialogs), and nothing runs. */
-    while (!link_empty(&c->gated)) {
-        exec_ticket *e = link_entry(c->gated.next, exec_ticket, conn_node);
-        link_del(&e->conn_node);
-        gate_withdraw(&e->t);
+     * their dialogs), and nothing runs.  A withdrawal may release other
+     * requests, so the search starts again after each. */
+    for (;;) {
+        exec_ticket *mine = NULL;
+        for (link_t *l = gated.next; l != &gated && !mine; l = l->next) {
+            exec_ticket *e = link_entry(l, exec_ticket, gated_node);
+            if (e->conn == c)
+                mine = e;
+        }
+        if (!mine)
+            return;
+        link_del(&mine->gated_node);
+        gate_withdraw(&mine->t);
     }
 }
+
+/* The protocol's exec (corral exec, an agent's exec_command): the request
+ * read and checked, then into the gate. */
+static void cmd_exec(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    spawn_args a;
+    const char *shell = NULL, *line = NULL;
+    bool tty = false, login = true, stream = false, raw = false;
+    int64_t yield = -1, max_tokens = UEXEC_DEFAULT_MAX_TOKENS;
+    if (spawn_args_read(c, id, req, "workdir", &a) < 0)
+        return;
+    if (proto_get_argv(req, "argv", false, &a.r.argv, &e) < 0 ||
+        proto_get_string(req, "shell", false, &shell, &e) < 0 || proto_get_bool(req, "tty", false, &tty, &e) < 0 ||
+        proto_get_bool(req, "login", false, &login, &e) < 0 || proto_get_bool(req, "stream", false, &stream, &e) < 0 ||
+        proto_get_bool(req, "raw", false, &raw, &e) < 0 ||
+        proto_get_int(req, "yield_time_ms", false, INT32_MIN, INT32_MAX, &yield, &e) < 0 ||
+        proto_get_int(req, "max_output_tokens", false, 0, INT32_MAX, &max_tokens, &e) < 0 ||
+        /* "cmd" is the protocol's verb; the shell command line of
+         * exec_command travels as "command" (or "argv" for an exact argv). */
+        proto_get_string(req, "command", false, &line, &e) < 0) {
+        spawn_args_free(&a);
+        conn_reply_error(c, id, e.code, e.message);
+        return;
+    }
+    if (!a.r.argv == !line) {
+        spawn_args_free(&a);
+        conn_reply_error(c, id, PERR_BAD_REQUEST,
+                         line ? "give either 'argv' or 'command', not both"
+                              : "give the command as 'argv' (array) or 'command' (string)");
+        return;
+    }
+    if (line) {
+        a.r.argv = xcalloc(4, sizeof *a.r.argv);
+        a.r.argv[0] = xstrdup(shell ? shell : paths_user_shell());
+        a.r.argv[1] = xstrdup(login ? "-lc" : "-c");
+        a.r.argv[2] = xstrdup(line);
+    }
+    a.r.kind = SESSION_EXEC;
+    a.r.tty = tty;
+    exec_params p = {uexec_exec_yield(yield), max_tokens, stream, raw};
+    gate_exec(c, id, req, &a.r, &p);
+    spawn_args_free(&a);
+}
+
+static const server_command exec_commands[] = {{"exec", cmd_exec}, {NULL, NULL}};
+
+const server_module gate_exec_module = {
+    .name = "gate_exec",
+    .conns = {.closed = exec_conn_closed},
+    .commands = exec_commands,
+};

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "gate/gate_network.h"
+#include "net/proxy.h"
 
 #include "gate/gate_server.h"
 #include "base/quote.h"
@@ -169,21 +170,28 @@ static void open_count(void *user, int session, int open)
 static const proxy_hooks hooks = {
     .decide = decide, .cancelled = cancelled, .log = log_connection, .open_count = open_count};
 
-void gate_network_start(server_t *srv)
+static void gate_network_start(server_t *srv)
 {
     link_init(&srv->net_tickets);
     proxy_limits limits = {.max_per_session = srv->conf.network_max_connections};
     srv->proxy = proxy_new(srv->loop, &hooks, srv, &limits);
 }
 
-void gate_network_shutdown(server_t *srv)
+static void gate_network_shutdown(server_t *srv)
 {
     if (srv->proxy)
         proxy_shutdown(srv->proxy);
 }
 
-void gate_network_session_ended(server_t *srv, session_t *s)
+static void gate_network_session_ended(server_t *srv, session_t *s)
 {
     if (srv->proxy)
         proxy_session_ended(srv->proxy, s->id);
 }
+
+const server_module gate_network_module = {
+    .name = "gate_network",
+    .start = gate_network_start,
+    .shutdown = gate_network_shutdown,
+    .session_finished = gate_network_session_ended,
+};

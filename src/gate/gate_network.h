@@ -11,14 +11,11 @@
 #ifndef CORRAL_GATE_NETWORK_H
 #define CORRAL_GATE_NETWORK_H
 
-#include "net/proxy.h"
-#include "server/server_int.h"
+#include "server/module.h"
 
-/* Start the server's proxy (srv->proxy) with the gate as its decider, the
- * sessions' event logs for its records; and stop it. */
-void gate_network_start(server_t *srv);
-void gate_network_shutdown(server_t *srv);
-/* Session s ended: its listeners and connections close. */
-void gate_network_session_ended(server_t *srv, session_t *s);
+/* As a module: at start the server's proxy (srv->proxy) with the gate as
+ * its decider and the sessions' event logs for its records, stopped at
+ * shutdown; a session's listeners and connections close when it ends. */
+extern const server_module gate_network_module;
 
 #endif

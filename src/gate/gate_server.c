@@ -33,7 +33,7 @@ static void refresh_rules_error(server_t *srv)
     free(srv->rules_error);
     srv->rules_error = now;
     if (!same) {
-        server_broadcast(srv, json_pack("{s:s, s:s?}", "event", "rules", "rules_error", now));
+        conn_broadcast(json_pack("{s:s, s:s?}", "event", "rules", "rules_error", now));
         if (now)
             log_rules_text("rules not loaded: ", now);
     }
@@ -207,7 +207,7 @@ json_t *gate_pending_event(server_t *srv, int approval, const gate_request *g)
     char *msg = xasprintf("waiting for a human to approve request %d%s%s%s: answer it in the supervisor screen "
                           "(corral), or with corral approve %d / corral deny %d%s",
                           approval, what ? " (" : "", what ? what : "", what ? ")" : "", approval, approval,
-                          server_someone_can_answer(srv) ? "" : " (no screen is attached now)");
+                          gate_someone_can_answer(srv) ? "" : " (no screen is attached now)");
     free(what);
     json_t *ev = json_pack("{s:s, s:i, s:s}", "event", "approval_pending", "approval", approval, "message", msg);
     free(msg);
@@ -301,7 +301,8 @@ bool gate_finished(gate_ticket *t, const gate_run *run)
 
 static void hook_broadcast(void *user, json_t *ev)
 {
-    server_broadcast(user, ev);
+    (void)user;
+    conn_broadcast(ev);
 }
 
 static void hook_session_log(void *user, int session, const char *event, json_t *fields)
@@ -315,7 +316,7 @@ static void hook_session_log(void *user, int session, const char *event, json_t 
 
 static const approval_hooks queue_hooks = {.broadcast = hook_broadcast, .session_log = hook_session_log};
 
-void gate_server_start(server_t *srv)
+static void gate_server_start(server_t *srv)
 {
     srv->policy.approval = APPROVAL_ON_REQUEST;
     if (srv->conf.approval_policy)
@@ -334,7 +335,7 @@ void gate_server_start(server_t *srv)
     free(path);
 }
 
-void gate_server_shutdown(server_t *srv)
+static void gate_server_shutdown(server_t *srv)
 {
     approval_queue_shutdown(&srv->approvals); /* every question withdrawn: nothing waits */
     /* What still waits in the gate ends; what was launched is ended by
@@ -350,3 +351,14 @@ void gate_server_shutdown(server_t *srv)
     free(srv->rules_error);
     srv->rules_error = NULL;
 }
+
+bool gate_someone_can_answer(server_t *srv)
+{
+    return srv->conf.approval_timeout_ms || conn_any_subscribed();
+}
+
+const server_module gate_server_module = {
+    .name = "gate",
+    .start = gate_server_start,
+    .shutdown = gate_server_shutdown,
+};

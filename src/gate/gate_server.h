@@ -79,9 +79,12 @@ void gate_spawn_request(const gate_request *g, const gate_launch *l, spawn_reque
  * the user trusts it; what changed on disk is reloaded first and attached
  * screens hear of rules that could not be loaded. */
 const rules_t *gate_rules_for(server_t *srv, const char *ws);
-/* Start-up and shutdown of the policy: settings, rules, queue, log. */
-void gate_server_start(server_t *srv);
-void gate_server_shutdown(server_t *srv);
+/* The gate as a module: at start the policy's settings, rules, queue and
+ * log; at shutdown every question withdrawn. */
+extern const server_module gate_server_module;
+/* Someone could answer a request now: a screen (a subscribed client) is
+ * attached, or [approvals] timeout will answer it. */
+bool gate_someone_can_answer(server_t *srv);
 
 /* ---- gate_exec.c: exec requests (corral exec, an agent's exec_command) ---- */
 typedef struct exec_params {
@@ -89,12 +92,11 @@ typedef struct exec_params {
     int64_t max_tokens;
     bool stream, raw;
 } exec_params;
-/* Judge r with its sandbox fields from req (sandbox_permissions,
- * additional_permissions, justification, prefix_rule), then run it, ask
- * for it, or refuse it; the reply to id comes when it has run (or was
- * refused).  r is copied. */
-void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const exec_params *p);
-/* c is closing: its requests still in the gate are withdrawn. */
-void gate_exec_conn_closed(conn_t *c);
+/* The protocol's exec: r is judged with its sandbox fields from the
+ * request (sandbox_permissions, additional_permissions, justification,
+ * prefix_rule), then run, asked for, or refused; the reply comes when it
+ * has run (or was refused).  A closing connection's requests still in the
+ * gate are withdrawn. */
+extern const server_module gate_exec_module;
 
 #endif

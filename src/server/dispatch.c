@@ -6,10 +6,8 @@
 #include "config.h"
 
 #include "server/server_int.h"
-#include "gate/gate_server.h"
 #include "server/layouts.h"
-#include "snap/retention_server.h"
-#include "snap/snap_server.h"
+#include "server/spawn_args.h"
 #include "base/paths.h"
 #include "protocol/uexec.h"
 
@@ -19,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef void (*cmd_fn)(conn_t *c, json_t *id, json_t *req);
+typedef server_command_fn cmd_fn;
 
 static void bad(conn_t *c, json_t *id, const proto_err *e)
 {
@@ -36,7 +34,7 @@ static session_t *session_arg(conn_t *c, json_t *id, json_t *req, const char *fi
         bad(c, id, &e);
         return NULL;
     }
-    session_t *s = server_find(c->srv, (int)sid);
+    session_t *s = server_find(conn_server(c), (int)sid);
     if (!s) {
         char msg[96];
         snprintf(msg, sizeof msg, "no session with id %lld", (long long)sid);
@@ -48,7 +46,7 @@ static session_t *session_arg(conn_t *c, json_t *id, json_t *req, const char *fi
 static session_t *start(conn_t *c, json_t *id, const spawn_request *r, char **warning)
 {
     char err[2048];
-    session_t *s = server_start_session(c->srv, r, c->client, err, sizeof err, warning);
+    session_t *s = server_start_session(conn_server(c), r, conn_client(c), err, sizeof err, warning);
     if (!s)
         conn_reply_error(c, id, PERR_SPAWN, err);
     return s;
@@ -71,9 +69,9 @@ static void cmd_hello(conn_t *c, json_t *id, json_t *req)
         conn_reply_error(c, id, PERR_VERSION, msg);
         return;
     }
-    free(c->client);
-    c->client = sanitize_text(client ? client : "user", strlen(client ? client : "user"), 64);
-    c->hello = true;
+    char *name = sanitize_text(client ? client : "user", strlen(client ? client : "user"), 64);
+    conn_set_client(c, name);
+    free(name);
     json_t *r = proto_ok(id);
     json_object_set_new(r, "protocol", json_integer(PROTO_VERSION));
     json_object_set_new(r, "server", json_string(PACKAGE_STRING));
@@ -84,7 +82,7 @@ static void cmd_hello(conn_t *c, json_t *id, json_t *req)
 static void cmd_ls(conn_t *c, json_t *id, json_t *req)
 {
     (void)req;
-    conn_send(c, watch_list_reply(c->srv, id));
+    conn_send(c, watch_list_reply(conn_server(c), id));
 }
 
 static void cmd_subscribe(conn_t *c, json_t *id, json_t *req)
@@ -97,10 +95,10 @@ static void cmd_approvals(conn_t *c, json_t *id, json_t *req)
 {
     (void)req;
     json_t *r = proto_ok(id);
-    json_object_set_new(r, "approvals", approvals_json(&c->srv->approvals));
-    json_object_set_new(r, "policy", json_string(approval_policy_name(c->srv->policy.approval)));
-    if (c->srv->rules_error)
-        json_object_set_new(r, "rules_error", json_string(c->srv->rules_error));
+    json_object_set_new(r, "approvals", approvals_json(&conn_server(c)->approvals));
+    json_object_set_new(r, "policy", json_string(approval_policy_name(conn_server(c)->policy.approval)));
+    if (conn_server(c)->rules_error)
+        json_object_set_new(r, "rules_error", json_string(conn_server(c)->rules_error));
     conn_send(c, r);
 }
 
@@ -127,7 +125,7 @@ static void answer(conn_t *c, json_t *id, json_t *req, bool approve)
     char err[600];
     char *clean = note ? sanitize_text(note, strlen(note), 2000) : NULL;
     char *clean_key = key ? sanitize_text(key, strlen(key), 16) : NULL;
-    int rc = approval_decide(&c->srv->approvals, (int)aid, ans, clean, c->client, clean_key, err, sizeof err);
+    int rc = approval_decide(&conn_server(c)->approvals, (int)aid, ans, clean, conn_client(c), clean_key, err, sizeof err);
     free(clean);
     free(clean_key);
     if (rc < 0) {
@@ -153,7 +151,7 @@ static void cmd_deny(conn_t *c, json_t *id, json_t *req)
 static void cmd_watch(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
-    int64_t history = c->srv->conf.scrollback;
+    int64_t history = conn_server(c)->conf.scrollback;
     session_t *s = session_arg(c, id, req, "session");
     if (!s)
         return;
@@ -214,75 +212,10 @@ static void cmd_input(conn_t *c, json_t *id, json_t *req)
         return;
     }
     /* Used, but quietly: keystrokes need not tell every list client. */
-    server_touch_quiet(c->srv, s);
+    server_touch_quiet(conn_server(c), s);
     json_t *ok = proto_ok(id);
     json_object_set_new(ok, "session", json_integer(s->id));
     conn_send(c, ok);
-}
-
-/* Fields shared by new and exec: directory, name, size, sandbox. */
-typedef struct spawn_args {
-    spawn_request r;
-    int64_t rows, cols;
-    policy_settings policy; /* r.policy points here when the request sets one */
-} spawn_args;
-
-static void spawn_args_free(spawn_args *a)
-{
-    proto_free_argv(a->r.argv);
-    proto_free_argv(a->r.write);
-    proto_free_argv(a->r.read);
-    proto_free_argv(a->r.deny);
-}
-
-static int common_args(conn_t *c, json_t *id, json_t *req, const char *cwd_field, spawn_args *a)
-{
-    proto_err e;
-    memset(a, 0, sizeof *a);
-    a->r.net = -1;
-    const char *net = NULL, *approval = NULL;
-    if (proto_get_string(req, cwd_field, false, &a->r.cwd, &e) < 0 ||
-        proto_get_string(req, "name", false, &a->r.name, &e) < 0 ||
-        proto_get_int(req, "rows", false, 1, 1000, &a->rows, &e) < 0 ||
-        proto_get_int(req, "cols", false, 1, 1000, &a->cols, &e) < 0 ||
-        proto_get_string(req, "profile", false, &a->r.profile, &e) < 0 ||
-        proto_get_string(req, "net", false, &net, &e) < 0 || proto_get_argv(req, "write", false, &a->r.write, &e) < 0 ||
-        proto_get_argv(req, "read", false, &a->r.read, &e) < 0 ||
-        proto_get_argv(req, "deny", false, &a->r.deny, &e) < 0 ||
-        proto_get_string(req, "approval_policy", false, &approval, &e) < 0 ||
-        proto_get_bool(req, "allow_home_workspace", false, &a->r.allow_home_workspace, &e) < 0) {
-        spawn_args_free(a);
-        bad(c, id, &e);
-        return -1;
-    }
-    if (approval) {
-        /* The session's own approval policy; granular's switches stay the
-         * configured ones. */
-        a->policy = c->srv->policy;
-        if (approval_policy_parse(approval, &a->policy.approval) < 0) {
-            proto_fail(&e, PERR_BAD_REQUEST, "field 'approval_policy' must be \"on-request\", \"unless-trusted\", "
-                       "\"never\" or \"granular\"");
-            goto fail;
-        }
-        a->r.policy = &a->policy;
-    }
-    if (a->r.cwd && a->r.cwd[0] != '/') {
-        proto_fail(&e, PERR_BAD_REQUEST, "field '%s' must be an absolute path", cwd_field);
-        goto fail;
-    }
-    if (net && (a->r.net = sb_net_parse(net)) < 0) {
-        proto_fail(&e, PERR_BAD_REQUEST, "field 'net' must be \"off\", \"proxy\" or \"full\"");
-        goto fail;
-    }
-    if (!a->r.cwd)
-        a->r.cwd = paths_home();
-    a->r.rows = (int)a->rows;
-    a->r.cols = (int)a->cols;
-    return 0;
-fail:
-    spawn_args_free(a);
-    bad(c, id, &e);
-    return -1;
 }
 
 static void cmd_new(conn_t *c, json_t *id, json_t *req)
@@ -290,7 +223,7 @@ static void cmd_new(conn_t *c, json_t *id, json_t *req)
     proto_err e;
     spawn_args a;
     bool pin = false, tty = true;
-    if (common_args(c, id, req, "cwd", &a) < 0)
+    if (spawn_args_read(c, id, req, "cwd", &a) < 0)
         return;
     if (proto_get_argv(req, "argv", false, &a.r.argv, &e) < 0 || proto_get_bool(req, "pin", false, &pin, &e) < 0 ||
         proto_get_bool(req, "tty", false, &tty, &e) < 0) {
@@ -311,53 +244,11 @@ static void cmd_new(conn_t *c, json_t *id, json_t *req)
     if (!s)
         return;
     json_t *r = proto_ok(id);
-    json_object_set_new(r, "session", server_session_json(c->srv, s));
+    json_object_set_new(r, "session", server_session_json(conn_server(c), s));
     if (warning)
         json_object_set_new(r, "warning", json_string(warning));
     free(warning);
     conn_send(c, r);
-}
-
-static void cmd_exec(conn_t *c, json_t *id, json_t *req)
-{
-    proto_err e;
-    spawn_args a;
-    const char *shell = NULL, *line = NULL;
-    bool tty = false, login = true, stream = false, raw = false;
-    int64_t yield = -1, max_tokens = UEXEC_DEFAULT_MAX_TOKENS;
-    if (common_args(c, id, req, "workdir", &a) < 0)
-        return;
-    if (proto_get_argv(req, "argv", false, &a.r.argv, &e) < 0 ||
-        proto_get_string(req, "shell", false, &shell, &e) < 0 || proto_get_bool(req, "tty", false, &tty, &e) < 0 ||
-        proto_get_bool(req, "login", false, &login, &e) < 0 || proto_get_bool(req, "stream", false, &stream, &e) < 0 ||
-        proto_get_bool(req, "raw", false, &raw, &e) < 0 ||
-        proto_get_int(req, "yield_time_ms", false, INT32_MIN, INT32_MAX, &yield, &e) < 0 ||
-        proto_get_int(req, "max_output_tokens", false, 0, INT32_MAX, &max_tokens, &e) < 0 ||
-        /* "cmd" is the protocol's verb; the shell command line of
-         * exec_command travels as "command" (or "argv" for an exact argv). */
-        proto_get_string(req, "command", false, &line, &e) < 0) {
-        spawn_args_free(&a);
-        bad(c, id, &e);
-        return;
-    }
-    if (!a.r.argv == !line) {
-        spawn_args_free(&a);
-        conn_reply_error(c, id, PERR_BAD_REQUEST,
-                         line ? "give either 'argv' or 'command', not both"
-                              : "give the command as 'argv' (array) or 'command' (string)");
-        return;
-    }
-    if (line) {
-        a.r.argv = xcalloc(4, sizeof *a.r.argv);
-        a.r.argv[0] = xstrdup(shell ? shell : paths_user_shell());
-        a.r.argv[1] = xstrdup(login ? "-lc" : "-c");
-        a.r.argv[2] = xstrdup(line);
-    }
-    a.r.kind = SESSION_EXEC;
-    a.r.tty = tty;
-    exec_params p = {uexec_exec_yield(yield), max_tokens, stream, raw};
-    gate_exec(c, id, req, &a.r, &p);
-    spawn_args_free(&a);
 }
 
 static void cmd_write_stdin(conn_t *c, json_t *id, json_t *req)
@@ -380,7 +271,7 @@ static void cmd_write_stdin(conn_t *c, json_t *id, json_t *req)
         conn_reply_error(c, id, PERR_BUSY, "another request is already waiting on this session; try again when it returns");
         return;
     }
-    server_touch(c->srv, s);
+    server_touch(conn_server(c), s);
     size_t n = strlen(chars);
     uint32_t settle = 0;
     if (n > 0) {
@@ -393,7 +284,7 @@ static void cmd_write_stdin(conn_t *c, json_t *id, json_t *req)
         if (s->state == SESSION_RUNNING && session_write(s, chars, n) == 0)
             settle = UEXEC_POST_WRITE_SETTLE_MS;
     }
-    uint32_t y = uexec_write_yield(yield, n == 0, c->srv->conf.background_timeout_ms);
+    uint32_t y = uexec_write_yield(yield, n == 0, conn_server(c)->conf.background_timeout_ms);
     waiter_start(c, id, s, y, settle, max_tokens, false, raw);
 }
 
@@ -436,7 +327,7 @@ static void cmd_kill(conn_t *c, json_t *id, json_t *req)
         conn_send(c, r);
         return;
     }
-    server_kill_and_wait(c->srv, c, id, s);
+    server_kill_and_wait(conn_server(c), c, id, s);
 }
 
 static void cmd_pin(conn_t *c, json_t *id, json_t *req)
@@ -474,7 +365,7 @@ static int rm_named(conn_t *c, json_t *id, json_t *ids, session_t ***out, size_t
     json_array_foreach(ids, k, e) {
         char msg[200];
         json_int_t sid = json_integer_value(e);
-        session_t *s = json_is_integer(e) && sid >= 0 && sid <= INT32_MAX ? server_find(c->srv, (int)sid) : NULL;
+        session_t *s = json_is_integer(e) && sid >= 0 && sid <= INT32_MAX ? server_find(conn_server(c), (int)sid) : NULL;
         if (!json_is_integer(e) || sid < 0 || sid > INT32_MAX) {
             snprintf(msg, sizeof msg, "field 'sessions' element %zu must be a session id (a number, see ls)", k);
             conn_reply_error(c, id, PERR_BAD_REQUEST, msg);
@@ -524,10 +415,10 @@ static void cmd_rm(conn_t *c, json_t *id, json_t *req)
         return;
     if (exited) {
         /* Every exited one but the pinned: a pin says keep it. */
-        size_t stored = store_len(&c->srv->store);
+        size_t stored = store_len(&conn_server(c)->store);
         v = xcalloc(stored ? stored : 1, sizeof *v);
         for (size_t i = 0; i < stored; i++) {
-            session_t *s = c->srv->store.entries[i].item;
+            session_t *s = conn_server(c)->store.entries[i].item;
             if (s->state != SESSION_RUNNING && !s->pinned)
                 v[n++] = s;
         }
@@ -535,7 +426,7 @@ static void cmd_rm(conn_t *c, json_t *id, json_t *req)
     json_t *removed = json_array();
     for (size_t i = 0; i < n; i++) {
         json_array_append_new(removed, json_integer(v[i]->id));
-        server_remove_session(c->srv, v[i]);
+        server_remove_session(conn_server(c), v[i]);
     }
     free(v);
     json_t *r = proto_ok(id);
@@ -555,14 +446,14 @@ static void cmd_layout(conn_t *c, json_t *id, json_t *req)
     json_t *set = json_object_get(req, "set");
     if (set && !json_is_null(set)) {
         proto_err e;
-        json_t *clean = layouts_clean(set, stored_session, c->srv, &e);
+        json_t *clean = layouts_clean(set, stored_session, conn_server(c), &e);
         if (!clean) {
             bad(c, id, &e);
             return;
         }
-        layouts_set(c->client, clean);
+        layouts_set(conn_client(c), clean);
     }
-    json_t *kept = layouts_get(c->client);
+    json_t *kept = layouts_get(conn_client(c));
     json_t *r = proto_ok(id);
     json_object_set_new(r, "layout", kept ? json_deep_copy(kept) : json_object());
     conn_send(c, r);
@@ -593,33 +484,44 @@ static void cmd_shutdown(conn_t *c, json_t *id, json_t *req)
     json_t *r = proto_ok(id);
     json_object_set_new(r, "pid", json_integer(getpid()));
     conn_send(c, r);
-    server_begin_shutdown(c->srv);
+    server_begin_shutdown(conn_server(c));
 }
 
 static const struct {
     const char *name;
     cmd_fn fn;
 } commands[] = {
-    {"hello", cmd_hello}, {"ls", cmd_ls}, {"new", cmd_new}, {"exec", cmd_exec},
+    {"hello", cmd_hello}, {"ls", cmd_ls}, {"new", cmd_new},
     {"write_stdin", cmd_write_stdin}, {"screen", cmd_screen}, {"kill", cmd_kill},
     {"pin", cmd_pin}, {"resize", cmd_resize}, {"shutdown", cmd_shutdown},
     {"subscribe", cmd_subscribe}, {"watch", cmd_watch}, {"unwatch", cmd_unwatch}, {"input", cmd_input},
     {"approvals", cmd_approvals}, {"approve", cmd_approve}, {"deny", cmd_deny},
     {"rm", cmd_rm}, {"layout", cmd_layout},
-    {"commands", cmd_snap_commands}, {"diff", cmd_snap_diff}, {"revert", cmd_snap_revert}, {"gc", cmd_gc},
 };
+
+/* The command called name: the core's, then each module's (module.h). */
+static cmd_fn find_command(server_t *srv, const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return commands[i].fn;
+    for (const server_module *const *m = srv->modules; *m; m++)
+        for (const server_command *k = (*m)->commands; k && k->name; k++)
+            if (strcmp(k->name, name) == 0)
+                return k->fn;
+    return NULL;
+}
 
 void dispatch(conn_t *c, json_t *id, json_t *req)
 {
     const char *name = json_string_value(json_object_get(req, "cmd"));
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
-        if (strcmp(commands[i].name, name) != 0)
-            continue;
-        if (!c->hello && commands[i].fn != cmd_hello) {
+    cmd_fn fn = find_command(conn_server(c), name);
+    if (fn) {
+        if (!conn_client(c) && fn != cmd_hello) {
             conn_reply_error(c, id, PERR_NEED_HELLO, "send {\"cmd\":\"hello\",\"protocol\":1} first");
             return;
         }
-        commands[i].fn(c, id, req);
+        fn(c, id, req);
         return;
     }
     char msg[200];

@@ -3,20 +3,16 @@
  * enforced with a lock file), the admin socket and its connections (peer
  * uid checked with SO_PEERCRED, messages framed and capped by proto.c),
  * reaping, and shutdown on SIGTERM.  Sessions themselves (start, plan,
- * store, hooks) are in server_sessions.c.
+ * store, hooks) are in server_sessions.c, a connection in conn.c.  The
+ * modules it runs (module.h) come in a table from the caller: this file
+ * calls none of them by name.
  */
 #include "config.h"
 
 #include "server/server.h"
 #include "server/server_int.h"
-#include "snap/retention_server.h"
-#include "snap/snap_reader.h"
-#include "snap/snap_server.h"
-#include "gate/escalation.h"
-#include "gate/gate_network.h"
-#include "gate/gate_server.h"
 #include "base/paths.h"
-#include "server/sesschan.h"
+#include "net/proxy.h"
 #include "server/shellhook.h"
 #include "protocol/uexec.h"
 #include "base/util.h"
@@ -37,126 +33,8 @@
 #include <unistd.h>
 
 #define SHUTDOWN_GRACE_MS 5000
-#define CONN_READ_MAX (64u * 1024u)
-
-/* ---- logging -------------------------------------------------------------- */
-
-void server_log(const char *fmt, ...)
-{
-    char when[32];
-    iso_time(when, wall_sec());
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s corral[%d]: ", when, (int)getpid());
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-}
 
 /* ---- connections ---------------------------------------------------------- */
-
-typedef struct write_req {
-    uv_write_t req;
-    char *data;
-} write_req;
-
-static void on_conn_write(uv_write_t *req, int status)
-{
-    write_req *w = (write_req *)req;
-    conn_t *c = req->data;
-    free(w->data);
-    free(w);
-    (void)status;
-    if (!c->closing && uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe) < (1u << 20)) {
-        waiter_conn_drained(c);
-        watch_conn_drained(c);
-    }
-    conn_unref(c);
-}
-
-void conn_send(conn_t *c, json_t *msg)
-{
-    size_t len;
-    char *line = proto_dump(msg, &len);
-    conn_send_line(c, line, len);
-}
-
-void conn_send_line(conn_t *c, char *line, size_t len)
-{
-    if (c->closing) {
-        free(line);
-        return;
-    }
-    write_req *w = xmalloc(sizeof *w);
-    w->data = line;
-    w->req.data = c;
-    uv_buf_t b = uv_buf_init(line, (unsigned)len);
-    if (uv_write(&w->req, (uv_stream_t *)&c->pipe, &b, 1, on_conn_write) < 0) {
-        free(line);
-        free(w);
-        return;
-    }
-    c->refs++;
-}
-
-void conn_reply_error(conn_t *c, json_t *id, const char *code, const char *message)
-{
-    conn_send(c, proto_error(id, code, message));
-}
-
-void server_broadcast(server_t *srv, json_t *ev)
-{
-    for (link_t *l = srv->conns.next; l != &srv->conns; l = l->next) {
-        conn_t *c = link_entry(l, conn_t, node);
-        if (c->subscribed && !c->closing)
-            conn_send(c, json_incref(ev));
-    }
-    json_decref(ev);
-}
-
-bool server_someone_can_answer(server_t *srv)
-{
-    if (srv->conf.approval_timeout_ms)
-        return true;
-    for (link_t *l = srv->conns.next; l != &srv->conns; l = l->next) {
-        conn_t *c = link_entry(l, conn_t, node);
-        if (c->subscribed && !c->closing)
-            return true;
-    }
-    return false;
-}
-
-static void conn_free(conn_t *c)
-{
-    gate_cache_free(&c->approved);
-    proto_reader_free(&c->rd);
-    free(c->client);
-    free(c);
-}
-
-static void on_conn_closed(uv_handle_t *h)
-{
-    conn_unref(h->data);
-}
-
-void conn_unref(conn_t *c)
-{
-    if (--c->refs == 0)
-        conn_free(c);
-}
-
-static void conn_close(conn_t *c)
-{
-    if (c->closing)
-        return;
-    c->closing = true;
-    link_del(&c->node);
-    waiter_conn_closed(c);
-    gate_exec_conn_closed(c);
-    watch_conn_closed(c);
-    uv_close((uv_handle_t *)&c->pipe, on_conn_closed);
-}
 
 static void handle_message(conn_t *c, const char *line, size_t len)
 {
@@ -173,71 +51,26 @@ static void handle_message(conn_t *c, const char *line, size_t len)
     json_decref(req);
 }
 
-static void on_conn_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    (void)h;
-    (void)suggested;
-    static char rbuf[CONN_READ_MAX];
-    *buf = uv_buf_init(rbuf, sizeof rbuf);
-}
-
-static void on_conn_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
-{
-    conn_t *c = st->data;
-    if (n < 0) {
-        conn_close(c);
-        return;
-    }
-    if (n == 0)
-        return;
-    proto_reader_feed(&c->rd, buf->base, (size_t)n);
-    const char *line;
-    size_t len;
-    int r;
-    c->refs++; /* a handler may close the connection */
-    while (!c->closing && (r = proto_reader_next(&c->rd, &line, &len)) != 0) {
-        if (r < 0) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "message longer than %u bytes; it was discarded", PROTO_MAX_MSG);
-            conn_reply_error(c, NULL, PERR_TOO_LARGE, msg);
-            continue;
-        }
-        if (len == 0)
-            continue; /* blank lines are keep-alives */
-        handle_message(c, line, len);
-    }
-    conn_unref(c);
-}
-
 static void on_connection(uv_stream_t *listener, int status)
 {
     server_t *srv = listener->data;
     if (status < 0)
         return;
-    conn_t *c = xcalloc(1, sizeof *c);
-    c->srv = srv;
-    c->refs = 1;
-    link_init(&c->waiters);
-    link_init(&c->watches);
-    link_init(&c->gated);
-    proto_reader_init(&c->rd, PROTO_MAX_MSG);
-    uv_pipe_init(srv->loop, &c->pipe, 0);
-    c->pipe.data = c;
-    if (uv_accept(listener, (uv_stream_t *)&c->pipe) < 0) {
-        uv_close((uv_handle_t *)&c->pipe, on_conn_closed);
+    conn_t *c = conn_new(srv, srv->loop, handle_message);
+    if (uv_accept(listener, conn_stream(c)) < 0) {
+        conn_close(c);
         return;
     }
-    link_add(&srv->conns, &c->node);
     uv_os_fd_t fd;
     struct ucred cred;
     socklen_t len = sizeof cred;
-    if (uv_fileno((uv_handle_t *)&c->pipe, &fd) < 0 ||
+    if (uv_fileno((uv_handle_t *)conn_stream(c), &fd) < 0 ||
         getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
         server_log("refused a connection: cannot read its credentials: %s", strerror(errno));
         conn_close(c);
         return;
     }
-    c->peer_pid = cred.pid;
+    conn_set_peer_pid(c, cred.pid);
     if (cred.uid != geteuid()) {
         char msg[160];
         snprintf(msg, sizeof msg, "connection refused: peer uid %u is not the server's uid %u",
@@ -252,7 +85,7 @@ static void on_connection(uv_stream_t *listener, int status)
         conn_close(c);
         return;
     }
-    uv_read_start((uv_stream_t *)&c->pipe, on_conn_alloc, on_conn_read);
+    conn_start(c);
 }
 
 /* ---- signals and shutdown -------------------------------------------------- */
@@ -272,8 +105,9 @@ static void on_sigchld(uv_signal_t *h, int sig)
                 break;
             }
         }
-        if (pid && !snap_reader_reaped(pid, status))
-            escalation_reaped(srv, pid, status);
+        for (const server_module *const *m = srv->modules; pid && *m; m++)
+            if ((*m)->reaped && (*m)->reaped(srv, pid, status))
+                pid = 0;
     }
 }
 
@@ -284,8 +118,7 @@ static void finish_shutdown(server_t *srv)
     srv->exit_status = 0;
     server_log("shutting down");
     uv_timer_stop(&srv->shutdown_timer);
-    while (!link_empty(&srv->conns))
-        conn_close(link_entry(srv->conns.next, conn_t, node));
+    conn_close_all();
     /* Close every session: recordings and logs are flushed and closed. */
     for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next) {
         session_t *s = &link_entry(l, server_session, node)->base;
@@ -301,11 +134,10 @@ static void finish_shutdown(server_t *srv)
     uv_close((uv_handle_t *)&srv->sig_chld, NULL);
     uv_close((uv_handle_t *)&srv->shutdown_timer, NULL);
     uv_close((uv_handle_t *)&srv->notify_timer, NULL);
-    sesschan_shutdown(srv);
-    gate_network_shutdown(srv);
-    gate_server_shutdown(srv);
-    snap_server_shutdown(srv);
-    retention_server_shutdown(srv);
+    for (const server_module *const *m = srv->modules; *m; m++)
+        if ((*m)->shutdown)
+            (*m)->shutdown(srv);
+    conn_observers_clear();
 }
 
 void server_maybe_finish_shutdown(server_t *srv)
@@ -450,14 +282,15 @@ static void init_signal(server_t *srv, uv_signal_t *h, int sig, uv_signal_cb cb)
     uv_signal_start(h, cb, sig);
 }
 
-/* The exec policy (its settings, rules, approval queue and log) and the
- * sessions' tools. */
-static void start_policy(server_t *srv)
+/* The modules, in their order, and the sessions' tools. */
+static void start_modules(server_t *srv)
 {
-    gate_server_start(srv);
-    gate_network_start(srv);
-    snap_server_start(srv);
-    retention_server_start(srv);
+    for (const server_module *const *m = srv->modules; *m; m++) {
+        if ((*m)->conns.closed || (*m)->conns.drained)
+            conn_observe(&(*m)->conns);
+        if ((*m)->start)
+            (*m)->start(srv);
+    }
     char err[512];
     /* Sessions' tools: corral itself (corral escalate, the hooks' checks)
      * and the shell hooks, next to the socket. */
@@ -489,14 +322,14 @@ static int start_failed(server_t *srv, int ready_fd, const char *err)
     return 1;
 }
 
-int server_run(int ready_fd)
+int server_run(int ready_fd, const server_module *const *modules)
 {
     server_t srv_storage, *srv = &srv_storage;
     memset(srv, 0, sizeof *srv);
     srv->lock_fd = -1;
     srv->exit_status = -1;
+    srv->modules = modules;
     link_init(&srv->sessions);
-    link_init(&srv->conns);
     link_init(&srv->tickets);
     link_init(&srv->escalations);
     store_init(&srv->store);
@@ -505,12 +338,7 @@ int server_run(int ready_fd)
     signal(SIGPIPE, SIG_IGN);
 
     char err[1024];
-    conf_defaults(&srv->conf);
-    char *confdir = paths_config_dir();
-    char *confpath = xasprintf("%s/config", confdir);
-    free(confdir);
-    int rc = conf_load(&srv->conf, confpath, err, sizeof err);
-    free(confpath);
+    int rc = conf_load_user(&srv->conf, err, sizeof err);
     if (rc < 0)
         return start_failed(srv, ready_fd, err);
     srv->socket_path = paths_socket(err, sizeof err);
@@ -538,7 +366,7 @@ int server_run(int ready_fd)
     srv->shutdown_timer.data = srv;
     uv_timer_init(srv->loop, &srv->notify_timer);
     srv->notify_timer.data = srv;
-    start_policy(srv);
+    start_modules(srv);
 
     server_log("listening on %s", srv->socket_path);
     ready_message(ready_fd, "ok %d", (int)getpid());

@@ -8,10 +8,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "server/module.h"
+
 /* Run the server in this process until SIGTERM/SIGINT or a shutdown
  * request.  ready_fd >= 0 receives "ok PID\n" once the socket listens, or
- * "error MESSAGE\n" if start-up fails; it is then closed.  Returns the exit
- * status. */
-int server_run(int ready_fd);
+ * "error MESSAGE\n" if start-up fails; it is then closed.  The server runs
+ * modules (a table ended by NULL; their order is the order of their hooks,
+ * module.h).  Returns the exit status. */
+int server_run(int ready_fd, const server_module *const *modules);
 
 #endif

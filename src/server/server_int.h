@@ -1,7 +1,11 @@
 /*
- * server_int.h - the server's internal types, shared by server.c (loop,
- * socket, connections, lifecycle) and dispatch.c (protocol commands) and
- * waiter.c (unified-exec waits).  Not for other modules.
+ * server_int.h - the server's state (struct server) and a session as the
+ * server keeps it (server_session), with the calls on them
+ * (server_sessions.c, server.c).  Included by the server core (src/server/)
+ * and, until each has a header of its own, by the gate's and the
+ * snapshots' server modules through gate_server.h and snap_server.h
+ * (tests/tools/layering.py lists them).  The program's table of modules
+ * does not need it: module.h, waiter.h and watch.h are enough.
  */
 #ifndef CORRAL_SERVER_INT_H
 #define CORRAL_SERVER_INT_H
@@ -16,36 +20,19 @@
 #include "record/eventlog.h"
 #include "gate/gate.h"
 #include "base/list.h"
+#include "server/conn.h"
+#include "server/log.h"
+#include "server/module.h"
 #include "policy/policy.h"
 #include "protocol/proto.h"
 #include "policy/rules.h"
 #include "server/session.h"
 #include "server/store.h"
+#include "server/waiter.h"
+#include "server/watch.h"
 
 typedef struct server server_t;
-typedef struct conn conn_t;
 typedef struct waiter waiter_t;
-/* Called exactly once when a wait ends: with the reply before it is sent
- * (true takes it over; text is the output, len bytes), or with reply NULL
- * when the wait ended without one (the requester went away). */
-typedef bool (*waiter_exit_hook)(session_t *s, json_t *reply, const char *text, size_t len, void *user);
-
-struct conn {
-    link_t node; /* in server->conns */
-    server_t *srv;
-    uv_pipe_t pipe;
-    proto_reader rd;
-    bool hello;
-    bool closing;
-    char *client;     /* name given in hello */
-    pid_t peer_pid;
-    int refs;         /* the connection plus each waiter that points at it */
-    link_t waiters;   /* waiter_t.conn_node */
-    bool subscribed;  /* gets session events (watch.c) */
-    link_t watches;   /* watch_t.conn_node: sessions whose terminal it follows */
-    link_t gated;     /* its exec requests still in the gate (gate_exec.c) */
-    gate_cache approved; /* its "for this session" answers (the agent's session) */
-};
 
 /* A session as the server keeps it: the session proper (session.c) and
  * what the server knows beside it, in one allocation (session_start
@@ -83,7 +70,7 @@ static inline server_session *srv_session(session_t *s)
 }
 
 struct waiter {
-    link_t conn_node;
+    link_t conn_node; /* in waiter.c's list of every wait */
     conn_t *conn;
     json_t *id;
     session_t *s;
@@ -119,7 +106,9 @@ struct server {
     char *hook_dir;        /* the shell hooks, written at start (NULL: none) */
     store_t store;
     link_t sessions; /* session_extra.node */
-    link_t conns;
+    /* The modules the server runs, in the order their hooks are called
+     * (module.h), ended by NULL. */
+    const server_module *const *modules;
     conf_t conf;
     char *state_dir;
     char *socket_path;
@@ -130,20 +119,25 @@ struct server {
     int exit_status;
 };
 
+/* Call hook of every module that has it, in the table's order. */
+#define EACH_MODULE(srv, m) for (const server_module *const *m = (srv)->modules; *m; m++)
+#define TELL_MODULES(srv, hook, ...)                                                                           \
+    EACH_MODULE(srv, m_)                                                                                       \
+        if ((*m_)->hook)                                                                                       \
+            (*m_)->hook(srv, __VA_ARGS__)
+
+/* The session with this id in the store, or NULL. */
+static inline session_t *server_find(server_t *srv, int id)
+{
+    return store_get(&srv->store, id);
+}
+
 /* server.c */
-/* A line on the server's log (stderr): time, pid, the message. */
-void server_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Shutting down: finish once every session has ended. */
 void server_maybe_finish_shutdown(server_t *srv);
-void conn_send(conn_t *c, json_t *msg); /* steals msg */
-/* A message already encoded, ending in '\n' (stolen). */
-void conn_send_line(conn_t *c, char *line, size_t len);
-void conn_reply_error(conn_t *c, json_t *id, const char *code, const char *message);
-void conn_unref(conn_t *c);
 /* Mark s used (most recently); the quiet form sends no session event. */
 void server_touch(server_t *srv, session_t *s);
 void server_touch_quiet(server_t *srv, session_t *s);
-session_t *server_find(server_t *srv, int id);
 /* What a client asks for when it starts a session. */
 typedef struct spawn_request {
     char **argv;
@@ -186,49 +180,8 @@ json_t *server_session_json(server_t *srv, session_t *s);
 void server_remove_session(server_t *srv, session_t *s);
 /* Kill s's tree and answer request id on c once it has ended. */
 void server_kill_and_wait(server_t *srv, conn_t *c, json_t *id, session_t *s);
-/* Send ev to every subscribed client (stolen). */
-void server_broadcast(server_t *srv, json_t *ev);
-/* Someone could answer a request now: a screen (a subscribed client) is
- * attached, or [approvals] timeout will answer it. */
-bool server_someone_can_answer(server_t *srv);
-
-/* watch.c: clients that follow the session list and sessions' terminals */
-/* The ls reply (sessions most recently used first), also subscribe's. */
-json_t *watch_list_reply(server_t *srv, json_t *id);
-void watch_subscribe(conn_t *c, json_t *id);
-/* Follow s: a sync of its model, then its output as it comes. */
-void watch_start(conn_t *c, json_t *id, session_t *s, int history);
-void watch_stop(conn_t *c, json_t *id, int session);
-void watch_session_output(session_t *s, const char *data, size_t len);
-void watch_session_resized(session_t *s);
-/* s changed in a way the list shows (state, title, use): a coalesced
- * session event to subscribers. */
-void watch_session_changed(session_t *s);
-void watch_session_bell(session_t *s);
-/* s left the store: a session_removed event; watches of it end. */
-void watch_session_removed(session_t *s);
-/* s is being freed. */
-void watch_session_freed(session_t *s);
-void watch_conn_closed(conn_t *c);
-void watch_conn_drained(conn_t *c);
 
 /* dispatch.c */
 void dispatch(conn_t *c, json_t *id, json_t *req);
-
-/* waiter.c */
-/* Wait on s for conn, answering request id with the unified-exec reply. */
-void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32_t settle_ms,
-                  int64_t max_tokens, bool stream, bool raw);
-/* Send ev (stolen) to whoever waits on s now, if anyone. */
-void waiter_tell(session_t *s, json_t *ev);
-/* A request about s waited ms for a human: its wait's deadline moves on. */
-void waiter_extend(session_t *s, uint64_t ms);
-/* The wait on s (just started) calls hook if it ends with the exit. */
-void waiter_set_exit_hook(session_t *s, waiter_exit_hook hook, void *user);
-void waiter_session_output(session_t *s, const char *data, size_t len);
-void waiter_session_finished(session_t *s);
-void waiter_conn_closed(conn_t *c);
-/* Flow control: the connection's queue drained below the low mark. */
-void waiter_conn_drained(conn_t *c);
 
 #endif

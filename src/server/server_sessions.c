@@ -2,17 +2,17 @@
  * server_sessions.c - the server's side of sessions: the hooks a session
  * calls (output, title, bell, end), starting one (its sandbox plan, with
  * the session's tools and shell hook, its channel), the process store
- * (pruning), a session's JSON, and kill-and-wait.
+ * (pruning), a session's JSON, and kill-and-wait.  What a session's start,
+ * end and JSON mean to the server's modules, they hear through their hooks
+ * (module.h), in the order of the server's table.
  */
 #include "config.h"
 
 #include "server/server_int.h"
 #include "server/layouts.h"
-#include "gate/gate_network.h"
 #include "config/sbconf.h"
 #include "server/sesschan.h"
 #include "server/shellhook.h"
-#include "snap/snap_server.h"
 #include "protocol/uexec.h"
 #include "base/util.h"
 
@@ -27,6 +27,7 @@ extern char **environ;
 
 /* ---- sessions ----------------------------------------------------------- */
 
+
 void server_touch_quiet(server_t *srv, session_t *s)
 {
     s->last_used = ++srv->use_clock;
@@ -37,11 +38,6 @@ void server_touch(server_t *srv, session_t *s)
 {
     server_touch_quiet(srv, s);
     watch_session_changed(s);
-}
-
-session_t *server_find(server_t *srv, int id)
-{
-    return store_get(&srv->store, id);
 }
 
 static void on_session_output(session_t *s, const char *data, size_t len, void *user)
@@ -89,11 +85,10 @@ static void on_session_finished(session_t *s, void *user)
 {
     server_t *srv = user;
     server_session *x = srv_session(s);
-    sesschan_session_ended(srv, s);
-    gate_network_session_ended(srv, s);
-    snap_session_ended(srv, s); /* its "after" is queued before anyone hears of the end */
-    waiter_session_finished(s);
-    watch_session_changed(s);
+    /* Its channel closes, its escalations end, its proxied connections
+     * close, its "after" snapshot is queued, and only then does its waiter
+     * reply and the screens hear of the end (src/cli/server_modules.c). */
+    TELL_MODULES(srv, session_finished, s);
     while (!link_empty(&x->kill_waits)) {
         kill_wait *k = link_entry(x->kill_waits.next, kill_wait, node);
         link_del(&k->node);
@@ -104,7 +99,7 @@ static void on_session_finished(session_t *s, void *user)
         json_object_set_new(r, "state", json_string(state));
         conn_send(k->conn, r);
         json_decref(k->id);
-        conn_unref(k->conn);
+        conn_release(k->conn);
         free(k);
     }
     /* A pruned session is out of the store: once no request waits on it
@@ -117,7 +112,8 @@ static void on_session_finished(session_t *s, void *user)
 
 static void on_session_ending(session_t *s, void *user)
 {
-    snap_session_ending(user, s);
+    server_t *srv = user;
+    TELL_MODULES(srv, session_ending, s);
 }
 
 static void on_session_closed(session_t *s, void *user)
@@ -128,12 +124,10 @@ static void on_session_closed(session_t *s, void *user)
         kill_wait *k = link_entry(x->kill_waits.next, kill_wait, node);
         link_del(&k->node);
         json_decref(k->id);
-        conn_unref(k->conn);
+        conn_release(k->conn);
         free(k);
     }
-    watch_session_freed(s);
-    sesschan_session_ended(x->srv, s);
-    snap_session_freed(x->srv, s);
+    TELL_MODULES(x->srv, session_freed, s);
     gate_cache_free(&x->approved);
     gate_cache_free(&x->net_allowed);
     gate_cache_free(&x->net_denied);
@@ -388,7 +382,7 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     if (chan_server >= 0)
         sesschan_attach(srv, s, chan_server, proxy_mode);
     link_add(&srv->sessions, &x->node);
-    snap_session_started(srv, s);
+    TELL_MODULES(srv, session_started, s);
     server_touch(srv, s);
     prune_if_needed(srv);
     store_add(&srv->store, id, s);
@@ -409,56 +403,11 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     return s;
 }
 
-json_t *server_session_json(server_t *srv, session_t *s)
-{
-    char created[32], used[32], state[64];
-    iso_time(created, s->created);
-    iso_time(used, s->last_used_wall);
-    session_state_text(s, state, sizeof state);
-    json_t *argv = json_array();
-    for (char **p = s->argv; *p; p++) {
-        size_t n;
-        char *fixed = uexec_lossy_utf8(*p, strlen(*p), &n);
-        json_array_append_new(argv, json_stringn(fixed, n));
-        free(fixed);
-    }
-    size_t cwdn;
-    char *cwd = uexec_lossy_utf8(s->cwd, strlen(s->cwd), &cwdn);
-    json_t *o = json_pack("{s:i, s:s, s:o, s:s%, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:s, s:f, s:i, s:i, s:i}",
-                          "id", s->id, "name", s->name, "command", argv, "cwd", cwd, cwdn, "client",
-                          s->client, "profile", s->profile, "kind", s->kind == SESSION_EXEC ? "exec" : "user",
-                          "tty", s->tty, "pinned", s->pinned, "state",
-                          s->state == SESSION_RUNNING ? "running" : "exited", "status", state, "created",
-                          created, "age_seconds", wall_sec() - s->created, "pid", (int)s->pid, "cols",
-                          s->cols, "rows", s->rows);
-    free(cwd);
-    json_object_set_new(o, "last_used", json_string(used));
-    if (s->state == SESSION_EXITED) {
-        json_object_set_new(o, "exit_code", json_integer(s->exit_code));
-        if (s->exit_signal)
-            json_object_set_new(o, "signal", json_integer(s->exit_signal));
-    }
-    json_object_set_new(o, "use", json_integer((json_int_t)s->last_used));
-    server_session *x = srv_session(s);
-    double quiet = x->last_output_ms ? (double)(uv_now(srv->loop) - x->last_output_ms) / 1000.0
-                                     : wall_sec() - s->created;
-    json_object_set_new(o, "output_age_seconds", json_real(quiet));
-    json_object_set_new(o, "connections", json_integer(x->net_open));
-    snap_session_json(srv, s, o);
-    if (x->net_mode)
-        json_object_set_new(o, "network", json_string(x->net_mode));
-    const char *title = vt_title(s->vt);
-    if (title && *title)
-        json_object_set_new(o, "title", json_string(title));
-    return o;
-}
-
 void server_kill_and_wait(server_t *srv, conn_t *c, json_t *id, session_t *s)
 {
     (void)srv;
     kill_wait *k = xcalloc(1, sizeof *k);
-    k->conn = c;
-    c->refs++;
+    k->conn = conn_ref(c);
     k->id = id ? json_incref(id) : NULL;
     link_add(&srv_session(s)->kill_waits, &k->node);
     session_kill(s, "user");

@@ -11,7 +11,6 @@
 #include "server/sesschan.h"
 
 #include "protocol/chanmsg.h"
-#include "gate/escalation.h"
 #include "sandbox/netns.h"
 #include "net/proxy.h"
 #include "base/util.h"
@@ -101,6 +100,14 @@ static void take_listeners(sesschan *ch, session_t *s, int *fds, int nfds)
         server_log("session %d: the proxy cannot listen for it: %s", s->id, err);
 }
 
+/* Who judges what sessions ask (escalation.c), set when it starts. */
+static const sesschan_handler *handler;
+
+void sesschan_handle_with(const sesschan_handler *h)
+{
+    handler = h;
+}
+
 /* A request arrived: fds[0] is the reply socket, then stdio for escalate.
  * Its shape is checked by chanmsg.c; escalation.c judges what it asks. */
 static void handle_message(sesschan *ch, const char *data, size_t len, int *fds, int nfds)
@@ -108,11 +115,11 @@ static void handle_message(sesschan *ch, const char *data, size_t len, int *fds,
     server_t *srv = ch->srv;
     session_t *s = server_find(srv, ch->session);
     struct stat st;
-    if (nfds < 1 || fstat(fds[0], &st) < 0 || !S_ISSOCK(st.st_mode) || !s) {
+    if (nfds < 1 || fstat(fds[0], &st) < 0 || !S_ISSOCK(st.st_mode) || !s || !handler) {
         close_fds(fds, nfds); /* nowhere to reply: dropped */
         return;
     }
-    if (escalation_open_count(srv, s->id) >= OPEN_MAX_PER_SESSION) {
+    if (handler->open_count(srv, s->id) >= OPEN_MAX_PER_SESSION) {
         send_failed(fds[0], "too many requests from this session are open; wait for them to be answered");
         close_fds(fds, nfds);
         return;
@@ -138,7 +145,7 @@ static void handle_message(sesschan *ch, const char *data, size_t len, int *fds,
     int stdio[3] = {-1, -1, -1};
     for (int i = 1; i < nfds; i++)
         stdio[i - 1] = fds[i];
-    escalation_request(srv, s, &m, fds[0], stdio);
+    handler->request(srv, s, &m, fds[0], stdio);
     chan_msg_free(&m);
 }
 
@@ -273,19 +280,25 @@ void sesschan_run_ended(sesschan *ch)
         chan_close(ch);
 }
 
-void sesschan_session_ended(server_t *srv, session_t *s)
+static void session_ended(server_t *srv, session_t *s)
 {
+    (void)srv;
     if (srv_session(s)->chan)
         chan_close(srv_session(s)->chan);
-    escalation_session_ended(srv, s->id);
 }
 
-void sesschan_shutdown(server_t *srv)
+static void shutdown_channels(server_t *srv)
 {
     for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next) {
         server_session *x = link_entry(l, server_session, node);
         if (x->chan)
             chan_close(x->chan);
     }
-    escalation_shutdown(srv);
 }
+
+const server_module sesschan_module = {
+    .name = "sesschan",
+    .shutdown = shutdown_channels,
+    .session_finished = session_ended,
+    .session_freed = session_ended,
+};

@@ -30,6 +30,7 @@
 #ifndef CORRAL_SESSCHAN_H
 #define CORRAL_SESSCHAN_H
 
+#include "protocol/chanmsg.h"
 #include "server/server_int.h"
 
 typedef struct sesschan sesschan;
@@ -46,10 +47,21 @@ void sesschan_attach(server_t *srv, session_t *s, int server_end, bool proxy_mod
  * closes it and those listeners. */
 sesschan *sesschan_attach_run(server_t *srv, session_t *s, int server_end, bool proxy_mode, unsigned owner);
 void sesschan_run_ended(sesschan *ch);
-/* s's tree is gone: close its channel, withdraw its pending requests and
- * end what its escalations started. */
-void sesschan_session_ended(server_t *srv, session_t *s);
-/* Shutting down: everything ends. */
-void sesschan_shutdown(server_t *srv);
+/* The channels as a module: a session's closes when its tree is gone, and
+ * every one when the server shuts down.  (What its requests started ends
+ * with them: the handler's module hears of the same events.) */
+extern const server_module sesschan_module;
+
+/* Who judges what a session asks for (escalation.h) */
+typedef struct sesschan_handler {
+    /* Requests of session id still open (waiting or running). */
+    size_t (*open_count)(server_t *srv, int id);
+    /* A request from s: its message, decoded, its reply socket and (for
+     * escalate) stdio (-1 when absent); takes the fds, m stays the
+     * caller's. */
+    void (*request)(server_t *srv, session_t *s, const chan_msg *m, int reply, int stdio[3]);
+} sesschan_handler;
+/* Requests go to h from now on (none are taken before). */
+void sesschan_handle_with(const sesschan_handler *h);
 
 #endif

@@ -10,13 +10,24 @@
 #include "config.h"
 
 #include "server/server_int.h"
-#include "snap/snap_hold.h"
 #include "protocol/uexec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define STREAM_HIGH_WATER (8u << 20)
+
+/* Every wait, whoever asked (conn_node links them): a closing connection's
+ * end, a drained one's streams resume. */
+static link_t waiters = {&waiters, &waiters};
+
+/* Who may hold an exec's reply (waiter_hold_replies), or NULL. */
+static waiter_hold_fn hold_reply;
+
+void waiter_hold_replies(waiter_hold_fn hold)
+{
+    hold_reply = hold;
+}
 
 static void waiter_free_cb(uv_handle_t *h)
 {
@@ -43,7 +54,7 @@ static void waiter_dispose(waiter_t *w)
         session_pause_reading(s, false);
     conn_t *c = w->conn;
     uv_close((uv_handle_t *)&w->timer, waiter_free_cb);
-    conn_unref(c);
+    conn_release(c);
     /* An entry pruned from the store while we waited is closed now. */
     if (!x->in_store && s->finished)
         session_close(s);
@@ -58,25 +69,24 @@ typedef struct held_reply {
 static void send_held(void *user)
 {
     held_reply *h = user;
-    if (!h->conn->closing)
+    if (!conn_closing(h->conn))
         conn_send(h->conn, h->reply);
     else
         json_decref(h->reply);
-    conn_unref(h->conn);
+    conn_release(h->conn);
     free(h);
 }
 
 static void send_reply(waiter_t *w, json_t *reply)
 {
     session_t *s = w->s;
-    if (s->finished && s->kind == SESSION_EXEC) {
+    if (s->finished && s->kind == SESSION_EXEC && hold_reply) {
         held_reply *h = xcalloc(1, sizeof *h);
-        h->conn = w->conn;
-        h->conn->refs++;
+        h->conn = conn_ref(w->conn);
         h->reply = reply;
-        if (snap_hold_reply(s, send_held, h))
+        if (hold_reply(s, send_held, h))
             return;
-        h->conn->refs--;
+        conn_release(h->conn);
         free(h);
     }
     conn_send(w->conn, reply);
@@ -88,7 +98,7 @@ static void waiter_complete(waiter_t *w)
         return;
     w->done = true;
     session_t *s = w->s;
-    server_t *srv = w->conn->srv;
+    server_t *srv = conn_server(w->conn);
     size_t raw_len;
     char *raw = session_take_pending(s, &raw_len);
     size_t text_len;
@@ -147,7 +157,7 @@ static void on_timer(uv_timer_t *t)
     /* A request of the session waits for a human: the yield is extended
      * by the waiting time (docs/mcp.md); the answer re-arms it. */
     if (!w->s->finished && w->deadline && now >= w->deadline &&
-        approvals_pending_for_session(&w->conn->srv->approvals, w->s->id))
+        approvals_pending_for_session(&conn_server(w->conn)->approvals, w->s->id))
         return;
     if (w->s->finished || (w->deadline && now >= w->deadline)) {
         waiter_complete(w);
@@ -160,10 +170,9 @@ static void on_timer(uv_timer_t *t)
 void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32_t settle_ms,
                   int64_t max_tokens, bool stream, bool raw)
 {
-    server_t *srv = c->srv;
+    server_t *srv = conn_server(c);
     waiter_t *w = xcalloc(1, sizeof *w);
-    w->conn = c;
-    c->refs++;
+    w->conn = conn_ref(c);
     w->id = id ? json_incref(id) : NULL;
     w->s = s;
     w->max_tokens = max_tokens;
@@ -174,7 +183,7 @@ void waiter_start(conn_t *c, json_t *id, session_t *s, uint32_t yield_ms, uint32
     w->not_before = now + settle_ms;
     w->deadline = stream ? 0 : w->not_before + yield_ms;
     w->start = now_sec() + settle_ms / 1000.0;
-    link_add(&c->waiters, &w->conn_node);
+    link_add(&waiters, &w->conn_node);
     srv_session(s)->waiter = w;
     uv_timer_init(srv->loop, &w->timer);
     w->timer.data = w;
@@ -208,7 +217,7 @@ void waiter_extend(session_t *s, uint64_t ms)
 void waiter_tell(session_t *s, json_t *ev)
 {
     waiter_t *w = srv_session(s)->waiter;
-    if (w && !w->done && !w->conn->closing)
+    if (w && !w->done && !conn_closing(w->conn))
         conn_send(w->conn, ev);
     else
         json_decref(ev);
@@ -232,12 +241,13 @@ void waiter_session_output(session_t *s, const char *data, size_t len)
     size_t dropped_len;
     free(session_take_pending(s, &dropped_len));
     conn_send(w->conn, proto_data_event("output", s->id, data, len));
-    if (uv_stream_get_write_queue_size((uv_stream_t *)&w->conn->pipe) > STREAM_HIGH_WATER)
+    if (conn_queued(w->conn) > STREAM_HIGH_WATER)
         session_pause_reading(s, true);
 }
 
-void waiter_session_finished(session_t *s)
+static void waiter_session_finished(server_t *srv, session_t *s)
 {
+    (void)srv;
     waiter_t *w = srv_session(s)->waiter;
     if (!w || w->done)
         return;
@@ -245,22 +255,37 @@ void waiter_session_finished(session_t *s)
         waiter_complete(w); /* else the settle timer completes it */
 }
 
-void waiter_conn_closed(conn_t *c)
+static void waiter_conn_closed(conn_t *c)
 {
-    while (!link_empty(&c->waiters)) {
-        waiter_t *w = link_entry(c->waiters.next, waiter_t, conn_node);
-        w->done = true;
-        if (w->kill_on_disconnect)
-            session_kill(w->s, "client disconnected");
-        waiter_dispose(w);
+    /* Disposing of a wait may dispose of no other, but a killed session's
+     * hooks run later: the search starts again after each. */
+    for (;;) {
+        waiter_t *mine = NULL;
+        for (link_t *l = waiters.next; l != &waiters && !mine; l = l->next) {
+            waiter_t *w = link_entry(l, waiter_t, conn_node);
+            if (w->conn == c)
+                mine = w;
+        }
+        if (!mine)
+            return;
+        mine->done = true;
+        if (mine->kill_on_disconnect)
+            session_kill(mine->s, "client disconnected");
+        waiter_dispose(mine);
     }
 }
 
-void waiter_conn_drained(conn_t *c)
+static void waiter_conn_drained(conn_t *c)
 {
-    for (link_t *l = c->waiters.next; l != &c->waiters; l = l->next) {
+    for (link_t *l = waiters.next; l != &waiters; l = l->next) {
         waiter_t *w = link_entry(l, waiter_t, conn_node);
-        if (w->stream)
+        if (w->conn == c && w->stream)
             session_pause_reading(w->s, false);
     }
 }
+
+const server_module waiter_module = {
+    .name = "waiter",
+    .session_finished = waiter_session_finished,
+    .conns = {.closed = waiter_conn_closed, .drained = waiter_conn_drained},
+};

@@ -34,7 +34,7 @@
 #define BELL_MIN_MS 1000 /* at most one bell event a second per session */
 
 typedef struct watch {
-    link_t conn_node; /* in conn->watches */
+    link_t conn_node; /* in watches */
     link_t sess_node; /* in server_session->watchers */
     conn_t *conn;
     session_t *s;
@@ -42,9 +42,13 @@ typedef struct watch {
     bool stale;  /* output was dropped: sync again when the connection drains */
 } watch_t;
 
+/* Every watch, of every connection: a closing connection's end, a drained
+ * one's stale ones are synced again. */
+static link_t watches = {&watches, &watches};
+
 static size_t queued(conn_t *c)
 {
-    return uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe);
+    return conn_queued(c);
 }
 
 /* term events are most of what a watching client gets: encoded here
@@ -81,9 +85,9 @@ static void sync_watch(watch_t *w)
 
 static watch_t *find_watch(conn_t *c, int session)
 {
-    for (link_t *l = c->watches.next; l != &c->watches; l = l->next) {
+    for (link_t *l = watches.next; l != &watches; l = l->next) {
         watch_t *w = link_entry(l, watch_t, conn_node);
-        if (w->s->id == session)
+        if (w->conn == c && w->s->id == session)
             return w;
     }
     return NULL;
@@ -126,12 +130,13 @@ json_t *watch_list_reply(server_t *srv, json_t *id)
 
 void watch_subscribe(conn_t *c, json_t *id)
 {
-    c->subscribed = true;
-    json_t *r = watch_list_reply(c->srv, id);
+    server_t *srv = conn_server(c);
+    conn_set_subscribed(c, true);
+    json_t *r = watch_list_reply(srv, id);
     /* What waits for an answer now; later ones come as approval events. */
-    json_object_set_new(r, "approvals", approvals_json(&c->srv->approvals));
-    if (c->srv->rules_error)
-        json_object_set_new(r, "rules_error", json_string(c->srv->rules_error));
+    json_object_set_new(r, "approvals", approvals_json(&srv->approvals));
+    if (srv->rules_error)
+        json_object_set_new(r, "rules_error", json_string(srv->rules_error));
     conn_send(c, r);
 }
 
@@ -142,7 +147,7 @@ void watch_start(conn_t *c, json_t *id, session_t *s, int history)
         w = xcalloc(1, sizeof *w);
         w->conn = c;
         w->s = s;
-        link_add(&c->watches, &w->conn_node);
+        link_add(&watches, &w->conn_node);
         link_add(&srv_session(s)->watchers, &w->sess_node);
     }
     w->history = history;
@@ -168,7 +173,7 @@ void watch_session_output(session_t *s, const char *data, size_t len)
     link_t *head = &srv_session(s)->watchers;
     for (link_t *l = head->next; l != head; l = l->next) {
         watch_t *w = link_entry(l, watch_t, sess_node);
-        if (w->stale || w->conn->closing)
+        if (w->stale || conn_closing(w->conn))
             continue;
         if (queued(w->conn) > WATCH_HIGH_WATER) {
             w->stale = true; /* the sync on drain replaces what is dropped */
@@ -183,7 +188,7 @@ void watch_session_resized(session_t *s)
     link_t *head = &srv_session(s)->watchers;
     for (link_t *l = head->next; l != head; l = l->next) {
         watch_t *w = link_entry(l, watch_t, sess_node);
-        if (w->stale || w->conn->closing)
+        if (w->stale || conn_closing(w->conn))
             continue;
         conn_send(w->conn, json_pack("{s:s, s:i, s:i, s:i}", "event", "resized", "session", s->id, "rows",
                                      s->rows, "cols", s->cols));
@@ -200,7 +205,7 @@ static void on_notify_timer(uv_timer_t *t)
             continue;
         x->notify_pending = false;
         if (x->in_store)
-            server_broadcast(srv, json_pack("{s:s, s:o}", "event", "session", "session", server_session_json(srv, &x->base)));
+            conn_broadcast(json_pack("{s:s, s:o}", "event", "session", "session", server_session_json(srv, &x->base)));
     }
 }
 
@@ -219,7 +224,7 @@ void watch_session_bell(session_t *s)
     if (x->last_bell_ms && now - x->last_bell_ms < BELL_MIN_MS)
         return;
     x->last_bell_ms = now;
-    server_broadcast(x->srv, json_pack("{s:s, s:i}", "event", "bell", "session", s->id));
+    conn_broadcast(json_pack("{s:s, s:i}", "event", "bell", "session", s->id));
 }
 
 static void end_watches(session_t *s)
@@ -234,26 +239,44 @@ void watch_session_removed(session_t *s)
     server_session *x = srv_session(s);
     x->notify_pending = false;
     end_watches(s);
-    server_broadcast(x->srv, json_pack("{s:s, s:i}", "event", "session_removed", "session", s->id));
+    conn_broadcast(json_pack("{s:s, s:i}", "event", "session_removed", "session", s->id));
 }
 
-void watch_session_freed(session_t *s)
+static void watch_conn_closed(conn_t *c)
 {
-    end_watches(s);
-}
-
-void watch_conn_closed(conn_t *c)
-{
-    while (!link_empty(&c->watches))
-        drop_watch(link_entry(c->watches.next, watch_t, conn_node));
-    c->subscribed = false;
-}
-
-void watch_conn_drained(conn_t *c)
-{
-    for (link_t *l = c->watches.next; l != &c->watches; l = l->next) {
+    for (link_t *l = watches.next; l != &watches;) {
         watch_t *w = link_entry(l, watch_t, conn_node);
-        if (w->stale)
+        l = l->next;
+        if (w->conn == c)
+            drop_watch(w);
+    }
+    conn_set_subscribed(c, false);
+}
+
+static void watch_conn_drained(conn_t *c)
+{
+    for (link_t *l = watches.next; l != &watches; l = l->next) {
+        watch_t *w = link_entry(l, watch_t, conn_node);
+        if (w->conn == c && w->stale)
             sync_watch(w);
     }
 }
+
+static void on_session_finished(server_t *srv, session_t *s)
+{
+    (void)srv;
+    watch_session_changed(s);
+}
+
+static void on_session_freed(server_t *srv, session_t *s)
+{
+    (void)srv;
+    end_watches(s);
+}
+
+const server_module watch_module = {
+    .name = "watch",
+    .session_finished = on_session_finished,
+    .session_freed = on_session_freed,
+    .conns = {.closed = watch_conn_closed, .drained = watch_conn_drained},
+};

@@ -74,13 +74,13 @@ static void run_free(ret_run *r)
     json_decref(r->sessions);
     json_decref(r->id);
     if (r->conn)
-        conn_unref(r->conn);
+        conn_release(r->conn);
     free(r);
 }
 
 static void reply(ret_run *r, json_t *stores, const char *off)
 {
-    if (r->conn && !r->conn->closing) {
+    if (r->conn && !conn_closing(r->conn)) {
         json_t *o = proto_ok(r->id);
         json_object_set(o, "sessions", r->sessions);
         json_object_set_new(o, "stores", stores ? json_incref(stores) : json_array());
@@ -177,8 +177,7 @@ static void run_start(server_t *srv, conn_t *c, json_t *id, bool dry_run, bool f
     r->retention_ms = srv->conf.session_retention_ms;
     r->max_total = srv->conf.session_max_total_size;
     if (c) {
-        r->conn = c;
-        c->refs++;
+        r->conn = conn_ref(c);
         r->id = json_incref(id);
     }
     r->root = xasprintf("%s/sessions", srv->state_dir);
@@ -186,7 +185,7 @@ static void run_start(server_t *srv, conn_t *c, json_t *id, bool dry_run, bool f
     uv_queue_work(srv->loop, &r->work, scan_work, scan_done);
 }
 
-void cmd_gc(conn_t *c, json_t *id, json_t *req)
+static void cmd_gc(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
     bool dry_run = false;
@@ -194,7 +193,7 @@ void cmd_gc(conn_t *c, json_t *id, json_t *req)
         conn_reply_error(c, id, e.code, e.message);
         return;
     }
-    run_start(c->srv, c, id, dry_run, true);
+    run_start(conn_server(c), c, id, dry_run, true);
 }
 
 static void on_timer(uv_timer_t *t)
@@ -204,7 +203,7 @@ static void on_timer(uv_timer_t *t)
         run_start(srv, NULL, NULL, false, false);
 }
 
-void retention_server_start(server_t *srv)
+static void retention_server_start(server_t *srv)
 {
     uv_timer_init(srv->loop, &R.timer);
     R.timer.data = srv;
@@ -213,7 +212,7 @@ void retention_server_start(server_t *srv)
     R.started = true;
 }
 
-void retention_server_shutdown(server_t *srv)
+static void retention_server_shutdown(server_t *srv)
 {
     (void)srv;
     if (!R.started)
@@ -221,3 +220,12 @@ void retention_server_shutdown(server_t *srv)
     R.started = false;
     uv_close((uv_handle_t *)&R.timer, NULL);
 }
+
+static const server_command retention_commands[] = {{"gc", cmd_gc}, {NULL, NULL}};
+
+const server_module retention_module = {
+    .name = "retention",
+    .start = retention_server_start,
+    .shutdown = retention_server_shutdown,
+    .commands = retention_commands,
+};

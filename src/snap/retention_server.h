@@ -7,12 +7,10 @@
 #ifndef CORRAL_RETENTION_SERVER_H
 #define CORRAL_RETENTION_SERVER_H
 
-#include "server/server_int.h"
+#include "server/module.h"
 
-void retention_server_start(server_t *srv);
-void retention_server_shutdown(server_t *srv);
-
-/* {"cmd":"gc", "dry_run"?: bool} (docs/protocol.md). */
-void cmd_gc(conn_t *c, json_t *id, json_t *req);
+/* As a module: the gc command ({"cmd":"gc", "dry_run"?: bool},
+ * docs/protocol.md) and its timer, stopped at shutdown. */
+extern const server_module retention_module;
 
 #endif

@@ -43,9 +43,9 @@ static snap_sess *sess_arg(conn_t *c, json_t *id, json_t *req)
     snap_sess *x = snap_sess_find((int)sid);
     if (!x) {
         char msg[1100];
-        if (server_find(c->srv, (int)sid) && snap_off_reason())
+        if (server_find(conn_server(c), (int)sid) && snap_off_reason())
             snprintf(msg, sizeof msg, "session %lld has no snapshots: %s", (long long)sid, snap_off_reason());
-        else if (server_find(c->srv, (int)sid))
+        else if (server_find(conn_server(c), (int)sid))
             snprintf(msg, sizeof msg, "session %lld has no snapshots (snapshots are off: [snapshots] enabled)",
                      (long long)sid);
         else
@@ -83,7 +83,7 @@ static snap_cmd *cmd_arg(conn_t *c, json_t *id, snap_sess *x, json_t *v, const c
 
 /* ---- commands ------------------------------------------------------------------ */
 
-void cmd_snap_commands(conn_t *c, json_t *id, json_t *req)
+static void cmd_snap_commands(conn_t *c, json_t *id, json_t *req)
 {
     snap_sess *x = sess_arg(c, id, req);
     if (!x)
@@ -124,7 +124,7 @@ static void diff_req_free(diff_req *d)
     buf_free(&d->text);
     json_decref(d->files);
     json_decref(d->id);
-    conn_unref(d->conn);
+    conn_release(d->conn);
     free(d);
 }
 
@@ -169,7 +169,7 @@ static void add_quarantined(json_t *changes, const diff_req *d)
 static void diff_after(snap_job *j)
 {
     diff_req *d = j->data;
-    if (!d->conn->closing) {
+    if (!conn_closing(d->conn)) {
         if (j->rc < 0 && !d->err[0]) {
             d->rc = -1;
             snprintf(d->err, sizeof d->err, "%s", j->err);
@@ -293,13 +293,12 @@ static void diff_ids(conn_t *c, json_t *id, json_t *req)
     d->since_start = true; /* from start to end: the two ids */
     snprintf(d->start, sizeof d->start, "%s", before);
     snprintf(d->end, sizeof d->end, "%s", after);
-    d->conn = c;
-    c->refs++;
+    d->conn = conn_ref(c);
     d->id = json_incref(id);
     snap_job_submit(snap_job_new(snap_ws_get(ws_path), false, diff_work, diff_ids_after, d));
 }
 
-void cmd_snap_diff(conn_t *c, json_t *id, json_t *req)
+static void cmd_snap_diff(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
     const char *format = "patch";
@@ -371,8 +370,7 @@ void cmd_snap_diff(conn_t *c, json_t *id, json_t *req)
         d->from->refs++;
     if (d->to)
         d->to->refs++;
-    d->conn = c;
-    c->refs++;
+    d->conn = conn_ref(c);
     d->id = json_incref(id);
     snap_job_submit(snap_observe(x, diff_work, diff_after, d));
 }
@@ -399,13 +397,13 @@ static void revert_req_free(revert_req *r)
     snap_revert_plan_free(&r->plan);
     json_decref(r->plan_json);
     json_decref(r->id);
-    conn_unref(r->conn);
+    conn_release(r->conn);
     free(r);
 }
 
 static void revert_reply(revert_req *r, bool reverted)
 {
-    if (r->conn->closing)
+    if (conn_closing(r->conn))
         return;
     if (r->rc < 0 && !r->plan_json) {
         conn_reply_error(r->conn, r->id, PERR_INTERNAL, r->err);
@@ -488,7 +486,7 @@ static void revert_go(void *user, snap_cmd *c, bool stopping)
     snap_job_submit(snap_job_new(x->ws, false, revert_work, revert_done, r));
 }
 
-void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
+static void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
     bool dry_run = false;
@@ -516,8 +514,7 @@ void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
         return;
     }
     revert_req *r = xcalloc(1, sizeof *r);
-    r->conn = c;
-    c->refs++;
+    r->conn = conn_ref(c);
     r->id = json_incref(id);
     r->session = x->id;
     r->target = target;
@@ -642,3 +639,11 @@ void snap_gc_all(const snap_gc_gone *gone, size_t n_gone, bool force, snap_gc_do
     if (--q->pending == 0)
         gc_finish(q);
 }
+
+static const server_command snap_commands[] = {
+    {"commands", cmd_snap_commands}, {"diff", cmd_snap_diff}, {"revert", cmd_snap_revert}, {NULL, NULL}};
+
+const server_module snap_commands_module = {
+    .name = "snap_commands",
+    .commands = snap_commands,
+};

@@ -255,7 +255,7 @@ static void on_done(uv_work_t *req, int status)
         j = next;
     }
     if (Q.srv)
-        server_broadcast(Q.srv, json_pack("{s:s, s:s, s:o}", "event", "snapshot", "workspace", ws->path, "snapshots",
+        conn_broadcast(json_pack("{s:s, s:s, s:o}", "event", "snapshot", "workspace", ws->path, "snapshots",
                                           snap_ws_json(ws)));
     dispatch_next();
 }
@@ -387,7 +387,7 @@ static void on_progress(uv_timer_t *t)
         /* Quick snapshots need no progress line: only the long ones. */
         if (strcmp(phase, "idle") == 0 || now_sec() - ws->started_at < 1.0 || !Q.srv)
             continue;
-        server_broadcast(Q.srv, json_pack("{s:s, s:s, s:o}", "event", "snapshot", "workspace", ws->path, "snapshots",
+        conn_broadcast(json_pack("{s:s, s:s, s:o}", "event", "snapshot", "workspace", ws->path, "snapshots",
                                           snap_ws_json(ws)));
     }
 }

@@ -16,6 +16,7 @@
 #include "snap/snap_gc.h"
 #include "snap/snap_hold.h"
 #include "snap/snap_quarantine.h"
+#include "snap/snap_reader.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -610,7 +611,7 @@ void snap_exec_started(server_t *srv, session_t *s, snap_cmd *c)
     }
 }
 
-void snap_session_started(server_t *srv, session_t *s)
+static void snap_session_started(server_t *srv, session_t *s)
 {
     (void)srv;
     if (!S.on)
@@ -645,7 +646,7 @@ void snap_session_started(server_t *srv, session_t *s)
     snap_cmd_unref(c);
 }
 
-void snap_session_ending(server_t *srv, session_t *s)
+static void snap_session_ending(server_t *srv, session_t *s)
 {
     (void)srv;
     snap_sess *x = snap_sess_find(s->id);
@@ -653,7 +654,7 @@ void snap_session_ending(server_t *srv, session_t *s)
         mark_end(x->open, x->open->n == 1 && !x->hooked, s->exit_code);
 }
 
-void snap_session_ended(server_t *srv, session_t *s)
+static void snap_session_ended(server_t *srv, session_t *s)
 {
     (void)srv;
     snap_sess *x = snap_sess_find(s->id);
@@ -673,7 +674,7 @@ void snap_session_ended(server_t *srv, session_t *s)
     }
 }
 
-void snap_session_freed(server_t *srv, session_t *s)
+static void snap_session_freed(server_t *srv, session_t *s)
 {
     (void)srv;
     snap_sess *x = snap_sess_find(s->id);
@@ -700,7 +701,7 @@ static const snap_cmd *last_done(const snap_sess *x)
     return NULL;
 }
 
-void snap_session_json(server_t *srv, session_t *s, json_t *o)
+static void snap_session_json(server_t *srv, session_t *s, json_t *o)
 {
     (void)srv;
     snap_sess *x = snap_sess_find(s->id);
@@ -870,7 +871,7 @@ static void on_maintain(uv_timer_t *t)
     }
 }
 
-void snap_server_start(server_t *srv)
+static void snap_server_start(server_t *srv)
 {
     memset(&S, 0, sizeof S);
     S.srv = srv;
@@ -890,9 +891,11 @@ void snap_server_start(server_t *srv)
     uv_timer_start(&S.maintain, on_maintain, MAINTAIN_MS, MAINTAIN_MS);
     uv_unref((uv_handle_t *)&S.maintain);
     S.on = true;
+    /* An exec's reply waits for its command's record (snap_hold.h). */
+    waiter_hold_replies(snap_hold_reply);
 }
 
-void snap_server_shutdown(server_t *srv)
+static void snap_server_shutdown(server_t *srv)
 {
     (void)srv;
     if (!S.on)
@@ -903,3 +906,21 @@ void snap_server_shutdown(server_t *srv)
     /* What is left of sessions is freed with them (snap_session_freed),
      * which finish_shutdown's session_close brings. */
 }
+
+static bool snap_reaped(server_t *srv, pid_t pid, int status)
+{
+    (void)srv;
+    return snap_reader_reaped(pid, status);
+}
+
+const server_module snap_module = {
+    .name = "snap",
+    .start = snap_server_start,
+    .shutdown = snap_server_shutdown,
+    .session_started = snap_session_started,
+    .session_ending = snap_session_ending,
+    .session_finished = snap_session_ended,
+    .session_freed = snap_session_freed,
+    .session_json = snap_session_json,
+    .reaped = snap_reaped,
+};

@@ -24,8 +24,14 @@ struct snap_cmd;
  * the server is stopping, do not start it. */
 typedef void (*snap_go_fn)(void *user, struct snap_cmd *cmd, bool stopping);
 
-void snap_server_start(server_t *srv);
-void snap_server_shutdown(server_t *srv);
+/* Snapshots as a module: the queue and its maintenance timer from start to
+ * shutdown; a session's first command (a session that is not an agent's
+ * exec is one command from start to end), its end marks and its JSON
+ * fields ("workspace", "changes", "snapshots"); the confined readers it
+ * reaps. */
+extern const server_module snap_module;
+/* The protocol's commands, diff and revert (snap_proto.c). */
+extern const server_module snap_commands_module;
 
 /* An exec request is about to start in workspace: true when go will be
  * called once the snapshot before it is taken; false when the workspace is
@@ -35,18 +41,6 @@ bool snap_exec_before(server_t *srv, const char *workspace, char *const *argv, c
 /* The exec's session started (s NULL: it could not start). */
 void snap_exec_started(server_t *srv, session_t *s, struct snap_cmd *cmd);
 
-/* A session started (after server_session.workspace is set), finished
- * (its tree is gone), and is freed. */
-void snap_session_started(server_t *srv, session_t *s);
-void snap_session_ended(server_t *srv, session_t *s);
-/* The session's recording is about to close: the running command's end
- * mark goes in first. */
-void snap_session_ending(server_t *srv, session_t *s);
-void snap_session_freed(server_t *srv, session_t *s);
-/* The session's snapshot fields for its JSON: "workspace", "changes" (the
- * last command's counts) and "snapshots" (the store's state and size). */
-void snap_session_json(server_t *srv, session_t *s, json_t *o);
-
 /* The shell hook's check of a typed line (run in cwd) was answered "run":
  * the reply {"state":"run"} is sent on reply_fd (taken) once the snapshot
  * before the line is taken. */
@@ -54,11 +48,6 @@ void snap_hook_line(server_t *srv, int session, const char *line, const char *cw
 /* A mark from the shell hook ({"verb":"mark","what":"end","status":N},
  * decoded by chanmsg.c): the line ended.  Answered on reply_fd (taken). */
 void snap_hook_mark(server_t *srv, session_t *s, const chan_msg *m, int reply_fd);
-
-/* Protocol commands (snap_proto.c; docs/protocol.md). */
-void cmd_snap_commands(conn_t *c, json_t *id, json_t *req);
-void cmd_snap_diff(conn_t *c, json_t *id, json_t *req);
-void cmd_snap_revert(conn_t *c, json_t *id, json_t *req);
 
 /* Maintenance of every snapshot store on disk now (the gc command,
  * retention): the snapshots of the gone sessions are dropped first; force:

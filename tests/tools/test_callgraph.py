@@ -2,7 +2,9 @@
 """The call-graph check (tests/tools/callgraph.py): it finds a cycle of
 files where there is one and none where calls only go down, and the
 sources' call cycles stay within their limits (the largest allowed for each
-part of the tree, lowered as cycles are taken apart, never raised)."""
+part of the tree, lowered as cycles are taken apart, never raised: the
+server, its gate and its snapshots at most 3 files, as the server core
+calls its modules only through the table it is handed)."""
 import os
 import subprocess
 import sys
@@ -13,7 +15,7 @@ CHECK = os.path.join(HERE, "callgraph.py")
 
 # The largest call cycle allowed among the files of each part.
 LIMITS = [
-    (["src/server", "src/gate", "src/snap"], 15),
+    (["src/server", "src/gate", "src/snap"], 3),
     (["ui"], 11),
     (["src/cli"], 6),
     (["src/base", "src/config", "src/protocol", "src/vt", "src/policy", "src/record", "src/net", "src/mcp"], 3),
