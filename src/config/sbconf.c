@@ -139,3 +139,72 @@ void sbconf_request_dirs(sb_request *req, const char *workspace)
     req->home_layers_dir = layers;
     req->workspace_key = key;
 }
+
+bool sbconf_unconfined(const conf_t *c, const char *name)
+{
+    sb_profile prof;
+    char err[512];
+    if (sbconf_profile(c, name, &prof, err, sizeof err) < 0)
+        return false;
+    bool unconfined = prof.unconfined;
+    sb_profile_free(&prof);
+    return unconfined;
+}
+
+extern char **environ;
+
+/* Each path the server resolved when the request came (and a human may
+ * have approved) is bound from exactly that path: had a component become a
+ * symlink since, compiling would have followed it somewhere else.  (After
+ * this the init opens every mount source without following symlinks, so a
+ * later swap fails the setup instead.) */
+static bool binds_exactly(const sb_plan *plan, char *const *resolved, char *err, size_t errlen)
+{
+    for (char *const *w = resolved; w && *w; w++) {
+        bool found = false;
+        for (size_t i = 0; i < plan->n_mounts && !found; i++)
+            found = plan->mounts[i].kind == SB_M_BIND && plan->mounts[i].src && strcmp(plan->mounts[i].src, *w) == 0;
+        if (!found) {
+            snprintf(err, errlen, "write root %s changed since it was asked for (it no longer resolves to itself: "
+                     "a symlink?); it was not run", *w);
+            return false;
+        }
+    }
+    return true;
+}
+
+sb_plan *sbconf_compile(const conf_t *c, const launch_spec *spec, const sbconf_tools *tools, int id, char *err,
+                        size_t errlen)
+{
+    sb_profile prof;
+    if (sbconf_profile(c, spec->profile, &prof, err, errlen) < 0)
+        return NULL;
+    for (char **p = spec->read; p && *p; p++)
+        sb_profile_add(&prof, *p, SB_READ);
+    for (char **p = spec->write; p && *p; p++)
+        sb_profile_add(&prof, *p, SB_WRITE);
+    for (char **p = spec->deny; p && *p; p++)
+        sb_profile_add(&prof, *p, SB_DENY);
+    if (spec->net >= 0)
+        prof.net = (sb_net)spec->net;
+    const char *workspace = spec->workspace ? spec->workspace : spec->cwd;
+    sb_request req = {.argv = tools && tools->argv ? tools->argv : spec->argv, .cwd = spec->cwd,
+                      .workspace = workspace, .environ = environ, .set_env = tools ? tools->set_env : NULL,
+                      .session_id = id, .allow_home_workspace = spec->allow_home_workspace};
+    if (tools) {
+        req.corral_exe = tools->corral_exe;
+        req.shell_dir = tools->shell_dir;
+    }
+    sbconf_request_dirs(&req, workspace);
+    sb_plan *plan = xcalloc(1, sizeof *plan);
+    int rc = sb_plan_compile(&prof, &req, plan, err, errlen);
+    sb_profile_free(&prof);
+    if (rc == 0 && !plan->unconfined && !binds_exactly(plan, spec->resolved_write, err, errlen))
+        rc = -1;
+    if (rc < 0) {
+        sb_plan_free(plan);
+        free(plan);
+        return NULL;
+    }
+    return plan;
+}

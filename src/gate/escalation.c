@@ -138,9 +138,7 @@ static int start_escalated(chan_ticket *c, const gate_launch *l, char *err, size
         snprintf(err, errlen, "the session has ended");
         return -1;
     }
-    spawn_request sr;
-    gate_spawn_request(&c->t.g, l, &sr);
-    sb_plan *plan = server_plan(srv, &sr, 0, false, err, errlen);
+    sb_plan *plan = sbconf_compile(&srv->conf, &l->spec, NULL, 0, err, errlen);
     if (!plan)
         return -1;
     /* A sandbox in network mode proxy hands its listeners over a channel:

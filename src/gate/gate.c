@@ -284,39 +284,52 @@ static void strv_extend(char ***a, char *const *b)
     (*a)[na + nb] = NULL;
 }
 
+void gate_sandbox_of(const launch_spec *spec, gate_sandbox *out)
+{
+    gate_sandbox view = {.profile = (char *)spec->profile, .write = spec->write, .read = spec->read,
+                         .deny = spec->deny, .net = spec->net, .allow_home = spec->allow_home_workspace};
+    gate_sandbox_copy(out, &view);
+}
+
 void gate_widen(const gate_request *g, gate_launch *out)
 {
     static char *const everything[] = {"/", NULL};
     memset(out, 0, sizeof *out);
-    out->profile = g->base.profile;
-    out->write = proto_copy_argv(g->base.write);
-    out->read = proto_copy_argv(g->base.read);
-    out->deny = proto_copy_argv(g->base.deny);
-    out->net = g->base.net;
-    out->allow_home = g->base.allow_home;
-    out->cwd = g->cwd;
-    out->workspace = g->workspace;
+    launch_spec *s = &out->spec;
+    s->argv = g->argv;
+    s->cwd = g->cwd;
+    s->workspace = g->workspace;
+    s->tty = g->tty;
+    s->agent = true;
+    s->policy = &g->policy;
+    s->profile = g->base.profile;
+    s->write = proto_copy_argv(g->base.write);
+    s->read = proto_copy_argv(g->base.read);
+    s->deny = proto_copy_argv(g->base.deny);
+    s->net = g->base.net;
+    s->allow_home_workspace = g->base.allow_home;
     if (g->sandbox == SANDBOX_ESCALATED) {
         if (has_deny(g)) {
-            strv_extend(&out->write, everything);
-            out->net = SB_NET_FULL;
+            strv_extend(&s->write, everything);
+            s->net = SB_NET_FULL;
             out->keeps_sandbox = true;
-            out->allow_home = true; /* "/" is writable: what a human approved */
+            s->allow_home_workspace = true; /* "/" is writable: what a human approved */
         } else {
-            out->profile = "full";
+            s->profile = "full";
         }
     } else if (g->sandbox == SANDBOX_MORE_PERMISSIONS) {
-        strv_extend(&out->write, g->write);
+        strv_extend(&s->write, g->write);
+        s->resolved_write = g->write; /* resolved when the request came: bound from exactly there */
         if (g->network)
-            out->net = SB_NET_FULL;
+            s->net = SB_NET_FULL;
     }
 }
 
 void gate_launch_free(gate_launch *l)
 {
-    proto_free_argv(l->write);
-    proto_free_argv(l->read);
-    proto_free_argv(l->deny);
+    proto_free_argv(l->spec.write);
+    proto_free_argv(l->spec.read);
+    proto_free_argv(l->spec.deny);
     memset(l, 0, sizeof *l);
 }
 
@@ -442,7 +455,7 @@ json_t *gate_request_json(const gate_request *g)
     json_object_set_new(o, "permissions",
                         json_pack("{s:s, s:o, s:b, s:s, s:b}", "sandbox", sandbox_names[g->sandbox], "write",
                                   proto_argv_json(g->write), "network", g->network, "profile",
-                                  l.profile ? l.profile : "default", "keeps_sandbox", l.keeps_sandbox));
+                                  l.spec.profile ? l.spec.profile : "default", "keeps_sandbox", l.keeps_sandbox));
     gate_launch_free(&l);
     if (g->justification)
         json_object_set_new(o, "justification", json_string(g->justification));

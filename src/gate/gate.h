@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "config/sbconf.h"
 #include "gate/answer.h"
 #include "policy/policy.h"
 #include "policy/rules.h"
@@ -69,6 +70,8 @@ typedef struct gate_sandbox {
 
 /* A deep copy of src into dst; freeing one. */
 void gate_sandbox_copy(gate_sandbox *dst, const gate_sandbox *src);
+/* The sandbox a request to run spec asks for, as the gate keeps it (a copy). */
+void gate_sandbox_of(const launch_spec *spec, gate_sandbox *out);
 void gate_sandbox_free(gate_sandbox *s);
 
 /* "For this session" answers of one requester (a connection or a
@@ -140,13 +143,13 @@ gate_next gate_answer(gate_request *g, approval_answer answer, const char *note)
 
 /* How g runs once allowed: the profile and the entries on top of it. */
 typedef struct gate_launch {
-    const char *profile; /* NULL: the configured default; "full": no sandbox */
-    char **write, **read, **deny; /* owned */
-    int net;             /* sb_net or -1 */
-    const char *cwd, *workspace;
+    /* What runs: the request's command, directory and terminal, its
+     * sandbox widened (write, read and deny owned here, the rest borrowed
+     * from the request); allow_home_workspace when the user said so for
+     * the session, or a human approved "everywhere".  The port adds the
+     * session's name and size and hands it to the server. */
+    launch_spec spec;
     bool keeps_sandbox;  /* escalated, but deny entries keep a sandbox (writable everywhere else) */
-    bool allow_home;     /* a writable $HOME (or above) is allowed: the user said so for the
-                            session, or a human approved "everywhere" */
 } gate_launch;
 /* The one place a request is widened: base, plus what was asked and
  * allowed.  Escalated: no sandbox, unless deny entries (the session's

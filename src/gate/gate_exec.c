@@ -150,14 +150,14 @@ static void keep_run_roots(exec_ticket *e, const gate_launch *l)
     static char *const always[] = {"/tmp", "/dev", NULL};
     proto_free_argv(e->run_roots);
     size_t n = 0;
-    while (l->write && l->write[n])
+    while (l->spec.write && l->spec.write[n])
         n++;
     e->run_roots = xcalloc(n + 4, sizeof *e->run_roots);
     size_t k = 0;
-    if (l->workspace)
-        e->run_roots[k++] = xstrdup(l->workspace);
+    if (l->spec.workspace)
+        e->run_roots[k++] = xstrdup(l->spec.workspace);
     for (size_t i = 0; i < n; i++)
-        e->run_roots[k++] = xstrdup(l->write[i]);
+        e->run_roots[k++] = xstrdup(l->spec.write[i]);
     for (char *const *a = always; *a; a++)
         e->run_roots[k++] = xstrdup(*a);
 }
@@ -167,8 +167,7 @@ static int exec_start(gate_ticket *t, const gate_launch *l, struct snap_cmd *cmd
 {
     exec_ticket *e = (exec_ticket *)t;
     conn_t *c = e->conn;
-    spawn_request r;
-    gate_spawn_request(&t->g, l, &r);
+    launch_spec r = l->spec;
     r.name = e->name;
     r.rows = e->rows;
     r.cols = e->cols;
@@ -224,7 +223,8 @@ static int exec_launch(gate_ticket *t, const gate_launch *l, char *err, size_t e
     }
     /* It starts once the workspace's "before" snapshot is taken
      * (snap_server.h), unless the workspace is not snapshotted. */
-    if (snap_exec_before(t->srv, l->workspace ? l->workspace : l->cwd, t->g.argv, l->profile, l->deny, exec_go, e))
+    if (snap_exec_before(t->srv, l->spec.workspace ? l->spec.workspace : l->spec.cwd, t->g.argv, l->spec.profile,
+                         l->spec.deny, exec_go, e))
         return 0;
     return exec_start(t, l, NULL, err, errlen);
 }
@@ -331,7 +331,7 @@ static int resolve_paths(gate_request *g, const char *cwd, proto_err *e)
     return 0;
 }
 
-static void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r, const exec_params *p)
+static void gate_exec(conn_t *c, json_t *id, json_t *req, const launch_spec *r, const exec_params *p)
 {
     server_t *srv = conn_server(c);
     exec_ticket *e = xcalloc(1, sizeof *e);
@@ -350,7 +350,7 @@ static void gate_exec(conn_t *c, json_t *id, json_t *req, const spawn_request *r
     g->tty = r->tty;
     g->policy = r->policy ? *r->policy : srv->policy;
     g->config_deny = srv->conf.sandbox.n_deny > 0;
-    server_sandbox_of(r, &g->base);
+    gate_sandbox_of(r, &g->base);
     proto_err pe;
     if (read_permissions(req, g, &pe) < 0 || resolve_paths(g, r->cwd, &pe) < 0) {
         conn_reply_error(c, id, pe.code, pe.message);
@@ -421,7 +421,7 @@ static void cmd_exec(conn_t *c, json_t *id, json_t *req)
         a.r.argv[1] = xstrdup(login ? "-lc" : "-c");
         a.r.argv[2] = xstrdup(line);
     }
-    a.r.kind = SESSION_EXEC;
+    a.r.agent = true;
     a.r.tty = tty;
     exec_params p = {uexec_exec_yield(yield), max_tokens, stream, raw};
     gate_exec(c, id, req, &a.r, &p);

@@ -146,24 +146,6 @@ static int on_accept(approval_t *a, approval_answer answer, char *err, size_t er
     return save_rule(t->srv, t->g.persist, err, errlen);
 }
 
-void gate_spawn_request(const gate_request *g, const gate_launch *l, spawn_request *r)
-{
-    memset(r, 0, sizeof *r);
-    r->argv = g->argv;
-    r->cwd = l->cwd;
-    r->workspace = l->workspace;
-    r->profile = l->profile;
-    r->write = l->write;
-    r->read = l->read;
-    r->deny = l->deny;
-    r->resolved_write = g->sandbox == SANDBOX_MORE_PERMISSIONS ? g->write : NULL;
-    r->net = l->net;
-    r->kind = SESSION_EXEC;
-    r->tty = g->tty;
-    r->policy = &g->policy;
-    r->allow_home_workspace = l->allow_home;
-}
-
 /* Would t run once approved?  Its widened sandbox is compiled (and
  * thrown away) before anyone is asked: a request that cannot run must not
  * cost a human a decision. */
@@ -173,9 +155,7 @@ static bool can_run(gate_ticket *t, char *err, size_t errlen)
         return true; /* the shell runs it in the session's own sandbox; the proxy connects */
     gate_launch l;
     gate_widen(&t->g, &l);
-    spawn_request r;
-    gate_spawn_request(&t->g, &l, &r);
-    sb_plan *plan = server_plan(t->srv, &r, 0, false, err, errlen);
+    sb_plan *plan = sbconf_compile(&t->srv->conf, &l.spec, NULL, 0, err, errlen);
     gate_launch_free(&l);
     if (!plan)
         return false;

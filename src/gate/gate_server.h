@@ -71,10 +71,6 @@ void gate_done(gate_ticket *t);
  * on and how to answer it. */
 json_t *gate_pending_event(server_t *srv, int approval, const gate_request *g);
 
-/* The session request that runs g as l says (pointers into both; the
- * caller sets name, size and pinning). */
-void gate_spawn_request(const gate_request *g, const gate_launch *l, spawn_request *r);
-
 /* The rules for a request in workspace ws: the user's, plus ws's own when
  * the user trusts it; what changed on disk is reloaded first and attached
  * screens hear of rules that could not be loaded. */

@@ -43,7 +43,7 @@ static session_t *session_arg(conn_t *c, json_t *id, json_t *req, const char *fi
     return s;
 }
 
-static session_t *start(conn_t *c, json_t *id, const spawn_request *r, char **warning)
+static session_t *start(conn_t *c, json_t *id, const launch_spec *r, char **warning)
 {
     char err[2048];
     session_t *s = server_start_session(conn_server(c), r, conn_client(c), err, sizeof err, warning);
@@ -235,7 +235,6 @@ static void cmd_new(conn_t *c, json_t *id, json_t *req)
         a.r.argv = xcalloc(2, sizeof *a.r.argv);
         a.r.argv[0] = xstrdup(paths_user_shell());
     }
-    a.r.kind = SESSION_USER;
     a.r.tty = tty;
     a.r.pinned = pin;
     char *warning = NULL;

@@ -17,6 +17,7 @@
 
 #include "gate/approvals.h"
 #include "config/conf.h"
+#include "config/sbconf.h"
 #include "record/eventlog.h"
 #include "gate/gate.h"
 #include "base/list.h"
@@ -138,40 +139,14 @@ void server_maybe_finish_shutdown(server_t *srv);
 /* Mark s used (most recently); the quiet form sends no session event. */
 void server_touch(server_t *srv, session_t *s);
 void server_touch_quiet(server_t *srv, session_t *s);
-/* What a client asks for when it starts a session. */
-typedef struct spawn_request {
-    char **argv;
-    const char *cwd;
-    const char *workspace; /* the writable workspace; NULL: cwd */
-    const char *name;
-    const char *profile; /* NULL: the configured default */
-    char **write, **read, **deny;
-    /* Write roots the server resolved at request time: each must still be
-     * bound from exactly that path when the plan is compiled. */
-    char *const *resolved_write;
-    int net;             /* -1: the profile's */
-    session_kind kind;
-    bool tty, pinned;
-    int rows, cols;
-    const policy_settings *policy; /* NULL: the server's */
-    /* A writable workspace or write root at $HOME, / or above $HOME is
-     * allowed (sb_request.allow_home_workspace). */
-    bool allow_home_workspace;
-} spawn_request;
 
-/* The sandbox plan of r for session id; with tools, the session's channel
- * and corral's tools are made visible to it and an interactive shell gets
- * the shell hook.  NULL with err on failure; free with sb_plan_free. */
-struct sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, char *err, size_t errlen);
 
-/* The sandbox r asks for, as the gate keeps it (a copy). */
-void server_sandbox_of(const spawn_request *r, gate_sandbox *out);
-
-/* Compile the sandbox plan, spawn and store a session (pruning first if the
- * store is full).  NULL with err filled on failure; *warning receives what
+/* Compile r's sandbox plan (with the session's tools, its channel and, for
+ * an interactive bash or zsh, the shell hook), spawn and store a session
+ * (pruning first if the store is full).  NULL with err filled on failure; *warning receives what
  * the requester should be told (the sandbox's warnings, the 60-process
  * warning; one a line), or NULL. */
-session_t *server_start_session(server_t *srv, const spawn_request *r, const char *client, char *err,
+session_t *server_start_session(server_t *srv, const launch_spec *r, const char *client, char *err,
                                 size_t errlen, char **warning);
 void server_begin_shutdown(server_t *srv);
 json_t *server_session_json(server_t *srv, session_t *s);

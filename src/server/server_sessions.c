@@ -23,8 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern char **environ;
-
 /* ---- sessions ----------------------------------------------------------- */
 
 
@@ -202,41 +200,21 @@ static void prune_if_needed(server_t *srv)
 /* What the server sets in every session's environment on top of the
  * sandbox's allowlist: the terminal type, and for agent processes the
  * Codex CLI's non-interactive settings. */
-static const char *const *session_set_env(session_kind kind, bool tty)
+static const char *const *session_set_env(bool agent, bool tty)
 {
     static const char *const exec_env[] = {"NO_COLOR=1", "LANG=C.UTF-8", "LC_CTYPE=C.UTF-8", "LC_ALL=C.UTF-8",
                                            "COLORTERM=", "PAGER=cat", "GIT_PAGER=cat", "GH_PAGER=cat",
                                            "TERM=dumb", NULL};
     static const char *const tty_env[] = {"TERM=xterm-256color", NULL};
     static const char *const pipe_env[] = {"TERM=dumb", NULL};
-    return kind == SESSION_EXEC ? exec_env : tty ? tty_env : pipe_env;
-}
-
-/* Each path the server resolved when the request came (and a human may
- * have approved) is bound from exactly that path: had a component become a
- * symlink since, compiling would have followed it somewhere else.  (After
- * this the init opens every mount source without following symlinks, so a
- * later swap fails the setup instead.) */
-static bool binds_exactly(const sb_plan *plan, char *const *resolved, char *err, size_t errlen)
-{
-    for (char *const *w = resolved; w && *w; w++) {
-        bool found = false;
-        for (size_t i = 0; i < plan->n_mounts && !found; i++)
-            found = plan->mounts[i].kind == SB_M_BIND && plan->mounts[i].src && strcmp(plan->mounts[i].src, *w) == 0;
-        if (!found) {
-            snprintf(err, errlen, "write root %s changed since it was asked for (it no longer resolves to itself: "
-                     "a symlink?); it was not run", *w);
-            return false;
-        }
-    }
-    return true;
+    return agent ? exec_env : tty ? tty_env : pipe_env;
 }
 
 /* Does r start an interactive bash or zsh that gets the shell hook
  * (escalation path 3), where each typed line is a command? */
-static bool gets_shell_hook(server_t *srv, const spawn_request *r, bool tools)
+static bool gets_shell_hook(server_t *srv, const launch_spec *r, bool tools)
 {
-    if (!tools || !srv->hook_dir || !r->tty || r->kind != SESSION_USER)
+    if (!tools || !srv->hook_dir || !r->tty || r->agent)
         return false;
     char **argv = NULL, **env = NULL;
     bool yes = shellhook_apply(r->argv, "/", &argv, &env);
@@ -245,70 +223,40 @@ static bool gets_shell_hook(server_t *srv, const spawn_request *r, bool tools)
     return yes;
 }
 
-sb_plan *server_plan(server_t *srv, const spawn_request *r, int id, bool tools, char *err, size_t errlen)
+/* r's plan as session id, with the session's tools (corral and the shell
+ * hooks, where the command will see them) when it gets a channel. */
+static sb_plan *session_plan(server_t *srv, const launch_spec *r, int id, bool tools, char *err, size_t errlen)
 {
-    sb_profile prof;
-    if (sbconf_profile(&srv->conf, r->profile, &prof, err, errlen) < 0)
-        return NULL;
     /* An interactive bash or zsh gets the shell hook (escalation path 3),
      * from where the command will see it. */
-    char **hook_argv = NULL, **hook_env = NULL, **set_env = NULL;
-    char *const *argv = r->argv;
+    char **hook_argv = NULL, **hook_env = NULL;
     if (gets_shell_hook(srv, r, tools)) {
-        const char *dir = prof.unconfined ? srv->hook_dir : SB_TOOLS_DIR "/shell";
-        if (shellhook_apply(r->argv, dir, &hook_argv, &hook_env))
-            argv = hook_argv;
+        const char *dir = sbconf_unconfined(&srv->conf, r->profile) ? srv->hook_dir : SB_TOOLS_DIR "/shell";
+        shellhook_apply(r->argv, dir, &hook_argv, &hook_env);
     }
-    const char *const *base_env = session_set_env(r->kind, r->tty);
+    const char *const *base_env = session_set_env(r->agent, r->tty);
     size_t nb = 0, nh = 0;
     while (base_env[nb])
         nb++;
     while (hook_env && hook_env[nh])
         nh++;
-    set_env = xcalloc(nb + nh + 1, sizeof *set_env);
+    char **set_env = xcalloc(nb + nh + 1, sizeof *set_env);
     for (size_t i = 0; i < nb; i++)
         set_env[i] = (char *)base_env[i];
     for (size_t i = 0; i < nh; i++)
         set_env[nb + i] = hook_env[i];
-    for (char **p = r->read; p && *p; p++)
-        sb_profile_add(&prof, *p, SB_READ);
-    for (char **p = r->write; p && *p; p++)
-        sb_profile_add(&prof, *p, SB_WRITE);
-    for (char **p = r->deny; p && *p; p++)
-        sb_profile_add(&prof, *p, SB_DENY);
-    if (r->net >= 0)
-        prof.net = (sb_net)r->net;
-    const char *workspace = r->workspace ? r->workspace : r->cwd;
-    sb_request req = {.argv = argv, .cwd = r->cwd, .workspace = workspace, .environ = environ,
-                      .set_env = set_env, .session_id = id, .allow_home_workspace = r->allow_home_workspace};
+    sbconf_tools t = {.argv = hook_argv, .set_env = set_env};
     if (tools) {
-        req.corral_exe = srv->exe;
-        req.shell_dir = srv->hook_dir;
+        t.corral_exe = srv->exe;
+        t.shell_dir = srv->hook_dir;
     }
-    sbconf_request_dirs(&req, workspace);
-    sb_plan *plan = xcalloc(1, sizeof *plan);
-    int rc = sb_plan_compile(&prof, &req, plan, err, errlen);
-    sb_profile_free(&prof);
+    sb_plan *plan = sbconf_compile(&srv->conf, r, &t, id, err, errlen);
     free(set_env);
     shellhook_free(hook_argv, hook_env);
-    if (rc == 0 && !plan->unconfined && !binds_exactly(plan, r->resolved_write, err, errlen))
-        rc = -1;
-    if (rc < 0) {
-        sb_plan_free(plan);
-        free(plan);
-        return NULL;
-    }
     return plan;
 }
 
-void server_sandbox_of(const spawn_request *r, gate_sandbox *out)
-{
-    gate_sandbox view = {.profile = (char *)r->profile, .write = r->write, .read = r->read, .deny = r->deny,
-                         .net = r->net, .allow_home = r->allow_home_workspace};
-    gate_sandbox_copy(out, &view);
-}
-
-session_t *server_start_session(server_t *srv, const spawn_request *r, const char *client, char *err,
+session_t *server_start_session(server_t *srv, const launch_spec *r, const char *client, char *err,
                                 size_t errlen, char **warning)
 {
     *warning = NULL;
@@ -322,7 +270,7 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
         snprintf(err, errlen, "no free session id");
         return NULL;
     }
-    sb_plan *plan = server_plan(srv, r, id, srv->exe != NULL, err, errlen);
+    sb_plan *plan = session_plan(srv, r, id, srv->exe != NULL, err, errlen);
     if (!plan) {
         store_release_id(&srv->store, id);
         return NULL;
@@ -338,9 +286,9 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
         }
     }
     session_spec spec = {
-        .plan = plan, .name = r->name, .client = client, .kind = r->kind, .tty = r->tty, .pinned = r->pinned,
-        .rows = r->rows, .cols = r->cols,
-        .lifetime_ms = r->kind == SESSION_EXEC ? srv->conf.exec_lifetime_ms : srv->conf.session_lifetime_ms,
+        .plan = plan, .name = r->name, .client = client, .kind = r->agent ? SESSION_EXEC : SESSION_USER,
+        .tty = r->tty, .pinned = r->pinned, .rows = r->rows, .cols = r->cols,
+        .lifetime_ms = r->agent ? srv->conf.exec_lifetime_ms : srv->conf.session_lifetime_ms,
         .scrollback = srv->conf.scrollback, .chan_fd = chan_child, .size = sizeof(server_session),
     };
     session_t *s = session_start(srv->loop, id, &spec, srv->state_dir, &server_session_hooks, srv, err, errlen);
@@ -378,7 +326,7 @@ session_t *server_start_session(server_t *srv, const spawn_request *r, const cha
     x->workspace = workspace;
     x->net_mode = net_mode;
     x->shell_hook = gets_shell_hook(srv, r, srv->exe != NULL);
-    server_sandbox_of(r, &x->sandbox);
+    gate_sandbox_of(r, &x->sandbox);
     if (chan_server >= 0)
         sesschan_attach(srv, s, chan_server, proxy_mode);
     link_add(&srv->sessions, &x->node);

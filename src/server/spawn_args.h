@@ -1,7 +1,7 @@
 /*
  * spawn_args.h - the fields a request that starts a session shares (new,
  * exec: directory, name, size, sandbox, approval policy), read and checked
- * into a spawn_request.  Included by the commands that start sessions
+ * into a launch_spec (config/sbconf.h).  Included by the commands that start sessions
  * (dispatch.c, the gate's exec port).
  */
 #ifndef CORRAL_SPAWN_ARGS_H
@@ -10,7 +10,7 @@
 #include "server/server_int.h"
 
 typedef struct spawn_args {
-    spawn_request r;
+    launch_spec r;
     int64_t rows, cols;
     policy_settings policy; /* r.policy points here when the request sets one */
 } spawn_args;

@@ -130,17 +130,17 @@ static void check_widened(const gate_request *g, enum case_origin o, enum deny_k
     gate_widen(g, &l);
     bool escalation = o == C_EXEC_ESCALATED || o == C_ESCALATE;
     bool writes_all = false;
-    for (char **w = l.write; w && *w; w++)
+    for (char **w = l.spec.write; w && *w; w++)
         writes_all = writes_all || strcmp(*w, "/") == 0;
-    if (escalation && d == D_NONE && (!l.profile || strcmp(l.profile, "full") != 0))
+    if (escalation && d == D_NONE && (!l.spec.profile || strcmp(l.spec.profile, "full") != 0))
         fail_msg("%s: escalated without deny entries must run without a sandbox", what);
-    if (escalation && d != D_NONE && (!l.keeps_sandbox || !writes_all || l.net != SB_NET_FULL))
+    if (escalation && d != D_NONE && (!l.keeps_sandbox || !writes_all || l.spec.net != SB_NET_FULL))
         fail_msg("%s: deny entries must keep a sandbox, writable everywhere else, network on", what);
-    if (d == D_SESSION && (!l.deny || !l.deny[0] || strcmp(l.deny[0], "/ws/secrets") != 0))
+    if (d == D_SESSION && (!l.spec.deny || !l.spec.deny[0] || strcmp(l.spec.deny[0], "/ws/secrets") != 0))
         fail_msg("%s: the session's own deny entries must survive the widening", what);
-    if (!escalation && (writes_all || l.keeps_sandbox || (l.profile && strcmp(l.profile, "full") == 0)))
+    if (!escalation && (writes_all || l.keeps_sandbox || (l.spec.profile && strcmp(l.spec.profile, "full") == 0)))
         fail_msg("%s: a request in the sandbox must not be widened", what);
-    if (strcmp(l.workspace, "/ws") != 0 || strcmp(l.cwd, "/ws") != 0)
+    if (strcmp(l.spec.workspace, "/ws") != 0 || strcmp(l.spec.cwd, "/ws") != 0)
         fail_msg("%s: the workspace and cwd are the request's resolved ones", what);
     gate_launch_free(&l);
 }
@@ -236,10 +236,10 @@ static void test_escalation_keeps_session_deny_and_workspace(void **state)
     gate_launch l;
     gate_widen(&g, &l);
     assert_true(l.keeps_sandbox);
-    assert_non_null(l.deny);
-    assert_string_equal(l.deny[0], "/ws/secrets");
-    assert_string_equal(l.workspace, "/ws");
-    assert_string_equal(l.cwd, "/elsewhere");
+    assert_non_null(l.spec.deny);
+    assert_string_equal(l.spec.deny[0], "/ws/secrets");
+    assert_string_equal(l.spec.workspace, "/ws");
+    assert_string_equal(l.spec.cwd, "/elsewhere");
     gate_launch_free(&l);
     gate_request_free(&g);
 }
@@ -259,11 +259,21 @@ static void test_more_permissions(void **state)
     gate_launch l;
     gate_widen(&g, &l);
     assert_false(l.keeps_sandbox);
-    assert_null(l.profile);
-    assert_string_equal(l.write[0], "/data");
-    assert_string_equal(l.write[1], "/opt/out");
-    assert_null(l.write[2]);
-    assert_int_equal(l.net, SB_NET_FULL);
+    assert_null(l.spec.profile);
+    assert_string_equal(l.spec.write[0], "/data");
+    assert_string_equal(l.spec.write[1], "/opt/out");
+    assert_null(l.spec.write[2]);
+    assert_int_equal(l.spec.net, SB_NET_FULL);
+    /* The widened request is the launch spec the server starts: the
+     * command, directory and terminal as asked, the roots resolved when it
+     * came (which must still be bound from exactly there), an agent's
+     * process under the request's own approval policy. */
+    assert_ptr_equal(l.spec.argv, g.argv);
+    assert_string_equal(l.spec.cwd, "/ws");
+    assert_string_equal(l.spec.workspace, "/ws");
+    assert_ptr_equal(l.spec.resolved_write, g.write);
+    assert_true(l.spec.agent);
+    assert_ptr_equal(l.spec.policy, &g.policy);
     gate_launch_free(&l);
     /* The cache key holds the resolved extra roots: another root is
      * another request. */
@@ -376,7 +386,7 @@ static void test_retry(void **state)
     assert_int_equal(gate_answer(&g, ANSWER_ONCE, NULL), GATE_LAUNCH);
     gate_launch l;
     gate_widen(&g, &l);
-    assert_string_equal(l.profile, "full");
+    assert_string_equal(l.spec.profile, "full");
     gate_launch_free(&l);
     gate_launched(&g);
     assert_int_equal(gate_after_run(&g, &run), GATE_REPLY); /* never a second one */
