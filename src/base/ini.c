@@ -8,9 +8,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *skip_space(char *p)
 {
@@ -190,8 +192,8 @@ int ini_parse(const char *name, const char *text, ini_key_fn fn, void *user, cha
 int ini_parse_file(const char *path, int optional, ini_key_fn fn, void *user, char *err,
                    size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         if (optional && errno == ENOENT)
             return 0;
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -199,22 +201,14 @@ int ini_parse_file(const char *path, int optional, ini_key_fn fn, void *user, ch
     }
     buf_t b;
     buf_init(&b);
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        buf_append(&b, chunk, n);
-        if (b.len > (4u << 20)) {
-            fclose(f);
-            buf_free(&b);
-            snprintf(err, errlen, "%s: file is larger than 4 MiB", path);
-            return -1;
-        }
-    }
-    int rd_err = ferror(f);
-    fclose(f);
-    if (rd_err) {
+    int rc = read_all(fd, 4u << 20, &b);
+    close(fd);
+    if (rc < 0) {
         buf_free(&b);
-        snprintf(err, errlen, "%s: read error", path);
+        if (rc == -EFBIG)
+            snprintf(err, errlen, "%s: file is larger than 4 MiB", path);
+        else
+            snprintf(err, errlen, "%s: read error: %s", path, strerror(-rc));
         return -1;
     }
     if (b.len && memchr(b.data, '\0', b.len)) {
@@ -222,7 +216,7 @@ int ini_parse_file(const char *path, int optional, ini_key_fn fn, void *user, ch
         snprintf(err, errlen, "%s: file contains a NUL byte (not a text file?)", path);
         return -1;
     }
-    int rc = ini_parse(path, b.data ? b.data : "", fn, user, err, errlen);
+    rc = ini_parse(path, b.data ? b.data : "", fn, user, err, errlen);
     buf_free(&b);
     return rc;
 }

@@ -272,6 +272,47 @@ int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+int read_all(int fd, size_t max, buf_t *out)
+{
+    size_t start = out->len;
+    for (;;) {
+        size_t room = max - (out->len - start); /* one byte more, to see a file past max */
+        size_t want = room < 65536 ? room + 1 : 65536;
+        buf_reserve(out, want + 1);
+        ssize_t n = read(fd, out->data + out->len, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            out->data[out->len] = '\0';
+            return -errno;
+        }
+        if (n == 0) {
+            out->data[out->len] = '\0';
+            return 0;
+        }
+        out->len += (size_t)n;
+        if (out->len - start > max) {
+            out->len = start + max;
+            out->data[out->len] = '\0';
+            return -EFBIG;
+        }
+    }
+}
+
+void format_bytes(double n, bool compact, char *out, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (n >= 1024 && u < 4) {
+        n /= 1024;
+        u++;
+    }
+    if (compact)
+        snprintf(out, len, u ? "%.1f%c" : "%.0f%c", n, units[u][0]);
+    else
+        snprintf(out, len, u ? "%.1f %s" : "%.0f %s", n, units[u]);
+}
+
 char *sanitize_text(const char *s, size_t len, size_t max)
 {
     buf_t b;

@@ -60,6 +60,17 @@ int hex_value(int c);
 /* Write all of buf to fd, retrying on EINTR/partial writes. 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 
+/* Append what fd holds from here to its end to out (a NUL follows it,
+ * not counted in out->len), retrying on EINTR.  0; -EFBIG when it holds
+ * more than max bytes (out then holds the first max); -errno when a read
+ * fails.  The one read-a-whole-file loop: what each caller wants of a
+ * short or long file (refuse it, keep its start) stays with the caller. */
+int read_all(int fd, size_t max, buf_t *out);
+
+/* n bytes as people read them: "512 B", "1.5 KiB", "2.0 GiB" (compact:
+ * "512B", "1.5K", "2.0G", for a status bar). */
+void format_bytes(double n, bool compact, char *out, size_t len);
+
 /* Replace control characters (C0, DEL, C1) and invalid UTF-8 in s with '?'
  * (one for each invalid subpart, see utf8_decode) so that text from
  * outside can be shown or logged safely.  Returns a new

@@ -728,29 +728,17 @@ int rules_read_file(const char *path, bool nofollow, char **text, size_t *len, c
     }
     buf_t b;
     buf_init(&b);
-    for (;;) {
-        buf_reserve(&b, 65536);
-        ssize_t got = read(fd, b.data + b.len, 65536);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
-            break;
-        }
-        if (got == 0) {
-            close(fd);
-            b.data[b.len] = '\0';
-            *len = b.len;
-            *text = buf_steal(&b);
-            return 0;
-        }
-        b.len += (size_t)got;
-        if (b.len > RULES_MAX_FILE_BYTES) { /* it grew while we read */
-            too_large(path, (unsigned long long)b.len, err, errlen);
-            break;
-        }
-    }
+    int rc = read_all(fd, RULES_MAX_FILE_BYTES, &b);
     close(fd);
+    if (rc == 0) {
+        *len = b.len;
+        *text = buf_steal(&b);
+        return 0;
+    }
+    if (rc == -EFBIG) /* it grew while we read */
+        too_large(path, (unsigned long long)b.len + 1, err, errlen);
+    else
+        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
     buf_free(&b);
     return -1;
 }

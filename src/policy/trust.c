@@ -279,20 +279,13 @@ int trust_read(const char *file, trust_list *out, char *err, size_t errlen)
     }
     buf_t b;
     buf_init(&b);
-    char chunk[8192];
-    ssize_t got;
-    while ((got = read(fd, chunk, sizeof chunk)) != 0) {
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            snprintf(err, errlen, "cannot read the trusted workspaces %s: %s", file, strerror(errno));
-            close(fd);
-            buf_free(&b);
-            return -1;
-        }
-        buf_append(&b, chunk, (size_t)got);
-    }
+    int rc = read_all(fd, SIZE_MAX, &b);
     close(fd);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot read the trusted workspaces %s: %s", file, strerror(-rc));
+        buf_free(&b);
+        return -1;
+    }
     trust_parse(b.data ? b.data : "", b.len, out);
     buf_free(&b);
     return 0;

@@ -547,33 +547,18 @@ void castread_close(castread_t *r)
 }
 
 /* Read fd to its end into *out (at most max bytes: -EFBIG beyond). */
-static int read_all(int fd, size_t max, char **out, size_t *outlen)
+/* All of fd, at most max bytes: 0, -EFBIG or -errno (read_all). */
+static int read_whole(int fd, size_t max, char **out, size_t *outlen)
 {
-    size_t cap = 1 << 16, len = 0;
-    char *b = xmalloc(cap);
-    for (;;) {
-        if (len == cap) {
-            if (cap >= max) {
-                free(b);
-                return -EFBIG;
-            }
-            cap = cap * 2 > max ? max : cap * 2;
-            b = xrealloc(b, cap);
-        }
-        ssize_t n = read(fd, b + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int e = errno;
-            free(b);
-            return -e;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
+    buf_t b;
+    buf_init(&b);
+    int rc = read_all(fd, max, &b);
+    if (rc < 0) {
+        buf_free(&b);
+        return rc;
     }
-    *out = b;
-    *outlen = len;
+    *outlen = b.len;
+    *out = b.data ? buf_steal(&b) : xstrdup("");
     return 0;
 }
 
@@ -628,7 +613,7 @@ static int run_tar(char *const argv[], bool merge_stderr, size_t max, char **out
         snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(rc));
         return -1;
     }
-    rc = read_all(p[0], max, out, outlen);
+    rc = read_whole(p[0], max, out, outlen);
     close(p[0]);
     if (rc < 0)
         kill(pid, SIGKILL);
@@ -747,7 +732,7 @@ static int load_file(castread_t *r, const char *path, char *err, size_t errlen)
         close(fd);
         return -1;
     }
-    int rc = read_all(fd, CAST_MAX_BYTES, &r->data, &r->size);
+    int rc = read_whole(fd, CAST_MAX_BYTES, &r->data, &r->size);
     close(fd);
     if (rc < 0) {
         if (rc == -EFBIG)

@@ -285,13 +285,9 @@ static void put_duration(buf_t *b, double d)
 
 static void put_bytes(buf_t *b, double n)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (n >= 1024 && u < 4) {
-        n /= 1024;
-        u++;
-    }
-    buf_printf(b, u ? "%.1f %s" : "%.0f %s", n, units[u]);
+    char text[32];
+    format_bytes(n, false, text, sizeof text);
+    buf_puts(b, text);
 }
 
 static void text_session(buf_t *b, const tl_entry *e, json_t *j)

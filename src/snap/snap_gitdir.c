@@ -41,30 +41,14 @@ char *snap_read_fd(int fd, size_t max, size_t *len)
     struct stat st;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
         return NULL;
-    /* Up to max, whatever st_size says (files of /proc say 0). */
-    size_t cap = (size_t)st.st_size < max && st.st_size > 0 ? (size_t)st.st_size : max;
-    if (cap > 65536 && (size_t)st.st_size < cap)
-        cap = 65536;
-    char *buf = xmalloc(cap + 1);
-    size_t got = 0;
-    for (;;) {
-        if (got == cap) {
-            if (cap >= max)
-                break;
-            cap = cap * 2 < max ? cap * 2 : max;
-            buf = xrealloc(buf, cap + 1);
-        }
-        ssize_t n = read(fd, buf + got, cap - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    buf[got] = '\0';
+    /* Up to max, whatever st_size says (files of /proc say 0); what a
+     * failed read left is what there is. */
+    buf_t b;
+    buf_init(&b);
+    read_all(fd, max, &b);
     if (len)
-        *len = got;
-    return buf;
+        *len = b.len;
+    return b.data ? buf_steal(&b) : xstrdup("");
 }
 
 /* Open path with no symlink followed in any of its components (what a

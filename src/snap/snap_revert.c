@@ -229,10 +229,7 @@ static bool live_matches(int dirfd, const char *leaf, unsigned mode, const git_o
      * hashes a blob. */
     buf_t data;
     buf_init(&data);
-    char chunk[65536];
-    ssize_t r;
-    while ((r = read(fd, chunk, sizeof chunk)) > 0)
-        buf_append(&data, chunk, (size_t)r);
+    int r = read_all(fd, SIZE_MAX, &data);
     close(fd);
     git_oid got;
     bool same = r == 0 && git_odb_hash(&got, data.data ? data.data : "", data.len, GIT_OBJECT_BLOB) == 0 &&

@@ -43,6 +43,38 @@ static const char *write_file(const char *name, const char *text)
     return path;
 }
 
+/* The config file is read whole, up to 4 MiB: a file of exactly 4 MiB
+ * loads, one byte more is refused by name, and a directory given as the
+ * config is a read error that says so. */
+static void file_size_limit(void **state)
+{
+    (void)state;
+    size_t max = 4u << 20;
+    char *text = malloc(max + 2);
+    memset(text, '#', max + 1);
+    text[max - 1] = '\n';
+    text[max] = '\0';
+    conf_t c;
+    char err[512];
+    conf_defaults(&c);
+    const char *path = write_file("exact", text);
+    assert_int_equal(conf_load(&c, path, err, sizeof err), 0);
+    conf_free(&c);
+    text[max - 1] = '#';
+    text[max] = '\n';
+    text[max + 1] = '\0';
+    conf_defaults(&c);
+    path = write_file("over", text);
+    assert_int_equal(conf_load(&c, path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/over: file is larger than 4 MiB"));
+    conf_free(&c);
+    free(text);
+    conf_defaults(&c);
+    assert_int_equal(conf_load(&c, dir, err, sizeof err), -1);
+    assert_non_null(strstr(err, "read error: Is a directory"));
+    conf_free(&c);
+}
+
 static void durations(void **state)
 {
     (void)state;
@@ -399,6 +431,7 @@ int main(void)
         cmocka_unit_test(key_lines),
         cmocka_unit_test(key_names_round_trip),
         cmocka_unit_test(empty_key_name_reads_nothing_past_it),
+        cmocka_unit_test(file_size_limit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
