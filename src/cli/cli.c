@@ -11,6 +11,7 @@
 #include "cli/cli_log.h"
 #include "cli/cli_export.h"
 #include "cli/cli_snap.h"
+#include "base/exitcode.h"
 #include "policy/policy.h"
 #include "protocol/client.h"
 #include "mcp/mcp.h"
@@ -34,10 +35,6 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
-
-#define EXIT_ERR 1
-#define EXIT_USAGE 2
-#define EXIT_RAW_ERR 125
 
 typedef struct verb {
     const char *name;
@@ -724,7 +721,7 @@ static int exec_with(int argc, char **argv, json_t *add_write)
         return usage_error("--sandbox-permissions is require_escalated, with_additional_permissions or use_default");
     if ((json_array_size(add_write) || add_net) && (!sandbox_perms || strcmp(sandbox_perms, "with_additional_permissions")))
         return usage_error("--add-write and --add-net go with --sandbox-permissions with_additional_permissions");
-    int err_status = raw ? EXIT_RAW_ERR : EXIT_ERR;
+    int err_status = raw ? EXIT_OWN_ERR : EXIT_ERR;
     if (!shell_cmd && optind >= argc)
         return usage_error("no command given (corral exec -- CMD [ARG...], or -c 'SHELL COMMAND')");
     if (shell_cmd && optind < argc)

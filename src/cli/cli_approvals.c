@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "protocol/client.h"
+#include "base/exitcode.h"
 #include "base/quote.h"
 #include "base/util.h"
 
@@ -16,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define EXIT_USAGE 2
 
 static json_t *call(const char *cmd, json_t *fields)
 {

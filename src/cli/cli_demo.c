@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "protocol/client.h"
+#include "base/exitcode.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -107,12 +108,12 @@ int cli_demo(int argc, char **argv, const char *usage, const char *help)
         switch (ch) {
         case 'T': o.theme = optarg; break;
         case 'h': printf("usage: corral %s\n\n%s", usage, help); return 0;
-        default: fprintf(stderr, "usage: corral %s\n", usage); return 2;
+        default: fprintf(stderr, "usage: corral %s\n", usage); return EXIT_USAGE;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "corral demo: no arguments expected\nusage: corral %s\n", usage);
-        return 2;
+        return EXIT_USAGE;
     }
     /* Not under corral's own state directory: sandboxes may never write
      * there, so it cannot be a workspace. */

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "base/exitcode.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -26,11 +27,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define EXIT_USAGE 2
-/* Not run: denied, refused or failed before it started (like a shell's
- * "cannot execute"). */
-#define EXIT_NOT_RUN 126
 
 /* The session channel from CORRAL_SESSION_FD, or -1 with a message. */
 static int channel(const char *verb, bool quiet)

@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "protocol/client.h"
+#include "base/exitcode.h"
 #include "record/export_summary.h"
 #include "base/paths.h"
 #include "protocol/proto.h"
@@ -38,7 +39,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define EXIT_USAGE 2
 #define COPY_CHUNK (1u << 20)
 /* Progress is shown once a step has taken this long. */
 #define PROGRESS_AFTER_S 1.0

@@ -6,6 +6,7 @@
 #include "cli/cli_log.h"
 
 #include "protocol/client.h"
+#include "base/exitcode.h"
 #include "base/paths.h"
 #include "base/quote.h"
 #include "record/sessfiles.h"
@@ -24,8 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_ERR 1
-#define EXIT_USAGE 2
 #define DEFAULT_LIMIT 20
 
 static int usage(const char *fmt, const char *arg)

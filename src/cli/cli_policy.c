@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "base/exitcode.h"
 #include "base/quote.h"
 #include "policy/rules.h"
 #include "base/utf8.h"
@@ -21,7 +22,7 @@
 static int policy_usage(const char *usage, const char *msg)
 {
     fprintf(stderr, "corral policy: %s\nusage: corral %s\nTry 'corral policy --help'.\n", msg, usage);
-    return 2;
+    return EXIT_USAGE;
 }
 
 /* s is valid UTF-8 (the one decoder's verdict, utf8.h). */
@@ -55,7 +56,7 @@ int cli_policy(int argc, char **argv, const char *usage, const char *help)
     const char **files = NULL;
     size_t nfiles = 0;
     bool pretty = false, resolve = false;
-    int o, rc = 2;
+    int o, rc = EXIT_USAGE;
     optind = 0;
     while ((o = getopt_long(argc, argv, "+r:h", opts, NULL)) != -1) {
         switch (o) {
@@ -72,7 +73,7 @@ int cli_policy(int argc, char **argv, const char *usage, const char *help)
         default:
             fprintf(stderr, "usage: corral %s\nTry 'corral policy --help'.\n", usage);
             free(files);
-            return 2;
+            return EXIT_USAGE;
         }
     }
     if (nfiles == 0) {

@@ -16,6 +16,7 @@
 #include "record/castread.h"
 #include "cli/cli.h"
 #include "config/conf.h"
+#include "base/exitcode.h"
 #include "base/quote.h"
 #include "vt/replaydraw.h"
 #include "record/sessfiles.h"
@@ -34,9 +35,6 @@
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
-
-#define EXIT_ERR 1
-#define EXIT_USAGE 2
 
 #define DEFAULT_IDLE_LIMIT 2.0
 #define MIN_SPEED (1.0 / 64)

@@ -9,6 +9,7 @@
 #include "cli/cli_snap.h"
 #include "config/conf.h"
 #include "sandbox/doctor.h"
+#include "base/exitcode.h"
 #include "snap/git_quarantine.h"
 #include "base/quote.h"
 #include "sandbox/sbutil.h"
@@ -31,8 +32,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-#define EXIT_SANDBOX_ERR 125
 
 static volatile sig_atomic_t child_pid;
 
@@ -150,7 +149,7 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
             if (net < 0) {
                 fprintf(stderr, "corral sandbox: --net wants off, proxy or full, not '%s'\nusage: corral %s\n",
                         optarg, usage);
-                return 2;
+                return EXIT_USAGE;
             }
             break;
         case 'P': print_plan = true; break;
@@ -161,14 +160,14 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
             return 0;
         default:
             fprintf(stderr, "usage: corral %s\nTry 'corral sandbox --help'.\n", usage);
-            return 2;
+            return EXIT_USAGE;
         }
     }
     if (optind >= argc) {
         fprintf(stderr, "corral sandbox: no command given (corral sandbox [OPTIONS] -- CMD [ARG...])\n");
-        return 2;
+        return EXIT_USAGE;
     }
-    int rc = EXIT_SANDBOX_ERR;
+    int rc = EXIT_OWN_ERR;
     conf_t conf;
     sb_profile prof = {0};
     sb_plan plan = {0};
@@ -235,7 +234,7 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
     while (waitpid(child.pid, &status, 0) < 0) {
         if (errno != EINTR) {
             fprintf(stderr, "corral: waiting for the sandbox: %s\n", strerror(errno));
-            status = W_EXITCODE(EXIT_SANDBOX_ERR, 0);
+            status = W_EXITCODE(EXIT_OWN_ERR, 0);
             break;
         }
     }
@@ -245,7 +244,7 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
     /* The sandbox and every process of it are gone: nothing races this. */
     guard_end(&guard);
     guard_free(&guard);
-    rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_SANDBOX_ERR;
+    rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_OWN_ERR;
 out:
     if (have_plan)
         sb_plan_free(&plan);
@@ -265,7 +264,7 @@ int cli_doctor(int argc, char **argv, const char *usage, const char *help)
             return 0;
         }
         fprintf(stderr, "corral doctor: unexpected argument '%s'\nusage: corral %s\n", argv[1], usage);
-        return 2;
+        return EXIT_USAGE;
     }
     conf_t conf;
     if (cli_load_conf(&conf) < 0)

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "protocol/client.h"
 #include "config/conf.h"
+#include "base/exitcode.h"
 #include "snap/git_quarantine.h"
 #include "base/paths.h"
 #include "base/quote.h"
@@ -28,8 +29,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#define EXIT_USAGE 2
 
 static int usage(const char *u, const char *fmt, const char *arg)
 {

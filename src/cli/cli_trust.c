@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "base/exitcode.h"
 #include "policy/rules.h"
 #include "policy/rules_ws.h"
 #include "policy/trust.h"
@@ -24,7 +25,7 @@
 static int trust_usage(const char *usage, const char *msg)
 {
     fprintf(stderr, "corral trust: %s\nusage: corral %s\nTry 'corral trust --help'.\n", msg, usage);
-    return 2;
+    return EXIT_USAGE;
 }
 
 /* A directory that may be gone (for --remove): canonical when it exists,
@@ -117,7 +118,7 @@ int cli_trust(int argc, char **argv, const char *usage, const char *help)
         case 'l': list = true; break;
         case 'r': remove = true; break;
         case 'h': printf("usage: corral %s\n\n%s", usage, help); return 0;
-        default: fprintf(stderr, "usage: corral %s\nTry 'corral trust --help'.\n", usage); return 2;
+        default: fprintf(stderr, "usage: corral %s\nTry 'corral trust --help'.\n", usage); return EXIT_USAGE;
         }
     }
     int rest = argc - optind;
