@@ -1,9 +1,10 @@
 /*
- * cli.c - the command-line verbs.  Each verb is a row in the table at the
- * bottom: name, handler, usage and help text.  Exit statuses (corral.1): 0
- * success, 1 an error reported by corral or the server, 2 a usage error;
- * `exec --raw` exits with the command's own status and uses 125 for its own
- * failures.
+ * cli.c - the command-line verbs.  Each verb is one entry (cli_verb.h):
+ * name, usage, help text and the function; the table at the bottom lists
+ * them in the order corral --help shows them.  Exit statuses
+ * (base/exitcode.h): 0 success, 1 an error reported by corral or the
+ * server, 2 a usage error; `exec --raw` exits with the command's own status
+ * and uses 125 for its own failures.
  */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include "cli/cli_log.h"
 #include "cli/cli_export.h"
 #include "cli/cli_snap.h"
+#include "cli/cli_verb.h"
 #include "base/exitcode.h"
 #include "policy/policy.h"
 #include "protocol/client.h"
@@ -36,38 +38,29 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct verb {
-    const char *name;
-    int (*fn)(int argc, char **argv);
-    const char *usage;
-    const char *help;
-} verb;
-
-static const verb *current_verb;
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "corral %s: ", current_verb->name);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nusage: corral %s\nTry 'corral %s --help'.\n", current_verb->usage, current_verb->name);
-    va_end(ap);
-    return EXIT_USAGE;
-}
-
 /* After getopt refused an option: it has said which and why, as
  * "corral VERB: unrecognized option '--x'" (cli_main names the verb in
  * argv[0] for it), so only the usage follows. */
-static int option_usage(void)
+static int cli_option_usage(const cli_verb *v)
 {
-    fprintf(stderr, "usage: corral %s\nTry 'corral %s --help'.\n", current_verb->usage, current_verb->name);
+    fprintf(stderr, "usage: corral %s\nTry 'corral %s --help'.\n", v->usage, v->name);
     return EXIT_USAGE;
 }
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
+static int cli_usage_error(const cli_verb *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int cli_usage_error(const cli_verb *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "corral %s: ", v->name);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return cli_option_usage(v);
+}
+
+static int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int cli_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -78,12 +71,14 @@ static int fail(const char *fmt, ...)
     return EXIT_ERR;
 }
 
-static void print_help(const verb *v)
+/* --help: the usage line and the help text on stdout; exit status 0. */
+static int cli_print_help(const cli_verb *v)
 {
     printf("usage: corral %s\n\n%s", v->usage, v->help);
+    return 0;
 }
 
-static const char *client_name(void)
+static const char *cli_client_name(void)
 {
     const char *n = getenv("CORRAL_CLIENT");
     return n && *n ? n : "user";
@@ -91,10 +86,10 @@ static const char *client_name(void)
 
 /* Connect (starting a server if needed); prints the error.  The hello
  * reply is read with the first call's. */
-static int connect_or_fail(client_t *c, bool autostart)
+static int cli_connect(client_t *c, bool autostart)
 {
     char err[1024];
-    if (client_connect_lazy(c, client_name(), autostart, err, sizeof err) < 0) {
+    if (client_connect_lazy(c, cli_client_name(), autostart, err, sizeof err) < 0) {
         fprintf(stderr, "corral: %s\n", err);
         return -1;
     }
@@ -150,7 +145,7 @@ json_t *cli_call(client_t *c, json_t *req)
 json_t *cli_request(json_t *req)
 {
     client_t c;
-    if (connect_or_fail(&c, true) < 0) {
+    if (cli_connect(&c, true) < 0) {
         json_decref(req);
         return NULL;
     }
@@ -159,7 +154,7 @@ json_t *cli_request(json_t *req)
     return r;
 }
 
-static int parse_int(const char *s, long lo, long hi, long *out)
+static int cli_parse_int(const char *s, long lo, long hi, long *out)
 {
     char *end;
     errno = 0;
@@ -178,19 +173,19 @@ static int parse_yield(const char *s, long *out)
 {
     if (!*s || strspn(s, "0123456789") != strlen(s))
         return -1;
-    if (parse_int(s, 0, INT32_MAX, out) < 0)
+    if (cli_parse_int(s, 0, INT32_MAX, out) < 0)
         *out = INT32_MAX; /* only digits, so only too large */
     return 0;
 }
 
-static int parse_session_id(const char *s, long *id)
+static int cli_parse_session_id(const cli_verb *v, const char *s, long *id)
 {
-    if (parse_int(s, 0, INT32_MAX, id) < 0)
-        return usage_error("'%s' is not a session id (a number, see corral ls)", s);
+    if (cli_parse_int(s, 0, INT32_MAX, id) < 0)
+        return cli_usage_error(v, "'%s' is not a session id (a number, see corral ls)", s);
     return 0;
 }
 
-static json_t *argv_to_json(int argc, char **argv, int *bad)
+static json_t *cli_argv_to_json(int argc, char **argv, int *bad)
 {
     json_t *a = json_array();
     for (int i = 0; i < argc; i++) {
@@ -205,7 +200,7 @@ static json_t *argv_to_json(int argc, char **argv, int *bad)
     return a;
 }
 
-static char *current_dir(void)
+static char *cli_current_dir(void)
 {
     char *d = getcwd(NULL, 0);
     return d ? d : xstrdup(paths_home());
@@ -216,7 +211,7 @@ static char *current_dir(void)
 
 /* ---- server ------------------------------------------------------------------ */
 
-static int verb_server(int argc, char **argv)
+static int verb_server(const cli_verb *v, int argc, char **argv)
 {
     bool foreground = false, stop = false;
     int ready_fd = -1;
@@ -225,24 +220,24 @@ static int verb_server(int argc, char **argv)
         {"ready-fd", required_argument, NULL, 'r'}, HELP_OPTION, {0}};
     int o;
     while ((o = getopt_long(argc, argv, "+fsh", opts, NULL)) != -1) {
-        long v;
+        long fd;
         switch (o) {
         case 'f': foreground = true; break;
         case 's': stop = true; break;
         case 'r':
-            if (parse_int(optarg, 0, 1 << 20, &v) < 0)
-                return usage_error("--ready-fd needs a file descriptor number");
-            ready_fd = (int)v;
+            if (cli_parse_int(optarg, 0, 1 << 20, &fd) < 0)
+                return cli_usage_error(v, "--ready-fd needs a file descriptor number");
+            ready_fd = (int)fd;
             break;
-        case 'h': print_help(current_verb); return 0;
-        default: return option_usage();
+        case 'h': return cli_print_help(v);
+        default: return cli_option_usage(v);
         }
     }
     if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
+        return cli_usage_error(v, "unexpected argument '%s'", argv[optind]);
     if (stop) {
         client_t c;
-        if (connect_or_fail(&c, false) < 0)
+        if (cli_connect(&c, false) < 0)
             return EXIT_ERR;
         /* The server holds an exclusive lock on its lock file until its
          * process ends: taking the lock after the shutdown request is how
@@ -277,24 +272,36 @@ static int verb_server(int argc, char **argv)
     int pid = 0;
     char *sock = paths_socket(err, sizeof err);
     if (!sock)
-        return fail("%s", err);
+        return cli_fail("%s", err);
     /* An explicit start reports a running server instead of joining it. */
     client_t probe;
-    if (client_connect(&probe, client_name(), false, err, sizeof err) == 0) {
+    if (client_connect(&probe, cli_client_name(), false, err, sizeof err) == 0) {
         long long spid = json_integer_value(json_object_get(probe.hello, "pid"));
         client_close(&probe);
-        fail("a server is already running on %s (pid %lld)", sock, spid);
+        cli_fail("a server is already running on %s (pid %lld)", sock, spid);
         free(sock);
         return EXIT_ERR;
     }
     if (client_spawn_server(err, sizeof err, &pid) < 0) {
         free(sock);
-        return fail("%s", err);
+        return cli_fail("%s", err);
     }
     printf("corral: server started (pid %d), socket %s\n", pid, sock);
     free(sock);
     return 0;
 }
+
+const cli_verb cli_verb_server = {
+    .name = "server",
+    .usage = "server [--foreground] [--stop]",
+    .help = "Start the corral server in the background (every other verb also starts it\n"
+            "when none answers).  One server runs per socket: a second start says which\n"
+            "pid serves.\n\n"
+            "  -f, --foreground  run in this process, logging to stderr\n"
+            "  -s, --stop        stop the running server: every session's process tree is\n"
+            "                    killed, logs and recordings are flushed, the socket removed\n",
+    .run = verb_server,
+};
 
 /* ---- ls ---------------------------------------------------------------------- */
 
@@ -362,7 +369,7 @@ static void print_table(json_t *r)
            (long long)json_integer_value(json_object_get(r, "max")));
 }
 
-static int verb_ls(int argc, char **argv)
+static int verb_ls(const cli_verb *v, int argc, char **argv)
 {
     bool as_json = false;
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, HELP_OPTION, {0}};
@@ -371,12 +378,12 @@ static int verb_ls(int argc, char **argv)
         if (o == 'j')
             as_json = true;
         else if (o == 'h')
-            return print_help(current_verb), 0;
+            return cli_print_help(v);
         else
-            return option_usage();
+            return cli_option_usage(v);
     }
     if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
+        return cli_usage_error(v, "unexpected argument '%s'", argv[optind]);
     json_t *r = cli_request(json_pack("{s:s}", "cmd", "ls"));
     if (!r)
         return EXIT_ERR;
@@ -398,14 +405,24 @@ static int verb_ls(int argc, char **argv)
     return 0;
 }
 
+const cli_verb cli_verb_ls = {
+    .name = "ls",
+    .usage = "ls [--json]",
+    .help = "List the sessions in the process store, most recently used first: id, name,\n"
+            "state (running, exited N, killed SIGNAL), sandbox profile, the client that\n"
+            "created it, age and command.\n\n"
+            "  -j, --json  print the server's JSON instead of a table\n",
+    .run = verb_ls,
+};
+
 /* ---- sandbox options of new and exec ------------------------------------------ */
 
 /* --profile, -w, -r, --deny, --net: collected into the request. */
-typedef struct sandbox_opts {
+typedef struct cli_sandbox_opts {
     json_t *write, *read, *deny;
     const char *profile, *net, *approval;
     bool allow_home;
-} sandbox_opts;
+} cli_sandbox_opts;
 
 #define OPT_APPROVAL_POLICY 0x101
 #define OPT_ALLOW_HOME 0x102
@@ -417,13 +434,13 @@ typedef struct sandbox_opts {
         {"allow-home-workspace", no_argument, NULL, OPT_ALLOW_HOME}
 
 /* Take a sandbox option; 1 if o was one, 0 if not, -1 on a bad value. */
-static int sandbox_opt(sandbox_opts *so, int o, const char *arg)
+static int cli_sandbox_opt(const cli_verb *v, cli_sandbox_opts *so, int o, const char *arg)
 {
     json_t **list = o == 'w' ? &so->write : o == 'R' ? &so->read : o == 'D' ? &so->deny : NULL;
     if (list) {
         char *abs = arg[0] == '/' || arg[0] == '~' || arg[0] == ':' ? xstrdup(arg) : realpath(arg, NULL);
         if (!abs) {
-            usage_error("cannot use path '%s': %s", arg, strerror(errno));
+            cli_usage_error(v, "cannot use path '%s': %s", arg, strerror(errno));
             return -1;
         }
         if (!*list)
@@ -443,7 +460,7 @@ static int sandbox_opt(sandbox_opts *so, int o, const char *arg)
     if (o == OPT_APPROVAL_POLICY) {
         approval_policy p;
         if (approval_policy_parse(arg, &p) < 0) {
-            usage_error("--approval-policy wants on-request, unless-trusted, never or granular, not '%s'", arg);
+            cli_usage_error(v, "--approval-policy wants on-request, unless-trusted, never or granular, not '%s'", arg);
             return -1;
         }
         so->approval = arg;
@@ -451,7 +468,7 @@ static int sandbox_opt(sandbox_opts *so, int o, const char *arg)
     }
     if (o == 'N') {
         if (strcmp(arg, "off") && strcmp(arg, "proxy") && strcmp(arg, "full")) {
-            usage_error("--net wants off, proxy or full, not '%s'", arg);
+            cli_usage_error(v, "--net wants off, proxy or full, not '%s'", arg);
             return -1;
         }
         so->net = arg;
@@ -460,7 +477,7 @@ static int sandbox_opt(sandbox_opts *so, int o, const char *arg)
     return 0;
 }
 
-static void sandbox_opts_apply(sandbox_opts *so, json_t *req)
+static void cli_sandbox_opts_apply(cli_sandbox_opts *so, json_t *req)
 {
     if (so->profile)
         json_object_set_new(req, "profile", json_string(so->profile));
@@ -479,7 +496,7 @@ static void sandbox_opts_apply(sandbox_opts *so, json_t *req)
     so->write = so->read = so->deny = NULL;
 }
 
-static void sandbox_opts_free(sandbox_opts *so)
+static void cli_sandbox_opts_free(cli_sandbox_opts *so)
 {
     json_decref(so->write);
     json_decref(so->read);
@@ -522,7 +539,7 @@ static int parse_size(const char *s, int *cols, int *rows)
     return 0;
 }
 
-static int verb_new(int argc, char **argv)
+static int verb_new(const cli_verb *v, int argc, char **argv)
 {
     const char *name = NULL, *dir = NULL;
     bool pin = false;
@@ -530,12 +547,12 @@ static int verb_new(int argc, char **argv)
     static const struct option opts[] = {
         {"name", required_argument, NULL, 'n'}, {"directory", required_argument, NULL, 'C'},
         {"pin", no_argument, NULL, 'p'}, {"size", required_argument, NULL, 's'}, SANDBOX_LONGOPTS, HELP_OPTION, {0}};
-    sandbox_opts so = {0};
+    cli_sandbox_opts so = {0};
     int o;
     while ((o = getopt_long(argc, argv, "+n:C:ps:P:w:R:D:h", opts, NULL)) != -1) {
-        int sr = sandbox_opt(&so, o, optarg);
+        int sr = cli_sandbox_opt(v, &so, o, optarg);
         if (sr < 0) {
-            sandbox_opts_free(&so);
+            cli_sandbox_opts_free(&so);
             return EXIT_USAGE;
         }
         if (sr > 0)
@@ -546,20 +563,20 @@ static int verb_new(int argc, char **argv)
         case 'p': pin = true; break;
         case 's':
             if (parse_size(optarg, &cols, &rows) < 0)
-                return usage_error("--size wants COLSxROWS, e.g. 120x40 (each 1..1000)");
+                return cli_usage_error(v, "--size wants COLSxROWS, e.g. 120x40 (each 1..1000)");
             break;
-        case 'h': print_help(current_verb); return 0;
-        default: return option_usage();
+        case 'h': return cli_print_help(v);
+        default: return cli_option_usage(v);
         }
     }
     if (!rows)
         terminal_size(&rows, &cols);
     json_t *req = json_pack("{s:s, s:b}", "cmd", "new", "pin", pin);
-    sandbox_opts_apply(&so, req);
-    char *cwd = dir ? realpath(dir, NULL) : current_dir();
+    cli_sandbox_opts_apply(&so, req);
+    char *cwd = dir ? realpath(dir, NULL) : cli_current_dir();
     if (!cwd) {
         json_decref(req);
-        return fail("cannot use directory '%s': %s", dir, strerror(errno));
+        return cli_fail("cannot use directory '%s': %s", dir, strerror(errno));
     }
     json_object_set_new(req, "cwd", json_string(cwd));
     free(cwd);
@@ -571,10 +588,10 @@ static int verb_new(int argc, char **argv)
     }
     if (optind < argc) {
         int bad;
-        json_t *a = argv_to_json(argc - optind, argv + optind, &bad);
+        json_t *a = cli_argv_to_json(argc - optind, argv + optind, &bad);
         if (!a) {
             json_decref(req);
-            return fail("argument %d is not valid UTF-8", bad + 1);
+            return cli_fail("argument %d is not valid UTF-8", bad + 1);
         }
         json_object_set_new(req, "argv", a);
     }
@@ -588,6 +605,18 @@ static int verb_new(int argc, char **argv)
     json_decref(r);
     return 0;
 }
+
+const cli_verb cli_verb_new = {
+    .name = "new",
+    .usage = "new [-n NAME] [-C DIR] [--pin] [--size COLSxROWS] [SANDBOX OPTIONS] [-- CMD [ARG...]]",
+    .help = "Start an interactive session on a terminal (default: your shell) and print\n"
+            "its id.\n\n"
+            "  -n, --name NAME       a name to show in lists\n"
+            "  -C, --directory DIR   where it starts (default: the current directory)\n"
+            "  -p, --pin             never prune this session from the store\n"
+            "  -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)\n" SANDBOX_HELP,
+    .run = verb_new,
+};
 
 /* ---- exec ----------------------------------------------------------------------- */
 
@@ -664,7 +693,7 @@ static void on_exec_event(json_t *ev, void *user)
 
 /* corral exec; add_write collects --add-write (the caller frees it on
  * every way out). */
-static int exec_with(int argc, char **argv, json_t *add_write)
+static int exec_with(const cli_verb *v, int argc, char **argv, json_t *add_write)
 {
     bool tty = false, raw = false, add_net = false;
     const char *dir = NULL, *shell_cmd = NULL, *name = NULL;
@@ -678,12 +707,12 @@ static int exec_with(int argc, char **argv, json_t *add_write)
         {"add-write", required_argument, NULL, 2}, {"add-net", no_argument, NULL, 3},
         {"justification", required_argument, NULL, 4}, {"prefix-rule", required_argument, NULL, 5},
         SANDBOX_LONGOPTS, HELP_OPTION, {0}};
-    sandbox_opts so = {0};
+    cli_sandbox_opts so = {0};
     int o;
     while ((o = getopt_long(argc, argv, "+tC:y:m:rc:n:P:w:R:D:h", opts, NULL)) != -1) {
-        int sr = sandbox_opt(&so, o, optarg);
+        int sr = cli_sandbox_opt(v, &so, o, optarg);
         if (sr < 0) {
-            sandbox_opts_free(&so);
+            cli_sandbox_opts_free(&so);
             return EXIT_USAGE;
         }
         if (sr > 0)
@@ -693,11 +722,11 @@ static int exec_with(int argc, char **argv, json_t *add_write)
         case 'C': dir = optarg; break;
         case 'y':
             if (parse_yield(optarg, &yield) < 0)
-                return usage_error("--yield wants milliseconds, a whole number (clamped to 250..30000)");
+                return cli_usage_error(v, "--yield wants milliseconds, a whole number (clamped to 250..30000)");
             break;
         case 'm':
-            if (parse_int(optarg, 0, INT32_MAX, &max_tokens) < 0)
-                return usage_error("--max-tokens wants a whole number");
+            if (cli_parse_int(optarg, 0, INT32_MAX, &max_tokens) < 0)
+                return cli_usage_error(v, "--max-tokens wants a whole number");
             break;
         case 'r': raw = true; break;
         case 'c': shell_cmd = optarg; break;
@@ -712,23 +741,23 @@ static int exec_with(int argc, char **argv, json_t *add_write)
         case 3: add_net = true; break;
         case 4: justification = optarg; break;
         case 5: prefix_rule = optarg; break;
-        case 'h': print_help(current_verb); return 0;
-        default: return option_usage();
+        case 'h': return cli_print_help(v);
+        default: return cli_option_usage(v);
         }
     }
     if (sandbox_perms && strcmp(sandbox_perms, "require_escalated") != 0 &&
         strcmp(sandbox_perms, "with_additional_permissions") != 0 && strcmp(sandbox_perms, "use_default") != 0)
-        return usage_error("--sandbox-permissions is require_escalated, with_additional_permissions or use_default");
+        return cli_usage_error(v, "--sandbox-permissions is require_escalated, with_additional_permissions or use_default");
     if ((json_array_size(add_write) || add_net) && (!sandbox_perms || strcmp(sandbox_perms, "with_additional_permissions")))
-        return usage_error("--add-write and --add-net go with --sandbox-permissions with_additional_permissions");
+        return cli_usage_error(v, "--add-write and --add-net go with --sandbox-permissions with_additional_permissions");
     int err_status = raw ? EXIT_OWN_ERR : EXIT_ERR;
     if (!shell_cmd && optind >= argc)
-        return usage_error("no command given (corral exec -- CMD [ARG...], or -c 'SHELL COMMAND')");
+        return cli_usage_error(v, "no command given (corral exec -- CMD [ARG...], or -c 'SHELL COMMAND')");
     if (shell_cmd && optind < argc)
-        return usage_error("give either -c 'COMMAND' or -- CMD ARGS, not both");
+        return cli_usage_error(v, "give either -c 'COMMAND' or -- CMD ARGS, not both");
     json_t *req = json_pack("{s:s, s:b}", "cmd", "exec", "tty", tty);
-    sandbox_opts_apply(&so, req);
-    char *cwd = dir ? realpath(dir, NULL) : current_dir();
+    cli_sandbox_opts_apply(&so, req);
+    char *cwd = dir ? realpath(dir, NULL) : cli_current_dir();
     if (!cwd) {
         json_decref(req);
         fprintf(stderr, "corral: cannot use directory '%s': %s\n", dir, strerror(errno));
@@ -746,7 +775,7 @@ static int exec_with(int argc, char **argv, json_t *add_write)
         json_object_set_new(req, "command", s);
     } else {
         int bad;
-        json_t *a = argv_to_json(argc - optind, argv + optind, &bad);
+        json_t *a = cli_argv_to_json(argc - optind, argv + optind, &bad);
         if (!a) {
             json_decref(req);
             fprintf(stderr, "corral: argument %d is not valid UTF-8\n", bad + 1);
@@ -779,7 +808,7 @@ static int exec_with(int argc, char **argv, json_t *add_write)
     }
 
     client_t c;
-    if (connect_or_fail(&c, true) < 0) {
+    if (cli_connect(&c, true) < 0) {
         json_decref(req);
         return err_status;
     }
@@ -811,13 +840,49 @@ static int exec_with(int argc, char **argv, json_t *add_write)
     return status;
 }
 
-static int verb_exec(int argc, char **argv)
+static int verb_exec(const cli_verb *v, int argc, char **argv)
 {
     json_t *add_write = json_array();
-    int rc = exec_with(argc, argv, add_write);
+    int rc = exec_with(v, argc, argv, add_write);
     json_decref(add_write);
     return rc;
 }
+
+const cli_verb cli_verb_exec = {
+    .name = "exec",
+    .usage = "exec [--tty] [-C DIR] [--yield MS] [--max-tokens N] [--raw] [-n NAME] [SANDBOX OPTIONS] "
+             "[--sandbox-permissions P [--add-write PATH]... [--add-net]] "
+             "[--justification TEXT] [--prefix-rule TOKENS] "
+             "(-- CMD [ARG...] | -c 'COMMAND')",
+    .help = "Run a command the way an agent's exec_command does and print the reply\n"
+            "envelope (Chunk ID, Wall time, exit code or session id, Original token\n"
+            "count, Output).  A command still running after the yield keeps running:\n"
+            "use its session id with corral poll and corral send.\n\n"
+            "  -t, --tty             run on a terminal (stdin stays open for send);\n"
+            "                        default: pipes, stdin closed\n"
+            "  -C, --directory DIR   working directory (default: the current directory)\n"
+            "  -y, --yield MS        wait this long for output (250..30000, default 10000)\n"
+            "  -m, --max-tokens N    output budget in tokens of 4 bytes (default 10000)\n"
+            "  -c, --command STRING  run STRING with your shell (SHELL -lc STRING)\n"
+            "  -n, --name NAME       a name to show in lists\n"
+            "  -r, --raw             print the command's output as it comes, untruncated,\n"
+            "                        and exit with its status (128+N for signal N); corral's\n"
+            "                        own errors exit 125.  Interrupting corral kills the command.\n"
+            "On a terminal, control characters in the output show as cat -v shows them\n"
+            "(^[ for ESC), so the command's escape sequences cannot act on it; to a pipe\n"
+            "the output is unchanged (exact bytes with --raw).  The same for send and poll.\n"
+            "\nEvery command passes corral's exec policy first (corral.rules(5)): a forbidden\n"
+            "one is refused, one that needs approval waits until someone answers in the\n"
+            "supervisor screen or with corral approve/deny; a denial exits 1 (125 with --raw)\n"
+            "with the user's note if one was typed.\n"
+            "  --sandbox-permissions require_escalated|with_additional_permissions\n"
+            "                        ask to run without the sandbox, or with more in it\n"
+            "  --add-write PATH      (with_additional_permissions) a writable path\n"
+            "  --add-net             (with_additional_permissions) network access\n"
+            "  --justification TEXT  why, shown to the person who answers\n"
+            "  --prefix-rule 'TOKENS' the rule to save if they answer \"always\" (p)\n" SANDBOX_HELP,
+    .run = verb_exec,
+};
 
 /* ---- send / poll ------------------------------------------------------------------- */
 
@@ -865,7 +930,7 @@ static int write_stdin(long id, const char *chars, size_t len, long yield, long 
     json_t *text = json_stringn(chars, len);
     if (!text) {
         json_decref(req);
-        return fail("the text to send is not valid UTF-8");
+        return cli_fail("the text to send is not valid UTF-8");
     }
     json_object_set_new(req, "chars", text);
     if (yield >= 0)
@@ -880,7 +945,7 @@ static int write_stdin(long id, const char *chars, size_t len, long yield, long 
     return 0;
 }
 
-static int send_or_poll(int argc, char **argv, bool is_send)
+static int send_or_poll(const cli_verb *v, int argc, char **argv, bool is_send)
 {
     bool escapes = false, enter = false;
     long yield = -1, max_tokens = -1;
@@ -895,23 +960,23 @@ static int send_or_poll(int argc, char **argv, bool is_send)
         case 'E': enter = true; break;
         case 'y':
             if (parse_yield(optarg, &yield) < 0)
-                return usage_error(is_send ? "--yield wants milliseconds, a whole number (clamped to 250..30000)"
+                return cli_usage_error(v, is_send ? "--yield wants milliseconds, a whole number (clamped to 250..30000)"
                                            : "--yield wants milliseconds, a whole number (clamped to 5000 up to "
                                              "[exec] background-timeout, 300000 by default)");
             break;
         case 'm':
-            if (parse_int(optarg, 0, INT32_MAX, &max_tokens) < 0)
-                return usage_error("--max-tokens wants a whole number");
+            if (cli_parse_int(optarg, 0, INT32_MAX, &max_tokens) < 0)
+                return cli_usage_error(v, "--max-tokens wants a whole number");
             break;
-        case 'h': print_help(current_verb); return 0;
-        default: return option_usage();
+        case 'h': return cli_print_help(v);
+        default: return cli_option_usage(v);
         }
     }
     int want = is_send ? 2 : 1;
     if (argc - optind != want)
-        return usage_error(is_send ? "wants a session id and the text to send" : "wants a session id");
+        return cli_usage_error(v, is_send ? "wants a session id and the text to send" : "wants a session id");
     long id;
-    if (parse_session_id(argv[optind], &id))
+    if (cli_parse_session_id(v, argv[optind], &id))
         return EXIT_USAGE;
     if (!is_send)
         return write_stdin(id, "", 0, yield, max_tokens);
@@ -926,28 +991,47 @@ static int send_or_poll(int argc, char **argv, bool is_send)
     }
     if (len == 0) {
         free(text);
-        return usage_error("the text is empty (to wait for output, use corral poll)");
+        return cli_usage_error(v, "the text is empty (to wait for output, use corral poll)");
     }
     int rc = write_stdin(id, text, len, yield, max_tokens);
     free(text);
     return rc;
 }
 
-static int verb_send(int argc, char **argv)
+static int verb_send(const cli_verb *v, int argc, char **argv)
 {
-    return send_or_poll(argc, argv, true);
+    return send_or_poll(v, argc, argv, true);
 }
 
-static int verb_poll(int argc, char **argv)
+const cli_verb cli_verb_send = {
+    .name = "send",
+    .usage = "send [-e] [--enter] [--yield MS] ID TEXT",
+    .help = "Write TEXT to a session's terminal (write_stdin) and print the reply envelope\n"
+            "with the output that follows (yield default 250 ms, at most 30000).\n\n"
+            "  -e, --escapes   interpret \\n \\r \\t \\e \\a \\b \\\\ \\xHH in TEXT\n"
+            "      --enter     append a carriage return (the Enter key)\n"
+            "  -y, --yield MS  how long to collect output\n",
+    .run = verb_send,
+};
+
+static int verb_poll(const cli_verb *v, int argc, char **argv)
 {
-    return send_or_poll(argc, argv, false);
+    return send_or_poll(v, argc, argv, false);
 }
+
+const cli_verb cli_verb_poll = {
+    .name = "poll",
+    .usage = "poll [--yield MS] ID",
+    .help = "Collect a session's new output without writing (an empty write_stdin): waits\n"
+            "up to the yield (5000..300000 ms, default 5000) unless the process ends.\n",
+    .run = verb_poll,
+};
 
 /* ---- screen, kill, pin, resize ---------------------------------------------------- */
 
 /* Parse "[options] ID" with only --help and the given flag; returns the
  * index of ID in argv or -1 (status in *rc). */
-static int simple_id_verb(int argc, char **argv, const char *flag, bool *flag_set, long *id, int *rc)
+static int simple_id_verb(const cli_verb *v, int argc, char **argv, const char *flag, bool *flag_set, long *id, int *rc)
 {
     struct option opts[] = {{flag ? flag : "no-such-option", no_argument, NULL, 'f'}, HELP_OPTION, {0}};
     int o;
@@ -956,30 +1040,30 @@ static int simple_id_verb(int argc, char **argv, const char *flag, bool *flag_se
         if (o == 'f' && flag_set)
             *flag_set = true;
         else if (o == 'h') {
-            print_help(current_verb);
+            cli_print_help(v);
             return -1;
         } else {
-            *rc = option_usage();
+            *rc = cli_option_usage(v);
             return -1;
         }
     }
     if (argc - optind != 1) {
-        *rc = usage_error("wants one session id");
+        *rc = cli_usage_error(v, "wants one session id");
         return -1;
     }
-    if (parse_session_id(argv[optind], id)) {
+    if (cli_parse_session_id(v, argv[optind], id)) {
         *rc = EXIT_USAGE;
         return -1;
     }
     return optind;
 }
 
-static int verb_screen(int argc, char **argv)
+static int verb_screen(const cli_verb *v, int argc, char **argv)
 {
     bool history = false;
     long id;
     int rc;
-    if (simple_id_verb(argc, argv, "history", &history, &id, &rc) < 0)
+    if (simple_id_verb(v, argc, argv, "history", &history, &id, &rc) < 0)
         return rc;
     json_t *r = cli_request(json_pack("{s:s, s:i, s:b}", "cmd", "screen", "session", (int)id, "history", history));
     if (!r)
@@ -990,11 +1074,19 @@ static int verb_screen(int argc, char **argv)
     return 0;
 }
 
-static int verb_kill(int argc, char **argv)
+const cli_verb cli_verb_screen = {
+    .name = "screen",
+    .usage = "screen [--history] ID",
+    .help = "Print a session's current screen as text, from the server's terminal model.\n\n"
+            "      --history  include the scrollback above the screen\n",
+    .run = verb_screen,
+};
+
+static int verb_kill(const cli_verb *v, int argc, char **argv)
 {
     long id;
     int rc;
-    if (simple_id_verb(argc, argv, NULL, NULL, &id, &rc) < 0)
+    if (simple_id_verb(v, argc, argv, NULL, NULL, &id, &rc) < 0)
         return rc;
     json_t *r = cli_request(json_pack("{s:s, s:i}", "cmd", "kill", "session", (int)id));
     if (!r)
@@ -1004,12 +1096,19 @@ static int verb_kill(int argc, char **argv)
     return 0;
 }
 
-static int verb_pin(int argc, char **argv)
+const cli_verb cli_verb_kill = {
+    .name = "kill",
+    .usage = "kill ID",
+    .help = "End a session's whole process tree and wait until it is gone.\n",
+    .run = verb_kill,
+};
+
+static int verb_pin(const cli_verb *v, int argc, char **argv)
 {
     bool off = false;
     long id;
     int rc;
-    if (simple_id_verb(argc, argv, "off", &off, &id, &rc) < 0)
+    if (simple_id_verb(v, argc, argv, "off", &off, &id, &rc) < 0)
         return rc;
     json_t *r = cli_request(json_pack("{s:s, s:i, s:b}", "cmd", "pin", "session", (int)id, "pinned", !off));
     if (!r)
@@ -1019,8 +1118,15 @@ static int verb_pin(int argc, char **argv)
     return 0;
 }
 
+const cli_verb cli_verb_pin = {
+    .name = "pin",
+    .usage = "pin [--off] ID",
+    .help = "Pin a session so the store never prunes it (--off to unpin).\n",
+    .run = verb_pin,
+};
+
 /* corral rm ID... | --exited */
-static int verb_rm(int argc, char **argv)
+static int verb_rm(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {{"exited", no_argument, NULL, 'e'}, HELP_OPTION, {0}};
     bool exited = false;
@@ -1029,12 +1135,12 @@ static int verb_rm(int argc, char **argv)
         if (o == 'e')
             exited = true;
         else if (o == 'h')
-            return print_help(current_verb), 0;
+            return cli_print_help(v);
         else
-            return usage_error("unknown option");
+            return cli_usage_error(v, "unknown option");
     }
     if (exited == (optind < argc))
-        return usage_error(exited ? "give session ids or --exited, not both" : "wants session ids or --exited");
+        return cli_usage_error(v, exited ? "give session ids or --exited, not both" : "wants session ids or --exited");
     json_t *req = json_pack("{s:s}", "cmd", "rm");
     if (exited) {
         json_object_set_new(req, "exited", json_true());
@@ -1042,7 +1148,7 @@ static int verb_rm(int argc, char **argv)
         json_t *ids = json_array();
         for (int i = optind; i < argc; i++) {
             long id;
-            if (parse_session_id(argv[i], &id)) {
+            if (cli_parse_session_id(v, argv[i], &id)) {
                 json_decref(ids);
                 json_decref(req);
                 return EXIT_USAGE;
@@ -1065,23 +1171,34 @@ static int verb_rm(int argc, char **argv)
     return 0;
 }
 
-static int verb_resize(int argc, char **argv)
+const cli_verb cli_verb_rm = {
+    .name = "rm",
+    .usage = "rm ID... | rm --exited",
+    .help = "Remove exited sessions from the store (and from every list and screen).\n"
+            "Their directories under the state directory, with the log and the\n"
+            "recording, stay on disk.  A running session is refused, and then nothing is\n"
+            "removed: end it first with corral kill.\n\n"
+            "  -e, --exited  every exited session but the pinned ones\n",
+    .run = verb_rm,
+};
+
+static int verb_resize(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {HELP_OPTION, {0}};
     int o;
     while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         if (o == 'h')
-            return print_help(current_verb), 0;
-        return option_usage();
+            return cli_print_help(v);
+        return cli_option_usage(v);
     }
     if (argc - optind != 2)
-        return usage_error("wants a session id and COLSxROWS");
+        return cli_usage_error(v, "wants a session id and COLSxROWS");
     long id;
     int rows, cols;
-    if (parse_session_id(argv[optind], &id))
+    if (cli_parse_session_id(v, argv[optind], &id))
         return EXIT_USAGE;
     if (parse_size(argv[optind + 1], &cols, &rows) < 0)
-        return usage_error("size wants COLSxROWS, e.g. 120x40 (each 1..1000)");
+        return cli_usage_error(v, "size wants COLSxROWS, e.g. 120x40 (each 1..1000)");
     json_t *r = cli_request(json_pack("{s:s, s:i, s:i, s:i}", "cmd", "resize", "session", (int)id, "cols", cols,
                                "rows", rows));
     if (!r)
@@ -1090,69 +1207,222 @@ static int verb_resize(int argc, char **argv)
     return 0;
 }
 
-static int verb_sandbox(int argc, char **argv)
+const cli_verb cli_verb_resize = {
+    .name = "resize",
+    .usage = "resize ID COLSxROWS",
+    .help = "Resize a session's terminal.\n",
+    .run = verb_resize,
+};
+
+static int verb_sandbox(const cli_verb *v, int argc, char **argv)
 {
-    return cli_sandbox(argc, argv, current_verb->usage, current_verb->help);
+    return cli_sandbox(argc, argv, v->usage, v->help);
 }
 
-static int verb_policy(int argc, char **argv)
+const cli_verb cli_verb_sandbox = {
+    .name = "sandbox",
+    .usage = "sandbox [--profile P] [-w PATH]... [-r PATH]... [--deny PATH]... [--net off|proxy|full] [--print-plan] "
+             "[--allow-home-workspace] [-C DIR] -- CMD [ARG...]",
+    .help = "Run one command in corral's sandbox, without a server: standard input and\n"
+            "output pass straight through; the exit status is the command's (128+N for\n"
+            "signal N; 125 when corral itself fails).\n\n"
+            "  -p, --profile P     read-only, workspace-write (default), full (no sandbox),\n"
+            "                      or a [profile \"P\"] section of the config file\n"
+            "  -w, --write PATH    also writable\n"
+            "  -r, --read PATH     also readable (with an empty root, :minimal)\n"
+            "  -d, --deny PATH     hidden: an empty, unreadable directory or file\n"
+            "      --net MODE      off (default): a network namespace with loopback only;\n"
+            "                      full: the host's network (proxy needs the server)\n"
+            "  -C, --directory DIR the workspace and working directory (default: here)\n"
+            "      --allow-home-workspace  allow a writable workspace or write root that is\n"
+            "                      your home directory, / or above it\n"
+            "      --print-plan    print what would be done (mounts in order, namespaces,\n"
+            "                      filter, limits, environment) and exit\n\n"
+            "Deny beats write beats read; the more specific path wins.  See docs/sandbox.md.\n",
+    .run = verb_sandbox,
+};
+
+static int verb_policy(const cli_verb *v, int argc, char **argv)
 {
-    return cli_policy(argc, argv, current_verb->usage, current_verb->help);
+    return cli_policy(argc, argv, v->usage, v->help);
 }
 
-static int verb_trust(int argc, char **argv)
+const cli_verb cli_verb_policy = {
+    .name = "policy",
+    .usage = "policy check [--rules F]... [--pretty] [--resolve-host-executables] -- CMD...",
+    .help = "Print what the exec-policy rules in the files F decide for a command, exactly\n"
+            "as 'codex execpolicy check' does: one JSON line with every matching prefix\n"
+            "rule, in order, and the strictest decision (forbidden > prompt > allow);\n"
+            "{\"matchedRules\":[]} when none matches.  The command is matched as given\n"
+            "(no shell parsing).  A rules file with an error is reported as FILE:LINE:COLUMN\n"
+            "and exits 1.  See corral.rules(5).\n\n"
+            "  -r, --rules F                 a rules file (required; repeatable, loaded in order)\n"
+            "      --pretty                  indented JSON\n"
+            "      --resolve-host-executables  an absolute program without rules of its own\n"
+            "                                uses its basename's, as host_executable() allows\n",
+    .run = verb_policy,
+};
+
+static int verb_trust(const cli_verb *v, int argc, char **argv)
 {
-    return cli_trust(argc, argv, current_verb->usage, current_verb->help);
+    return cli_trust(argc, argv, v->usage, v->help);
 }
 
-static int verb_approvals(int argc, char **argv)
+const cli_verb cli_verb_trust = {
+    .name = "trust",
+    .usage = "trust DIR | trust --list | trust --remove DIR",
+    .help = "Trust a workspace: commands run in DIR (exactly; not its subdirectories) are\n"
+            "also judged by the rules in DIR/.corral/rules/*.rules, loaded after your own.\n"
+            "Trust only a directory whose rules you have read.  Trust is pinned to\n"
+            "DIR/.corral/rules as they are now: any change stops them loading until you\n"
+            "run corral trust DIR again.  The list is kept in ~/.config/corral/trusted;\n"
+            "a running server picks changes up at once.\n\n"
+            "  -l, --list      print each trusted directory and whether its rules are\n"
+            "                  still the ones trusted\n"
+            "  -r, --remove    stop trusting DIR\n",
+    .run = verb_trust,
+};
+
+static int verb_approvals(const cli_verb *v, int argc, char **argv)
 {
-    return cli_approvals(argc, argv, current_verb->usage, current_verb->help);
+    return cli_approvals(argc, argv, v->usage, v->help);
 }
 
-static int verb_approve(int argc, char **argv)
+const cli_verb cli_verb_approvals = {
+    .name = "approvals",
+    .usage = "approvals [--json]",
+    .help = "List the requests waiting for approval, oldest first: id, who asks, age,\n"
+            "the whole command (shell-quoted, never cut; invisible characters escaped as\n"
+            "in bash's $'...'), its kind, directory and permissions (and whether it runs\n"
+            "OUTSIDE the sandbox), why the policy asks and the agent's reason.\n",
+    .run = verb_approvals,
+};
+
+static int verb_approve(const cli_verb *v, int argc, char **argv)
 {
-    return cli_approve(argc, argv, current_verb->usage, current_verb->help);
+    return cli_approve(argc, argv, v->usage, v->help);
 }
 
-static int verb_deny(int argc, char **argv)
+const cli_verb cli_verb_approve = {
+    .name = "approve",
+    .usage = "approve [--session | --persist] ID",
+    .help = "Approve request ID: once (default), --session (this exact request for the rest\n"
+            "of the requester's session), or --persist (and save a prefix_rule in\n"
+            "~/.config/corral/rules/default.rules).  For a network host: once is this\n"
+            "connection, --session the host (protocol and port) for the session, --persist\n"
+            "saves network_rule(host=..., decision=\"allow\").  The first answer wins.\n",
+    .run = verb_approve,
+};
+
+static int verb_deny(const cli_verb *v, int argc, char **argv)
 {
-    return cli_deny(argc, argv, current_verb->usage, current_verb->help);
+    return cli_deny(argc, argv, v->usage, v->help);
 }
 
-static int verb_escalate(int argc, char **argv)
+const cli_verb cli_verb_deny = {
+    .name = "deny",
+    .usage = "deny [--note TEXT] [--stop] [--persist] ID",
+    .help = "Deny request ID; --note tells the agent what to do instead; --stop also ends\n"
+            "what asked (a command from inside a session).  For a network host, --persist\n"
+            "also denies it for the session and saves network_rule(host=...,\n"
+            "decision=\"deny\") in ~/.config/corral/rules/default.rules.  Options may\n"
+            "follow the ID.\n",
+    .run = verb_deny,
+};
+
+static int verb_escalate(const cli_verb *v, int argc, char **argv)
 {
-    return cli_escalate(argc, argv, current_verb->usage, current_verb->help);
+    return cli_escalate(argc, argv, v->usage, v->help);
 }
 
-static int verb_replay(int argc, char **argv)
+const cli_verb cli_verb_escalate = {
+    .name = "escalate",
+    .usage = "escalate [-w PATH]... [--net] [--reason TEXT] -- CMD [ARG...]",
+    .help = "Inside a corral session: ask the user to run CMD outside the session's\n"
+            "sandbox, or with -w/--net in a wider one.  The request goes to the supervisor\n"
+            "screen (or corral approvals) over the session's channel; once approved CMD\n"
+            "runs with this terminal as its stdin, stdout and stderr, and corral escalate\n"
+            "exits with its status.  Denied or refused: exit 126 with the reason (and the\n"
+            "user's note).\n\n"
+            "  -w, --write PATH   also writable (repeatable)\n"
+            "  -N, --net          with network access\n"
+            "  -r, --reason TEXT  why, shown to the user\n",
+    .run = verb_escalate,
+};
+
+static int verb_replay(const cli_verb *v, int argc, char **argv)
 {
-    return cli_replay(argc, argv, current_verb->usage, current_verb->help);
+    return cli_replay(argc, argv, v->usage, v->help);
 }
 
-static int verb_demo(int argc, char **argv)
+const cli_verb cli_verb_replay = {
+    .name = "replay",
+    .usage = "replay [--speed X] [--idle-limit S] [--from N] SESSION|FILE.cast|FILE.tar.gz",
+    .help = "Play a session's recording (its output.cast, which stays after the session\n"
+            "and the server are gone), a .cast file, or a corral export in the terminal,\n"
+            "through corral's own terminal model: the recorded program's escape sequences\n"
+            "never reach your terminal (no title, clipboard, mode or query), only its\n"
+            "screen, drawn by corral.  Pauses longer than the idle limit are cut.  While\n"
+            "it plays: space pauses, + and - change the speed, n and p jump to the next\n"
+            "and previous command, q quits.  To a pipe, or with --speed 0, it prints only\n"
+            "the screen as the recording ends (as text to a pipe, like corral screen).\n\n"
+            "  -s, --speed X       play X times as fast (default 1); 0: the end at once\n"
+            "  -i, --idle-limit S  cut pauses to S seconds (default: the recording's\n"
+            "                      idle_time_limit, else 2); 0 keeps every pause\n"
+            "  -f, --from N        start where command N starts (its \"cmd N:\" marker),\n"
+            "                      with the screen as it was there\n"
+            "SESSION is an id from corral ls (ID.N for an older session's recording kept\n"
+            "under that id); a file named like an id is given as ./NAME.\n",
+    .run = verb_replay,
+};
+
+static int verb_demo(const cli_verb *v, int argc, char **argv)
 {
-    return cli_demo(argc, argv, current_verb->usage, current_verb->help);
+    return cli_demo(argc, argv, v->usage, v->help);
 }
 
-static int verb_doctor(int argc, char **argv)
+const cli_verb cli_verb_demo = {
+    .name = "demo",
+    .usage = "demo [--theme NAME]",
+    .help = "Start a few scripted sessions that show what corral does (live output, a\n"
+            "long-running process, a failing command, a shell to type into, an agent's\n"
+            "processes grouped apart from yours) in a scratch workspace, then open the\n"
+            "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
+            "a terminal it only starts them (corral attach shows them later).\n",
+    .run = verb_demo,
+};
+
+static int verb_doctor(const cli_verb *v, int argc, char **argv)
 {
-    return cli_doctor(argc, argv, current_verb->usage, current_verb->help);
+    return cli_doctor(argc, argv, v->usage, v->help);
 }
 
-static int verb_version(int argc, char **argv)
+const cli_verb cli_verb_doctor = {
+    .name = "doctor",
+    .usage = "doctor",
+    .help = "Print what this kernel supports for the sandbox (user and network namespaces,\n"
+            "seccomp, the Landlock ABI, cgroup delegation, TIOCSTI), try a real sandbox,\n"
+            "and say what corral will therefore enforce.  Then list the exec-policy rules\n"
+            "files a command run here would be judged by (built-in, yours, this\n"
+            "workspace's when trusted), each with its FILE:LINE:COLUMN error if it has\n"
+            "one.  Exits 1 when sandboxes cannot run here (corral then refuses to start\n"
+            "sandboxed commands) or a rules file cannot be loaded.\n",
+    .run = verb_doctor,
+};
+
+static int verb_version(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {HELP_OPTION, {0}};
     int o;
     while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         if (o == 'h')
-            return print_help(current_verb), 0;
-        return option_usage();
+            return cli_print_help(v);
+        return cli_option_usage(v);
     }
     printf("%s (protocol %d)\n", PACKAGE_STRING, PROTO_VERSION);
     client_t c;
     char err[1024];
-    if (client_connect(&c, client_name(), false, err, sizeof err) == 0) {
+    if (client_connect(&c, cli_client_name(), false, err, sizeof err) == 0) {
         printf("server: %s, pid %lld\n", json_string_value(json_object_get(c.hello, "server")),
                (long long)json_integer_value(json_object_get(c.hello, "pid")));
         client_close(&c);
@@ -1162,12 +1432,46 @@ static int verb_version(int argc, char **argv)
     return 0;
 }
 
+const cli_verb cli_verb_version = {
+    .name = "version",
+    .usage = "version",
+    .help = "Print corral's version and the running server's.\n",
+    .run = verb_version,
+};
+
 /* ---- mcp ------------------------------------------------------------------------- */
 
-static int verb_mcp(int argc, char **argv)
+static int verb_mcp(const cli_verb *v, int argc, char **argv)
 {
-    return mcp_main(argc, argv, current_verb->usage, current_verb->help);
+    return mcp_main(argc, argv, v->usage, v->help);
 }
+
+const cli_verb cli_verb_mcp = {
+    .name = "mcp",
+    .usage = "mcp [--name NAME] [--profile P] [--net MODE] [--approval-policy POLICY] [-C DIR] [--yield-cap SECONDS] "
+             "[--print-config codex|claude|json]",
+    .help = "An MCP server on stdin and stdout for an agent (Codex CLI, Claude Code, any MCP\n"
+            "client): its exec_command and write_stdin tools are the Codex CLI's, and every\n"
+            "command they run is a sandboxed corral session, shown in the supervisor screen\n"
+            "under the agent's name, its escalations approved there (or with corral approve).\n"
+            "See docs/mcp.md.\n\n"
+            "  -n, --name NAME       the name its sessions are grouped under (default: from\n"
+            "                        the client: codex, claude, or the name it gives)\n"
+            "  -P, --profile P       sandbox profile of its commands (default: the config's)\n"
+            "      --net MODE        off, proxy or full (default: the profile's)\n"
+            "      --approval-policy P  on-request, unless-trusted, never or granular\n"
+            "  -C, --directory DIR   the workspace: where its commands may write, and where\n"
+            "                        they run unless a call names another workdir (default:\n"
+            "                        where the client starts it)\n"
+            "      --yield-cap S     no call waits longer than S seconds for output (5..3600,\n"
+            "                        default 50): keep it below the client's tool timeout\n"
+            "      --print-config codex|claude|json\n"
+            "                        print what registers this command (with these options)\n"
+            "                        with Codex CLI, Claude Code or a generic mcpServers JSON\n"
+            "\nSIGTERM or the end of stdin ends it; the commands it started keep running\n"
+            "in the corral server (corral ls) until they end, are pruned or killed.\n",
+    .run = verb_mcp,
+};
 
 /* ---- the table -------------------------------------------------------------------- */
 
@@ -1187,7 +1491,7 @@ int cli_run_tui(const tui_options *opt)
     return tui_fn(opt);
 }
 
-static int verb_attach(int argc, char **argv)
+static int verb_attach(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {{"theme", required_argument, NULL, 'T'}, HELP_OPTION, {0}};
     tui_options o = {0};
@@ -1195,223 +1499,133 @@ static int verb_attach(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         switch (ch) {
         case 'T': o.theme = optarg; break;
-        case 'h': print_help(current_verb); return 0;
-        default: return option_usage();
+        case 'h': return cli_print_help(v);
+        default: return cli_option_usage(v);
         }
     }
     long id = 0;
-    if (optind < argc && parse_session_id(argv[optind], &id))
+    if (optind < argc && cli_parse_session_id(v, argv[optind], &id))
         return EXIT_USAGE;
     if (optind + 1 < argc)
-        return usage_error("one session id at most");
+        return cli_usage_error(v, "one session id at most");
     o.attach_id = (int)id;
     return cli_run_tui(&o);
 }
 
-static const verb verbs[] = {
-    {"server", verb_server, "server [--foreground] [--stop]",
-     "Start the corral server in the background (every other verb also starts it\n"
-     "when none answers).  One server runs per socket: a second start says which\n"
-     "pid serves.\n\n"
-     "  -f, --foreground  run in this process, logging to stderr\n"
-     "  -s, --stop        stop the running server: every session's process tree is\n"
-     "                    killed, logs and recordings are flushed, the socket removed\n"},
-    {"ls", verb_ls, "ls [--json]",
-     "List the sessions in the process store, most recently used first: id, name,\n"
-     "state (running, exited N, killed SIGNAL), sandbox profile, the client that\n"
-     "created it, age and command.\n\n"
-     "  -j, --json  print the server's JSON instead of a table\n"},
-    {"new", verb_new, "new [-n NAME] [-C DIR] [--pin] [--size COLSxROWS] [SANDBOX OPTIONS] [-- CMD [ARG...]]",
-     "Start an interactive session on a terminal (default: your shell) and print\n"
-     "its id.\n\n"
-     "  -n, --name NAME       a name to show in lists\n"
-     "  -C, --directory DIR   where it starts (default: the current directory)\n"
-     "  -p, --pin             never prune this session from the store\n"
-     "  -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)\n" SANDBOX_HELP},
-    {"exec", verb_exec,
-     "exec [--tty] [-C DIR] [--yield MS] [--max-tokens N] [--raw] [-n NAME] [SANDBOX OPTIONS] "
-     "[--sandbox-permissions P [--add-write PATH]... [--add-net]] [--justification TEXT] [--prefix-rule TOKENS] "
-     "(-- CMD [ARG...] | -c 'COMMAND')",
-     "Run a command the way an agent's exec_command does and print the reply\n"
-     "envelope (Chunk ID, Wall time, exit code or session id, Original token\n"
-     "count, Output).  A command still running after the yield keeps running:\n"
-     "use its session id with corral poll and corral send.\n\n"
-     "  -t, --tty             run on a terminal (stdin stays open for send);\n"
-     "                        default: pipes, stdin closed\n"
-     "  -C, --directory DIR   working directory (default: the current directory)\n"
-     "  -y, --yield MS        wait this long for output (250..30000, default 10000)\n"
-     "  -m, --max-tokens N    output budget in tokens of 4 bytes (default 10000)\n"
-     "  -c, --command STRING  run STRING with your shell (SHELL -lc STRING)\n"
-     "  -n, --name NAME       a name to show in lists\n"
-     "  -r, --raw             print the command's output as it comes, untruncated,\n"
-     "                        and exit with its status (128+N for signal N); corral's\n"
-     "                        own errors exit 125.  Interrupting corral kills the command.\n"
-     "On a terminal, control characters in the output show as cat -v shows them\n"
-     "(^[ for ESC), so the command's escape sequences cannot act on it; to a pipe\n"
-     "the output is unchanged (exact bytes with --raw).  The same for send and poll.\n"
-     "\nEvery command passes corral's exec policy first (corral.rules(5)): a forbidden\n"
-     "one is refused, one that needs approval waits until someone answers in the\n"
-     "supervisor screen or with corral approve/deny; a denial exits 1 (125 with --raw)\n"
-     "with the user's note if one was typed.\n"
-     "  --sandbox-permissions require_escalated|with_additional_permissions\n"
-     "                        ask to run without the sandbox, or with more in it\n"
-     "  --add-write PATH      (with_additional_permissions) a writable path\n"
-     "  --add-net             (with_additional_permissions) network access\n"
-     "  --justification TEXT  why, shown to the person who answers\n"
-     "  --prefix-rule 'TOKENS' the rule to save if they answer \"always\" (p)\n" SANDBOX_HELP},
-    {"send", verb_send, "send [-e] [--enter] [--yield MS] ID TEXT",
-     "Write TEXT to a session's terminal (write_stdin) and print the reply envelope\n"
-     "with the output that follows (yield default 250 ms, at most 30000).\n\n"
-     "  -e, --escapes   interpret \\n \\r \\t \\e \\a \\b \\\\ \\xHH in TEXT\n"
-     "      --enter     append a carriage return (the Enter key)\n"
-     "  -y, --yield MS  how long to collect output\n"},
-    {"poll", verb_poll, "poll [--yield MS] ID",
-     "Collect a session's new output without writing (an empty write_stdin): waits\n"
-     "up to the yield (5000..300000 ms, default 5000) unless the process ends.\n"},
-    {"screen", verb_screen, "screen [--history] ID",
-     "Print a session's current screen as text, from the server's terminal model.\n\n"
-     "      --history  include the scrollback above the screen\n"},
-    {"replay", verb_replay, "replay [--speed X] [--idle-limit S] [--from N] SESSION|FILE.cast|FILE.tar.gz",
-     "Play a session's recording (its output.cast, which stays after the session\n"
-     "and the server are gone), a .cast file, or a corral export in the terminal,\n"
-     "through corral's own terminal model: the recorded program's escape sequences\n"
-     "never reach your terminal (no title, clipboard, mode or query), only its\n"
-     "screen, drawn by corral.  Pauses longer than the idle limit are cut.  While\n"
-     "it plays: space pauses, + and - change the speed, n and p jump to the next\n"
-     "and previous command, q quits.  To a pipe, or with --speed 0, it prints only\n"
-     "the screen as the recording ends (as text to a pipe, like corral screen).\n\n"
-     "  -s, --speed X       play X times as fast (default 1); 0: the end at once\n"
-     "  -i, --idle-limit S  cut pauses to S seconds (default: the recording's\n"
-     "                      idle_time_limit, else 2); 0 keeps every pause\n"
-     "  -f, --from N        start where command N starts (its \"cmd N:\" marker),\n"
-     "                      with the screen as it was there\n"
-     "SESSION is an id from corral ls (ID.N for an older session's recording kept\n"
-     "under that id); a file named like an id is given as ./NAME.\n"},
-    {"kill", verb_kill, "kill ID",
-     "End a session's whole process tree and wait until it is gone.\n"},
-    {"pin", verb_pin, "pin [--off] ID",
-     "Pin a session so the store never prunes it (--off to unpin).\n"},
-    {"rm", verb_rm, "rm ID... | rm --exited",
-     "Remove exited sessions from the store (and from every list and screen).\n"
-     "Their directories under the state directory, with the log and the\n"
-     "recording, stay on disk.  A running session is refused, and then nothing is\n"
-     "removed: end it first with corral kill.\n\n"
-     "  -e, --exited  every exited session but the pinned ones\n"},
-    {"resize", verb_resize, "resize ID COLSxROWS",
-     "Resize a session's terminal.\n"},
-    {"sandbox", verb_sandbox,
-     "sandbox [--profile P] [-w PATH]... [-r PATH]... [--deny PATH]... [--net off|proxy|full] [--print-plan] "
-     "[--allow-home-workspace] [-C DIR] -- CMD [ARG...]",
-     "Run one command in corral's sandbox, without a server: standard input and\n"
-     "output pass straight through; the exit status is the command's (128+N for\n"
-     "signal N; 125 when corral itself fails).\n\n"
-     "  -p, --profile P     read-only, workspace-write (default), full (no sandbox),\n"
-     "                      or a [profile \"P\"] section of the config file\n"
-     "  -w, --write PATH    also writable\n"
-     "  -r, --read PATH     also readable (with an empty root, :minimal)\n"
-     "  -d, --deny PATH     hidden: an empty, unreadable directory or file\n"
-     "      --net MODE      off (default): a network namespace with loopback only;\n"
-     "                      full: the host's network (proxy needs the server)\n"
-     "  -C, --directory DIR the workspace and working directory (default: here)\n"
-     "      --allow-home-workspace  allow a writable workspace or write root that is\n"
-     "                      your home directory, / or above it\n"
-     "      --print-plan    print what would be done (mounts in order, namespaces,\n"
-     "                      filter, limits, environment) and exit\n\n"
-     "Deny beats write beats read; the more specific path wins.  See docs/sandbox.md.\n"},
-    {"doctor", verb_doctor, "doctor",
-     "Print what this kernel supports for the sandbox (user and network namespaces,\n"
-     "seccomp, the Landlock ABI, cgroup delegation, TIOCSTI), try a real sandbox,\n"
-     "and say what corral will therefore enforce.  Then list the exec-policy rules\n"
-     "files a command run here would be judged by (built-in, yours, this\n"
-     "workspace's when trusted), each with its FILE:LINE:COLUMN error if it has\n"
-     "one.  Exits 1 when sandboxes cannot run here (corral then refuses to start\n"
-     "sandboxed commands) or a rules file cannot be loaded.\n"},
-    {"policy", verb_policy, "policy check [--rules F]... [--pretty] [--resolve-host-executables] -- CMD...",
-     "Print what the exec-policy rules in the files F decide for a command, exactly\n"
-     "as 'codex execpolicy check' does: one JSON line with every matching prefix\n"
-     "rule, in order, and the strictest decision (forbidden > prompt > allow);\n"
-     "{\"matchedRules\":[]} when none matches.  The command is matched as given\n"
-     "(no shell parsing).  A rules file with an error is reported as FILE:LINE:COLUMN\n"
-     "and exits 1.  See corral.rules(5).\n\n"
-     "  -r, --rules F                 a rules file (required; repeatable, loaded in order)\n"
-     "      --pretty                  indented JSON\n"
-     "      --resolve-host-executables  an absolute program without rules of its own\n"
-     "                                uses its basename's, as host_executable() allows\n"},
-    {"trust", verb_trust, "trust DIR | trust --list | trust --remove DIR",
-     "Trust a workspace: commands run in DIR (exactly; not its subdirectories) are\n"
-     "also judged by the rules in DIR/.corral/rules/*.rules, loaded after your own.\n"
-     "Trust only a directory whose rules you have read.  Trust is pinned to\n"
-     "DIR/.corral/rules as they are now: any change stops them loading until you\n"
-     "run corral trust DIR again.  The list is kept in ~/.config/corral/trusted;\n"
-     "a running server picks changes up at once.\n\n"
-     "  -l, --list      print each trusted directory and whether its rules are\n"
-     "                  still the ones trusted\n"
-     "  -r, --remove    stop trusting DIR\n"},
-    {"version", verb_version, "version", "Print corral's version and the running server's.\n"},
-    {"approvals", verb_approvals, "approvals [--json]",
-     "List the requests waiting for approval, oldest first: id, who asks, age,\n"
-     "the whole command (shell-quoted, never cut; invisible characters escaped as\n"
-     "in bash's $'...'), its kind, directory and permissions (and whether it runs\n"
-     "OUTSIDE the sandbox), why the policy asks and the agent's reason.\n"},
-    {"approve", verb_approve, "approve [--session | --persist] ID",
-     "Approve request ID: once (default), --session (this exact request for the rest\n"
-     "of the requester's session), or --persist (and save a prefix_rule in\n"
-     "~/.config/corral/rules/default.rules).  For a network host: once is this\n"
-     "connection, --session the host (protocol and port) for the session, --persist\n"
-     "saves network_rule(host=..., decision=\"allow\").  The first answer wins.\n"},
-    {"deny", verb_deny, "deny [--note TEXT] [--stop] [--persist] ID",
-     "Deny request ID; --note tells the agent what to do instead; --stop also ends\n"
-     "what asked (a command from inside a session).  For a network host, --persist\n"
-     "also denies it for the session and saves network_rule(host=...,\n"
-     "decision=\"deny\") in ~/.config/corral/rules/default.rules.  Options may\n"
-     "follow the ID.\n"},
-    {"escalate", verb_escalate, "escalate [-w PATH]... [--net] [--reason TEXT] -- CMD [ARG...]",
-     "Inside a corral session: ask the user to run CMD outside the session's\n"
-     "sandbox, or with -w/--net in a wider one.  The request goes to the supervisor\n"
-     "screen (or corral approvals) over the session's channel; once approved CMD\n"
-     "runs with this terminal as its stdin, stdout and stderr, and corral escalate\n"
-     "exits with its status.  Denied or refused: exit 126 with the reason (and the\n"
-     "user's note).\n\n"
-     "  -w, --write PATH   also writable (repeatable)\n"
-     "  -N, --net          with network access\n"
-     "  -r, --reason TEXT  why, shown to the user\n"},
-    {"demo", verb_demo, "demo [--theme NAME]",
-     "Start a few scripted sessions that show what corral does (live output, a\n"
-     "long-running process, a failing command, a shell to type into, an agent's\n"
-     "processes grouped apart from yours) in a scratch workspace, then open the\n"
-     "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
-     "a terminal it only starts them (corral attach shows them later).\n"},
-    CLI_SNAP_VERBS
-    CLI_LOG_VERBS
-    CLI_EXPORT_VERBS
-    {"mcp", verb_mcp,
-     "mcp [--name NAME] [--profile P] [--net MODE] [--approval-policy POLICY] [-C DIR] [--yield-cap SECONDS] "
-     "[--print-config codex|claude|json]",
-     "An MCP server on stdin and stdout for an agent (Codex CLI, Claude Code, any MCP\n"
-     "client): its exec_command and write_stdin tools are the Codex CLI's, and every\n"
-     "command they run is a sandboxed corral session, shown in the supervisor screen\n"
-     "under the agent's name, its escalations approved there (or with corral approve).\n"
-     "See docs/mcp.md.\n\n"
-     "  -n, --name NAME       the name its sessions are grouped under (default: from\n"
-     "                        the client: codex, claude, or the name it gives)\n"
-     "  -P, --profile P       sandbox profile of its commands (default: the config's)\n"
-     "      --net MODE        off, proxy or full (default: the profile's)\n"
-     "      --approval-policy P  on-request, unless-trusted, never or granular\n"
-     "  -C, --directory DIR   the workspace: where its commands may write, and where\n"
-     "                        they run unless a call names another workdir (default:\n"
-     "                        where the client starts it)\n"
-     "      --yield-cap S     no call waits longer than S seconds for output (5..3600,\n"
-     "                        default 50): keep it below the client's tool timeout\n"
-     "      --print-config codex|claude|json\n"
-     "                        print what registers this command (with these options)\n"
-     "                        with Codex CLI, Claude Code or a generic mcpServers JSON\n"
-     "\nSIGTERM or the end of stdin ends it; the commands it started keep running\n"
-     "in the corral server (corral ls) until they end, are pruned or killed.\n"},
-    {"attach", verb_attach, "attach [--theme NAME] [ID]",
-     "Open the supervisor screen (what plain 'corral' does on a terminal), starting\n"
-     "the server if none runs.  With ID: that session zoomed, in pane focus.\n"
-     "q detaches (sessions keep running); ? lists the keys.\n"},
+const cli_verb cli_verb_attach = {
+    .name = "attach",
+    .usage = "attach [--theme NAME] [ID]",
+    .help = "Open the supervisor screen (what plain 'corral' does on a terminal), starting\n"
+            "the server if none runs.  With ID: that session zoomed, in pane focus.\n"
+            "q detaches (sessions keep running); ? lists the keys.\n",
+    .run = verb_attach,
 };
+
+/* ---- verbs in files of their own -------------------------------------------------- */
+
+static int verb_diff(const cli_verb *v, int argc, char **argv)
+{
+    return cli_diff(argc, argv);
+}
+
+const cli_verb cli_verb_diff = {.name = "diff", .usage = CLI_DIFF_USAGE, .help = CLI_DIFF_HELP, .run = verb_diff};
+
+static int verb_revert(const cli_verb *v, int argc, char **argv)
+{
+    return cli_revert(argc, argv);
+}
+
+const cli_verb cli_verb_revert = {
+    .name = "revert", .usage = CLI_REVERT_USAGE, .help = CLI_REVERT_HELP, .run = verb_revert};
+
+static int verb_gc(const cli_verb *v, int argc, char **argv)
+{
+    return cli_gc(argc, argv);
+}
+
+const cli_verb cli_verb_gc = {.name = "gc", .usage = CLI_GC_USAGE, .help = CLI_GC_HELP, .run = verb_gc};
+
+static int verb_git_restore(const cli_verb *v, int argc, char **argv)
+{
+    return cli_git_restore(argc, argv);
+}
+
+const cli_verb cli_verb_git_restore = {
+    .name = "git-restore", .usage = CLI_GIT_RESTORE_USAGE, .help = CLI_GIT_RESTORE_HELP, .run = verb_git_restore};
+
+static int verb_log(const cli_verb *v, int argc, char **argv)
+{
+    return cli_log(argc, argv);
+}
+
+const cli_verb cli_verb_log = {.name = "log", .usage = CLI_LOG_USAGE, .help = CLI_LOG_HELP, .run = verb_log};
+
+static int verb_export(const cli_verb *v, int argc, char **argv)
+{
+    return cli_export(argc, argv);
+}
+
+const cli_verb cli_verb_export = {
+    .name = "export", .usage = CLI_EXPORT_USAGE, .help = CLI_EXPORT_HELP, .run = verb_export};
+
+/* The shell hooks' verbs: internal, never listed; their usage is said by
+ * the functions themselves. */
+static int verb_hook_check(const cli_verb *v, int argc, char **argv)
+{
+    return cli_hook_check(argc, argv);
+}
+
+const cli_verb cli_verb_hook_check = {.name = "__hook-check", .usage = "", .help = "", .run = verb_hook_check};
+
+static int verb_hook_mark(const cli_verb *v, int argc, char **argv)
+{
+    return cli_hook_mark(argc, argv);
+}
+
+const cli_verb cli_verb_hook_mark = {.name = "__hook-mark", .usage = "", .help = "", .run = verb_hook_mark};
+
+/* The verbs, in the order corral --help lists them. */
+extern const cli_verb cli_verb_server, cli_verb_ls, cli_verb_new, cli_verb_exec, cli_verb_send, cli_verb_poll,
+    cli_verb_screen, cli_verb_replay, cli_verb_kill, cli_verb_pin, cli_verb_rm, cli_verb_resize, cli_verb_sandbox,
+    cli_verb_doctor, cli_verb_policy, cli_verb_trust, cli_verb_version, cli_verb_approvals, cli_verb_approve,
+    cli_verb_deny, cli_verb_escalate, cli_verb_demo, cli_verb_diff, cli_verb_revert, cli_verb_gc,
+    cli_verb_git_restore, cli_verb_log, cli_verb_export, cli_verb_mcp, cli_verb_attach;
+
+static const cli_verb *const verbs[] = {
+    &cli_verb_server,
+    &cli_verb_ls,
+    &cli_verb_new,
+    &cli_verb_exec,
+    &cli_verb_send,
+    &cli_verb_poll,
+    &cli_verb_screen,
+    &cli_verb_replay,
+    &cli_verb_kill,
+    &cli_verb_pin,
+    &cli_verb_rm,
+    &cli_verb_resize,
+    &cli_verb_sandbox,
+    &cli_verb_doctor,
+    &cli_verb_policy,
+    &cli_verb_trust,
+    &cli_verb_version,
+    &cli_verb_approvals,
+    &cli_verb_approve,
+    &cli_verb_deny,
+    &cli_verb_escalate,
+    &cli_verb_demo,
+    &cli_verb_diff,
+    &cli_verb_revert,
+    &cli_verb_gc,
+    &cli_verb_git_restore,
+    &cli_verb_log,
+    &cli_verb_export,
+    &cli_verb_mcp,
+    &cli_verb_attach,
+};
+
+/* The shell hooks' verbs (src/shell/): internal, never listed. */
+static const cli_verb *const internal_verbs[] = {&cli_verb_hook_check, &cli_verb_hook_mark};
 
 static void main_usage(FILE *f)
 {
@@ -1419,9 +1633,33 @@ static void main_usage(FILE *f)
                "corral supervises AI-agent shells: sandboxed terminal sessions you can watch,\n"
                "approve and review.  Verbs:\n\n");
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
-        fprintf(f, "  corral %s\n", verbs[i].usage);
+        fprintf(f, "  corral %s\n", verbs[i]->usage);
     fprintf(f, "\nWithout a verb: the supervisor screen (attach) on a terminal, else the list (ls).\n"
                "'corral VERB --help' explains a verb; see corral(1).\n");
+}
+
+static const cli_verb *find_verb(const char *name)
+{
+    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+        if (strcmp(name, verbs[i]->name) == 0)
+            return verbs[i];
+    for (size_t i = 0; i < sizeof internal_verbs / sizeof *internal_verbs; i++)
+        if (strcmp(name, internal_verbs[i]->name) == 0)
+            return internal_verbs[i];
+    return NULL;
+}
+
+/* Hand argv (argv[0] the verb's name) over to the verb. */
+static int run_verb(const cli_verb *v, int argc, char **argv)
+{
+    optind = 0; /* reset getopt for the verb's own options */
+    opterr = 1;
+    /* getopt prefixes its messages with argv[0]: make them say
+     * "corral ls: unrecognized option", not "ls: ...". */
+    static char prog[64];
+    snprintf(prog, sizeof prog, "corral %s", v->name);
+    argv[0] = prog;
+    return v->run(v, argc, argv);
 }
 
 int cli_main(int argc, char **argv)
@@ -1440,11 +1678,8 @@ int cli_main(int argc, char **argv)
         return cli_run_tui(&o);
     }
     if (argc < 2) { /* not on a terminal: the list, for scripts */
-        static verb ls = {"ls", verb_ls, "ls", ""};
-        current_verb = &ls;
-        optind = 0;
         char *args[] = {"ls", NULL};
-        return verb_ls(1, args);
+        return run_verb(&cli_verb_ls, 1, args);
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         main_usage(stdout);
@@ -1454,23 +1689,9 @@ int cli_main(int argc, char **argv)
         printf("%s\n", PACKAGE_STRING);
         return 0;
     }
-    if (strcmp(argv[1], "__hook-check") == 0)
-        return cli_hook_check(argc - 1, argv + 1);
-    if (strcmp(argv[1], "__hook-mark") == 0)
-        return cli_hook_mark(argc - 1, argv + 1);
-    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++) {
-        if (strcmp(argv[1], verbs[i].name) == 0) {
-            current_verb = &verbs[i];
-            optind = 0; /* reset getopt for the verb's own options */
-            opterr = 1;
-            /* getopt prefixes its messages with argv[0]: make them say
-             * "corral ls: unrecognized option", not "ls: ...". */
-            static char prog[64];
-            snprintf(prog, sizeof prog, "corral %s", verbs[i].name);
-            argv[1] = prog;
-            return verbs[i].fn(argc - 1, argv + 1);
-        }
-    }
+    const cli_verb *v = find_verb(argv[1]);
+    if (v)
+        return run_verb(v, argc - 1, argv + 1);
     fprintf(stderr, "corral: unknown verb '%s'\n\n", argv[1]);
     main_usage(stderr);
     return EXIT_USAGE;
