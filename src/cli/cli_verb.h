@@ -8,6 +8,12 @@
 #ifndef CORRAL_CLI_VERB_H
 #define CORRAL_CLI_VERB_H
 
+#include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "protocol/client.h"
+
 typedef struct cli_verb cli_verb;
 struct cli_verb {
     const char *name;  /* corral NAME */
@@ -18,5 +24,73 @@ struct cli_verb {
      * Returns the exit status (base/exitcode.h). */
     int (*run)(const cli_verb *v, int argc, char **argv);
 };
+
+/* ---- usage ---------------------------------------------------------------------- */
+
+int cli_option_usage(const cli_verb *v);
+/* "corral VERB: MESSAGE", then the usage; returns EXIT_USAGE. */
+int cli_usage_error(const cli_verb *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_print_help(const cli_verb *v);
+/* "corral: MESSAGE" on stderr; returns EXIT_ERR. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- options and arguments ------------------------------------------------------ */
+
+/* Options shared by verbs: -h/--help. Returns 1 if help was printed. */
+#define HELP_OPTION {"help", no_argument, NULL, 'h'}
+
+/* A whole number from lo to hi; -1 if s is not one. */
+int cli_parse_int(const char *s, long lo, long hi, long *out);
+/* A session id (as corral ls shows it); a usage error if s is not one. */
+int cli_parse_session_id(const cli_verb *v, const char *s, long *id);
+/* argv as a JSON array of strings; NULL (*bad the index) when an argument
+ * is not valid UTF-8. */
+json_t *cli_argv_to_json(int argc, char **argv, int *bad);
+/* The current directory (else the home directory); caller frees. */
+char *cli_current_dir(void);
+
+/* ---- the sandbox options of new and exec ---------------------------------------- */
+
+/* --profile, -w, -r, --deny, --net: collected into the request. */
+typedef struct cli_sandbox_opts {
+    json_t *write, *read, *deny;
+    const char *profile, *net, *approval;
+    bool allow_home;
+} cli_sandbox_opts;
+
+#define OPT_APPROVAL_POLICY 0x101
+#define OPT_ALLOW_HOME 0x102
+
+#define SANDBOX_LONGOPTS                                                                             \
+    {"profile", required_argument, NULL, 'P'}, {"write", required_argument, NULL, 'w'},               \
+        {"read", required_argument, NULL, 'R'}, {"deny", required_argument, NULL, 'D'},               \
+        {"net", required_argument, NULL, 'N'}, {"approval-policy", required_argument, NULL, OPT_APPROVAL_POLICY}, \
+        {"allow-home-workspace", no_argument, NULL, OPT_ALLOW_HOME}
+
+int cli_sandbox_opt(const cli_verb *v, cli_sandbox_opts *so, int o, const char *arg);
+/* Put the options into the request (which takes the path lists). */
+void cli_sandbox_opts_apply(cli_sandbox_opts *so, json_t *req);
+void cli_sandbox_opts_free(cli_sandbox_opts *so);
+
+#define SANDBOX_HELP                                                                                   \
+    "  -P, --profile P       sandbox profile: read-only, workspace-write (default),\n"                   \
+    "                        full (no sandbox), or a [profile \"P\"] of the config\n"                     \
+    "  -w, --write PATH      also writable in the sandbox (repeatable)\n"                                \
+    "  -R, --read PATH       also readable\n"                                                            \
+    "  -D, --deny PATH       hidden in the sandbox\n"                                                    \
+    "      --net MODE        proxy (workspace-write's default: each new host asks),\n"                  \
+    "                        off (loopback only) or full (the host's network)\n"                    \
+    "      --approval-policy P  on-request (default), unless-trusted, never or granular:\n"          \
+    "                        when the session's commands ask (the config's [approvals])\n"          \
+    "      --allow-home-workspace  allow a writable workspace or write root that is your\n"        \
+    "                        home directory, / or above it (refused otherwise: your\n"          \
+    "                        shell's startup files would be writable)\n"
+
+/* ---- the server ----------------------------------------------------------------- */
+
+/* The client name the server is told: $CORRAL_CLIENT, else "user". */
+const char *cli_client_name(void);
+int cli_connect(client_t *c, bool autostart);
+bool cli_notice(json_t *ev, const char *kind);
 
 #endif
