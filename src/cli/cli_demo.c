@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "cli/cli.h"
+#include "cli/cli_verb.h"
 #include "protocol/client.h"
 #include "base/exitcode.h"
 #include "base/util.h"

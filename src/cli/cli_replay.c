@@ -15,6 +15,7 @@
 #include "record/castplay.h"
 #include "record/castread.h"
 #include "cli/cli.h"
+#include "cli/cli_verb.h"
 #include "config/conf.h"
 #include "base/exitcode.h"
 #include "base/quote.h"

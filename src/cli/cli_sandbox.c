@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_snap.h"
+#include "cli/cli_verb.h"
 #include "config/conf.h"
 #include "sandbox/doctor.h"
 #include "base/exitcode.h"
@@ -39,16 +40,6 @@ static void forward(int sig)
 {
     if (child_pid > 0)
         kill(child_pid, sig);
-}
-
-/* The config file, or the defaults; prints the error. */
-int cli_load_conf(conf_t *c)
-{
-    char err[1024];
-    int rc = conf_load_user(c, err, sizeof err);
-    if (rc < 0)
-        fprintf(stderr, "corral: %s\n", err);
-    return rc;
 }
 
 /* A repository the command made or changed in the writable workspace is

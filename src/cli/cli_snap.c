@@ -6,6 +6,7 @@
 #include "cli/cli_snap.h"
 
 #include "cli/cli.h"
+#include "cli/cli_verb.h"
 #include "protocol/client.h"
 #include "config/conf.h"
 #include "base/exitcode.h"

@@ -9,6 +9,7 @@
 #include "cli/cli_verb.h"
 
 #include "cli/cli.h"
+#include "config/conf.h"
 #include "base/exitcode.h"
 #include "base/paths.h"
 #include "policy/policy.h"
@@ -244,6 +245,16 @@ void cli_sandbox_opts_free(cli_sandbox_opts *so)
     json_decref(so->write);
     json_decref(so->read);
     json_decref(so->deny);
+}
+
+/* The config file, or the defaults; prints the error. */
+int cli_load_conf(conf_t *c)
+{
+    char err[1024];
+    int rc = conf_load_user(c, err, sizeof err);
+    if (rc < 0)
+        fprintf(stderr, "corral: %s\n", err);
+    return rc;
 }
 
 static cli_tui_fn tui_fn;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "protocol/client.h"
+#include "ui/tui.h"
 
 typedef struct cli_verb cli_verb;
 struct cli_verb {
@@ -36,7 +37,7 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- options and arguments ------------------------------------------------------ */
 
-/* Options shared by verbs: -h/--help. Returns 1 if help was printed. */
+/* -h/--help, in every verb's options. */
 #define HELP_OPTION {"help", no_argument, NULL, 'h'}
 
 /* A whole number from lo to hi; -1 if s is not one. */
@@ -92,5 +93,20 @@ void cli_sandbox_opts_free(cli_sandbox_opts *so);
 const char *cli_client_name(void);
 int cli_connect(client_t *c, bool autostart);
 bool cli_notice(json_t *ev, const char *kind);
+/* Make a call on c; on a connection failure or an error reply print it
+ * ("corral: ...") and return NULL. */
+json_t *cli_call(client_t *c, json_t *req);
+/* One request to the server (started when none answers) on a connection of
+ * its own, closed after; req is consumed.  The reply, or NULL when it
+ * failed (said on stderr). */
+json_t *cli_request(json_t *req);
+
+/* ---- the config and the screen -------------------------------------------------- */
+
+/* The config file, or the defaults; prints the error. */
+struct conf;
+int cli_load_conf(struct conf *c);
+/* The supervisor screen, as main.c handed it over (cli.h). */
+int cli_run_tui(const tui_options *opt);
 
 #endif
