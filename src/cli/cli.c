@@ -89,53 +89,6 @@ const cli_verb cli_verb_trust = {
     .run = verb_trust,
 };
 
-static int verb_approvals(const cli_verb *v, int argc, char **argv)
-{
-    return cli_approvals(argc, argv, v->usage, v->help);
-}
-
-const cli_verb cli_verb_approvals = {
-    .name = "approvals",
-    .usage = "approvals [--json]",
-    .help = "List the requests waiting for approval, oldest first: id, who asks, age,\n"
-            "the whole command (shell-quoted, never cut; invisible characters escaped as\n"
-            "in bash's $'...'), its kind, directory and permissions (and whether it runs\n"
-            "OUTSIDE the sandbox), why the policy asks and the agent's reason.\n",
-    .run = verb_approvals,
-};
-
-static int verb_approve(const cli_verb *v, int argc, char **argv)
-{
-    return cli_approve(argc, argv, v->usage, v->help);
-}
-
-const cli_verb cli_verb_approve = {
-    .name = "approve",
-    .usage = "approve [--session | --persist] ID",
-    .help = "Approve request ID: once (default), --session (this exact request for the rest\n"
-            "of the requester's session), or --persist (and save a prefix_rule in\n"
-            "~/.config/corral/rules/default.rules).  For a network host: once is this\n"
-            "connection, --session the host (protocol and port) for the session, --persist\n"
-            "saves network_rule(host=..., decision=\"allow\").  The first answer wins.\n",
-    .run = verb_approve,
-};
-
-static int verb_deny(const cli_verb *v, int argc, char **argv)
-{
-    return cli_deny(argc, argv, v->usage, v->help);
-}
-
-const cli_verb cli_verb_deny = {
-    .name = "deny",
-    .usage = "deny [--note TEXT] [--stop] [--persist] ID",
-    .help = "Deny request ID; --note tells the agent what to do instead; --stop also ends\n"
-            "what asked (a command from inside a session).  For a network host, --persist\n"
-            "also denies it for the session and saves network_rule(host=...,\n"
-            "decision=\"deny\") in ~/.config/corral/rules/default.rules.  Options may\n"
-            "follow the ID.\n",
-    .run = verb_deny,
-};
-
 static int verb_escalate(const cli_verb *v, int argc, char **argv)
 {
     return cli_escalate(argc, argv, v->usage, v->help);

@@ -23,9 +23,6 @@ int cli_trust(int argc, char **argv, const char *usage, const char *help);
 int cli_doctor(int argc, char **argv, const char *usage, const char *help);
 int cli_policy(int argc, char **argv, const char *usage, const char *help);
 int cli_demo(int argc, char **argv, const char *usage, const char *help);
-int cli_approvals(int argc, char **argv, const char *usage, const char *help);
-int cli_approve(int argc, char **argv, const char *usage, const char *help);
-int cli_deny(int argc, char **argv, const char *usage, const char *help);
 int cli_escalate(int argc, char **argv, const char *usage, const char *help);
 int cli_replay(int argc, char **argv, const char *usage, const char *help);
 /* corral __hook-check (internal, for the shell hooks). */

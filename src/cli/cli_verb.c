@@ -24,12 +24,19 @@
 #include <string.h>
 #include <unistd.h>
 
-/* After getopt refused an option: it has said which and why, as
- * "corral VERB: unrecognized option '--x'" (cli_main names the verb in
- * argv[0] for it), so only the usage follows. */
+int cli_usage_line(const cli_verb *v)
+{
+    fprintf(stderr, "usage: corral %s\n", v->usage);
+    return EXIT_USAGE;
+}
+
+/* getopt has said which option and why, as "corral VERB: unrecognized
+ * option '--x'" (cli_main names the verb in argv[0] for it), so only the
+ * usage follows. */
 int cli_option_usage(const cli_verb *v)
 {
-    fprintf(stderr, "usage: corral %s\nTry 'corral %s --help'.\n", v->usage, v->name);
+    cli_usage_line(v);
+    fprintf(stderr, "Try 'corral %s --help'.\n", v->name);
     return EXIT_USAGE;
 }
 
@@ -55,7 +62,6 @@ int cli_fail(const char *fmt, ...)
     return EXIT_ERR;
 }
 
-/* --help: the usage line and the help text on stdout; exit status 0. */
 int cli_print_help(const cli_verb *v)
 {
     printf("usage: corral %s\n\n%s", v->usage, v->help);

@@ -28,9 +28,15 @@ struct cli_verb {
 
 /* ---- usage ---------------------------------------------------------------------- */
 
+/* "usage: corral USAGE" on stderr; returns EXIT_USAGE.  For a message that
+ * says the rest itself. */
+int cli_usage_line(const cli_verb *v);
+/* After getopt refused an option (it said which): the usage line and where
+ * to read more; returns EXIT_USAGE. */
 int cli_option_usage(const cli_verb *v);
 /* "corral VERB: MESSAGE", then the usage; returns EXIT_USAGE. */
 int cli_usage_error(const cli_verb *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* --help: the usage line and the help text on stdout; returns 0. */
 int cli_print_help(const cli_verb *v);
 /* "corral: MESSAGE" on stderr; returns EXIT_ERR. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
