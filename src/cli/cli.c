@@ -135,22 +135,6 @@ const cli_verb cli_verb_replay = {
     .run = verb_replay,
 };
 
-static int verb_demo(const cli_verb *v, int argc, char **argv)
-{
-    return cli_demo(argc, argv, v->usage, v->help);
-}
-
-const cli_verb cli_verb_demo = {
-    .name = "demo",
-    .usage = "demo [--theme NAME]",
-    .help = "Start a few scripted sessions that show what corral does (live output, a\n"
-            "long-running process, a failing command, a shell to type into, an agent's\n"
-            "processes grouped apart from yours) in a scratch workspace, then open the\n"
-            "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
-            "a terminal it only starts them (corral attach shows them later).\n",
-    .run = verb_demo,
-};
-
 static int verb_doctor(const cli_verb *v, int argc, char **argv)
 {
     return cli_doctor(argc, argv, v->usage, v->help);
