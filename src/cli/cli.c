@@ -89,26 +89,6 @@ const cli_verb cli_verb_trust = {
     .run = verb_trust,
 };
 
-static int verb_escalate(const cli_verb *v, int argc, char **argv)
-{
-    return cli_escalate(argc, argv, v->usage, v->help);
-}
-
-const cli_verb cli_verb_escalate = {
-    .name = "escalate",
-    .usage = "escalate [-w PATH]... [--net] [--reason TEXT] -- CMD [ARG...]",
-    .help = "Inside a corral session: ask the user to run CMD outside the session's\n"
-            "sandbox, or with -w/--net in a wider one.  The request goes to the supervisor\n"
-            "screen (or corral approvals) over the session's channel; once approved CMD\n"
-            "runs with this terminal as its stdin, stdout and stderr, and corral escalate\n"
-            "exits with its status.  Denied or refused: exit 126 with the reason (and the\n"
-            "user's note).\n\n"
-            "  -w, --write PATH   also writable (repeatable)\n"
-            "  -N, --net          with network access\n"
-            "  -r, --reason TEXT  why, shown to the user\n",
-    .run = verb_escalate,
-};
-
 static int verb_replay(const cli_verb *v, int argc, char **argv)
 {
     return cli_replay(argc, argv, v->usage, v->help);
@@ -236,13 +216,6 @@ const cli_verb cli_verb_export = {
 
 /* The shell hooks' verbs: internal, never listed; their usage is said by
  * the functions themselves. */
-static int verb_hook_check(const cli_verb *v, int argc, char **argv)
-{
-    return cli_hook_check(argc, argv);
-}
-
-const cli_verb cli_verb_hook_check = {.name = "__hook-check", .usage = "", .help = "", .run = verb_hook_check};
-
 static int verb_hook_mark(const cli_verb *v, int argc, char **argv)
 {
     return cli_hook_mark(argc, argv);
@@ -293,6 +266,7 @@ static const cli_verb *const verbs[] = {
 };
 
 /* The shell hooks' verbs (src/shell/): internal, never listed. */
+extern const cli_verb cli_verb_hook_check;
 static const cli_verb *const internal_verbs[] = {&cli_verb_hook_check, &cli_verb_hook_mark};
 
 static void main_usage(FILE *f)

@@ -22,9 +22,6 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help);
 int cli_trust(int argc, char **argv, const char *usage, const char *help);
 int cli_doctor(int argc, char **argv, const char *usage, const char *help);
 int cli_policy(int argc, char **argv, const char *usage, const char *help);
-int cli_escalate(int argc, char **argv, const char *usage, const char *help);
 int cli_replay(int argc, char **argv, const char *usage, const char *help);
-/* corral __hook-check (internal, for the shell hooks). */
-int cli_hook_check(int argc, char **argv);
 
 #endif
