@@ -48,47 +48,6 @@ const cli_verb cli_verb_sandbox = {
     .run = verb_sandbox,
 };
 
-static int verb_policy(const cli_verb *v, int argc, char **argv)
-{
-    return cli_policy(argc, argv, v->usage, v->help);
-}
-
-const cli_verb cli_verb_policy = {
-    .name = "policy",
-    .usage = "policy check [--rules F]... [--pretty] [--resolve-host-executables] -- CMD...",
-    .help = "Print what the exec-policy rules in the files F decide for a command, exactly\n"
-            "as 'codex execpolicy check' does: one JSON line with every matching prefix\n"
-            "rule, in order, and the strictest decision (forbidden > prompt > allow);\n"
-            "{\"matchedRules\":[]} when none matches.  The command is matched as given\n"
-            "(no shell parsing).  A rules file with an error is reported as FILE:LINE:COLUMN\n"
-            "and exits 1.  See corral.rules(5).\n\n"
-            "  -r, --rules F                 a rules file (required; repeatable, loaded in order)\n"
-            "      --pretty                  indented JSON\n"
-            "      --resolve-host-executables  an absolute program without rules of its own\n"
-            "                                uses its basename's, as host_executable() allows\n",
-    .run = verb_policy,
-};
-
-static int verb_trust(const cli_verb *v, int argc, char **argv)
-{
-    return cli_trust(argc, argv, v->usage, v->help);
-}
-
-const cli_verb cli_verb_trust = {
-    .name = "trust",
-    .usage = "trust DIR | trust --list | trust --remove DIR",
-    .help = "Trust a workspace: commands run in DIR (exactly; not its subdirectories) are\n"
-            "also judged by the rules in DIR/.corral/rules/*.rules, loaded after your own.\n"
-            "Trust only a directory whose rules you have read.  Trust is pinned to\n"
-            "DIR/.corral/rules as they are now: any change stops them loading until you\n"
-            "run corral trust DIR again.  The list is kept in ~/.config/corral/trusted;\n"
-            "a running server picks changes up at once.\n\n"
-            "  -l, --list      print each trusted directory and whether its rules are\n"
-            "                  still the ones trusted\n"
-            "  -r, --remove    stop trusting DIR\n",
-    .run = verb_trust,
-};
-
 static int verb_replay(const cli_verb *v, int argc, char **argv)
 {
     return cli_replay(argc, argv, v->usage, v->help);
