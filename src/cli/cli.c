@@ -20,34 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int verb_sandbox(const cli_verb *v, int argc, char **argv)
-{
-    return cli_sandbox(argc, argv, v->usage, v->help);
-}
-
-const cli_verb cli_verb_sandbox = {
-    .name = "sandbox",
-    .usage = "sandbox [--profile P] [-w PATH]... [-r PATH]... [--deny PATH]... [--net off|proxy|full] [--print-plan] "
-             "[--allow-home-workspace] [-C DIR] -- CMD [ARG...]",
-    .help = "Run one command in corral's sandbox, without a server: standard input and\n"
-            "output pass straight through; the exit status is the command's (128+N for\n"
-            "signal N; 125 when corral itself fails).\n\n"
-            "  -p, --profile P     read-only, workspace-write (default), full (no sandbox),\n"
-            "                      or a [profile \"P\"] section of the config file\n"
-            "  -w, --write PATH    also writable\n"
-            "  -r, --read PATH     also readable (with an empty root, :minimal)\n"
-            "  -d, --deny PATH     hidden: an empty, unreadable directory or file\n"
-            "      --net MODE      off (default): a network namespace with loopback only;\n"
-            "                      full: the host's network (proxy needs the server)\n"
-            "  -C, --directory DIR the workspace and working directory (default: here)\n"
-            "      --allow-home-workspace  allow a writable workspace or write root that is\n"
-            "                      your home directory, / or above it\n"
-            "      --print-plan    print what would be done (mounts in order, namespaces,\n"
-            "                      filter, limits, environment) and exit\n\n"
-            "Deny beats write beats read; the more specific path wins.  See docs/sandbox.md.\n",
-    .run = verb_sandbox,
-};
-
 static int verb_replay(const cli_verb *v, int argc, char **argv)
 {
     return cli_replay(argc, argv, v->usage, v->help);
@@ -72,24 +44,6 @@ const cli_verb cli_verb_replay = {
             "SESSION is an id from corral ls (ID.N for an older session's recording kept\n"
             "under that id); a file named like an id is given as ./NAME.\n",
     .run = verb_replay,
-};
-
-static int verb_doctor(const cli_verb *v, int argc, char **argv)
-{
-    return cli_doctor(argc, argv, v->usage, v->help);
-}
-
-const cli_verb cli_verb_doctor = {
-    .name = "doctor",
-    .usage = "doctor",
-    .help = "Print what this kernel supports for the sandbox (user and network namespaces,\n"
-            "seccomp, the Landlock ABI, cgroup delegation, TIOCSTI), try a real sandbox,\n"
-            "and say what corral will therefore enforce.  Then list the exec-policy rules\n"
-            "files a command run here would be judged by (built-in, yours, this\n"
-            "workspace's when trusted), each with its FILE:LINE:COLUMN error if it has\n"
-            "one.  Exits 1 when sandboxes cannot run here (corral then refuses to start\n"
-            "sandboxed commands) or a rules file cannot be loaded.\n",
-    .run = verb_doctor,
 };
 
 /* ---- mcp ------------------------------------------------------------------------- */
