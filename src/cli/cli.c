@@ -20,32 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int verb_replay(const cli_verb *v, int argc, char **argv)
-{
-    return cli_replay(argc, argv, v->usage, v->help);
-}
-
-const cli_verb cli_verb_replay = {
-    .name = "replay",
-    .usage = "replay [--speed X] [--idle-limit S] [--from N] SESSION|FILE.cast|FILE.tar.gz",
-    .help = "Play a session's recording (its output.cast, which stays after the session\n"
-            "and the server are gone), a .cast file, or a corral export in the terminal,\n"
-            "through corral's own terminal model: the recorded program's escape sequences\n"
-            "never reach your terminal (no title, clipboard, mode or query), only its\n"
-            "screen, drawn by corral.  Pauses longer than the idle limit are cut.  While\n"
-            "it plays: space pauses, + and - change the speed, n and p jump to the next\n"
-            "and previous command, q quits.  To a pipe, or with --speed 0, it prints only\n"
-            "the screen as the recording ends (as text to a pipe, like corral screen).\n\n"
-            "  -s, --speed X       play X times as fast (default 1); 0: the end at once\n"
-            "  -i, --idle-limit S  cut pauses to S seconds (default: the recording's\n"
-            "                      idle_time_limit, else 2); 0 keeps every pause\n"
-            "  -f, --from N        start where command N starts (its \"cmd N:\" marker),\n"
-            "                      with the screen as it was there\n"
-            "SESSION is an id from corral ls (ID.N for an older session's recording kept\n"
-            "under that id); a file named like an id is given as ./NAME.\n",
-    .run = verb_replay,
-};
-
 /* ---- mcp ------------------------------------------------------------------------- */
 
 static int verb_mcp(const cli_verb *v, int argc, char **argv)

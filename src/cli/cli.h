@@ -18,6 +18,5 @@ typedef int (*cli_tui_fn)(const tui_options *opt);
 void cli_set_tui(cli_tui_fn fn);
 
 /* Verbs in files of their own (called by cli_main with their usage/help). */
-int cli_replay(int argc, char **argv, const char *usage, const char *help);
 
 #endif
