@@ -9,8 +9,6 @@
 #include "config.h"
 
 #include "cli/cli.h"
-#include "cli/cli_log.h"
-#include "cli/cli_export.h"
 #include "cli/cli_snap.h"
 #include "cli/cli_verb.h"
 #include "base/exitcode.h"
@@ -85,21 +83,6 @@ static int verb_git_restore(const cli_verb *v, int argc, char **argv)
 
 const cli_verb cli_verb_git_restore = {
     .name = "git-restore", .usage = CLI_GIT_RESTORE_USAGE, .help = CLI_GIT_RESTORE_HELP, .run = verb_git_restore};
-
-static int verb_log(const cli_verb *v, int argc, char **argv)
-{
-    return cli_log(argc, argv);
-}
-
-const cli_verb cli_verb_log = {.name = "log", .usage = CLI_LOG_USAGE, .help = CLI_LOG_HELP, .run = verb_log};
-
-static int verb_export(const cli_verb *v, int argc, char **argv)
-{
-    return cli_export(argc, argv);
-}
-
-const cli_verb cli_verb_export = {
-    .name = "export", .usage = CLI_EXPORT_USAGE, .help = CLI_EXPORT_HELP, .run = verb_export};
 
 /* The shell hooks' verbs: internal, never listed; their usage is said by
  * the functions themselves. */
