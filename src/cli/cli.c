@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include "cli/cli.h"
-#include "cli/cli_snap.h"
 #include "cli/cli_verb.h"
 #include "base/exitcode.h"
 #include "mcp/mcp.h"
@@ -54,45 +53,6 @@ const cli_verb cli_verb_mcp = {
 
 /* ---- verbs in files of their own -------------------------------------------------- */
 
-static int verb_diff(const cli_verb *v, int argc, char **argv)
-{
-    return cli_diff(argc, argv);
-}
-
-const cli_verb cli_verb_diff = {.name = "diff", .usage = CLI_DIFF_USAGE, .help = CLI_DIFF_HELP, .run = verb_diff};
-
-static int verb_revert(const cli_verb *v, int argc, char **argv)
-{
-    return cli_revert(argc, argv);
-}
-
-const cli_verb cli_verb_revert = {
-    .name = "revert", .usage = CLI_REVERT_USAGE, .help = CLI_REVERT_HELP, .run = verb_revert};
-
-static int verb_gc(const cli_verb *v, int argc, char **argv)
-{
-    return cli_gc(argc, argv);
-}
-
-const cli_verb cli_verb_gc = {.name = "gc", .usage = CLI_GC_USAGE, .help = CLI_GC_HELP, .run = verb_gc};
-
-static int verb_git_restore(const cli_verb *v, int argc, char **argv)
-{
-    return cli_git_restore(argc, argv);
-}
-
-const cli_verb cli_verb_git_restore = {
-    .name = "git-restore", .usage = CLI_GIT_RESTORE_USAGE, .help = CLI_GIT_RESTORE_HELP, .run = verb_git_restore};
-
-/* The shell hooks' verbs: internal, never listed; their usage is said by
- * the functions themselves. */
-static int verb_hook_mark(const cli_verb *v, int argc, char **argv)
-{
-    return cli_hook_mark(argc, argv);
-}
-
-const cli_verb cli_verb_hook_mark = {.name = "__hook-mark", .usage = "", .help = "", .run = verb_hook_mark};
-
 /* ---- the table -------------------------------------------------------------------- */
 
 /* The verbs, in the order corral --help lists them. */
@@ -136,7 +96,7 @@ static const cli_verb *const verbs[] = {
 };
 
 /* The shell hooks' verbs (src/shell/): internal, never listed. */
-extern const cli_verb cli_verb_hook_check;
+extern const cli_verb cli_verb_hook_check, cli_verb_hook_mark;
 static const cli_verb *const internal_verbs[] = {&cli_verb_hook_check, &cli_verb_hook_mark};
 
 static void main_usage(FILE *f)
