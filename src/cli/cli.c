@@ -1,10 +1,8 @@
 /*
- * cli.c - the command-line verbs.  Each verb is one entry (cli_verb.h):
- * name, usage, help text and the function; the table at the bottom lists
- * them in the order corral --help shows them.  Exit statuses
- * (base/exitcode.h): 0 success, 1 an error reported by corral or the
- * server, 2 a usage error; `exec --raw` exits with the command's own status
- * and uses 125 for its own failures.
+ * cli.c - corral's command line (docs/corral.1): the table of verbs, in the
+ * order corral --help lists them, the lookup of the one named, --help, and
+ * the hand-off to it.  Each verb is one entry (cli_verb.h) exported by the
+ * file that holds its code; exit statuses are base/exitcode.h's.
  */
 #include "config.h"
 
@@ -16,17 +14,25 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- verbs in files of their own -------------------------------------------------- */
-
-/* ---- the table -------------------------------------------------------------------- */
+/* The entries, by the file that holds each verb. */
+extern const cli_verb cli_verb_server, cli_verb_version; /* cli_server.c */
+extern const cli_verb cli_verb_ls, cli_verb_new, cli_verb_screen, cli_verb_kill, cli_verb_pin, cli_verb_rm,
+    cli_verb_resize, cli_verb_attach; /* cli_sessions.c */
+extern const cli_verb cli_verb_exec, cli_verb_send, cli_verb_poll; /* cli_exec.c */
+extern const cli_verb cli_verb_replay; /* cli_replay.c */
+extern const cli_verb cli_verb_sandbox, cli_verb_doctor; /* cli_sandbox.c */
+extern const cli_verb cli_verb_policy; /* cli_policy.c */
+extern const cli_verb cli_verb_trust; /* cli_trust.c */
+extern const cli_verb cli_verb_approvals, cli_verb_approve, cli_verb_deny; /* cli_approvals.c */
+extern const cli_verb cli_verb_escalate, cli_verb_hook_check; /* cli_escalate.c */
+extern const cli_verb cli_verb_demo; /* cli_demo.c */
+extern const cli_verb cli_verb_diff, cli_verb_revert, cli_verb_gc, cli_verb_git_restore,
+    cli_verb_hook_mark; /* cli_snap.c */
+extern const cli_verb cli_verb_log; /* cli_log.c */
+extern const cli_verb cli_verb_export; /* cli_export.c */
+extern const cli_verb cli_verb_mcp; /* cli_mcp.c */
 
 /* The verbs, in the order corral --help lists them. */
-extern const cli_verb cli_verb_server, cli_verb_ls, cli_verb_new, cli_verb_exec, cli_verb_send, cli_verb_poll,
-    cli_verb_screen, cli_verb_replay, cli_verb_kill, cli_verb_pin, cli_verb_rm, cli_verb_resize, cli_verb_sandbox,
-    cli_verb_doctor, cli_verb_policy, cli_verb_trust, cli_verb_version, cli_verb_approvals, cli_verb_approve,
-    cli_verb_deny, cli_verb_escalate, cli_verb_demo, cli_verb_diff, cli_verb_revert, cli_verb_gc,
-    cli_verb_git_restore, cli_verb_log, cli_verb_export, cli_verb_mcp, cli_verb_attach;
-
 static const cli_verb *const verbs[] = {
     &cli_verb_server,
     &cli_verb_ls,
@@ -61,7 +67,6 @@ static const cli_verb *const verbs[] = {
 };
 
 /* The shell hooks' verbs (src/shell/): internal, never listed. */
-extern const cli_verb cli_verb_hook_check, cli_verb_hook_mark;
 static const cli_verb *const internal_verbs[] = {&cli_verb_hook_check, &cli_verb_hook_mark};
 
 static void main_usage(FILE *f)

@@ -1,10 +1,11 @@
 /*
- * cli.h - the command-line verbs (docs/corral.1).
+ * cli.h - corral's command line (docs/corral.1), as main.c starts it: the
+ * verbs and the hand-over of the supervisor screen.  Included by main.c
+ * and the files of src/cli/ that define these; the verbs share
+ * cli_verb.h.
  */
 #ifndef CORRAL_CLI_H
 #define CORRAL_CLI_H
-
-#include <stdbool.h>
 
 #include "ui/tui.h"
 
@@ -16,7 +17,5 @@ int cli_main(int argc, char **argv);
  * with cli_run_tui, cli_verb.h). */
 typedef int (*cli_tui_fn)(const tui_options *opt);
 void cli_set_tui(cli_tui_fn fn);
-
-/* Verbs in files of their own (called by cli_main with their usage/help). */
 
 #endif

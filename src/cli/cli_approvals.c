@@ -1,7 +1,8 @@
 /*
  * cli_approvals.c - `corral approvals`, `corral approve`, `corral deny`:
  * the approval queue from a script or another terminal (the same queue the
- * supervisor screen answers; the first answer wins).
+ * supervisor screen answers; the first answer wins).  Each verb is one
+ * entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 

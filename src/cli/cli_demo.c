@@ -4,7 +4,8 @@
  * to type into, an agent's processes grouped apart from the user's), then
  * the supervisor screen on them.  Every demo session runs sandboxed in a
  * scratch workspace, $TMPDIR/corral-demo-UID.  Without a terminal it only
- * starts the sessions.
+ * starts the sessions.  The verb is one entry (cli_verb.h) that cli.c
+ * lists.
  */
 #include "config.h"
 

@@ -8,6 +8,9 @@
  *      and exits with CMD's status.
  *  corral __hook-check --shell NAME -- LINE
  *      the shell hooks' question: may this command line run?
+ *
+ * Each verb is one entry (cli_verb.h) that cli.c lists (__hook-check among
+ * the verbs it never shows).
  */
 #include "config.h"
 

@@ -2,12 +2,10 @@
  * cli_exec.c - the verbs that run commands the way an agent's tools do:
  * `corral exec` (exec_command), `corral send` and `corral poll`
  * (write_stdin), each printing the reply envelope or, with exec --raw, the
- * output itself.  Each verb is one entry (cli_verb.h) that cli.c lists;
- * nothing else includes this file's code.
+ * output itself.  Each verb is one entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 
-#include "cli/cli.h"
 #include "cli/cli_verb.h"
 #include "protocol/client.h"
 #include "base/exitcode.h"

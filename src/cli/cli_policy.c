@@ -2,7 +2,8 @@
  * cli_policy.c - `corral policy check`: what the given rules files decide
  * for a command, printed exactly as `codex execpolicy check` prints it
  * (docs/corral.rules.5).  No server.  Exit 0 with the JSON, 1 when a rules
- * file cannot be read or parsed, 2 for usage errors.
+ * file cannot be read or parsed, 2 for usage errors.  The verb is one
+ * entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 

@@ -8,7 +8,8 @@
  * --speed 0, only the screen as the recording ends.
  *
  * A session's recording is found in the state directory, where it stays
- * after the session and the server are gone: no server is needed.
+ * after the session and the server are gone: no server is needed.  The
+ * verb is one entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 

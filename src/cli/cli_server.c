@@ -2,12 +2,10 @@
  * cli_server.c - the verbs about the server itself: `corral server` starts
  * one in the background or in this process, or stops the running one;
  * `corral version` says corral's version and the running server's.  Each
- * verb is one entry (cli_verb.h) that cli.c lists; nothing else includes
- * this file's code.
+ * verb is one entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 
-#include "cli/cli.h"
 #include "cli/cli_verb.h"
 #include "protocol/client.h"
 #include "base/exitcode.h"

@@ -2,11 +2,10 @@
  * cli_sessions.c - the verbs about the sessions in the server's store:
  * `corral ls`, `new`, `screen`, `kill`, `pin`, `rm`, `resize`, and `attach`
  * (the supervisor screen on them).  Each verb is one entry (cli_verb.h)
- * that cli.c lists; nothing else includes this file's code.
+ * that cli.c lists.
  */
 #include "config.h"
 
-#include "cli/cli.h"
 #include "cli/cli_verb.h"
 #include "protocol/client.h"
 #include "base/exitcode.h"

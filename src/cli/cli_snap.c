@@ -3,7 +3,7 @@
  * corral diff, corral revert, corral gc, corral git-restore; the shell
  * hooks' internal corral __hook-mark; and the snapshot lines of corral
  * doctor (cli_snap.h).  Each verb is one entry (cli_verb.h) that cli.c
- * lists.
+ * lists (__hook-mark among the verbs it never shows).
  */
 #include "config.h"
 

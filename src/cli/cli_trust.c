@@ -3,7 +3,8 @@
  * workspaces may add their own exec-policy rules, pinned to the rules files
  * as they are when the user trusts them.  No server: a running server
  * notices the change on its next request (it checks the list's
- * modification time).  Exit 0, 1 on errors, 2 on usage errors.
+ * modification time).  Exit 0, 1 on errors, 2 on usage errors.  The verb
+ * is one entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 
