@@ -164,14 +164,7 @@ static int verb_approvals(const cli_verb *v, int argc, char **argv)
         return 1;
     json_t *list = json_object_get(r, "approvals");
     if (as_json) {
-        char *s = json_dumps(list, JSON_COMPACT);
-        buf_t b; /* a request from inside a session: its DEL, C1 and invisible characters as \u escapes */
-        buf_init(&b);
-        quote_json_append(&b, s, strlen(s));
-        buf_putc(&b, '\n');
-        fwrite(b.data, 1, b.len, stdout);
-        buf_free(&b);
-        free(s);
+        cli_print_json(list, JSON_COMPACT); /* a request from inside a session, made safe */
     } else {
         size_t i;
         json_t *a;

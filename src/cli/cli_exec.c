@@ -173,10 +173,9 @@ static int exec_with(const cli_verb *v, int argc, char **argv, json_t *add_write
         return cli_usage_error(v, "give either -c 'COMMAND' or -- CMD ARGS, not both");
     json_t *req = json_pack("{s:s, s:b}", "cmd", "exec", "tty", tty);
     cli_sandbox_opts_apply(&so, req);
-    char *cwd = dir ? realpath(dir, NULL) : cli_current_dir();
+    char *cwd = cli_workdir(dir);
     if (!cwd) {
         json_decref(req);
-        fprintf(stderr, "corral: cannot use directory '%s': %s\n", dir, strerror(errno));
         return err_status;
     }
     json_object_set_new(req, "workdir", json_string(cwd));
@@ -190,11 +189,9 @@ static int exec_with(const cli_verb *v, int argc, char **argv, json_t *add_write
         }
         json_object_set_new(req, "command", s);
     } else {
-        int bad;
-        json_t *a = cli_argv_to_json(argc - optind, argv + optind, &bad);
+        json_t *a = cli_argv_to_json(argc - optind, argv + optind);
         if (!a) {
             json_decref(req);
-            fprintf(stderr, "corral: argument %d is not valid UTF-8\n", bad + 1);
             return err_status;
         }
         json_object_set_new(req, "argv", a);

@@ -119,13 +119,9 @@ const cli_verb cli_verb_server = {
 
 static int verb_version(const cli_verb *v, int argc, char **argv)
 {
-    static const struct option opts[] = {HELP_OPTION, {0}};
-    int o;
-    while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        if (o == 'h')
-            return cli_print_help(v);
-        return cli_option_usage(v);
-    }
+    int rc = cli_only_help(v, argc, argv);
+    if (rc >= 0)
+        return rc;
     printf("%s (protocol %d)\n", PACKAGE_STRING, PROTO_VERSION);
     client_t c;
     char err[1024];

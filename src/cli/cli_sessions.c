@@ -109,14 +109,7 @@ static int verb_ls(const cli_verb *v, int argc, char **argv)
     if (as_json) {
         json_object_del(r, "id");
         json_object_del(r, "ok");
-        char *s = json_dumps(r, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        buf_t b; /* an agent's argv: its DEL, C1 and invisible characters as \u escapes */
-        buf_init(&b);
-        quote_json_append(&b, s, strlen(s));
-        buf_putc(&b, '\n');
-        fwrite(b.data, 1, b.len, stdout);
-        buf_free(&b);
-        free(s);
+        cli_print_json(r, JSON_INDENT(2) | JSON_PRESERVE_ORDER); /* an agent's argv, made safe */
     } else {
         print_table(r);
     }
@@ -190,10 +183,10 @@ static int verb_new(const cli_verb *v, int argc, char **argv)
         terminal_size(&rows, &cols);
     json_t *req = json_pack("{s:s, s:b}", "cmd", "new", "pin", pin);
     cli_sandbox_opts_apply(&so, req);
-    char *cwd = dir ? realpath(dir, NULL) : cli_current_dir();
+    char *cwd = cli_workdir(dir);
     if (!cwd) {
         json_decref(req);
-        return cli_fail("cannot use directory '%s': %s", dir, strerror(errno));
+        return EXIT_ERR;
     }
     json_object_set_new(req, "cwd", json_string(cwd));
     free(cwd);
@@ -204,11 +197,10 @@ static int verb_new(const cli_verb *v, int argc, char **argv)
         json_object_set_new(req, "cols", json_integer(cols));
     }
     if (optind < argc) {
-        int bad;
-        json_t *a = cli_argv_to_json(argc - optind, argv + optind, &bad);
+        json_t *a = cli_argv_to_json(argc - optind, argv + optind);
         if (!a) {
             json_decref(req);
-            return cli_fail("argument %d is not valid UTF-8", bad + 1);
+            return EXIT_ERR;
         }
         json_object_set_new(req, "argv", a);
     }
@@ -392,13 +384,9 @@ const cli_verb cli_verb_rm = {
 
 static int verb_resize(const cli_verb *v, int argc, char **argv)
 {
-    static const struct option opts[] = {HELP_OPTION, {0}};
-    int o;
-    while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        if (o == 'h')
-            return cli_print_help(v);
-        return cli_option_usage(v);
-    }
+    int rc = cli_only_help(v, argc, argv);
+    if (rc >= 0)
+        return rc;
     if (argc - optind != 2)
         return cli_usage_error(v, "wants a session id and COLSxROWS");
     long id;

@@ -162,13 +162,22 @@ int cli_parse_session_id(const cli_verb *v, const char *s, long *id)
     return 0;
 }
 
-json_t *cli_argv_to_json(int argc, char **argv, int *bad)
+int cli_only_help(const cli_verb *v, int argc, char **argv)
+{
+    static const struct option opts[] = {HELP_OPTION, {0}};
+    int o = getopt_long(argc, argv, "+h", opts, NULL);
+    if (o == -1)
+        return -1;
+    return o == 'h' ? cli_print_help(v) : cli_option_usage(v);
+}
+
+json_t *cli_argv_to_json(int argc, char **argv)
 {
     json_t *a = json_array();
     for (int i = 0; i < argc; i++) {
         json_t *s = json_string(argv[i]);
         if (!s) {
-            *bad = i;
+            fprintf(stderr, "corral: argument %d is not valid UTF-8\n", i + 1);
             json_decref(a);
             return NULL;
         }
@@ -177,10 +186,28 @@ json_t *cli_argv_to_json(int argc, char **argv, int *bad)
     return a;
 }
 
-char *cli_current_dir(void)
+char *cli_workdir(const char *dir)
 {
-    char *d = getcwd(NULL, 0);
-    return d ? d : xstrdup(paths_home());
+    if (!dir) {
+        char *d = getcwd(NULL, 0);
+        return d ? d : xstrdup(paths_home());
+    }
+    char *d = realpath(dir, NULL);
+    if (!d)
+        fprintf(stderr, "corral: cannot use directory '%s': %s\n", dir, strerror(errno));
+    return d;
+}
+
+void cli_print_json(json_t *j, size_t flags)
+{
+    char *s = json_dumps(j, flags);
+    buf_t b;
+    buf_init(&b);
+    quote_json_append(&b, s, strlen(s));
+    buf_putc(&b, '\n');
+    fwrite(b.data, 1, b.len, stdout);
+    buf_free(&b);
+    free(s);
 }
 
 /* Take a sandbox option; 1 if o was one, 0 if not, -1 on a bad value. */

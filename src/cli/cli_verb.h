@@ -50,11 +50,24 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_parse_int(const char *s, long lo, long hi, long *out);
 /* A session id (as corral ls shows it); a usage error if s is not one. */
 int cli_parse_session_id(const cli_verb *v, const char *s, long *id);
-/* argv as a JSON array of strings; NULL (*bad the index) when an argument
- * is not valid UTF-8. */
-json_t *cli_argv_to_json(int argc, char **argv, int *bad);
-/* The current directory (else the home directory); caller frees. */
-char *cli_current_dir(void);
+/* The options of a verb that takes none but --help.  Returns -1 to go on
+ * (argv[optind] is the first argument), else the verb's exit status: 0
+ * after --help, EXIT_USAGE after an option getopt refused. */
+int cli_only_help(const cli_verb *v, int argc, char **argv);
+/* argv as a JSON array of strings; NULL when an argument is not valid
+ * UTF-8 (said on stderr). */
+json_t *cli_argv_to_json(int argc, char **argv);
+/* Where a command of new or exec runs: dir made absolute, else the current
+ * directory (else the home directory).  NULL when dir cannot be used (said
+ * on stderr).  Caller frees. */
+char *cli_workdir(const char *dir);
+
+/* ---- output --------------------------------------------------------------------- */
+
+/* j as JSON (json_dumps flags) on stdout, and a newline: its DEL, C1 and
+ * invisible characters as \u escapes (quote.h), since what the server says
+ * quotes sessions and the requests from inside them. */
+void cli_print_json(json_t *j, size_t flags);
 
 /* ---- the sandbox options of new and exec ---------------------------------------- */
 
