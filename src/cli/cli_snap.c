@@ -49,17 +49,6 @@ static int usage(const cli_verb *v, const char *fmt, ...)
 }
 
 
-static bool number(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 static bool use_color(const char *when)
 {
     if (strcmp(when, "always") == 0)
@@ -321,18 +310,20 @@ static int verb_diff(const cli_verb *v, int argc, char **argv)
     long sid, a = 0, b = 0;
     if (rest < 1)
         return usage(v, "which session? (corral ls lists them)");
-    if (!number(argv[optind], 0, INT32_MAX, &sid))
+    if (cli_parse_int(argv[optind], 0, INT32_MAX, &sid) < 0)
         return usage(v, "'%s' is not a session id (a number, see corral ls)", argv[optind]);
     if (since + between + list > 1)
         return usage(v, "give one of --since-start, --between and --list");
     if (between) {
-        if (rest != 3 || !number(argv[optind + 1], 1, INT32_MAX, &a) || !number(argv[optind + 2], 1, INT32_MAX, &b))
+        if (rest != 3 || cli_parse_int(argv[optind + 1], 1, INT32_MAX, &a) < 0 ||
+            cli_parse_int(argv[optind + 2], 1, INT32_MAX, &b) < 0)
             return usage(v, "--between takes two command numbers: I J");
     } else if ((since || list) && rest != 1) {
         return usage(v, "unexpected argument '%s'", argv[optind + 1]);
     } else if (rest > 2) {
         return usage(v, "unexpected argument '%s'", argv[optind + 2]);
-    } else if (rest == 2 && strcmp(argv[optind + 1], "last") != 0 && !number(argv[optind + 1], 1, INT32_MAX, &a)) {
+    } else if (rest == 2 && strcmp(argv[optind + 1], "last") != 0 &&
+               cli_parse_int(argv[optind + 1], 1, INT32_MAX, &a) < 0) {
         return usage(v, "'%s' is not a command number (1, 2, ... or last; --list lists them)", argv[optind + 1]);
     }
     if (list) {
@@ -428,10 +419,10 @@ static int verb_revert(const cli_verb *v, int argc, char **argv)
     long sid, n = 0;
     if (argc - optind != 2)
         return usage(v, "give the session and the command's number");
-    if (!number(argv[optind], 0, INT32_MAX, &sid))
+    if (cli_parse_int(argv[optind], 0, INT32_MAX, &sid) < 0)
         return usage(v, "'%s' is not a session id (a number, see corral ls)", argv[optind]);
     bool last = strcmp(argv[optind + 1], "last") == 0;
-    if (!last && !number(argv[optind + 1], 1, INT32_MAX, &n))
+    if (!last && cli_parse_int(argv[optind + 1], 1, INT32_MAX, &n) < 0)
         return usage(v, "'%s' is not a command number (corral diff SESSION --list lists them)",
                      argv[optind + 1]);
     json_t *req = json_pack("{s:s, s:i, s:b}", "cmd", "revert", "session", (int)sid, "dry_run", dry);
@@ -538,7 +529,7 @@ static int verb_git_restore(const cli_verb *v, int argc, char **argv)
         return usage(v, "give the session and the command's number");
     if (!sessfiles_name_ok(argv[optind]))
         return usage(v, "'%s' is not a session id (a number, see corral ls or corral log)", argv[optind]);
-    if (!number(argv[optind + 1], 1, INT32_MAX, &cmd))
+    if (cli_parse_int(argv[optind + 1], 1, INT32_MAX, &cmd) < 0)
         return usage(v, "'%s' is not a command number (corral diff SESSION --list lists them)",
                      argv[optind + 1]);
     sessfiles sf;
@@ -869,7 +860,7 @@ static int verb_hook_mark(const cli_verb *v, int argc, char **argv)
     long status = -1;
     int i = 1;
     if (i + 1 < argc && strcmp(argv[i], "--status") == 0) {
-        if (!number(argv[i + 1], 0, 255, &status))
+        if (cli_parse_int(argv[i + 1], 0, 255, &status) < 0)
             status = -1;
         i += 2;
     }
