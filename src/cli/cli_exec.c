@@ -127,10 +127,8 @@ static int exec_with(const cli_verb *v, int argc, char **argv, json_t *add_write
     int o;
     while ((o = getopt_long(argc, argv, "+tC:y:m:rc:n:P:w:R:D:h", opts, NULL)) != -1) {
         int sr = cli_sandbox_opt(v, &so, o, optarg);
-        if (sr < 0) {
-            cli_sandbox_opts_free(&so);
+        if (sr < 0)
             return EXIT_USAGE;
-        }
         if (sr > 0)
             continue;
         switch (o) {

@@ -161,10 +161,8 @@ static int verb_new(const cli_verb *v, int argc, char **argv)
     int o;
     while ((o = getopt_long(argc, argv, "+n:C:ps:P:w:R:D:h", opts, NULL)) != -1) {
         int sr = cli_sandbox_opt(v, &so, o, optarg);
-        if (sr < 0) {
-            cli_sandbox_opts_free(&so);
+        if (sr < 0)
             return EXIT_USAGE;
-        }
         if (sr > 0)
             continue;
         switch (o) {

@@ -210,8 +210,7 @@ void cli_print_json(json_t *j, size_t flags)
     free(s);
 }
 
-/* Take a sandbox option; 1 if o was one, 0 if not, -1 on a bad value. */
-int cli_sandbox_opt(const cli_verb *v, cli_sandbox_opts *so, int o, const char *arg)
+static int take_sandbox_opt(const cli_verb *v, cli_sandbox_opts *so, int o, const char *arg)
 {
     json_t **list = o == 'w' ? &so->write : o == 'R' ? &so->read : o == 'D' ? &so->deny : NULL;
     if (list) {
@@ -273,11 +272,19 @@ void cli_sandbox_opts_apply(cli_sandbox_opts *so, json_t *req)
     so->write = so->read = so->deny = NULL;
 }
 
-void cli_sandbox_opts_free(cli_sandbox_opts *so)
+static void sandbox_opts_free(cli_sandbox_opts *so)
 {
     json_decref(so->write);
     json_decref(so->read);
     json_decref(so->deny);
+}
+
+int cli_sandbox_opt(const cli_verb *v, cli_sandbox_opts *so, int o, const char *arg)
+{
+    int taken = take_sandbox_opt(v, so, o, arg);
+    if (taken < 0)
+        sandbox_opts_free(so);
+    return taken;
 }
 
 /* The config file, or the defaults; prints the error. */

@@ -87,10 +87,12 @@ typedef struct cli_sandbox_opts {
         {"net", required_argument, NULL, 'N'}, {"approval-policy", required_argument, NULL, OPT_APPROVAL_POLICY}, \
         {"allow-home-workspace", no_argument, NULL, OPT_ALLOW_HOME}
 
+/* Take option o (getopt's value for it, with its argument) if it is one of
+ * the sandbox options: 1 if it was, 0 if not, -1 on a bad value (said as a
+ * usage error; the options are freed, the verb exits EXIT_USAGE). */
 int cli_sandbox_opt(const cli_verb *v, cli_sandbox_opts *so, int o, const char *arg);
 /* Put the options into the request (which takes the path lists). */
 void cli_sandbox_opts_apply(cli_sandbox_opts *so, json_t *req);
-void cli_sandbox_opts_free(cli_sandbox_opts *so);
 
 #define SANDBOX_HELP                                                                                   \
     "  -P, --profile P       sandbox profile: read-only, workspace-write (default),\n"                   \
