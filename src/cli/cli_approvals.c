@@ -1,12 +1,14 @@
 /*
  * cli_approvals.c - `corral approvals`, `corral approve`, `corral deny`:
  * the approval queue from a script or another terminal (the same queue the
- * supervisor screen answers; the first answer wins).
+ * supervisor screen answers; the first answer wins).  Each verb is one
+ * entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 
-#include "cli/cli.h"
+#include "cli/cli_verb.h"
 #include "protocol/client.h"
+#include "base/exitcode.h"
 #include "base/quote.h"
 #include "base/util.h"
 
@@ -16,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define EXIT_USAGE 2
 
 static json_t *call(const char *cmd, json_t *fields)
 {
@@ -146,7 +146,7 @@ static void print_request(json_t *a, bool color)
     free(kind);
 }
 
-int cli_approvals(int argc, char **argv, const char *usage, const char *help)
+static int verb_approvals(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
     bool as_json = false;
@@ -155,7 +155,7 @@ int cli_approvals(int argc, char **argv, const char *usage, const char *help)
         if (ch == 'j')
             as_json = true;
         else if (ch == 'h')
-            return printf("usage: corral %s\n\n%s", usage, help), 0;
+            return cli_print_help(v);
         else
             return EXIT_USAGE;
     }
@@ -164,14 +164,7 @@ int cli_approvals(int argc, char **argv, const char *usage, const char *help)
         return 1;
     json_t *list = json_object_get(r, "approvals");
     if (as_json) {
-        char *s = json_dumps(list, JSON_COMPACT);
-        buf_t b; /* a request from inside a session: its DEL, C1 and invisible characters as \u escapes */
-        buf_init(&b);
-        quote_json_append(&b, s, strlen(s));
-        buf_putc(&b, '\n');
-        fwrite(b.data, 1, b.len, stdout);
-        buf_free(&b);
-        free(s);
+        cli_print_json(list, JSON_COMPACT); /* a request from inside a session, made safe */
     } else {
         size_t i;
         json_t *a;
@@ -191,9 +184,9 @@ int cli_approvals(int argc, char **argv, const char *usage, const char *help)
         fprintf(stderr, "corral: some rules were not loaded:\n");
         for (const char *p = rules_error; *p;) {
             size_t n = strcspn(p, "\n");
-            char *v = quote_text_visible(p, n);
-            fprintf(stderr, "%s\n", v);
-            free(v);
+            char *line = quote_text_visible(p, n);
+            fprintf(stderr, "%s\n", line);
+            free(line);
             p += n + (p[n] == '\n');
         }
     }
@@ -201,7 +194,17 @@ int cli_approvals(int argc, char **argv, const char *usage, const char *help)
     return 0;
 }
 
-static int answer(int argc, char **argv, const char *usage, const char *help, bool approve)
+const cli_verb cli_verb_approvals = {
+    .name = "approvals",
+    .usage = "approvals [--json]",
+    .help = "List the requests waiting for approval, oldest first: id, who asks, age,\n"
+            "the whole command (shell-quoted, never cut; invisible characters escaped as\n"
+            "in bash's $'...'), its kind, directory and permissions (and whether it runs\n"
+            "OUTSIDE the sandbox), why the policy asks and the agent's reason.\n",
+    .run = verb_approvals,
+};
+
+static int answer(const cli_verb *v, int argc, char **argv, bool approve)
 {
     static const struct option opts[] = {{"session", no_argument, NULL, 's'}, {"persist", no_argument, NULL, 'p'},
                                          {"note", required_argument, NULL, 'n'}, {"stop", no_argument, NULL, 'S'},
@@ -223,10 +226,9 @@ static int answer(int argc, char **argv, const char *usage, const char *help, bo
         case 'p': scope = "persist"; persist = true; break;
         case 'n': note = optarg; break;
         case 'S': stop = true; break;
-        case 'h': printf("usage: corral %s\n\n%s", usage, help); return 0;
+        case 'h': return cli_print_help(v);
         default: /* getopt said what was wrong (e.g. --note without its text) */
-            fprintf(stderr, "usage: corral %s\n", usage);
-            return EXIT_USAGE;
+            return cli_usage_line(v);
         }
     }
     for (; optind < argc; optind++) { /* after "--" */
@@ -236,8 +238,8 @@ static int answer(int argc, char **argv, const char *usage, const char *help, bo
     char *end = NULL;
     long id = id_arg ? strtol(id_arg, &end, 10) : 0;
     if (extra || !end || *end || id <= 0 || id > INT32_MAX) {
-        fprintf(stderr, "corral: give one request id (corral approvals lists them)\nusage: corral %s\n", usage);
-        return EXIT_USAGE;
+        fprintf(stderr, "corral: give one request id (corral approvals lists them)\n");
+        return cli_usage_line(v);
     }
     if (approve && (note || stop)) {
         fprintf(stderr, "corral: --note and --stop go with deny\n");
@@ -261,12 +263,34 @@ static int answer(int argc, char **argv, const char *usage, const char *help, bo
     return 0;
 }
 
-int cli_approve(int argc, char **argv, const char *usage, const char *help)
+static int verb_approve(const cli_verb *v, int argc, char **argv)
 {
-    return answer(argc, argv, usage, help, true);
+    return answer(v, argc, argv, true);
 }
 
-int cli_deny(int argc, char **argv, const char *usage, const char *help)
+const cli_verb cli_verb_approve = {
+    .name = "approve",
+    .usage = "approve [--session | --persist] ID",
+    .help = "Approve request ID: once (default), --session (this exact request for the rest\n"
+            "of the requester's session), or --persist (and save a prefix_rule in\n"
+            "~/.config/corral/rules/default.rules).  For a network host: once is this\n"
+            "connection, --session the host (protocol and port) for the session, --persist\n"
+            "saves network_rule(host=..., decision=\"allow\").  The first answer wins.\n",
+    .run = verb_approve,
+};
+
+static int verb_deny(const cli_verb *v, int argc, char **argv)
 {
-    return answer(argc, argv, usage, help, false);
+    return answer(v, argc, argv, false);
 }
+
+const cli_verb cli_verb_deny = {
+    .name = "deny",
+    .usage = "deny [--note TEXT] [--stop] [--persist] ID",
+    .help = "Deny request ID; --note tells the agent what to do instead; --stop also ends\n"
+            "what asked (a command from inside a session).  For a network host, --persist\n"
+            "also denies it for the session and saves network_rule(host=...,\n"
+            "decision=\"deny\") in ~/.config/corral/rules/default.rules.  Options may\n"
+            "follow the ID.\n",
+    .run = verb_deny,
+};

@@ -4,12 +4,14 @@
  * to type into, an agent's processes grouped apart from the user's), then
  * the supervisor screen on them.  Every demo session runs sandboxed in a
  * scratch workspace, $TMPDIR/corral-demo-UID.  Without a terminal it only
- * starts the sessions.
+ * starts the sessions.  The verb is one entry (cli_verb.h) that cli.c
+ * lists.
  */
 #include "config.h"
 
-#include "cli/cli.h"
+#include "cli/cli_verb.h"
 #include "protocol/client.h"
+#include "base/exitcode.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -97,7 +99,7 @@ static int start_demo(const char *ws)
     return rc;
 }
 
-int cli_demo(int argc, char **argv, const char *usage, const char *help)
+static int verb_demo(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {{"theme", required_argument, NULL, 'T'},
                                          {"help", no_argument, NULL, 'h'}, {0}};
@@ -106,13 +108,13 @@ int cli_demo(int argc, char **argv, const char *usage, const char *help)
     while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         switch (ch) {
         case 'T': o.theme = optarg; break;
-        case 'h': printf("usage: corral %s\n\n%s", usage, help); return 0;
-        default: fprintf(stderr, "usage: corral %s\n", usage); return 2;
+        case 'h': return cli_print_help(v);
+        default: return cli_usage_line(v);
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "corral demo: no arguments expected\nusage: corral %s\n", usage);
-        return 2;
+        fprintf(stderr, "corral demo: no arguments expected\n");
+        return cli_usage_line(v);
     }
     /* Not under corral's own state directory: sandboxes may never write
      * there, so it cannot be a workspace. */
@@ -141,3 +143,14 @@ int cli_demo(int argc, char **argv, const char *usage, const char *help)
     }
     return cli_run_tui(&o);
 }
+
+const cli_verb cli_verb_demo = {
+    .name = "demo",
+    .usage = "demo [--theme NAME]",
+    .help = "Start a few scripted sessions that show what corral does (live output, a\n"
+            "long-running process, a failing command, a shell to type into, an agent's\n"
+            "processes grouped apart from yours) in a scratch workspace, then open the\n"
+            "supervisor screen on them.  q detaches; corral kill or x ends them.  Without\n"
+            "a terminal it only starts them (corral attach shows them later).\n",
+    .run = verb_demo,
+};

@@ -8,10 +8,14 @@
  *      and exits with CMD's status.
  *  corral __hook-check --shell NAME -- LINE
  *      the shell hooks' question: may this command line run?
+ *
+ * Each verb is one entry (cli_verb.h) that cli.c lists (__hook-check among
+ * the verbs it never shows).
  */
 #include "config.h"
 
-#include "cli/cli.h"
+#include "cli/cli_verb.h"
+#include "base/exitcode.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -26,11 +30,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define EXIT_USAGE 2
-/* Not run: denied, refused or failed before it started (like a shell's
- * "cannot execute"). */
-#define EXIT_NOT_RUN 126
 
 /* The session channel from CORRAL_SESSION_FD, or -1 with a message. */
 static int channel(const char *verb, bool quiet)
@@ -151,7 +150,7 @@ static char *absolute(const char *path, const char *cwd)
     return path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", cwd, path);
 }
 
-int cli_escalate(int argc, char **argv, const char *usage, const char *help)
+static int verb_escalate(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {{"write", required_argument, NULL, 'w'},
                                          {"net", no_argument, NULL, 'N'},
@@ -178,15 +177,13 @@ int cli_escalate(int argc, char **argv, const char *usage, const char *help)
             reason = optarg;
             break;
         case 'h':
-            printf("usage: corral %s\n\n%s", usage, help);
             json_decref(write);
             free(cwd);
-            return 0;
+            return cli_print_help(v);
         default:
-            fprintf(stderr, "usage: corral %s\n", usage);
             json_decref(write);
             free(cwd);
-            return EXIT_USAGE;
+            return cli_usage_line(v);
         }
     }
     if (optind >= argc) {
@@ -233,7 +230,22 @@ int cli_escalate(int argc, char **argv, const char *usage, const char *help)
     return EXIT_NOT_RUN;
 }
 
-int cli_hook_check(int argc, char **argv)
+const cli_verb cli_verb_escalate = {
+    .name = "escalate",
+    .usage = "escalate [-w PATH]... [--net] [--reason TEXT] -- CMD [ARG...]",
+    .help = "Inside a corral session: ask the user to run CMD outside the session's\n"
+            "sandbox, or with -w/--net in a wider one.  The request goes to the supervisor\n"
+            "screen (or corral approvals) over the session's channel; once approved CMD\n"
+            "runs with this terminal as its stdin, stdout and stderr, and corral escalate\n"
+            "exits with its status.  Denied or refused: exit 126 with the reason (and the\n"
+            "user's note).\n\n"
+            "  -w, --write PATH   also writable (repeatable)\n"
+            "  -N, --net          with network access\n"
+            "  -r, --reason TEXT  why, shown to the user\n",
+    .run = verb_escalate,
+};
+
+static int verb_hook_check(const cli_verb *v, int argc, char **argv)
 {
     const char *shell = "sh";
     int i = 1;
@@ -247,8 +259,8 @@ int cli_hook_check(int argc, char **argv)
             break;
     }
     if (i + 1 != argc) {
-        fprintf(stderr, "usage: corral __hook-check --shell NAME -- LINE\n"
-                        "(internal: corral's shell hooks ask the server about each command line)\n");
+        cli_usage_line(v);
+        fputs(v->help, stderr);
         return EXIT_USAGE;
     }
     /* Outside a session there is nobody to ask: the hook does nothing. */
@@ -274,3 +286,12 @@ int cli_hook_check(int argc, char **argv)
     json_decref(r);
     return run ? 0 : EXIT_NOT_RUN;
 }
+
+/* Internal: cli.c never lists it, and it takes no --help (its one argument
+ * is whatever line the user typed). */
+const cli_verb cli_verb_hook_check = {
+    .name = "__hook-check",
+    .usage = "__hook-check --shell NAME -- LINE",
+    .help = "(internal: corral's shell hooks ask the server about each command line)\n",
+    .run = verb_hook_check,
+};

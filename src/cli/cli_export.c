@@ -1,5 +1,7 @@
 /*
- * cli_export.c - corral export: a session's record as one .tar.gz.
+ * cli_export.c - corral export (docs/corral.1, docs/formats.md "corral
+ * export"): a session's record as one .tar.gz to share a review.  The verb
+ * is one entry (cli_verb.h) that cli.c lists.
  *
  * The files are gathered in a private directory made next to the archive
  * (the same file system, so a large recording is not copied to a small
@@ -13,10 +15,9 @@
  */
 #include "config.h"
 
-#include "cli/cli_export.h"
-
-#include "cli/cli.h"
+#include "cli/cli_verb.h"
 #include "protocol/client.h"
+#include "base/exitcode.h"
 #include "record/export_summary.h"
 #include "base/paths.h"
 #include "protocol/proto.h"
@@ -38,7 +39,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define EXIT_USAGE 2
 #define COPY_CHUNK (1u << 20)
 /* Progress is shown once a step has taken this long. */
 #define PROGRESS_AFTER_S 1.0
@@ -67,14 +67,6 @@ static void say(const char *fmt, ...)
     char *v = quote_text_visible(msg, strlen(msg));
     fprintf(stderr, "corral: %s\n", v);
     free(v);
-}
-
-static int usage(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "corral export: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nusage: corral %s\nTry 'corral export --help'.\n", CLI_EXPORT_USAGE);
-    return EXIT_USAGE;
 }
 
 static void human(uint64_t bytes, char *out, size_t len)
@@ -583,7 +575,7 @@ static void report(const export_job *j, const char *out)
     free(shown);
 }
 
-int cli_export(int argc, char **argv)
+static int verb_export(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"force", no_argument, NULL, 'f'},
@@ -598,20 +590,20 @@ int cli_export(int argc, char **argv)
         else if (ch == 'f')
             j.force = true;
         else if (ch == 'h')
-            return printf("usage: corral %s\n\n%s", CLI_EXPORT_USAGE, CLI_EXPORT_HELP), 0;
+            return cli_print_help(v);
         else
-            return fprintf(stderr, "usage: corral %s\nTry 'corral export --help'.\n", CLI_EXPORT_USAGE), EXIT_USAGE;
+            return cli_option_usage(v);
     }
     if (optind >= argc)
-        return usage("which session? (corral ls lists them)%s", "");
+        return cli_usage_error(v, "which session? (corral ls lists them)");
     if (argc - optind > 1)
-        return usage("unexpected argument '%s'", argv[optind + 1]);
+        return cli_usage_error(v, "unexpected argument '%s'", argv[optind + 1]);
     j.name = argv[optind];
     if (!sessdir_name_ok(j.name))
-        return usage("'%s' is not a session id (a number, as corral ls shows it; ID.N for an older session "
-                     "that had the same id)", j.name);
+        return cli_usage_error(v, "'%s' is not a session id (a number, as corral ls shows it; ID.N for an older "
+                                  "session that had the same id)", j.name);
     if (j.out && (!*j.out || strcmp(j.out, "-") == 0))
-        return usage("give a file name to -o (the archive is not written to standard output)%s", "");
+        return cli_usage_error(v, "give a file name to -o (the archive is not written to standard output)");
     char default_out[64];
     snprintf(default_out, sizeof default_out, "corral-%s.tar.gz", j.name);
     if (!j.out)
@@ -698,3 +690,20 @@ int cli_export(int argc, char **argv)
     job_cleanup(&j);
     return 0;
 }
+
+const cli_verb cli_verb_export = {
+    .name = "export",
+    .usage = "export [-o FILE] [--force] SESSION",
+    .help = "Write a session's record to one gzip'd tar archive, to share a review: one\n"
+            "directory corral-SESSION/ with its events.jsonl and output.cast as they were\n"
+            "recorded, the records of approvals.jsonl about it, one cmd-N.patch per command\n"
+            "(what corral diff SESSION N --patch prints: git apply -R undoes it) and a\n"
+            "SUMMARY.md (the session, its commands with their counts and risk marks,\n"
+            "approvals, network hosts).  SESSION is the id corral ls shows, also after the\n"
+            "session ended or the server restarted (ID.N: an older session that had the\n"
+            "same id).  A running session is exported as far as it got.  corral replay\n"
+            "plays the archive.\n\n"
+            "  -o, --output FILE  the archive (default: corral-SESSION.tar.gz)\n"
+            "  -f, --force        replace FILE if it exists\n",
+    .run = verb_export,
+};

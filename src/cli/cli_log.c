@@ -1,11 +1,16 @@
 /*
- * cli_log.c - see cli_log.h.
+ * cli_log.c - corral log (docs/corral.1): a session's timeline from its
+ * events.jsonl, as a table or JSON lines, filtered by kind, time and
+ * text; without a session, the sessions recorded in the state directory,
+ * live and ended, one line each.  Reads files only: works with no server
+ * running (one that runs is asked which sessions are live).  The verb is
+ * one entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 
-#include "cli/cli_log.h"
-
+#include "cli/cli_verb.h"
 #include "protocol/client.h"
+#include "base/exitcode.h"
 #include "base/paths.h"
 #include "base/quote.h"
 #include "record/sessfiles.h"
@@ -24,20 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_ERR 1
-#define EXIT_USAGE 2
 #define DEFAULT_LIMIT 20
-
-static int usage(const char *fmt, const char *arg)
-{
-    if (fmt) {
-        fprintf(stderr, "corral log: ");
-        fprintf(stderr, fmt, arg);
-        fprintf(stderr, "\n");
-    }
-    fprintf(stderr, "usage: corral %s\nTry 'corral log --help'.\n", CLI_LOG_USAGE);
-    return EXIT_USAGE;
-}
 
 typedef struct opts {
     bool json, color, all;
@@ -444,7 +436,7 @@ static int list_sessions(const opts *o)
 
 /* ---- corral log ---------------------------------------------------------------------------- */
 
-int cli_log(int argc, char **argv)
+static int verb_log(const cli_verb *v, int argc, char **argv)
 {
     enum { O_COLOR = 0x100 };
     static const struct option longopts[] = {
@@ -462,13 +454,13 @@ int cli_log(int argc, char **argv)
         case 'j': o.json = true; break;
         case 's':
             if (tl_parse_time(optarg, wall_sec(), &o.filter.since, err, sizeof err) < 0)
-                return usage("--since: %s", err);
+                return cli_usage_error(v, "--since: %s", err);
             break;
         case 'g': o.filter.grep = optarg; break;
         case 'i': o.filter.ignore_case = true; break;
         case 'k':
             if (tl_parse_kinds(optarg, &o.filter.kinds, err, sizeof err) < 0)
-                return usage("--kind: %s", err);
+                return cli_usage_error(v, "--kind: %s", err);
             break;
         case O_COLOR: when = optarg; break;
         case 'n': {
@@ -476,14 +468,12 @@ int cli_log(int argc, char **argv)
             errno = 0;
             o.limit = strtol(optarg, &end, 10);
             if (errno || end == optarg || *end || o.limit < 1)
-                return usage("--limit takes a number of sessions (1 or more), not '%s'", optarg);
+                return cli_usage_error(v, "--limit takes a number of sessions (1 or more), not '%s'", optarg);
             break;
         }
         case 'a': o.all = true; break;
-        case 'h': printf("usage: corral %s\n\n%s", CLI_LOG_USAGE, CLI_LOG_HELP); return 0;
-        default:
-            fprintf(stderr, "usage: corral %s\nTry 'corral log --help'.\n", CLI_LOG_USAGE);
-            return EXIT_USAGE;
+        case 'h': return cli_print_help(v);
+        default: return cli_option_usage(v);
         }
     }
     if (strcmp(when, "always") == 0) {
@@ -492,12 +482,12 @@ int cli_log(int argc, char **argv)
         const char *nc = getenv("NO_COLOR");
         o.color = isatty(STDOUT_FILENO) && !(nc && *nc);
     } else if (strcmp(when, "never") != 0) {
-        return usage("--color takes always, never or auto, not '%s'", when);
+        return cli_usage_error(v, "--color takes always, never or auto, not '%s'", when);
     }
     if (o.json)
         o.color = false;
     if (argc - optind > 1)
-        return usage("unexpected argument '%s'", argv[optind + 1]);
+        return cli_usage_error(v, "unexpected argument '%s'", argv[optind + 1]);
     buf_init(&out);
     buf_init(&json_scratch);
     int rc;
@@ -506,9 +496,9 @@ int cli_log(int argc, char **argv)
     } else {
         const char *arg = argv[optind];
         if (!strchr(arg, '/') && !sessfiles_name_ok(arg))
-            rc = usage("'%s' is not a session: give its id (7), an older session with that id (7.1) or its "
-                       "directory; corral log lists them",
-                       arg);
+            rc = cli_usage_error(v, "'%s' is not a session: give its id (7), an older session with that id (7.1) "
+                                    "or its directory; corral log lists them",
+                                 arg);
         else
             rc = one_session(arg, &o);
     }
@@ -516,3 +506,34 @@ int cli_log(int argc, char **argv)
     buf_free(&json_scratch);
     return rc;
 }
+
+const cli_verb cli_verb_log = {
+    .name = "log",
+    .usage = "log [--json] [--since TIME] [--grep TEXT [-i]] [--kind KIND[,KIND...]] [--color WHEN] [-n N | --all] "
+             "[SESSION]",
+    .help = "Show what happened in a session, in time order: its start, every command (its\n"
+            "number as corral diff numbers it, exit status, duration, files added, modified\n"
+            "and deleted, RISK when its changes carry risk marks), approvals (the request,\n"
+            "the answer, who gave it, the key, the note), network connections (host, port,\n"
+            "decision, bytes), escalations, refusals, sandbox denials, resizes and its end.\n"
+            "SESSION is a session id (7; an older session that had the same id: 7.1, 7.2),\n"
+            "or a session's directory.  Without SESSION: the sessions recorded, live and\n"
+            "ended, most recent first, each with its client, commands, approvals, hosts and\n"
+            "summed changes (+A ~M -D).  Only files are read: no server needs to run.\n\n"
+            "  -j, --json         one JSON object per line (docs/formats.md)\n"
+            "  -s, --since TIME   only what began at or after TIME: ISO 8601 (2026-11-29,\n"
+            "                     2026-11-29T07:41:25Z; local time without a zone) or an\n"
+            "                     age (45s, 10m, 2h, 3d, 1w); sessions active since TIME\n"
+            "  -g, --grep TEXT    only entries (or sessions) whose text contains TEXT\n"
+            "  -i, --ignore-case  --grep ignores case\n"
+            "  -k, --kind KINDS   only these kinds (repeatable, or commas): session, command,\n"
+            "                     approval, network, escalation, refused, denial, resize,\n"
+            "                     exit, warning, other\n"
+            "      --color WHEN   always, never or auto (default: on a terminal, unless\n"
+            "                     NO_COLOR is set)\n"
+            "  -n, --limit N      list at most N sessions (default 20)\n"
+            "  -a, --all          list every session recorded\n"
+            "A line of the log that cannot be read (one cut short by a crash) is skipped\n"
+            "with a warning naming the file and line.\n",
+    .run = verb_log,
+};

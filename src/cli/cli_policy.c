@@ -2,11 +2,13 @@
  * cli_policy.c - `corral policy check`: what the given rules files decide
  * for a command, printed exactly as `codex execpolicy check` prints it
  * (docs/corral.rules.5).  No server.  Exit 0 with the JSON, 1 when a rules
- * file cannot be read or parsed, 2 for usage errors.
+ * file cannot be read or parsed, 2 for usage errors.  The verb is one
+ * entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 
-#include "cli/cli.h"
+#include "cli/cli_verb.h"
+#include "base/exitcode.h"
 #include "base/quote.h"
 #include "policy/rules.h"
 #include "base/utf8.h"
@@ -18,12 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int policy_usage(const char *usage, const char *msg)
-{
-    fprintf(stderr, "corral policy: %s\nusage: corral %s\nTry 'corral policy --help'.\n", msg, usage);
-    return 2;
-}
-
 /* s is valid UTF-8 (the one decoder's verdict, utf8.h). */
 static bool valid_utf8(const char *s)
 {
@@ -31,20 +27,14 @@ static bool valid_utf8(const char *s)
     return utf8_valid_prefix(s, n) == n;
 }
 
-int cli_policy(int argc, char **argv, const char *usage, const char *help)
+static int verb_policy(const cli_verb *v, int argc, char **argv)
 {
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: corral %s\n\n%s", usage, help);
-        return 0;
-    }
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+        return cli_print_help(v);
     if (argc < 2)
-        return policy_usage(usage, "what should it do? (corral policy check ...)");
-    if (strcmp(argv[1], "check") != 0) {
-        char *m = xasprintf("unknown action '%s' (known: check)", argv[1]);
-        int rc = policy_usage(usage, m);
-        free(m);
-        return rc;
-    }
+        return cli_usage_error(v, "what should it do? (corral policy check ...)");
+    if (strcmp(argv[1], "check") != 0)
+        return cli_usage_error(v, "unknown action '%s' (known: check)", argv[1]);
     argv[1] = argv[0]; /* getopt's messages name "corral policy", not "check" */
     argc--, argv++;
     static const struct option opts[] = {{"rules", required_argument, NULL, 'r'},
@@ -55,7 +45,7 @@ int cli_policy(int argc, char **argv, const char *usage, const char *help)
     const char **files = NULL;
     size_t nfiles = 0;
     bool pretty = false, resolve = false;
-    int o, rc = 2;
+    int o, rc = EXIT_USAGE;
     optind = 0;
     while ((o = getopt_long(argc, argv, "+r:h", opts, NULL)) != -1) {
         switch (o) {
@@ -66,27 +56,25 @@ int cli_policy(int argc, char **argv, const char *usage, const char *help)
         case 'p': pretty = true; break;
         case 'R': resolve = true; break;
         case 'h':
-            printf("usage: corral %s\n\n%s", usage, help);
             free(files);
-            return 0;
+            return cli_print_help(v);
         default:
-            fprintf(stderr, "usage: corral %s\nTry 'corral policy --help'.\n", usage);
             free(files);
-            return 2;
+            return cli_option_usage(v);
         }
     }
     if (nfiles == 0) {
         free(files);
-        return policy_usage(usage, "--rules FILE is required (the rules to check against; repeatable)");
+        return cli_usage_error(v, "--rules FILE is required (the rules to check against; repeatable)");
     }
     if (optind >= argc) {
         free(files);
-        return policy_usage(usage, "no command given (corral policy check --rules FILE -- CMD [ARG...])");
+        return cli_usage_error(v, "no command given (corral policy check --rules FILE -- CMD [ARG...])");
     }
     for (int i = optind; i < argc; i++) {
         if (!valid_utf8(argv[i])) {
             free(files);
-            return policy_usage(usage, "invalid UTF-8 in the command");
+            return cli_usage_error(v, "invalid UTF-8 in the command");
         }
     }
     rules_t *r = rules_new();
@@ -127,3 +115,19 @@ out:
     free(files);
     return rc;
 }
+
+const cli_verb cli_verb_policy = {
+    .name = "policy",
+    .usage = "policy check [--rules F]... [--pretty] [--resolve-host-executables] -- CMD...",
+    .help = "Print what the exec-policy rules in the files F decide for a command, exactly\n"
+            "as 'codex execpolicy check' does: one JSON line with every matching prefix\n"
+            "rule, in order, and the strictest decision (forbidden > prompt > allow);\n"
+            "{\"matchedRules\":[]} when none matches.  The command is matched as given\n"
+            "(no shell parsing).  A rules file with an error is reported as FILE:LINE:COLUMN\n"
+            "and exits 1.  See corral.rules(5).\n\n"
+            "  -r, --rules F                 a rules file (required; repeatable, loaded in order)\n"
+            "      --pretty                  indented JSON\n"
+            "      --resolve-host-executables  an absolute program without rules of its own\n"
+            "                                uses its basename's, as host_executable() allows\n",
+    .run = verb_policy,
+};

@@ -8,14 +8,16 @@
  * --speed 0, only the screen as the recording ends.
  *
  * A session's recording is found in the state directory, where it stays
- * after the session and the server are gone: no server is needed.
+ * after the session and the server are gone: no server is needed.  The
+ * verb is one entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 
 #include "record/castplay.h"
 #include "record/castread.h"
-#include "cli/cli.h"
+#include "cli/cli_verb.h"
 #include "config/conf.h"
+#include "base/exitcode.h"
 #include "base/quote.h"
 #include "vt/replaydraw.h"
 #include "record/sessfiles.h"
@@ -35,9 +37,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#define EXIT_ERR 1
-#define EXIT_USAGE 2
-
 #define DEFAULT_IDLE_LIMIT 2.0
 #define MIN_SPEED (1.0 / 64)
 #define MAX_SPEED 64.0
@@ -46,21 +45,6 @@
 #define FEED_SLICE ((size_t)1 << 20)
 /* 'p' within this many seconds after a command's start goes to the one before. */
 #define PREV_GRACE_SEC 1.5
-
-static const char *usage_line;
-static const char *help_text;
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "corral replay: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nusage: corral %s\nTry 'corral replay --help'.\n", usage_line);
-    va_end(ap);
-    return EXIT_USAGE;
-}
 
 /* A message on stderr.  It may quote the recording (a line it could not
  * read, an event's data) or an export's names: the one place replay prints
@@ -488,10 +472,9 @@ static int no_marker(castplay_t *p, int from)
     return EXIT_ERR;
 }
 
-int cli_replay(int argc, char **argv, const char *usage, const char *help)
+/* self, not v: the final screen below has a view named v. */
+static int verb_replay(const cli_verb *self, int argc, char **argv)
 {
-    usage_line = usage;
-    help_text = help;
     double speed = 1, idle = -1;
     long from = 0;
     static const struct option opts[] = {{"speed", required_argument, NULL, 's'},
@@ -504,28 +487,29 @@ int cli_replay(int argc, char **argv, const char *usage, const char *help)
         switch (o) {
         case 's':
             if (parse_number(optarg, 1000, &speed) < 0)
-                return usage_error("--speed wants a number from 0 (as fast as possible) to 1000, not '%s'", optarg);
+                return cli_usage_error(self, "--speed wants a number from 0 (as fast as possible) to 1000, not '%s'",
+                                       optarg);
             break;
         case 'i':
             if (parse_number(optarg, 1e9, &idle) < 0)
-                return usage_error("--idle-limit wants seconds (0 keeps every pause), not '%s'", optarg);
+                return cli_usage_error(self, "--idle-limit wants seconds (0 keeps every pause), not '%s'", optarg);
             break;
         case 'f': {
             char *end;
             errno = 0;
             from = strtol(optarg, &end, 10);
             if (errno || *end || end == optarg || from < 1 || from > 2147483647L)
-                return usage_error("--from wants a command number from 1, not '%s'", optarg);
+                return cli_usage_error(self, "--from wants a command number from 1, not '%s'", optarg);
             break;
         }
-        case 'h': printf("usage: corral %s\n\n%s", usage, help); return 0;
-        default: fprintf(stderr, "usage: corral %s\nTry 'corral replay --help'.\n", usage); return EXIT_USAGE;
+        case 'h': return cli_print_help(self);
+        default: return cli_option_usage(self);
         }
     }
     if (argc - optind == 0)
-        return usage_error("wants a session id or a file");
+        return cli_usage_error(self, "wants a session id or a file");
     if (argc - optind > 1)
-        return usage_error("wants one session id or file, not %d", argc - optind);
+        return cli_usage_error(self, "wants one session id or file, not %d", argc - optind);
     char err[1024];
     char *path = recording_path(argv[optind], err, sizeof err);
     if (!path) {
@@ -634,3 +618,24 @@ out:
     castplay_free(p);
     return rc;
 }
+
+const cli_verb cli_verb_replay = {
+    .name = "replay",
+    .usage = "replay [--speed X] [--idle-limit S] [--from N] SESSION|FILE.cast|FILE.tar.gz",
+    .help = "Play a session's recording (its output.cast, which stays after the session\n"
+            "and the server are gone), a .cast file, or a corral export in the terminal,\n"
+            "through corral's own terminal model: the recorded program's escape sequences\n"
+            "never reach your terminal (no title, clipboard, mode or query), only its\n"
+            "screen, drawn by corral.  Pauses longer than the idle limit are cut.  While\n"
+            "it plays: space pauses, + and - change the speed, n and p jump to the next\n"
+            "and previous command, q quits.  To a pipe, or with --speed 0, it prints only\n"
+            "the screen as the recording ends (as text to a pipe, like corral screen).\n\n"
+            "  -s, --speed X       play X times as fast (default 1); 0: the end at once\n"
+            "  -i, --idle-limit S  cut pauses to S seconds (default: the recording's\n"
+            "                      idle_time_limit, else 2); 0 keeps every pause\n"
+            "  -f, --from N        start where command N starts (its \"cmd N:\" marker),\n"
+            "                      with the screen as it was there\n"
+            "SESSION is an id from corral ls (ID.N for an older session's recording kept\n"
+            "under that id); a file named like an id is given as ./NAME.\n",
+    .run = verb_replay,
+};

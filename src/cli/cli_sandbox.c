@@ -1,14 +1,18 @@
 /*
  * cli_sandbox.c - `corral sandbox`: one command in the sandbox, no server.
  * stdio passes straight through; the exit status is the command's (128+N
- * for signal N); corral's own failures exit 125, usage errors 2.
+ * for signal N); corral's own failures exit 125, usage errors 2.  And
+ * `corral doctor`: what this kernel supports for the sandbox, then the
+ * rules files and the snapshot stores a command run here would meet.  Each
+ * verb is one entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 
-#include "cli/cli.h"
 #include "cli/cli_snap.h"
+#include "cli/cli_verb.h"
 #include "config/conf.h"
 #include "sandbox/doctor.h"
+#include "base/exitcode.h"
 #include "snap/git_quarantine.h"
 #include "base/quote.h"
 #include "sandbox/sbutil.h"
@@ -32,24 +36,12 @@
 
 extern char **environ;
 
-#define EXIT_SANDBOX_ERR 125
-
 static volatile sig_atomic_t child_pid;
 
 static void forward(int sig)
 {
     if (child_pid > 0)
         kill(child_pid, sig);
-}
-
-/* The config file, or the defaults; prints the error. */
-int cli_load_conf(conf_t *c)
-{
-    char err[1024];
-    int rc = conf_load_user(c, err, sizeof err);
-    if (rc < 0)
-        fprintf(stderr, "corral: %s\n", err);
-    return rc;
 }
 
 /* A repository the command made or changed in the writable workspace is
@@ -118,7 +110,7 @@ static void guard_free(git_guard *g)
         close(g->wsfd);
 }
 
-int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
+static int verb_sandbox(const cli_verb *v, int argc, char **argv)
 {
     const char *profile_name = NULL, *dir = NULL;
     int net = -1;
@@ -148,27 +140,24 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
         case 'n':
             net = sb_net_parse(optarg);
             if (net < 0) {
-                fprintf(stderr, "corral sandbox: --net wants off, proxy or full, not '%s'\nusage: corral %s\n",
-                        optarg, usage);
-                return 2;
+                fprintf(stderr, "corral sandbox: --net wants off, proxy or full, not '%s'\n", optarg);
+                return cli_usage_line(v);
             }
             break;
         case 'P': print_plan = true; break;
         case 'C': dir = optarg; break;
         case 'H': allow_home = true; break;
         case 'h':
-            printf("usage: corral %s\n\n%s", usage, help);
-            return 0;
+            return cli_print_help(v);
         default:
-            fprintf(stderr, "usage: corral %s\nTry 'corral sandbox --help'.\n", usage);
-            return 2;
+            return cli_option_usage(v);
         }
     }
     if (optind >= argc) {
         fprintf(stderr, "corral sandbox: no command given (corral sandbox [OPTIONS] -- CMD [ARG...])\n");
-        return 2;
+        return EXIT_USAGE;
     }
-    int rc = EXIT_SANDBOX_ERR;
+    int rc = EXIT_OWN_ERR;
     conf_t conf;
     sb_profile prof = {0};
     sb_plan plan = {0};
@@ -235,7 +224,7 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
     while (waitpid(child.pid, &status, 0) < 0) {
         if (errno != EINTR) {
             fprintf(stderr, "corral: waiting for the sandbox: %s\n", strerror(errno));
-            status = W_EXITCODE(EXIT_SANDBOX_ERR, 0);
+            status = W_EXITCODE(EXIT_OWN_ERR, 0);
             break;
         }
     }
@@ -245,7 +234,7 @@ int cli_sandbox(int argc, char **argv, const char *usage, const char *help)
     /* The sandbox and every process of it are gone: nothing races this. */
     guard_end(&guard);
     guard_free(&guard);
-    rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_SANDBOX_ERR;
+    rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_OWN_ERR;
 out:
     if (have_plan)
         sb_plan_free(&plan);
@@ -257,15 +246,36 @@ out:
     return rc;
 }
 
-int cli_doctor(int argc, char **argv, const char *usage, const char *help)
+const cli_verb cli_verb_sandbox = {
+    .name = "sandbox",
+    .usage = "sandbox [--profile P] [-w PATH]... [-r PATH]... [--deny PATH]... [--net off|proxy|full] [--print-plan] "
+             "[--allow-home-workspace] [-C DIR] -- CMD [ARG...]",
+    .help = "Run one command in corral's sandbox, without a server: standard input and\n"
+            "output pass straight through; the exit status is the command's (128+N for\n"
+            "signal N; 125 when corral itself fails).\n\n"
+            "  -p, --profile P     read-only, workspace-write (default), full (no sandbox),\n"
+            "                      or a [profile \"P\"] section of the config file\n"
+            "  -w, --write PATH    also writable\n"
+            "  -r, --read PATH     also readable (with an empty root, :minimal)\n"
+            "  -d, --deny PATH     hidden: an empty, unreadable directory or file\n"
+            "      --net MODE      off (default): a network namespace with loopback only;\n"
+            "                      full: the host's network (proxy needs the server)\n"
+            "  -C, --directory DIR the workspace and working directory (default: here)\n"
+            "      --allow-home-workspace  allow a writable workspace or write root that is\n"
+            "                      your home directory, / or above it\n"
+            "      --print-plan    print what would be done (mounts in order, namespaces,\n"
+            "                      filter, limits, environment) and exit\n\n"
+            "Deny beats write beats read; the more specific path wins.  See docs/sandbox.md.\n",
+    .run = verb_sandbox,
+};
+
+static int verb_doctor(const cli_verb *v, int argc, char **argv)
 {
     if (argc > 1) {
-        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-            printf("usage: corral %s\n\n%s", usage, help);
-            return 0;
-        }
-        fprintf(stderr, "corral doctor: unexpected argument '%s'\nusage: corral %s\n", argv[1], usage);
-        return 2;
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+            return cli_print_help(v);
+        fprintf(stderr, "corral doctor: unexpected argument '%s'\n", argv[1]);
+        return cli_usage_line(v);
     }
     conf_t conf;
     if (cli_load_conf(&conf) < 0)
@@ -306,3 +316,16 @@ int cli_doctor(int argc, char **argv, const char *usage, const char *help)
     conf_free(&conf);
     return rc;
 }
+
+const cli_verb cli_verb_doctor = {
+    .name = "doctor",
+    .usage = "doctor",
+    .help = "Print what this kernel supports for the sandbox (user and network namespaces,\n"
+            "seccomp, the Landlock ABI, cgroup delegation, TIOCSTI), try a real sandbox,\n"
+            "and say what corral will therefore enforce.  Then list the exec-policy rules\n"
+            "files a command run here would be judged by (built-in, yours, this\n"
+            "workspace's when trusted), each with its FILE:LINE:COLUMN error if it has\n"
+            "one.  Exits 1 when sandboxes cannot run here (corral then refuses to start\n"
+            "sandboxed commands) or a rules file cannot be loaded.\n",
+    .run = verb_doctor,
+};

@@ -1,13 +1,18 @@
 /*
- * cli_snap.c - see cli_snap.h.
+ * cli_snap.c - the snapshot verbs (docs/corral.1, docs/snapshots.md):
+ * corral diff, corral revert, corral gc, corral git-restore; the shell
+ * hooks' internal corral __hook-mark; and the snapshot lines of corral
+ * doctor (cli_snap.h).  Each verb is one entry (cli_verb.h) that cli.c
+ * lists (__hook-mark among the verbs it never shows).
  */
 #include "config.h"
 
 #include "cli/cli_snap.h"
 
-#include "cli/cli.h"
+#include "cli/cli_verb.h"
 #include "protocol/client.h"
 #include "config/conf.h"
+#include "base/exitcode.h"
 #include "snap/git_quarantine.h"
 #include "base/paths.h"
 #include "base/quote.h"
@@ -21,6 +26,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,30 +35,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_USAGE 2
-
-static int usage(const char *u, const char *fmt, const char *arg)
+/* The snapshot verbs' usage errors: "corral: MESSAGE", then the usage line. */
+static int usage(const cli_verb *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage(const cli_verb *v, const char *fmt, ...)
 {
-    if (fmt) {
-        fprintf(stderr, "corral: ");
-        fprintf(stderr, fmt, arg);
-        fprintf(stderr, "\n");
-    }
-    fprintf(stderr, "usage: corral %s\n", u);
-    return EXIT_USAGE;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "corral: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return cli_usage_line(v);
 }
 
-
-static bool number(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
 
 static bool use_color(const char *when)
 {
@@ -279,7 +274,7 @@ static void print_list(json_t *r)
 
 /* ---- corral diff ------------------------------------------------------------------ */
 
-int cli_diff(int argc, char **argv)
+static int verb_diff(const cli_verb *v, int argc, char **argv)
 {
     enum { O_NAME_STATUS = 1, O_STAT, O_PATCH, O_SINCE, O_BETWEEN, O_LIST, O_COLOR };
     static const struct option opts[] = {{"name-status", no_argument, NULL, O_NAME_STATUS},
@@ -305,30 +300,31 @@ int cli_diff(int argc, char **argv)
         case O_LIST: list = true; break;
         case O_COLOR: when = optarg; break;
         case 'w': ignore_space = true; break;
-        case 'h': printf("usage: corral %s\n\n%s", CLI_DIFF_USAGE, CLI_DIFF_HELP); return 0;
-        default: return usage(CLI_DIFF_USAGE, NULL, NULL);
+        case 'h': return cli_print_help(v);
+        default: return cli_usage_line(v);
         }
     }
     if (strcmp(when, "always") != 0 && strcmp(when, "never") != 0 && strcmp(when, "auto") != 0)
-        return usage(CLI_DIFF_USAGE, "--color takes always, never or auto, not '%s'", when);
+        return usage(v, "--color takes always, never or auto, not '%s'", when);
     int rest = argc - optind;
     long sid, a = 0, b = 0;
     if (rest < 1)
-        return usage(CLI_DIFF_USAGE, "which session? (corral ls lists them)%s", "");
-    if (!number(argv[optind], 0, INT32_MAX, &sid))
-        return usage(CLI_DIFF_USAGE, "'%s' is not a session id (a number, see corral ls)", argv[optind]);
+        return usage(v, "which session? (corral ls lists them)");
+    if (cli_parse_int(argv[optind], 0, INT32_MAX, &sid) < 0)
+        return usage(v, "'%s' is not a session id (a number, see corral ls)", argv[optind]);
     if (since + between + list > 1)
-        return usage(CLI_DIFF_USAGE, "give one of --since-start, --between and --list%s", "");
+        return usage(v, "give one of --since-start, --between and --list");
     if (between) {
-        if (rest != 3 || !number(argv[optind + 1], 1, INT32_MAX, &a) || !number(argv[optind + 2], 1, INT32_MAX, &b))
-            return usage(CLI_DIFF_USAGE, "--between takes two command numbers: I J%s", "");
+        if (rest != 3 || cli_parse_int(argv[optind + 1], 1, INT32_MAX, &a) < 0 ||
+            cli_parse_int(argv[optind + 2], 1, INT32_MAX, &b) < 0)
+            return usage(v, "--between takes two command numbers: I J");
     } else if ((since || list) && rest != 1) {
-        return usage(CLI_DIFF_USAGE, "unexpected argument '%s'", argv[optind + 1]);
+        return usage(v, "unexpected argument '%s'", argv[optind + 1]);
     } else if (rest > 2) {
-        return usage(CLI_DIFF_USAGE, "unexpected argument '%s'", argv[optind + 2]);
-    } else if (rest == 2 && strcmp(argv[optind + 1], "last") != 0 && !number(argv[optind + 1], 1, INT32_MAX, &a)) {
-        return usage(CLI_DIFF_USAGE, "'%s' is not a command number (1, 2, ... or last; --list lists them)",
-                     argv[optind + 1]);
+        return usage(v, "unexpected argument '%s'", argv[optind + 2]);
+    } else if (rest == 2 && strcmp(argv[optind + 1], "last") != 0 &&
+               cli_parse_int(argv[optind + 1], 1, INT32_MAX, &a) < 0) {
+        return usage(v, "'%s' is not a command number (1, 2, ... or last; --list lists them)", argv[optind + 1]);
     }
     if (list) {
         json_t *r = cli_request(json_pack("{s:s, s:i}", "cmd", "commands", "session", (int)sid));
@@ -370,6 +366,27 @@ int cli_diff(int argc, char **argv)
     return 0;
 }
 
+const cli_verb cli_verb_diff = {
+    .name = "diff",
+    .usage = "diff [--name-status | --stat | --patch] [-w] [--color WHEN] SESSION [CMD | --since-start | --between I J "
+             "| --list]",
+    .help = "Show what a command of a session changed in its workspace: the diff between the\n"
+            "snapshots taken just before it started and just after it ended.  CMD is the\n"
+            "command's number in the session (1, 2, ...; default: last); --since-start shows\n"
+            "everything since the session started, --between I J from before command I to\n"
+            "after command J.  The output is git's (diff --git headers, mode and rename\n"
+            "lines, binary patches): corral diff S N | git apply -R undoes it, delta or less\n"
+            "read it.  Files that were not captured (too large, excluded) and risk marks (a\n"
+            "new git hook, .envrc, CI files, an executable bit, ...) are named on stderr.\n\n"
+            "      --patch        the patch (default)\n"
+            "      --stat         a diffstat\n"
+            "      --name-status  status letter and path (A M D R T)\n"
+            "  -w, --ignore-space-change  ignore whitespace\n"
+            "      --list         the session's commands with their counts and risk marks\n"
+            "      --color WHEN   always, never or auto (default: when stdout is a terminal)\n",
+    .run = verb_diff,
+};
+
 /* ---- corral revert ----------------------------------------------------------------- */
 
 static void print_notes_list(const char *title, json_t *list, FILE *f)
@@ -385,7 +402,7 @@ static void print_notes_list(const char *title, json_t *list, FILE *f)
     }
 }
 
-int cli_revert(int argc, char **argv)
+static int verb_revert(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"dry-run", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -395,18 +412,18 @@ int cli_revert(int argc, char **argv)
         if (ch == 'n')
             dry = true;
         else if (ch == 'h')
-            return printf("usage: corral %s\n\n%s", CLI_REVERT_USAGE, CLI_REVERT_HELP), 0;
+            return cli_print_help(v);
         else
-            return usage(CLI_REVERT_USAGE, NULL, NULL);
+            return cli_usage_line(v);
     }
     long sid, n = 0;
     if (argc - optind != 2)
-        return usage(CLI_REVERT_USAGE, "give the session and the command's number%s", "");
-    if (!number(argv[optind], 0, INT32_MAX, &sid))
-        return usage(CLI_REVERT_USAGE, "'%s' is not a session id (a number, see corral ls)", argv[optind]);
+        return usage(v, "give the session and the command's number");
+    if (cli_parse_int(argv[optind], 0, INT32_MAX, &sid) < 0)
+        return usage(v, "'%s' is not a session id (a number, see corral ls)", argv[optind]);
     bool last = strcmp(argv[optind + 1], "last") == 0;
-    if (!last && !number(argv[optind + 1], 1, INT32_MAX, &n))
-        return usage(CLI_REVERT_USAGE, "'%s' is not a command number (corral diff SESSION --list lists them)",
+    if (!last && cli_parse_int(argv[optind + 1], 1, INT32_MAX, &n) < 0)
+        return usage(v, "'%s' is not a command number (corral diff SESSION --list lists them)",
                      argv[optind + 1]);
     json_t *req = json_pack("{s:s, s:i, s:b}", "cmd", "revert", "session", (int)sid, "dry_run", dry);
     json_object_set_new(req, "command", last ? json_string("last") : json_integer(n));
@@ -419,9 +436,9 @@ int cli_revert(int argc, char **argv)
     json_t *conflicts = json_object_get(r, "conflicts");
     if (json_array_size(conflicts)) {
         print_notes_list("conflict", conflicts, stderr);
-        char *v = visible(json_string_value(json_object_get(r, "message")));
-        fprintf(stderr, "corral: %s\n", v);
-        free(v);
+        char *shown = visible(json_string_value(json_object_get(r, "message")));
+        fprintf(stderr, "corral: %s\n", shown);
+        free(shown);
         json_decref(r);
         return 1;
     }
@@ -437,9 +454,9 @@ int cli_revert(int argc, char **argv)
     print_notes_list("failed", failed, stderr);
     const char *msg = json_string_value(json_object_get(r, "message"));
     if (msg && !json_is_true(json_object_get(r, "reverted"))) {
-        char *v = visible(msg);
-        fprintf(stderr, "corral: %s\n", v);
-        free(v);
+        char *shown = visible(msg);
+        fprintf(stderr, "corral: %s\n", shown);
+        free(shown);
     }
     int rc = json_is_true(json_object_get(r, "reverted")) || dry ? 0 : 1;
     if (json_is_true(json_object_get(r, "reverted")))
@@ -451,6 +468,18 @@ int cli_revert(int argc, char **argv)
     json_decref(r);
     return rc;
 }
+
+const cli_verb cli_verb_revert = {
+    .name = "revert",
+    .usage = "revert [--dry-run] SESSION CMD",
+    .help = "Undo exactly command CMD of a session: the files it created are removed, the\n"
+            "ones it modified or deleted are restored (content, mode, symlink target), and\n"
+            "nothing else is touched.  When a file changed again after the command, nothing\n"
+            "is done and the conflicts are listed (exit 1).  The revert is itself recorded as\n"
+            "a command of the session, with its own diff.\n\n"
+            "  -n, --dry-run  list what it would do, change nothing\n",
+    .run = verb_revert,
+};
 
 /* ---- corral git-restore --------------------------------------------------------------- */
 
@@ -481,7 +510,7 @@ static json_t *changes_record(const char *events, long cmd)
     return found;
 }
 
-int cli_git_restore(int argc, char **argv)
+static int verb_git_restore(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"yes", no_argument, NULL, 'y'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -491,18 +520,17 @@ int cli_git_restore(int argc, char **argv)
         if (ch == 'y')
             yes = true;
         else if (ch == 'h')
-            return printf("usage: corral %s\n\n%s", CLI_GIT_RESTORE_USAGE, CLI_GIT_RESTORE_HELP), 0;
+            return cli_print_help(v);
         else
-            return usage(CLI_GIT_RESTORE_USAGE, NULL, NULL);
+            return cli_usage_line(v);
     }
     long cmd;
     if (argc - optind != 2)
-        return usage(CLI_GIT_RESTORE_USAGE, "give the session and the command's number%s", "");
+        return usage(v, "give the session and the command's number");
     if (!sessfiles_name_ok(argv[optind]))
-        return usage(CLI_GIT_RESTORE_USAGE, "'%s' is not a session id (a number, see corral ls or corral log)",
-                     argv[optind]);
-    if (!number(argv[optind + 1], 1, INT32_MAX, &cmd))
-        return usage(CLI_GIT_RESTORE_USAGE, "'%s' is not a command number (corral diff SESSION --list lists them)",
+        return usage(v, "'%s' is not a session id (a number, see corral ls or corral log)", argv[optind]);
+    if (cli_parse_int(argv[optind + 1], 1, INT32_MAX, &cmd) < 0)
+        return usage(v, "'%s' is not a command number (corral diff SESSION --list lists them)",
                      argv[optind + 1]);
     sessfiles sf;
     sessfiles_for(argv[optind], &sf);
@@ -568,6 +596,19 @@ int cli_git_restore(int argc, char **argv)
     sessfiles_free(&sf);
     return rc;
 }
+
+const cli_verb cli_verb_git_restore = {
+    .name = "git-restore",
+    .usage = "git-restore SESSION CMD [--yes]",
+    .help = "Put back what corral made inert in the git repositories command CMD created or\n"
+            "changed (docs/sandbox.md, \"Repositories a command makes\"): their config,\n"
+            "hooks, commondir or .git file, moved aside into the repository's\n"
+            ".git/corral-quarantine/ when the command ended.  Without --yes, shows each one\n"
+            "and exactly what it would run again; with --yes, puts each back, unless it (or\n"
+            "what corral put in its place) changed since.  Needs no server.\n\n"
+            "  -y, --yes  put them back\n",
+    .run = verb_git_restore,
+};
 
 /* ---- corral gc ------------------------------------------------------------------------ */
 
@@ -676,7 +717,7 @@ static int print_sessions(json_t *s, bool verbose)
     return rc;
 }
 
-int cli_gc(int argc, char **argv)
+static int verb_gc(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {{"dry-run", no_argument, NULL, 'n'},
                                          {"verbose", no_argument, NULL, 'v'},
@@ -690,12 +731,12 @@ int cli_gc(int argc, char **argv)
         else if (ch == 'v')
             verbose = true;
         else if (ch == 'h')
-            return printf("usage: corral %s\n\n%s", CLI_GC_USAGE, CLI_GC_HELP), 0;
+            return cli_print_help(v);
         else
-            return usage(CLI_GC_USAGE, NULL, NULL);
+            return cli_usage_line(v);
     }
     if (optind < argc)
-        return usage(CLI_GC_USAGE, "unexpected argument '%s'", argv[optind]);
+        return usage(v, "unexpected argument '%s'", argv[optind]);
     json_t *r = cli_request(json_pack("{s:s, s:b}", "cmd", "gc", "dry_run", dry));
     if (!r)
         return 1;
@@ -705,9 +746,9 @@ int cli_gc(int argc, char **argv)
     json_t *stores = json_object_get(r, "stores");
     const char *off = json_string_value(json_object_get(r, "snapshots"));
     if (off) {
-        char *v = visible(off);
-        printf("snapshot stores: %s\n", v);
-        free(v);
+        char *shown = visible(off);
+        printf("snapshot stores: %s\n", shown);
+        free(shown);
     } else if (!json_array_size(stores)) {
         printf("no snapshot stores\n");
     } else {
@@ -725,9 +766,9 @@ int cli_gc(int argc, char **argv)
         printf("\n");
         const char *err = json_string_value(json_object_get(s, "error"));
         if (err) {
-            char *v = visible(err);
-            fprintf(stderr, "corral: %s: %s\n", ws, v);
-            free(v);
+            char *shown = visible(err);
+            fprintf(stderr, "corral: %s: %s\n", ws, shown);
+            free(shown);
             rc = 1;
         }
         free(ws);
@@ -735,6 +776,24 @@ int cli_gc(int argc, char **argv)
     json_decref(r);
     return rc;
 }
+
+const cli_verb cli_verb_gc = {
+    .name = "gc",
+    .usage = "gc [--dry-run] [--verbose]",
+    .help = "Apply retention now.  The directories of ended sessions (their events.jsonl\n"
+            "and output.cast) that were last written longer ago than [session] retention go\n"
+            "(default 30d), then the oldest while they take more than [session]\n"
+            "max-total-size in all (default 1G); a session the server has (running or in\n"
+            "its list) is never removed, nor one whose end cannot be proven.  Then every\n"
+            "snapshot store drops the snapshots of those sessions, and of sessions that\n"
+            "ended longer ago than [snapshots] retention (then the oldest while a store is\n"
+            "over [snapshots] max-store-size), and is repacked.  Each directory removed is\n"
+            "named with its size and why; each store with its size before and after.  The\n"
+            "server also does this on its own.\n\n"
+            "  -n, --dry-run  say what would be removed, remove nothing\n"
+            "  -v, --verbose  also list every directory kept, and why\n",
+    .run = verb_gc,
+};
 
 /* ---- corral doctor --------------------------------------------------------------------- */
 
@@ -796,18 +855,18 @@ static int channel(void)
     return (int)fd;
 }
 
-int cli_hook_mark(int argc, char **argv)
+static int verb_hook_mark(const cli_verb *v, int argc, char **argv)
 {
     long status = -1;
     int i = 1;
     if (i + 1 < argc && strcmp(argv[i], "--status") == 0) {
-        if (!number(argv[i + 1], 0, 255, &status))
+        if (cli_parse_int(argv[i + 1], 0, 255, &status) < 0)
             status = -1;
         i += 2;
     }
     if (i + 1 != argc || strcmp(argv[i], "end") != 0) {
-        fprintf(stderr, "usage: corral __hook-mark [--status N] end\n"
-                        "(internal: corral's shell hooks mark where a command line ended)\n");
+        cli_usage_line(v);
+        fputs(v->help, stderr);
         return EXIT_USAGE;
     }
     /* Outside a session there is nobody to tell; never disturb the shell. */
@@ -851,3 +910,11 @@ int cli_hook_mark(int argc, char **argv)
     close(sp[0]);
     return 0;
 }
+
+/* Internal: cli.c never lists it. */
+const cli_verb cli_verb_hook_mark = {
+    .name = "__hook-mark",
+    .usage = "__hook-mark [--status N] end",
+    .help = "(internal: corral's shell hooks mark where a command line ended)\n",
+    .run = verb_hook_mark,
+};

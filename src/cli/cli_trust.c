@@ -3,11 +3,13 @@
  * workspaces may add their own exec-policy rules, pinned to the rules files
  * as they are when the user trusts them.  No server: a running server
  * notices the change on its next request (it checks the list's
- * modification time).  Exit 0, 1 on errors, 2 on usage errors.
+ * modification time).  Exit 0, 1 on errors, 2 on usage errors.  The verb
+ * is one entry (cli_verb.h) that cli.c lists.
  */
 #include "config.h"
 
-#include "cli/cli.h"
+#include "cli/cli_verb.h"
+#include "base/exitcode.h"
 #include "policy/rules.h"
 #include "policy/rules_ws.h"
 #include "policy/trust.h"
@@ -20,12 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int trust_usage(const char *usage, const char *msg)
-{
-    fprintf(stderr, "corral trust: %s\nusage: corral %s\nTry 'corral trust --help'.\n", msg, usage);
-    return 2;
-}
 
 /* A directory that may be gone (for --remove): canonical when it exists,
  * else made absolute lexically. */
@@ -103,7 +99,7 @@ static int list_trusted(const char *file)
     return 0;
 }
 
-int cli_trust(int argc, char **argv, const char *usage, const char *help)
+static int verb_trust(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {{"list", no_argument, NULL, 'l'},
                                          {"remove", no_argument, NULL, 'r'},
@@ -116,15 +112,15 @@ int cli_trust(int argc, char **argv, const char *usage, const char *help)
         switch (o) {
         case 'l': list = true; break;
         case 'r': remove = true; break;
-        case 'h': printf("usage: corral %s\n\n%s", usage, help); return 0;
-        default: fprintf(stderr, "usage: corral %s\nTry 'corral trust --help'.\n", usage); return 2;
+        case 'h': return cli_print_help(v);
+        default: return cli_option_usage(v);
         }
     }
     int rest = argc - optind;
     if (list && (remove || rest))
-        return trust_usage(usage, "--list takes no directory and no other option");
+        return cli_usage_error(v, "--list takes no directory and no other option");
     if (!list && rest != 1)
-        return trust_usage(usage, rest ? "one directory at a time" : "which directory? (corral trust DIR)");
+        return cli_usage_error(v, rest ? "one directory at a time" : "which directory? (corral trust DIR)");
     char *file = trust_file(), err[PATH_MAX + 256];
     int rc = 1;
     if (list) {
@@ -176,3 +172,18 @@ int cli_trust(int argc, char **argv, const char *usage, const char *help)
     free(file);
     return rc;
 }
+
+const cli_verb cli_verb_trust = {
+    .name = "trust",
+    .usage = "trust DIR | trust --list | trust --remove DIR",
+    .help = "Trust a workspace: commands run in DIR (exactly; not its subdirectories) are\n"
+            "also judged by the rules in DIR/.corral/rules/*.rules, loaded after your own.\n"
+            "Trust only a directory whose rules you have read.  Trust is pinned to\n"
+            "DIR/.corral/rules as they are now: any change stops them loading until you\n"
+            "run corral trust DIR again.  The list is kept in ~/.config/corral/trusted;\n"
+            "a running server picks changes up at once.\n\n"
+            "  -l, --list      print each trusted directory and whether its rules are\n"
+            "                  still the ones trusted\n"
+            "  -r, --remove    stop trusting DIR\n",
+    .run = verb_trust,
+};

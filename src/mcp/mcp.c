@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "mcp/mcp.h"
+#include "base/exitcode.h"
 #include "mcp/mcp_config.h"
 #include "mcp/mcp_rpc.h"
 #include "mcp/mcp_state.h"
@@ -28,9 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define EXIT_ERR 1
-#define EXIT_USAGE 2
 
 /* A signal that ends the bridge: its number, and a byte in the pipe that
  * wakes poll. */

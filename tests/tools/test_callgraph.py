@@ -4,7 +4,9 @@ files where there is one and none where calls only go down, and the
 sources' call cycles stay within their limits (the largest allowed for each
 part of the tree, lowered as cycles are taken apart, never raised: the
 server, its gate and its snapshots at most 3 files, as the server core
-calls its modules only through the table it is handed)."""
+calls its modules only through the table it is handed; the CLI's files in
+no cycle, as cli.c only lists the verbs' entries and the verbs call
+down)."""
 import os
 import subprocess
 import sys
@@ -17,7 +19,7 @@ CHECK = os.path.join(HERE, "callgraph.py")
 LIMITS = [
     (["src/server", "src/gate", "src/snap"], 3),
     (["ui"], 11),
-    (["src/cli"], 6),
+    (["src/cli"], 1),
     (["src/base", "src/config", "src/protocol", "src/vt", "src/policy", "src/record", "src/net", "src/mcp"], 3),
     (["sandbox"], 2),
 ]

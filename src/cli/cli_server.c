@@ -1,0 +1,144 @@
+/*
+ * cli_server.c - the verbs about the server itself: `corral server` starts
+ * one in the background or in this process, or stops the running one;
+ * `corral version` says corral's version and the running server's.  Each
+ * verb is one entry (cli_verb.h) that cli.c lists.
+ */
+#include "config.h"
+
+#include "cli/cli_verb.h"
+#include "protocol/client.h"
+#include "base/exitcode.h"
+#include "base/paths.h"
+#include "protocol/proto.h"
+#include "server/server.h"
+#include "cli/server_modules.h"
+#include "base/util.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+/* ---- server ------------------------------------------------------------------ */
+
+static int verb_server(const cli_verb *v, int argc, char **argv)
+{
+    bool foreground = false, stop = false;
+    int ready_fd = -1;
+    static const struct option opts[] = {
+        {"foreground", no_argument, NULL, 'f'}, {"stop", no_argument, NULL, 's'},
+        {"ready-fd", required_argument, NULL, 'r'}, HELP_OPTION, {0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "+fsh", opts, NULL)) != -1) {
+        long fd;
+        switch (o) {
+        case 'f': foreground = true; break;
+        case 's': stop = true; break;
+        case 'r':
+            if (cli_parse_int(optarg, 0, 1 << 20, &fd) < 0)
+                return cli_usage_error(v, "--ready-fd needs a file descriptor number");
+            ready_fd = (int)fd;
+            break;
+        case 'h': return cli_print_help(v);
+        default: return cli_option_usage(v);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error(v, "unexpected argument '%s'", argv[optind]);
+    if (stop) {
+        client_t c;
+        if (cli_connect(&c, false) < 0)
+            return EXIT_ERR;
+        /* The server holds an exclusive lock on its lock file until its
+         * process ends: taking the lock after the shutdown request is how
+         * we know it is gone. */
+        char err[1024];
+        char *sock = paths_socket(err, sizeof err);
+        char *lock = sock ? xasprintf("%.*s.lock", (int)strlen(sock) - 5, sock) : NULL;
+        int lockfd = lock ? open(lock, O_RDONLY | O_CLOEXEC) : -1;
+        free(sock);
+        free(lock);
+        json_t *r = cli_call(&c, json_pack("{s:s}", "cmd", "shutdown"));
+        if (!r) {
+            client_close(&c);
+            if (lockfd >= 0)
+                close(lockfd);
+            return EXIT_ERR;
+        }
+        if (lockfd >= 0) {
+            alarm(30); /* a server that does not end: give up with SIGALRM */
+            flock(lockfd, LOCK_EX);
+            alarm(0);
+            close(lockfd);
+        }
+        printf("corral: server (pid %lld) stopped\n", (long long)json_integer_value(json_object_get(r, "pid")));
+        json_decref(r);
+        client_close(&c);
+        return 0;
+    }
+    if (foreground)
+        return server_run(ready_fd, corral_server_modules);
+    char err[1024];
+    int pid = 0;
+    char *sock = paths_socket(err, sizeof err);
+    if (!sock)
+        return cli_fail("%s", err);
+    /* An explicit start reports a running server instead of joining it. */
+    client_t probe;
+    if (client_connect(&probe, cli_client_name(), false, err, sizeof err) == 0) {
+        long long spid = json_integer_value(json_object_get(probe.hello, "pid"));
+        client_close(&probe);
+        cli_fail("a server is already running on %s (pid %lld)", sock, spid);
+        free(sock);
+        return EXIT_ERR;
+    }
+    if (client_spawn_server(err, sizeof err, &pid) < 0) {
+        free(sock);
+        return cli_fail("%s", err);
+    }
+    printf("corral: server started (pid %d), socket %s\n", pid, sock);
+    free(sock);
+    return 0;
+}
+
+const cli_verb cli_verb_server = {
+    .name = "server",
+    .usage = "server [--foreground] [--stop]",
+    .help = "Start the corral server in the background (every other verb also starts it\n"
+            "when none answers).  One server runs per socket: a second start says which\n"
+            "pid serves.\n\n"
+            "  -f, --foreground  run in this process, logging to stderr\n"
+            "  -s, --stop        stop the running server: every session's process tree is\n"
+            "                    killed, logs and recordings are flushed, the socket removed\n",
+    .run = verb_server,
+};
+
+static int verb_version(const cli_verb *v, int argc, char **argv)
+{
+    int rc = cli_only_help(v, argc, argv);
+    if (rc >= 0)
+        return rc;
+    printf("%s (protocol %d)\n", PACKAGE_STRING, PROTO_VERSION);
+    client_t c;
+    char err[1024];
+    if (client_connect(&c, cli_client_name(), false, err, sizeof err) == 0) {
+        printf("server: %s, pid %lld\n", json_string_value(json_object_get(c.hello, "server")),
+               (long long)json_integer_value(json_object_get(c.hello, "pid")));
+        client_close(&c);
+    } else {
+        printf("server: not running\n");
+    }
+    return 0;
+}
+
+const cli_verb cli_verb_version = {
+    .name = "version",
+    .usage = "version",
+    .help = "Print corral's version and the running server's.\n",
+    .run = verb_version,
+};
+

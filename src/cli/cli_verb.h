@@ -1,0 +1,133 @@
+/*
+ * cli_verb.h - one verb of the command line (corral VERB, docs/corral.1):
+ * the entry each verb exports, and what the verbs share.  Every verb,
+ * wherever its code lives, is one const cli_verb; cli.c lists the entries
+ * in the order corral --help shows them, finds the one named and runs it.
+ * Included by the files of src/cli/ only.
+ */
+#ifndef CORRAL_CLI_VERB_H
+#define CORRAL_CLI_VERB_H
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "protocol/client.h"
+#include "ui/tui.h"
+
+typedef struct cli_verb cli_verb;
+struct cli_verb {
+    const char *name;  /* corral NAME */
+    const char *usage; /* the usage line, after "usage: corral " */
+    const char *help;  /* --help's text, after the usage line and a blank line */
+    /* The verb itself: argv[0] is "corral NAME" (getopt names the verb in
+     * its messages with it) and getopt is reset for the verb's own options.
+     * Returns the exit status (base/exitcode.h). */
+    int (*run)(const cli_verb *v, int argc, char **argv);
+};
+
+/* ---- usage ---------------------------------------------------------------------- */
+
+/* "usage: corral USAGE" on stderr; returns EXIT_USAGE.  For a message that
+ * says the rest itself. */
+int cli_usage_line(const cli_verb *v);
+/* After getopt refused an option (it said which): the usage line and where
+ * to read more; returns EXIT_USAGE. */
+int cli_option_usage(const cli_verb *v);
+/* "corral VERB: MESSAGE", then the usage; returns EXIT_USAGE. */
+int cli_usage_error(const cli_verb *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* --help: the usage line and the help text on stdout; returns 0. */
+int cli_print_help(const cli_verb *v);
+/* "corral: MESSAGE" on stderr; returns EXIT_ERR. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- options and arguments ------------------------------------------------------ */
+
+/* -h/--help, in every verb's options. */
+#define HELP_OPTION {"help", no_argument, NULL, 'h'}
+
+/* A whole number from lo to hi; -1 if s is not one. */
+int cli_parse_int(const char *s, long lo, long hi, long *out);
+/* A session id (as corral ls shows it); a usage error if s is not one. */
+int cli_parse_session_id(const cli_verb *v, const char *s, long *id);
+/* The options of a verb that takes none but --help.  Returns -1 to go on
+ * (argv[optind] is the first argument), else the verb's exit status: 0
+ * after --help, EXIT_USAGE after an option getopt refused. */
+int cli_only_help(const cli_verb *v, int argc, char **argv);
+/* argv as a JSON array of strings; NULL when an argument is not valid
+ * UTF-8 (said on stderr). */
+json_t *cli_argv_to_json(int argc, char **argv);
+/* Where a command of new or exec runs: dir made absolute, else the current
+ * directory (else the home directory).  NULL when dir cannot be used (said
+ * on stderr).  Caller frees. */
+char *cli_workdir(const char *dir);
+
+/* ---- output --------------------------------------------------------------------- */
+
+/* j as JSON (json_dumps flags) on stdout, and a newline: its DEL, C1 and
+ * invisible characters as \u escapes (quote.h), since what the server says
+ * quotes sessions and the requests from inside them. */
+void cli_print_json(json_t *j, size_t flags);
+
+/* ---- the sandbox options of new and exec ---------------------------------------- */
+
+/* --profile, -w, -r, --deny, --net: collected into the request. */
+typedef struct cli_sandbox_opts {
+    json_t *write, *read, *deny;
+    const char *profile, *net, *approval;
+    bool allow_home;
+} cli_sandbox_opts;
+
+#define OPT_APPROVAL_POLICY 0x101
+#define OPT_ALLOW_HOME 0x102
+
+#define SANDBOX_LONGOPTS                                                                             \
+    {"profile", required_argument, NULL, 'P'}, {"write", required_argument, NULL, 'w'},               \
+        {"read", required_argument, NULL, 'R'}, {"deny", required_argument, NULL, 'D'},               \
+        {"net", required_argument, NULL, 'N'}, {"approval-policy", required_argument, NULL, OPT_APPROVAL_POLICY}, \
+        {"allow-home-workspace", no_argument, NULL, OPT_ALLOW_HOME}
+
+/* Take option o (getopt's value for it, with its argument) if it is one of
+ * the sandbox options: 1 if it was, 0 if not, -1 on a bad value (said as a
+ * usage error; the options are freed, the verb exits EXIT_USAGE). */
+int cli_sandbox_opt(const cli_verb *v, cli_sandbox_opts *so, int o, const char *arg);
+/* Put the options into the request (which takes the path lists). */
+void cli_sandbox_opts_apply(cli_sandbox_opts *so, json_t *req);
+
+#define SANDBOX_HELP                                                                                   \
+    "  -P, --profile P       sandbox profile: read-only, workspace-write (default),\n"                   \
+    "                        full (no sandbox), or a [profile \"P\"] of the config\n"                     \
+    "  -w, --write PATH      also writable in the sandbox (repeatable)\n"                                \
+    "  -R, --read PATH       also readable\n"                                                            \
+    "  -D, --deny PATH       hidden in the sandbox\n"                                                    \
+    "      --net MODE        proxy (workspace-write's default: each new host asks),\n"                  \
+    "                        off (loopback only) or full (the host's network)\n"                    \
+    "      --approval-policy P  on-request (default), unless-trusted, never or granular:\n"          \
+    "                        when the session's commands ask (the config's [approvals])\n"          \
+    "      --allow-home-workspace  allow a writable workspace or write root that is your\n"        \
+    "                        home directory, / or above it (refused otherwise: your\n"          \
+    "                        shell's startup files would be writable)\n"
+
+/* ---- the server ----------------------------------------------------------------- */
+
+/* The client name the server is told: $CORRAL_CLIENT, else "user". */
+const char *cli_client_name(void);
+int cli_connect(client_t *c, bool autostart);
+bool cli_notice(json_t *ev, const char *kind);
+/* Make a call on c; on a connection failure or an error reply print it
+ * ("corral: ...") and return NULL. */
+json_t *cli_call(client_t *c, json_t *req);
+/* One request to the server (started when none answers) on a connection of
+ * its own, closed after; req is consumed.  The reply, or NULL when it
+ * failed (said on stderr). */
+json_t *cli_request(json_t *req);
+
+/* ---- the config and the screen -------------------------------------------------- */
+
+/* The config file, or the defaults; prints the error. */
+struct conf;
+int cli_load_conf(struct conf *c);
+/* The supervisor screen, as main.c handed it over (cli.h). */
+int cli_run_tui(const tui_options *opt);
+
+#endif
