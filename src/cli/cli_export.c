@@ -69,17 +69,6 @@ static void say(const char *fmt, ...)
     free(v);
 }
 
-static void human(uint64_t bytes, char *out, size_t len)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(out, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
 
 /* ---- progress on stderr, for the steps that take a while ------------------------------- */
 
@@ -104,8 +93,8 @@ static void progress_note(progress *p, const char *what, uint64_t done, uint64_t
     p->last = now;
     p->shown = true;
     char d[32], t[32];
-    human(done, d, sizeof d);
-    human(total, t, sizeof t);
+    format_bytes((double)done, false, d, sizeof d);
+    format_bytes((double)total, false, t, sizeof t);
     if (total)
         fprintf(stderr, "%scorral: %s: %s of %s%s", tty ? "\r" : "", what, d, t, tty ? "\033[K" : "\n");
     else
@@ -538,10 +527,10 @@ static void report(const export_job *j, const char *out)
 {
     char h[32];
     printf("%s/\n", j->dir_name);
-    human((uint64_t)j->events_bytes, h, sizeof h);
+    format_bytes((double)(uint64_t)j->events_bytes, false, h, sizeof h);
     printf("  %-16s %ld events, %s\n", "events.jsonl", j->es.events, h);
     if (j->cast_bytes >= 0) {
-        human((uint64_t)j->cast_bytes, h, sizeof h);
+        format_bytes((double)(uint64_t)j->cast_bytes, false, h, sizeof h);
         printf("  %-16s %s\n", "output.cast", h);
     }
     printf("  %-16s %ld record%s\n", "approvals.jsonl", j->approval_records, j->approval_records == 1 ? "" : "s");
@@ -556,7 +545,7 @@ static void report(const export_job *j, const char *out)
         }
         patches++;
         json_t *n = json_object_get(c->record, "counts");
-        human(c->patch_bytes, h, sizeof h);
+        format_bytes((double)c->patch_bytes, false, h, sizeof h);
         if (n)
             printf("  %-16s +%lld ~%lld -%lld, %s%s\n", name, (long long)json_integer_value(json_object_get(n, "added")),
                    (long long)(json_integer_value(json_object_get(n, "modified")) +
@@ -567,7 +556,7 @@ static void report(const export_job *j, const char *out)
     }
     printf("  SUMMARY.md\n");
     struct stat st;
-    human(stat(out, &st) == 0 ? (uint64_t)st.st_size : 0, h, sizeof h);
+    format_bytes((double)(stat(out, &st) == 0 ? (uint64_t)st.st_size : 0), false, h, sizeof h);
     char *shown = quote_text_visible(out, strlen(out));
     printf("wrote %s (%s): session %s%s, %zu command%s, %zu patch%s, %ld approval record%s\n", shown, h, j->name,
            j->es.running ? " (running)" : "", j->es.n_cmds, j->es.n_cmds == 1 ? "" : "s", patches,

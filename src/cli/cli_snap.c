@@ -612,17 +612,6 @@ const cli_verb cli_verb_git_restore = {
 
 /* ---- corral gc ------------------------------------------------------------------------ */
 
-static void human(uint64_t bytes, char *out, size_t len)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(out, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
 
 static void duration_text(long long seconds, char *out, size_t len)
 {
@@ -638,7 +627,7 @@ static void duration_text(long long seconds, char *out, size_t len)
 static void print_sessdir(const char *verb, json_t *e, const char *tail)
 {
     char size[32];
-    human((uint64_t)json_integer_value(json_object_get(e, "bytes")), size, sizeof size);
+    format_bytes((double)(uint64_t)json_integer_value(json_object_get(e, "bytes")), false, size, sizeof size);
     char *when = visible(json_string_value(json_object_get(e, "last_change")));
     char *name = visible(json_string_value(json_object_get(e, "name")));
     char *why = visible(tail);
@@ -659,8 +648,8 @@ static int print_sessions(json_t *s, bool verbose)
     uint64_t cap = (uint64_t)json_integer_value(json_object_get(s, "max_total_size"));
     char keep_h[32], cap_h[32], after[32];
     duration_text(keep, keep_h, sizeof keep_h);
-    human(cap, cap_h, sizeof cap_h);
-    human((uint64_t)json_integer_value(json_object_get(s, "bytes_after")), after, sizeof after);
+    format_bytes((double)cap, false, cap_h, sizeof cap_h);
+    format_bytes((double)(uint64_t)json_integer_value(json_object_get(s, "bytes_after")), false, after, sizeof after);
     char *dir = visible(json_string_value(json_object_get(s, "dir")));
     printf("sessions in %s (kept %s%s after they end, %s%s in all):\n", dir, keep ? "" : "forever: ",
            keep ? keep_h : "[session] retention = 0", cap ? "at most " : "no cap: ",
@@ -710,7 +699,7 @@ static int print_sessions(json_t *s, bool verbose)
     uint64_t b0 = (uint64_t)json_integer_value(json_object_get(s, "bytes_before")),
              b1 = (uint64_t)json_integer_value(json_object_get(s, "bytes_after"));
     char freed[32];
-    human(b0 > b1 ? b0 - b1 : 0, freed, sizeof freed);
+    format_bytes((double)(b0 > b1 ? b0 - b1 : 0), false, freed, sizeof freed);
     printf("  %s %zu session director%s, %s; kept %zu, %s\n", dry ? "would remove" : "removed",
            json_array_size(removed), json_array_size(removed) == 1 ? "y" : "ies", freed, json_array_size(kept), after);
     free(dir);
@@ -756,8 +745,10 @@ static int verb_gc(const cli_verb *v, int argc, char **argv)
     }
     json_array_foreach(stores, i, s) {
         char before[32], after[32];
-        human((uint64_t)json_integer_value(json_object_get(s, "bytes_before")), before, sizeof before);
-        human((uint64_t)json_integer_value(json_object_get(s, "bytes_after")), after, sizeof after);
+        format_bytes((double)(uint64_t)json_integer_value(json_object_get(s, "bytes_before")), false, before,
+                     sizeof before);
+        format_bytes((double)(uint64_t)json_integer_value(json_object_get(s, "bytes_after")), false, after,
+                     sizeof after);
         char *ws = visible(json_string_value(json_object_get(s, "workspace")));
         long long dropped = (long long)json_integer_value(json_object_get(s, "sessions_dropped"));
         printf("  %s: %s -> %s", ws, before, after);
@@ -803,7 +794,7 @@ void snap_doctor_report(FILE *out, const conf_t *conf)
     char *dir = xasprintf("%s/snapshots", state);
     free(state);
     char cap[32], total_h[32];
-    human(conf->snap.max_store_size, cap, sizeof cap);
+    format_bytes((double)conf->snap.max_store_size, false, cap, sizeof cap);
     fprintf(out, "\nsnapshots: %s (stores in %s; at most %s a workspace, kept %llu days after a session ends)\n",
             conf->snap.enabled ? "on" : "off ([snapshots] enabled = false)", dir, cap,
             (unsigned long long)(conf->snap.retention_ms / (24ull * 3600 * 1000)));
@@ -825,7 +816,7 @@ void snap_doctor_report(FILE *out, const conf_t *conf)
         }
         uint64_t size = snap_disk_usage(store);
         char h[32];
-        human(size, h, sizeof h);
+        format_bytes((double)size, false, h, sizeof h);
         char *shown = visible(ws);
         fprintf(out, "  %-10s %s%s\n", h, shown, size > conf->snap.max_store_size ? "  (over the cap: corral gc)" : "");
         free(shown);
@@ -836,7 +827,7 @@ void snap_doctor_report(FILE *out, const conf_t *conf)
     }
     if (d)
         closedir(d);
-    human(total, total_h, sizeof total_h);
+    format_bytes((double)total, false, total_h, sizeof total_h);
     fprintf(out, "  %s in %d store%s\n", total_h, n, n == 1 ? "" : "s");
     free(dir);
 }
