@@ -193,28 +193,10 @@ static bool seek(tui_t *t, size_t i)
  * one before, right after a start). */
 static void jump(tui_t *t, bool forward)
 {
-    size_t n;
-    const castplay_marker *m = castplay_markers(R.p, &n);
-    size_t passed = castplay_markers_passed(R.p);
-    size_t target = (size_t)-1;
-    if (forward) {
-        for (size_t i = passed; i < n && target == (size_t)-1; i++)
-            if (m[i].command > 0 && !m[i].end)
-                target = i;
-        if (target == (size_t)-1) {
-            set_note("no command after this one");
-            return;
-        }
-    } else {
-        size_t last = (size_t)-1, before = (size_t)-1;
-        for (size_t i = 0; i < passed && i < n; i++)
-            if (m[i].command > 0 && !m[i].end) {
-                before = last;
-                last = i;
-            }
-        target = last;
-        if (last != (size_t)-1 && play_now() - m[last].time < PREV_GRACE_S)
-            target = before;
+    size_t target;
+    if (!castplay_jump_target(R.p, forward, play_now(), PREV_GRACE_S, &target)) {
+        set_note("no command after this one");
+        return;
     }
     if (seek(t, target) && !R.paused)
         play(t);
