@@ -400,3 +400,16 @@ SCREEN *paint_newterm(int truecolor, char *note, size_t notelen)
     }
     return newterm(NULL, stdout, stdin);
 }
+
+/* The first screen row a pane of h rows shows: a session taller than its
+ * pane (another client sized it, or it has no terminal to resize) shows
+ * the rows up to its cursor, where output appears. */
+int pane_first_row(const vt_t *vt, int h)
+{
+    int row;
+    vt_cursor(vt, &row, NULL);
+    int first = row - h + 1;
+    if (first > vt_rows(vt) - h)
+        first = vt_rows(vt) - h;
+    return first < 0 ? 0 : first;
+}

@@ -55,5 +55,7 @@ typedef struct paint_mark {
 /* Draw rows of vt into r: the line at the top of r is first_line (vt_line
  * numbering: history is negative); only rows marked dirty unless all. */
 void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_mark *marks, int nmarks);
+/* The first screen row of vt a pane of h rows shows (before scrolling). */
+int pane_first_row(const vt_t *vt, int h);
 
 #endif

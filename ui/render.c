@@ -38,19 +38,6 @@ static void separator(int y, int x, int h)
         paint_text(y + k, x, 1, unicode() ? "\xe2\x94\x82" : "|");
 }
 
-void ui_age_text(double seconds, char *out, size_t outlen)
-{
-    long s = seconds < 0 ? 0 : (long)seconds;
-    if (s < 60)
-        snprintf(out, outlen, "%lds", s);
-    else if (s < 3600)
-        snprintf(out, outlen, "%ldm", s / 60);
-    else if (s < 86400)
-        snprintf(out, outlen, "%ldh", s / 3600);
-    else
-        snprintf(out, outlen, "%ldd", s / 86400);
-}
-
 static const char *profile_short(const char *p)
 {
     if (strcmp(p, "workspace-write") == 0)
@@ -262,19 +249,6 @@ static void draw_title(tui_t *t, ui_session *s, ui_rect r)
         if (used + pw <= r.w)
             paint_text(r.y, r.x + r.w - pw, pw, pos);
     }
-}
-
-/* The first screen row a pane of h rows shows: a session taller than its
- * pane (another client sized it, or it has no terminal to resize) shows
- * the rows up to its cursor, where output appears. */
-int pane_first_row(const vt_t *vt, int h)
-{
-    int row;
-    vt_cursor(vt, &row, NULL);
-    int first = row - h + 1;
-    if (first > vt_rows(vt) - h)
-        first = vt_rows(vt) - h;
-    return first < 0 ? 0 : first;
 }
 
 static void draw_pane(tui_t *t, ui_session *s, ui_rect r)

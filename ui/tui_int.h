@@ -156,6 +156,7 @@ typedef struct tui {
     uv_signal_t sigwinch, sigterm, sighup, sigint;
     uv_timer_t frame_timer, tick_timer;
     double last_frame;
+    void (*frame)(struct tui *t); /* draws a frame: the loop's (tui.c), run by tui_redraw_soon's timer */
     bool dirty;
     bool quitting;
     int exit_status;
@@ -163,7 +164,7 @@ typedef struct tui {
     int attach_id;      /* corral attach ID: focus it once the list is in */
 } tui_t;
 
-/* tui.c */
+/* screen.c */
 void tui_redraw_soon(tui_t *t);
 /* Draw at once, outside the frame cap: for the rare events a person waits
  * on (a new approval request), never for a session's output. */
@@ -182,6 +183,8 @@ bool tui_keys_held(const tui_t *t);
 void tui_pane_size(tui_t *t, int *rows, int *cols);
 /* Content rows of the selected session's pane. */
 int tui_selected_rows(tui_t *t);
+/* An age as the sidebar shows it: 12s, 5m, 3h, 2d. */
+void ui_age_text(double seconds, char *out, size_t outlen);
 
 /* search.c */
 void tui_search_run(tui_t *t, int direction);
@@ -198,15 +201,11 @@ typedef struct sidebar_row {
 } sidebar_row;
 
 /* render.c */
-/* An age as the sidebar shows it: 12s, 5m, 3h, 2d. */
-void ui_age_text(double seconds, char *out, size_t outlen);
 /* The sidebar's rows as drawn (at most max); returns how many. */
 int sidebar_rows(tui_t *t, sidebar_row *rows, int max);
 /* How many rows the sidebar has at most, unwindowed. */
 int sidebar_rows_max(const tui_t *t);
 void render_frame(tui_t *t);
-/* The first screen row of vt a pane of h rows shows (before scrolling). */
-int pane_first_row(const vt_t *vt, int h);
 
 /* dialog.c */
 void dialog_open(tui_t *t, ui_dialog_kind kind);
