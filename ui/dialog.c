@@ -65,7 +65,7 @@ void field_insert(ui_field *f, uint32_t c)
     char buf[16];
     size_t n = input_encode(&k, false, buf, sizeof buf);
     size_t len = strlen(f->text);
-    if (n && len + n < DLG_TEXT_MAX) {
+    if (n && len + n < UI_FIELD_MAX) {
         memcpy(f->text + len, buf, n);
         f->text[len + n] = 0;
     }
@@ -154,7 +154,7 @@ static void form_key(tui_t *t, const ui_key *k)
         if (d->kind == DLG_SEARCH) {
             snprintf(t->search, sizeof t->search, "%s", f->text);
             close_dialog(t);
-            if (timelineview_active())
+            if (timelineview_active(t))
                 timelineview_search(t); /* the same prompt and query, over its entries */
             else
                 tui_search_run(t, 0);
@@ -303,7 +303,7 @@ static void draw_form(tui_t *t)
     bool search = d->kind == DLG_SEARCH;
     ui_rect r = dialog_box(t, search ? 4 : 9 + (d->error[0] ? 2 : 0), 72);
     title(r, !search                ? "New session"
-             : timelineview_active() ? "Search the timeline (Enter: find, Esc: cancel)"
+             : timelineview_active(t) ? "Search the timeline (Enter: find, Esc: cancel)"
                                      : "Search the scrollback (Enter: find, Esc: cancel)");
     /* The fields from the third row (the second on a short screen), as
      * many as fit, the current one always. */

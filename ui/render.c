@@ -418,7 +418,7 @@ void render_frame(tui_t *t)
             separator(r.y, r.x + r.w, r.h);
     }
     draw_status(t);
-    timelineview_draw(t); /* over the panes while open */
+    views_draw(t); /* over the panes while open */
     replayview_draw(t);   /* over the timeline it was opened from, too */
     diffview_draw(t);     /* over the panes or the timeline */
     if (t->dlg.kind != DLG_NONE)

@@ -673,8 +673,8 @@ static void handle_key(tui_t *t, const ui_key *k)
     if (k->mouse) {
         if (t->dlg.kind == DLG_NONE && !diffview_active() && replayview_active())
             replayview_key(t, k);
-        else if (t->dlg.kind == DLG_NONE && !diffview_active() && timelineview_active())
-            timelineview_key(t, k); /* the wheel scrolls it */
+        else if (t->dlg.kind == DLG_NONE && !diffview_active() && views_key(t, k))
+            ; /* the timeline: the wheel scrolls it */
         else if (t->dlg.kind == DLG_NONE && t->conf->ui_mouse)
             mouse_event(t, k);
         return;
@@ -691,10 +691,8 @@ static void handle_key(tui_t *t, const ui_key *k)
         replayview_key(t, k); /* modal while open (also over the timeline) */
         return;
     }
-    if (timelineview_active()) {
-        timelineview_key(t, k);
+    if (views_key(t, k))
         return;
-    }
     ui_session *s = tui_selected(t);
     if (t->focus == FOCUS_PANE) {
         pane_key(t, s, k);
@@ -1033,6 +1031,7 @@ int tui_main(const tui_options *opt)
     if (t->goodbye)
         fprintf(rc ? stderr : stdout, "%s\n", t->goodbye);
 out:
+    views_close_all(t); /* before the loop lets go of their timers */
     if (connected)
         uiconn_close(&t->conn);
     uv_walk(&loop, close_walk, NULL);
@@ -1040,7 +1039,6 @@ out:
     uv_loop_close(&loop);
     ui_sessions_free(&t->list);
     diffview_free();
-    timelineview_free();
     replayview_free();
     ended_free(&t->ended);
     approvals_free(t);

@@ -19,6 +19,7 @@
 #include "theme.h"
 #include "tiles.h"
 #include "uiconn.h"
+#include "view.h"
 #include "base/util.h"
 
 typedef enum ui_focus { FOCUS_SUPERVISOR, FOCUS_PANE } ui_focus;
@@ -34,12 +35,6 @@ typedef enum ui_dialog_kind {
 } ui_dialog_kind;
 
 #define DLG_FIELDS 3
-#define DLG_TEXT_MAX 1024
-
-typedef struct ui_field {
-    const char *label;
-    char text[DLG_TEXT_MAX];
-} ui_field;
 
 typedef struct ui_dialog {
     ui_dialog_kind kind;
@@ -130,6 +125,7 @@ typedef struct tui {
     bool zoom;
     ui_tiles tiles;     /* kept tiles, folded rows (tiles.c) */
     ui_ended ended;     /* ended sessions shown for review (ended.c) */
+    ui_views views;     /* what is open over the screen, bottom first (view.c) */
 
     /* Layout of the last frame. */
     int rows, cols;
