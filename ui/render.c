@@ -419,7 +419,6 @@ void render_frame(tui_t *t)
     }
     draw_status(t);
     views_draw(t); /* over the panes while open */
-    replayview_draw(t);   /* over the timeline it was opened from, too */
     diffview_draw(t);     /* over the panes or the timeline */
     if (t->dlg.kind != DLG_NONE)
         dialog_draw(t); /* places the cursor in a form */

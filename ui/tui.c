@@ -671,10 +671,8 @@ static void handle_key(tui_t *t, const ui_key *k)
         return;
     }
     if (k->mouse) {
-        if (t->dlg.kind == DLG_NONE && !diffview_active() && replayview_active())
-            replayview_key(t, k);
-        else if (t->dlg.kind == DLG_NONE && !diffview_active() && views_key(t, k))
-            ; /* the timeline: the wheel scrolls it */
+        if (t->dlg.kind == DLG_NONE && !diffview_active() && views_key(t, k))
+            ; /* the replay's or the timeline's (the wheel scrolls it) */
         else if (t->dlg.kind == DLG_NONE && t->conf->ui_mouse)
             mouse_event(t, k);
         return;
@@ -685,10 +683,6 @@ static void handle_key(tui_t *t, const ui_key *k)
     }
     if (diffview_active()) {
         diffview_key(t, k); /* modal while open (also over the timeline) */
-        return;
-    }
-    if (replayview_active()) {
-        replayview_key(t, k); /* modal while open (also over the timeline) */
         return;
     }
     if (views_key(t, k))
@@ -1039,7 +1033,6 @@ out:
     uv_loop_close(&loop);
     ui_sessions_free(&t->list);
     diffview_free();
-    replayview_free();
     ended_free(&t->ended);
     approvals_free(t);
     free(t->goodbye);
