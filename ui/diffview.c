@@ -26,14 +26,6 @@ typedef struct dv_line {
     int file; /* index into files, -1: none */
 } dv_line;
 
-typedef struct dv_session {
-    int id;
-    int added, modified, deleted;
-    bool has_counts, risk;
-    char *workspace;
-    json_t *snapshots; /* the workspace's state, as last heard */
-} dv_session;
-
 typedef enum { V_LIST, V_DIFF } dv_view;
 
 static struct {
@@ -68,140 +60,11 @@ static struct {
     bool confirming, reverting;
     json_t *plan;
     int revert_n;
-    /* every session's sidebar and status numbers */
-    dv_session *sess;
-    size_t nsess;
 } D = {.match = -1};
 
 bool diffview_active(void)
 {
     return D.active;
-}
-
-/* ---- sessions' numbers ------------------------------------------------------------ */
-
-static dv_session *sess_get(int id, bool make)
-{
-    for (size_t i = 0; i < D.nsess; i++)
-        if (D.sess[i].id == id)
-            return &D.sess[i];
-    if (!make)
-        return NULL;
-    D.sess = xrealloc(D.sess, (D.nsess + 1) * sizeof *D.sess);
-    dv_session *s = &D.sess[D.nsess++];
-    memset(s, 0, sizeof *s);
-    s->id = id;
-    return s;
-}
-
-void diffview_note_session(json_t *session)
-{
-    int id = (int)json_integer_value(json_object_get(session, "id"));
-    if (!id)
-        return;
-    dv_session *s = sess_get(id, true);
-    const char *ws = json_string_value(json_object_get(session, "workspace"));
-    if (ws && (!s->workspace || strcmp(ws, s->workspace) != 0)) {
-        free(s->workspace);
-        s->workspace = xstrdup(ws);
-    }
-    json_t *snap = json_object_get(session, "snapshots");
-    if (snap) {
-        json_decref(s->snapshots);
-        s->snapshots = json_incref(snap);
-    }
-    json_t *ch = json_object_get(session, "changes");
-    if (ch) {
-        json_t *c = json_object_get(ch, "counts");
-        s->has_counts = true;
-        s->added = (int)json_integer_value(json_object_get(c, "added"));
-        s->modified = (int)(json_integer_value(json_object_get(c, "modified")) +
-                            json_integer_value(json_object_get(c, "typechanged")) +
-                            json_integer_value(json_object_get(c, "renamed")));
-        s->deleted = (int)json_integer_value(json_object_get(c, "deleted"));
-        s->risk = json_is_true(json_object_get(ch, "risk"));
-    }
-}
-
-void diffview_note_list(json_t *reply)
-{
-    size_t i;
-    json_t *s;
-    json_array_foreach(json_object_get(reply, "sessions"), i, s)
-        diffview_note_session(s);
-}
-
-void diffview_note_snapshot(tui_t *t, json_t *ev)
-{
-    const char *ws = json_string_value(json_object_get(ev, "workspace"));
-    json_t *snap = json_object_get(ev, "snapshots");
-    if (!ws || !snap)
-        return;
-    for (size_t i = 0; i < D.nsess; i++) {
-        if (D.sess[i].workspace && strcmp(D.sess[i].workspace, ws) == 0) {
-            json_decref(D.sess[i].snapshots);
-            D.sess[i].snapshots = json_incref(snap);
-        }
-    }
-    tui_redraw_soon(t);
-}
-
-int diffview_sidebar_counts(tui_t *t, const ui_session *s, int y, int right, int minx, theme_elem under)
-{
-    (void)t;
-    dv_session *d = sess_get(s->id, false);
-    /* Only a last command that changed something: no "+0~0-0" noise. */
-    if (!d || !d->has_counts || (!d->added && !d->modified && !d->deleted && !d->risk))
-        return 0;
-    char text[48];
-    snprintf(text, sizeof text, "+%d~%d-%d", d->added, d->modified, d->deleted);
-    int w = paint_width(text);
-    if (right - w - 1 < minx)
-        return 0;
-    paint_set(d->risk ? TH_PROFILE_FULL : under, under);
-    paint_text(y, right - w - 1, w, text);
-    paint_set(under, under);
-    return w + 1;
-}
-
-static void human(double bytes, char *out, size_t len)
-{
-    static const char *const units[] = {"B", "K", "M", "G", "T"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        u++;
-    }
-    snprintf(out, len, u ? "%.1f%s" : "%.0f%s", bytes, units[u]);
-}
-
-int diffview_status(tui_t *t, int y, int x, int maxw)
-{
-    dv_session *d = sess_get(t->selected, false);
-    /* A message or a rules error needs the room more. */
-    if (!d || !d->snapshots || maxw < 12 || (t->message[0] && ui_now() < t->message_until) || t->appr.rules_error)
-        return 0;
-    const char *phase = json_string_value(json_object_get(d->snapshots, "phase"));
-    const char *state = json_string_value(json_object_get(d->snapshots, "state"));
-    char text[96];
-    if (phase && strcmp(phase, "idle") != 0) {
-        long long done = json_integer_value(json_object_get(d->snapshots, "done"));
-        long long total = json_integer_value(json_object_get(d->snapshots, "total"));
-        if (strcmp(phase, "scanning") == 0)
-            snprintf(text, sizeof text, " snapshot: scanning %lld files ", total);
-        else
-            snprintf(text, sizeof text, " snapshot: %s %lld/%lld ", phase, done, total);
-    } else if (state && (strcmp(state, "refused") == 0 || strcmp(state, "failed") == 0)) {
-        snprintf(text, sizeof text, " snapshots %s ", state);
-    } else if (json_object_get(d->snapshots, "store_bytes")) {
-        char h[32];
-        human((double)json_integer_value(json_object_get(d->snapshots, "store_bytes")), h, sizeof h);
-        snprintf(text, sizeof text, " snapshots %s ", h);
-    } else {
-        return 0;
-    }
-    paint_set(TH_STATUS, TH_STATUS);
-    return paint_text(y, x, maxw, text);
 }
 
 /* ---- requests ------------------------------------------------------------------ */
@@ -313,7 +176,7 @@ static void build_lines(void)
         json_int_t files = json_integer_value(json_object_get(m, "files"));
         char h[32] = "";
         if (size)
-            human((double)size, h, sizeof h);
+            ui_size_text((double)size, h, sizeof h);
         snprintf(text, sizeof text, "not captured: %s (%s%s%s)", json_string_value(json_object_get(m, "path")),
                  json_string_value(json_object_get(m, "reason")), size ? ", " : files ? ", new files: " : "",
                  size ? h : "");
@@ -886,8 +749,8 @@ static void draw_file_row(tui_t *t, int y, json_t *f, bool selected)
     theme_elem e = selected ? TH_SIDEBAR_SELECTED : TH_SIDEBAR;
     char sizes[64] = "", mode[300], lines[48] = "", a[24], b[24];
     mode_text(f, mode, sizeof mode);
-    human((double)json_integer_value(json_object_get(f, "old_size")), a, sizeof a);
-    human((double)json_integer_value(json_object_get(f, "new_size")), b, sizeof b);
+    ui_size_text((double)json_integer_value(json_object_get(f, "old_size")), a, sizeof a);
+    ui_size_text((double)json_integer_value(json_object_get(f, "new_size")), b, sizeof b);
     const char *st = json_string_value(json_object_get(f, "status"));
     if (st[0] == 'A')
         snprintf(sizes, sizeof sizes, "%s", b);
@@ -1125,12 +988,5 @@ void diffview_free(void)
     D.record = NULL;
     json_decref(D.commands);
     D.commands = NULL;
-    for (size_t i = 0; i < D.nsess; i++) {
-        free(D.sess[i].workspace);
-        json_decref(D.sess[i].snapshots);
-    }
-    free(D.sess);
-    D.sess = NULL;
-    D.nsess = 0;
     D.active = false;
 }

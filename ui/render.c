@@ -9,6 +9,7 @@
 
 #include "tui_int.h"
 #include "diffview.h"
+#include "snapinfo.h"
 #include "replayview.h"
 #include "timelineview.h"
 #include "base/util.h"
@@ -102,7 +103,7 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
         paint_text(y, r.x + 3, name_w, s->name);
     int rx = r.x + r.w - rw - 1;
     if (show_right)
-        diffview_sidebar_counts(t, s, y, rx, r.x + 10, row); /* its last command's +A ~M -D */
+        snapinfo_sidebar_counts(t, s, y, rx, r.x + 10, row); /* its last command's +A ~M -D */
     if (show_right && rx > r.x + 3) {
         if (conns[0]) {
             paint_set(row, row);
@@ -353,7 +354,7 @@ static void draw_status(tui_t *t)
         for (char *p = info; (p = strstr(p, "\xe2\x94\x82")); )
             memmove(p, "|", 1), memmove(p + 1, p + 3, strlen(p + 3) + 1);
     x += paint_text(y, x, t->cols - x, info);
-    x += diffview_status(t, y, x, t->cols - x - 20); /* the workspace's snapshot store or progress */
+    x += snapinfo_status(t, y, x, t->cols - x - 20); /* the workspace's snapshot store or progress */
     bool message = t->message[0] && ui_now() < t->message_until;
     /* A rules error stays until fixed, but leaves a message some room. */
     int rules_w = message && t->cols - x > 40 ? (t->cols - x) * 3 / 5 : t->cols - x;

@@ -22,6 +22,7 @@
 #include "tui.h"
 #include "tui_int.h"
 #include "diffview.h"
+#include "snapinfo.h"
 #include "replayview.h"
 #include "timelineview.h"
 #include "base/utf8.h"
@@ -824,7 +825,7 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
                                                                                 "session"), "id")));
         bool was_running = old && old->running;
         ui_session *s = ui_sessions_update(&t->list, json_object_get(ev, "session"));
-        diffview_note_session(json_object_get(ev, "session"));
+        snapinfo_note_session(json_object_get(ev, "session"));
         timelineview_session_event(t, s->id); /* its log may have grown */
         if (was_running && !s->running && t->focus == FOCUS_PANE && s->id == t->selected)
             pane_notice(t, s); /* the pane keeps the focus: say what typing does now */
@@ -855,7 +856,7 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
     } else if (strcmp(name, "approval") == 0 || strcmp(name, "approval_done") == 0 || strcmp(name, "rules") == 0) {
         approvals_event(t, name, ev);
     } else if (strcmp(name, "snapshot") == 0) {
-        diffview_note_snapshot(t, ev);
+        snapinfo_note_snapshot(t, ev);
     } else if (strcmp(name, "bell") == 0) {
         ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
         /* A bell stays in the model: it becomes a mark, never a beep. */
@@ -887,7 +888,7 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
     }
     ui_sessions_load(&t->list, reply);
     ended_list_changed(t);
-    diffview_note_list(reply);
+    snapinfo_note_list(reply);
     approvals_load(t, reply);
     if (t->attach_id) {
         if (!ui_sessions_find(&t->list, t->attach_id)) {
@@ -1033,6 +1034,7 @@ out:
     uv_loop_close(&loop);
     ui_sessions_free(&t->list);
     diffview_free();
+    snapinfo_free();
     ended_free(&t->ended);
     approvals_free(t);
     free(t->goodbye);
