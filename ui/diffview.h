@@ -7,8 +7,10 @@
  * search, a whitespace toggle, big patches folded until opened, and u to
  * revert the command after a confirmation that lists what it will do.
  *
- * The view takes every key while it is open.  Its state is this file's
- * own (one screen per process).
+ * It is one view (view.h) with two pages, the list and a diff (a diff
+ * opened from the list goes back to it); on top it takes every key, while
+ * the mouse goes through it to the sidebar and the panes.  w's whitespace
+ * setting and the last / query are kept from one opening to the next.
  */
 #ifndef CORRAL_UI_DIFFVIEW_H
 #define CORRAL_UI_DIFFVIEW_H
@@ -18,7 +20,6 @@
 
 #include "tui_int.h"
 
-bool diffview_active(void);
 /* Open on the selected session: its commands (list) or its last diff. */
 void diffview_open(tui_t *t, bool list);
 /* Open command n's diff of a session (Enter on a command in its timeline).
@@ -28,8 +29,5 @@ void diffview_open(tui_t *t, bool list);
  * snapshot ids of the record, from the workspace's store; when that cannot
  * be, the status bar says why and nothing opens. */
 void diffview_open_command(tui_t *t, int session, bool in_server, int n, json_t *record);
-void diffview_key(tui_t *t, const ui_key *k);
-void diffview_draw(tui_t *t);
-void diffview_free(void);
 
 #endif

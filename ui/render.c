@@ -420,7 +420,6 @@ void render_frame(tui_t *t)
     }
     draw_status(t);
     views_draw(t); /* over the panes while open */
-    diffview_draw(t);     /* over the panes or the timeline */
     if (t->dlg.kind != DLG_NONE)
         dialog_draw(t); /* places the cursor in a form */
     else

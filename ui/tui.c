@@ -672,18 +672,14 @@ static void handle_key(tui_t *t, const ui_key *k)
         return;
     }
     if (k->mouse) {
-        if (t->dlg.kind == DLG_NONE && !diffview_active() && views_key(t, k))
-            ; /* the replay's or the timeline's (the wheel scrolls it) */
+        if (t->dlg.kind == DLG_NONE && views_key(t, k))
+            ; /* the top view's (the timeline's wheel scrolls it) */
         else if (t->dlg.kind == DLG_NONE && t->conf->ui_mouse)
             mouse_event(t, k);
         return;
     }
     if (t->dlg.kind != DLG_NONE) {
         dialog_key(t, k);
-        return;
-    }
-    if (diffview_active()) {
-        diffview_key(t, k); /* modal while open (also over the timeline) */
         return;
     }
     if (views_key(t, k))
@@ -1033,7 +1029,6 @@ out:
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
     ui_sessions_free(&t->list);
-    diffview_free();
     snapinfo_free();
     ended_free(&t->ended);
     approvals_free(t);
