@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "tui_int.h"
+#include "dialog.h"
 #include "base/util.h"
 
 #include <curses.h>

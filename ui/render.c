@@ -373,7 +373,7 @@ static void draw_status(tui_t *t)
 static void place_cursor(tui_t *t)
 {
     ui_session *s = tui_selected(t);
-    if (t->dlg.kind != DLG_NONE || t->focus != FOCUS_PANE || !s || !s->vt || !s->synced || s->scroll > 0 ||
+    if (t->focus != FOCUS_PANE || !s || !s->vt || !s->synced || s->scroll > 0 ||
         !(vt_modes(s->vt) & VT_MODE_CURSOR_VISIBLE)) {
         curs_set(0);
         return;
@@ -419,10 +419,8 @@ void render_frame(tui_t *t)
             separator(r.y, r.x + r.w, r.h);
     }
     draw_status(t);
-    views_draw(t); /* over the panes while open */
-    if (t->dlg.kind != DLG_NONE)
-        dialog_draw(t); /* places the cursor in a form */
-    else
+    views_draw(t); /* over the panes, each over what is under it */
+    if (!views_cursor(t))
         place_cursor(t);
     if (approval_showing(t))
         approval_draw(t); /* on top of everything, modal */

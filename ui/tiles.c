@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include "tui_int.h"
+#include "dialog.h"
 #include "base/util.h"
 
 #include <stdio.h>
@@ -417,6 +418,20 @@ static void send_rm(tui_t *t)
     uiconn_request(&t->conn, json_pack("{s:s, s:o}", "cmd", "rm", "sessions", ids), on_rm_reply, t);
 }
 
+/* The confirmation's question, as many as there are when it is drawn. */
+static void clear_question(tui_t *t, int target, char *out, size_t outlen)
+{
+    (void)target;
+    int pinned, n = clearable(t, NULL, &pinned);
+    snprintf(out, outlen, "Remove %d exited sessions? (logs, recordings stay on disk)", n);
+}
+
+static void clear_confirmed(tui_t *t, int target)
+{
+    (void)target;
+    send_rm(t);
+}
+
 void tiles_clear_exited(tui_t *t)
 {
     int pinned, n = clearable(t, NULL, &pinned);
@@ -428,7 +443,7 @@ void tiles_clear_exited(tui_t *t)
     else if (n == 1)
         send_rm(t);
     else
-        dialog_open(t, DLG_CONFIRM_CLEAR);
+        confirm_open(t, "Clear exited sessions", clear_question, clear_confirmed, 0);
 }
 
 void tiles_already_exited(tui_t *t, const ui_session *s)
@@ -437,17 +452,6 @@ void tiles_already_exited(tui_t *t, const ui_session *s)
     key_bindings_names(&t->conf->keys, KA_CLEAR_EXITED, keys, sizeof keys);
     tui_message(t, true, "%s has already exited: %s removes exited sessions (corral rm %d this one)", s->name, keys,
                 s->id);
-}
-
-void tiles_clear_question(tui_t *t, char *out, size_t outlen)
-{
-    int pinned, n = clearable(t, NULL, &pinned);
-    snprintf(out, outlen, "Remove %d exited sessions? (logs, recordings stay on disk)", n);
-}
-
-void tiles_clear_confirmed(tui_t *t)
-{
-    send_rm(t);
 }
 
 /* ---- kept on the server ---------------------------------------------------------- */

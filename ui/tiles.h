@@ -53,9 +53,6 @@ void tiles_keep(struct tui *t);
 void tiles_clear_exited(struct tui *t);
 /* x on an exited session: how to remove it instead. */
 void tiles_already_exited(struct tui *t, const ui_session *s);
-/* The clear confirmation: its question, and the yes. */
-void tiles_clear_question(struct tui *t, char *out, size_t outlen);
-void tiles_clear_confirmed(struct tui *t);
 /* A click on sidebar row y that is a folded row: selects and toggles it. */
 bool tiles_sidebar_click(struct tui *t, int y);
 

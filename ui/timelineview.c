@@ -5,6 +5,7 @@
 
 #include "timelineview.h"
 
+#include "dialog.h"
 #include "diffview.h"
 #include "base/quote.h"
 #include "replayview.h"
@@ -383,16 +384,11 @@ static void search_step(tui_t *t, timeline_view *tv, int direction)
     tui_message(t, true, "'%s' not found%s", t->search, tv->kind >= 0 ? " among the entries shown (f: kinds)" : "");
 }
 
-void timelineview_search(tui_t *t)
+/* The search prompt's Enter: t->search from the selection on (the
+ * prompt was over this view, which stays open under it). */
+static void search_run(tui_t *t, void *ctx)
 {
-    timeline_view *tv = (timeline_view *)view_find(t, &timeline_ops);
-    if (tv)
-        search_step(t, tv, 1);
-}
-
-bool timelineview_active(const tui_t *t)
-{
-    return view_find(t, &timeline_ops) != NULL;
+    search_step(t, ctx, 1);
 }
 
 /* ---- keys ----------------------------------------------------------------------------------- */
@@ -510,7 +506,7 @@ static void key(tui_t *t, ui_view *v, const ui_key *k)
     case KS_END: move_to(tv, (long)tv->nrows - 1); break;
     case 'f': cycle_kind(t, tv, 1); break;
     case 'F': cycle_kind(t, tv, -1); break;
-    case '/': dialog_open(t, DLG_SEARCH); return;
+    case '/': prompt_open(t, "Search the timeline (Enter: find, Esc: cancel)", search_run, tv); return;
     case 'n': search_step(t, tv, 1); break;
     case 'N': search_step(t, tv, -1); break;
     case '\r':

@@ -24,10 +24,7 @@
 #include "ended.h"
 #include "tui_int.h"
 
-bool timelineview_active(const tui_t *t);
 void timelineview_open(tui_t *t, const ui_review_target *target);
-/* The search prompt's Enter: t->search from the selection on. */
-void timelineview_search(tui_t *t);
 /* A session event: its log may have grown. */
 void timelineview_session_event(tui_t *t, int session);
 /* d on a session the server no longer has: its last command's diff, from

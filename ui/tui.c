@@ -21,6 +21,7 @@
 
 #include "tui.h"
 #include "tui_int.h"
+#include "dialog.h"
 #include "diffview.h"
 #include "snapinfo.h"
 #include "replayview.h"
@@ -188,6 +189,18 @@ static int page(tui_t *t)
     return rows > 2 ? rows - 1 : 1;
 }
 
+static void run_search(tui_t *t, void *ctx)
+{
+    (void)ctx;
+    tui_search_run(t, 0);
+}
+
+/* The search prompt over the selected pane's scrollback. */
+static void search_prompt(tui_t *t)
+{
+    prompt_open(t, "Search the scrollback (Enter: find, Esc: cancel)", run_search, NULL);
+}
+
 /* ---- keys --------------------------------------------------------------------- */
 
 static void send_to_session(tui_t *t, ui_session *s, const char *bytes, size_t len)
@@ -328,10 +341,10 @@ static void supervisor_action(tui_t *t, int action)
     case KA_KEEP: tiles_keep(t); break;
     case KA_FOLD: tiles_toggle_fold(t); break;
     case KA_CLEAR_EXITED: tiles_clear_exited(t); break;
-    case KA_NEW: dialog_open(t, DLG_NEW); break;
+    case KA_NEW: newsession_open(t); break;
     case KA_KILL:
         if (s && s->running)
-            dialog_open(t, DLG_CONFIRM_KILL);
+            confirm_kill(t);
         else if (s)
             tiles_already_exited(t, s);
         else
@@ -345,7 +358,7 @@ static void supervisor_action(tui_t *t, int action)
         break;
     case KA_SEARCH:
         if (s && s->vt)
-            dialog_open(t, DLG_SEARCH);
+            search_prompt(t);
         break;
     case KA_SCROLL_UP: scroll_by(t, s, page(t)); break;
     case KA_SCROLL_DOWN: scroll_by(t, s, -page(t)); break;
@@ -356,8 +369,8 @@ static void supervisor_action(tui_t *t, int action)
         tui_quit(t, 0, msg);
         break;
     }
-    case KA_STOP_SERVER: dialog_open(t, DLG_CONFIRM_STOP); break;
-    case KA_HELP: dialog_open(t, DLG_HELP); break;
+    case KA_STOP_SERVER: confirm_stop(t); break;
+    case KA_HELP: help_open(t); break;
     case KA_DIFF:
         if (ended)
             review_action(t, action);
@@ -398,7 +411,7 @@ static void scroll_action(tui_t *t, int action)
     case KA_BOTTOM: scroll_by(t, s, -max); break;
     case KA_SEARCH_NEXT: tui_search_run(t, -1); break;
     case KA_SEARCH_PREV: tui_search_run(t, 1); break;
-    case KA_SCROLL_SEARCH: dialog_open(t, DLG_SEARCH); break;
+    case KA_SCROLL_SEARCH: search_prompt(t); break;
     case KA_SCROLL_EXIT: leave_scroll(t, s); break;
     default: break;
     }
@@ -565,9 +578,7 @@ static ui_field *paste_field(tui_t *t)
 {
     if (approval_showing(t))
         return t->appr.note && !approval_held(t) ? &t->appr.note_field : NULL;
-    if (t->dlg.kind == DLG_NEW || t->dlg.kind == DLG_SEARCH)
-        return &t->dlg.fields[t->dlg.field];
-    return NULL;
+    return views_field(t);
 }
 
 static void paste_begin(tui_t *t)
@@ -582,13 +593,16 @@ static void paste_begin(tui_t *t)
     } else if (approval_showing(t)) {
         p->to = PASTE_DROP; /* never an answer */
         tui_message(t, true, "a paste is never an answer: it was dropped");
-    } else if (t->dlg.kind == DLG_NONE && t->focus == FOCUS_PANE && !pane_dead(s)) {
+    } else if (views_paste_dropped(t)) {
+        p->to = PASTE_DROP; /* a dialog: into its field or nowhere */
+        tui_message(t, true, "%s", views_paste_dropped(t));
+    } else if (t->focus == FOCUS_PANE && !pane_dead(s)) {
         p->to = PASTE_SESSION;
         p->session = s->id;
         p->bracketed = s->vt && (vt_modes(s->vt) & VT_MODE_BRACKETED_PASTE);
     } else {
         p->to = PASTE_DROP;
-        if (t->dlg.kind == DLG_NONE && t->focus == FOCUS_PANE)
+        if (t->focus == FOCUS_PANE)
             pane_notice(t, s);
         else
             tui_message(t, true, "a paste is not commands: it was dropped (focus a pane to paste into it)");
@@ -603,9 +617,9 @@ static void paste_end(tui_t *t)
     } else if (p->to == PASTE_FIELD && paste_field(t)) {
         /* Printable characters only: a paste never presses Enter in a form. */
         ui_field *f = paste_field(t);
-        if (f == &t->dlg.fields[t->dlg.field] && t->dlg.replace)
+        if (f->replace) /* a selected last query: the paste takes its place */
             f->text[0] = 0;
-        t->dlg.replace = false;
+        f->replace = false;
         size_t len = p->text.len;
         for (size_t i = 0; i < len;) {
             int32_t cp;
@@ -671,19 +685,13 @@ static void handle_key(tui_t *t, const ui_key *k)
         approval_on_key(t, k); /* modal: a request waits for an answer */
         return;
     }
+    if (views_key(t, k))
+        return; /* the view on top takes every key, and the mouse unless it goes through */
     if (k->mouse) {
-        if (t->dlg.kind == DLG_NONE && views_key(t, k))
-            ; /* the top view's (the timeline's wheel scrolls it) */
-        else if (t->dlg.kind == DLG_NONE && t->conf->ui_mouse)
+        if (t->conf->ui_mouse)
             mouse_event(t, k);
         return;
     }
-    if (t->dlg.kind != DLG_NONE) {
-        dialog_key(t, k);
-        return;
-    }
-    if (views_key(t, k))
-        return;
     ui_session *s = tui_selected(t);
     if (t->focus == FOCUS_PANE) {
         pane_key(t, s, k);

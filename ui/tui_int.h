@@ -24,29 +24,6 @@
 
 typedef enum ui_focus { FOCUS_SUPERVISOR, FOCUS_PANE } ui_focus;
 
-typedef enum ui_dialog_kind {
-    DLG_NONE,
-    DLG_NEW,          /* name, directory, profile */
-    DLG_CONFIRM_KILL,
-    DLG_CONFIRM_STOP,
-    DLG_HELP,
-    DLG_SEARCH,       /* the search prompt */
-    DLG_CONFIRM_CLEAR, /* remove the exited sessions (tiles.c) */
-} ui_dialog_kind;
-
-#define DLG_FIELDS 3
-
-typedef struct ui_dialog {
-    ui_dialog_kind kind;
-    ui_field fields[DLG_FIELDS];
-    int nfields, field;
-    int target;       /* the session a confirmation is about */
-    char error[512];  /* shown in the dialog (a refused new session) */
-    int help_top;     /* first help line shown */
-    bool busy;        /* a request is on its way */
-    bool replace;     /* the field's text is the last query, selected: typing replaces it */
-} ui_dialog;
-
 /* A request waiting for a human (docs/ARCHITECTURE.md, "The gate"), as the server sent it. */
 typedef struct ui_approval {
     int id;
@@ -142,7 +119,6 @@ typedef struct tui {
     int nmarks;
     int match_line, match_col; /* the current match; match_line INT_MIN: none */
 
-    ui_dialog dlg;
     ui_approvals appr;
     char message[512];
     double message_until;
@@ -204,14 +180,6 @@ int sidebar_rows(tui_t *t, sidebar_row *rows, int max);
 /* How many rows the sidebar has at most, unwindowed. */
 int sidebar_rows_max(const tui_t *t);
 void render_frame(tui_t *t);
-
-/* dialog.c */
-void dialog_open(tui_t *t, ui_dialog_kind kind);
-void dialog_key(tui_t *t, const ui_key *k);
-void dialog_draw(tui_t *t);
-/* Editing a one-line text field. */
-void field_insert(ui_field *f, uint32_t c);
-void field_backspace(ui_field *f);
 
 /* approval.c */
 void approvals_init(tui_t *t);
