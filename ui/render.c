@@ -422,8 +422,6 @@ void render_frame(tui_t *t)
     views_draw(t); /* over the panes, each over what is under it */
     if (!views_cursor(t))
         place_cursor(t);
-    if (approval_showing(t))
-        approval_draw(t); /* on top of everything, modal */
     refresh();
     t->full_redraw = false;
 }

@@ -573,14 +573,6 @@ static void paste_send(tui_t *t)
     } while (at < len);
 }
 
-/* The text field a paste goes into: a form's, or the approval note's. */
-static ui_field *paste_field(tui_t *t)
-{
-    if (approval_showing(t))
-        return t->appr.note && !approval_held(t) ? &t->appr.note_field : NULL;
-    return views_field(t);
-}
-
 static void paste_begin(tui_t *t)
 {
     ui_paste *p = &t->paste;
@@ -588,13 +580,10 @@ static void paste_begin(tui_t *t)
     p->active = true;
     p->last = ui_now();
     buf_reset(&p->text);
-    if (paste_field(t)) {
+    if (views_field(t)) { /* a form's, or the approval note's */
         p->to = PASTE_FIELD; /* text in a field does nothing until Enter */
-    } else if (approval_showing(t)) {
-        p->to = PASTE_DROP; /* never an answer */
-        tui_message(t, true, "a paste is never an answer: it was dropped");
     } else if (views_paste_dropped(t)) {
-        p->to = PASTE_DROP; /* a dialog: into its field or nowhere */
+        p->to = PASTE_DROP; /* a dialog's (never an answer to the approval dialog) */
         tui_message(t, true, "%s", views_paste_dropped(t));
     } else if (t->focus == FOCUS_PANE && !pane_dead(s)) {
         p->to = PASTE_SESSION;
@@ -614,9 +603,9 @@ static void paste_end(tui_t *t)
     ui_paste *p = &t->paste;
     if (p->to == PASTE_SESSION) {
         paste_send(t);
-    } else if (p->to == PASTE_FIELD && paste_field(t)) {
+    } else if (p->to == PASTE_FIELD && views_field(t)) {
         /* Printable characters only: a paste never presses Enter in a form. */
-        ui_field *f = paste_field(t);
+        ui_field *f = views_field(t);
         if (f->replace) /* a selected last query: the paste takes its place */
             f->text[0] = 0;
         f->replace = false;
@@ -681,10 +670,6 @@ static void handle_key(tui_t *t, const ui_key *k)
     }
     if (k->paste_end)
         return; /* the end of a paste that timed out */
-    if (approval_showing(t)) {
-        approval_on_key(t, k); /* modal: a request waits for an answer */
-        return;
-    }
     if (views_key(t, k))
         return; /* the view on top takes every key, and the mouse unless it goes through */
     if (k->mouse) {

@@ -47,6 +47,7 @@ typedef enum ui_answer {
 } ui_answer;
 
 typedef struct ui_approvals {
+    ui_view view;    /* the dialog, on the stack while a request is pending */
     ui_approval *v;  /* pending, oldest first */
     size_t n, cap;
     int shown;       /* the id in the dialog, 0: none */
@@ -60,6 +61,7 @@ typedef struct ui_approvals {
     ui_field note_field;
     char error[512]; /* an answer the server refused */
     ui_rect box;     /* where the dialog was drawn last */
+    int cursor_y, cursor_x; /* the note's cursor in the last frame; cursor_y -1: none, -2: not drawn */
     double last_bell;
     char answer_key[16]; /* the key that chose the answer on its way (logged) */
     char *rules_error; /* a rules file did not load: sticky in the status bar */
@@ -189,33 +191,31 @@ void approvals_load(tui_t *t, json_t *reply);
 /* An "approval" or "approval_done" event. */
 void approvals_event(tui_t *t, const char *name, json_t *ev);
 void approvals_free(tui_t *t);
-/* The dialog is up (the queue is not empty): it takes every key. */
-bool approval_showing(const tui_t *t);
-void approval_on_key(tui_t *t, const ui_key *k);
 /* The first pending request about a session, or NULL. */
 const ui_approval *approval_for_session(const tui_t *t, int session);
-/* The shown request reached the screen: the type-ahead guard starts. */
-void approval_drawn(tui_t *t);
-/* Keys are still held by the guard. */
+
+/* approval_draw.c */
+/* Keys are still held by the type-ahead guard (it starts when the shown
+ * request is first drawn). */
 bool approval_held(const tui_t *t);
 bool approval_has_prefix(const ui_approval *a);
 /* A network host's request (kind "network"): its own question and answers
  * (y this connection, a the host for the session, p and d save a
  * network_rule, n no this time; no note). */
 bool approval_is_network(const ui_approval *a);
+/* p can be offered: a prefix rule for a command, a network_rule for a host. */
+bool approval_can_persist(const ui_approval *a);
 /* The options on show for a request, in order (numbered from 1). */
 int approval_options(const ui_approval *a, ui_answer *out);
-
-/* approval_draw.c */
-void approval_draw(tui_t *t);
+/* The dialog's view: drawn over everything, and the note's cursor. */
+void approval_draw(tui_t *t, ui_view *v);
+bool approval_cursor(tui_t *t, ui_view *v);
 /* The status bar's parts: "approvals N", and a rules file that did not
  * load (sticky, in the error style).  Each returns the columns used. */
 int approval_status_count(tui_t *t, int y, int x, int maxw);
 int approval_status_rules(tui_t *t, int y, int x, int maxw);
 /* A sidebar row for a request that has no session (yet). */
 void approval_sidebar_row(tui_t *t, const ui_approval *a, ui_rect r, int y);
-/* Seconds before the server's [approvals] timeout denies the request
- * (timeout_ms from the config), or -1 when there is none. */
 /* Seconds until a is denied for want of an answer, or < 0 without a timeout. */
 double approval_remaining(const ui_approval *a, double now);
 
