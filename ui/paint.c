@@ -413,3 +413,18 @@ int pane_first_row(const vt_t *vt, int h)
         first = vt_rows(vt) - h;
     return first < 0 ? 0 : first;
 }
+
+bool paint_unicode(void)
+{
+    static int u = -1;
+    if (u < 0)
+        u = MB_CUR_MAX > 1;
+    return u;
+}
+
+void paint_separator(int y, int x, int h)
+{
+    paint_set(TH_BORDER, TH_BORDER);
+    for (int k = 0; k < h; k++)
+        paint_text(y + k, x, 1, paint_unicode() ? "\xe2\x94\x82" : "|");
+}

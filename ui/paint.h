@@ -58,4 +58,10 @@ void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_m
 /* The first screen row of vt a pane of h rows shows (before scrolling). */
 int pane_first_row(const vt_t *vt, int h);
 
+/* Glyphs: Unicode where the locale can show it (else ASCII stand-ins). */
+bool paint_unicode(void);
+/* A vertical separator of h rows: a box-drawing character rather than
+ * the terminal's alternate character set, which some terminals garble. */
+void paint_separator(int y, int x, int h);
+
 #endif

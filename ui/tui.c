@@ -140,7 +140,8 @@ static void on_tick(uv_timer_t *timer)
     tui_t *t = timer->data;
     if (t->paste.active && ui_now() - t->paste.last > PASTE_TIMEOUT_S)
         paste_end(t); /* its end was lost: what came is delivered, keys are keys again */
-    ended_refresh(t, false); /* the ended sessions shown, when the list changed */
+    if (ended_refresh(t, false)) /* the ended sessions shown, when the list changed */
+        sidebar_select_first(t);
     /* Ages, idle states, messages.  Drawn at once and not counted against
      * the frame cap, so a key's echo right after never waits for it. */
     if (!uv_is_active((uv_handle_t *)&t->frame_timer) && !t->quitting) {
@@ -223,7 +224,7 @@ static void send_to_session(tui_t *t, ui_session *s, const char *bytes, size_t l
 /* One step up or down the list; the ends are where it stops. */
 static void move_selection(tui_t *t, int delta)
 {
-    tiles_move_selection(t, delta); /* over the sidebar's rows, folded ones too */
+    sidebar_move_selection(t, delta); /* over the sidebar's rows, folded ones too */
 }
 
 /* Why keys typed into s's pane go nowhere, or NULL when they reach it. */
@@ -380,7 +381,10 @@ static void supervisor_action(tui_t *t, int action)
     case KA_COMMANDS: diffview_open(t, true); break;
     case KA_TIMELINE:
     case KA_REPLAY: review_action(t, action); break;
-    case KA_ENDED: ended_toggle(t); break;
+    case KA_ENDED:
+        if (ended_toggle(t))
+            sidebar_select_first(t);
+        break;
     default: break;
     }
     tui_redraw_soon(t);
@@ -501,7 +505,7 @@ static void mouse_event(tui_t *t, const ui_key *k)
     }
     bool wheel = k->mouse_event == UM_WHEEL_UP || k->mouse_event == UM_WHEEL_DOWN;
     if (k->mouse_x < t->sidebar.x + t->sidebar.w && t->sidebar.w > 0) {
-        if (k->mouse_event == UM_PRESS && k->mouse_button == 1 && tiles_sidebar_click(t, k->mouse_y))
+        if (k->mouse_event == UM_PRESS && k->mouse_button == 1 && sidebar_click_fold(t, k->mouse_y))
             return;
         int id = sidebar_session_at(t, k->mouse_y), ended = sidebar_ended_at(t, k->mouse_y);
         if (ended >= 0 && k->mouse_event == UM_PRESS && k->mouse_button == 1) {
@@ -831,7 +835,8 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         int id = (int)json_integer_value(json_object_get(ev, "session"));
         int i = ui_sessions_index(&t->list, id);
         ui_sessions_remove(&t->list, id);
-        tiles_session_removed(t, id);
+        if (tiles_session_removed(t, id))
+            sidebar_select_first(t); /* its folded row went */
         ended_list_changed(t); /* the server forgot it: it is an ended session now */
         if (id == t->selected && t->focus == FOCUS_PANE) {
             pane_notice(t, NULL); /* focus stays, on nothing, until the supervisor key */
@@ -890,7 +895,7 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
         t->zoom = true;
         focus_pane(t);
     } else {
-        tiles_select_first(t);
+        sidebar_select_first(t);
     }
     tiles_restore(t);
     t->relayout = true;

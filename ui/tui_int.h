@@ -176,11 +176,22 @@ typedef struct sidebar_row {
     const char *client; /* SB_HEADING, SB_FOLD */
 } sidebar_row;
 
-/* render.c */
+/* sidebar.c */
 /* The sidebar's rows as drawn (at most max); returns how many. */
 int sidebar_rows(tui_t *t, sidebar_row *rows, int max);
 /* How many rows the sidebar has at most, unwindowed. */
 int sidebar_rows_max(const tui_t *t);
+void sidebar_draw(tui_t *t);
+/* Keys: one row up or down the sidebar's session, fold and ended rows;
+ * the ends are where it stops. */
+void sidebar_move_selection(tui_t *t, int delta);
+/* The first row of the sidebar that is a session (else a folded row,
+ * else an ended session). */
+void sidebar_select_first(tui_t *t);
+/* A click on sidebar row y that is a folded row: selects and toggles it. */
+bool sidebar_click_fold(tui_t *t, int y);
+
+/* render.c */
 void render_frame(tui_t *t);
 
 /* approval.c */
