@@ -4,7 +4,9 @@ files where there is one and none where calls only go down, and the
 sources' call cycles stay within their limits (the largest allowed for each
 part of the tree, lowered as cycles are taken apart, never raised: the
 server, its gate and its snapshots at most 3 files, as the server core
-calls its modules only through the table it is handed)."""
+calls its modules only through the table it is handed; the screen's files
+none, as the screen reaches what is open over it only through the view
+stack)."""
 import os
 import subprocess
 import sys
@@ -16,7 +18,7 @@ CHECK = os.path.join(HERE, "callgraph.py")
 # The largest call cycle allowed among the files of each part.
 LIMITS = [
     (["src/server", "src/gate", "src/snap"], 3),
-    (["ui"], 11),
+    (["ui"], 1),
     (["src/cli"], 6),
     (["src/base", "src/config", "src/protocol", "src/vt", "src/policy", "src/record", "src/net", "src/mcp"], 3),
     (["sandbox"], 2),
