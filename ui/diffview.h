@@ -11,6 +11,9 @@
  * opened from the list goes back to it); on top it takes every key, while
  * the mouse goes through it to the sidebar and the panes.  w's whitespace
  * setting and the last / query are kept from one opening to the next.
+ *
+ * Included by tui.c (d, D) and timelineview.c (Enter on a command); not
+ * for other modules.
  */
 #ifndef CORRAL_UI_DIFFVIEW_H
 #define CORRAL_UI_DIFFVIEW_H

@@ -9,6 +9,8 @@
  *
  * Also what the review views open on: the selected session, live or
  * ended, as a review target.
+ *
+ * Included through tui_int.h by the files of ui/; not for other modules.
  */
 #ifndef CORRAL_UI_ENDED_H
 #define CORRAL_UI_ENDED_H

@@ -6,6 +6,8 @@
  *
  * Nothing a session printed reaches the real terminal except as cells
  * drawn here; control characters in cells or text become '?'.
+ *
+ * Included through tui_int.h by the files of ui/; not for other modules.
  */
 #ifndef CORRAL_UI_PAINT_H
 #define CORRAL_UI_PAINT_H

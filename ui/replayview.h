@@ -14,6 +14,9 @@
  * What the recording holds reaches the screen only as the model's cells,
  * as a live session's output does.  It is a view (view.h) on the
  * screen's stack, over the timeline when opened from it.
+ *
+ * Included by tui.c (r) and timelineview.c (r on a command); not for
+ * other modules.
  */
 #ifndef CORRAL_UI_REPLAYVIEW_H
 #define CORRAL_UI_REPLAYVIEW_H

@@ -4,6 +4,8 @@
  * only the other tiles), agents' finished one-shot commands folded into one
  * sidebar row per agent, clearing exited sessions, and the layout kept on
  * the server so that attaching again finds the screen as it was left.
+ *
+ * Included through tui_int.h by the files of ui/; not for other modules.
  */
 #ifndef CORRAL_UI_TILES_H
 #define CORRAL_UI_TILES_H

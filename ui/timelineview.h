@@ -15,6 +15,8 @@
  * second, and less often the longer a read takes).  It is a view
  * (view.h) on the screen's stack; a diff, a replay or the search prompt
  * it opens goes over it, and it is there again when they close.
+ *
+ * Included by tui.c (l, and its session events); not for other modules.
  */
 #ifndef CORRAL_UI_TIMELINEVIEW_H
 #define CORRAL_UI_TIMELINEVIEW_H

@@ -8,7 +8,11 @@
  * on sessions; in pane focus every key goes to the selected session, and
  * the supervisor key (C-] by default) comes back (pressed twice, it is sent
  * to the session).  Scroll mode is supervisor focus reading one pane's
- * scrollback.
+ * scrollback.  What is open over the screen (a dialog, the approval
+ * dialog, the diff view, the timeline, the replay) is a view on the stack
+ * of view.h: while one is open the top one takes every key, and the mouse
+ * unless it lets it through; the actions here open them, and name none
+ * when routing keys.
  *
  * Typing meant for a program must never become a command: focus leaves a
  * pane only by the supervisor key or the mouse, never because the program
@@ -1020,7 +1024,7 @@ int tui_main(const tui_options *opt)
     if (t->goodbye)
         fprintf(rc ? stderr : stdout, "%s\n", t->goodbye);
 out:
-    views_close_all(t); /* before the loop lets go of their timers */
+    views_close_all(t); /* while the loop can still close their timers */
     if (connected)
         uiconn_close(&t->conn);
     uv_walk(&loop, close_walk, NULL);

@@ -1,8 +1,10 @@
 /*
- * tui_int.h - the supervisor screen's state, shared by tui.c (loop, server
- * events, actions), render.c (drawing), dialog.c (forms and overlays),
- * approval.c (the approval queue and its keys) and approval_draw.c (its
- * dialog, sidebar rows and status).  Not for other modules.
+ * tui_int.h - the supervisor screen's state (tui_t), with the stack of
+ * what is open over it (view.h), and the functions its files share:
+ * screen.c's services, which every part calls, and those of search.c,
+ * sidebar.c, render.c, approval.c and approval_draw.c.  tui.c (the loop,
+ * server events, actions) is on top and called by none of them.  For the
+ * files of ui/; not for other modules.
  */
 #ifndef CORRAL_UI_TUI_INT_H
 #define CORRAL_UI_TUI_INT_H

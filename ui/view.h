@@ -7,6 +7,9 @@
  * state (tui_t.views), the last opened on top; the screen routes keys, the
  * mouse and pastes to the top one and draws the stack bottom to top over
  * the sidebar, the panes and the status bar, naming no view (view.c).
+ * A view lays itself out from the screen's size (t->main, t->rows,
+ * t->cols) each time it is drawn, and a resize or a relayout draws the
+ * whole screen again, so a resize is nothing the stack tells the views.
  *
  * Included through tui_int.h by the files of ui/; not for other modules.
  */
