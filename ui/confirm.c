@@ -11,7 +11,6 @@
 #include "base/util.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 typedef struct confirm_view {
     ui_view view; /* first: the view's head */
@@ -51,25 +50,18 @@ static void draw(tui_t *t, ui_view *v)
                tui_keys_held(t) ? " keys held a moment " : " y yes   any other key: no ");
 }
 
-static void close_view(tui_t *t, ui_view *v)
-{
-    (void)t;
-    free(v);
-}
-
 static const ui_view_ops confirm_ops = {
     .draw = draw,
     .key = key,
     .cursor = dialog_no_cursor,
     .paste_dropped = DIALOG_PASTE_DROPPED,
-    .close = close_view,
+    .close = dialog_free,
 };
 
 void confirm_open(tui_t *t, const char *head, void (*question)(tui_t *t, int target, char *out, size_t outlen),
                   void (*yes)(tui_t *t, int target), int target)
 {
-    confirm_view *c = xcalloc(1, sizeof *c);
-    c->view.ops = &confirm_ops;
+    confirm_view *c = view_new(sizeof *c, &confirm_ops);
     c->head = head;
     c->question = question;
     c->yes = yes;

@@ -9,6 +9,7 @@
 
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- text fields ------------------------------------------------------------ */
@@ -101,8 +102,10 @@ void form_draw(ui_form *form, ui_rect r)
     form->cursor_x = cx;
 }
 
-bool form_cursor(const ui_form *form)
+bool form_dialog_cursor(tui_t *t, ui_view *v)
 {
+    (void)t;
+    const ui_form *form = &((form_dialog *)v)->form;
     if (form->cursor_y >= 0) {
         move(form->cursor_y, form->cursor_x);
         curs_set(1);
@@ -172,10 +175,23 @@ void dialog_title(ui_rect r, const char *text)
     paint_set(TH_DIALOG, TH_DIALOG);
 }
 
+ui_field *form_dialog_field(tui_t *t, ui_view *v)
+{
+    (void)t;
+    ui_form *form = &((form_dialog *)v)->form;
+    return &form->fields[form->field];
+}
+
 bool dialog_no_cursor(tui_t *t, ui_view *v)
 {
     (void)t;
     (void)v;
     curs_set(0);
     return true;
+}
+
+void dialog_free(tui_t *t, ui_view *v)
+{
+    (void)t;
+    free(v);
 }

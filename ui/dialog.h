@@ -40,6 +40,8 @@ int dialog_wrap(const char *text, int y, int x, int width, int maxlines, bool dr
 int dialog_inset(ui_rect r);
 /* A dialog without a text cursor: it hides the focused pane's. */
 bool dialog_no_cursor(tui_t *t, ui_view *v);
+/* The close of a dialog whose state holds nothing to let go of: freed. */
+void dialog_free(tui_t *t, ui_view *v);
 
 /* Editing a one-line text field. */
 void field_insert(ui_field *f, uint32_t c);
@@ -63,8 +65,16 @@ form_event form_key(ui_form *f, const ui_key *k);
 /* The fields in box r from its third row (the second on a short screen),
  * as many as fit, the current one always, its end kept in view. */
 void form_draw(ui_form *f, ui_rect r);
-/* The cursor at the current field's end, or hidden. */
-bool form_cursor(const ui_form *f);
+
+/* The head of a dialog with a form (the new-session form, the search
+ * prompt): the view, then the form, whose current field takes a paste and
+ * has the text cursor at its end. */
+typedef struct form_dialog {
+    ui_view view;
+    ui_form form;
+} form_dialog;
+bool form_dialog_cursor(tui_t *t, ui_view *v);
+ui_field *form_dialog_field(tui_t *t, ui_view *v);
 
 /* ---- the dialogs ----------------------------------------------------------- */
 

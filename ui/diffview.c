@@ -346,8 +346,7 @@ static void close_view(tui_t *t, ui_view *v)
 
 static diff_view *new_view(tui_t *t, int session)
 {
-    diff_view *d = xcalloc(1, sizeof *d);
-    d->view.ops = &diff_ops;
+    diff_view *d = view_new(sizeof *d, &diff_ops);
     d->t = t;
     d->session = session;
     d->match = -1;

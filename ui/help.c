@@ -10,7 +10,6 @@
 #include "base/util.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 typedef struct help_view {
     ui_view view; /* first: the view's head */
@@ -94,23 +93,16 @@ static void draw(tui_t *t, ui_view *v)
         h->top = line - 1;
 }
 
-static void close_view(tui_t *t, ui_view *v)
-{
-    (void)t;
-    free(v);
-}
-
 static const ui_view_ops help_ops = {
     .draw = draw,
     .key = key,
     .cursor = dialog_no_cursor,
     .paste_dropped = DIALOG_PASTE_DROPPED,
-    .close = close_view,
+    .close = dialog_free,
 };
 
 void help_open(tui_t *t)
 {
-    help_view *h = xcalloc(1, sizeof *h);
-    h->view.ops = &help_ops;
+    help_view *h = view_new(sizeof *h, &help_ops);
     view_push(t, &h->view);
 }

@@ -11,13 +11,11 @@
 #include "base/util.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 typedef struct newsession_view {
-    ui_view view; /* first: the view's head */
-    ui_form form;
+    form_dialog fd; /* first: the view's head and the fields */
     char error[512]; /* a refused new session */
     bool busy;       /* the request is on its way */
 } newsession_view;
@@ -41,7 +39,7 @@ static void on_new_reply(uiconn_t *c, json_t *reply, void *user)
     }
     json_t *s = json_object_get(reply, "session");
     ui_sessions_update(&t->list, s);
-    view_close(t, &d->view);
+    view_close(t, &d->fd.view);
     int id = (int)json_integer_value(json_object_get(s, "id"));
     tui_select(t, id);
     t->focus = FOCUS_PANE; /* a new shell is for typing into */
@@ -51,7 +49,7 @@ static void submit(tui_t *t, newsession_view *d)
 {
     if (d->busy)
         return;
-    ui_field *f = d->form.fields;
+    ui_field *f = d->fd.form.fields;
     int rows, cols;
     tui_pane_size(t, &rows, &cols);
     json_t *req = json_pack("{s:s, s:s, s:i, s:i, s:b}", "cmd", "new", "cwd", f[1].text, "rows", rows, "cols", cols,
@@ -68,7 +66,7 @@ static void submit(tui_t *t, newsession_view *d)
 static void key(tui_t *t, ui_view *v, const ui_key *k)
 {
     newsession_view *d = (newsession_view *)v;
-    switch (form_key(&d->form, k)) {
+    switch (form_key(&d->fd.form, k)) {
     case FORM_CANCEL: view_close(t, v); return;
     case FORM_SUBMIT: submit(t, d); break;
     case FORM_EDITED: break;
@@ -81,7 +79,7 @@ static void draw(tui_t *t, ui_view *v)
     newsession_view *d = (newsession_view *)v;
     ui_rect r = dialog_box(t, 9 + (d->error[0] ? 2 : 0), 72);
     dialog_title(r, "New session");
-    form_draw(&d->form, r);
+    form_draw(&d->fd.form, r);
     /* Help and state below the fields, where the box has the rows. */
     int y = r.y + 6, x = r.x + dialog_inset(r), w = r.w - 2 * dialog_inset(r);
     const char *lines[] = {"Tab next field, Enter start, Esc cancel, C-u clear",
@@ -94,39 +92,19 @@ static void draw(tui_t *t, ui_view *v)
     }
 }
 
-static bool cursor(tui_t *t, ui_view *v)
-{
-    (void)t;
-    return form_cursor(&((newsession_view *)v)->form);
-}
-
-static ui_field *field(tui_t *t, ui_view *v)
-{
-    (void)t;
-    newsession_view *d = (newsession_view *)v;
-    return &d->form.fields[d->form.field];
-}
-
-static void close_view(tui_t *t, ui_view *v)
-{
-    (void)t;
-    free(v);
-}
-
 static const ui_view_ops newsession_ops = {
     .draw = draw,
     .key = key,
-    .cursor = cursor,
-    .field = field,
+    .cursor = form_dialog_cursor,
+    .field = form_dialog_field,
     .paste_dropped = DIALOG_PASTE_DROPPED,
-    .close = close_view,
+    .close = dialog_free,
 };
 
 void newsession_open(tui_t *t)
 {
-    newsession_view *d = xcalloc(1, sizeof *d);
-    d->view.ops = &newsession_ops;
-    ui_form *f = &d->form;
+    newsession_view *d = view_new(sizeof *d, &newsession_ops);
+    ui_form *f = &d->fd.form;
     f->nfields = 3;
     f->fields[0].label = "name";
     f->fields[1].label = "directory";
@@ -135,5 +113,5 @@ void newsession_open(tui_t *t)
         snprintf(f->fields[1].text, sizeof f->fields[1].text, "~");
     snprintf(f->fields[2].text, sizeof f->fields[2].text, "%s",
              t->conf->sandbox_profile ? t->conf->sandbox_profile : "workspace-write");
-    view_push(t, &d->view);
+    view_push(t, &d->fd.view);
 }

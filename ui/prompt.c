@@ -12,11 +12,9 @@
 #include "base/util.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 typedef struct prompt_view {
-    ui_view view; /* first: the view's head */
-    ui_form form;
+    form_dialog fd; /* first: the view's head and the field */
     const char *title;
     void (*run)(tui_t *t, void *ctx);
     void *ctx;
@@ -25,7 +23,7 @@ typedef struct prompt_view {
 static void key(tui_t *t, ui_view *v, const ui_key *k)
 {
     prompt_view *p = (prompt_view *)v;
-    switch (form_key(&p->form, k)) {
+    switch (form_key(&p->fd.form, k)) {
     case FORM_CANCEL:
         if (!t->scroll_mode)
             t->nmarks = 0;
@@ -34,8 +32,8 @@ static void key(tui_t *t, ui_view *v, const ui_key *k)
     case FORM_SUBMIT: {
         void (*run)(tui_t *, void *) = p->run;
         void *ctx = p->ctx;
-        ui_field *f = &p->form.fields[p->form.field];
-        snprintf(t->search, sizeof t->search, "%s", f->text); /* a longer query is cut */
+        ui_field *f = form_dialog_field(t, v);
+        snprintf(t->search, sizeof t->search, "%.*s", (int)sizeof t->search - 1, f->text); /* a longer one is cut */
         view_close(t, v); /* the search runs over what is under the prompt */
         run(t, ctx);
         break;
@@ -50,47 +48,28 @@ static void draw(tui_t *t, ui_view *v)
     prompt_view *p = (prompt_view *)v;
     ui_rect r = dialog_box(t, 4, 72);
     dialog_title(r, p->title);
-    form_draw(&p->form, r);
-}
-
-static bool cursor(tui_t *t, ui_view *v)
-{
-    (void)t;
-    return form_cursor(&((prompt_view *)v)->form);
-}
-
-static ui_field *field(tui_t *t, ui_view *v)
-{
-    (void)t;
-    return &((prompt_view *)v)->form.fields[0];
-}
-
-static void close_view(tui_t *t, ui_view *v)
-{
-    (void)t;
-    free(v);
+    form_draw(&p->fd.form, r);
 }
 
 static const ui_view_ops prompt_ops = {
     .draw = draw,
     .key = key,
-    .cursor = cursor,
-    .field = field,
+    .cursor = form_dialog_cursor,
+    .field = form_dialog_field,
     .paste_dropped = DIALOG_PASTE_DROPPED,
-    .close = close_view,
+    .close = dialog_free,
 };
 
 void prompt_open(tui_t *t, const char *title, void (*run)(tui_t *t, void *ctx), void *ctx)
 {
-    prompt_view *p = xcalloc(1, sizeof *p);
-    p->view.ops = &prompt_ops;
+    prompt_view *p = view_new(sizeof *p, &prompt_ops);
     p->title = title;
     p->run = run;
     p->ctx = ctx;
-    ui_form *f = &p->form;
+    ui_form *f = &p->fd.form;
     f->nfields = 1;
     f->fields[0].label = "search";
     snprintf(f->fields[0].text, sizeof f->fields[0].text, "%s", t->search);
     f->fields[0].replace = t->search[0] != 0;
-    view_push(t, &p->view);
+    view_push(t, &p->fd.view);
 }

@@ -77,11 +77,6 @@ static void stop_timer(replay_view *rv)
         uv_timer_stop(&rv->timer);
 }
 
-static void free_view(uv_handle_t *h)
-{
-    free(h->data);
-}
-
 /* Off the stack (q, Esc, another replay, the screen going): the player
  * freed, and the view with its timer once the loop has let go of it. */
 static void close_view(tui_t *t, ui_view *v)
@@ -90,10 +85,7 @@ static void close_view(tui_t *t, ui_view *v)
     stop_timer(rv);
     castplay_free(rv->p);
     t->relayout = true;
-    if (rv->timer_made)
-        uv_close((uv_handle_t *)&rv->timer, free_view);
-    else
-        free(rv);
+    view_free_with_timer(v, &rv->timer, rv->timer_made);
 }
 
 /* ---- playing ---------------------------------------------------------------------- */
@@ -205,8 +197,7 @@ void replayview_open(tui_t *t, const ui_review_target *target, int from_command)
     sessfiles f;
     sessfiles_for(target->dir, &f);
     char err[PATH_MAX + 300];
-    replay_view *rv = xcalloc(1, sizeof *rv);
-    rv->view.ops = &replay_ops;
+    replay_view *rv = view_new(sizeof *rv, &replay_ops);
     rv->t = t;
     castread_t *r = castread_open(f.cast, on_warning, rv, err, sizeof err);
     sessfiles_free(&f);

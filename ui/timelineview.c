@@ -218,11 +218,6 @@ static void close_detail(timeline_view *tv)
     tv->detail = false;
 }
 
-static void free_view(uv_handle_t *h)
-{
-    free(h->data);
-}
-
 /* Off the stack (q, Esc, the screen going): the log's data freed, and the
  * view with its timer once the loop has let go of it. */
 static void close_view(tui_t *t, ui_view *v)
@@ -233,16 +228,12 @@ static void close_view(tui_t *t, ui_view *v)
     sessfiles_free(&tv->files);
     free(tv->rows);
     t->relayout = true;
-    if (tv->timer_made)
-        uv_close((uv_handle_t *)&tv->timer, free_view);
-    else
-        free(tv);
+    view_free_with_timer(v, &tv->timer, tv->timer_made);
 }
 
 void timelineview_open(tui_t *t, const ui_review_target *target)
 {
-    timeline_view *tv = xcalloc(1, sizeof *tv);
-    tv->view.ops = &timeline_ops;
+    timeline_view *tv = view_new(sizeof *tv, &timeline_ops);
     tv->t = t;
     tv->target = *target;
     tv->kind = -1;

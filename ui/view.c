@@ -19,6 +19,13 @@ static size_t index_of(const tui_t *t, const ui_view *v)
     return (size_t)-1;
 }
 
+void *view_new(size_t size, const ui_view_ops *ops)
+{
+    ui_view *v = xcalloc(1, size);
+    v->ops = ops;
+    return v;
+}
+
 void view_push(tui_t *t, ui_view *v)
 {
     ui_views *s = &t->views;
@@ -109,6 +116,21 @@ const char *views_paste_dropped(const tui_t *t)
 {
     ui_view *v = view_top(t);
     return v ? v->ops->paste_dropped : NULL;
+}
+
+static void free_data(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+void view_free_with_timer(ui_view *v, uv_timer_t *timer, bool made)
+{
+    if (!made) {
+        free(v);
+        return;
+    }
+    timer->data = v;
+    uv_close((uv_handle_t *)timer, free_data);
 }
 
 void views_close_all(tui_t *t)

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <uv.h>
 
 #include "input.h"
 
@@ -79,6 +80,9 @@ typedef struct ui_views {
     size_t n, cap;
 } ui_views;
 
+/* A view's state of size bytes (its struct, ui_view first), zeroed, its
+ * ops set; not on the stack yet. */
+void *view_new(size_t size, const ui_view_ops *ops);
 /* Open v on top (below the views that stay on top, unless it is one);
  * the screen is drawn again whole. */
 void view_push(struct tui *t, ui_view *v);
@@ -105,5 +109,9 @@ ui_field *views_field(struct tui *t);
 const char *views_paste_dropped(const struct tui *t);
 /* Every view closed, top first (the screen is going). */
 void views_close_all(struct tui *t);
+/* For a close op: free a view's state (v, allocated) that holds a timer
+ * of the loop, once the loop has let go of the timer (at once when it was
+ * never made, made false). */
+void view_free_with_timer(ui_view *v, uv_timer_t *timer, bool made);
 
 #endif
