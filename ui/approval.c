@@ -9,8 +9,9 @@
  *
  * Safety first: the dialog is modal and takes every key while a request
  * is pending, but keys typed within APPROVAL_GUARD_S (approval_draw.c) of
- * it (re)appearing are dropped, so a user typing into a pane cannot answer a request they
- * have not seen; the initial highlight (what Enter confirms) is "deny".
+ * it (re)appearing are dropped, so a user typing into a pane cannot answer
+ * a request they have not seen; the initial highlight (what Enter
+ * confirms) is "deny".
  * Whatever is answered here, the server decides who was first: a refused
  * answer shows an error, and the dialog closes on the approval_done.
  */

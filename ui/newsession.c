@@ -83,7 +83,8 @@ static void draw(tui_t *t, ui_view *v)
     /* Help and state below the fields, where the box has the rows. */
     int y = r.y + 6, x = r.x + dialog_inset(r), w = r.w - 2 * dialog_inset(r);
     const char *lines[] = {"Tab next field, Enter start, Esc cancel, C-u clear",
-                           "profiles: workspace-write, read-only, full, or [profile] ones", d->busy ? "starting..." : ""};
+                           "profiles: workspace-write, read-only, full, or [profile] ones",
+                           d->busy ? "starting..." : ""};
     for (int i = 0; i < 3 && y + i < r.y + r.h; i++)
         paint_text(y + i, x, w, lines[i]);
     if (d->error[0] && y + 3 < r.y + r.h) {

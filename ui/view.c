@@ -9,6 +9,7 @@
 #include "tui_int.h"
 #include "base/util.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static size_t index_of(const tui_t *t, const ui_view *v)
