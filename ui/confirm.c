@@ -54,7 +54,7 @@ static const ui_view_ops confirm_ops = {
     .draw = draw,
     .key = key,
     .cursor = dialog_no_cursor,
-    .paste_dropped = DIALOG_PASTE_DROPPED,
+    .paste_dropped = PASTE_NOT_COMMANDS,
     .close = dialog_free,
 };
 

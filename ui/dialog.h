@@ -22,9 +22,6 @@
 
 /* ---- the kit (dialog.c) ---------------------------------------------------- */
 
-/* A dialog's paste that no field takes: what the status bar says. */
-#define DIALOG_PASTE_DROPPED "a paste is not commands: it was dropped (focus a pane to paste into it)"
-
 /* A box of h rows and w columns (less on a small screen) in the middle of
  * the screen above the status bar, filled in the dialog style. */
 ui_rect dialog_box(tui_t *t, int h, int w);

@@ -98,7 +98,7 @@ static const ui_view_ops newsession_ops = {
     .key = key,
     .cursor = form_dialog_cursor,
     .field = form_dialog_field,
-    .paste_dropped = DIALOG_PASTE_DROPPED,
+    .paste_dropped = PASTE_NOT_COMMANDS,
     .close = dialog_free,
 };
 

@@ -602,7 +602,7 @@ static void paste_begin(tui_t *t)
         if (t->focus == FOCUS_PANE)
             pane_notice(t, s);
         else
-            tui_message(t, true, "a paste is not commands: it was dropped (focus a pane to paste into it)");
+            tui_message(t, true, "%s", PASTE_NOT_COMMANDS);
     }
 }
 

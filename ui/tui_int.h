@@ -78,6 +78,9 @@ typedef struct ui_approvals {
 /* A bracketed paste from the real terminal: gathered, then delivered to
  * where it began (a session, a dialog field) or dropped; never keys. */
 typedef enum ui_paste_to { PASTE_DROP, PASTE_SESSION, PASTE_FIELD } ui_paste_to;
+/* What the status bar says of a paste dropped in supervisor focus or
+ * over a dialog without a field. */
+#define PASTE_NOT_COMMANDS "a paste is not commands: it was dropped (focus a pane to paste into it)"
 typedef struct ui_paste {
     bool active;
     ui_paste_to to;
