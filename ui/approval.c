@@ -2,18 +2,23 @@
  * approval.c - the approval queue as this TUI knows it (the subscribe
  * reply's pending list, then approval and approval_done events), the keys
  * of its dialog and the answers they send (docs/protocol.md;
- * docs/ARCHITECTURE.md, "The gate").  The dialog itself is drawn by approval_draw.c.
+ * docs/ARCHITECTURE.md, "The gate").  The dialog is a view (view.h) that
+ * stays on top: it is pushed over whatever is open when the queue stops
+ * being empty, and leaves the stack when it empties.  It is drawn by
+ * approval_draw.c.
  *
  * Safety first: the dialog is modal and takes every key while a request
- * is pending, but keys typed within APPROVAL_GUARD_S of it (re)appearing
- * are dropped, so a user typing into a pane cannot answer a request they
- * have not seen; the initial highlight (what Enter confirms) is "deny".
+ * is pending, but keys typed within APPROVAL_GUARD_S (approval_draw.c) of
+ * it (re)appearing are dropped, so a user typing into a pane cannot answer
+ * a request they have not seen; the initial highlight (what Enter
+ * confirms) is "deny".
  * Whatever is answered here, the server decides who was first: a refused
  * answer shows an error, and the dialog closes on the approval_done.
  */
 #include "config.h"
 
 #include "tui_int.h"
+#include "dialog.h"
 #include "base/util.h"
 
 #include <curses.h>
@@ -21,16 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define APPROVAL_GUARD_S 0.3
 #define BELL_INTERVAL_S 1.0
 
-static void on_guard_end(uv_timer_t *timer)
-{
-    tui_redraw_soon(timer->data); /* the options are no longer dimmed */
-}
+static const ui_view_ops approval_ops;
 
 void approvals_init(tui_t *t)
 {
+    t->appr.view.ops = &approval_ops;
     uv_timer_init(t->loop, &t->appr.guard_timer);
     t->appr.guard_timer.data = t;
     t->appr.highlight = ANS_DENY;
@@ -71,6 +73,11 @@ static void show(tui_t *t, int id)
     }
     t->full_redraw = true; /* the panes under a box that went or changed */
     tui_redraw_soon(t);
+    /* Up while a request is pending, over whatever else is open. */
+    if (q->n)
+        view_push(t, &q->view);
+    else
+        view_close(t, &q->view);
 }
 
 static void add(tui_t *t, json_t *req)
@@ -214,52 +221,12 @@ void approvals_free(tui_t *t)
     t->appr.rules_error = NULL;
 }
 
-bool approval_showing(const tui_t *t)
-{
-    return t->appr.n > 0;
-}
-
 const ui_approval *approval_for_session(const tui_t *t, int session)
 {
     for (size_t i = 0; i < t->appr.n; i++)
         if (session && t->appr.v[i].session == session)
             return &t->appr.v[i];
     return NULL;
-}
-
-/* Called by approval_draw when the shown request reaches the screen: the
- * guard counts from there, not from when the event came. */
-void approval_drawn(tui_t *t)
-{
-    ui_approvals *q = &t->appr;
-    if (q->drawn)
-        return;
-    q->drawn = true;
-    q->guard_until = ui_now() + APPROVAL_GUARD_S;
-    uv_timer_start(&q->guard_timer, on_guard_end, (uint64_t)(APPROVAL_GUARD_S * 1000) + 1, 0);
-}
-
-bool approval_held(const tui_t *t)
-{
-    return !t->appr.drawn || ui_now() < t->appr.guard_until;
-}
-
-bool approval_is_network(const ui_approval *a)
-{
-    const char *kind = json_string_value(json_object_get(a->req, "kind"));
-    return kind && strcmp(kind, "network") == 0;
-}
-
-/* p can be offered: a prefix rule for a command, a network_rule for a host. */
-static bool can_persist(const ui_approval *a)
-{
-    return approval_is_network(a) || approval_has_prefix(a);
-}
-
-bool approval_has_prefix(const ui_approval *a)
-{
-    json_t *p = json_object_get(a->req, "prefix_rule");
-    return json_is_array(p) && json_array_size(p) > 0;
 }
 
 /* ---- answers ------------------------------------------------------------------ */
@@ -320,7 +287,7 @@ static void send_answer(tui_t *t, ui_approval *a, ui_answer ans, const char *not
 
 static void choose(tui_t *t, ui_approval *a, ui_answer ans)
 {
-    if ((ans == ANS_PERSIST && !can_persist(a)) || (ans == ANS_NOTE && approval_is_network(a)))
+    if ((ans == ANS_PERSIST && !approval_can_persist(a)) || (ans == ANS_NOTE && approval_is_network(a)))
         return;
     if (ans == ANS_NOTE) {
         t->appr.note = true;
@@ -332,16 +299,6 @@ static void choose(tui_t *t, ui_approval *a, ui_answer ans)
         return;
     }
     send_answer(t, a, ans, NULL);
-}
-
-/* The options on show, in order; returns how many. */
-int approval_options(const ui_approval *a, ui_answer *out)
-{
-    int n = 0;
-    for (int i = 0; i < ANS_COUNT; i++)
-        if ((i != ANS_PERSIST || can_persist(a)) && (i != ANS_NOTE || !approval_is_network(a)))
-            out[n++] = (ui_answer)i;
-    return n;
 }
 
 static void move_highlight(tui_t *t, ui_approval *a, int delta)
@@ -412,13 +369,14 @@ static bool details_key(tui_t *t, const ui_key *k)
     return true;
 }
 
-void approval_on_key(tui_t *t, const ui_key *k)
+static void key(tui_t *t, ui_view *v, const ui_key *k)
 {
+    (void)v;
     ui_approvals *q = &t->appr;
     ui_approval *a = shown(t);
     if (!a && q->n)
         show(t, q->v[0].id);
-    if (!a || k->mouse || a->answering)
+    if (!a || a->answering)
         return;
     if (approval_held(t))
         return; /* typed ahead: never an answer to something unseen */
@@ -469,3 +427,21 @@ void approval_on_key(tui_t *t, const ui_key *k)
         return;
     }
 }
+
+/* The note being typed takes a paste, once the guard is over. */
+static ui_field *field(tui_t *t, ui_view *v)
+{
+    (void)v;
+    return t->appr.note && !approval_held(t) ? &t->appr.note_field : NULL;
+}
+
+/* Modal and on top: every key is its own, the mouse does nothing, and a
+ * paste goes into the note or nowhere. */
+static const ui_view_ops approval_ops = {
+    .flags = VIEW_ON_TOP,
+    .draw = approval_draw,
+    .key = key,
+    .cursor = approval_cursor,
+    .field = field,
+    .paste_dropped = "a paste is never an answer: it was dropped",
+};

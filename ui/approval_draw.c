@@ -1,7 +1,10 @@
 /*
  * approval_draw.c - how a pending request looks: the modal dialog (a
  * summary with the numbered options, the details view, the note field),
- * its mark in the sidebar and its count in the status bar.
+ * its mark in the sidebar and its count in the status bar; and what the
+ * keys (approval.c) and the drawing both read: the options a request
+ * offers, and the type-ahead guard, which starts when the shown request
+ * is first drawn.
  *
  * The dialog is a list of lines, each with a priority; on a screen too
  * small for all of them the least important go first (wrapped tails,
@@ -27,6 +30,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define APPROVAL_GUARD_S 0.3
+
+/* ---- what a request offers, and when it was seen ------------------------------------- */
+
+bool approval_is_network(const ui_approval *a)
+{
+    const char *kind = json_string_value(json_object_get(a->req, "kind"));
+    return kind && strcmp(kind, "network") == 0;
+}
+
+bool approval_has_prefix(const ui_approval *a)
+{
+    json_t *p = json_object_get(a->req, "prefix_rule");
+    return json_is_array(p) && json_array_size(p) > 0;
+}
+
+bool approval_can_persist(const ui_approval *a)
+{
+    return approval_is_network(a) || approval_has_prefix(a);
+}
+
+int approval_options(const ui_approval *a, ui_answer *out)
+{
+    int n = 0;
+    for (int i = 0; i < ANS_COUNT; i++)
+        if ((i != ANS_PERSIST || approval_can_persist(a)) && (i != ANS_NOTE || !approval_is_network(a)))
+            out[n++] = (ui_answer)i;
+    return n;
+}
+
+static void on_guard_end(uv_timer_t *timer)
+{
+    tui_redraw_soon(timer->data); /* the options are no longer dimmed */
+}
+
+/* The shown request reached the screen: the guard counts from there, not
+ * from when the event came. */
+static void drawn(tui_t *t)
+{
+    ui_approvals *q = &t->appr;
+    if (q->drawn)
+        return;
+    q->drawn = true;
+    q->guard_until = ui_now() + APPROVAL_GUARD_S;
+    uv_timer_start(&q->guard_timer, on_guard_end, (uint64_t)(APPROVAL_GUARD_S * 1000) + 1, 0);
+}
+
+bool approval_held(const tui_t *t)
+{
+    return !t->appr.drawn || ui_now() < t->appr.guard_until;
+}
 
 double approval_remaining(const ui_approval *a, double now)
 {
@@ -506,16 +561,18 @@ static void title_text(const ui_approval *a, char *out, size_t n)
                                           : "");
 }
 
-void approval_draw(tui_t *t)
+void approval_draw(tui_t *t, ui_view *v)
 {
+    (void)v;
     ui_approvals *q = &t->appr;
     ui_approval *a = NULL;
+    q->cursor_y = -2; /* not drawn: the cursor is left to what is under it */
     for (size_t i = 0; i < q->n; i++)
         if (q->v[i].id == q->shown)
             a = &q->v[i];
     if (!a || t->rows < 2 || t->cols < 4)
         return;
-    approval_drawn(t);
+    drawn(t);
     bool held = approval_held(t);
     int bw = t->cols - 2 < 100 ? t->cols - 2 : 100, margin = 2;
     if (bw < 30) { /* a narrow screen: every column for the text */
@@ -617,12 +674,23 @@ void approval_draw(tui_t *t)
         }
     }
     free_lines(&L);
-    if (cy >= 0) {
-        move(cy, cx);
+    q->cursor_y = cy >= 0 ? cy : -1;
+    q->cursor_x = cx;
+}
+
+bool approval_cursor(tui_t *t, ui_view *v)
+{
+    (void)v;
+    ui_approvals *q = &t->appr;
+    if (q->cursor_y == -2)
+        return false;
+    if (q->cursor_y >= 0) { /* at the end of the note being typed */
+        move(q->cursor_y, q->cursor_x);
         curs_set(1);
     } else {
         curs_set(0);
     }
+    return true;
 }
 
 /* ---- sidebar and status bar ---------------------------------------------------------- */

@@ -26,19 +26,12 @@ typedef struct dv_line {
     int file; /* index into files, -1: none */
 } dv_line;
 
-typedef struct dv_session {
-    int id;
-    int added, modified, deleted;
-    bool has_counts, risk;
-    char *workspace;
-    json_t *snapshots; /* the workspace's state, as last heard */
-} dv_session;
+typedef enum { V_LIST, V_DIFF } dv_page;
 
-typedef enum { V_LIST, V_DIFF } dv_view;
-
-static struct {
-    bool active;
-    dv_view view;
+typedef struct diff_view {
+    ui_view view; /* first: the view's head */
+    tui_t *t;
+    dv_page page;
     bool from_list;
     int session;
     unsigned gen;      /* replies of an older request are dropped */
@@ -55,11 +48,10 @@ static struct {
     int top;
     bool *unfolded;
     int nfiles;
-    bool ignore_space;  /* asked for */
     bool shown_space;   /* the diff on the screen was made so */
     /* search */
     bool prompting;
-    char typed[256], search[256];
+    char typed[256];
     int match;
     /* a session the server no longer has (an ended one, from its log) */
     bool by_ids;       /* its diffs come from the snapshot ids its log recorded */
@@ -68,180 +60,65 @@ static struct {
     bool confirming, reverting;
     json_t *plan;
     int revert_n;
-    /* every session's sidebar and status numbers */
-    dv_session *sess;
-    size_t nsess;
-} D = {.match = -1};
+} diff_view;
 
-bool diffview_active(void)
-{
-    return D.active;
-}
+/* Kept from one diff view to the next: w's whitespace setting, and the
+ * last query of / (Enter on an empty one finds it again). */
+static struct {
+    bool ignore_space;
+    char search[256];
+} kept;
 
-/* ---- sessions' numbers ------------------------------------------------------------ */
+/* Every request's number: a reply to one that is not its view's latest
+ * (or whose view has closed) is dropped. */
+static unsigned gens;
 
-static dv_session *sess_get(int id, bool make)
-{
-    for (size_t i = 0; i < D.nsess; i++)
-        if (D.sess[i].id == id)
-            return &D.sess[i];
-    if (!make)
-        return NULL;
-    D.sess = xrealloc(D.sess, (D.nsess + 1) * sizeof *D.sess);
-    dv_session *s = &D.sess[D.nsess++];
-    memset(s, 0, sizeof *s);
-    s->id = id;
-    return s;
-}
-
-void diffview_note_session(json_t *session)
-{
-    int id = (int)json_integer_value(json_object_get(session, "id"));
-    if (!id)
-        return;
-    dv_session *s = sess_get(id, true);
-    const char *ws = json_string_value(json_object_get(session, "workspace"));
-    if (ws && (!s->workspace || strcmp(ws, s->workspace) != 0)) {
-        free(s->workspace);
-        s->workspace = xstrdup(ws);
-    }
-    json_t *snap = json_object_get(session, "snapshots");
-    if (snap) {
-        json_decref(s->snapshots);
-        s->snapshots = json_incref(snap);
-    }
-    json_t *ch = json_object_get(session, "changes");
-    if (ch) {
-        json_t *c = json_object_get(ch, "counts");
-        s->has_counts = true;
-        s->added = (int)json_integer_value(json_object_get(c, "added"));
-        s->modified = (int)(json_integer_value(json_object_get(c, "modified")) +
-                            json_integer_value(json_object_get(c, "typechanged")) +
-                            json_integer_value(json_object_get(c, "renamed")));
-        s->deleted = (int)json_integer_value(json_object_get(c, "deleted"));
-        s->risk = json_is_true(json_object_get(ch, "risk"));
-    }
-}
-
-void diffview_note_list(json_t *reply)
-{
-    size_t i;
-    json_t *s;
-    json_array_foreach(json_object_get(reply, "sessions"), i, s)
-        diffview_note_session(s);
-}
-
-void diffview_note_snapshot(tui_t *t, json_t *ev)
-{
-    const char *ws = json_string_value(json_object_get(ev, "workspace"));
-    json_t *snap = json_object_get(ev, "snapshots");
-    if (!ws || !snap)
-        return;
-    for (size_t i = 0; i < D.nsess; i++) {
-        if (D.sess[i].workspace && strcmp(D.sess[i].workspace, ws) == 0) {
-            json_decref(D.sess[i].snapshots);
-            D.sess[i].snapshots = json_incref(snap);
-        }
-    }
-    tui_redraw_soon(t);
-}
-
-int diffview_sidebar_counts(tui_t *t, const ui_session *s, int y, int right, int minx, theme_elem under)
-{
-    (void)t;
-    dv_session *d = sess_get(s->id, false);
-    /* Only a last command that changed something: no "+0~0-0" noise. */
-    if (!d || !d->has_counts || (!d->added && !d->modified && !d->deleted && !d->risk))
-        return 0;
-    char text[48];
-    snprintf(text, sizeof text, "+%d~%d-%d", d->added, d->modified, d->deleted);
-    int w = paint_width(text);
-    if (right - w - 1 < minx)
-        return 0;
-    paint_set(d->risk ? TH_PROFILE_FULL : under, under);
-    paint_text(y, right - w - 1, w, text);
-    paint_set(under, under);
-    return w + 1;
-}
-
-static void human(double bytes, char *out, size_t len)
-{
-    static const char *const units[] = {"B", "K", "M", "G", "T"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        u++;
-    }
-    snprintf(out, len, u ? "%.1f%s" : "%.0f%s", bytes, units[u]);
-}
-
-int diffview_status(tui_t *t, int y, int x, int maxw)
-{
-    dv_session *d = sess_get(t->selected, false);
-    /* A message or a rules error needs the room more. */
-    if (!d || !d->snapshots || maxw < 12 || (t->message[0] && ui_now() < t->message_until) || t->appr.rules_error)
-        return 0;
-    const char *phase = json_string_value(json_object_get(d->snapshots, "phase"));
-    const char *state = json_string_value(json_object_get(d->snapshots, "state"));
-    char text[96];
-    if (phase && strcmp(phase, "idle") != 0) {
-        long long done = json_integer_value(json_object_get(d->snapshots, "done"));
-        long long total = json_integer_value(json_object_get(d->snapshots, "total"));
-        if (strcmp(phase, "scanning") == 0)
-            snprintf(text, sizeof text, " snapshot: scanning %lld files ", total);
-        else
-            snprintf(text, sizeof text, " snapshot: %s %lld/%lld ", phase, done, total);
-    } else if (state && (strcmp(state, "refused") == 0 || strcmp(state, "failed") == 0)) {
-        snprintf(text, sizeof text, " snapshots %s ", state);
-    } else if (json_object_get(d->snapshots, "store_bytes")) {
-        char h[32];
-        human((double)json_integer_value(json_object_get(d->snapshots, "store_bytes")), h, sizeof h);
-        snprintf(text, sizeof text, " snapshots %s ", h);
-    } else {
-        return 0;
-    }
-    paint_set(TH_STATUS, TH_STATUS);
-    return paint_text(y, x, maxw, text);
-}
+static const ui_view_ops diff_ops;
 
 /* ---- requests ------------------------------------------------------------------ */
-
-static void close_view(tui_t *t);
 
 typedef struct dv_req {
     tui_t *t;
     unsigned gen;
 } dv_req;
 
-static dv_req *req_new(tui_t *t)
+static dv_req *req_new(diff_view *d)
 {
     dv_req *r = xcalloc(1, sizeof *r);
-    r->t = t;
-    r->gen = ++D.gen;
-    D.loading = true;
-    D.error[0] = '\0';
+    r->t = d->t;
+    r->gen = d->gen = ++gens;
+    d->loading = true;
+    d->error[0] = '\0';
     return r;
 }
 
-/* The reply is for what is on the screen now (else dropped: NULL). */
-static tui_t *req_current(dv_req *r, json_t *reply)
+/* The diff view a request was made for, while it is open, or NULL. */
+static diff_view *req_view(const dv_req *r)
+{
+    return (diff_view *)view_find(r->t, &diff_ops);
+}
+
+/* The reply is for what is on the screen now: its view (else dropped:
+ * NULL). */
+static diff_view *req_current(dv_req *r, json_t *reply)
 {
     tui_t *t = r->t;
-    bool current = D.active && r->gen == D.gen;
+    diff_view *d = req_view(r);
+    bool current = d && r->gen == d->gen;
     free(r);
     if (!current)
         return NULL;
-    D.loading = false;
+    d->loading = false;
     const char *msg = json_string_value(json_object_get(json_object_get(reply, "error"), "message"));
     if (!reply || msg) {
         char *clean = sanitize_text(msg ? msg : "lost the server", strlen(msg ? msg : "lost the server"), 300);
-        snprintf(D.error, sizeof D.error, "%s", clean);
+        snprintf(d->error, sizeof d->error, "%s", clean);
         free(clean);
-        if (D.by_ids && !D.reply) {
+        if (d->by_ids && !d->reply) {
             /* An ended session's diff the server cannot make: said where
              * the key was pressed, rather than in an empty view. */
-            tui_message(t, true, "no diff of command %d of session %d: %s", D.command, D.session, D.error);
-            close_view(t);
+            tui_message(t, true, "no diff of command %d of session %d: %s", d->command, d->session, d->error);
+            view_close(t, &d->view);
             return NULL;
         }
         t->full_redraw = true;
@@ -250,19 +127,19 @@ static tui_t *req_current(dv_req *r, json_t *reply)
     }
     t->full_redraw = true;
     tui_redraw_soon(t);
-    return t;
+    return d;
 }
 
-static void clear_lines(void)
+static void clear_lines(diff_view *d)
 {
-    for (int i = 0; i < D.nlines; i++)
-        free(D.lines[i].text);
-    free(D.lines);
-    D.lines = NULL;
-    D.nlines = 0;
+    for (int i = 0; i < d->nlines; i++)
+        free(d->lines[i].text);
+    free(d->lines);
+    d->lines = NULL;
+    d->nlines = 0;
 }
 
-static void push_line(const char *text, size_t len, int kind, int file)
+static void push_line(diff_view *d, const char *text, size_t len, int kind, int file)
 {
     /* Tabs to spaces, other control characters shown as '?' (paint does). */
     buf_t b;
@@ -278,14 +155,14 @@ static void push_line(const char *text, size_t len, int kind, int file)
             col++;
         }
     }
-    D.lines = xrealloc(D.lines, (size_t)(D.nlines + 1) * sizeof *D.lines);
-    D.lines[D.nlines++] = (dv_line){b.data ? buf_steal(&b) : xstrdup(""), (unsigned char)kind, file};
+    d->lines = xrealloc(d->lines, (size_t)(d->nlines + 1) * sizeof *d->lines);
+    d->lines[d->nlines++] = (dv_line){b.data ? buf_steal(&b) : xstrdup(""), (unsigned char)kind, file};
     buf_free(&b);
 }
 
-static void push_text(const char *text, int kind, int file)
+static void push_text(diff_view *d, const char *text, int kind, int file)
 {
-    push_line(text, strlen(text), kind, file);
+    push_line(d, text, strlen(text), kind, file);
 }
 
 static const char *status_word(const char *st)
@@ -301,10 +178,10 @@ static const char *status_word(const char *st)
 
 /* The patch pane's lines from the reply: notes (not captured), then each
  * file's header and patch (folded when long and not opened). */
-static void build_lines(void)
+static void build_lines(diff_view *d)
 {
-    clear_lines();
-    json_t *changes = json_object_get(D.reply, "changes");
+    clear_lines(d);
+    json_t *changes = json_object_get(d->reply, "changes");
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(changes, "not_captured"), i, m) {
@@ -313,25 +190,25 @@ static void build_lines(void)
         json_int_t files = json_integer_value(json_object_get(m, "files"));
         char h[32] = "";
         if (size)
-            human((double)size, h, sizeof h);
+            ui_size_text((double)size, h, sizeof h);
         snprintf(text, sizeof text, "not captured: %s (%s%s%s)", json_string_value(json_object_get(m, "path")),
                  json_string_value(json_object_get(m, "reason")), size ? ", " : files ? ", new files: " : "",
                  size ? h : "");
         if (files)
             snprintf(text + strlen(text) - 1, sizeof text - strlen(text) + 1, "%lld)", (long long)files);
-        push_text(text, L_NOTE, -1);
+        push_text(d, text, L_NOTE, -1);
     }
-    json_t *files = json_object_get(D.reply, "files");
+    json_t *files = json_object_get(d->reply, "files");
     json_t *f;
     json_array_foreach(files, i, f) {
         const char *path = json_string_value(json_object_get(f, "path"));
         const char *st = json_string_value(json_object_get(f, "status"));
         char head[1200];
         snprintf(head, sizeof head, "%s %s", status_word(st), path);
-        push_text(head, L_FILE, (int)i);
+        push_text(d, head, L_FILE, (int)i);
         const char *patch = json_string_value(json_object_get(f, "patch"));
         if (json_is_true(json_object_get(f, "large"))) {
-            push_text("  (too large to be captured: size and time only, no content)", L_NOTE, (int)i);
+            push_text(d, "  (too large to be captured: size and time only, no content)", L_NOTE, (int)i);
             continue;
         }
         if (!patch)
@@ -339,10 +216,10 @@ static void build_lines(void)
         int count = 0;
         for (const char *p = patch; *p; p++)
             count += *p == '\n';
-        if (count > FOLD_LINES && !D.unfolded[i]) {
+        if (count > FOLD_LINES && !d->unfolded[i]) {
             char text[160];
             snprintf(text, sizeof text, "  %d lines folded: Enter opens", count);
-            push_text(text, L_FOLD, (int)i);
+            push_text(d, text, L_FOLD, (int)i);
             continue;
         }
         bool header = true;
@@ -361,113 +238,120 @@ static void build_lines(void)
                 kind = L_DEL;
             }
             if (!(kind == L_META && strncmp(p, "diff --git ", 11) == 0))
-                push_line(p, n, kind, (int)i);
+                push_line(d, p, n, kind, (int)i);
             p += n + (nl ? 1 : 0);
         }
     }
-    if (D.nlines == 0)
-        push_text("(no changes)", L_NOTE, -1);
-    if (D.top >= D.nlines)
-        D.top = D.nlines > 0 ? D.nlines - 1 : 0;
+    if (d->nlines == 0)
+        push_text(d, "(no changes)", L_NOTE, -1);
+    if (d->top >= d->nlines)
+        d->top = d->nlines > 0 ? d->nlines - 1 : 0;
 }
 
 static void on_diff(uiconn_t *c, json_t *reply, void *user)
 {
     (void)c;
-    tui_t *t = req_current(user, reply);
-    if (!t)
+    diff_view *d = req_current(user, reply);
+    if (!d)
         return;
-    if (D.by_ids) { /* what the server says of a command it has, from the log */
-        json_object_set_new(reply, "command", json_integer(D.command));
-        json_object_set(reply, "record", D.record);
+    if (d->by_ids) { /* what the server says of a command it has, from the log */
+        json_object_set_new(reply, "command", json_integer(d->command));
+        json_object_set(reply, "record", d->record);
     }
     /* The same command again (the whitespace toggle): stay where it was. */
     int n = (int)json_integer_value(json_object_get(reply, "command"));
-    int keep_top = D.reply && n == D.command ? D.top : 0;
-    json_decref(D.reply);
-    D.reply = json_incref(reply);
-    D.command = n;
-    D.nfiles = (int)json_array_size(json_object_get(reply, "files"));
-    free(D.unfolded);
-    D.unfolded = xcalloc((size_t)D.nfiles + 1, sizeof *D.unfolded);
-    D.top = keep_top;
-    D.match = -1;
-    D.view = V_DIFF;
-    D.shown_space = D.ignore_space; /* (a reply of an older request was dropped) */
-    build_lines();
+    int keep_top = d->reply && n == d->command ? d->top : 0;
+    json_decref(d->reply);
+    d->reply = json_incref(reply);
+    d->command = n;
+    d->nfiles = (int)json_array_size(json_object_get(reply, "files"));
+    free(d->unfolded);
+    d->unfolded = xcalloc((size_t)d->nfiles + 1, sizeof *d->unfolded);
+    d->top = keep_top;
+    d->match = -1;
+    d->page = V_DIFF;
+    d->shown_space = kept.ignore_space; /* (a reply of an older request was dropped) */
+    build_lines(d);
 }
 
-static void request_diff(tui_t *t, json_t *command)
+static void request_diff(diff_view *d, json_t *command)
 {
-    if (D.by_ids) {
+    if (d->by_ids) {
         json_decref(command);
         json_t *req = json_pack("{s:s, s:O, s:O, s:O, s:s, s:b}", "cmd", "diff", "workspace",
-                                json_object_get(D.record, "workspace"), "before", json_object_get(D.record, "before"),
-                                "after", json_object_get(D.record, "after"), "format", "files", "ignore_space",
-                                D.ignore_space);
-        uiconn_request(&t->conn, req, on_diff, req_new(t));
+                                json_object_get(d->record, "workspace"), "before", json_object_get(d->record, "before"),
+                                "after", json_object_get(d->record, "after"), "format", "files", "ignore_space",
+                                kept.ignore_space);
+        uiconn_request(&d->t->conn, req, on_diff, req_new(d));
         return;
     }
-    json_t *req = json_pack("{s:s, s:i, s:s, s:b}", "cmd", "diff", "session", D.session, "format", "files",
-                            "ignore_space", D.ignore_space);
+    json_t *req = json_pack("{s:s, s:i, s:s, s:b}", "cmd", "diff", "session", d->session, "format", "files",
+                            "ignore_space", kept.ignore_space);
     json_object_set_new(req, "command", command);
-    uiconn_request(&t->conn, req, on_diff, req_new(t));
+    uiconn_request(&d->t->conn, req, on_diff, req_new(d));
 }
 
 static void on_commands(uiconn_t *c, json_t *reply, void *user)
 {
     (void)c;
-    tui_t *t = req_current(user, reply);
-    if (!t)
+    diff_view *d = req_current(user, reply);
+    if (!d)
         return;
-    json_decref(D.commands);
-    D.commands = json_incref(json_object_get(reply, "commands"));
-    int n = (int)json_array_size(D.commands);
-    if (D.sel >= n || D.sel < 0)
-        D.sel = n > 0 ? n - 1 : 0;
+    json_decref(d->commands);
+    d->commands = json_incref(json_object_get(reply, "commands"));
+    int n = (int)json_array_size(d->commands);
+    if (d->sel >= n || d->sel < 0)
+        d->sel = n > 0 ? n - 1 : 0;
     if (n == 0) {
         const char *msg = json_string_value(json_object_get(json_object_get(reply, "snapshots"), "message"));
-        snprintf(D.error, sizeof D.error, "%s", msg ? msg : "no commands recorded for this session yet");
+        snprintf(d->error, sizeof d->error, "%s", msg ? msg : "no commands recorded for this session yet");
     }
 }
 
-static void request_commands(tui_t *t)
+static void request_commands(diff_view *d)
 {
-    uiconn_request(&t->conn, json_pack("{s:s, s:i}", "cmd", "commands", "session", D.session), on_commands,
-                   req_new(t));
+    uiconn_request(&d->t->conn, json_pack("{s:s, s:i}", "cmd", "commands", "session", d->session), on_commands,
+                   req_new(d));
 }
 
 /* ---- opening and closing ---------------------------------------------------------- */
 
-static void reset_diff(void)
+static void reset_diff(diff_view *d)
 {
-    json_decref(D.reply);
-    D.reply = NULL;
-    clear_lines();
-    free(D.unfolded);
-    D.unfolded = NULL;
-    D.nfiles = 0;
-    D.top = 0;
-    D.match = -1;
-    D.prompting = false;
-    json_decref(D.plan);
-    D.plan = NULL;
-    D.confirming = D.reverting = false;
+    json_decref(d->reply);
+    d->reply = NULL;
+    clear_lines(d);
+    free(d->unfolded);
+    d->unfolded = NULL;
+    d->nfiles = 0;
+    d->top = 0;
+    d->match = -1;
+    d->prompting = false;
+    json_decref(d->plan);
+    d->plan = NULL;
+    d->confirming = d->reverting = false;
 }
 
-static void close_view(tui_t *t)
+/* Off the stack (q, Esc, a revert done, the screen going); a reply still
+ * on its way finds no view and is dropped. */
+static void close_view(tui_t *t, ui_view *v)
 {
-    D.active = false;
-    D.gen++;
-    reset_diff();
-    D.by_ids = false;
-    json_decref(D.record);
-    D.record = NULL;
-    json_decref(D.commands);
-    D.commands = NULL;
-    t->full_redraw = true;
+    diff_view *d = (diff_view *)v;
+    reset_diff(d);
+    json_decref(d->record);
+    json_decref(d->commands);
+    free(d);
     t->relayout = true;
-    tui_redraw_soon(t);
+}
+
+static diff_view *new_view(tui_t *t, int session)
+{
+    diff_view *d = view_new(sizeof *d, &diff_ops);
+    d->t = t;
+    d->session = session;
+    d->match = -1;
+    d->sel = -1;
+    return d;
 }
 
 void diffview_open(tui_t *t, bool list)
@@ -477,24 +361,16 @@ void diffview_open(tui_t *t, bool list)
         tui_message(t, true, "no session selected");
         return;
     }
-    reset_diff();
-    D.by_ids = false;
-    json_decref(D.record);
-    D.record = NULL;
-    D.active = true;
-    D.session = s->id;
-    D.error[0] = '\0';
-    D.from_list = list;
-    D.sel = -1;
+    diff_view *d = new_view(t, s->id);
+    d->from_list = list;
+    view_push(t, &d->view);
     if (list) {
-        D.view = V_LIST;
-        request_commands(t);
+        d->page = V_LIST;
+        request_commands(d);
     } else {
-        D.view = V_DIFF;
-        request_diff(t, json_string("last"));
+        d->page = V_DIFF;
+        request_diff(d, json_string("last"));
     }
-    t->full_redraw = true;
-    tui_redraw_soon(t);
 }
 
 void diffview_open_command(tui_t *t, int session, bool in_server, int n, json_t *record)
@@ -510,20 +386,13 @@ void diffview_open_command(tui_t *t, int session, bool in_server, int n, json_t 
         free(clean);
         return;
     }
-    reset_diff();
-    json_decref(D.record);
-    D.record = json_incref(record);
-    D.by_ids = !in_server;
-    D.active = true;
-    D.session = session;
-    D.error[0] = '\0';
-    D.from_list = false;
-    D.sel = -1;
-    D.view = V_DIFF;
-    D.command = n;
-    request_diff(t, json_integer(n));
-    t->full_redraw = true;
-    tui_redraw_soon(t);
+    diff_view *d = new_view(t, session);
+    d->record = json_incref(record);
+    d->by_ids = !in_server;
+    d->page = V_DIFF;
+    d->command = n;
+    view_push(t, &d->view);
+    request_diff(d, json_integer(n));
 }
 
 /* ---- revert -------------------------------------------------------------------------- */
@@ -531,81 +400,85 @@ void diffview_open_command(tui_t *t, int session, bool in_server, int n, json_t 
 static void on_revert_plan(uiconn_t *c, json_t *reply, void *user)
 {
     (void)c;
-    tui_t *t = req_current(user, reply);
-    if (!t)
+    diff_view *d = req_current(user, reply);
+    if (!d)
         return;
-    json_decref(D.plan);
-    D.plan = json_incref(reply);
-    D.confirming = true;
+    json_decref(d->plan);
+    d->plan = json_incref(reply);
+    d->confirming = true;
 }
 
-static void start_revert(tui_t *t, int n)
+static void start_revert(diff_view *d, int n)
 {
-    D.revert_n = n;
-    D.confirming = false;
-    uiconn_request(&t->conn,
-                   json_pack("{s:s, s:i, s:i, s:b}", "cmd", "revert", "session", D.session, "command", n, "dry_run", 1),
-                   on_revert_plan, req_new(t));
+    d->revert_n = n;
+    d->confirming = false;
+    uiconn_request(&d->t->conn,
+                   json_pack("{s:s, s:i, s:i, s:b}", "cmd", "revert", "session", d->session, "command", n, "dry_run", 1),
+                   on_revert_plan, req_new(d));
 }
 
 static void on_reverted(uiconn_t *c, json_t *reply, void *user)
 {
     (void)c;
-    tui_t *t = req_current(user, reply);
-    D.reverting = false;
-    if (!t)
+    dv_req *r = user;
+    tui_t *t = r->t;
+    diff_view *open = req_view(r);
+    if (open)
+        open->reverting = false; /* also when a later request made this reply a stale one */
+    diff_view *d = req_current(r, reply);
+    if (!d)
         return;
-    json_decref(D.plan);
-    D.plan = NULL;
-    D.confirming = false;
+    json_decref(d->plan);
+    d->plan = NULL;
+    d->confirming = false;
     if (json_is_true(json_object_get(reply, "reverted"))) {
-        tui_message(t, false, "reverted command %d (recorded as command %lld)", D.revert_n,
+        tui_message(t, false, "reverted command %d (recorded as command %lld)", d->revert_n,
                     (long long)json_integer_value(json_object_get(reply, "revert_command")));
-        close_view(t);
+        view_close(t, &d->view);
     } else {
         const char *msg = json_string_value(json_object_get(reply, "message"));
-        snprintf(D.error, sizeof D.error, "%s", msg ? msg : "nothing was reverted");
+        snprintf(d->error, sizeof d->error, "%s", msg ? msg : "nothing was reverted");
     }
 }
 
-static void confirm_revert(tui_t *t)
+static void confirm_revert(diff_view *d)
 {
-    if (json_array_size(json_object_get(D.plan, "conflicts")) || D.reverting)
+    if (json_array_size(json_object_get(d->plan, "conflicts")) || d->reverting)
         return;
-    D.reverting = true;
-    uiconn_request(&t->conn,
-                   json_pack("{s:s, s:i, s:i}", "cmd", "revert", "session", D.session, "command", D.revert_n),
-                   on_reverted, req_new(t));
+    d->reverting = true;
+    uiconn_request(&d->t->conn,
+                   json_pack("{s:s, s:i, s:i}", "cmd", "revert", "session", d->session, "command", d->revert_n),
+                   on_reverted, req_new(d));
 }
 
 /* ---- keys ------------------------------------------------------------------------------ */
 
-static int patch_rows(tui_t *t);
+static int patch_rows(tui_t *t, const diff_view *d);
 
-static void scroll_to(int line)
+static void scroll_to(diff_view *d, int line)
 {
-    if (line > D.nlines - 1)
-        line = D.nlines - 1;
-    D.top = line < 0 ? 0 : line;
+    if (line > d->nlines - 1)
+        line = d->nlines - 1;
+    d->top = line < 0 ? 0 : line;
 }
 
-static int file_at_top(void)
+static int file_at_top(const diff_view *d)
 {
-    for (int i = D.top; i >= 0 && i < D.nlines; i--)
-        if (D.lines[i].file >= 0)
-            return D.lines[i].file;
+    for (int i = d->top; i >= 0 && i < d->nlines; i--)
+        if (d->lines[i].file >= 0)
+            return d->lines[i].file;
     return 0;
 }
 
-static void jump(int dir, int kind)
+static void jump(diff_view *d, int dir, int kind)
 {
-    int cur = kind == L_FILE ? file_at_top() : -2;
-    for (int i = D.top + dir; i >= 0 && i < D.nlines; i += dir) {
-        if (D.lines[i].kind != kind)
+    int cur = kind == L_FILE ? file_at_top(d) : -2;
+    for (int i = d->top + dir; i >= 0 && i < d->nlines; i += dir) {
+        if (d->lines[i].kind != kind)
             continue;
-        if (kind == L_FILE && dir < 0 && D.lines[i].file == cur && i != D.top)
+        if (kind == L_FILE && dir < 0 && d->lines[i].file == cur && i != d->top)
             continue; /* back: the file before the one on top */
-        scroll_to(i);
+        scroll_to(d, i);
         return;
     }
 }
@@ -618,150 +491,150 @@ static bool matches(const char *line, const char *needle)
     return fold ? strcasestr(line, needle) != NULL : strstr(line, needle) != NULL;
 }
 
-static void search_next(tui_t *t)
+static void search_next(tui_t *t, diff_view *d)
 {
-    if (!D.search[0])
+    if (!kept.search[0])
         return;
-    for (int k = 1; k <= D.nlines; k++) {
-        int i = (D.top + k) % D.nlines;
-        if (matches(D.lines[i].text, D.search)) {
-            D.match = i;
-            scroll_to(i);
+    for (int k = 1; k <= d->nlines; k++) {
+        int i = (d->top + k) % d->nlines;
+        if (matches(d->lines[i].text, kept.search)) {
+            d->match = i;
+            scroll_to(d, i);
             return;
         }
     }
-    tui_message(t, true, "not found: %s", D.search);
+    tui_message(t, true, "not found: %s", kept.search);
 }
 
-static void prompt_key(tui_t *t, const ui_key *k)
+static void prompt_key(tui_t *t, diff_view *d, const ui_key *k)
 {
-    size_t n = strlen(D.typed);
+    size_t n = strlen(d->typed);
     if (k->key == 0x1b) {
-        D.prompting = false;
+        d->prompting = false;
     } else if (k->key == '\r') {
-        D.prompting = false;
-        if (D.typed[0])
-            snprintf(D.search, sizeof D.search, "%s", D.typed);
-        search_next(t);
+        d->prompting = false;
+        if (d->typed[0])
+            snprintf(kept.search, sizeof kept.search, "%s", d->typed);
+        search_next(t, d);
     } else if (k->key == 0x7f || k->key == 0x08) {
-        D.typed[utf8_prev(D.typed, n)] = '\0';
-    } else if (k->key >= 0x20 && k->key < KEY_SPECIAL && n + 5 < sizeof D.typed) {
-        D.typed[n + utf8_put_scalar(k->key, D.typed + n)] = '\0';
+        d->typed[utf8_prev(d->typed, n)] = '\0';
+    } else if (k->key >= 0x20 && k->key < KEY_SPECIAL && n + 5 < sizeof d->typed) {
+        d->typed[n + utf8_put_scalar(k->key, d->typed + n)] = '\0';
     }
 }
 
-static int list_count(void)
+static int list_count(const diff_view *d)
 {
-    return (int)json_array_size(D.commands);
+    return (int)json_array_size(d->commands);
 }
 
-static int selected_command(void)
+static int selected_command(const diff_view *d)
 {
-    json_t *c = json_array_get(D.commands, (size_t)D.sel);
+    json_t *c = json_array_get(d->commands, (size_t)d->sel);
     return c ? (int)json_integer_value(json_object_get(c, "command")) : 0;
 }
 
-static void list_key(tui_t *t, const ui_key *k)
+static void list_key(tui_t *t, diff_view *d, const ui_key *k)
 {
-    int n = list_count();
+    int n = list_count(d);
     switch (k->key) {
     case 'q':
-    case 0x1b: close_view(t); return;
+    case 0x1b: view_close(t, &d->view); return;
     case 'j':
-    case KS_DOWN: D.sel = D.sel + 1 < n ? D.sel + 1 : D.sel; break;
+    case KS_DOWN: d->sel = d->sel + 1 < n ? d->sel + 1 : d->sel; break;
     case 'k':
-    case KS_UP: D.sel = D.sel > 0 ? D.sel - 1 : 0; break;
+    case KS_UP: d->sel = d->sel > 0 ? d->sel - 1 : 0; break;
     case 'g':
-    case KS_HOME: D.sel = 0; break;
+    case KS_HOME: d->sel = 0; break;
     case 'G':
-    case KS_END: D.sel = n > 0 ? n - 1 : 0; break;
+    case KS_END: d->sel = n > 0 ? n - 1 : 0; break;
     case '\r':
     case 'd':
         if (n > 0) {
-            reset_diff();
-            D.view = V_DIFF;
-            request_diff(t, json_integer(selected_command()));
+            reset_diff(d);
+            d->page = V_DIFF;
+            request_diff(d, json_integer(selected_command(d)));
         }
         break;
     case 'u':
         if (n > 0)
-            start_revert(t, selected_command());
+            start_revert(d, selected_command(d));
         break;
     default: break;
     }
     tui_redraw_soon(t);
 }
 
-static void diff_key(tui_t *t, const ui_key *k)
+static void diff_key(tui_t *t, diff_view *d, const ui_key *k)
 {
-    int page = patch_rows(t) > 2 ? patch_rows(t) - 1 : 1;
+    int page = patch_rows(t, d) > 2 ? patch_rows(t, d) - 1 : 1;
     switch (k->key) {
     case 'q':
     case 0x1b:
-        if (D.from_list) {
-            reset_diff();
-            D.view = V_LIST;
-            request_commands(t);
+        if (d->from_list) {
+            reset_diff(d);
+            d->page = V_LIST;
+            request_commands(d);
         } else {
-            close_view(t);
+            view_close(t, &d->view);
         }
         return;
     case 'D':
-        if (D.by_ids) {
-            tui_message(t, true, "session %d has ended: its commands are in its timeline", D.session);
+        if (d->by_ids) {
+            tui_message(t, true, "session %d has ended: its commands are in its timeline", d->session);
             break;
         }
-        reset_diff();
-        D.view = V_LIST;
-        D.from_list = true;
-        request_commands(t);
+        reset_diff(d);
+        d->page = V_LIST;
+        d->from_list = true;
+        request_commands(d);
         return;
     case 'j':
-    case KS_DOWN: scroll_to(D.top + 1); break;
+    case KS_DOWN: scroll_to(d, d->top + 1); break;
     case 'k':
-    case KS_UP: scroll_to(D.top - 1); break;
+    case KS_UP: scroll_to(d, d->top - 1); break;
     case ' ':
-    case KS_PGDN: scroll_to(D.top + page); break;
+    case KS_PGDN: scroll_to(d, d->top + page); break;
     case 'b':
-    case KS_PGUP: scroll_to(D.top - page); break;
+    case KS_PGUP: scroll_to(d, d->top - page); break;
     case 'g':
-    case KS_HOME: scroll_to(0); break;
+    case KS_HOME: scroll_to(d, 0); break;
     case 'G':
-    case KS_END: scroll_to(D.nlines - 1); break;
-    case 'n': jump(1, L_FILE); break;
-    case 'N': jump(-1, L_FILE); break;
-    case ']': jump(1, L_HUNK); break;
-    case '[': jump(-1, L_HUNK); break;
+    case KS_END: scroll_to(d, d->nlines - 1); break;
+    case 'n': jump(d, 1, L_FILE); break;
+    case 'N': jump(d, -1, L_FILE); break;
+    case ']': jump(d, 1, L_HUNK); break;
+    case '[': jump(d, -1, L_HUNK); break;
     case '/':
-        D.prompting = true;
-        D.typed[0] = '\0';
+        d->prompting = true;
+        d->typed[0] = '\0';
         break;
     case 'w':
-        D.ignore_space = !D.ignore_space;
-        request_diff(t, json_integer(D.command));
-        tui_message(t, false, "whitespace %s", D.ignore_space ? "ignored" : "shown");
+        kept.ignore_space = !kept.ignore_space;
+        request_diff(d, json_integer(d->command));
+        tui_message(t, false, "whitespace %s", kept.ignore_space ? "ignored" : "shown");
         break;
     case '\r':
     case 'o': {
-        int f = file_at_top();
-        if (D.unfolded && f >= 0 && f < D.nfiles) {
-            D.unfolded[f] = !D.unfolded[f];
+        int f = file_at_top(d);
+        if (d->unfolded && f >= 0 && f < d->nfiles) {
+            d->unfolded[f] = !d->unfolded[f];
             int top_file = f;
-            build_lines();
-            for (int i = 0; i < D.nlines; i++)
-                if (D.lines[i].kind == L_FILE && D.lines[i].file == top_file) {
-                    scroll_to(i);
+            build_lines(d);
+            for (int i = 0; i < d->nlines; i++)
+                if (d->lines[i].kind == L_FILE && d->lines[i].file == top_file) {
+                    scroll_to(d, i);
                     break;
                 }
         }
         break;
     }
     case 'u':
-        if (D.by_ids)
+        if (d->by_ids)
             tui_message(t, true, "session %d has ended: the server no longer has it to revert its commands",
-                        D.session);
-        else if (D.command > 0)
-            start_revert(t, D.command);
+                        d->session);
+        else if (d->command > 0)
+            start_revert(d, d->command);
         break;
     default: break;
     }
@@ -769,53 +642,52 @@ static void diff_key(tui_t *t, const ui_key *k)
     tui_redraw_soon(t);
 }
 
-void diffview_key(tui_t *t, const ui_key *k)
+static void key(tui_t *t, ui_view *v, const ui_key *k)
 {
-    if (k->mouse)
-        return;
-    if (D.confirming) {
-        if (k->key == 'y' && !json_array_size(json_object_get(D.plan, "conflicts")))
-            confirm_revert(t);
+    diff_view *d = (diff_view *)v;
+    if (d->confirming) {
+        if (k->key == 'y' && !json_array_size(json_object_get(d->plan, "conflicts")))
+            confirm_revert(d);
         else if (k->key == 'n' || k->key == 'q' || k->key == 0x1b) {
-            D.confirming = false;
-            json_decref(D.plan);
-            D.plan = NULL;
+            d->confirming = false;
+            json_decref(d->plan);
+            d->plan = NULL;
         }
         t->full_redraw = true;
         tui_redraw_soon(t);
         return;
     }
-    if (D.prompting) {
-        prompt_key(t, k);
+    if (d->prompting) {
+        prompt_key(t, d, k);
         t->full_redraw = true;
         tui_redraw_soon(t);
         return;
     }
-    if (D.view == V_LIST)
-        list_key(t, k);
+    if (d->page == V_LIST)
+        list_key(t, d, k);
     else
-        diff_key(t, k);
+        diff_key(t, d, k);
 }
 
 /* ---- drawing ----------------------------------------------------------------------------- */
 
-static int risk_rows(void)
+static int risk_rows(const diff_view *d)
 {
-    int n = (int)json_array_size(json_object_get(json_object_get(D.reply, "changes"), "risk"));
+    int n = (int)json_array_size(json_object_get(json_object_get(d->reply, "changes"), "risk"));
     return n > RISK_ROWS ? RISK_ROWS + 1 : n;
 }
 
-static int list_rows(tui_t *t)
+static int list_rows(tui_t *t, const diff_view *d)
 {
-    int h = t->main.h - 3 - risk_rows();
-    int want = D.nfiles > 0 ? D.nfiles : 1;
+    int h = t->main.h - 3 - risk_rows(d);
+    int want = d->nfiles > 0 ? d->nfiles : 1;
     int max = h / 3 > 3 ? h / 3 : 3;
     return want < max ? want : max;
 }
 
-static int patch_rows(tui_t *t)
+static int patch_rows(tui_t *t, const diff_view *d)
 {
-    int h = t->main.h - 3 - risk_rows() - list_rows(t) - 1;
+    int h = t->main.h - 3 - risk_rows(d) - list_rows(t, d) - 1;
     return h > 1 ? h : 1;
 }
 
@@ -886,8 +758,8 @@ static void draw_file_row(tui_t *t, int y, json_t *f, bool selected)
     theme_elem e = selected ? TH_SIDEBAR_SELECTED : TH_SIDEBAR;
     char sizes[64] = "", mode[300], lines[48] = "", a[24], b[24];
     mode_text(f, mode, sizeof mode);
-    human((double)json_integer_value(json_object_get(f, "old_size")), a, sizeof a);
-    human((double)json_integer_value(json_object_get(f, "new_size")), b, sizeof b);
+    ui_size_text((double)json_integer_value(json_object_get(f, "old_size")), a, sizeof a);
+    ui_size_text((double)json_integer_value(json_object_get(f, "new_size")), b, sizeof b);
     const char *st = json_string_value(json_object_get(f, "status"));
     if (st[0] == 'A')
         snprintf(sizes, sizeof sizes, "%s", b);
@@ -942,26 +814,26 @@ static theme_elem line_style(int kind)
     }
 }
 
-static void draw_diff(tui_t *t)
+static void draw_diff(tui_t *t, diff_view *d)
 {
     ui_rect r = t->main;
     int y = r.y;
-    json_t *rec = json_object_get(D.reply, "record");
+    json_t *rec = json_object_get(d->reply, "record");
     char head[1400], counts[160], attr[600];
     const char *line = json_string_value(json_object_get(rec, "line"));
-    snprintf(head, sizeof head, " diff \xc2\xb7 session %d \xc2\xb7 command %d \xc2\xb7 %s", D.session, D.command,
+    snprintf(head, sizeof head, " diff \xc2\xb7 session %d \xc2\xb7 command %d \xc2\xb7 %s", d->session, d->command,
              line ? line : "");
     line_at(y++, r.x, r.w, TH_BORDER_FOCUS, head);
-    counts_text(json_object_get(D.reply, "changes"), counts, sizeof counts);
+    counts_text(json_object_get(d->reply, "changes"), counts, sizeof counts);
     attribution_text(rec, attr, sizeof attr);
-    snprintf(head, sizeof head, " %s  \xc2\xb7  %s%s%s%s", counts, attr, D.shown_space ? "  \xc2\xb7  whitespace ignored" : "",
+    snprintf(head, sizeof head, " %s  \xc2\xb7  %s%s%s%s", counts, attr, d->shown_space ? "  \xc2\xb7  whitespace ignored" : "",
              json_is_true(json_object_get(rec, "late")) ? "  \xc2\xb7  started before its snapshot" : "",
              json_object_get(rec, "error") ? "  \xc2\xb7  " : "");
     if (json_object_get(rec, "error"))
         snprintf(head + strlen(head), sizeof head - strlen(head), "%s",
                  json_string_value(json_object_get(rec, "error")));
     line_at(y++, r.x, r.w, TH_BORDER, head);
-    json_t *risk = json_object_get(json_object_get(D.reply, "changes"), "risk");
+    json_t *risk = json_object_get(json_object_get(d->reply, "changes"), "risk");
     size_t i;
     json_t *x;
     json_array_foreach(risk, i, x) {
@@ -983,13 +855,13 @@ static void draw_diff(tui_t *t)
         line_at(y++, r.x, r.w, TH_PROFILE_FULL, head);
     }
     /* The file list, scrolled to keep the file on top of the patch in view. */
-    int rows = list_rows(t), cur = file_at_top();
+    int rows = list_rows(t, d), cur = file_at_top(d);
     int first = cur - rows / 2;
-    if (first > D.nfiles - rows)
-        first = D.nfiles - rows;
+    if (first > d->nfiles - rows)
+        first = d->nfiles - rows;
     if (first < 0)
         first = 0;
-    json_t *files = json_object_get(D.reply, "files");
+    json_t *files = json_object_get(d->reply, "files");
     for (int k = 0; k < rows; k++, y++) {
         json_t *f = json_array_get(files, (size_t)(first + k));
         if (f)
@@ -998,36 +870,36 @@ static void draw_diff(tui_t *t)
             line_at(y, r.x, r.w, TH_SIDEBAR, k == 0 ? " (no files changed)" : "");
     }
     line_at(y++, r.x, r.w, TH_BORDER, " n/N file  ]/[ hunk  / search  w whitespace  Enter open  u revert  D commands  q close");
-    int prow = patch_rows(t);
+    int prow = patch_rows(t, d);
     for (int k = 0; k < prow; k++, y++) {
-        int li = D.top + k;
-        if (li >= D.nlines) {
+        int li = d->top + k;
+        if (li >= d->nlines) {
             line_at(y, r.x, r.w, TH_NORMAL, "");
             continue;
         }
-        theme_elem e = li == D.match ? TH_SEARCH_CURRENT : line_style(D.lines[li].kind);
+        theme_elem e = li == d->match ? TH_SEARCH_CURRENT : line_style(d->lines[li].kind);
         paint_set(TH_NORMAL, TH_NORMAL);
         paint_fill(y, r.x, r.w);
         paint_set(e, TH_NORMAL);
-        paint_text(y, r.x, r.w, D.lines[li].text);
+        paint_text(y, r.x, r.w, d->lines[li].text);
     }
 }
 
-static void draw_list(tui_t *t)
+static void draw_list(tui_t *t, diff_view *d)
 {
     ui_rect r = t->main;
     int y = r.y;
     char head[300];
-    snprintf(head, sizeof head, " commands \xc2\xb7 session %d \xc2\xb7 Enter diff  u revert  q close", D.session);
+    snprintf(head, sizeof head, " commands \xc2\xb7 session %d \xc2\xb7 Enter diff  u revert  q close", d->session);
     line_at(y++, r.x, r.w, TH_BORDER_FOCUS, head);
-    int n = list_count(), rows = r.h - 1;
-    if (D.sel < D.list_top)
-        D.list_top = D.sel;
-    if (D.sel >= D.list_top + rows)
-        D.list_top = D.sel - rows + 1;
+    int n = list_count(d), rows = r.h - 1;
+    if (d->sel < d->list_top)
+        d->list_top = d->sel;
+    if (d->sel >= d->list_top + rows)
+        d->list_top = d->sel - rows + 1;
     for (int k = 0; k < rows; k++, y++) {
-        int i = D.list_top + k;
-        json_t *c = json_array_get(D.commands, (size_t)i);
+        int i = d->list_top + k;
+        json_t *c = json_array_get(d->commands, (size_t)i);
         if (!c || i >= n) {
             line_at(y, r.x, r.w, TH_SIDEBAR, "");
             continue;
@@ -1040,7 +912,7 @@ static void draw_list(tui_t *t)
         snprintf(row, sizeof row, " %3lld  %-28s %-6s %s%s", (long long)json_integer_value(json_object_get(c, "command")),
                  strcmp(state, "done") == 0 ? counts : state, shared ? "shared" : "", risky ? "RISK " : "",
                  json_string_value(json_object_get(c, "line")));
-        theme_elem e = i == D.sel ? TH_SIDEBAR_SELECTED : TH_SIDEBAR;
+        theme_elem e = i == d->sel ? TH_SIDEBAR_SELECTED : TH_SIDEBAR;
         line_at(y, r.x, r.w, e, row);
         char *at = risky ? strstr(row, "RISK ") : NULL;
         if (at) {
@@ -1055,19 +927,19 @@ static void draw_list(tui_t *t)
     }
 }
 
-static void draw_confirm(tui_t *t)
+static void draw_confirm(tui_t *t, const diff_view *d)
 {
-    json_t *actions = json_object_get(D.plan, "actions"), *conflicts = json_object_get(D.plan, "conflicts");
-    json_t *skipped = json_object_get(D.plan, "skipped");
+    json_t *actions = json_object_get(d->plan, "actions"), *conflicts = json_object_get(d->plan, "conflicts");
+    json_t *skipped = json_object_get(d->plan, "skipped");
     int n = (int)(json_array_size(actions) + json_array_size(conflicts) + json_array_size(skipped));
     ui_rect r = t->main;
     int h = n + 4 < r.h - 2 ? n + 4 : r.h - 2, w = r.w - 4 > 20 ? r.w - 4 : r.w;
     int y0 = r.y + (r.h - h) / 2, x0 = r.x + (r.w - w) / 2;
     char title[200];
     if (json_array_size(conflicts))
-        snprintf(title, sizeof title, " Command %d cannot be reverted: files changed again after it ", D.revert_n);
+        snprintf(title, sizeof title, " Command %d cannot be reverted: files changed again after it ", d->revert_n);
     else
-        snprintf(title, sizeof title, " Revert command %d of session %d? ", D.revert_n, D.session);
+        snprintf(title, sizeof title, " Revert command %d of session %d? ", d->revert_n, d->session);
     line_at(y0, x0, w, TH_DIALOG_TITLE, title);
     int y = y0 + 1;
     json_t *lists[3] = {conflicts, actions, skipped};
@@ -1088,49 +960,40 @@ static void draw_confirm(tui_t *t)
     while (y < y0 + h - 1)
         line_at(y++, x0, w, TH_DIALOG, "");
     line_at(y, x0, w, TH_DIALOG_SELECTED,
-            json_array_size(conflicts) ? "  Esc close" : D.reverting ? "  reverting..." : "  y revert   n/Esc cancel");
+            json_array_size(conflicts) ? "  Esc close" : d->reverting ? "  reverting..." : "  y revert   n/Esc cancel");
 }
 
-void diffview_draw(tui_t *t)
+static void draw(tui_t *t, ui_view *v)
 {
-    if (!D.active)
-        return;
+    diff_view *d = (diff_view *)v;
     ui_rect r = t->main;
-    if (D.loading && ((D.view == V_DIFF && !D.reply) || (D.view == V_LIST && !D.commands))) {
+    if (d->loading && ((d->page == V_DIFF && !d->reply) || (d->page == V_LIST && !d->commands))) {
         for (int k = 0; k < r.h; k++)
             line_at(r.y + k, r.x, r.w, TH_NORMAL, k == 0 ? " loading..." : "");
-    } else if (D.view == V_LIST) {
-        draw_list(t);
-    } else if (D.reply) {
-        draw_diff(t);
+    } else if (d->page == V_LIST) {
+        draw_list(t, d);
+    } else if (d->reply) {
+        draw_diff(t, d);
     } else {
         for (int k = 0; k < r.h; k++)
             line_at(r.y + k, r.x, r.w, TH_NORMAL, "");
     }
-    if (D.error[0])
-        line_at(r.y + r.h - 1, r.x, r.w, TH_STATE_EXIT_FAIL, D.error);
-    if (D.prompting) {
+    if (d->error[0])
+        line_at(r.y + r.h - 1, r.x, r.w, TH_STATE_EXIT_FAIL, d->error);
+    if (d->prompting) {
         char p[300];
-        snprintf(p, sizeof p, "/%s", D.typed);
+        snprintf(p, sizeof p, "/%s", d->typed);
         line_at(r.y + r.h - 1, r.x, r.w, TH_DIALOG_SELECTED, p);
     }
-    if (D.confirming && D.plan)
-        draw_confirm(t);
+    if (d->confirming && d->plan)
+        draw_confirm(t, d);
 }
 
-void diffview_free(void)
-{
-    reset_diff();
-    json_decref(D.record);
-    D.record = NULL;
-    json_decref(D.commands);
-    D.commands = NULL;
-    for (size_t i = 0; i < D.nsess; i++) {
-        free(D.sess[i].workspace);
-        json_decref(D.sess[i].snapshots);
-    }
-    free(D.sess);
-    D.sess = NULL;
-    D.nsess = 0;
-    D.active = false;
-}
+/* The mouse is not its own: clicks and the wheel reach the sidebar and
+ * the panes around and under it, as with nothing open. */
+static const ui_view_ops diff_ops = {
+    .flags = VIEW_MOUSE_THROUGH,
+    .draw = draw,
+    .key = key,
+    .close = close_view,
+};

@@ -19,11 +19,6 @@
  * session ended elsewhere, a directory was removed by corral gc). */
 #define RESCAN_S 5.0
 
-static bool unicode(void)
-{
-    return MB_CUR_MAX > 1;
-}
-
 static void clear_list(ui_ended *e)
 {
     for (size_t i = 0; i < e->n; i++) {
@@ -74,7 +69,9 @@ static bool take_unchanged(ui_ended_session *old, size_t n_old, const sessfiles_
     return false;
 }
 
-static void scan(tui_t *t)
+/* Read the list again; true when the selected one went (the caller
+ * selects another row). */
+static bool scan(tui_t *t)
 {
     ui_ended *e = &t->ended;
     ui_ended_session *old = e->v;
@@ -128,21 +125,22 @@ static void scan(tui_t *t)
         snprintf(e->heading, sizeof e->heading, "ended (newest %zu of %zu)", e->n, e->total);
     else
         snprintf(e->heading, sizeof e->heading, "ended");
+    tui_redraw_soon(t); /* the sidebar is drawn whole every frame */
     /* The selected one went (removed, or renamed as its id was drawn again). */
     if (e->selected[0] && !ended_selected(t)) {
         e->selected[0] = '\0';
-        tiles_select_first(t);
+        return true;
     }
-    tui_redraw_soon(t); /* the sidebar is drawn whole every frame */
+    return false;
 }
 
-void ended_toggle(tui_t *t)
+bool ended_toggle(tui_t *t)
 {
     ui_ended *e = &t->ended;
-    bool was = ended_selected(t) != NULL;
+    bool was = ended_selected(t) != NULL, reselect = false;
     e->shown = !e->shown;
     if (e->shown) {
-        scan(t);
+        reselect = scan(t);
         if (!e->n)
             tui_message(t, false, "no ended sessions are recorded (corral log lists what is)");
         else if (!t->selected && !tiles_fold_selected(t))
@@ -151,18 +149,20 @@ void ended_toggle(tui_t *t)
         clear_list(e);
         if (was) {
             e->selected[0] = '\0';
-            tiles_select_first(t);
+            reselect = true;
         }
     }
     t->full_redraw = true;
     tui_redraw_soon(t);
+    return reselect;
 }
 
-void ended_refresh(tui_t *t, bool force)
+bool ended_refresh(tui_t *t, bool force)
 {
     ui_ended *e = &t->ended;
     if (e->shown && (force || !e->scanned_at || ui_now() - e->scanned_at >= RESCAN_S))
-        scan(t);
+        return scan(t);
+    return false;
 }
 
 void ended_list_changed(tui_t *t)
@@ -199,8 +199,8 @@ void ended_draw_row(tui_t *t, const sidebar_row *row, int y)
     theme_elem text = sel ? TH_SIDEBAR_SELECTED : TH_STATE_IDLE;
     paint_set(e, e);
     paint_fill(y, r.x, r.w);
-    const char *glyph = !s->exited ? "?" : s->exit_code == 0 && !s->killed ? (unicode() ? "\xe2\x9c\x93" : "+")
-                                                                           : (unicode() ? "\xe2\x9c\x97" : "x");
+    const char *glyph = !s->exited ? "?" : s->exit_code == 0 && !s->killed ? (paint_unicode() ? "\xe2\x9c\x93" : "+")
+                                                                           : (paint_unicode() ? "\xe2\x9c\x97" : "x");
     paint_set(text, e);
     paint_text(y, r.x + 1, 1, glyph);
     char right[64], age[16];

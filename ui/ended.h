@@ -9,6 +9,8 @@
  *
  * Also what the review views open on: the selected session, live or
  * ended, as a review target.
+ *
+ * Included through tui_int.h by the files of ui/; not for other modules.
  */
 #ifndef CORRAL_UI_ENDED_H
 #define CORRAL_UI_ENDED_H
@@ -42,11 +44,13 @@ typedef struct ui_ended {
     double scanned_at; /* ui_now() of the last scan; 0: scan again */
 } ui_ended;
 
-/* E: show them (scanned now) or hide them. */
-void ended_toggle(struct tui *t);
+/* E: show them (scanned now) or hide them.  True when the selected one
+ * went with them: the caller selects another row (sidebar_select_first). */
+bool ended_toggle(struct tui *t);
 /* Scan again if shown and the list changed or a few seconds passed
- * (force: now).  From the screen's tick and its session events. */
-void ended_refresh(struct tui *t, bool force);
+ * (force: now).  From the screen's tick.  True when the selected one went
+ * (removed, renamed): the caller selects another row. */
+bool ended_refresh(struct tui *t, bool force);
 /* The session list changed: the next refresh scans. */
 void ended_list_changed(struct tui *t);
 /* Sidebar: the group's heading and rows after all the others (when

@@ -9,6 +9,9 @@
  * encoded as xterm does: modified keys as CSI 1;mA or CSI n;m~ (m = 1 +
  * shift 1 + alt 2 + ctrl 4), C-Space as NUL, the mouse in the program's
  * encoding (SGR 1006, else the normal CSI M form).
+ *
+ * Included by the files of ui/ (through tui_int.h) and by the unit tests
+ * (tests/unit/test_ui.c); not for other modules.
  */
 #ifndef CORRAL_UI_INPUT_H
 #define CORRAL_UI_INPUT_H

@@ -1,6 +1,9 @@
 /*
  * layout.h - where panes go: the main area split for one, two or a grid of
  * sessions, like dvtm's layouts.  Each pane rect includes its title row.
+ *
+ * Included by the files of ui/ (through tui_int.h) and by the unit tests
+ * (tests/unit/test_ui.c); not for other modules.
  */
 #ifndef CORRAL_UI_LAYOUT_H
 #define CORRAL_UI_LAYOUT_H

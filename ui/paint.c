@@ -400,3 +400,31 @@ SCREEN *paint_newterm(int truecolor, char *note, size_t notelen)
     }
     return newterm(NULL, stdout, stdin);
 }
+
+/* The first screen row a pane of h rows shows: a session taller than its
+ * pane (another client sized it, or it has no terminal to resize) shows
+ * the rows up to its cursor, where output appears. */
+int pane_first_row(const vt_t *vt, int h)
+{
+    int row;
+    vt_cursor(vt, &row, NULL);
+    int first = row - h + 1;
+    if (first > vt_rows(vt) - h)
+        first = vt_rows(vt) - h;
+    return first < 0 ? 0 : first;
+}
+
+bool paint_unicode(void)
+{
+    static int u = -1;
+    if (u < 0)
+        u = MB_CUR_MAX > 1;
+    return u;
+}
+
+void paint_separator(int y, int x, int h)
+{
+    paint_set(TH_BORDER, TH_BORDER);
+    for (int k = 0; k < h; k++)
+        paint_text(y + k, x, 1, paint_unicode() ? "\xe2\x94\x82" : "|");
+}

@@ -6,6 +6,8 @@
  *
  * Nothing a session printed reaches the real terminal except as cells
  * drawn here; control characters in cells or text become '?'.
+ *
+ * Included through tui_int.h by the files of ui/; not for other modules.
  */
 #ifndef CORRAL_UI_PAINT_H
 #define CORRAL_UI_PAINT_H
@@ -55,5 +57,13 @@ typedef struct paint_mark {
 /* Draw rows of vt into r: the line at the top of r is first_line (vt_line
  * numbering: history is negative); only rows marked dirty unless all. */
 void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_mark *marks, int nmarks);
+/* The first screen row of vt a pane of h rows shows (before scrolling). */
+int pane_first_row(const vt_t *vt, int h);
+
+/* Glyphs: Unicode where the locale can show it (else ASCII stand-ins). */
+bool paint_unicode(void);
+/* A vertical separator of h rows: a box-drawing character rather than
+ * the terminal's alternate character set, which some terminals garble. */
+void paint_separator(int y, int x, int h);
 
 #endif

@@ -12,7 +12,11 @@
  * "cmd N:" marker), q or Esc closes.
  *
  * What the recording holds reaches the screen only as the model's cells,
- * as a live session's output does.  The state is this file's own.
+ * as a live session's output does.  It is a view (view.h) on the
+ * screen's stack, over the timeline when opened from it.
+ *
+ * Included by tui.c (r) and timelineview.c (r on a command); not for
+ * other modules.
  */
 #ifndef CORRAL_UI_REPLAYVIEW_H
 #define CORRAL_UI_REPLAYVIEW_H
@@ -22,13 +26,9 @@
 #include "ended.h"
 #include "tui_int.h"
 
-bool replayview_active(void);
 /* Replay target's recording; from_command > 0: that command, from its start
  * to its end, where the replay pauses (space plays on; when its start is
  * not marked, all of it from the start, and the status bar says so). */
 void replayview_open(tui_t *t, const ui_review_target *target, int from_command);
-void replayview_key(tui_t *t, const ui_key *k);
-void replayview_draw(tui_t *t);
-void replayview_free(void);
 
 #endif

@@ -2,6 +2,8 @@
  * sessions.h - the TUI's copy of the session list, kept exact by the
  * server's subscribe events, and for each session the TUI shows, its own
  * terminal model fed by a watch (docs/protocol.md).
+ *
+ * Included through tui_int.h by the files of ui/; not for other modules.
  */
 #ifndef CORRAL_UI_SESSIONS_H
 #define CORRAL_UI_SESSIONS_H

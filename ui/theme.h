@@ -6,6 +6,9 @@
  *
  * Pure C with no curses, so it is unit-tested on its own; the renderer turns
  * a theme_style into curses pairs.
+ *
+ * Included by the files of ui/ and by the unit tests
+ * (tests/unit/test_theme.c); not for other modules.
  */
 #ifndef CORRAL_THEME_H
 #define CORRAL_THEME_H

@@ -15,16 +15,12 @@
 #include "config.h"
 
 #include "tui_int.h"
+#include "dialog.h"
 #include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool unicode(void)
-{
-    return MB_CUR_MAX > 1;
-}
 
 /* ---- folding ------------------------------------------------------------- */
 
@@ -111,7 +107,7 @@ void tiles_draw_fold_row(tui_t *t, const sidebar_row *row, int y)
     paint_set(e, e);
     paint_fill(y, r.x, r.w);
     bool open = expanded_index(t, row->client) >= 0;
-    paint_text(y, r.x + 1, 1, unicode() ? (open ? "\xe2\x96\xbe" : "\xe2\x96\xb8") : (open ? "-" : "+"));
+    paint_text(y, r.x + 1, 1, paint_unicode() ? (open ? "\xe2\x96\xbe" : "\xe2\x96\xb8") : (open ? "-" : "+"));
     int failed;
     fold_count(t, row->client, &failed);
     char text[64];
@@ -129,7 +125,7 @@ void tiles_draw_fold_row(tui_t *t, const sidebar_row *row, int y)
 
 /* ---- selection ------------------------------------------------------------- */
 
-static void select_fold(tui_t *t, const char *client)
+void tiles_select_fold(tui_t *t, const char *client)
 {
     char name[TILES_CLIENT_MAX + 1];
     snprintf(name, sizeof name, "%s", client); /* client may point into a row about to change */
@@ -143,88 +139,6 @@ static void select_fold(tui_t *t, const char *client)
 bool tiles_fold_selected(tui_t *t)
 {
     return t->tiles.fold_selected[0] != 0;
-}
-
-/* Every sidebar row, unwindowed; free the result. */
-static sidebar_row *all_rows(tui_t *t, int *n)
-{
-    int max = sidebar_rows_max(t);
-    sidebar_row *rows = xcalloc((size_t)max, sizeof *rows);
-    *n = sidebar_rows(t, rows, max);
-    return rows;
-}
-
-static bool is_current(tui_t *t, const sidebar_row *r)
-{
-    if (r->kind == SB_SESSION)
-        return t->selected && t->list.v[r->index]->id == t->selected;
-    if (r->kind == SB_ENDED)
-        return strcmp(t->ended.selected, t->ended.v[r->index].dir) == 0;
-    return r->kind == SB_FOLD && strcmp(t->tiles.fold_selected, r->client) == 0;
-}
-
-static void select_row(tui_t *t, const sidebar_row *r)
-{
-    if (r->kind == SB_SESSION)
-        tui_select(t, t->list.v[r->index]->id);
-    else if (r->kind == SB_ENDED)
-        ended_select(t, (size_t)r->index);
-    else
-        select_fold(t, r->client);
-}
-
-void tiles_move_selection(tui_t *t, int delta)
-{
-    int n, ns = 0, cur = -1;
-    sidebar_row *rows = all_rows(t, &n);
-    int *pick = xcalloc((size_t)n + 1, sizeof *pick);
-    for (int k = 0; k < n; k++) {
-        if (rows[k].kind != SB_SESSION && rows[k].kind != SB_FOLD && rows[k].kind != SB_ENDED)
-            continue;
-        if (is_current(t, &rows[k]))
-            cur = ns;
-        pick[ns++] = k;
-    }
-    /* The ends are where it stops (no wrapping round to the other end). */
-    int to = cur < 0 ? 0 : cur + delta < 0 ? 0 : cur + delta >= ns ? ns - 1 : cur + delta;
-    if (ns > 0)
-        select_row(t, &rows[pick[to]]);
-    free(pick);
-    free(rows);
-}
-
-void tiles_select_first(tui_t *t)
-{
-    int n, session = -1, fold = -1, ended = -1;
-    sidebar_row *rows = all_rows(t, &n);
-    for (int k = 0; k < n; k++) {
-        if (rows[k].kind == SB_SESSION && session < 0)
-            session = k;
-        if (rows[k].kind == SB_FOLD && fold < 0)
-            fold = k;
-        if (rows[k].kind == SB_ENDED && ended < 0)
-            ended = k;
-    }
-    /* A session's row before a folded one, an ended one last. */
-    int pick = session >= 0 ? session : fold >= 0 ? fold : ended;
-    if (pick >= 0)
-        select_row(t, &rows[pick]);
-    free(rows);
-}
-
-bool tiles_sidebar_click(tui_t *t, int y)
-{
-    int k = y - t->sidebar.y;
-    if (k < 0 || k >= t->sidebar.h)
-        return false;
-    sidebar_row *rows = xcalloc((size_t)t->sidebar.h, sizeof *rows);
-    bool fold = k < sidebar_rows(t, rows, t->sidebar.h) && rows[k].kind == SB_FOLD;
-    if (fold) {
-        select_fold(t, rows[k].client);
-        tiles_toggle_fold(t);
-    }
-    free(rows);
-    return fold;
 }
 
 void tiles_toggle_fold(tui_t *t)
@@ -247,13 +161,13 @@ void tiles_toggle_fold(tui_t *t)
     set_expanded(t, client, open);
     /* Folding them away from under the selection: the folded row takes it. */
     if (!open && s && ui_session_foldable(s) && strcmp(s->client, client) == 0)
-        select_fold(t, client);
+        tiles_select_fold(t, client);
     t->full_redraw = true;
     tui_redraw_soon(t);
     tiles_save(t);
 }
 
-void tiles_session_removed(tui_t *t, int id)
+bool tiles_session_removed(tui_t *t, int id)
 {
     for (int i = 0; i < LAYOUT_MAX_PANES; i++)
         if (t->tiles.kept[i] == id)
@@ -261,8 +175,9 @@ void tiles_session_removed(tui_t *t, int id)
     /* Its folded row went with the sessions it folded. */
     if (tiles_fold_selected(t) && fold_count(t, t->tiles.fold_selected, NULL) == 0) {
         t->tiles.fold_selected[0] = 0;
-        tiles_select_first(t);
+        return true;
     }
+    return false;
 }
 
 /* ---- kept tiles ----------------------------------------------------------------- */
@@ -417,6 +332,20 @@ static void send_rm(tui_t *t)
     uiconn_request(&t->conn, json_pack("{s:s, s:o}", "cmd", "rm", "sessions", ids), on_rm_reply, t);
 }
 
+/* The confirmation's question, as many as there are when it is drawn. */
+static void clear_question(tui_t *t, int target, char *out, size_t outlen)
+{
+    (void)target;
+    int pinned, n = clearable(t, NULL, &pinned);
+    snprintf(out, outlen, "Remove %d exited sessions? (logs, recordings stay on disk)", n);
+}
+
+static void clear_confirmed(tui_t *t, int target)
+{
+    (void)target;
+    send_rm(t);
+}
+
 void tiles_clear_exited(tui_t *t)
 {
     int pinned, n = clearable(t, NULL, &pinned);
@@ -428,7 +357,7 @@ void tiles_clear_exited(tui_t *t)
     else if (n == 1)
         send_rm(t);
     else
-        dialog_open(t, DLG_CONFIRM_CLEAR);
+        confirm_open(t, "Clear exited sessions", clear_question, clear_confirmed, 0);
 }
 
 void tiles_already_exited(tui_t *t, const ui_session *s)
@@ -437,17 +366,6 @@ void tiles_already_exited(tui_t *t, const ui_session *s)
     key_bindings_names(&t->conf->keys, KA_CLEAR_EXITED, keys, sizeof keys);
     tui_message(t, true, "%s has already exited: %s removes exited sessions (corral rm %d this one)", s->name, keys,
                 s->id);
-}
-
-void tiles_clear_question(tui_t *t, char *out, size_t outlen)
-{
-    int pinned, n = clearable(t, NULL, &pinned);
-    snprintf(out, outlen, "Remove %d exited sessions? (logs, recordings stay on disk)", n);
-}
-
-void tiles_clear_confirmed(tui_t *t)
-{
-    send_rm(t);
 }
 
 /* ---- kept on the server ---------------------------------------------------------- */

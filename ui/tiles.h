@@ -4,6 +4,8 @@
  * only the other tiles), agents' finished one-shot commands folded into one
  * sidebar row per agent, clearing exited sessions, and the layout kept on
  * the server so that attaching again finds the screen as it was left.
+ *
+ * Included through tui_int.h by the files of ui/; not for other modules.
  */
 #ifndef CORRAL_UI_TILES_H
 #define CORRAL_UI_TILES_H
@@ -44,25 +46,17 @@ void tiles_draw_fold_row(struct tui *t, const struct sidebar_row *row, int y);
 /* The pane title's mark for a kept tile. */
 void tiles_draw_mark(struct tui *t, int pane);
 
-/* Keys: one row up or down the sidebar's session and fold rows; the ends
- * are where it stops. */
-void tiles_move_selection(struct tui *t, int delta);
+/* The agent's folded row takes the selection. */
+void tiles_select_fold(struct tui *t, const char *client);
 bool tiles_fold_selected(struct tui *t);
 void tiles_toggle_fold(struct tui *t);
 void tiles_keep(struct tui *t);
 void tiles_clear_exited(struct tui *t);
 /* x on an exited session: how to remove it instead. */
 void tiles_already_exited(struct tui *t, const ui_session *s);
-/* The clear confirmation: its question, and the yes. */
-void tiles_clear_question(struct tui *t, char *out, size_t outlen);
-void tiles_clear_confirmed(struct tui *t);
-/* A click on sidebar row y that is a folded row: selects and toggles it. */
-bool tiles_sidebar_click(struct tui *t, int y);
-
-/* The first row of the sidebar that is a session (else a folded row). */
-void tiles_select_first(struct tui *t);
-/* A session left the list. */
-void tiles_session_removed(struct tui *t, int id);
+/* A session left the list.  True when the selected folded row went with
+ * it: the caller selects another row (sidebar_select_first). */
+bool tiles_session_removed(struct tui *t, int id);
 
 /* The layout (mode, zoom, kept tiles, unfolded agents) goes to the server
  * after every change, and comes back from it on attach. */

@@ -12,8 +12,11 @@
  * The log is read once when the view opens; only the rows on the screen
  * are turned into text, so a 100k-event log opens at once.  A session the
  * server still has is read again when its log changes (at most every
- * second, and less often the longer a read takes).  The state is this
- * file's own (one screen per process).
+ * second, and less often the longer a read takes).  It is a view
+ * (view.h) on the screen's stack; a diff, a replay or the search prompt
+ * it opens goes over it, and it is there again when they close.
+ *
+ * Included by tui.c (l, and its session events); not for other modules.
  */
 #ifndef CORRAL_UI_TIMELINEVIEW_H
 #define CORRAL_UI_TIMELINEVIEW_H
@@ -23,17 +26,11 @@
 #include "ended.h"
 #include "tui_int.h"
 
-bool timelineview_active(void);
 void timelineview_open(tui_t *t, const ui_review_target *target);
-void timelineview_key(tui_t *t, const ui_key *k);
-void timelineview_draw(tui_t *t);
-/* The search prompt's Enter: t->search from the selection on. */
-void timelineview_search(tui_t *t);
 /* A session event: its log may have grown. */
 void timelineview_session_event(tui_t *t, int session);
 /* d on a session the server no longer has: its last command's diff, from
  * the record its log kept. */
 void timelineview_last_diff(tui_t *t, const ui_review_target *target);
-void timelineview_free(void);
 
 #endif

@@ -8,7 +8,11 @@
  * on sessions; in pane focus every key goes to the selected session, and
  * the supervisor key (C-] by default) comes back (pressed twice, it is sent
  * to the session).  Scroll mode is supervisor focus reading one pane's
- * scrollback.
+ * scrollback.  What is open over the screen (a dialog, the approval
+ * dialog, the diff view, the timeline, the replay) is a view on the stack
+ * of view.h: while one is open the top one takes every key, and the mouse
+ * unless it lets it through; the actions here open them, and name none
+ * when routing keys.
  *
  * Typing meant for a program must never become a command: focus leaves a
  * pane only by the supervisor key or the mouse, never because the program
@@ -21,7 +25,9 @@
 
 #include "tui.h"
 #include "tui_int.h"
+#include "dialog.h"
 #include "diffview.h"
+#include "snapinfo.h"
 #include "replayview.h"
 #include "timelineview.h"
 #include "base/utf8.h"
@@ -31,90 +37,15 @@
 #include <errno.h>
 #include <limits.h>
 #include <locale.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define FRAME_MS 16 /* at most ~60 frames a second */
 #define PASTE_TIMEOUT_S 2.0 /* a paste whose end never comes ends after this quiet */
 
-static void on_frame(uv_timer_t *timer);
 static void paste_end(tui_t *t);
-
-void tui_redraw_soon(tui_t *t)
-{
-    t->dirty = true;
-    if (uv_is_active((uv_handle_t *)&t->frame_timer) || t->quitting)
-        return;
-    double since = (ui_now() - t->last_frame) * 1000.0;
-    uint64_t wait = since >= FRAME_MS ? 0 : (uint64_t)(FRAME_MS - since);
-    uv_timer_start(&t->frame_timer, on_frame, wait, 0);
-}
-
-void tui_redraw_now(tui_t *t)
-{
-    if (t->quitting)
-        return;
-    uv_timer_stop(&t->frame_timer);
-    on_frame(&t->frame_timer);
-}
-
-void tui_message(tui_t *t, bool error, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char raw[512];
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
-    char *clean = sanitize_text(raw, strlen(raw), sizeof t->message - 1);
-    snprintf(t->message, sizeof t->message, "%s", clean);
-    free(clean);
-    t->message_error = error;
-    t->message_until = ui_now() + 5.0;
-    tui_redraw_soon(t);
-}
-
-static void on_hold_end(uv_timer_t *timer)
-{
-    tui_t *t = timer->data;
-    t->held = false;
-    if (t->held_dropped)
-        tui_message(t, false, "%d key%s typed as the focus changed %s ignored", t->held_dropped,
-                    t->held_dropped == 1 ? "" : "s", t->held_dropped == 1 ? "was" : "were");
-    t->held_dropped = 0;
-    tui_redraw_soon(t); /* the mode badge and the confirmation's answers show */
-}
-
-void tui_hold_keys(tui_t *t)
-{
-    t->held = true;
-    uv_timer_start(&t->hold_timer, on_hold_end, (uint64_t)(TUI_GUARD_S * 1000), 0);
-    tui_redraw_soon(t);
-}
-
-bool tui_keys_held(const tui_t *t)
-{
-    return t->held;
-}
-
-ui_session *tui_selected(tui_t *t)
-{
-    return ui_sessions_find(&t->list, t->selected);
-}
-
-void tui_quit(tui_t *t, int status, const char *goodbye)
-{
-    if (t->quitting)
-        return;
-    t->quitting = true;
-    t->exit_status = status;
-    free(t->goodbye);
-    t->goodbye = goodbye ? xstrdup(goodbye) : NULL;
-    uv_stop(t->loop);
-}
 
 /* ---- layout, watches and sizes ------------------------------------------------ */
 
@@ -196,36 +127,11 @@ static void layout_now(tui_t *t)
     t->full_redraw = true;
 }
 
-void tui_pane_size(tui_t *t, int *rows, int *cols)
-{
-    ui_rect r = t->main;
-    if (!t->zoom && t->layout != LAYOUT_SINGLE && t->nvisible > 0)
-        r = t->panes[0];
-    *rows = r.h - 1 > 0 ? r.h - 1 : 24;
-    *cols = r.w > 1 ? r.w : 80;
-}
-
-void tui_select(tui_t *t, int id)
-{
-    if (id == t->selected)
-        return;
-    t->selected = id;
-    t->tiles.fold_selected[0] = 0;
-    t->ended.selected[0] = 0;
-    t->scroll_mode = false;
-    t->nmarks = 0;
-    ui_session *s = tui_selected(t);
-    if (s)
-        s->bell = false;
-    t->relayout = true;
-    tui_redraw_soon(t);
-}
-
 /* ---- frames ---------------------------------------------------------------- */
 
-static void on_frame(uv_timer_t *timer)
+/* A frame (t->frame, which tui_redraw_soon's timer runs). */
+static void draw_frame(tui_t *t)
 {
-    tui_t *t = timer->data;
     if (t->relayout)
         layout_now(t);
     t->dirty = false;
@@ -238,7 +144,8 @@ static void on_tick(uv_timer_t *timer)
     tui_t *t = timer->data;
     if (t->paste.active && ui_now() - t->paste.last > PASTE_TIMEOUT_S)
         paste_end(t); /* its end was lost: what came is delivered, keys are keys again */
-    ended_refresh(t, false); /* the ended sessions shown, when the list changed */
+    if (ended_refresh(t, false)) /* the ended sessions shown, when the list changed */
+        sidebar_select_first(t);
     /* Ages, idle states, messages.  Drawn at once and not counted against
      * the frame cap, so a key's echo right after never waits for it. */
     if (!uv_is_active((uv_handle_t *)&t->frame_timer) && !t->quitting) {
@@ -287,15 +194,16 @@ static int page(tui_t *t)
     return rows > 2 ? rows - 1 : 1;
 }
 
-/* Content rows of the selected session's pane. */
-int tui_selected_rows(tui_t *t)
+static void run_search(tui_t *t, void *ctx)
 {
-    for (int i = 0; i < t->nvisible; i++)
-        if (t->visible[i] == t->selected)
-            return t->panes[i].h - 1 > 0 ? t->panes[i].h - 1 : 1;
-    int rows, cols;
-    tui_pane_size(t, &rows, &cols);
-    return rows;
+    (void)ctx;
+    tui_search_run(t, 0);
+}
+
+/* The search prompt over the selected pane's scrollback. */
+static void search_prompt(tui_t *t)
+{
+    prompt_open(t, "Search the scrollback (Enter: find, Esc: cancel)", run_search, NULL);
 }
 
 /* ---- keys --------------------------------------------------------------------- */
@@ -320,7 +228,7 @@ static void send_to_session(tui_t *t, ui_session *s, const char *bytes, size_t l
 /* One step up or down the list; the ends are where it stops. */
 static void move_selection(tui_t *t, int delta)
 {
-    tiles_move_selection(t, delta); /* over the sidebar's rows, folded ones too */
+    sidebar_move_selection(t, delta); /* over the sidebar's rows, folded ones too */
 }
 
 /* Why keys typed into s's pane go nowhere, or NULL when they reach it. */
@@ -438,10 +346,10 @@ static void supervisor_action(tui_t *t, int action)
     case KA_KEEP: tiles_keep(t); break;
     case KA_FOLD: tiles_toggle_fold(t); break;
     case KA_CLEAR_EXITED: tiles_clear_exited(t); break;
-    case KA_NEW: dialog_open(t, DLG_NEW); break;
+    case KA_NEW: newsession_open(t); break;
     case KA_KILL:
         if (s && s->running)
-            dialog_open(t, DLG_CONFIRM_KILL);
+            confirm_kill(t);
         else if (s)
             tiles_already_exited(t, s);
         else
@@ -455,7 +363,7 @@ static void supervisor_action(tui_t *t, int action)
         break;
     case KA_SEARCH:
         if (s && s->vt)
-            dialog_open(t, DLG_SEARCH);
+            search_prompt(t);
         break;
     case KA_SCROLL_UP: scroll_by(t, s, page(t)); break;
     case KA_SCROLL_DOWN: scroll_by(t, s, -page(t)); break;
@@ -466,8 +374,8 @@ static void supervisor_action(tui_t *t, int action)
         tui_quit(t, 0, msg);
         break;
     }
-    case KA_STOP_SERVER: dialog_open(t, DLG_CONFIRM_STOP); break;
-    case KA_HELP: dialog_open(t, DLG_HELP); break;
+    case KA_STOP_SERVER: confirm_stop(t); break;
+    case KA_HELP: help_open(t); break;
     case KA_DIFF:
         if (ended)
             review_action(t, action);
@@ -477,7 +385,10 @@ static void supervisor_action(tui_t *t, int action)
     case KA_COMMANDS: diffview_open(t, true); break;
     case KA_TIMELINE:
     case KA_REPLAY: review_action(t, action); break;
-    case KA_ENDED: ended_toggle(t); break;
+    case KA_ENDED:
+        if (ended_toggle(t))
+            sidebar_select_first(t);
+        break;
     default: break;
     }
     tui_redraw_soon(t);
@@ -508,7 +419,7 @@ static void scroll_action(tui_t *t, int action)
     case KA_BOTTOM: scroll_by(t, s, -max); break;
     case KA_SEARCH_NEXT: tui_search_run(t, -1); break;
     case KA_SEARCH_PREV: tui_search_run(t, 1); break;
-    case KA_SCROLL_SEARCH: dialog_open(t, DLG_SEARCH); break;
+    case KA_SCROLL_SEARCH: search_prompt(t); break;
     case KA_SCROLL_EXIT: leave_scroll(t, s); break;
     default: break;
     }
@@ -598,7 +509,7 @@ static void mouse_event(tui_t *t, const ui_key *k)
     }
     bool wheel = k->mouse_event == UM_WHEEL_UP || k->mouse_event == UM_WHEEL_DOWN;
     if (k->mouse_x < t->sidebar.x + t->sidebar.w && t->sidebar.w > 0) {
-        if (k->mouse_event == UM_PRESS && k->mouse_button == 1 && tiles_sidebar_click(t, k->mouse_y))
+        if (k->mouse_event == UM_PRESS && k->mouse_button == 1 && sidebar_click_fold(t, k->mouse_y))
             return;
         int id = sidebar_session_at(t, k->mouse_y), ended = sidebar_ended_at(t, k->mouse_y);
         if (ended >= 0 && k->mouse_event == UM_PRESS && k->mouse_button == 1) {
@@ -670,16 +581,6 @@ static void paste_send(tui_t *t)
     } while (at < len);
 }
 
-/* The text field a paste goes into: a form's, or the approval note's. */
-static ui_field *paste_field(tui_t *t)
-{
-    if (approval_showing(t))
-        return t->appr.note && !approval_held(t) ? &t->appr.note_field : NULL;
-    if (t->dlg.kind == DLG_NEW || t->dlg.kind == DLG_SEARCH)
-        return &t->dlg.fields[t->dlg.field];
-    return NULL;
-}
-
 static void paste_begin(tui_t *t)
 {
     ui_paste *p = &t->paste;
@@ -687,21 +588,21 @@ static void paste_begin(tui_t *t)
     p->active = true;
     p->last = ui_now();
     buf_reset(&p->text);
-    if (paste_field(t)) {
+    if (views_field(t)) { /* a form's, or the approval note's */
         p->to = PASTE_FIELD; /* text in a field does nothing until Enter */
-    } else if (approval_showing(t)) {
-        p->to = PASTE_DROP; /* never an answer */
-        tui_message(t, true, "a paste is never an answer: it was dropped");
-    } else if (t->dlg.kind == DLG_NONE && t->focus == FOCUS_PANE && !pane_dead(s)) {
+    } else if (views_paste_dropped(t)) {
+        p->to = PASTE_DROP; /* a dialog's (never an answer to the approval dialog) */
+        tui_message(t, true, "%s", views_paste_dropped(t));
+    } else if (t->focus == FOCUS_PANE && !pane_dead(s)) {
         p->to = PASTE_SESSION;
         p->session = s->id;
         p->bracketed = s->vt && (vt_modes(s->vt) & VT_MODE_BRACKETED_PASTE);
     } else {
         p->to = PASTE_DROP;
-        if (t->dlg.kind == DLG_NONE && t->focus == FOCUS_PANE)
+        if (t->focus == FOCUS_PANE)
             pane_notice(t, s);
         else
-            tui_message(t, true, "a paste is not commands: it was dropped (focus a pane to paste into it)");
+            tui_message(t, true, "%s", PASTE_NOT_COMMANDS);
     }
 }
 
@@ -710,12 +611,12 @@ static void paste_end(tui_t *t)
     ui_paste *p = &t->paste;
     if (p->to == PASTE_SESSION) {
         paste_send(t);
-    } else if (p->to == PASTE_FIELD && paste_field(t)) {
+    } else if (p->to == PASTE_FIELD && views_field(t)) {
         /* Printable characters only: a paste never presses Enter in a form. */
-        ui_field *f = paste_field(t);
-        if (f == &t->dlg.fields[t->dlg.field] && t->dlg.replace)
+        ui_field *f = views_field(t);
+        if (f->replace) /* a selected last query: the paste takes its place */
             f->text[0] = 0;
-        t->dlg.replace = false;
+        f->replace = false;
         size_t len = p->text.len;
         for (size_t i = 0; i < len;) {
             int32_t cp;
@@ -777,33 +678,11 @@ static void handle_key(tui_t *t, const ui_key *k)
     }
     if (k->paste_end)
         return; /* the end of a paste that timed out */
-    if (approval_showing(t)) {
-        approval_on_key(t, k); /* modal: a request waits for an answer */
-        return;
-    }
+    if (views_key(t, k))
+        return; /* the view on top takes every key, and the mouse unless it goes through */
     if (k->mouse) {
-        if (t->dlg.kind == DLG_NONE && !diffview_active() && replayview_active())
-            replayview_key(t, k);
-        else if (t->dlg.kind == DLG_NONE && !diffview_active() && timelineview_active())
-            timelineview_key(t, k); /* the wheel scrolls it */
-        else if (t->dlg.kind == DLG_NONE && t->conf->ui_mouse)
+        if (t->conf->ui_mouse)
             mouse_event(t, k);
-        return;
-    }
-    if (t->dlg.kind != DLG_NONE) {
-        dialog_key(t, k);
-        return;
-    }
-    if (diffview_active()) {
-        diffview_key(t, k); /* modal while open (also over the timeline) */
-        return;
-    }
-    if (replayview_active()) {
-        replayview_key(t, k); /* modal while open (also over the timeline) */
-        return;
-    }
-    if (timelineview_active()) {
-        timelineview_key(t, k);
         return;
     }
     ui_session *s = tui_selected(t);
@@ -943,7 +822,7 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
                                                                                 "session"), "id")));
         bool was_running = old && old->running;
         ui_session *s = ui_sessions_update(&t->list, json_object_get(ev, "session"));
-        diffview_note_session(json_object_get(ev, "session"));
+        snapinfo_note_session(json_object_get(ev, "session"));
         timelineview_session_event(t, s->id); /* its log may have grown */
         if (was_running && !s->running && t->focus == FOCUS_PANE && s->id == t->selected)
             pane_notice(t, s); /* the pane keeps the focus: say what typing does now */
@@ -960,7 +839,8 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         int id = (int)json_integer_value(json_object_get(ev, "session"));
         int i = ui_sessions_index(&t->list, id);
         ui_sessions_remove(&t->list, id);
-        tiles_session_removed(t, id);
+        if (tiles_session_removed(t, id))
+            sidebar_select_first(t); /* its folded row went */
         ended_list_changed(t); /* the server forgot it: it is an ended session now */
         if (id == t->selected && t->focus == FOCUS_PANE) {
             pane_notice(t, NULL); /* focus stays, on nothing, until the supervisor key */
@@ -974,7 +854,7 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
     } else if (strcmp(name, "approval") == 0 || strcmp(name, "approval_done") == 0 || strcmp(name, "rules") == 0) {
         approvals_event(t, name, ev);
     } else if (strcmp(name, "snapshot") == 0) {
-        diffview_note_snapshot(t, ev);
+        snapinfo_note_snapshot(t, ev);
     } else if (strcmp(name, "bell") == 0) {
         ui_session *s = ui_sessions_find(&t->list, (int)json_integer_value(json_object_get(ev, "session")));
         /* A bell stays in the model: it becomes a mark, never a beep. */
@@ -1006,7 +886,7 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
     }
     ui_sessions_load(&t->list, reply);
     ended_list_changed(t);
-    diffview_note_list(reply);
+    snapinfo_note_list(reply);
     approvals_load(t, reply);
     if (t->attach_id) {
         if (!ui_sessions_find(&t->list, t->attach_id)) {
@@ -1019,7 +899,7 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
         t->zoom = true;
         focus_pane(t);
     } else {
-        tiles_select_first(t);
+        sidebar_select_first(t);
     }
     tiles_restore(t);
     t->relayout = true;
@@ -1079,6 +959,7 @@ int tui_main(const tui_options *opt)
     }
     tui_t *t = xcalloc(1, sizeof *t);
     t->conf = &conf;
+    t->frame = draw_frame;
     t->attach_id = opt->attach_id;
     t->match_line = INT_MIN;
     buf_init(&t->paste.text);
@@ -1143,15 +1024,14 @@ int tui_main(const tui_options *opt)
     if (t->goodbye)
         fprintf(rc ? stderr : stdout, "%s\n", t->goodbye);
 out:
+    views_close_all(t); /* while the loop can still close their timers */
     if (connected)
         uiconn_close(&t->conn);
     uv_walk(&loop, close_walk, NULL);
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
     ui_sessions_free(&t->list);
-    diffview_free();
-    timelineview_free();
-    replayview_free();
+    snapinfo_free();
     ended_free(&t->ended);
     approvals_free(t);
     free(t->goodbye);

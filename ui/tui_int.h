@@ -1,8 +1,10 @@
 /*
- * tui_int.h - the supervisor screen's state, shared by tui.c (loop, server
- * events, actions), render.c (drawing), dialog.c (forms and overlays),
- * approval.c (the approval queue and its keys) and approval_draw.c (its
- * dialog, sidebar rows and status).  Not for other modules.
+ * tui_int.h - the supervisor screen's state (tui_t), with the stack of
+ * what is open over it (view.h), and the functions its files share:
+ * screen.c's services, which every part calls, and those of search.c,
+ * sidebar.c, render.c, approval.c and approval_draw.c.  tui.c (the loop,
+ * server events, actions) is on top and called by none of them.  For the
+ * files of ui/; not for other modules.
  */
 #ifndef CORRAL_UI_TUI_INT_H
 #define CORRAL_UI_TUI_INT_H
@@ -19,38 +21,10 @@
 #include "theme.h"
 #include "tiles.h"
 #include "uiconn.h"
+#include "view.h"
 #include "base/util.h"
 
 typedef enum ui_focus { FOCUS_SUPERVISOR, FOCUS_PANE } ui_focus;
-
-typedef enum ui_dialog_kind {
-    DLG_NONE,
-    DLG_NEW,          /* name, directory, profile */
-    DLG_CONFIRM_KILL,
-    DLG_CONFIRM_STOP,
-    DLG_HELP,
-    DLG_SEARCH,       /* the search prompt */
-    DLG_CONFIRM_CLEAR, /* remove the exited sessions (tiles.c) */
-} ui_dialog_kind;
-
-#define DLG_FIELDS 3
-#define DLG_TEXT_MAX 1024
-
-typedef struct ui_field {
-    const char *label;
-    char text[DLG_TEXT_MAX];
-} ui_field;
-
-typedef struct ui_dialog {
-    ui_dialog_kind kind;
-    ui_field fields[DLG_FIELDS];
-    int nfields, field;
-    int target;       /* the session a confirmation is about */
-    char error[512];  /* shown in the dialog (a refused new session) */
-    int help_top;     /* first help line shown */
-    bool busy;        /* a request is on its way */
-    bool replace;     /* the field's text is the last query, selected: typing replaces it */
-} ui_dialog;
 
 /* A request waiting for a human (docs/ARCHITECTURE.md, "The gate"), as the server sent it. */
 typedef struct ui_approval {
@@ -75,6 +49,7 @@ typedef enum ui_answer {
 } ui_answer;
 
 typedef struct ui_approvals {
+    ui_view view;    /* the dialog, on the stack while a request is pending */
     ui_approval *v;  /* pending, oldest first */
     size_t n, cap;
     int shown;       /* the id in the dialog, 0: none */
@@ -88,6 +63,7 @@ typedef struct ui_approvals {
     ui_field note_field;
     char error[512]; /* an answer the server refused */
     ui_rect box;     /* where the dialog was drawn last */
+    int cursor_y, cursor_x; /* the note's cursor in the last frame; cursor_y -1: none, -2: not drawn */
     double last_bell;
     char answer_key[16]; /* the key that chose the answer on its way (logged) */
     char *rules_error; /* a rules file did not load: sticky in the status bar */
@@ -102,6 +78,9 @@ typedef struct ui_approvals {
 /* A bracketed paste from the real terminal: gathered, then delivered to
  * where it began (a session, a dialog field) or dropped; never keys. */
 typedef enum ui_paste_to { PASTE_DROP, PASTE_SESSION, PASTE_FIELD } ui_paste_to;
+/* What the status bar says of a paste dropped in supervisor focus or
+ * over a dialog without a field. */
+#define PASTE_NOT_COMMANDS "a paste is not commands: it was dropped (focus a pane to paste into it)"
 typedef struct ui_paste {
     bool active;
     ui_paste_to to;
@@ -130,6 +109,7 @@ typedef struct tui {
     bool zoom;
     ui_tiles tiles;     /* kept tiles, folded rows (tiles.c) */
     ui_ended ended;     /* ended sessions shown for review (ended.c) */
+    ui_views views;     /* what is open over the screen, bottom first (view.c) */
 
     /* Layout of the last frame. */
     int rows, cols;
@@ -146,7 +126,6 @@ typedef struct tui {
     int nmarks;
     int match_line, match_col; /* the current match; match_line INT_MIN: none */
 
-    ui_dialog dlg;
     ui_approvals appr;
     char message[512];
     double message_until;
@@ -156,6 +135,7 @@ typedef struct tui {
     uv_signal_t sigwinch, sigterm, sighup, sigint;
     uv_timer_t frame_timer, tick_timer;
     double last_frame;
+    void (*frame)(struct tui *t); /* draws a frame: the loop's (tui.c), run by tui_redraw_soon's timer */
     bool dirty;
     bool quitting;
     int exit_status;
@@ -163,7 +143,7 @@ typedef struct tui {
     int attach_id;      /* corral attach ID: focus it once the list is in */
 } tui_t;
 
-/* tui.c */
+/* screen.c */
 void tui_redraw_soon(tui_t *t);
 /* Draw at once, outside the frame cap: for the rare events a person waits
  * on (a new approval request), never for a session's output. */
@@ -182,6 +162,10 @@ bool tui_keys_held(const tui_t *t);
 void tui_pane_size(tui_t *t, int *rows, int *cols);
 /* Content rows of the selected session's pane. */
 int tui_selected_rows(tui_t *t);
+/* An age as the sidebar shows it: 12s, 5m, 3h, 2d. */
+void ui_age_text(double seconds, char *out, size_t outlen);
+/* A size in bytes as the screen shows it: 512B, 1.5K, 3.2G. */
+void ui_size_text(double bytes, char *out, size_t len);
 
 /* search.c */
 void tui_search_run(tui_t *t, int direction);
@@ -197,24 +181,23 @@ typedef struct sidebar_row {
     const char *client; /* SB_HEADING, SB_FOLD */
 } sidebar_row;
 
-/* render.c */
-/* An age as the sidebar shows it: 12s, 5m, 3h, 2d. */
-void ui_age_text(double seconds, char *out, size_t outlen);
+/* sidebar.c */
 /* The sidebar's rows as drawn (at most max); returns how many. */
 int sidebar_rows(tui_t *t, sidebar_row *rows, int max);
 /* How many rows the sidebar has at most, unwindowed. */
 int sidebar_rows_max(const tui_t *t);
-void render_frame(tui_t *t);
-/* The first screen row of vt a pane of h rows shows (before scrolling). */
-int pane_first_row(const vt_t *vt, int h);
+void sidebar_draw(tui_t *t);
+/* Keys: one row up or down the sidebar's session, fold and ended rows;
+ * the ends are where it stops. */
+void sidebar_move_selection(tui_t *t, int delta);
+/* The first row of the sidebar that is a session (else a folded row,
+ * else an ended session). */
+void sidebar_select_first(tui_t *t);
+/* A click on sidebar row y that is a folded row: selects and toggles it. */
+bool sidebar_click_fold(tui_t *t, int y);
 
-/* dialog.c */
-void dialog_open(tui_t *t, ui_dialog_kind kind);
-void dialog_key(tui_t *t, const ui_key *k);
-void dialog_draw(tui_t *t);
-/* Editing a one-line text field. */
-void field_insert(ui_field *f, uint32_t c);
-void field_backspace(ui_field *f);
+/* render.c */
+void render_frame(tui_t *t);
 
 /* approval.c */
 void approvals_init(tui_t *t);
@@ -224,33 +207,31 @@ void approvals_load(tui_t *t, json_t *reply);
 /* An "approval" or "approval_done" event. */
 void approvals_event(tui_t *t, const char *name, json_t *ev);
 void approvals_free(tui_t *t);
-/* The dialog is up (the queue is not empty): it takes every key. */
-bool approval_showing(const tui_t *t);
-void approval_on_key(tui_t *t, const ui_key *k);
 /* The first pending request about a session, or NULL. */
 const ui_approval *approval_for_session(const tui_t *t, int session);
-/* The shown request reached the screen: the type-ahead guard starts. */
-void approval_drawn(tui_t *t);
-/* Keys are still held by the guard. */
+
+/* approval_draw.c */
+/* Keys are still held by the type-ahead guard (it starts when the shown
+ * request is first drawn). */
 bool approval_held(const tui_t *t);
 bool approval_has_prefix(const ui_approval *a);
 /* A network host's request (kind "network"): its own question and answers
  * (y this connection, a the host for the session, p and d save a
  * network_rule, n no this time; no note). */
 bool approval_is_network(const ui_approval *a);
+/* p can be offered: a prefix rule for a command, a network_rule for a host. */
+bool approval_can_persist(const ui_approval *a);
 /* The options on show for a request, in order (numbered from 1). */
 int approval_options(const ui_approval *a, ui_answer *out);
-
-/* approval_draw.c */
-void approval_draw(tui_t *t);
+/* The dialog's view: drawn over everything, and the note's cursor. */
+void approval_draw(tui_t *t, ui_view *v);
+bool approval_cursor(tui_t *t, ui_view *v);
 /* The status bar's parts: "approvals N", and a rules file that did not
  * load (sticky, in the error style).  Each returns the columns used. */
 int approval_status_count(tui_t *t, int y, int x, int maxw);
 int approval_status_rules(tui_t *t, int y, int x, int maxw);
 /* A sidebar row for a request that has no session (yet). */
 void approval_sidebar_row(tui_t *t, const ui_approval *a, ui_rect r, int y);
-/* Seconds before the server's [approvals] timeout denies the request
- * (timeout_ms from the config), or -1 when there is none. */
 /* Seconds until a is denied for want of an answer, or < 0 without a timeout. */
 double approval_remaining(const ui_approval *a, double now);
 

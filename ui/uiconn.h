@@ -3,6 +3,8 @@
  * requests with a callback for their reply, and every event to one
  * handler.  Connecting (and starting a server when none answers) reuses the
  * CLI's blocking client; the socket is then handed to libuv.
+ *
+ * Included through tui_int.h by the files of ui/; not for other modules.
  */
 #ifndef CORRAL_UICONN_H
 #define CORRAL_UICONN_H

@@ -281,28 +281,10 @@ static void draw(player *pl, buf_t *b, bool all)
 
 static int jump(player *pl, bool forward, char *err, size_t errlen)
 {
-    size_t n;
-    const castplay_marker *m = castplay_markers(pl->p, &n);
-    size_t passed = castplay_markers_passed(pl->p);
-    size_t target = (size_t)-1;
-    if (forward) {
-        for (size_t i = passed; i < n && target == (size_t)-1; i++)
-            if (m[i].command > 0 && !m[i].end)
-                target = i;
-        if (target == (size_t)-1) {
-            set_note(pl, "no command after this one");
-            return 0;
-        }
-    } else {
-        size_t last = (size_t)-1, before = (size_t)-1;
-        for (size_t i = 0; i < passed && i < n; i++)
-            if (m[i].command > 0 && !m[i].end) {
-                before = last;
-                last = i;
-            }
-        target = last;
-        if (last != (size_t)-1 && play_now(pl) - m[last].time < PREV_GRACE_SEC)
-            target = before;
+    size_t target;
+    if (!castplay_jump_target(pl->p, forward, play_now(pl), PREV_GRACE_SEC, &target)) {
+        set_note(pl, "no command after this one");
+        return 0;
     }
     if (castplay_seek(pl->p, target, err, errlen) < 0)
         return -1;

@@ -365,6 +365,31 @@ int castplay_current_command(const castplay_t *p)
     return p->current_command;
 }
 
+bool castplay_jump_target(const castplay_t *p, bool forward, double now, double grace, size_t *target)
+{
+    const castplay_marker *m = p->markers;
+    size_t n = p->n_markers, passed = p->passed;
+    *target = (size_t)-1;
+    if (forward) {
+        for (size_t i = passed; i < n; i++)
+            if (m[i].command > 0 && !m[i].end) {
+                *target = i;
+                return true;
+            }
+        return false;
+    }
+    size_t last = (size_t)-1, before = (size_t)-1;
+    for (size_t i = 0; i < passed && i < n; i++)
+        if (m[i].command > 0 && !m[i].end) {
+            before = last;
+            last = i;
+        }
+    *target = last;
+    if (last != (size_t)-1 && now - m[last].time < grace)
+        *target = before;
+    return true;
+}
+
 int castplay_seek(castplay_t *p, size_t i, char *err, size_t errlen)
 {
     if (i == (size_t)-1)

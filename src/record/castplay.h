@@ -78,6 +78,15 @@ size_t castplay_markers_passed(const castplay_t *p);
 /* The command whose start marker was passed last (0: none yet). */
 int castplay_current_command(const castplay_t *p);
 
+/* n and p of a replay (corral replay's and the screen's): the marker that
+ * a jump forward goes to, the next command's start; or back, the start of
+ * the command playing at play time now, or of the one before it when now
+ * is within grace seconds of that start ((size_t)-1 when there is no such
+ * command: the recording's start).  false when forward finds no command
+ * after this one (there is nothing to jump to).  After castplay_index; the
+ * caller seeks to *target. */
+bool castplay_jump_target(const castplay_t *p, bool forward, double now, double grace, size_t *target);
+
 /* Go to marker i (its event fed, nothing after it): forward by feeding
  * what lies between, back by starting a fresh model and feeding everything
  * before it at once.  i == (size_t)-1 goes back to the start.  0 or -1

@@ -97,14 +97,14 @@ def man_glyphs(text):
 
 
 def test_glyphs_are_the_screens(t):
-    render = read("ui", "render.c")
+    sidebar = read("ui", "sidebar.c")
     # A session's row: its state glyph, and the exit code's mark.
     bodies = "".join(m.group(0) for m in re.finditer(r"^static [^\n(]*\b(?:state_glyph|draw_session_row)\(.*?\n\}\n",
-                                                      render, re.S | re.M))
+                                                      sidebar, re.S | re.M))
     drawn = set()
     for lit in re.findall(r"\"((?:\\x[0-9a-f]{2})+)\"", bodies):
         drawn.add(bytes(int(h, 16) for h in re.findall(r"\\x([0-9a-f]{2})", lit)).decode())
-    t.ok(len(drawn) >= 5, "the sidebar's state glyphs are found in ui/render.c", drawn)
+    t.ok(len(drawn) >= 5, "the sidebar's state glyphs are found in ui/sidebar.c", drawn)
     screen = man_section(read("docs", "corral.1"), "THE SUPERVISOR SCREEN")
     glyph_sentence = re.search(r"state glyph\n?\((.*?)\)", screen, re.S)
     shown = man_glyphs(glyph_sentence.group(1) if glyph_sentence else "")

@@ -6,7 +6,8 @@ part of the tree, lowered as cycles are taken apart, never raised: the
 server, its gate and its snapshots at most 3 files, as the server core
 calls its modules only through the table it is handed; the CLI's files in
 no cycle, as cli.c only lists the verbs' entries and the verbs call
-down)."""
+down; the screen's files none, as the screen reaches what is open over it
+only through the view stack)."""
 import os
 import subprocess
 import sys
@@ -18,7 +19,7 @@ CHECK = os.path.join(HERE, "callgraph.py")
 # The largest call cycle allowed among the files of each part.
 LIMITS = [
     (["src/server", "src/gate", "src/snap"], 3),
-    (["ui"], 11),
+    (["ui"], 1),
     (["src/cli"], 1),
     (["src/base", "src/config", "src/protocol", "src/vt", "src/policy", "src/record", "src/net", "src/mcp"], 3),
     (["sandbox"], 2),

@@ -1,9 +1,10 @@
 /* Unit tests for reading and playing recordings (castread.h, castplay.h,
  * castskip.h): JSON strings decoded exactly, events and their errors, a
- * torn last line skipped with one warning, the idle limit, command markers
- * and seeks; and, over many random streams, that the fast way to the final
- * screen (castplay_finish, which may leave output out) ends with exactly
- * the cells, cursor and cursor visibility of a model that read everything. */
+ * torn last line skipped with one warning, the idle limit, command
+ * markers, the jumps between them and seeks; and, over many random
+ * streams, that the fast way to the final screen (castplay_finish, which
+ * may leave output out) ends with exactly the cells, cursor and cursor
+ * visibility of a model that read everything. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -301,24 +302,34 @@ static void huge_sizes_are_cut(void **state)
     castplay_free(p);
 }
 
+/* A player, indexed, of three commands, the second after a marker of
+ * another kind, the third never ended: markers 0 and 1 (command 1), 2
+ * (other), 3 and 4 (command 2), 5 (command 3), a second apart. */
+static castplay_t *three_commands(rec_builder *rb)
+{
+    rb_start(rb, 20, 3);
+    rb_out(rb, "before\r\n");
+    rb_event(rb, 1, "m", "cmd 1: echo one", 15);
+    rb_out(rb, "\033[2J\033[Hone\r\n");
+    rb_event(rb, 1, "m", "cmd 1 end: exit 0", 17);
+    rb_event(rb, 1, "m", "a marker of another kind", 24);
+    rb_event(rb, 1, "m", "cmd 2: echo two", 15);
+    rb_out(rb, "two\r\n");
+    rb_event(rb, 1, "m", "cmd 2 end: exit ?", 17);
+    rb_event(rb, 1, "m", "cmd 3: echo three", 17);
+    rb_out(rb, "\033[2J\033[Hthree");
+    castplay_t *p = play_of(rb->b.data, 2);
+    char err[256];
+    assert_int_equal(castplay_index(p, err, sizeof err), 0);
+    return p;
+}
+
 static void markers_and_seeks(void **state)
 {
     (void)state;
     rec_builder rb;
-    rb_start(&rb, 20, 3);
-    rb_out(&rb, "before\r\n");
-    rb_event(&rb, 1, "m", "cmd 1: echo one", 15);
-    rb_out(&rb, "\033[2J\033[Hone\r\n");
-    rb_event(&rb, 1, "m", "cmd 1 end: exit 0", 17);
-    rb_event(&rb, 1, "m", "a marker of another kind", 24);
-    rb_event(&rb, 1, "m", "cmd 2: echo two", 15);
-    rb_out(&rb, "two\r\n");
-    rb_event(&rb, 1, "m", "cmd 2 end: exit ?", 17);
-    rb_event(&rb, 1, "m", "cmd 3: echo three", 17);
-    rb_out(&rb, "\033[2J\033[Hthree");
-    castplay_t *p = play_of(rb.b.data, 2);
+    castplay_t *p = three_commands(&rb);
     char err[256];
-    assert_int_equal(castplay_index(p, err, sizeof err), 0);
     size_t n;
     const castplay_marker *m = castplay_markers(p, &n);
     assert_int_equal(n, 6);
@@ -357,6 +368,52 @@ static void markers_and_seeks(void **state)
     buf_free(&rb.b);
 }
 
+/* n and p of both replays: forward to the next command's start; back to
+ * the start of the command playing, or within the grace after that start
+ * to the one before it (the recording's start before the first); ends and
+ * markers of another kind are never targets. */
+static void command_jumps(void **state)
+{
+    (void)state;
+    rec_builder rb;
+    castplay_t *p = three_commands(&rb);
+    char err[256];
+    size_t n, target = 99;
+    const castplay_marker *m = castplay_markers(p, &n);
+    assert_int_equal(n, 6);
+    /* At the start: forward to command 1; back has nothing behind it. */
+    assert_true(castplay_jump_target(p, true, 0, 1.5, &target));
+    assert_int_equal(target, 0);
+    assert_true(castplay_jump_target(p, false, 0, 1.5, &target));
+    assert_int_equal(target, (size_t)-1);
+    /* In command 2, well after its start: back to its start; forward over
+     * its end marker to command 3. */
+    assert_int_equal(castplay_seek(p, 3, err, sizeof err), 0);
+    assert_true(castplay_jump_target(p, false, m[3].time + 5, 1.5, &target));
+    assert_int_equal(target, 3);
+    assert_true(castplay_jump_target(p, true, m[3].time + 5, 1.5, &target));
+    assert_int_equal(target, 5);
+    /* Right after its start: back to command 1, past the other marker. */
+    assert_true(castplay_jump_target(p, false, m[3].time + 0.5, 1.5, &target));
+    assert_int_equal(target, 0);
+    /* Right after command 1's start: back to the recording's start. */
+    assert_int_equal(castplay_seek(p, 0, err, sizeof err), 0);
+    assert_true(castplay_jump_target(p, false, m[0].time + 0.5, 1.5, &target));
+    assert_int_equal(target, (size_t)-1);
+    /* In the last command: nothing forward; back as before. */
+    assert_int_equal(castplay_seek(p, 5, err, sizeof err), 0);
+    target = 99;
+    assert_false(castplay_jump_target(p, true, m[5].time + 5, 1.5, &target));
+    assert_true(castplay_jump_target(p, false, m[5].time + 5, 1.5, &target));
+    assert_int_equal(target, 5);
+    assert_true(castplay_jump_target(p, false, m[5].time, 1.5, &target));
+    assert_int_equal(target, 3);
+    /* The jump's target is where a seek goes: the screen of command 2. */
+    assert_int_equal(castplay_seek(p, target, err, sizeof err), 0);
+    assert_int_equal(castplay_current_command(p), 2);
+    castplay_free(p);
+    buf_free(&rb.b);
+}
 
 /* A huge output event goes in slices (a caller stays responsive), ends the
  * same as fed whole, and an index taken halfway through it changes nothing. */
@@ -581,6 +638,7 @@ int main(void)
         cmocka_unit_test(idle_limit_and_advance),
         cmocka_unit_test(huge_sizes_are_cut),
         cmocka_unit_test(markers_and_seeks),
+        cmocka_unit_test(command_jumps),
         cmocka_unit_test(large_event_in_slices),
         cmocka_unit_test(warnings_once_per_line),
         cmocka_unit_test(finish_equals_full_feed),

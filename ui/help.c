@@ -1,0 +1,108 @@
+/*
+ * help.c - the help overlay (?): the key bindings in effect (the config's
+ * [keys] over the defaults) for each focus, then the approval dialog's
+ * keys and the mouse's, which are not [keys] actions.  j/k and the arrows
+ * scroll; any other key closes it.
+ */
+#include "config.h"
+
+#include "dialog.h"
+#include "base/util.h"
+
+#include <stdio.h>
+
+typedef struct help_view {
+    ui_view view; /* first: the view's head */
+    int top;      /* first line shown */
+} help_view;
+
+/* The help's fixed parts: keys that are not [keys] actions. */
+static const char *const help_approval[] = {
+    "  y                yes, run it this once",
+    "  a                yes, and the same request again in this session without asking",
+    "  p                yes, and keep the rule it suggests (when it suggests one)",
+    "  d                no",
+    "  e                no, with a note for the agent (type it, Enter sends, Esc back)",
+    "  n Esc            no, and the agent is told to stop",
+    "  1-9              the option of that number",
+    "  Tab j k Up Down  move the highlight; Enter takes it (deny at first)",
+    "  v                the whole request (j/k scroll, v or Esc back)",
+    "  Keys typed in its first 0.3 s are ignored: they were meant for something else.",
+};
+static const char *const help_mouse[] = {
+    "  click a session  select it",
+    "  click a pane     focus it; a program that asked for the mouse gets the click",
+    "  wheel            scroll the pane back and forth; a program that asked for the",
+    "                   mouse gets the wheel instead",
+    "  paste            goes to the focused pane's program (bracketed if it asked) or",
+    "                   into a dialog's field; never read as keys",
+};
+
+static void key(tui_t *t, ui_view *v, const ui_key *k)
+{
+    help_view *h = (help_view *)v;
+    if (k->key == 'j' || k->key == KS_DOWN) {
+        h->top++;
+    } else if (k->key == 'k' || k->key == KS_UP) {
+        if (h->top > 0)
+            h->top--;
+    } else {
+        view_close(t, v);
+        return;
+    }
+    t->full_redraw = true;
+    tui_redraw_soon(t);
+}
+
+static void draw(tui_t *t, ui_view *v)
+{
+    help_view *h = (help_view *)v;
+    ui_rect r = dialog_box(t, t->rows - 2, 100);
+    dialog_title(r, "Keys (j/k scroll, any other key closes; set them in [keys] of the config)");
+    static const char *const heads[KM_COUNT] = {"Supervisor focus", "Pane focus", "Scroll mode"};
+    int line = 0, y = r.y + 1;
+    for (int m = 0; m < KM_COUNT + 2; m++) {
+        int count = m < KM_COUNT ? KA_COUNT : m == KM_COUNT ? (int)(sizeof help_approval / sizeof help_approval[0])
+                                                            : (int)(sizeof help_mouse / sizeof help_mouse[0]);
+        for (int a = -1; a < count; a++) {
+            char text[256];
+            theme_elem e = TH_DIALOG;
+            if (a < 0) {
+                snprintf(text, sizeof text, "%s", m < KM_COUNT ? heads[m] : m == KM_COUNT ? "Approval dialog"
+                                                                                      : "Mouse and paste");
+                e = TH_DIALOG_TITLE;
+            } else if (m == KM_COUNT) {
+                snprintf(text, sizeof text, "%s", help_approval[a]);
+            } else if (m > KM_COUNT) {
+                snprintf(text, sizeof text, "%s", help_mouse[a]);
+            } else {
+                const key_action_info *info = key_action_get((key_action)a);
+                if (info->mode != (key_mode)m)
+                    continue;
+                char keys[96];
+                key_bindings_names(&t->conf->keys, (key_action)a, keys, sizeof keys);
+                snprintf(text, sizeof text, "  %-16s %-14s %s", keys, info->name, info->description);
+            }
+            if (line++ < h->top || y >= r.y + r.h)
+                continue;
+            paint_set(e, TH_DIALOG);
+            paint_text(y++, r.x + 1, r.w - 2, text);
+        }
+    }
+    if (h->top > line - 1)
+        h->top = line - 1;
+}
+
+static const ui_view_ops help_ops = {
+    .draw = draw,
+    .key = key,
+    .cursor = dialog_no_cursor,
+    .paste_dropped = PASTE_NOT_COMMANDS,
+    .close = dialog_free,
+};
+
+void help_open(tui_t *t)
+{
+    help_view *h = view_new(sizeof *h, &help_ops);
+    view_push(t, &h->view);
+}
