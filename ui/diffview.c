@@ -190,7 +190,7 @@ static void build_lines(diff_view *d)
         json_int_t files = json_integer_value(json_object_get(m, "files"));
         char h[32] = "";
         if (size)
-            ui_size_text((double)size, h, sizeof h);
+            format_bytes((double)size, true, h, sizeof h);
         snprintf(text, sizeof text, "not captured: %s (%s%s%s)", json_string_value(json_object_get(m, "path")),
                  json_string_value(json_object_get(m, "reason")), size ? ", " : files ? ", new files: " : "",
                  size ? h : "");
@@ -758,8 +758,8 @@ static void draw_file_row(tui_t *t, int y, json_t *f, bool selected)
     theme_elem e = selected ? TH_SIDEBAR_SELECTED : TH_SIDEBAR;
     char sizes[64] = "", mode[300], lines[48] = "", a[24], b[24];
     mode_text(f, mode, sizeof mode);
-    ui_size_text((double)json_integer_value(json_object_get(f, "old_size")), a, sizeof a);
-    ui_size_text((double)json_integer_value(json_object_get(f, "new_size")), b, sizeof b);
+    format_bytes((double)json_integer_value(json_object_get(f, "old_size")), true, a, sizeof a);
+    format_bytes((double)json_integer_value(json_object_get(f, "new_size")), true, b, sizeof b);
     const char *st = json_string_value(json_object_get(f, "status"));
     if (st[0] == 'A')
         snprintf(sizes, sizeof sizes, "%s", b);

@@ -147,14 +147,3 @@ void ui_age_text(double seconds, char *out, size_t outlen)
     else
         snprintf(out, outlen, "%ldd", s / 86400);
 }
-
-void ui_size_text(double bytes, char *out, size_t len)
-{
-    static const char *const units[] = {"B", "K", "M", "G", "T"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        u++;
-    }
-    snprintf(out, len, u ? "%.1f%s" : "%.0f%s", bytes, units[u]);
-}

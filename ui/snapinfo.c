@@ -129,7 +129,7 @@ int snapinfo_status(tui_t *t, int y, int x, int maxw)
         snprintf(text, sizeof text, " snapshots %s ", state);
     } else if (json_object_get(d->snapshots, "store_bytes")) {
         char h[32];
-        ui_size_text((double)json_integer_value(json_object_get(d->snapshots, "store_bytes")), h, sizeof h);
+        format_bytes((double)json_integer_value(json_object_get(d->snapshots, "store_bytes")), true, h, sizeof h);
         snprintf(text, sizeof text, " snapshots %s ", h);
     } else {
         return 0;

@@ -164,8 +164,6 @@ void tui_pane_size(tui_t *t, int *rows, int *cols);
 int tui_selected_rows(tui_t *t);
 /* An age as the sidebar shows it: 12s, 5m, 3h, 2d. */
 void ui_age_text(double seconds, char *out, size_t outlen);
-/* A size in bytes as the screen shows it: 512B, 1.5K, 3.2G. */
-void ui_size_text(double bytes, char *out, size_t len);
 
 /* search.c */
 void tui_search_run(tui_t *t, int direction);
