@@ -1,6 +1,8 @@
 /*
  * doctor.h - what this kernel supports for corral's sandbox, and what corral
  * will therefore enforce (corral doctor).
+ *
+ * Included by sandbox/ and src/cli/.
  */
 #ifndef CORRAL_SB_DOCTOR_H
 #define CORRAL_SB_DOCTOR_H

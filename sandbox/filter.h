@@ -3,6 +3,8 @@
  * allow, a deny list that returns EPERM (clone3 ENOSYS), calls of other
  * architectures killed.  With network off, every socket family but AF_UNIX
  * and the calls that open connections are refused too.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_FILTER_H
 #define CORRAL_SB_FILTER_H

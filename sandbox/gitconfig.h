@@ -3,6 +3,8 @@
  * the sandbox knows what a repository's config makes the user's git run:
  * which files it includes, where its hooks are, which programs it starts.
  * Nothing is ever written.
+ *
+ * Included by sandbox/ and src/snap/.
  */
 #ifndef CORRAL_SB_GITCONFIG_H
 #define CORRAL_SB_GITCONFIG_H

@@ -4,6 +4,8 @@
  * a root inside a git directory (`-w repo/.git`, `-w repo/.git/objects`, a
  * bare repository or one of its subdirectories) has its hooks and config
  * above or beside it, where that walk never looks.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_GITDIR_ENCLOSING_H
 #define CORRAL_SB_GITDIR_ENCLOSING_H

@@ -7,6 +7,8 @@
  *
  * The index is written by the sandbox: it is read with a bound check on
  * every field, never trusted to be well formed.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_GITINDEX_H
 #define CORRAL_SB_GITINDEX_H

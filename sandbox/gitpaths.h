@@ -6,6 +6,8 @@
  * one check over all of them: a pin (a writable bind) must never land on
  * or inside a path that is made read-only, or it would make it writable
  * again.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_GITPATHS_H
 #define CORRAL_SB_GITPATHS_H

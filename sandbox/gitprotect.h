@@ -16,6 +16,8 @@
  *
  * `git add`, `git commit`, `git checkout -b` keep working: objects, refs,
  * the index and the lock files beside them stay writable.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_GITPROTECT_H
 #define CORRAL_SB_GITPROTECT_H

@@ -11,6 +11,8 @@
  * it; what they name that runs code (core.hooksPath, init.templateDir, the
  * programs of core.fsmonitor, core.sshCommand, diff.external, filters,
  * aliases ...) is protected where it lies inside a writable root.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_GITREPO_H
 #define CORRAL_SB_GITREPO_H

@@ -2,6 +2,8 @@
  * gitscan.h - finding the git repositories inside a directory tree, fast
  * (getdents64 and the entry types it gives; a stat only where a file system
  * gives none) and without following symlinks.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_GITSCAN_H
 #define CORRAL_SB_GITSCAN_H

@@ -20,6 +20,8 @@
  * finding stale ones happen under a lock on home-layers/ itself; removing
  * one, which may take a while, only under its own lock.  home-layers/ goes
  * when it is empty.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_HOMELAYER_H
 #define CORRAL_SB_HOMELAYER_H

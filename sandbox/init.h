@@ -16,6 +16,8 @@
  * launcher asks with SIGTERM, or the launcher dies) kills every remaining
  * process of the tree and exits with the command's status: no process
  * outlives its session.
+ *
+ * Included by sandbox/ and src/cli/.
  */
 #ifndef CORRAL_INIT_H
 #define CORRAL_INIT_H

@@ -4,6 +4,8 @@
  * no TCP bind/connect with network off, (ABI 6+) no abstract Unix sockets or
  * signals to processes outside the sandbox.  A second lock behind the
  * mounts and the filter, not instead of them.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_LANDLOCK_H
 #define CORRAL_SB_LANDLOCK_H

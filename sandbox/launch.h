@@ -12,6 +12,8 @@
  *
  * Nothing falls back: a launch that cannot be confined fails with a message
  * that names the missing kernel feature and the fix.
+ *
+ * Included by sandbox/, src/server/, src/snap/, src/gate/ and src/cli/.
  */
 #ifndef CORRAL_LAUNCH_H
 #define CORRAL_LAUNCH_H

@@ -1,5 +1,7 @@
 /*
  * mounts.h - building the sandbox's filesystem view from a plan.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_MOUNTS_H
 #define CORRAL_SB_MOUNTS_H

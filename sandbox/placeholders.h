@@ -18,6 +18,8 @@
  * component swapped for a symlink by a sandbox fails the launch instead of
  * creating anything elsewhere, and removal happens in the directory the
  * placeholder was made in, wherever that directory has since been moved.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_PLACEHOLDERS_H
 #define CORRAL_SB_PLACEHOLDERS_H

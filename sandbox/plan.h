@@ -7,6 +7,8 @@
  * Compilation is where the policy is decided: deny beats write beats read,
  * the more specific path wins, symlinked roots are resolved, and a
  * protected or denied path that crosses a writable symlink fails closed.
+ *
+ * Included by sandbox/, src/config/, src/snap/, src/gate/ and src/cli/.
  */
 #ifndef CORRAL_SB_PLAN_H
 #define CORRAL_SB_PLAN_H

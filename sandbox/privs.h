@@ -3,6 +3,8 @@
  * every set (bounding, ambient, inheritable, permitted, effective), the
  * securebits that keep uid 0 (when the caller is root) from regaining any,
  * and no_new_privs.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_PRIVS_H
 #define CORRAL_SB_PRIVS_H

@@ -7,6 +7,8 @@
  * sandbox at all; never the default).  The command line and the config file
  * add entries on top of a base profile.  Deny beats write beats read, and the
  * more specific path wins (plan.c resolves that).
+ *
+ * Included by sandbox/, src/config/, src/snap/ and src/gate/.
  */
 #ifndef CORRAL_SB_PROFILE_H
 #define CORRAL_SB_PROFILE_H

@@ -3,6 +3,8 @@
  * processes when no cgroup can be made) and a cgroup per sandbox where one
  * can be made (a delegated cgroup v2 subtree, or a writable v1 pids/memory
  * hierarchy) for pids.max and memory.max.
+ *
+ * Included only in sandbox/.
  */
 #ifndef CORRAL_SB_RLIMITS_H
 #define CORRAL_SB_RLIMITS_H

@@ -1,6 +1,8 @@
 /*
  * sbutil.h - small helpers of the sandbox modules (which may not use src/):
  * allocation that aborts on failure, path strings, growable string lists.
+ *
+ * Included by sandbox/, src/policy/, src/snap/ and src/cli/.
  */
 #ifndef CORRAL_SBUTIL_H
 #define CORRAL_SBUTIL_H

@@ -5,6 +5,8 @@
  * sidebar.c, render.c, approval.c and approval_draw.c.  tui.c (the loop,
  * server events, actions) is on top and called by none of them.  For the
  * files of ui/; not for other modules.
+ *
+ * Included only in ui/.
  */
 #ifndef CORRAL_UI_TUI_INT_H
 #define CORRAL_UI_TUI_INT_H

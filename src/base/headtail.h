@@ -4,6 +4,8 @@
  * and counting what falls in between.  Same semantics as the Codex CLI's
  * HeadTailBuffer: an agent's view of a process that printed 50 MB is its
  * first and last 512 KiB.  Memory grows with use; nothing is preallocated.
+ *
+ * Included by src/base/ and src/server/.
  */
 #ifndef CORRAL_HEADTAIL_H
 #define CORRAL_HEADTAIL_H

@@ -3,6 +3,8 @@
  * "key = value", '#' and ';' comments, double-quoted values with \" \\ \n \t
  * escapes.  Used for the config file and themes.  Every problem is reported
  * as "FILE:LINE: what was wrong", never skipped silently.
+ *
+ * Included by src/base/, src/config/ and ui/.
  */
 #ifndef CORRAL_INI_H
 #define CORRAL_INI_H

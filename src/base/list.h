@@ -2,6 +2,8 @@
  * list.h - intrusive doubly linked lists: a link_t inside each element, a
  * link_t as the list's head.  Header-only so that any module can keep a
  * list without depending on the server.
+ *
+ * Included by src/base/, src/server/, src/snap/, src/gate/ and src/mcp/.
  */
 #ifndef CORRAL_LIST_H
 #define CORRAL_LIST_H

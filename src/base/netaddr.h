@@ -5,6 +5,8 @@
  * metadata, CGNAT, multicast, documentation and reserved ranges, and the
  * IPv6 forms that embed or translate to such an IPv4 address).  Pure
  * functions: no I/O, no resolver.
+ *
+ * Included by src/base/, src/policy/ and src/net/.
  */
 #ifndef CORRAL_NETADDR_H
 #define CORRAL_NETADDR_H

@@ -2,6 +2,9 @@
  * paths.h - where corral keeps its files (docs/formats.md): the runtime
  * directory with the admin socket, the state directory with session logs and
  * recordings, and the config directory.  Each honours its XDG variable.
+ *
+ * Included by src/base/, src/config/, src/protocol/, src/policy/,
+ * src/record/, src/server/, src/snap/, src/gate/ and src/cli/.
  */
 #ifndef CORRAL_PATHS_H
 #define CORRAL_PATHS_H

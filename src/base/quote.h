@@ -5,6 +5,9 @@
  * free text with its invisible characters made visible, a marked cut for a
  * caller that must shorten, JSON text with them escaped, and `cat -v` for
  * output bound for a terminal.
+ *
+ * Included by src/base/, src/protocol/, src/policy/, src/record/,
+ * src/server/, src/snap/, src/gate/, src/mcp/, ui/ and src/cli/.
  */
 #ifndef CORRAL_QUOTE_H
 #define CORRAL_QUOTE_H

@@ -5,6 +5,9 @@
  * nothing above U+10FFFF, as RFC 3629 and Unicode require), and a byte
  * that is not part of a valid character is reported as such, never guessed
  * at.
+ *
+ * Included by src/base/, src/protocol/, src/policy/, src/record/, ui/ and
+ * src/cli/.
  */
 #ifndef CORRAL_UTF8_H
 #define CORRAL_UTF8_H

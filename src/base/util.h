@@ -2,6 +2,10 @@
  * util.h - small helpers every module uses: allocation that never returns
  * NULL (corral aborts with a message instead of limping on), a growable byte
  * buffer, clocks and random numbers.
+ *
+ * Included by src/base/, src/config/, src/protocol/, src/vt/, src/policy/,
+ * src/record/, src/net/, src/server/, src/snap/, src/gate/, src/mcp/, ui/ and
+ * src/cli/.
  */
 #ifndef CORRAL_UTIL_H
 #define CORRAL_UTIL_H

@@ -9,6 +9,8 @@
  *
  * width.c includes it with UC_WIDTH_TABLE defined, vt_scan.c with
  * VT_VTERM_TABLE.
+ *
+ * Included by src/base/ and src/vt/.
  */
 
 #ifdef UC_WIDTH_TABLE

@@ -1,5 +1,7 @@
 /*
  * server_modules.h - the modules `corral server` runs (server_modules.c).
+ *
+ * Included only in src/cli/.
  */
 #ifndef CORRAL_SERVER_MODULES_H
 #define CORRAL_SERVER_MODULES_H

@@ -2,6 +2,8 @@
  * conf.h - corral's settings: built-in defaults overridden by the config file
  * ($XDG_CONFIG_HOME/corral/config, git-config style, see corral.conf(5)).
  * Unknown sections or keys and bad values are errors naming file:line.
+ *
+ * Included by src/config/, src/server/, ui/ and src/cli/.
  */
 #ifndef CORRAL_CONF_H
 #define CORRAL_CONF_H

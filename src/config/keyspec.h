@@ -8,6 +8,8 @@
  * ASCII codes: C-] is 0x1d, Enter 0x0d, Tab 0x09, Esc 0x1b, BS 0x7f), or a
  * KEY_SPECIAL + n for keys without a character (arrows, PgUp, F1...), with
  * KEY_META added for Alt.
+ *
+ * Included by src/config/ and ui/.
  */
 #ifndef CORRAL_KEYSPEC_H
 #define CORRAL_KEYSPEC_H

@@ -5,7 +5,8 @@
  * derives from its own directories; and the one shape of a request to run
  * a command (launch_spec) with the one place it is compiled into a plan.
  * Shared by `corral sandbox` and the server, so both confine a command the
- * same way.  Included by the CLI, the server and the gate.
+ * same way.  Included by src/config/, the server (src/server/, src/snap/),
+ * the gate (src/gate/) and the CLI (src/cli/).
  */
 #ifndef CORRAL_SBCONF_H
 #define CORRAL_SBCONF_H

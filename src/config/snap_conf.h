@@ -3,6 +3,8 @@
  * docs/snapshots.md): whether workspaces are snapshotted around commands,
  * the caps that keep a snapshot and its store bounded, and the workspaces
  * a user opted in although they are $HOME, / or very large.
+ *
+ * Included by src/config/ and src/snap/.
  */
 #ifndef CORRAL_SNAP_CONF_H
 #define CORRAL_SNAP_CONF_H

@@ -2,6 +2,8 @@
  * answer.h - the answers a human (or the clock) can give to a request that
  * waits for approval (docs/ARCHITECTURE.md, "The gate"), shared by the queue (approvals.h)
  * and the gate that acts on them (gate.h).
+ *
+ * Included only in src/gate/.
  */
 #ifndef CORRAL_ANSWER_H
 #define CORRAL_ANSWER_H

@@ -8,6 +8,8 @@
  * approvals.jsonl (and, through the session_log hook, to the session's
  * events.jsonl) and synced before the decision takes effect.  A request
  * nobody answers within [approvals] timeout is denied (ANSWER_TIMEOUT).
+ *
+ * Included by src/gate/ and src/server/.
  */
 #ifndef CORRAL_APPROVALS_H
 #define CORRAL_APPROVALS_H

@@ -11,6 +11,8 @@
  * the reply socket each request brings (wire format in sesschan.h).
  *
  * Server-internal.
+ *
+ * Included by src/gate/ and src/cli/.
  */
 #ifndef CORRAL_ESCALATION_H
 #define CORRAL_ESCALATION_H

@@ -18,6 +18,8 @@
  * Pure: no loop, no sockets, no server.  The caller (gate_server.c) acts
  * on what each step returns: queue the request for a human, launch it,
  * reply.  Unit tests drive every origin x policy x rule x answer.
+ *
+ * Included by src/gate/ and src/server/.
  */
 #ifndef CORRAL_GATE_H
 #define CORRAL_GATE_H

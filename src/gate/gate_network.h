@@ -7,6 +7,8 @@
  * to the same (host, protocol, port) share one question and its answer.
  *
  * Server-internal.
+ *
+ * Included by src/gate/ and src/cli/.
  */
 #ifndef CORRAL_GATE_NETWORK_H
 #define CORRAL_GATE_NETWORK_H

@@ -12,6 +12,8 @@
  * escalate and the shell hooks' checks, from inside sessions).
  *
  * Server-internal.
+ *
+ * Included by src/gate/ and src/cli/.
  */
 #ifndef CORRAL_GATE_SERVER_H
 #define CORRAL_GATE_SERVER_H

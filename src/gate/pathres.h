@@ -12,6 +12,8 @@
  * "." and ".." are applied to the resolved path, and the result must
  * exist.  What the dialog shows, what the session cache keys on and what
  * runs are this resolved path.
+ *
+ * Included only in src/gate/.
  */
 #ifndef CORRAL_PATHRES_H
 #define CORRAL_PATHRES_H

@@ -4,6 +4,8 @@
  * Codex CLI's exec_command and write_stdin tools, each call one more
  * request to the corral server, so every command an agent runs is a
  * sandboxed corral session the user watches and approves.
+ *
+ * Included by src/mcp/ and src/cli/.
  */
 #ifndef CORRAL_MCP_H
 #define CORRAL_MCP_H

@@ -9,6 +9,8 @@
  *
  * Single-threaded: the caller polls the connections' descriptors and calls
  * mcp_bridge_readable; replies and events come back through the ops.
+ *
+ * Included only in src/mcp/.
  */
 #ifndef CORRAL_MCP_BRIDGE_H
 #define CORRAL_MCP_BRIDGE_H

@@ -3,6 +3,8 @@
  * corral as an MCP server with a client (Codex CLI's config.toml, Claude
  * Code's `claude mcp add`, or a generic mcpServers JSON), absolute paths
  * and the environment that finds the user's corral server filled in.
+ *
+ * Included only in src/mcp/.
  */
 #ifndef CORRAL_MCP_CONFIG_H
 #define CORRAL_MCP_CONFIG_H

@@ -4,6 +4,8 @@
  * each message into a request, a notification or a response (or says
  * precisely what is wrong with it), and writes results, errors and
  * notifications.  It knows nothing of MCP's methods (mcp_state.h).
+ *
+ * Included only in src/mcp/.
  */
 #ifndef CORRAL_MCP_RPC_H
 #define CORRAL_MCP_RPC_H

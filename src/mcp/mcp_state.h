@@ -5,6 +5,8 @@
  * waiting call reports while a human decides.  It reads one client message
  * at a time and writes its answers to the output descriptor; the event
  * loop around it lives in mcp.c.
+ *
+ * Included only in src/mcp/.
  */
 #ifndef CORRAL_MCP_STATE_H
 #define CORRAL_MCP_STATE_H

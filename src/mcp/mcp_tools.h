@@ -4,6 +4,8 @@
  * defaults, the output schema), and the translation between a tools/call
  * and the corral server's own exec / write_stdin requests and replies
  * (docs/mcp.md, docs/protocol.md).  Pure functions: no I/O.
+ *
+ * Included only in src/mcp/.
  */
 #ifndef CORRAL_MCP_TOOLS_H
 #define CORRAL_MCP_TOOLS_H

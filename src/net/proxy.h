@@ -17,6 +17,8 @@
  *
  * libuv, in the server's loop; never blocks it (names are resolved on
  * libuv's thread pool).
+ *
+ * Included by src/net/, src/server/ and src/gate/.
  */
 #ifndef CORRAL_PROXY_H
 #define CORRAL_PROXY_H

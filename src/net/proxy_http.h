@@ -11,6 +11,8 @@
  * (bare LF, folded headers, two lengths, Content-Length beside chunked)
  * would let one host's bytes be read as another host's response.  Such a
  * message is refused rather than guessed at.
+ *
+ * Included only in src/net/.
  */
 #ifndef CORRAL_PROXY_HTTP_H
 #define CORRAL_PROXY_HTTP_H

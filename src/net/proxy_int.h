@@ -3,6 +3,8 @@
  * connections, decisions, resolving, connecting, tunnels, refusals and
  * records) and proxy_forward.c (absolute-form HTTP exchanges on a kept-
  * alive client connection).  Nothing outside these two includes it.
+ *
+ * Included only in src/net/.
  */
 #ifndef CORRAL_PROXY_INT_H
 #define CORRAL_PROXY_INT_H

@@ -10,6 +10,8 @@
  * buffers): a side is not read while its pipe is full, which is the
  * tunnel's backpressure.  Pipes are taken from a pool when bytes come and
  * given back when a direction goes quiet, so an idle tunnel holds no pipe.
+ *
+ * Included only in src/net/.
  */
 #ifndef CORRAL_PROXY_PUMP_H
 #define CORRAL_PROXY_PUMP_H

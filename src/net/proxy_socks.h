@@ -2,6 +2,8 @@
  * proxy_socks.h - the SOCKS5 messages the network proxy reads and writes
  * (RFC 1928): the method negotiation (no authentication only), the
  * request, and the replies.  Pure functions over bytes.
+ *
+ * Included only in src/net/.
  */
 #ifndef CORRAL_PROXY_SOCKS_H
 #define CORRAL_PROXY_SOCKS_H

@@ -16,6 +16,8 @@
  *    to run without the sandbox unasked (never, or granular without
  *    sandbox approval: refused);
  *  - a deny-read entry keeps the sandbox even when escalated.
+ *
+ * Included by src/policy/, src/server/, src/gate/, src/mcp/ and src/cli/.
  */
 #ifndef CORRAL_POLICY_H
 #define CORRAL_POLICY_H

@@ -11,6 +11,8 @@
  * A loaded policy is every rule of every file, in load order.
  *
  * No curses, no server: the CLI, the server and the tests share this.
+ *
+ * Included by src/policy/, src/net/, src/server/, src/gate/ and src/cli/.
  */
 #ifndef CORRAL_RULES_H
 #define CORRAL_RULES_H

@@ -1,6 +1,8 @@
 /*
  * rules_int.h - what rules.c (policy, matching, output, amendment) and
  * rules_parse.c (the language) share.  Not for other modules: use rules.h.
+ *
+ * Included only in src/policy/.
  */
 #ifndef CORRAL_RULES_INT_H
 #define CORRAL_RULES_INT_H

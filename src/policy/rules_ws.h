@@ -16,6 +16,8 @@
  *
  * No server here: approvals.c holds one for the server; doctor uses the
  * listing functions.
+ *
+ * Included by src/policy/, src/gate/ and src/cli/.
  */
 #ifndef CORRAL_RULES_WS_H
 #define CORRAL_RULES_WS_H

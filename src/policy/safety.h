@@ -5,6 +5,8 @@
  * commands known to be dangerous (a forced rm, also under sudo or anywhere
  * in a shell script).  git is never known-safe: `git status` can run
  * helpers a repository configures (core.fsmonitor).
+ *
+ * Included by src/policy/ and src/gate/.
  */
 #ifndef CORRAL_SAFETY_H
 #define CORRAL_SAFETY_H

@@ -10,6 +10,8 @@
  * shsplit_literal() is the tolerant reading used for danger: every command
  * made only of literal words, wherever it stands (inside if/for, pipes,
  * $(...)).
+ *
+ * Included by src/policy/ and src/gate/.
  */
 #ifndef CORRAL_SHSPLIT_H
 #define CORRAL_SHSPLIT_H

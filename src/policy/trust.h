@@ -24,6 +24,8 @@
  * Trust is exact: a trusted directory's subdirectories are not trusted.
  *
  * No server: the CLI, the server's rule cache and doctor share this.
+ *
+ * Included by src/policy/ and src/cli/.
  */
 #ifndef CORRAL_TRUST_H
 #define CORRAL_TRUST_H

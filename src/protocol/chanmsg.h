@@ -9,6 +9,8 @@
  * message asks is judged elsewhere: sesschan.c (the listeners, and who may
  * ask), escalation.c (the paths resolved against the session's writable
  * roots, the gate), snap_server.c (a line's end).
+ *
+ * Included by src/protocol/, src/server/, src/snap/ and src/gate/.
  */
 #ifndef CORRAL_CHANMSG_H
 #define CORRAL_CHANMSG_H

@@ -2,6 +2,8 @@
  * client.h - a blocking client of the admin socket, used by the CLI (and by
  * tests): connect (starting a server when none answers), say hello, send
  * requests and wait for their replies, passing events to a callback.
+ *
+ * Included by src/protocol/, src/mcp/, ui/ and src/cli/.
  */
 #ifndef CORRAL_CLIENT_H
 #define CORRAL_CLIENT_H

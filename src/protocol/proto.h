@@ -6,6 +6,9 @@
  *
  * This module frames bytes into messages, parses and validates requests,
  * and builds replies.  It is shared by the server and every client.
+ *
+ * Included by src/protocol/, src/server/, src/gate/, src/mcp/, ui/ and
+ * src/cli/.
  */
 #ifndef CORRAL_PROTO_H
 #define CORRAL_PROTO_H

@@ -3,6 +3,9 @@
  * clamping, the 4-bytes-per-token middle truncation and the reply envelope,
  * exactly as the Codex CLI does them,
  * so that an agent that knows one knows the other.
+ *
+ * Included by src/protocol/, src/record/, src/server/, src/snap/, src/gate/
+ * and src/mcp/.
  */
 #ifndef CORRAL_UEXEC_H
 #define CORRAL_UEXEC_H

@@ -4,6 +4,8 @@
  * [seconds, "o", text] for output, [seconds, "r", "COLSxROWS"] for a
  * resize, [seconds, "m", label] for the exit marker.  Plays with
  * `asciinema play` and `asciinema cat`.
+ *
+ * Included by src/record/ and src/server/.
  */
 #ifndef CORRAL_CAST_H
 #define CORRAL_CAST_H

@@ -14,6 +14,8 @@
  * "cmd N: COMMAND LINE" where command N starts and "cmd N end: exit S"
  * where it ends.  castplay_index lists them; castplay_seek jumps to one by
  * building the screen it had there (feeding everything before it at once).
+ *
+ * Included by src/record/, ui/ and src/cli/.
  */
 #ifndef CORRAL_CASTPLAY_H
 #define CORRAL_CASTPLAY_H

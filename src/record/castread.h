@@ -12,6 +12,8 @@
  * quotes of the recording (an event's data, a parser's "near '...'", a
  * name in an export) is made visible and cut short (quote.h); a printer
  * still quotes the whole message, which holds the path as it was given.
+ *
+ * Included by src/record/, ui/ and src/cli/.
  */
 #ifndef CORRAL_CASTREAD_H
 #define CORRAL_CASTREAD_H

@@ -19,6 +19,8 @@
  * cursor's visibility at Q are replayed into the fresh model.  Anything
  * unknown counts as such a sequence: when in doubt the whole recording is
  * read.  The unit tests compare both models on many streams.
+ *
+ * Included only in src/record/.
  */
 #ifndef CORRAL_CASTSKIP_H
 #define CORRAL_CASTSKIP_H

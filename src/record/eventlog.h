@@ -3,6 +3,8 @@
  * (docs/formats.md): one JSON object per line with "time" (ISO-8601 UTC),
  * "event" and the event's fields.  Each line is written with one write(2)
  * so a crash never leaves half a line behind.
+ *
+ * Included by src/record/, src/server/ and src/gate/.
  */
 #ifndef CORRAL_EVENTLOG_H
 #define CORRAL_EVENTLOG_H

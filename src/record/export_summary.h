@@ -4,6 +4,8 @@
  * events.jsonl gathered by kind (its commands' records, approvals, network
  * connections, escalations, its start and end), the records of the shared
  * approvals.jsonl that are about it, and SUMMARY.md.
+ *
+ * Included by src/record/ and src/cli/.
  */
 #ifndef CORRAL_EXPORT_SUMMARY_H
 #define CORRAL_EXPORT_SUMMARY_H

@@ -8,6 +8,8 @@
  * logs (events.jsonl) where building a tree of every line would cost more
  * than the rest of the work together; jansson builds the tree of what is
  * shown in detail.
+ *
+ * Included only in src/record/.
  */
 #ifndef CORRAL_JSONSCAN_H
 #define CORRAL_JSONSCAN_H

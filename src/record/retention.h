@@ -12,6 +12,8 @@
  * .removing-NAME after checking that NAME is still the same directory and
  * belongs to no session of the server, so that a session created meanwhile
  * under a reused id is never the one removed.
+ *
+ * Included by src/record/ and src/snap/.
  */
 #ifndef CORRAL_RETENTION_H
 #define CORRAL_RETENTION_H

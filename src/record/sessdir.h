@@ -7,6 +7,8 @@
  * middle of a write, is skipped and counted, never fatal), the facts that
  * say when it ended and whether that is proven, its size, and its removal
  * without following a symbolic link anywhere.
+ *
+ * Included by src/record/ and src/cli/.
  */
 #ifndef CORRAL_SESSDIR_H
 #define CORRAL_SESSDIR_H

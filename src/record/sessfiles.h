@@ -6,6 +6,8 @@
  * as a path; the sessions recorded there, newest first; and a quick look at
  * one (its start and its end) for a list.  Files only: no server, no event
  * loop, nothing printed.
+ *
+ * Included by src/record/, ui/ and src/cli/.
  */
 #ifndef CORRAL_SESSFILES_H
 #define CORRAL_SESSFILES_H

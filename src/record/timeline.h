@@ -10,6 +10,8 @@
  * Reading never fails on bad content: a line that is not an event (a
  * last line cut short by a crash, say) is skipped and a warning naming
  * the file and line is kept in the timeline for the caller to show.
+ *
+ * Included by src/record/, src/server/, ui/ and src/cli/.
  */
 #ifndef CORRAL_TIMELINE_H
 #define CORRAL_TIMELINE_H

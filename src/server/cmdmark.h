@@ -6,6 +6,8 @@
  * asciicast player can find each command.  The commands and their
  * numbers are the snapshot module's (snap_server.c): the numbers corral
  * diff shows.
+ *
+ * Included by src/server/ and src/snap/.
  */
 #ifndef CORRAL_CMDMARK_H
 #define CORRAL_CMDMARK_H

@@ -11,6 +11,8 @@
  * leaves the store leaves every layout (layouts_forget_session), so an id
  * given out again later is never shown in a tile the user kept for another
  * session.
+ *
+ * Included only in src/server/.
  */
 #ifndef CORRAL_LAYOUTS_H
 #define CORRAL_LAYOUTS_H

@@ -11,7 +11,8 @@
  * the order is the contract (a command's "after" snapshot is queued before
  * its waiter replies, say), written down once, beside the table.
  *
- * Included by the server core and by every module it runs.
+ * Included by the server core (src/server/), by every module it runs
+ * (src/gate/, src/snap/) and by the program's table of them (src/cli/).
  */
 #ifndef CORRAL_SERVER_MODULE_H
 #define CORRAL_SERVER_MODULE_H

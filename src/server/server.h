@@ -1,6 +1,8 @@
 /*
  * server.h - the corral server: one libuv loop that owns every session, the
  * process store and the admin socket (docs/ARCHITECTURE.md).
+ *
+ * Included by src/server/ and src/cli/.
  */
 #ifndef CORRAL_SERVER_H
 #define CORRAL_SERVER_H

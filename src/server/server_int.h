@@ -3,7 +3,8 @@
  * server keeps it (server_session), with the calls on them
  * (server_sessions.c, server.c).  Included by the server core (src/server/)
  * and, until each has a header of its own, by the gate's and the
- * snapshots' server modules through gate_server.h and snap_server.h
+ * snapshots' server modules (src/gate/, src/snap/) through gate_server.h
+ * and snap_server.h
  * (tests/tools/layering.py lists them).  The program's table of modules
  * does not need it: module.h, waiter.h and watch.h are enough.
  */

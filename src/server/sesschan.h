@@ -26,6 +26,8 @@
  *     and :1080 (SOCKS5), once, before its command starts.
  *
  * Server-internal.
+ *
+ * Included by src/server/, src/gate/ and src/cli/.
  */
 #ifndef CORRAL_SESSCHAN_H
 #define CORRAL_SESSCHAN_H

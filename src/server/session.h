@@ -7,6 +7,8 @@
  *
  * A session reads its output as fast as the terminal model takes it, except
  * while the server pauses it for a slow streaming client.
+ *
+ * Included only in src/server/.
  */
 #ifndef CORRAL_SESSION_H
 #define CORRAL_SESSION_H

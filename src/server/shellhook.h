@@ -5,6 +5,8 @@
  * before it runs.  The scripts live in src/shell/ and are compiled in;
  * the server writes them to its runtime directory, and sandboxes see them
  * read-only at SB_TOOLS_DIR/shell.
+ *
+ * Included only in src/server/.
  */
 #ifndef CORRAL_SHELLHOOK_H
 #define CORRAL_SHELLHOOK_H

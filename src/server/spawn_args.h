@@ -1,8 +1,9 @@
 /*
  * spawn_args.h - the fields a request that starts a session shares (new,
  * exec: directory, name, size, sandbox, approval policy), read and checked
- * into a launch_spec (config/sbconf.h).  Included by the commands that start sessions
- * (dispatch.c, the gate's exec port).
+ * into a launch_spec (config/sbconf.h).  Included by the commands that
+ * start sessions (src/server/dispatch.c, the gate's exec port in
+ * src/gate/).
  */
 #ifndef CORRAL_SPAWN_ARGS_H
 #define CORRAL_SPAWN_ARGS_H

@@ -10,6 +10,8 @@
  * live one.  corral adds pinned entries, which are never pruned.
  *
  * The store holds opaque pointers; the caller kills and frees what it prunes.
+ *
+ * Included only in src/server/.
  */
 #ifndef CORRAL_STORE_H
 #define CORRAL_STORE_H

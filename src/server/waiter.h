@@ -3,7 +3,7 @@
  * that collects a session's output until its yield deadline or the end of
  * its process, then answers with the envelope.
  * Included by the server core and its modules (src/server/, src/gate/,
- * src/snap/) and by the program's table of modules.
+ * src/snap/) and by the program's table of modules (src/cli/).
  */
 #ifndef CORRAL_WAITER_H
 #define CORRAL_WAITER_H

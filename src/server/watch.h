@@ -2,7 +2,7 @@
  * watch.h - clients that follow the server live (watch.c): the session list
  * (subscribe) and sessions' terminals (watch).
  * Included by the server core and its modules (src/server/, src/gate/,
- * src/snap/) and by the program's table of modules.
+ * src/snap/) and by the program's table of modules (src/cli/).
  */
 #ifndef CORRAL_WATCH_H
 #define CORRAL_WATCH_H

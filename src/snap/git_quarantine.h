@@ -29,6 +29,8 @@
  * git-restore` can put it back once read, refusing anything that changed
  * since.  Everything is done relative to descriptors opened without
  * following symlinks; the repository's files are hostile input.
+ *
+ * Included by src/snap/ and src/cli/.
  */
 #ifndef CORRAL_GIT_QUARANTINE_H
 #define CORRAL_GIT_QUARANTINE_H

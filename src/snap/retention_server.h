@@ -3,6 +3,8 @@
  * protocol's gc command (ended sessions' directories by [session]
  * retention and max-total-size, then every snapshot store, with the
  * snapshots of the sessions removed), and the same on a timer.
+ *
+ * Included by src/snap/ and src/cli/.
  */
 #ifndef CORRAL_RETENTION_SERVER_H
 #define CORRAL_RETENTION_SERVER_H

@@ -6,6 +6,8 @@
  * the risk marks a reviewer must see first.  Computed on a snapshot worker
  * from the two commits: trees diffed with rename detection, metas compared
  * for large files, nested repositories and hooks.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_DIFF_H
 #define CORRAL_SNAP_DIFF_H

@@ -10,6 +10,8 @@
  *
  * Which sessions a store holds, and when each ended, is kept in the
  * store's "sessions" file: "KEY START END" lines (END 0 while running).
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_GC_H
 #define CORRAL_SNAP_GC_H

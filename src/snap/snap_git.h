@@ -10,6 +10,8 @@
  * Every git_* function the snapshot code (and its tests) calls must be in
  * SNAP_GIT_FUNCTIONS and have its #define here: a missing one fails to
  * link, so it cannot be forgotten silently.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_GIT_H
 #define CORRAL_SNAP_GIT_H

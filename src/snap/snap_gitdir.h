@@ -7,6 +7,8 @@
  * followed in any component of what is opened, only regular files are
  * read (non-blocking), and bad content only means "unknown".  It runs in
  * the workspace's confined reader (snap_worker.c).
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_GITDIR_H
 #define CORRAL_SNAP_GITDIR_H

@@ -6,6 +6,8 @@
  * reply comes (agents' own turn diffs do) meets nothing it left.  A record
  * that takes longer than SNAP_HOLD_MS (the workspace's first snapshot
  * still running, say) does not hold the reply longer.  Loop only.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_HOLD_H
 #define CORRAL_SNAP_HOLD_H

@@ -15,6 +15,8 @@
  * Every pattern here may come from a file a sandboxed process wrote: the
  * matcher is bounded (no backtracking blow-up on a hostile pattern) and a
  * file's size and line count are capped by the caller.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_IGNORE_H
 #define CORRAL_SNAP_IGNORE_H

@@ -7,6 +7,8 @@
  *
  * Paths are stored percent-escaped (bytes up to space, DEL and '%'), so
  * any file name survives the one-line-per-item format.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_META_H
 #define CORRAL_SNAP_META_H

@@ -5,6 +5,8 @@
  * take git's own; --name-status and --stat as git prints them; and, for
  * the supervisor screen, the file list of snap_diff.h with each file's
  * patch beside it.  Runs on a snapshot worker.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_PATCH_H
 #define CORRAL_SNAP_PATCH_H

@@ -3,6 +3,8 @@
  * snapshots show new, or with a changed config, hooks or hooksPath, are
  * made inert (git_quarantine.h) before the command's record is written.
  * Runs on a snapshot worker, after the command's "after" snapshot.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_QUARANTINE_H
 #define CORRAL_SNAP_QUARANTINE_H

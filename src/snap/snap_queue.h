@@ -9,6 +9,8 @@
  * While a job snapshots, its progress (files scanned, stored) is sent to
  * subscribed clients (the supervisor screen's status bar) as "snapshot"
  * events.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_QUEUE_H
 #define CORRAL_SNAP_QUEUE_H

@@ -16,6 +16,8 @@
  * afresh for the next snapshot.  The server's SIGCHLD handler hands its
  * exits to snap_reader_reaped; a program without one (the tests, the
  * benchmark driver) reaps in snap_reader_stop.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_READER_H
 #define CORRAL_SNAP_READER_H

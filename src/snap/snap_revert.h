@@ -10,6 +10,8 @@
  * following symlinks, so a symlink planted in the workspace cannot send a
  * restored file anywhere else; each file is checked again just before it
  * is replaced or removed.  Runs on a snapshot worker.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_REVERT_H
 #define CORRAL_SNAP_REVERT_H

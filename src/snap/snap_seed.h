@@ -11,6 +11,8 @@
  * store's strict hash verification).  One that does not makes the store
  * drop every pack it copied and never seed again (a marker file), and that
  * first snapshot is taken again without them.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_SEED_H
 #define CORRAL_SNAP_SEED_H

@@ -11,6 +11,8 @@
  * bash or zsh, through the shell hook (before: the hook's check is
  * answered once it is taken; after: the next prompt's mark); any other
  * session as one command from its start to its end.
+ *
+ * Included by src/snap/, src/gate/ and src/cli/.
  */
 #ifndef CORRAL_SNAP_SERVER_H
 #define CORRAL_SNAP_SERVER_H

@@ -1,6 +1,8 @@
 /*
  * snap_server_int.h - what snap_server.c (boundaries and records) and
  * snap_proto.c (the protocol commands) share.  Loop only.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_SERVER_INT_H
 #define CORRAL_SNAP_SERVER_INT_H

@@ -13,6 +13,8 @@
  * Every function here runs on a snapshot worker thread (the libuv thread
  * pool), never on the server's loop, and one store is used by one job at
  * a time (the workspace's queue, snap_queue.c).
+ *
+ * Included by src/snap/ and src/cli/.
  */
 #ifndef CORRAL_SNAP_STORE_H
 #define CORRAL_SNAP_STORE_H

@@ -17,6 +17,8 @@
  * The first snapshot of a workspace inside a git work tree is seeded from
  * that repository: its packs hard-linked into the store, its HEAD tree read
  * into the index, so only changed files are hashed and stored.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_TAKE_H
 #define CORRAL_SNAP_TAKE_H

@@ -20,6 +20,8 @@
  * The walk honours the ignore rules (snap_ignore.h) for what is not
  * tracked yet, skips the deny paths it is given, does not enter an excluded directory, and takes a directory
  * holding a .git as a nested repository (a gitlink) without entering it.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_WALK_H
 #define CORRAL_SNAP_WALK_H

@@ -10,6 +10,8 @@
  * The events are read when a snapshot job starts, not by the server's
  * loop: a write that happened before a command ended is in the queue by
  * the time the loop knows the command ended, so it cannot be missed.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_WATCH_H
 #define CORRAL_SNAP_WATCH_H

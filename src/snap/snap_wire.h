@@ -8,6 +8,8 @@
  * The server reads what the reader sends as hostile: every length is
  * checked against the frame and against SNAP_WIRE_FRAME_MAX, and a reader
  * that sends anything malformed is killed.
+ *
+ * Included only in src/snap/.
  */
 #ifndef CORRAL_SNAP_WIRE_H
 #define CORRAL_SNAP_WIRE_H

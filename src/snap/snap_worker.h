@@ -1,6 +1,8 @@
 /*
  * snap_worker.h - a workspace's confined reader, the process side
  * (snap_worker.c; the server's side is snap_reader.h).
+ *
+ * Included by src/snap/ and src/cli/.
  */
 #ifndef CORRAL_SNAP_WORKER_H
 #define CORRAL_SNAP_WORKER_H

@@ -9,6 +9,8 @@
  * size), this draws a window of the model: the model may be larger than
  * the terminal (the window follows the cursor) and only rows that changed
  * are drawn again.
+ *
+ * Included by src/vt/ and src/cli/.
  */
 #ifndef CORRAL_REPLAYDRAW_H
 #define CORRAL_REPLAYDRAW_H

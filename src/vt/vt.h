@@ -13,6 +13,8 @@
  *
  * The server keeps one vt per session (screen text, redraw bytes on attach);
  * the TUI keeps one per visible pane (drawing).
+ *
+ * Included by src/vt/, src/record/, src/server/ and ui/.
  */
 #ifndef CORRAL_VT_H
 #define CORRAL_VT_H

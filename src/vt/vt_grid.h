@@ -19,6 +19,8 @@
  * because autowrap put it there (not a newline): what a width change joins
  * and wraps again (vt_reflow.c).  The flag travels with the row into
  * history and is dropped when the row, or the row after it, is blanked.
+ *
+ * Included only in src/vt/.
  */
 #ifndef CORRAL_VT_GRID_H
 #define CORRAL_VT_GRID_H

@@ -2,6 +2,8 @@
  * vt_int.h - the terminal model's insides, shared by vt.c (the model) and
  * vt_bytes.c (the byte streams that recreate it).  Nothing else includes
  * it.
+ *
+ * Included only in src/vt/.
  */
 #ifndef CORRAL_VT_INT_H
 #define CORRAL_VT_INT_H

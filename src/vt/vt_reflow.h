@@ -24,6 +24,8 @@
  *   - a taller screen also brings lines back from history, as a change of
  *     height alone does.
  * The cursor (marks[0]) is always on screen.
+ *
+ * Included only in src/vt/.
  */
 #ifndef CORRAL_VT_REFLOW_H
 #define CORRAL_VT_REFLOW_H

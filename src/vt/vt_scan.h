@@ -47,6 +47,8 @@
  * can make libvterm loop for ever, goes to the owner instead.  Text goes
  * to libvterm in pieces of at most 8 KiB: one write of a megabyte overflows
  * its stack.
+ *
+ * Included only in src/vt/.
  */
 #ifndef CORRAL_VT_SCAN_H
 #define CORRAL_VT_SCAN_H

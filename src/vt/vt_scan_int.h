@@ -2,6 +2,8 @@
  * vt_scan_int.h - the scanner's insides, shared by vt_scan.c (where
  * sequences end), vt_scan_text.c (text) and vt_scan_seq.c (sequences the
  * scanner carries out itself).  Nothing else includes it.
+ *
+ * Included only in src/vt/.
  */
 #ifndef CORRAL_VT_SCAN_INT_H
 #define CORRAL_VT_SCAN_INT_H

@@ -13,6 +13,8 @@
  *   - more than 16 parameters write past its argument array: the rewrite
  *     is several SGRs of at most 16 (a colour stays in one piece).
  * Everything else passes as it is.
+ *
+ * Included only in src/vt/.
  */
 #ifndef CORRAL_VT_SGR_H
 #define CORRAL_VT_SGR_H

@@ -15,7 +15,11 @@ program's verbs and main) at the top.  Besides:
     folder includes it;
   * in src/, every include names its folder ("base/util.h"), so that each
     include line shows the layering; every quoted include resolves to a
-    file of the tree.
+    file of the tree;
+  * every header's first comment says who includes it ("Included by
+    src/server/, src/gate/ and src/cli/." or "Included only in src/vt/."),
+    and no file of a folder it does not name includes it: the comment and
+    the code agree.
 
 KNOWN lists the includes that still go against the layering, each with
 why: the server's state (server_int.h) holds the gate's by value and is
@@ -126,8 +130,25 @@ def dag_order(layers):
     return order, None
 
 
+FOLDER_NAME = re.compile(r"(?<![\w/])(?:src/)?(%s)/" % "|".join(sorted(LAYERS)))
+
+
+def named_includers(top, header):
+    """The folders a header's first comment says include it (None: it says
+    nothing of it)."""
+    with open(os.path.join(top, header), encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    end = text.find("*/")
+    head = text[:end] if text.startswith("/*") and end > 0 else ""
+    at = head.find("Included")
+    if at < 0:
+        return None
+    return set(FOLDER_NAME.findall(" ".join(head[at:].split())))
+
+
 def check(top):
-    problems = {"placement": [], "resolve": [], "layer": [], "private": []}
+    problems = {"placement": [], "resolve": [], "layer": [], "private": [], "comment": []}
+    named = {}
     used_known = set()
     for rel in sources(top):
         if rel in ("src/shell_scripts.c",):
@@ -151,6 +172,12 @@ def check(top):
             if rel.startswith("src/") and "/" not in name:
                 problems["resolve"].append("%s: name the folder (\"%s\")" % (where, target[len("src/"):]))
             to_folder = folder_of(target)
+            if target.endswith(".h") and to_folder != src_folder:
+                if target not in named:
+                    named[target] = named_includers(top, target)
+                if named[target] is not None and src_folder not in named[target]:
+                    problems["comment"].append("%s: %s's comment does not name %s/ among the folders that include it"
+                                               % (where, target, src_folder))
             if os.path.basename(target).endswith("_int.h") and to_folder != src_folder:
                 if (rel, target) in KNOWN:
                     used_known.add((rel, target))
@@ -166,6 +193,10 @@ def check(top):
             allowed = ", ".join(LAYERS.get(src_folder, [])) or "nothing outside itself"
             problems["layer"].append("%s: %s/ may not include %s/ (it may include %s)" %
                                      (where, src_folder, to_folder, allowed))
+    for rel in sources(top):
+        if rel.endswith(".h") and named_includers(top, rel) is None:
+            problems["comment"].append("%s: its first comment does not say who includes it "
+                                       "(\"Included by ...\" or \"Included only in ...\")" % rel)
     stale = sorted(set(KNOWN) - used_known)
     return problems, stale, sorted(used_known)
 
@@ -186,6 +217,8 @@ def main():
                     problems["resolve"]))
     results.append((not problems["private"], "a *_int.h header is included only in its own folder",
                     problems["private"]))
+    results.append((not problems["comment"], "every header says who includes it, and only those folders do",
+                    problems["comment"]))
     results.append((not problems["layer"], "no include goes against the layering (beyond the %d known)" % len(known),
                     problems["layer"] + ["known: %s -> %s (%s)" % (a, b, KNOWN[(a, b)]) for a, b in known]))
     results.append((not stale, "every known upward include is still there (drop the entries that are not)",

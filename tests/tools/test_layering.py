@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The layering check (tests/tools/layering.py) fails where it must: run on a
 small tree of its own with one include of each kind it forbids, it names
-every offending file and line, and passes the includes it allows."""
+every offending file and line, and passes the includes it allows; a
+header's comment that does not say who includes it, or leaves out a folder
+that does, is reported too."""
 import os
 import subprocess
 import sys
@@ -11,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CHECK = os.path.join(HERE, "layering.py")
 
 TREE = {
-    "src/base/util.h": "",
+    "src/base/util.h": "/*\n * util.h - helpers.\n * Included by src/base/ and src/server/.\n */\n",
     "src/base/util.c": '#include "config.h"\n#include "base/util.h"\n',
     "src/base/bad.c": '#include "base/util.h"\n#include "server/server.h"\n',
     "src/server/server.h": '#include "base/util.h"\n',
@@ -22,7 +24,7 @@ TREE = {
     "sandbox/plan.h": "",
     "sandbox/plan.c": '#include "plan.h"\n#include "base/util.h"\n',
     "ui/tui.c": '#include "protocol/proto.h"\n#include "server/server.h"\n',
-    "src/protocol/proto.h": "",
+    "src/protocol/proto.h": "/*\n * proto.h - frames.  Included only in src/protocol/.\n */\n",
 }
 
 
@@ -47,15 +49,21 @@ def main():
         ("src/attic.c: not in a folder", "a file directly in src/ is outside the layering"),
         ("sandbox/plan.c:2:", "sandbox/ includes nothing outside itself"),
         ("ui/tui.c:2:", "ui/ does not reach server/"),
+        ("ui/tui.c:1: #include \"protocol/proto.h\": src/protocol/proto.h's comment does not name ui/",
+         "a header included from a folder its comment does not name is reported"),
+        ("src/server/server.h: its first comment does not say who includes it",
+         "a header that does not say who includes it is reported"),
     ]
-    allowed = ["src/gate/gate.c:2:", "ui/tui.c:1:", "sandbox/plan.c:1:", "src/base/util.c:"]
+    allowed = ["src/gate/gate.c:2:", "sandbox/plan.c:1:", "src/base/util.c:", "src/server/server.h:1:",
+               "src/base/util.h:"]
     checks = [(rc == 1, "the check fails on a tree that breaks the layering (exit %d)" % rc)]
     for where, what in expect:
         checks.append((any(line.startswith("# " + where) for line in out.splitlines()), what + " (" + where + ")"))
     for where in allowed:
         checks.append((not any(line.startswith("# " + where) for line in out.splitlines()),
                        "an allowed include is not reported (%s)" % where))
-    checks.append(("not ok 7" in out, "an entry of its known list that the tree no longer has is reported stale"))
+    checks.append(("not ok 8" in out and "# stale:" in out,
+                   "an entry of its known list that the tree no longer has is reported stale"))
     print("1..%d" % len(checks))
     for i, (ok, what) in enumerate(checks, 1):
         print("%s %d - %s" % ("ok" if ok else "not ok", i, what))
