@@ -19,7 +19,9 @@ program's verbs and main) at the top.  Besides:
   * every header's first comment says who includes it ("Included by
     src/server/, src/gate/ and src/cli/." or "Included only in src/vt/."),
     and no file of a folder it does not name includes it: the comment and
-    the code agree.
+    the code agree;
+  * every source file is named in Makefile.am (or an .am file it
+    includes), so that the build compiles it and `make dist` ships it.
 
 KNOWN lists the includes that still go against the layering, each with
 why: the server's state (server_int.h) holds the gate's by value and is
@@ -197,6 +199,19 @@ def check(top):
         if rel.endswith(".h") and named_includers(top, rel) is None:
             problems["comment"].append("%s: its first comment does not say who includes it "
                                        "(\"Included by ...\" or \"Included only in ...\")" % rel)
+    if os.path.isfile(os.path.join(top, "Makefile.am")):
+        ams = ["Makefile.am"]
+        fuzz = os.path.join(top, "tests", "fuzz")
+        if os.path.isdir(fuzz):
+            ams += sorted(os.path.join("tests", "fuzz", n) for n in os.listdir(fuzz) if n.endswith(".am"))
+        listed = set()
+        for am in ams:
+            with open(os.path.join(top, am), encoding="utf-8") as f:
+                listed.update(re.findall(r"[\w./-]+", f.read()))
+        for rel in sources(top):
+            if rel not in listed and rel != "src/shell_scripts.c":
+                problems["placement"].append("%s: not named in Makefile.am: the build does not see it and make "
+                                             "dist would leave it out" % rel)
     stale = sorted(set(KNOWN) - used_known)
     return problems, stale, sorted(used_known)
 
@@ -211,7 +226,7 @@ def main():
     results.append((LAYERS["sandbox"] == [] and all(f not in LAYERS["ui"] for f in ("server", "gate", "snap", "net")),
                     "sandbox/ may include nothing outside itself; ui/ nothing of server/, gate/, snap/, net/", []))
     problems, stale, known = check(top)
-    results.append((not problems["placement"], "every source file lives in a folder of the layering",
+    results.append((not problems["placement"], "every source file lives in a folder of the layering and is in the build",
                     problems["placement"]))
     results.append((not problems["resolve"], "every quoted include resolves, and in src/ names its folder",
                     problems["resolve"]))

@@ -3,7 +3,7 @@
 small tree of its own with one include of each kind it forbids, it names
 every offending file and line, and passes the includes it allows; a
 header's comment that does not say who includes it, or leaves out a folder
-that does, is reported too."""
+that does, is reported too, and so is a file Makefile.am does not name."""
 import os
 import subprocess
 import sys
@@ -24,6 +24,10 @@ TREE = {
     "sandbox/plan.h": "",
     "sandbox/plan.c": '#include "plan.h"\n#include "base/util.h"\n',
     "ui/tui.c": '#include "protocol/proto.h"\n#include "server/server.h"\n',
+    "Makefile.am": "noinst_LIBRARIES = src/libx.a\nsrc_libx_a_SOURCES = src/base/util.c src/base/util.h src/base/bad.c \\\n"
+                   "\tsrc/server/server.h src/server/server_int.h src/server/server.c src/gate/gate.c src/gate/other.c \\\n"
+                   "\tsandbox/plan.h sandbox/plan.c ui/tui.c src/protocol/proto.h src/attic.c\n",
+    "src/server/forgotten.h": "/*\n * forgotten.h - not in the build.  Included only in src/server/.\n */\n",
     "src/protocol/proto.h": "/*\n * proto.h - frames.  Included only in src/protocol/.\n */\n",
 }
 
@@ -53,6 +57,7 @@ def main():
          "a header included from a folder its comment does not name is reported"),
         ("src/server/server.h: its first comment does not say who includes it",
          "a header that does not say who includes it is reported"),
+        ("src/server/forgotten.h: not named in Makefile.am", "a file the build does not name is reported"),
     ]
     allowed = ["src/gate/gate.c:2:", "sandbox/plan.c:1:", "src/base/util.c:", "src/server/server.h:1:",
                "src/base/util.h:"]
