@@ -332,6 +332,70 @@ static void gate_server_shutdown(server_t *srv)
     srv->rules_error = NULL;
 }
 
+/* ---- the protocol's approvals, approve, deny ---------------------------------- */
+
+static void cmd_approvals(conn_t *c, json_t *id, json_t *req)
+{
+    (void)req;
+    server_t *srv = conn_server(c);
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "approvals", approvals_json(&srv->approvals));
+    json_object_set_new(r, "policy", json_string(approval_policy_name(srv->policy.approval)));
+    if (srv->rules_error)
+        json_object_set_new(r, "rules_error", json_string(srv->rules_error));
+    conn_send(c, r);
+}
+
+/* approve {id, scope: once|session|persist} and deny {id, note, stop,
+ * persist} (persist: a network host's deny rule). */
+static void answer(conn_t *c, json_t *id, json_t *req, bool approve)
+{
+    proto_err e;
+    int64_t aid;
+    const char *scope = NULL, *note = NULL, *key = NULL;
+    bool stop = false, persist = false;
+    if (proto_get_int(req, "approval", true, 1, INT32_MAX, &aid, &e) < 0 ||
+        proto_get_string(req, "scope", false, &scope, &e) < 0 || proto_get_string(req, "note", false, &note, &e) < 0 ||
+        proto_get_bool(req, "stop", false, &stop, &e) < 0 || proto_get_bool(req, "persist", false, &persist, &e) < 0 ||
+        proto_get_string(req, "key", false, &key, &e) < 0) {
+        conn_reply_error(c, id, e.code, e.message);
+        return;
+    }
+    approval_answer ans = approve ? ANSWER_ONCE : persist ? ANSWER_FORBID : stop ? ANSWER_STOP : ANSWER_DENY;
+    if (approve && scope && (approval_answer_parse(scope, &ans) < 0 || ans > ANSWER_PERSIST)) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'scope' must be \"once\", \"session\" or \"persist\"");
+        return;
+    }
+    char err[600];
+    server_t *srv = conn_server(c);
+    char *clean = note ? sanitize_text(note, strlen(note), 2000) : NULL;
+    char *clean_key = key ? sanitize_text(key, strlen(key), 16) : NULL;
+    int rc = approval_decide(&srv->approvals, (int)aid, ans, clean, conn_client(c), clean_key, err, sizeof err);
+    free(clean);
+    free(clean_key);
+    if (rc < 0) {
+        conn_reply_error(c, id, PERR_NOT_FOUND, err);
+        return;
+    }
+    json_t *r = proto_ok(id);
+    json_object_set_new(r, "approval", json_integer(aid));
+    json_object_set_new(r, "answer", json_string(approval_answer_name(ans)));
+    conn_send(c, r);
+}
+
+static void cmd_approve(conn_t *c, json_t *id, json_t *req)
+{
+    answer(c, id, req, true);
+}
+
+static void cmd_deny(conn_t *c, json_t *id, json_t *req)
+{
+    answer(c, id, req, false);
+}
+
+static const server_command gate_commands[] = {
+    {"approvals", cmd_approvals}, {"approve", cmd_approve}, {"deny", cmd_deny}, {NULL, NULL}};
+
 bool gate_someone_can_answer(server_t *srv)
 {
     return srv->conf.approval_timeout_ms || conn_any_subscribed();
@@ -341,4 +405,5 @@ const server_module gate_server_module = {
     .name = "gate",
     .start = gate_server_start,
     .shutdown = gate_server_shutdown,
+    .commands = gate_commands,
 };

@@ -91,63 +91,6 @@ static void cmd_subscribe(conn_t *c, json_t *id, json_t *req)
     watch_subscribe(c, id);
 }
 
-static void cmd_approvals(conn_t *c, json_t *id, json_t *req)
-{
-    (void)req;
-    json_t *r = proto_ok(id);
-    json_object_set_new(r, "approvals", approvals_json(&conn_server(c)->approvals));
-    json_object_set_new(r, "policy", json_string(approval_policy_name(conn_server(c)->policy.approval)));
-    if (conn_server(c)->rules_error)
-        json_object_set_new(r, "rules_error", json_string(conn_server(c)->rules_error));
-    conn_send(c, r);
-}
-
-/* approve {id, scope: once|session|persist} and deny {id, note, stop,
- * persist} (persist: a network host's deny rule). */
-static void answer(conn_t *c, json_t *id, json_t *req, bool approve)
-{
-    proto_err e;
-    int64_t aid;
-    const char *scope = NULL, *note = NULL, *key = NULL;
-    bool stop = false, persist = false;
-    if (proto_get_int(req, "approval", true, 1, INT32_MAX, &aid, &e) < 0 ||
-        proto_get_string(req, "scope", false, &scope, &e) < 0 || proto_get_string(req, "note", false, &note, &e) < 0 ||
-        proto_get_bool(req, "stop", false, &stop, &e) < 0 || proto_get_bool(req, "persist", false, &persist, &e) < 0 ||
-        proto_get_string(req, "key", false, &key, &e) < 0) {
-        bad(c, id, &e);
-        return;
-    }
-    approval_answer ans = approve ? ANSWER_ONCE : persist ? ANSWER_FORBID : stop ? ANSWER_STOP : ANSWER_DENY;
-    if (approve && scope && (approval_answer_parse(scope, &ans) < 0 || ans > ANSWER_PERSIST)) {
-        conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'scope' must be \"once\", \"session\" or \"persist\"");
-        return;
-    }
-    char err[600];
-    char *clean = note ? sanitize_text(note, strlen(note), 2000) : NULL;
-    char *clean_key = key ? sanitize_text(key, strlen(key), 16) : NULL;
-    int rc = approval_decide(&conn_server(c)->approvals, (int)aid, ans, clean, conn_client(c), clean_key, err, sizeof err);
-    free(clean);
-    free(clean_key);
-    if (rc < 0) {
-        conn_reply_error(c, id, PERR_NOT_FOUND, err);
-        return;
-    }
-    json_t *r = proto_ok(id);
-    json_object_set_new(r, "approval", json_integer(aid));
-    json_object_set_new(r, "answer", json_string(approval_answer_name(ans)));
-    conn_send(c, r);
-}
-
-static void cmd_approve(conn_t *c, json_t *id, json_t *req)
-{
-    answer(c, id, req, true);
-}
-
-static void cmd_deny(conn_t *c, json_t *id, json_t *req)
-{
-    answer(c, id, req, false);
-}
-
 static void cmd_watch(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
@@ -494,7 +437,6 @@ static const struct {
     {"write_stdin", cmd_write_stdin}, {"screen", cmd_screen}, {"kill", cmd_kill},
     {"pin", cmd_pin}, {"resize", cmd_resize}, {"shutdown", cmd_shutdown},
     {"subscribe", cmd_subscribe}, {"watch", cmd_watch}, {"unwatch", cmd_unwatch}, {"input", cmd_input},
-    {"approvals", cmd_approvals}, {"approve", cmd_approve}, {"deny", cmd_deny},
     {"rm", cmd_rm}, {"layout", cmd_layout},
 };
 
