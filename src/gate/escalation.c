@@ -138,7 +138,10 @@ static int start_escalated(chan_ticket *c, const gate_launch *l, char *err, size
         snprintf(err, errlen, "the session has ended");
         return -1;
     }
-    sb_plan *plan = sbconf_compile(&srv->conf, &l->spec, NULL, 0, err, errlen);
+    /* Without the session's tools, but with the environment an agent's
+     * process gets. */
+    sbconf_tools tools = {.set_env = (char *const *)server_session_env(true, false)};
+    sb_plan *plan = sbconf_compile(&srv->conf, &l->spec, &tools, 0, err, errlen);
     if (!plan)
         return -1;
     /* A sandbox in network mode proxy hands its listeners over a channel:

@@ -155,7 +155,8 @@ static bool can_run(gate_ticket *t, char *err, size_t errlen)
         return true; /* the shell runs it in the session's own sandbox; the proxy connects */
     gate_launch l;
     gate_widen(&t->g, &l);
-    sb_plan *plan = sbconf_compile(&t->srv->conf, &l.spec, NULL, 0, err, errlen);
+    sbconf_tools tools = {.set_env = (char *const *)server_session_env(l.spec.agent, l.spec.tty)};
+    sb_plan *plan = sbconf_compile(&t->srv->conf, &l.spec, &tools, 0, err, errlen);
     gate_launch_free(&l);
     if (!plan)
         return false;

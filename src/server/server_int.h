@@ -149,6 +149,12 @@ void server_touch_quiet(server_t *srv, session_t *s);
  * warning; one a line), or NULL. */
 session_t *server_start_session(server_t *srv, const launch_spec *r, const char *client, char *err,
                                 size_t errlen, char **warning);
+/* What the server sets in the environment of everything it starts (a
+ * session, an escalated command) on top of the sandbox's allowlist: the
+ * terminal type, and for an agent's process the Codex CLI's
+ * non-interactive settings (NO_COLOR, C.UTF-8, PAGER=cat, TERM=dumb).
+ * NULL-terminated, static. */
+const char *const *server_session_env(bool agent, bool tty);
 void server_begin_shutdown(server_t *srv);
 json_t *server_session_json(server_t *srv, session_t *s);
 /* corral rm: an exited session leaves the store (its directory, with its

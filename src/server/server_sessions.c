@@ -194,13 +194,7 @@ static void prune_if_needed(server_t *srv)
     free(meta);
 }
 
-/* The environment for a new session: the server's, minus corral's own
- * variables, plus what the session kind needs.  Unified-exec processes get
- * Codex's non-interactive settings. */
-/* What the server sets in every session's environment on top of the
- * sandbox's allowlist: the terminal type, and for agent processes the
- * Codex CLI's non-interactive settings. */
-static const char *const *session_set_env(bool agent, bool tty)
+const char *const *server_session_env(bool agent, bool tty)
 {
     static const char *const exec_env[] = {"NO_COLOR=1", "LANG=C.UTF-8", "LC_CTYPE=C.UTF-8", "LC_ALL=C.UTF-8",
                                            "COLORTERM=", "PAGER=cat", "GIT_PAGER=cat", "GH_PAGER=cat",
@@ -234,7 +228,7 @@ static sb_plan *session_plan(server_t *srv, const launch_spec *r, int id, bool t
         const char *dir = sbconf_unconfined(&srv->conf, r->profile) ? srv->hook_dir : SB_TOOLS_DIR "/shell";
         shellhook_apply(r->argv, dir, &hook_argv, &hook_env);
     }
-    const char *const *base_env = session_set_env(r->agent, r->tty);
+    const char *const *base_env = server_session_env(r->agent, r->tty);
     size_t nb = 0, nh = 0;
     while (base_env[nb])
         nb++;

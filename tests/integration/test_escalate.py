@@ -87,9 +87,9 @@ def test_escalate_outside_a_session(t):
 def test_escalate_approved(t):
     target = os.path.join(outside, "escalated")
     p = in_session("touch %s 2>&1; echo sandboxed=$?; corral escalate --reason 'write the release notes' -- "
-                   "sh -c 'touch %s && echo escalated-ran; exit 3'; echo status=$?" % (target, target))
+                   "sh -c 'touch %s && echo escalated-ran pager=$PAGER; exit 3'; echo status=$?" % (target, target))
     a = next_approval("escalate")
-    t.eq(a["argv"], ["sh", "-c", "touch %s && echo escalated-ran; exit 3" % target],
+    t.eq(a["argv"], ["sh", "-c", "touch %s && echo escalated-ran pager=$PAGER; exit 3" % target],
          "the request carries the exact argv from inside the session")
     t.eq(a.get("justification"), "write the release notes", "and the reason typed with it")
     t.ok(isinstance(a.get("session"), int) and a["permissions"]["sandbox"] == "escalated",
@@ -101,6 +101,7 @@ def test_escalate_approved(t):
     t.ok("Read-only file system" in out and "sandboxed=1" in out, "the session itself cannot write there", out)
     t.ok(os.path.exists(target), "approved, the command ran outside the sandbox and wrote on the host")
     t.ok("escalated-ran" in out, "its output went to the requester's stdout, in the session's output", out)
+    t.ok("pager=cat" in out, "and it ran with an agent's non-interactive environment (PAGER=cat)", out)
     t.ok("status=3" in out, "corral escalate exits with the command's status", out)
     events = [e["event"] for e in read_jsonl(os.path.join(w.session_dir(a["session"]), "events.jsonl"))]
     t.ok("approval_requested" in events and "approval_decided" in events and "escalated" in events and
