@@ -59,6 +59,28 @@ char *xstrndup(const char *s, size_t n)
     return p;
 }
 
+char **strv_copy(char *const *v)
+{
+    if (!v)
+        return NULL;
+    size_t n = 0;
+    while (v[n])
+        n++;
+    char **out = xcalloc(n + 1, sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i] = xstrdup(v[i]);
+    return out;
+}
+
+void strv_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}
+
 char *xasprintf(const char *fmt, ...)
 {
     buf_t b;

@@ -22,6 +22,10 @@ void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* A copy of a NULL-terminated string list (an argv; NULL stays NULL), and
+ * freeing one (NULL is fine). */
+char **strv_copy(char *const *v);
+void strv_free(char **v);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Growable byte buffer; data is always NUL-terminated for convenience. */

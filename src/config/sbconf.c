@@ -208,3 +208,29 @@ sb_plan *sbconf_compile(const conf_t *c, const launch_spec *spec, const sbconf_t
     }
     return plan;
 }
+
+void launch_sandbox_of(const launch_spec *spec, launch_sandbox *out)
+{
+    launch_sandbox view = {.profile = (char *)spec->profile, .write = spec->write, .read = spec->read,
+                           .deny = spec->deny, .net = spec->net, .allow_home = spec->allow_home_workspace};
+    launch_sandbox_copy(out, &view);
+}
+
+void launch_sandbox_copy(launch_sandbox *dst, const launch_sandbox *src)
+{
+    *dst = *src;
+    dst->profile = src->profile ? xstrdup(src->profile) : NULL;
+    dst->write = strv_copy(src->write);
+    dst->read = strv_copy(src->read);
+    dst->deny = strv_copy(src->deny);
+}
+
+void launch_sandbox_free(launch_sandbox *s)
+{
+    free(s->profile);
+    strv_free(s->write);
+    strv_free(s->read);
+    strv_free(s->deny);
+    memset(s, 0, sizeof *s);
+    s->net = -1;
+}

@@ -61,6 +61,22 @@ typedef struct launch_spec {
     bool allow_home_workspace;
 } launch_spec;
 
+/* The sandbox part of a launch spec, kept (a copy) by whoever outlives the
+ * request: the session it started (a request from inside it gets this
+ * sandbox before any widening), a request in the gate. */
+typedef struct launch_sandbox {
+    char *profile;                /* NULL: the configured default */
+    char **write, **read, **deny; /* entries on top of the profile, absolute */
+    int net;                      /* sb_net, or -1: the profile's */
+    bool allow_home;              /* the user allowed a writable $HOME (or above) */
+} launch_sandbox;
+
+/* The sandbox spec asks for, copied into out; a deep copy of src into dst;
+ * freeing one (it is left empty, net -1). */
+void launch_sandbox_of(const launch_spec *spec, launch_sandbox *out);
+void launch_sandbox_copy(launch_sandbox *dst, const launch_sandbox *src);
+void launch_sandbox_free(launch_sandbox *s);
+
 /* What a session gets beyond its sandbox, from the server: corral's
  * executable and shell hooks as its tools (NULL: none), the command as it
  * will run (the shell hook's argv; NULL: spec's) and the variables set on

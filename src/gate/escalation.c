@@ -22,9 +22,42 @@
 #include <unistd.h>
 
 /* One request from inside a session, alive while its requester is. */
+/* What escalation keeps on the server: every request from inside a
+ * session, asked or running. */
+typedef struct escalation_state {
+    link_t requests; /* chan_ticket.node */
+} escalation_state;
+static const int escalation_state_key;
+
+static link_t *requests(server_t *srv)
+{
+    escalation_state *st = server_attached(srv, &escalation_state_key);
+    return &st->requests;
+}
+
+/* What it keeps on each session: the commands answered "for this
+ * session". */
+static const int approved_key;
+
+static void approved_free(void *p)
+{
+    gate_cache_free(p);
+    free(p);
+}
+
+static gate_cache *approved_of(session_t *s)
+{
+    gate_cache *c = server_session_attached(s, &approved_key);
+    if (!c) {
+        c = xcalloc(1, sizeof *c);
+        server_session_attach(s, &approved_key, c, approved_free);
+    }
+    return c;
+}
+
 typedef struct chan_ticket {
     gate_ticket t;  /* first: the gate hands it back */
-    link_t node;    /* in srv->escalations */
+    link_t node;    /* in the server's requests (requests()) */
     server_t *srv;
     int session;
     int reply;      /* the requester's reply socket */
@@ -141,7 +174,7 @@ static int start_escalated(chan_ticket *c, const gate_launch *l, char *err, size
     /* Without the session's tools, but with the environment an agent's
      * process gets. */
     sbconf_tools tools = {.set_env = (char *const *)server_session_env(true, false)};
-    sb_plan *plan = sbconf_compile(&srv->conf, &l->spec, &tools, 0, err, errlen);
+    sb_plan *plan = sbconf_compile(server_conf(srv), &l->spec, &tools, 0, err, errlen);
     if (!plan)
         return -1;
     /* A sandbox in network mode proxy hands its listeners over a channel:
@@ -202,7 +235,7 @@ static const gate_port chan_port = {
 
 static bool escalation_reaped(server_t *srv, pid_t pid, int status)
 {
-    for (link_t *l = srv->escalations.next; l != &srv->escalations; l = l->next) {
+    for (link_t *l = requests(srv)->next; l != requests(srv); l = l->next) {
         chan_ticket *c = link_entry(l, chan_ticket, node);
         if (!c->running || c->child.pid != pid)
             continue;
@@ -212,7 +245,7 @@ static bool escalation_reaped(server_t *srv, pid_t pid, int status)
                                                             : json_pack("{s:s, s:i}", "state", "exited", "status", st);
         /* Its sandbox is gone (placeholders removed, cgroup too) before the
          * requester hears of the end and goes on in the workspace. */
-        session_release_sandbox(srv->loop, &c->child);
+        session_release_sandbox(server_loop(srv), &c->child);
         sesschan_run_ended(c->run_chan);
         c->run_chan = NULL;
         c->running = false;
@@ -252,19 +285,21 @@ static void on_reply_event(uv_poll_t *h, int status, int events)
 
 /* Where code in session x's sandbox could write: a symlink there may not
  * be followed in a path it sends. */
-static char **writable_roots(server_t *srv, server_session *x)
+static char **writable_roots(server_t *srv, session_t *s)
 {
+    const launch_sandbox *sb = server_session_sandbox(s);
+    const conf_t *conf = server_conf(srv);
     size_t n = 1;
-    for (char **w = x->sandbox.write; w && *w; w++)
+    for (char **w = sb->write; w && *w; w++)
         n++;
-    n += srv->conf.sandbox.n_write;
+    n += conf->sandbox.n_write;
     char **out = xcalloc(n + 1, sizeof *out);
     size_t k = 0;
-    out[k++] = xstrdup(x->workspace);
-    for (char **w = x->sandbox.write; w && *w; w++)
+    out[k++] = xstrdup(server_session_workspace(s));
+    for (char **w = sb->write; w && *w; w++)
         out[k++] = xstrdup(*w);
-    for (size_t i = 0; i < srv->conf.sandbox.n_write; i++)
-        out[k++] = xstrdup(srv->conf.sandbox.write[i]);
+    for (size_t i = 0; i < conf->sandbox.n_write; i++)
+        out[k++] = xstrdup(conf->sandbox.write[i]);
     return out;
 }
 
@@ -273,24 +308,23 @@ static int fill_request(chan_ticket *c, session_t *s, gate_origin origin, const 
                         size_t errlen)
 {
     server_t *srv = c->srv;
-    server_session *x = srv_session(s);
     gate_request *g = &c->t.g;
     gate_request_init(g, origin);
     g->requester = xstrdup(s->client ? s->client : "user");
     g->session = s->id;
     g->session_name = xstrdup(s->name);
-    g->cache = &x->approved;
+    g->cache = approved_of(s);
     g->tty = s->tty;
     /* The session's own sandbox, deny entries and all: whatever widens it
      * keeps them.  Its workspace stays its workspace. */
-    g->workspace = xstrdup(x->workspace);
-    gate_sandbox_copy(&g->base, &x->sandbox);
-    g->config_deny = srv->conf.sandbox.n_deny > 0;
-    g->policy = x->policy;
-    char **writable = writable_roots(srv, x);
+    g->workspace = xstrdup(server_session_workspace(s));
+    launch_sandbox_copy(&g->base, server_session_sandbox(s));
+    g->config_deny = server_conf(srv)->sandbox.n_deny > 0;
+    g->policy = *server_session_policy(s);
+    char **writable = writable_roots(srv, s);
     char perr[PATH_MAX + 512];
     g->cwd = pathres_resolve(cwd, writable, perr, sizeof perr);
-    proto_free_argv(writable);
+    strv_free(writable);
     if (!g->cwd) {
         snprintf(err, errlen, "its working directory: %s", perr);
         return -1;
@@ -303,24 +337,24 @@ static int fill_request(chan_ticket *c, session_t *s, gate_origin origin, const 
 static int read_escalate(chan_ticket *c, session_t *s, const chan_msg *m, char *err, size_t errlen)
 {
     gate_request *g = &c->t.g;
-    g->argv = proto_copy_argv(m->argv);
+    g->argv = strv_copy(m->argv);
     g->network = m->network;
     if (m->write) {
         size_t n = 0;
         while (m->write[n])
             n++;
         g->write = xcalloc(n + 1, sizeof *g->write);
-        char **writable = writable_roots(c->srv, srv_session(s));
+        char **writable = writable_roots(c->srv, s);
         for (size_t i = 0; i < n; i++) {
             char perr[PATH_MAX + 512];
             g->write[i] = pathres_resolve(m->write[i], writable, perr, sizeof perr);
             if (!g->write[i]) {
                 snprintf(err, errlen, "write path: %s", perr);
-                proto_free_argv(writable);
+                strv_free(writable);
                 return -1;
             }
         }
-        proto_free_argv(writable);
+        strv_free(writable);
     }
     g->sandbox = g->network || (g->write && g->write[0]) ? SANDBOX_MORE_PERMISSIONS : SANDBOX_ESCALATED;
     if (m->reason)
@@ -356,7 +390,7 @@ static void escalation_request(server_t *srv, session_t *s, const chan_msg *m, i
     c->reply = reply_fd;
     for (int i = 0; i < 3; i++)
         c->stdio[i] = stdio[i];
-    link_add(&srv->escalations, &c->node);
+    link_add(requests(srv), &c->node);
     fcntl(c->reply, F_SETFL, fcntl(c->reply, F_GETFL) | O_NONBLOCK);
     bool escalate = m->verb == CHAN_ESCALATE;
     char err[PATH_MAX + 600];
@@ -378,7 +412,7 @@ static void escalation_request(server_t *srv, session_t *s, const chan_msg *m, i
         chan_release(&c->t);
         return;
     }
-    uv_poll_init(srv->loop, &c->poll, c->reply);
+    uv_poll_init(server_loop(srv), &c->poll, c->reply);
     c->poll.data = c;
     c->polling = true;
     uv_poll_start(&c->poll, UV_READABLE | UV_DISCONNECT, on_reply_event);
@@ -388,7 +422,7 @@ static void escalation_request(server_t *srv, session_t *s, const chan_msg *m, i
 static size_t escalation_open_count(server_t *srv, int id)
 {
     size_t n = 0;
-    for (link_t *l = srv->escalations.next; l != &srv->escalations; l = l->next)
+    for (link_t *l = requests(srv)->next; l != requests(srv); l = l->next)
         n += link_entry(l, chan_ticket, node)->session == id;
     return n;
 }
@@ -396,8 +430,8 @@ static size_t escalation_open_count(server_t *srv, int id)
 /* End every request of session id (0: all). */
 static void end_requests(server_t *srv, int id)
 {
-    link_t *l = srv->escalations.next;
-    while (l != &srv->escalations) {
+    link_t *l = requests(srv)->next;
+    while (l != requests(srv)) {
         chan_ticket *c = link_entry(l, chan_ticket, node);
         l = l->next;
         if (id && c->session != id)
@@ -428,7 +462,9 @@ static const sesschan_handler channel_handler = {
 
 static void escalation_start(server_t *srv)
 {
-    (void)srv;
+    escalation_state *st = xcalloc(1, sizeof *st);
+    link_init(&st->requests);
+    server_attach(srv, &escalation_state_key, st, free);
     sesschan_handle_with(&channel_handler);
 }
 

@@ -35,40 +35,21 @@ void gate_request_free(gate_request *g)
 {
     free(g->requester);
     free(g->session_name);
-    proto_free_argv(g->argv);
+    strv_free(g->argv);
     free(g->line);
     free(g->cwd);
     free(g->workspace);
-    gate_sandbox_free(&g->base);
-    proto_free_argv(g->write);
+    launch_sandbox_free(&g->base);
+    strv_free(g->write);
     free(g->host);
     free(g->running);
     free(g->justification);
-    proto_free_argv(g->prefix_rule);
+    strv_free(g->prefix_rule);
     free(g->reason);
     free(g->message);
-    proto_free_argv(g->persist);
+    strv_free(g->persist);
     free(g->persist_refusal);
     memset(g, 0, sizeof *g);
-}
-
-void gate_sandbox_copy(gate_sandbox *dst, const gate_sandbox *src)
-{
-    *dst = *src;
-    dst->profile = src->profile ? xstrdup(src->profile) : NULL;
-    dst->write = proto_copy_argv(src->write);
-    dst->read = proto_copy_argv(src->read);
-    dst->deny = proto_copy_argv(src->deny);
-}
-
-void gate_sandbox_free(gate_sandbox *s)
-{
-    free(s->profile);
-    proto_free_argv(s->write);
-    proto_free_argv(s->read);
-    proto_free_argv(s->deny);
-    memset(s, 0, sizeof *s);
-    s->net = -1;
 }
 
 /* Deny entries (the base sandbox's own, or the config's) keep a sandbox
@@ -107,7 +88,7 @@ static void set_text(char **field, char *text)
  * whichever origin it comes from. */
 static void derive_persist(gate_request *g)
 {
-    proto_free_argv(g->persist);
+    strv_free(g->persist);
     g->persist = NULL;
     char **from = NULL;
     sh_commands cmds = {0};
@@ -126,7 +107,7 @@ static void derive_persist(gate_request *g)
     else if (!safety_rule_prefix_allowed(from, why, sizeof why))
         set_text(&g->persist_refusal, xstrdup(why));
     else
-        g->persist = proto_copy_argv(from);
+        g->persist = strv_copy(from);
     sh_commands_free(&cmds);
 }
 
@@ -284,13 +265,6 @@ static void strv_extend(char ***a, char *const *b)
     (*a)[na + nb] = NULL;
 }
 
-void gate_sandbox_of(const launch_spec *spec, gate_sandbox *out)
-{
-    gate_sandbox view = {.profile = (char *)spec->profile, .write = spec->write, .read = spec->read,
-                         .deny = spec->deny, .net = spec->net, .allow_home = spec->allow_home_workspace};
-    gate_sandbox_copy(out, &view);
-}
-
 void gate_widen(const gate_request *g, gate_launch *out)
 {
     static char *const everything[] = {"/", NULL};
@@ -303,9 +277,9 @@ void gate_widen(const gate_request *g, gate_launch *out)
     s->agent = true;
     s->policy = &g->policy;
     s->profile = g->base.profile;
-    s->write = proto_copy_argv(g->base.write);
-    s->read = proto_copy_argv(g->base.read);
-    s->deny = proto_copy_argv(g->base.deny);
+    s->write = strv_copy(g->base.write);
+    s->read = strv_copy(g->base.read);
+    s->deny = strv_copy(g->base.deny);
     s->net = g->base.net;
     s->allow_home_workspace = g->base.allow_home;
     if (g->sandbox == SANDBOX_ESCALATED) {
@@ -327,9 +301,9 @@ void gate_widen(const gate_request *g, gate_launch *out)
 
 void gate_launch_free(gate_launch *l)
 {
-    proto_free_argv(l->spec.write);
-    proto_free_argv(l->spec.read);
-    proto_free_argv(l->spec.deny);
+    strv_free(l->spec.write);
+    strv_free(l->spec.read);
+    strv_free(l->spec.deny);
     memset(l, 0, sizeof *l);
 }
 
@@ -356,7 +330,7 @@ gate_next gate_after_run(gate_request *g, const gate_run *run)
     g->origin = GATE_RETRY;
     g->sandbox = SANDBOX_ESCALATED;
     g->failed_exit = run->exit_code;
-    proto_free_argv(g->persist);
+    strv_free(g->persist);
     g->persist = NULL;
     set_text(&g->persist_refusal, xstrdup("a retry is answered for this run only"));
     char why[5000];

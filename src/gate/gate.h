@@ -61,21 +61,6 @@ typedef enum gate_next {
     GATE_REPLY,  /* after a run: its own reply stands (no retry) */
 } gate_next;
 
-/* The sandbox a command gets before any widening: for a request from
- * inside a session that session's, for an exec request its own. */
-typedef struct gate_sandbox {
-    char *profile;                /* NULL: the configured default */
-    char **write, **read, **deny; /* entries on top of the profile, absolute */
-    int net;                      /* sb_net, or -1: the profile's */
-    bool allow_home;              /* the user allowed a writable $HOME (or above) */
-} gate_sandbox;
-
-/* A deep copy of src into dst; freeing one. */
-void gate_sandbox_copy(gate_sandbox *dst, const gate_sandbox *src);
-/* The sandbox a request to run spec asks for, as the gate keeps it (a copy). */
-void gate_sandbox_of(const launch_spec *spec, gate_sandbox *out);
-void gate_sandbox_free(gate_sandbox *s);
-
 /* "For this session" answers of one requester (a connection or a
  * session): exact keys. */
 typedef struct gate_cache {
@@ -96,7 +81,7 @@ typedef struct gate_request {
     char *cwd;          /* canonical */
     char *workspace;    /* canonical: the session's, never a request's claim */
     bool tty;
-    gate_sandbox base;
+    launch_sandbox base;
     bool config_deny;   /* [sandbox] deny entries are configured */
     policy_settings policy;
     /* What it asks for on top of base. */

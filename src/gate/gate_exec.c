@@ -71,7 +71,7 @@ static void exec_release(gate_ticket *t)
     json_decref(e->id);
     json_decref(e->failed_reply);
     free(e->name);
-    proto_free_argv(e->run_roots);
+    strv_free(e->run_roots);
     conn_release(e->conn);
     free(e);
 }
@@ -148,7 +148,7 @@ static bool on_run_ended(session_t *s, json_t *reply, const char *text, size_t l
 static void keep_run_roots(exec_ticket *e, const gate_launch *l)
 {
     static char *const always[] = {"/tmp", "/dev", NULL};
-    proto_free_argv(e->run_roots);
+    strv_free(e->run_roots);
     size_t n = 0;
     while (l->spec.write && l->spec.write[n])
         n++;
@@ -291,7 +291,7 @@ static int read_permissions(json_t *req, gate_request *g, proto_err *e)
         return proto_fail(e, PERR_BAD_REQUEST, "with_additional_permissions needs 'additional_permissions' with "
                           "'write' paths or 'network': true"), -1;
     if (g->sandbox != SANDBOX_MORE_PERMISSIONS) {
-        proto_free_argv(g->write); /* asked only with more permissions */
+        strv_free(g->write); /* asked only with more permissions */
         g->write = NULL;
         g->network = false;
     }
@@ -346,11 +346,11 @@ static void gate_exec(conn_t *c, json_t *id, json_t *req, const launch_spec *r, 
     gate_request_init(g, GATE_EXEC);
     g->requester = xstrdup(conn_client(c) ? conn_client(c) : "user");
     g->cache = approved_of(c);
-    g->argv = proto_copy_argv(r->argv);
+    g->argv = strv_copy(r->argv);
     g->tty = r->tty;
-    g->policy = r->policy ? *r->policy : srv->policy;
-    g->config_deny = srv->conf.sandbox.n_deny > 0;
-    gate_sandbox_of(r, &g->base);
+    g->policy = r->policy ? *r->policy : *server_policy(srv);
+    g->config_deny = server_conf(srv)->sandbox.n_deny > 0;
+    launch_sandbox_of(r, &g->base);
     proto_err pe;
     if (read_permissions(req, g, &pe) < 0 || resolve_paths(g, r->cwd, &pe) < 0) {
         conn_reply_error(c, id, pe.code, pe.message);

@@ -13,6 +13,7 @@
 #include "net/proxy.h"
 
 #include "gate/gate_server.h"
+#include "server/watch.h"
 #include "base/quote.h"
 #include "base/util.h"
 
@@ -20,9 +21,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the network gate keeps on the server: the questions waiting for a
+ * human. */
+typedef struct net_state {
+    link_t tickets; /* net_ticket.node */
+} net_state;
+static const int net_state_key;
+
+static link_t *net_tickets(server_t *srv)
+{
+    net_state *st = server_attached(srv, &net_state_key);
+    return &st->tickets;
+}
+
+/* What it keeps on each session: its hosts answered "for this session"
+ * (a) and denied (d), and its proxied connections open now. */
+typedef struct net_session {
+    gate_cache allowed, denied;
+    int open;
+} net_session;
+static const int net_session_key;
+
+static void net_session_free(void *p)
+{
+    net_session *ns = p;
+    gate_cache_free(&ns->allowed);
+    gate_cache_free(&ns->denied);
+    free(ns);
+}
+
+static net_session *net_of(session_t *s)
+{
+    net_session *ns = server_session_attached(s, &net_session_key);
+    if (!ns) {
+        ns = xcalloc(1, sizeof *ns);
+        server_session_attach(s, &net_session_key, ns, net_session_free);
+    }
+    return ns;
+}
+
 typedef struct net_ticket {
     gate_ticket t; /* first: the gate hands it back */
-    link_t node;   /* in srv->net_tickets while asked */
+    link_t node;   /* in the network gate's tickets while asked */
     char *key;     /* the session's key of (host, protocol, port) */
     proxy_pending **waiting; /* the connections that wait for the answer */
     size_t n, cap;
@@ -89,7 +129,7 @@ static void decide(void *user, proxy_pending *p, const proxy_request *r)
         proxy_decided(p, PROXY_DENY, "the session has ended");
         return;
     }
-    server_session *x = srv_session(s);
+    net_session *ns = net_of(s);
     net_ticket *n = xcalloc(1, sizeof *n);
     link_init(&n->node);
     gate_request *g = &n->t.g;
@@ -97,11 +137,11 @@ static void decide(void *user, proxy_pending *p, const proxy_request *r)
     g->requester = xstrdup(s->client ? s->client : "user");
     g->session = s->id;
     g->session_name = xstrdup(s->name);
-    g->cache = &x->net_allowed;
-    g->deny_cache = &x->net_denied;
-    g->policy = x->policy;
-    g->workspace = xstrdup(x->workspace);
-    g->cwd = xstrdup(x->workspace);
+    g->cache = &ns->allowed;
+    g->deny_cache = &ns->denied;
+    g->policy = *server_session_policy(s);
+    g->workspace = xstrdup(server_session_workspace(s));
+    g->cwd = xstrdup(server_session_workspace(s));
     g->host = xstrdup(r->host);
     g->port = r->port;
     g->net_proto = r->proto;
@@ -115,7 +155,7 @@ static void decide(void *user, proxy_pending *p, const proxy_request *r)
     n->key = gate_cache_key(g);
     /* Another connection of this session already asks about the same
      * host, protocol and port: it waits for that answer. */
-    for (link_t *l = srv->net_tickets.next; l != &srv->net_tickets; l = l->next) {
+    for (link_t *l = net_tickets(srv)->next; l != net_tickets(srv); l = l->next) {
         net_ticket *o = link_entry(l, net_ticket, node);
         if (strcmp(o->key, n->key) == 0) {
             add_waiter(o, p);
@@ -126,14 +166,14 @@ static void decide(void *user, proxy_pending *p, const proxy_request *r)
         }
     }
     add_waiter(n, p);
-    link_add(&srv->net_tickets, &n->node);
+    link_add(net_tickets(srv), &n->node);
     gate_submit(srv, &n->t, &net_port);
 }
 
 static void cancelled(void *user, proxy_pending *p)
 {
     server_t *srv = user;
-    for (link_t *l = srv->net_tickets.next; l != &srv->net_tickets; l = l->next) {
+    for (link_t *l = net_tickets(srv)->next; l != net_tickets(srv); l = l->next) {
         net_ticket *n = link_entry(l, net_ticket, node);
         for (size_t i = 0; i < n->n; i++) {
             if (n->waiting[i] != p)
@@ -163,7 +203,7 @@ static void open_count(void *user, int session, int open)
     session_t *s = server_find(user, session);
     if (!s)
         return;
-    srv_session(s)->net_open = open;
+    net_of(s)->open = open;
     watch_session_changed(s); /* lists show the count */
 }
 
@@ -172,21 +212,31 @@ static const proxy_hooks hooks = {
 
 static void gate_network_start(server_t *srv)
 {
-    link_init(&srv->net_tickets);
-    proxy_limits limits = {.max_per_session = srv->conf.network_max_connections};
-    srv->proxy = proxy_new(srv->loop, &hooks, srv, &limits);
+    net_state *st = xcalloc(1, sizeof *st);
+    link_init(&st->tickets);
+    server_attach(srv, &net_state_key, st, free);
+    proxy_limits limits = {.max_per_session = server_conf(srv)->network_max_connections};
+    server_set_proxy(srv, proxy_new(server_loop(srv), &hooks, srv, &limits));
 }
 
 static void gate_network_shutdown(server_t *srv)
 {
-    if (srv->proxy)
-        proxy_shutdown(srv->proxy);
+    if (server_proxy(srv))
+        proxy_shutdown(server_proxy(srv));
 }
 
 static void gate_network_session_ended(server_t *srv, session_t *s)
 {
-    if (srv->proxy)
-        proxy_session_ended(srv->proxy, s->id);
+    if (server_proxy(srv))
+        proxy_session_ended(server_proxy(srv), s->id);
+}
+
+/* Its proxied connections open now, in the session's JSON. */
+static void gate_network_session_json(server_t *srv, session_t *s, json_t *o)
+{
+    (void)srv;
+    net_session *ns = server_session_attached(s, &net_session_key);
+    json_object_set_new(o, "connections", json_integer(ns ? ns->open : 0));
 }
 
 const server_module gate_network_module = {
@@ -194,4 +244,5 @@ const server_module gate_network_module = {
     .start = gate_network_start,
     .shutdown = gate_network_shutdown,
     .session_finished = gate_network_session_ended,
+    .session_json = gate_network_session_json,
 };

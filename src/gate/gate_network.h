@@ -15,7 +15,7 @@
 
 #include "server/module.h"
 
-/* As a module: at start the server's proxy (srv->proxy) with the gate as
+/* As a module: at start the server's proxy (server_proxy) with the gate as
  * its decider and the sessions' event logs for its records, stopped at
  * shutdown; a session's listeners and connections close when it ends. */
 extern const server_module gate_network_module;

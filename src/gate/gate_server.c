@@ -5,6 +5,7 @@
 
 #include "gate/gate_server.h"
 #include "base/paths.h"
+#include "protocol/proto.h"
 #include "sandbox/plan.h"
 #include "base/quote.h"
 #include "policy/rules_ws.h"
@@ -13,6 +14,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What the gate keeps on the server (server_attach). */
+typedef struct gate_server_state {
+    struct rules_ws *rules_ws; /* built-in, user and trusted-workspace rules, reloaded on change */
+    char *rules_error;         /* rule files that could not be loaded, or NULL */
+    approval_queue approvals;
+    link_t tickets;            /* gate_ticket.node: requests in the gate */
+} gate_server_state;
+
+static const int gate_state_key;
+
+static gate_server_state *G(server_t *srv)
+{
+    return server_attached(srv, &gate_state_key);
+}
 
 /* ---- rules --------------------------------------------------------------------- */
 
@@ -24,14 +40,14 @@ static void log_rules_text(const char *what, const char *text)
     server_log("%s%.*s", what, (int)n, text);
 }
 
-/* srv->rules_error follows what rules_ws could not load; attached screens
+/* The rules' error follows what rules_ws could not load; attached screens
  * learn of a change now, not at their next start. */
 static void refresh_rules_error(server_t *srv)
 {
-    char *now = rules_ws_errors(srv->rules_ws);
-    bool same = (!now && !srv->rules_error) || (now && srv->rules_error && strcmp(now, srv->rules_error) == 0);
-    free(srv->rules_error);
-    srv->rules_error = now;
+    char *now = rules_ws_errors(G(srv)->rules_ws);
+    bool same = (!now && !G(srv)->rules_error) || (now && G(srv)->rules_error && strcmp(now, G(srv)->rules_error) == 0);
+    free(G(srv)->rules_error);
+    G(srv)->rules_error = now;
     if (!same) {
         conn_broadcast(json_pack("{s:s, s:s?}", "event", "rules", "rules_error", now));
         if (now)
@@ -43,7 +59,7 @@ const rules_t *gate_rules_for(server_t *srv, const char *ws)
 {
     char *note = NULL;
     bool changed = false;
-    const rules_t *r = rules_ws_for(srv->rules_ws, ws, &note, &changed);
+    const rules_t *r = rules_ws_for(G(srv)->rules_ws, ws, &note, &changed);
     if (note)
         log_rules_text("", note);
     free(note);
@@ -67,7 +83,7 @@ static int save_rule(server_t *srv, char **tokens, char *err, size_t errlen)
         snprintf(err, errlen, "cannot save the rule: %s", perr);
     free(path);
     if (rc == 0) {
-        rules_ws_reload_user(srv->rules_ws);
+        rules_ws_reload_user(G(srv)->rules_ws);
         refresh_rules_error(srv);
     }
     return rc;
@@ -118,7 +134,7 @@ static int save_network_rule(server_t *srv, const gate_request *g, rule_decision
         snprintf(err, errlen, "cannot save the rule: %s", perr);
     free(path);
     if (rc == 0) {
-        rules_ws_reload_user(srv->rules_ws);
+        rules_ws_reload_user(G(srv)->rules_ws);
         refresh_rules_error(srv);
     }
     return rc;
@@ -156,7 +172,7 @@ static bool can_run(gate_ticket *t, char *err, size_t errlen)
     gate_launch l;
     gate_widen(&t->g, &l);
     sbconf_tools tools = {.set_env = (char *const *)server_session_env(l.spec.agent, l.spec.tty)};
-    sb_plan *plan = sbconf_compile(&t->srv->conf, &l.spec, &tools, 0, err, errlen);
+    sb_plan *plan = sbconf_compile(server_conf(t->srv), &l.spec, &tools, 0, err, errlen);
     gate_launch_free(&l);
     if (!plan)
         return false;
@@ -204,7 +220,7 @@ static void ask(gate_ticket *t)
         free(msg);
         return;
     }
-    t->approval = approval_submit(&t->srv->approvals, t->g.session, gate_request_json(&t->g), on_answer, on_accept,
+    t->approval = approval_submit(&G(t->srv)->approvals, t->g.session, gate_request_json(&t->g), on_answer, on_accept,
                                   t);
     int id = approval_id(t->approval);
     if (t->port->pending)
@@ -256,15 +272,15 @@ void gate_submit(server_t *srv, gate_ticket *t, const gate_port *port)
 {
     t->srv = srv;
     t->port = port;
-    link_add(&srv->tickets, &t->node);
+    link_add(&G(srv)->tickets, &t->node);
     const rules_t *rules = gate_rules_for(srv, t->g.workspace ? t->g.workspace : t->g.cwd);
-    step(t, gate_judge(&t->g, rules, rules_ws_builtin(srv->rules_ws)));
+    step(t, gate_judge(&t->g, rules, rules_ws_builtin(G(srv)->rules_ws)));
 }
 
 void gate_withdraw(gate_ticket *t)
 {
     if (t->approval)
-        approval_withdraw(&t->srv->approvals, t->approval); /* on_answer drops it */
+        approval_withdraw(&G(t->srv)->approvals, t->approval); /* on_answer drops it */
     else if (t->g.state != GATE_LAUNCHED)
         gate_done(t);
 }
@@ -299,38 +315,52 @@ static const approval_hooks queue_hooks = {.broadcast = hook_broadcast, .session
 
 static void gate_server_start(server_t *srv)
 {
-    srv->policy.approval = APPROVAL_ON_REQUEST;
-    if (srv->conf.approval_policy)
-        approval_policy_parse(srv->conf.approval_policy, &srv->policy.approval);
-    srv->policy.granular_sandbox_approval = srv->conf.granular_sandbox_approval;
-    srv->policy.granular_rules = srv->conf.granular_rules;
-    srv->rules_ws = rules_ws_new();
-    rules_ws_builtin(srv->rules_ws);
-    rules_ws_reload_user(srv->rules_ws);
+    gate_server_state *st = xcalloc(1, sizeof *st);
+    link_init(&st->tickets);
+    server_attach(srv, &gate_state_key, st, free);
+    G(srv)->rules_ws = rules_ws_new();
+    rules_ws_builtin(G(srv)->rules_ws);
+    rules_ws_reload_user(G(srv)->rules_ws);
     refresh_rules_error(srv);
-    approval_queue_init(&srv->approvals, srv->loop, srv->conf.approval_timeout_ms, &queue_hooks, srv);
-    char *path = xasprintf("%s/approvals.jsonl", srv->state_dir);
+    approval_queue_init(&G(srv)->approvals, server_loop(srv), server_conf(srv)->approval_timeout_ms, &queue_hooks, srv);
+    char *path = xasprintf("%s/approvals.jsonl", server_state_dir(srv));
     char err[512];
-    if (approval_queue_open_log(&srv->approvals, path, err, sizeof err) < 0)
+    if (approval_queue_open_log(&G(srv)->approvals, path, err, sizeof err) < 0)
         server_log("approvals are not logged: %s", err);
     free(path);
 }
 
 static void gate_server_shutdown(server_t *srv)
 {
-    approval_queue_shutdown(&srv->approvals); /* every question withdrawn: nothing waits */
+    approval_queue_shutdown(&G(srv)->approvals); /* every question withdrawn: nothing waits */
     /* What still waits in the gate ends; what was launched is ended by
      * its owner (a session's waiter, a running escalation). */
-    for (link_t *l = srv->tickets.next; l != &srv->tickets;) {
+    for (link_t *l = G(srv)->tickets.next; l != &G(srv)->tickets;) {
         gate_ticket *t = link_entry(l, gate_ticket, node);
         l = l->next;
         if (t->g.state != GATE_LAUNCHED)
             gate_withdraw(t);
     }
-    rules_ws_free(srv->rules_ws);
-    srv->rules_ws = NULL;
-    free(srv->rules_error);
-    srv->rules_error = NULL;
+    rules_ws_free(G(srv)->rules_ws);
+    G(srv)->rules_ws = NULL;
+    free(G(srv)->rules_error);
+    G(srv)->rules_error = NULL;
+}
+
+/* A screen subscribed: the approvals waiting now, and rule files that
+ * could not be loaded. */
+static void gate_server_subscribed(server_t *srv, json_t *reply)
+{
+    json_object_set_new(reply, "approvals", approvals_json(&G(srv)->approvals));
+    if (G(srv)->rules_error)
+        json_object_set_new(reply, "rules_error", json_string(G(srv)->rules_error));
+}
+
+/* A request of s waits for a human: its wait does not end at its
+ * deadline (the answer extends it). */
+static bool gate_server_holds_wait(server_t *srv, session_t *s)
+{
+    return approvals_pending_for_session(&G(srv)->approvals, s->id);
 }
 
 /* ---- the protocol's approvals, approve, deny ---------------------------------- */
@@ -340,10 +370,10 @@ static void cmd_approvals(conn_t *c, json_t *id, json_t *req)
     (void)req;
     server_t *srv = conn_server(c);
     json_t *r = proto_ok(id);
-    json_object_set_new(r, "approvals", approvals_json(&srv->approvals));
-    json_object_set_new(r, "policy", json_string(approval_policy_name(srv->policy.approval)));
-    if (srv->rules_error)
-        json_object_set_new(r, "rules_error", json_string(srv->rules_error));
+    json_object_set_new(r, "approvals", approvals_json(&G(srv)->approvals));
+    json_object_set_new(r, "policy", json_string(approval_policy_name(server_policy(srv)->approval)));
+    if (G(srv)->rules_error)
+        json_object_set_new(r, "rules_error", json_string(G(srv)->rules_error));
     conn_send(c, r);
 }
 
@@ -371,7 +401,7 @@ static void answer(conn_t *c, json_t *id, json_t *req, bool approve)
     server_t *srv = conn_server(c);
     char *clean = note ? sanitize_text(note, strlen(note), 2000) : NULL;
     char *clean_key = key ? sanitize_text(key, strlen(key), 16) : NULL;
-    int rc = approval_decide(&srv->approvals, (int)aid, ans, clean, conn_client(c), clean_key, err, sizeof err);
+    int rc = approval_decide(&G(srv)->approvals, (int)aid, ans, clean, conn_client(c), clean_key, err, sizeof err);
     free(clean);
     free(clean_key);
     if (rc < 0) {
@@ -399,12 +429,14 @@ static const server_command gate_commands[] = {
 
 bool gate_someone_can_answer(server_t *srv)
 {
-    return srv->conf.approval_timeout_ms || conn_any_subscribed();
+    return server_conf(srv)->approval_timeout_ms || conn_any_subscribed();
 }
 
 const server_module gate_server_module = {
     .name = "gate",
     .start = gate_server_start,
     .shutdown = gate_server_shutdown,
+    .subscribed = gate_server_subscribed,
+    .holds_wait = gate_server_holds_wait,
     .commands = gate_commands,
 };

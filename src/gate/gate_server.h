@@ -18,8 +18,11 @@
 #ifndef CORRAL_GATE_SERVER_H
 #define CORRAL_GATE_SERVER_H
 
+#include "gate/approvals.h"
 #include "gate/gate.h"
-#include "server/server_int.h"
+#include "server/log.h"
+#include "server/server.h"
+#include "server/waiter.h"
 
 typedef struct gate_ticket gate_ticket;
 
@@ -51,7 +54,7 @@ struct gate_ticket {
     server_t *srv;
     const gate_port *port;
     approval_t *approval; /* while a human decides */
-    link_t node;          /* in srv->tickets */
+    link_t node;          /* in the gate's list of tickets */
     bool done;
 };
 

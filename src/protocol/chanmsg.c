@@ -125,8 +125,8 @@ int chan_msg_parse(const char *data, size_t len, chan_msg *m, char *err, size_t 
 void chan_msg_free(chan_msg *m)
 {
     free(m->cwd);
-    proto_free_argv(m->argv);
-    proto_free_argv(m->write);
+    strv_free(m->argv);
+    strv_free(m->write);
     free(m->reason);
     free(m->line);
     memset(m, 0, sizeof *m);

@@ -8,6 +8,7 @@
 #include "protocol/proto.h"
 #include "base/quote.h"
 #include "protocol/uexec.h"
+#include "base/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -221,19 +222,6 @@ int proto_get_bool(json_t *obj, const char *name, bool required, bool *out, prot
     return 1;
 }
 
-char **proto_copy_argv(char *const *argv)
-{
-    if (!argv)
-        return NULL;
-    size_t n = 0;
-    while (argv[n])
-        n++;
-    char **out = xcalloc(n + 1, sizeof *out);
-    for (size_t i = 0; i < n; i++)
-        out[i] = xstrdup(argv[i]);
-    return out;
-}
-
 json_t *proto_text_json(const char *text)
 {
     size_t n;
@@ -249,15 +237,6 @@ json_t *proto_argv_json(char *const *argv)
     for (size_t i = 0; argv && argv[i]; i++)
         json_array_append_new(a, proto_text_json(argv[i]));
     return a;
-}
-
-void proto_free_argv(char **argv)
-{
-    if (!argv)
-        return;
-    for (char **p = argv; *p; p++)
-        free(*p);
-    free(argv);
 }
 
 int proto_get_argv(json_t *obj, const char *name, bool required, char ***out, proto_err *e)
@@ -283,7 +262,7 @@ int proto_get_argv(json_t *obj, const char *name, bool required, char ***out, pr
     for (size_t i = 0; i < n; i++) {
         json_t *s = json_array_get(v, i);
         if (!json_is_string(s) || strlen(json_string_value(s)) != json_string_length(s)) {
-            proto_free_argv(argv);
+            strv_free(argv);
             proto_fail(e, PERR_BAD_REQUEST, "field '%s' element %zu must be a string without NUL characters",
                        name, i);
             return -1;
@@ -291,7 +270,7 @@ int proto_get_argv(json_t *obj, const char *name, bool required, char ***out, pr
         argv[i] = xstrdup(json_string_value(s));
     }
     if (argv[0][0] == '\0') {
-        proto_free_argv(argv);
+        strv_free(argv);
         proto_fail(e, PERR_BAD_REQUEST, "field '%s' must start with a program name, not an empty string", name);
         return -1;
     }

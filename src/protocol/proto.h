@@ -7,8 +7,8 @@
  * This module frames bytes into messages, parses and validates requests,
  * and builds replies.  It is shared by the server and every client.
  *
- * Included by src/protocol/, src/server/, src/gate/, src/mcp/, ui/ and
- * src/cli/.
+ * Included by src/protocol/, src/server/, src/snap/, src/gate/, src/mcp/,
+ * ui/ and src/cli/.
  */
 #ifndef CORRAL_PROTO_H
 #define CORRAL_PROTO_H
@@ -82,12 +82,8 @@ int proto_get_int(json_t *obj, const char *name, bool required, int64_t min, int
                   int64_t *out, proto_err *e);
 int proto_get_bool(json_t *obj, const char *name, bool required, bool *out, proto_err *e);
 /* A non-empty array of strings; *out is a NULL-terminated array the caller
- * frees with proto_free_argv. */
+ * frees with strv_free (base/util.h). */
 int proto_get_argv(json_t *obj, const char *name, bool required, char ***out, proto_err *e);
-void proto_free_argv(char **argv);
-/* A copy of a NULL-terminated argv (NULL stays NULL); free with
- * proto_free_argv. */
-char **proto_copy_argv(char *const *argv);
 /* text as a JSON string, bytes that are not UTF-8 as U+FFFD: jansson
  * refuses invalid UTF-8, and a reply or event would go missing. */
 json_t *proto_text_json(const char *text);

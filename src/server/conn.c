@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "server/conn.h"
+#include "base/attach.h"
 #include "base/list.h"
 #include "protocol/proto.h"
 #include "base/util.h"
@@ -17,7 +18,6 @@
 #define CONN_READ_MAX (64u * 1024u)
 #define DRAINED_BELOW (1u << 20)
 #define OBSERVERS_MAX 16
-#define ATTACHED_MAX 4
 
 struct conn {
     link_t node; /* in conns while open */
@@ -30,11 +30,7 @@ struct conn {
     char *client; /* name given in hello */
     pid_t peer_pid;
     int refs;
-    struct {
-        const void *key;
-        void *data;
-        void (*free_fn)(void *data);
-    } attached[ATTACHED_MAX];
+    attach_slots attached; /* conn_attach */
 };
 
 static link_t conns = {&conns, &conns};
@@ -65,9 +61,7 @@ void conn_release(conn_t *c)
 {
     if (--c->refs > 0)
         return;
-    for (size_t i = 0; i < ATTACHED_MAX; i++)
-        if (c->attached[i].key && c->attached[i].free_fn)
-            c->attached[i].free_fn(c->attached[i].data);
+    attach_free_all(&c->attached);
     proto_reader_free(&c->rd);
     free(c->client);
     free(c);
@@ -245,24 +239,12 @@ void conn_set_peer_pid(conn_t *c, pid_t pid)
 
 void conn_attach(conn_t *c, const void *key, void *data, void (*free_fn)(void *data))
 {
-    for (size_t i = 0; i < ATTACHED_MAX; i++) {
-        if (!c->attached[i].key) {
-            c->attached[i].key = key;
-            c->attached[i].data = data;
-            c->attached[i].free_fn = free_fn;
-            return;
-        }
-    }
-    fprintf(stderr, "corral: more than %d modules keep data on a connection\n", ATTACHED_MAX);
-    abort(); /* a programming error, found by any test */
+    attach_put(&c->attached, "a connection", key, data, free_fn);
 }
 
 void *conn_attached(const conn_t *c, const void *key)
 {
-    for (size_t i = 0; i < ATTACHED_MAX; i++)
-        if (c->attached[i].key == key)
-            return c->attached[i].data;
-    return NULL;
+    return attach_get(&c->attached, key);
 }
 
 void conn_set_subscribed(conn_t *c, bool on)

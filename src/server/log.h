@@ -1,7 +1,9 @@
 /*
  * log.h - the server's log: its stderr, which a background server sends to
- * server.log in the state directory.  Included by the server core and its
- * modules.
+ * server.log in the state directory.
+ *
+ * Included by the server core and its modules: src/server/, src/gate/ and
+ * src/snap/.
  */
 #ifndef CORRAL_SERVER_LOG_H
 #define CORRAL_SERVER_LOG_H

@@ -47,6 +47,13 @@ typedef struct server_module {
     void (*session_freed)(struct server *srv, struct session *s);
     /* Add this module's fields to s's JSON (ls, subscribe, session events). */
     void (*session_json)(struct server *srv, struct session *s, json_t *o);
+    /* A screen subscribed: add what it must see at once to the reply
+     * (later changes come as events). */
+    void (*subscribed)(struct server *srv, json_t *reply);
+    /* s's exec_command or write_stdin wait reached its deadline: true
+     * holds it open (a request of s waits for a human; the answer extends
+     * the wait, waiter_extend). */
+    bool (*holds_wait)(struct server *srv, struct session *s);
     /* The server reaped pid, which is no session's init: true if it was
      * this module's child (and status is handled). */
     bool (*reaped)(struct server *srv, pid_t pid, int status);

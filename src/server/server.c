@@ -310,6 +310,17 @@ static void start_modules(server_t *srv)
     }
 }
 
+/* The approval policy of a request that names none: the configuration's
+ * (checked when it was loaded). */
+static void default_policy(const conf_t *conf, policy_settings *p)
+{
+    p->approval = APPROVAL_ON_REQUEST;
+    if (conf->approval_policy)
+        approval_policy_parse(conf->approval_policy, &p->approval);
+    p->granular_sandbox_approval = conf->granular_sandbox_approval;
+    p->granular_rules = conf->granular_rules;
+}
+
 /* Start-up failed: say so (log and ready pipe), free what was made. */
 static int start_failed(server_t *srv, int ready_fd, const char *err)
 {
@@ -330,8 +341,6 @@ int server_run(int ready_fd, const server_module *const *modules)
     srv->exit_status = -1;
     srv->modules = modules;
     link_init(&srv->sessions);
-    link_init(&srv->tickets);
-    link_init(&srv->escalations);
     store_init(&srv->store);
     if (getenv("CORRAL_SEQUENTIAL_IDS"))
         srv->store.sequential_ids = true; /* deterministic ids for tests */
@@ -341,6 +350,7 @@ int server_run(int ready_fd, const server_module *const *modules)
     int rc = conf_load_user(&srv->conf, err, sizeof err);
     if (rc < 0)
         return start_failed(srv, ready_fd, err);
+    default_policy(&srv->conf, &srv->policy);
     srv->socket_path = paths_socket(err, sizeof err);
     if (!srv->socket_path)
         return start_failed(srv, ready_fd, err);
@@ -387,8 +397,10 @@ int server_run(int ready_fd, const server_module *const *modules)
     free(srv->exe);
     free(srv->hook_dir);
     conf_free(&srv->conf);
+    attach_free_all(&srv->attached);
     if (srv->proxy)
         proxy_free(srv->proxy);
     server_log("stopped");
     return srv->exit_status < 0 ? 0 : srv->exit_status;
 }
+

@@ -1,12 +1,10 @@
 /*
  * server_int.h - the server's state (struct server) and a session as the
- * server keeps it (server_session), with the calls on them
- * (server_sessions.c, server.c).  Included by the server core (src/server/)
- * and, until each has a header of its own, by the gate's and the
- * snapshots' server modules (src/gate/, src/snap/) through gate_server.h
- * and snap_server.h
- * (tests/tools/layering.py lists them).  The program's table of modules
- * does not need it: module.h, waiter.h and watch.h are enough.
+ * server keeps it (server_session), with the calls on them that only the
+ * core makes (server_sessions.c, server.c, dispatch.c, waits and
+ * watches).  The modules see both only through server.h.
+ *
+ * Included only in src/server/.
  */
 #ifndef CORRAL_SERVER_INT_H
 #define CORRAL_SERVER_INT_H
@@ -16,15 +14,15 @@
 #include <sys/types.h>
 #include <uv.h>
 
-#include "gate/approvals.h"
 #include "config/conf.h"
 #include "config/sbconf.h"
 #include "record/eventlog.h"
-#include "gate/gate.h"
+#include "base/attach.h"
 #include "base/list.h"
 #include "server/conn.h"
 #include "server/log.h"
 #include "server/module.h"
+#include "server/server.h"
 #include "policy/policy.h"
 #include "protocol/proto.h"
 #include "policy/rules.h"
@@ -33,7 +31,6 @@
 #include "server/waiter.h"
 #include "server/watch.h"
 
-typedef struct server server_t;
 typedef struct waiter waiter_t;
 
 /* A session as the server keeps it: the session proper (session.c) and
@@ -51,19 +48,14 @@ typedef struct server_session {
     uint64_t last_output_ms; /* loop time of the last output; 0: none yet */
     uint64_t last_bell_ms;
     struct sesschan *chan;   /* its channel (sesschan.c), NULL once closed */
-    /* What requests from inside it keep (gate.h): its workspace, its own
-     * sandbox (a widening adds to it, never drops its deny entries), its
-     * approval policy, its "for this session" answers. */
+    /* What it was launched with (server.h): its workspace, its own
+     * sandbox, its approval policy. */
     char *workspace;         /* canonical */
-    gate_sandbox sandbox;
+    launch_sandbox sandbox;
     policy_settings policy;
-    gate_cache approved;
-    /* Its network: hosts answered "for this session" (a) and denied (d),
-     * and the proxied connections open now. */
-    gate_cache net_allowed, net_denied;
-    int net_open;
     const char *net_mode; /* its sandbox's network: "off", "proxy", "full" (static) */
     bool shell_hook;      /* an interactive bash or zsh with the shell hook: its lines are its commands */
+    attach_slots attached; /* what modules keep on it (server_session_attach) */
 } server_session;
 
 static inline server_session *srv_session(session_t *s)
@@ -95,15 +87,9 @@ struct server {
     uv_signal_t sig_term, sig_int, sig_chld, sig_hup;
     uv_timer_t shutdown_timer;
     uv_timer_t notify_timer; /* coalesces session events */
-    /* The exec policy, its rules and the approval queue (gate_server.c). */
-    struct rules_ws *rules_ws; /* built-in, user and trusted-workspace rules, reloaded on change */
-    char *rules_error;     /* rule files that could not be loaded, or NULL */
-    policy_settings policy;
-    approval_queue approvals;
-    link_t tickets;        /* gate_ticket.node: requests in the gate */
-    link_t escalations;    /* requests from inside sessions (escalation.c) */
-    struct proxy *proxy;   /* the network proxy (gate_network.c), or NULL */
-    link_t net_tickets;    /* network questions waiting for a human (gate_network.c) */
+    policy_settings policy; /* the configured approval policy (server_policy) */
+    struct proxy *proxy;   /* the network proxy (made by the network gate), or NULL */
+    attach_slots attached; /* what modules keep on the server (server_attach) */
     char *exe;             /* corral's executable, for sessions' tools */
     char *hook_dir;        /* the shell hooks, written at start (NULL: none) */
     store_t store;
@@ -128,12 +114,6 @@ struct server {
         if ((*m_)->hook)                                                                                       \
             (*m_)->hook(srv, __VA_ARGS__)
 
-/* The session with this id in the store, or NULL. */
-static inline session_t *server_find(server_t *srv, int id)
-{
-    return store_get(&srv->store, id);
-}
-
 /* server.c */
 /* Shutting down: finish once every session has ended. */
 void server_maybe_finish_shutdown(server_t *srv);
@@ -141,20 +121,6 @@ void server_maybe_finish_shutdown(server_t *srv);
 void server_touch(server_t *srv, session_t *s);
 void server_touch_quiet(server_t *srv, session_t *s);
 
-
-/* Compile r's sandbox plan (with the session's tools, its channel and, for
- * an interactive bash or zsh, the shell hook), spawn and store a session
- * (pruning first if the store is full).  NULL with err filled on failure; *warning receives what
- * the requester should be told (the sandbox's warnings, the 60-process
- * warning; one a line), or NULL. */
-session_t *server_start_session(server_t *srv, const launch_spec *r, const char *client, char *err,
-                                size_t errlen, char **warning);
-/* What the server sets in the environment of everything it starts (a
- * session, an escalated command) on top of the sandbox's allowlist: the
- * terminal type, and for an agent's process the Codex CLI's
- * non-interactive settings (NO_COLOR, C.UTF-8, PAGER=cat, TERM=dumb).
- * NULL-terminated, static. */
-const char *const *server_session_env(bool agent, bool tty);
 void server_begin_shutdown(server_t *srv);
 json_t *server_session_json(server_t *srv, session_t *s);
 /* corral rm: an exited session leaves the store (its directory, with its

@@ -126,11 +126,9 @@ static void on_session_closed(session_t *s, void *user)
         free(k);
     }
     TELL_MODULES(x->srv, session_freed, s);
-    gate_cache_free(&x->approved);
-    gate_cache_free(&x->net_allowed);
-    gate_cache_free(&x->net_denied);
+    attach_free_all(&x->attached);
     free(x->workspace);
-    gate_sandbox_free(&x->sandbox);
+    launch_sandbox_free(&x->sandbox);
     link_del(&x->node);
     session_free(s); /* x with it: one allocation */
 }
@@ -320,7 +318,7 @@ session_t *server_start_session(server_t *srv, const launch_spec *r, const char 
     x->workspace = workspace;
     x->net_mode = net_mode;
     x->shell_hook = gets_shell_hook(srv, r, srv->exe != NULL);
-    gate_sandbox_of(r, &x->sandbox);
+    launch_sandbox_of(r, &x->sandbox);
     if (chan_server >= 0)
         sesschan_attach(srv, s, chan_server, proxy_mode);
     link_add(&srv->sessions, &x->node);

@@ -88,15 +88,15 @@ static void take_listeners(sesschan *ch, session_t *s, int *fds, int nfds)
 {
     server_t *srv = ch->srv;
     char err[256];
-    if (!srv->proxy || !ch->proxy_mode || ch->got_listeners || nfds != 2 ||
+    if (!server_proxy(srv) || !ch->proxy_mode || ch->got_listeners || nfds != 2 ||
         !loopback_listener(fds[0], SB_PROXY_HTTP_PORT) || !loopback_listener(fds[1], SB_PROXY_SOCKS_PORT)) {
         close_fds(fds, nfds);
         return;
     }
     ch->got_listeners = true;
-    if (proxy_add_listener(srv->proxy, s->id, ch->owner, fds[0], PROXY_LISTEN_HTTP, err, sizeof err) < 0)
+    if (proxy_add_listener(server_proxy(srv), s->id, ch->owner, fds[0], PROXY_LISTEN_HTTP, err, sizeof err) < 0)
         server_log("session %d: the proxy cannot listen for it: %s", s->id, err);
-    if (proxy_add_listener(srv->proxy, s->id, ch->owner, fds[1], PROXY_LISTEN_SOCKS5, err, sizeof err) < 0)
+    if (proxy_add_listener(server_proxy(srv), s->id, ch->owner, fds[1], PROXY_LISTEN_SOCKS5, err, sizeof err) < 0)
         server_log("session %d: the proxy cannot listen for it: %s", s->id, err);
 }
 
@@ -163,8 +163,8 @@ static void chan_close(sesschan *ch)
     if (ch->x && ch->x->chan == ch)
         ch->x->chan = NULL;
     ch->x = NULL;
-    if (ch->listeners_only && ch->got_listeners && ch->srv->proxy)
-        proxy_close_listeners(ch->srv->proxy, ch->session, ch->owner);
+    if (ch->listeners_only && ch->got_listeners && server_proxy(ch->srv))
+        proxy_close_listeners(server_proxy(ch->srv), ch->session, ch->owner);
     uv_close((uv_handle_t *)&ch->poll, chan_closed);
 }
 

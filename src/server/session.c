@@ -14,6 +14,7 @@
 #include "protocol/proto.h"
 #include "base/quote.h"
 #include "protocol/uexec.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -424,7 +425,7 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
     s->pinned = spec->pinned;
     s->rows = rows;
     s->cols = cols;
-    s->argv = proto_copy_argv(plan->argv);
+    s->argv = strv_copy(plan->argv);
     s->cwd = xstrdup(plan->cwd);
     s->name = spec->name ? sanitize_text(spec->name, strlen(spec->name), 64) : default_name(plan->argv);
     s->client = xstrdup(spec->client ? spec->client : "user");

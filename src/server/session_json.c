@@ -46,7 +46,6 @@ json_t *server_session_json(server_t *srv, session_t *s)
     double quiet = x->last_output_ms ? (double)(uv_now(srv->loop) - x->last_output_ms) / 1000.0
                                      : wall_sec() - s->created;
     json_object_set_new(o, "output_age_seconds", json_real(quiet));
-    json_object_set_new(o, "connections", json_integer(x->net_open));
     TELL_MODULES(srv, session_json, s, o);
     if (x->net_mode)
         json_object_set_new(o, "network", json_string(x->net_mode));

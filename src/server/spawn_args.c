@@ -5,15 +5,16 @@
 
 #include "server/spawn_args.h"
 #include "base/paths.h"
+#include "base/util.h"
 
 #include <string.h>
 
 void spawn_args_free(spawn_args *a)
 {
-    proto_free_argv(a->r.argv);
-    proto_free_argv(a->r.write);
-    proto_free_argv(a->r.read);
-    proto_free_argv(a->r.deny);
+    strv_free(a->r.argv);
+    strv_free(a->r.write);
+    strv_free(a->r.read);
+    strv_free(a->r.deny);
 }
 
 int spawn_args_read(conn_t *c, json_t *id, json_t *req, const char *cwd_field, spawn_args *a)
@@ -39,7 +40,7 @@ int spawn_args_read(conn_t *c, json_t *id, json_t *req, const char *cwd_field, s
     if (approval) {
         /* The session's own approval policy; granular's switches stay the
          * configured ones. */
-        a->policy = conn_server(c)->policy;
+        a->policy = *server_policy(conn_server(c));
         if (approval_policy_parse(approval, &a->policy.approval) < 0) {
             proto_fail(&e, PERR_BAD_REQUEST, "field 'approval_policy' must be \"on-request\", \"unless-trusted\", "
                        "\"never\" or \"granular\"");

@@ -150,14 +150,21 @@ static void waiter_complete(waiter_t *w)
     waiter_dispose(w);
 }
 
+static bool held_by_a_module(server_t *srv, session_t *s)
+{
+    EACH_MODULE(srv, m)
+        if ((*m)->holds_wait && (*m)->holds_wait(srv, s))
+            return true;
+    return false;
+}
+
 static void on_timer(uv_timer_t *t)
 {
     waiter_t *w = t->data;
     uint64_t now = now_ms();
     /* A request of the session waits for a human: the yield is extended
      * by the waiting time (docs/mcp.md); the answer re-arms it. */
-    if (!w->s->finished && w->deadline && now >= w->deadline &&
-        approvals_pending_for_session(&conn_server(w->conn)->approvals, w->s->id))
+    if (!w->s->finished && w->deadline && now >= w->deadline && held_by_a_module(conn_server(w->conn), w->s))
         return;
     if (w->s->finished || (w->deadline && now >= w->deadline)) {
         waiter_complete(w);

@@ -133,10 +133,9 @@ void watch_subscribe(conn_t *c, json_t *id)
     server_t *srv = conn_server(c);
     conn_set_subscribed(c, true);
     json_t *r = watch_list_reply(srv, id);
-    /* What waits for an answer now; later ones come as approval events. */
-    json_object_set_new(r, "approvals", approvals_json(&srv->approvals));
-    if (srv->rules_error)
-        json_object_set_new(r, "rules_error", json_string(srv->rules_error));
+    /* What the modules say a screen must see now (the approvals waiting,
+     * say); later changes come as events. */
+    TELL_MODULES(srv, subscribed, r);
     conn_send(c, r);
 }
 

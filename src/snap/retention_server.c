@@ -10,7 +10,9 @@
 
 #include "snap/retention_server.h"
 
+#include "protocol/proto.h"
 #include "record/retention.h"
+#include "server/log.h"
 #include "snap/snap_gc.h"
 #include "snap/snap_server.h"
 #include "base/util.h"
@@ -47,17 +49,16 @@ typedef struct ret_run {
 static retention_live *live_now(server_t *srv, size_t *n)
 {
     size_t count = 0;
-    for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next)
+    for (session_t *s = server_next_session(srv, NULL); s; s = server_next_session(srv, s))
         count++;
     char **dirs = xcalloc(count ? count : 1, sizeof *dirs);
     int *ids = xcalloc(count ? count : 1, sizeof *ids);
     bool *running = xcalloc(count ? count : 1, sizeof *running);
     size_t i = 0;
-    for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next, i++) {
-        server_session *x = link_entry(l, server_session, node);
-        dirs[i] = x->base.dir;
-        ids[i] = x->base.id;
-        running[i] = x->base.state == SESSION_RUNNING;
+    for (session_t *s = server_next_session(srv, NULL); s; s = server_next_session(srv, s), i++) {
+        dirs[i] = s->dir;
+        ids[i] = s->id;
+        running[i] = s->state == SESSION_RUNNING;
     }
     retention_live *v = retention_live_of(dirs, ids, running, count, n);
     free(dirs);
@@ -122,7 +123,7 @@ static void remove_done(uv_work_t *w, int status)
     r->sessions = retention_json(&r->plan);
     if (!r->conn)
         log_removed(r);
-    if (r->dry_run || r->srv->shutting_down) {
+    if (r->dry_run || server_shutting_down(r->srv)) {
         reply(r, NULL, r->dry_run ? "not maintained in a dry run" : "the server is stopping");
         return;
     }
@@ -158,13 +159,13 @@ static void scan_done(uv_work_t *w, int status)
 {
     (void)status;
     ret_run *r = w->data;
-    if (!r->dry_run && !r->srv->shutting_down) {
+    if (!r->dry_run && !server_shutting_down(r->srv)) {
         size_t n;
         retention_live *live = live_now(r->srv, &n);
         retention_stage(&r->plan, live, n);
         free(live);
     }
-    uv_queue_work(r->srv->loop, &r->work, remove_work, remove_done);
+    uv_queue_work(server_loop(r->srv), &r->work, remove_work, remove_done);
 }
 
 static void run_start(server_t *srv, conn_t *c, json_t *id, bool dry_run, bool force)
@@ -174,15 +175,15 @@ static void run_start(server_t *srv, conn_t *c, json_t *id, bool dry_run, bool f
     r->work.data = r;
     r->dry_run = dry_run;
     r->force = force;
-    r->retention_ms = srv->conf.session_retention_ms;
-    r->max_total = srv->conf.session_max_total_size;
+    r->retention_ms = server_conf(srv)->session_retention_ms;
+    r->max_total = server_conf(srv)->session_max_total_size;
     if (c) {
         r->conn = conn_ref(c);
         r->id = json_incref(id);
     }
-    r->root = xasprintf("%s/sessions", srv->state_dir);
+    r->root = xasprintf("%s/sessions", server_state_dir(srv));
     r->live = live_now(srv, &r->n_live);
-    uv_queue_work(srv->loop, &r->work, scan_work, scan_done);
+    uv_queue_work(server_loop(srv), &r->work, scan_work, scan_done);
 }
 
 static void cmd_gc(conn_t *c, json_t *id, json_t *req)
@@ -199,13 +200,13 @@ static void cmd_gc(conn_t *c, json_t *id, json_t *req)
 static void on_timer(uv_timer_t *t)
 {
     server_t *srv = t->data;
-    if (!srv->shutting_down)
+    if (!server_shutting_down(srv))
         run_start(srv, NULL, NULL, false, false);
 }
 
 static void retention_server_start(server_t *srv)
 {
-    uv_timer_init(srv->loop, &R.timer);
+    uv_timer_init(server_loop(srv), &R.timer);
     R.timer.data = srv;
     uv_timer_start(&R.timer, on_timer, FIRST_RUN_MS, EVERY_MS);
     uv_unref((uv_handle_t *)&R.timer); /* never what keeps the server up */

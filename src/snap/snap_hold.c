@@ -6,7 +6,7 @@
 #include "snap/snap_hold.h"
 
 #include "base/list.h"
-#include "server/server_int.h"
+#include "server/server.h"
 #include "snap/snap_server_int.h"
 #include "base/util.h"
 
@@ -57,7 +57,7 @@ bool snap_hold_reply(session_t *s, snap_hold_fn done, void *user)
     c->refs++;
     h->done = done;
     h->user = user;
-    uv_timer_init(snap_server()->loop, &h->timer);
+    uv_timer_init(server_loop(snap_server()), &h->timer);
     h->timer.data = h;
     uv_timer_start(&h->timer, on_timeout, SNAP_HOLD_MS, 0);
     link_add(&holds, &h->node);

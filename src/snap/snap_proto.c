@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "snap/snap_server_int.h"
+#include "protocol/proto.h"
 
 #include "snap/snap_gc.h"
 #include "snap/snap_gitdir.h"

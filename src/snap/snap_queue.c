@@ -6,7 +6,7 @@
 #include "snap/snap_queue.h"
 
 #include "base/paths.h"
-#include "server/server_int.h"
+#include "server/server.h"
 #include "snap/snap_gc.h"
 #include "snap/snap_reader.h"
 #include "base/util.h"

@@ -8,6 +8,9 @@
 #include "snap/snap_server_int.h"
 
 #include "server/cmdmark.h"
+#include "server/log.h"
+#include "server/waiter.h"
+#include "server/watch.h"
 #include "base/paths.h"
 #include "config/sbconf.h"
 #include "base/quote.h"
@@ -362,7 +365,7 @@ static void write_record(snap_cmd *c)
     eventlog_close(el);
     /* At shutdown sessions are freed before the store forgets them: no
      * session is looked up then (nobody watches any more anyway). */
-    session_t *s = S.srv->shutting_down ? NULL : server_find(S.srv, c->session);
+    session_t *s = server_shutting_down(S.srv) ? NULL : server_find(S.srv, c->session);
     if (s)
         watch_session_changed(s);
 }
@@ -498,7 +501,7 @@ static void begin(snap_sess *x, snap_cmd *c, snap_go_fn go, void *user, bool ses
     c->state = CMD_WAITING;
     if (go) {
         c->late_timer = xcalloc(1, sizeof *c->late_timer);
-        uv_timer_init(S.srv->loop, c->late_timer);
+        uv_timer_init(server_loop(S.srv), c->late_timer);
         c->late_timer->data = c;
         c->refs++; /* the timer's, until it is closed */
         uv_timer_start(c->late_timer, on_late, LATE_MS, 0);
@@ -561,7 +564,7 @@ static void add_denies(server_t *srv, snap_ws *ws, const char *profile, char *co
     snap_ws_add_deny(ws, deny, n);
     sb_profile prof;
     char err[600];
-    if (sbconf_profile(&srv->conf, profile, &prof, err, sizeof err) < 0)
+    if (sbconf_profile(server_conf(srv), profile, &prof, err, sizeof err) < 0)
         return;
     for (size_t i = 0; i < prof.n_entries; i++)
         if (prof.entries[i].access == SB_DENY && !prof.entries[i].builtin)
@@ -616,7 +619,6 @@ static void snap_session_started(server_t *srv, session_t *s)
     (void)srv;
     if (!S.on)
         return;
-    server_session *xs = srv_session(s);
     snap_sess *x = xcalloc(1, sizeof *x);
     x->id = s->id;
     x->s = s;
@@ -624,8 +626,8 @@ static void snap_session_started(server_t *srv, session_t *s)
     snprintf(x->key, sizeof x->key, "%d-%lld", s->id, (long long)(s->created * 1000));
     x->events_path = s->dir ? xasprintf("%s/events.jsonl", s->dir) : NULL;
     x->exec = s->kind == SESSION_EXEC;
-    x->ws = snap_ws_get(xs->workspace);
-    add_denies(srv, x->ws, xs->sandbox.profile, xs->sandbox.deny);
+    x->ws = snap_ws_get(server_session_workspace(s));
+    add_denies(srv, x->ws, server_session_sandbox(s)->profile, server_session_sandbox(s)->deny);
     x->ws->refs++;
     x->ws->idle = false;
     link_add(&S.sessions, &x->node);
@@ -640,7 +642,7 @@ static void snap_session_started(server_t *srv, session_t *s)
     x->open = c;
     /* An interactive shell with the hook: its typed lines will be the
      * commands, so the session is not marked as one. */
-    if (!xs->shell_hook)
+    if (!server_session_shell_hook(s))
         mark_start(c);
     begin(x, c, NULL, NULL, true);
     snap_cmd_unref(c);
@@ -876,7 +878,7 @@ static void snap_server_start(server_t *srv)
     memset(&S, 0, sizeof S);
     S.srv = srv;
     link_init(&S.sessions);
-    if (!srv->conf.snap.enabled)
+    if (!server_conf(srv)->snap.enabled)
         return;
     char err[800];
     if (snap_git_init(err, sizeof err) < 0) {
@@ -884,10 +886,10 @@ static void snap_server_start(server_t *srv)
         snprintf(S.off_reason, sizeof S.off_reason, "%s", err);
         return;
     }
-    char *dir = xasprintf("%s/snapshots", srv->state_dir);
-    snap_queue_start(srv->loop, srv, dir, &srv->conf.snap);
+    char *dir = xasprintf("%s/snapshots", server_state_dir(srv));
+    snap_queue_start(server_loop(srv), srv, dir, &server_conf(srv)->snap);
     free(dir);
-    uv_timer_init(srv->loop, &S.maintain);
+    uv_timer_init(server_loop(srv), &S.maintain);
     uv_timer_start(&S.maintain, on_maintain, MAINTAIN_MS, MAINTAIN_MS);
     uv_unref((uv_handle_t *)&S.maintain);
     S.on = true;

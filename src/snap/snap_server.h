@@ -18,7 +18,7 @@
 #define CORRAL_SNAP_SERVER_H
 
 #include "protocol/chanmsg.h"
-#include "server/server_int.h"
+#include "server/server.h"
 
 struct snap_cmd;
 /* The "before" snapshot is taken (or taking it is given up after a few

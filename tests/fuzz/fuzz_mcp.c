@@ -31,6 +31,7 @@
 #include "mcp/mcp_state.h"
 #include "mcp/mcp_tools.h"
 #include "protocol/proto.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -96,7 +97,7 @@ static void tools_call(json_t *params)
         broken("a server request with a bad command", e.message);
     if (strcmp(cmd, "exec") == 0 && !argv && !command)
         broken("an exec with neither an argv nor a command", line);
-    proto_free_argv(argv);
+    strv_free(argv);
     json_decref(back);
     json_decref(id);
     free(line);

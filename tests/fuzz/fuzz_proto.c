@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "protocol/proto.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -128,12 +129,12 @@ static void check_fields(json_t *req, json_t *id)
         if (!shown)
             broken("an argv whose display does not encode", argv[0]);
         free(shown);
-        char **copy = proto_copy_argv(argv);
+        char **copy = strv_copy(argv);
         for (size_t i = 0; i < k; i++)
             if (strcmp(copy[i], argv[i]) != 0)
                 broken("a copied argv that differs", argv[i]);
-        proto_free_argv(copy);
-        proto_free_argv(argv);
+        strv_free(copy);
+        strv_free(argv);
     }
 
     const char *b64 = json_string_value(json_object_get(req, "data_b64"));

@@ -17,6 +17,7 @@
 #include "gate/gate.h"
 #include "sandbox/profile.h"
 #include "protocol/proto.h"
+#include "base/util.h"
 
 /* One command per rule decision; "make" matches no rule (and is neither
  * known safe nor dangerous). */
@@ -76,7 +77,7 @@ static int teardown(void **state)
 static char **strv(const char *a, const char *b, const char *c)
 {
     const char *in[] = {a, b, c, NULL};
-    return proto_copy_argv((char **)in);
+    return strv_copy((char **)in);
 }
 
 static void fill(gate_request *g, enum case_origin o, const pol *p, enum deny_kind d, enum rule_kind r,
@@ -322,7 +323,7 @@ static void test_persist_filter(void **state)
             g.argv = strv("true", NULL, NULL);
         }
         if (rows[i].prefix[0])
-            g.prefix_rule = proto_copy_argv((char **)rows[i].prefix);
+            g.prefix_rule = strv_copy((char **)rows[i].prefix);
         g.policy.approval = APPROVAL_UNLESS_TRUSTED; /* everything asks */
         gate_judge(&g, NULL, NULL);
         if (!rows[i].want[0]) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "protocol/proto.h"
+#include "base/util.h"
 
 static void reader_splits_and_joins(void **state)
 {
@@ -122,7 +123,7 @@ static void typed_fields(void **state)
     assert_string_equal(argv[0], "ls");
     assert_string_equal(argv[1], "-l");
     assert_null(argv[2]);
-    proto_free_argv(argv);
+    strv_free(argv);
     assert_int_equal(proto_get_argv(o, "e", true, &argv, &e), -1);
     assert_string_equal(e.message, "field 'e' must be a non-empty array of strings");
     json_decref(o);
