@@ -1,17 +1,143 @@
 /*
- * cli_mcp.c - `corral mcp`'s entry (cli_verb.h), which cli.c lists: its
- * usage and help text.  The MCP server itself, options included, is
- * src/mcp/ (mcp.h), which may not include src/cli/: it is handed the
- * entry's texts and prints its usage errors itself.
+ * cli_mcp.c - `corral mcp` (cli_verb.h): its options, read as every verb
+ * reads its own, then the MCP server of src/mcp/ (mcp.h) run with them, or
+ * the snippet that registers that same command with a client
+ * (--print-config, mcp_config.h).
  */
 #include "config.h"
 
 #include "cli/cli_verb.h"
+#include "base/exitcode.h"
 #include "mcp/mcp.h"
+#include "mcp/mcp_config.h"
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define OPT_NET 0x100
+#define OPT_APPROVAL 0x101
+#define OPT_YIELD_CAP 0x102
+#define OPT_PRINT_CONFIG 0x103
+
+/* --print-config: the bridge as the client will start it, with the options
+ * given here (the workspace absolute). */
+static int print_config(const char *client, const mcp_options *opt, bool dir_given, bool cap_given)
+{
+    char *exe = realpath("/proc/self/exe", NULL);
+    if (!exe) {
+        fprintf(stderr, "corral mcp: cannot find corral's own path: %s\n", strerror(errno));
+        return EXIT_ERR;
+    }
+    char cap[16];
+    snprintf(cap, sizeof cap, "%u", opt->exec.yield_cap_ms / 1000u);
+    char *args[16];
+    size_t n = 0;
+    args[n++] = "mcp";
+    const char *flags[][2] = {{"--name", opt->name},
+                              {"--profile", opt->exec.profile},
+                              {"--net", opt->exec.net},
+                              {"--approval-policy", opt->exec.approval_policy},
+                              {"-C", dir_given ? opt->exec.workdir : NULL},
+                              {"--yield-cap", cap_given ? cap : NULL}};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
+        if (!flags[i][1])
+            continue;
+        args[n++] = (char *)flags[i][0];
+        args[n++] = (char *)flags[i][1];
+    }
+    args[n] = NULL;
+    /* A person may be answering an approval while the call waits: give it
+     * ten minutes, and never less than the longest wait. */
+    unsigned timeout = opt->exec.yield_cap_ms / 1000u + 10u;
+    if (timeout < 600)
+        timeout = 600;
+    char err[256];
+    int rc = 0;
+    if (mcp_print_config(stdout, client, exe, args, timeout, err, sizeof err) < 0) {
+        fprintf(stderr, "corral mcp: %s\n", err);
+        rc = EXIT_ERR;
+    }
+    free(exe);
+    return rc;
+}
 
 static int verb_mcp(const cli_verb *v, int argc, char **argv)
 {
-    return mcp_main(argc, argv, v->usage, v->help);
+    static const struct option opts[] = {
+        {"name", required_argument, NULL, 'n'},          {"profile", required_argument, NULL, 'P'},
+        {"net", required_argument, NULL, OPT_NET},       {"approval-policy", required_argument, NULL, OPT_APPROVAL},
+        {"directory", required_argument, NULL, 'C'},     {"yield-cap", required_argument, NULL, OPT_YIELD_CAP},
+        {"print-config", required_argument, NULL, OPT_PRINT_CONFIG}, {"help", no_argument, NULL, 'h'},
+        {0}};
+    mcp_options opt = {.exec.yield_cap_ms = MCP_DEFAULT_YIELD_CAP_MS};
+    const char *dir = NULL, *print_for = NULL;
+    bool cap_given = false;
+    int o;
+    while ((o = getopt_long(argc, argv, "+n:P:C:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'n':
+            if (!*optarg)
+                return cli_usage_error(v, "--name wants a name");
+            opt.name = optarg;
+            break;
+        case 'P':
+            opt.exec.profile = optarg;
+            break;
+        case OPT_NET:
+            if (strcmp(optarg, "off") && strcmp(optarg, "proxy") && strcmp(optarg, "full"))
+                return cli_usage_error(v, "--net wants off, proxy or full, not '%s'", optarg);
+            opt.exec.net = optarg;
+            break;
+        case OPT_APPROVAL: {
+            approval_policy p;
+            if (approval_policy_parse(optarg, &p) < 0)
+                return cli_usage_error(v, "--approval-policy wants on-request, unless-trusted, never or granular, "
+                                          "not '%s'", optarg);
+            opt.exec.approval_policy = optarg;
+            break;
+        }
+        case 'C':
+            dir = optarg;
+            break;
+        case OPT_YIELD_CAP: {
+            char *end;
+            errno = 0;
+            long secs = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || secs < (long)(MCP_MIN_YIELD_CAP_MS / 1000) || secs > 3600)
+                return cli_usage_error(v, "--yield-cap wants seconds from %u to 3600, not '%s'",
+                                       MCP_MIN_YIELD_CAP_MS / 1000, optarg);
+            opt.exec.yield_cap_ms = (uint32_t)secs * 1000u;
+            cap_given = true;
+            break;
+        }
+        case OPT_PRINT_CONFIG:
+            if (strcmp(optarg, "codex") && strcmp(optarg, "claude") && strcmp(optarg, "json"))
+                return cli_usage_error(v, "--print-config wants codex, claude or json, not '%s'", optarg);
+            print_for = optarg;
+            break;
+        case 'h':
+            printf("usage: corral %s\n\n%s", v->usage, v->help);
+            return 0;
+        default:
+            return cli_option_usage(v);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error(v, "unexpected argument '%s'", argv[optind]);
+    char *workdir = dir ? realpath(dir, NULL) : getcwd(NULL, 0);
+    if (!workdir) {
+        fprintf(stderr, "corral mcp: cannot use directory '%s': %s\n", dir ? dir : ".", strerror(errno));
+        return EXIT_ERR;
+    }
+    opt.exec.workdir = workdir;
+    int rc = print_for ? print_config(print_for, &opt, dir != NULL, cap_given) : mcp_serve(&opt);
+    free(workdir);
+    return rc;
 }
 
 const cli_verb cli_verb_mcp = {

@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -92,7 +91,7 @@ static size_t count_calls(mcp_state *s)
     return n;
 }
 
-static int serve(const mcp_options *opt)
+int mcp_serve(const mcp_options *opt)
 {
     char err[512];
     if (install_signals(err, sizeof err) < 0) {
@@ -163,136 +162,4 @@ static int serve(const mcp_options *opt)
     mcp_state_free(&s);
     proto_reader_free(&rd);
     return 0;
-}
-
-/* ---- options ------------------------------------------------------------------ */
-
-static int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int usage_error(const char *usage, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "corral mcp: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nusage: corral %s\nTry 'corral mcp --help'.\n", usage);
-    va_end(ap);
-    return EXIT_USAGE;
-}
-
-#define OPT_NET 0x100
-#define OPT_APPROVAL 0x101
-#define OPT_YIELD_CAP 0x102
-#define OPT_PRINT_CONFIG 0x103
-
-int mcp_main(int argc, char **argv, const char *usage, const char *help)
-{
-    static const struct option opts[] = {
-        {"name", required_argument, NULL, 'n'},          {"profile", required_argument, NULL, 'P'},
-        {"net", required_argument, NULL, OPT_NET},       {"approval-policy", required_argument, NULL, OPT_APPROVAL},
-        {"directory", required_argument, NULL, 'C'},     {"yield-cap", required_argument, NULL, OPT_YIELD_CAP},
-        {"print-config", required_argument, NULL, OPT_PRINT_CONFIG}, {"help", no_argument, NULL, 'h'},
-        {0}};
-    mcp_options opt = {.exec.yield_cap_ms = MCP_DEFAULT_YIELD_CAP_MS};
-    const char *dir = NULL, *print_for = NULL;
-    bool cap_given = false;
-    int o;
-    while ((o = getopt_long(argc, argv, "+n:P:C:h", opts, NULL)) != -1) {
-        switch (o) {
-        case 'n':
-            if (!*optarg)
-                return usage_error(usage, "--name wants a name");
-            opt.name = optarg;
-            break;
-        case 'P':
-            opt.exec.profile = optarg;
-            break;
-        case OPT_NET:
-            if (strcmp(optarg, "off") && strcmp(optarg, "proxy") && strcmp(optarg, "full"))
-                return usage_error(usage, "--net wants off, proxy or full, not '%s'", optarg);
-            opt.exec.net = optarg;
-            break;
-        case OPT_APPROVAL: {
-            approval_policy p;
-            if (approval_policy_parse(optarg, &p) < 0)
-                return usage_error(usage, "--approval-policy wants on-request, unless-trusted, never or granular, "
-                                          "not '%s'", optarg);
-            opt.exec.approval_policy = optarg;
-            break;
-        }
-        case 'C':
-            dir = optarg;
-            break;
-        case OPT_YIELD_CAP: {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || end == optarg || *end || v < (long)(MCP_MIN_YIELD_CAP_MS / 1000) || v > 3600)
-                return usage_error(usage, "--yield-cap wants seconds from %u to 3600, not '%s'",
-                                   MCP_MIN_YIELD_CAP_MS / 1000, optarg);
-            opt.exec.yield_cap_ms = (uint32_t)v * 1000u;
-            cap_given = true;
-            break;
-        }
-        case OPT_PRINT_CONFIG:
-            if (strcmp(optarg, "codex") && strcmp(optarg, "claude") && strcmp(optarg, "json"))
-                return usage_error(usage, "--print-config wants codex, claude or json, not '%s'", optarg);
-            print_for = optarg;
-            break;
-        case 'h':
-            printf("usage: corral %s\n\n%s", usage, help);
-            return 0;
-        default:
-            return usage_error(usage, "unknown option");
-        }
-    }
-    if (optind < argc)
-        return usage_error(usage, "unexpected argument '%s'", argv[optind]);
-    char *workdir = dir ? realpath(dir, NULL) : getcwd(NULL, 0);
-    if (!workdir) {
-        fprintf(stderr, "corral mcp: cannot use directory '%s': %s\n", dir ? dir : ".", strerror(errno));
-        return EXIT_ERR;
-    }
-    opt.exec.workdir = workdir;
-    int rc;
-    if (print_for) {
-        /* The same bridge, as the client will start it. */
-        char *exe = realpath("/proc/self/exe", NULL);
-        char cap[16];
-        snprintf(cap, sizeof cap, "%u", opt.exec.yield_cap_ms / 1000u);
-        char *args[16];
-        size_t n = 0;
-        args[n++] = "mcp";
-        const char *flags[][2] = {{"--name", opt.name},
-                                  {"--profile", opt.exec.profile},
-                                  {"--net", opt.exec.net},
-                                  {"--approval-policy", opt.exec.approval_policy},
-                                  {"-C", dir ? workdir : NULL},
-                                  {"--yield-cap", cap_given ? cap : NULL}};
-        for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
-            if (!flags[i][1])
-                continue;
-            args[n++] = (char *)flags[i][0];
-            args[n++] = (char *)flags[i][1];
-        }
-        args[n] = NULL;
-        /* A person may be answering an approval while the call waits: give
-         * it ten minutes, and never less than the longest wait. */
-        unsigned timeout = opt.exec.yield_cap_ms / 1000u + 10u;
-        if (timeout < 600)
-            timeout = 600;
-        char err[256];
-        rc = 0;
-        if (!exe) {
-            fprintf(stderr, "corral mcp: cannot find corral's own path: %s\n", strerror(errno));
-            rc = EXIT_ERR;
-        } else if (mcp_print_config(stdout, print_for, exe, args, timeout, err, sizeof err) < 0) {
-            fprintf(stderr, "corral mcp: %s\n", err);
-            rc = EXIT_ERR;
-        }
-        free(exe);
-    } else {
-        rc = serve(&opt);
-    }
-    free(workdir);
-    return rc;
 }

@@ -10,8 +10,11 @@
 #ifndef CORRAL_MCP_H
 #define CORRAL_MCP_H
 
-/* corral mcp ARGS (argv[0] is "mcp"); usage and help as the CLI prints
- * them.  Returns the exit status. */
-int mcp_main(int argc, char **argv, const char *usage, const char *help);
+#include "mcp/mcp_state.h"
+
+/* Serve the MCP client on stdin and stdout with opt (the CLI's options,
+ * src/cli/cli_mcp.c) until the client goes or SIGTERM.  Returns the exit
+ * status. */
+int mcp_serve(const mcp_options *opt);
 
 #endif

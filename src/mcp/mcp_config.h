@@ -4,7 +4,7 @@
  * Code's `claude mcp add`, or a generic mcpServers JSON), absolute paths
  * and the environment that finds the user's corral server filled in.
  *
- * Included only in src/mcp/.
+ * Included by src/mcp/ and src/cli/ (corral mcp --print-config).
  */
 #ifndef CORRAL_MCP_CONFIG_H
 #define CORRAL_MCP_CONFIG_H
