@@ -47,12 +47,7 @@ static void approved_free(void *p)
 
 static gate_cache *approved_of(session_t *s)
 {
-    gate_cache *c = server_session_attached(s, &approved_key);
-    if (!c) {
-        c = xcalloc(1, sizeof *c);
-        server_session_attach(s, &approved_key, c, approved_free);
-    }
-    return c;
+    return server_session_data(s, &approved_key, sizeof(gate_cache), approved_free);
 }
 
 typedef struct chan_ticket {

@@ -52,12 +52,7 @@ static void net_session_free(void *p)
 
 static net_session *net_of(session_t *s)
 {
-    net_session *ns = server_session_attached(s, &net_session_key);
-    if (!ns) {
-        ns = xcalloc(1, sizeof *ns);
-        server_session_attach(s, &net_session_key, ns, net_session_free);
-    }
-    return ns;
+    return server_session_data(s, &net_session_key, sizeof(net_session), net_session_free);
 }
 
 typedef struct net_ticket {

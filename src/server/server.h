@@ -90,5 +90,8 @@ bool server_session_shell_hook(session_t *s);
  * free_fn when the session is freed. */
 void server_session_attach(session_t *s, const void *key, void *data, void (*free_fn)(void *data));
 void *server_session_attached(session_t *s, const void *key);
+/* The data under key, made on first use: size zeroed bytes, attached with
+ * free_fn (which frees the block too). */
+void *server_session_data(session_t *s, const void *key, size_t size, void (*free_fn)(void *data));
 
 #endif

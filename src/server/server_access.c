@@ -9,6 +9,7 @@
 
 #include "server/server.h"
 #include "server/server_int.h"
+#include "base/util.h"
 
 /* ---- the server ------------------------------------------------------------- */
 
@@ -98,4 +99,14 @@ void server_session_attach(session_t *s, const void *key, void *data, void (*fre
 void *server_session_attached(session_t *s, const void *key)
 {
     return attach_get(&srv_session(s)->attached, key);
+}
+
+void *server_session_data(session_t *s, const void *key, size_t size, void (*free_fn)(void *data))
+{
+    void *data = server_session_attached(s, key);
+    if (!data) {
+        data = xcalloc(1, size);
+        server_session_attach(s, key, data, free_fn);
+    }
+    return data;
 }
