@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define SNAP_KEYS "enabled, max-file-size, max-new-files, max-files, retention, max-store-size, stall-timeout, allow, exclude"
+#define SNAP_KEYS "enabled, max-file-size, max-new-files, max-files, retention, max-store-size, stall-timeout, keep-open, allow, exclude"
 
 void snap_conf_defaults(snap_conf *c)
 {
@@ -26,6 +26,9 @@ void snap_conf_defaults(snap_conf *c)
     c->retention_ms = 14ull * 24 * 3600 * 1000;
     c->max_store_size = 2ull << 30;
     c->stall_ms = 10000;
+    /* An agent's one-shot commands come seconds apart: each would start a
+     * reader and walk the whole tree again without it. */
+    c->keep_open_ms = 10ull * 60 * 1000;
 }
 
 static void free_list(char **v, size_t n)
@@ -106,6 +109,14 @@ int snap_conf_set(snap_conf *c, const char *key, const char *value, char *err, s
         if (conf_parse_duration(value, &c->stall_ms) < 0 || c->stall_ms < 1000 || c->stall_ms > 3600000) {
             snprintf(err, errlen, "snapshots.stall-timeout: '%s' is not a duration from 1s to 1h (e.g. 10s, 2m)",
                      value);
+            return -1;
+        }
+        return 0;
+    }
+    if (strcmp(key, "keep-open") == 0) {
+        if (conf_parse_duration(value, &c->keep_open_ms) < 0 || c->keep_open_ms > 24ull * 3600 * 1000) {
+            snprintf(err, errlen, "snapshots.keep-open: '%s' is not a duration up to 1d (e.g. 10m, 30s; 0 closes "
+                                  "at once)", value);
             return -1;
         }
         return 0;

@@ -56,9 +56,16 @@ link_t *snap_ws_all(void)
     return &Q.wss;
 }
 
+static void free_timer(uv_handle_t *h)
+{
+    free(h);
+}
+
 static void ws_free(snap_ws *ws)
 {
     link_del(&ws->node);
+    if (ws->linger)
+        uv_close((uv_handle_t *)ws->linger, free_timer);
     snap_store_close(ws->store);
     snap_reader_stop(ws->reader);
     for (size_t i = 0; i < ws->n_deny; i++)
@@ -291,7 +298,7 @@ static void start(snap_ws *ws)
 
 static void close_if_idle(snap_ws *ws)
 {
-    if (ws->idle && ws->refs == 0 && !ws->running && link_empty(&ws->queue) && ws->store) {
+    if (ws->idle && !ws->lingering && ws->refs == 0 && !ws->running && link_empty(&ws->queue) && ws->store) {
         snap_store_close(ws->store);
         ws->store = NULL;
         snap_reader_stop(ws->reader);
@@ -300,9 +307,26 @@ static void close_if_idle(snap_ws *ws)
     }
 }
 
+static void on_linger_over(uv_timer_t *t)
+{
+    snap_ws *ws = t->data;
+    ws->lingering = false;
+    close_if_idle(ws); /* unless a session came back meanwhile */
+}
+
 void snap_ws_idle(snap_ws *ws)
 {
     ws->idle = true;
+    if (Q.conf.keep_open_ms && !Q.stopping) {
+        if (!ws->linger) {
+            ws->linger = xcalloc(1, sizeof *ws->linger);
+            uv_timer_init(Q.loop, ws->linger);
+            ws->linger->data = ws;
+        }
+        ws->lingering = true;
+        uv_timer_start(ws->linger, on_linger_over, Q.conf.keep_open_ms, 0);
+        return;
+    }
     close_if_idle(ws);
 }
 

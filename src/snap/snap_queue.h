@@ -59,6 +59,8 @@ typedef struct snap_ws {
     struct snap_progress progress; /* the store's, written by the worker */
     int refs;                /* sessions using it */
     bool idle;               /* its last session went: close the store when the queue is empty */
+    bool lingering;          /* and [snapshots] keep-open has not run out since */
+    uv_timer_t *linger;      /* that grace period (made on first use) */
 } snap_ws;
 
 typedef struct snap_job snap_job;
@@ -95,9 +97,11 @@ bool snap_queue_stopping(void);
 
 /* The entry for workspace path (made on first use; refused ones say why). */
 snap_ws *snap_ws_get(const char *path);
-/* No session uses ws any more: its store closes once its queue is empty
- * (its inotify instance, its index in memory), to be opened again when a
- * session comes back. */
+/* No session uses ws any more: its store and its reader (with the
+ * reader's inotify watch and stat cache) stay open for [snapshots]
+ * keep-open, so that an agent's next one-shot command finds them warm,
+ * then close once its queue is empty, to be opened again when a session
+ * comes back. */
 void snap_ws_idle(snap_ws *ws);
 /* A session here denies these paths (absolute or ~/...): the reader
  * must not see them either. */

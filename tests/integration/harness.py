@@ -331,6 +331,23 @@ def parent_of(pid):
     return int(fields[1]) if fields else None
 
 
+def reader_pids(ws):
+    """The confined snapshot readers of workspace ws (their cmdline names
+    it)."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"__snapworker" in argv and ws.encode() in argv:
+            pids.append(int(d))
+    return pids
+
+
 def descendants(root):
     """Every live process whose parent chain leads to root."""
     parents = {}

@@ -28,7 +28,7 @@ import tarfile
 import tempfile
 import time
 
-from harness import CORRAL, TIMEOUT, Tap, World, run_tests, wait_until
+from harness import CORRAL, TIMEOUT, Tap, World, reader_pids, run_tests, wait_until
 
 MARKER = b"SECRET-MARKER-%d-never-in-a-snapshot" % os.getpid()
 SWAP_SECONDS = 20
@@ -180,22 +180,6 @@ def test_symlink_swaps_never_reach_the_store(t):
         reverted += r.returncode == 0
     t.ok(reverted > 0, "commands were reverted (%d of %d; the rest conflict)" % (reverted, len(ids)))
     t.eq(workspace_has_marker(ws), None, "no revert wrote a byte of them into the workspace")
-
-
-def reader_pids(ws):
-    """The confined readers of workspace ws (their cmdline names it)."""
-    pids = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % d, "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        if b"__snapworker" in argv and ws.encode() in argv:
-            pids.append(int(d))
-    return pids
 
 
 def test_the_reader_is_confined(t):

@@ -15,9 +15,9 @@ import shutil
 import subprocess
 import time
 
-from harness import CORRAL, TIMEOUT, Tap, World, read_jsonl, run_tests
+from harness import CORRAL, TIMEOUT, Tap, World, read_jsonl, reader_pids, run_tests, wait_until
 
-w = World(config="[snapshots]\nmax-file-size = 1M\n")
+w = World(config="[snapshots]\nmax-file-size = 1M\nkeep-open = 3s\n")
 w.start_server()
 mon = w.connect("monitor")
 mon.call({"cmd": "subscribe"})
@@ -398,7 +398,31 @@ def test_patch_undoes_with_git_apply(t):
     t.eq(digest_content(ws), before, "and the workspace is as before the command")
 
 
-run_tests(Tap(), [test_every_change_kind, test_the_before_precedes_the_command, test_patch_undoes_with_git_apply, test_revert,
+def test_one_shot_commands_find_the_workspace_warm(t):
+    """An agent's commands come one at a time, each its own session: the
+    workspace's reader (its inotify watch and stat cache) and store stay
+    open between them for [snapshots] keep-open, then close."""
+    ws = fresh_ws("warm")
+    with open(os.path.join(ws, "kept.txt"), "w") as f:
+        f.write("kept\n")
+    sid = run(ws, "true")
+    r = mon.call({"cmd": "rm", "sessions": [sid]})
+    t.ok("error" not in r, "its session leaves the store (corral rm): the workspace has no session now", r)
+    first = reader_pids(ws)
+    t.ok(len(first) == 1, "with no session left, the workspace's reader still runs (keep-open)", first)
+    sid = run(ws, "echo new > new.txt; rm kept.txt")
+    t.eq(reader_pids(ws), first, "the next command's snapshots come from the same reader")
+    t.eq({p: f["status"] for p, f in files_of(diff(sid)).items()}, {"new.txt": "A", "kept.txt": "D"},
+         "and its record has what the command did, nothing less", diff(sid))
+    mon.call({"cmd": "rm", "sessions": [sid]})
+    t.ok(wait_until(lambda: not reader_pids(ws), timeout=TIMEOUT),
+         "once keep-open (3 s here) passes with no session in the workspace, the reader ends", reader_pids(ws))
+    sid = run(ws, "echo again > again.txt")
+    t.eq({p: f["status"] for p, f in files_of(diff(sid)).items()}, {"again.txt": "A"},
+         "a command after that gets a new reader, and a right record", diff(sid))
+
+
+run_tests(Tap(), [test_one_shot_commands_find_the_workspace_warm, test_every_change_kind, test_the_before_precedes_the_command, test_patch_undoes_with_git_apply, test_revert,
                   test_revert_never_follows_a_planted_symlink, test_hook_is_risk_marked,
                   test_agent_configuration_is_marked,
                   test_users_git_and_workspace_untouched, test_interactive_shells, test_shared_attribution,

@@ -607,6 +607,13 @@ static void settings_are_checked(void **state)
     assert_true(snap_conf_allows(&c, "/home/me"));
     assert_false(snap_conf_allows(&c, "/home/me/x"));
     assert_int_equal(snap_conf_set(&c, "retention", "2d", err, sizeof err), 0);
+    assert_int_equal(c.keep_open_ms, 10u * 60 * 1000); /* the default: an agent's commands find it warm */
+    assert_int_equal(snap_conf_set(&c, "keep-open", "30s", err, sizeof err), 0);
+    assert_int_equal(c.keep_open_ms, 30000);
+    assert_int_equal(snap_conf_set(&c, "keep-open", "0", err, sizeof err), 0);
+    assert_int_equal(c.keep_open_ms, 0);
+    assert_int_equal(snap_conf_set(&c, "keep-open", "2d", err, sizeof err), -1);
+    assert_non_null(strstr(err, "snapshots.keep-open: '2d' is not a duration up to 1d"));
     assert_int_equal(snap_conf_set(&c, "frob", "1", err, sizeof err), -1);
     assert_non_null(strstr(err, "unknown key 'frob' in [snapshots]"));
     snap_conf_free(&c);
