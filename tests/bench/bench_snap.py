@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import CORRAL, World, median, now, sized
+from benchlib import CORRAL, World, make_tree, median, now, sized
 
 SNAPDRIVE = os.environ.get("SNAPDRIVE_BIN") or os.path.join(os.path.dirname(CORRAL), "..", "tests", "bench",
                                                             "snapdrive")
@@ -45,12 +45,7 @@ def text(rng):
 
 
 def make_files(root, n, per_dir, rng, prefix="src"):
-    for i in range(n):
-        d = os.path.join(root, "%s%03d" % (prefix, i // per_dir))
-        if i % per_dir == 0:
-            os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "f%05d.txt" % i), "w") as f:
-            f.write(text(rng))
+    make_tree(root, n, per_dir, lambda i: text(rng), prefix)
 
 
 def make_ws(base, name, files, modules=0, binary_mb=0):

@@ -65,3 +65,14 @@ def rss_kib(pid):
 
 def now():
     return time.monotonic()
+
+
+def make_tree(root, n, per_dir, content, prefix="src"):
+    """n files under root, per_dir to a directory (PREFIX000/f00000.txt
+    ...), file i holding content(i)."""
+    for i in range(n):
+        d = os.path.join(root, "%s%03d" % (prefix, i // per_dir))
+        if i % per_dir == 0:
+            os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "f%05d.txt" % i), "w") as f:
+            f.write(content(i))

@@ -30,6 +30,7 @@ FIGURES = {
     "bench_replay.py": "corral replay --speed 0 ",
     "bench_log.py": "corral log --json over",
     "bench_review.py": "TUI timeline, l to its first frame drawn",
+    "bench_scale.py": "exec_command `true` through corral mcp, by workspace size",
 }
 
 
