@@ -259,6 +259,11 @@ uint32_t random_range(uint32_t lo, uint32_t hi)
 
 int mkdir_p(const char *path, unsigned mode)
 {
+    /* Usually it is all there already: one call, not one per component. */
+    if (mkdir(path, mode) == 0 || errno == EEXIST)
+        return 0;
+    if (errno != ENOENT)
+        return -errno;
     char *p = xstrdup(path);
     int rc = 0;
     for (char *s = p + 1;; s++) {

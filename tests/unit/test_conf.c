@@ -16,6 +16,10 @@
 
 #include "config/conf.h"
 #include "base/ini.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <sys/stat.h>
 
 static char dir[] = "/tmp/corral-test-conf-XXXXXX";
 
@@ -73,6 +77,26 @@ static void file_size_limit(void **state)
     assert_int_equal(conf_load(&c, dir, err, sizeof err), -1);
     assert_non_null(strstr(err, "read error: Is a directory"));
     conf_free(&c);
+}
+
+/* mkdir -p (the directories corral and its sandboxes keep): every missing
+ * level made with the mode, an existing path fine, a file in the way an
+ * error (ENOTDIR) and not a directory made beside it. */
+static void mkdir_p_makes_what_is_missing(void **state)
+{
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s/a/b/c", dir);
+    assert_int_equal(mkdir_p(path, 0700), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0700);
+    assert_int_equal(mkdir_p(path, 0700), 0); /* all there: fine */
+    write_file("a/f", "x");
+    snprintf(path, sizeof path, "%s/a/f/d/e", dir);
+    assert_int_equal(mkdir_p(path, 0700), -ENOTDIR);
+    assert_int_equal(stat(path, &st), -1);
 }
 
 static void durations(void **state)
@@ -432,6 +456,7 @@ int main(void)
         cmocka_unit_test(key_names_round_trip),
         cmocka_unit_test(empty_key_name_reads_nothing_past_it),
         cmocka_unit_test(file_size_limit),
+        cmocka_unit_test(mkdir_p_makes_what_is_missing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
