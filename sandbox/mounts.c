@@ -347,8 +347,20 @@ static int overlay_home(int oldroot, sb_plan *plan, const sb_mount *m, char *err
         fd_path(upper, u, sizeof u);
         fd_path(work, w, sizeof w);
         fd_path(dst, d, sizeof d);
+        /* A discarded layer is volatile: the overlay never syncs its upper
+         * filesystem, which it otherwise does when it is unmounted (a full
+         * sync of the file system the layer is on, with a disk flush, at
+         * the end of every sandbox); its writes go with it anyway.  A
+         * kept layer must survive a crash, so it syncs.  Kernels before
+         * 5.10 know no volatile: the layer is then mounted as before. */
         char *opts = sb_printf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", l, u, w);
-        plan->layer_mounted = mount("overlay", d, "overlay", MS_NOSUID | MS_NODEV, opts) == 0;
+        if (plan->layer_mode == SB_HOME_DISCARD) {
+            char *fast = sb_printf("%s,volatile", opts);
+            plan->layer_mounted = mount("overlay", d, "overlay", MS_NOSUID | MS_NODEV, fast) == 0;
+            free(fast);
+        }
+        if (!plan->layer_mounted)
+            plan->layer_mounted = mount("overlay", d, "overlay", MS_NOSUID | MS_NODEV, opts) == 0;
         free(opts);
     }
     int fds[] = {lower, upper, work, dst};

@@ -202,6 +202,9 @@ def test_home_layer(t):
     t.ok("SSH-HIDDEN" in out, "~/.ssh stays hidden over the layer", r.stdout)
     t.eq(tree_digest(home), before, "the real home is not written (every file, mode and inode the same)")
     t.ok(not os.path.exists(layers), "the layer is gone when the sandbox ends (discard, the default)")
+    r = sandbox("--", "sh", "-c", 'grep -F " $HOME " /proc/self/mountinfo', env=env)
+    t.ok(" overlay " in r.stdout and "volatile" in r.stdout, "a discarded layer is volatile: its end never syncs the "
+         "file system it is on", r.stdout + r.stderr)
     r = sandbox("--", "sh", "-c", 'cat "$HOME/.bashrc"; ls "$HOME/.pyenv/shims"', env=env)
     t.eq(r.stdout, "# the real bashrc\npython\n", "a later sandbox of the workspace sees the real home, nothing "
          "planted", r.stderr)
@@ -221,6 +224,9 @@ def test_home_layer(t):
     kept = [n for n in os.listdir(layers)] if os.path.isdir(layers) else []
     t.ok(len(kept) == 1 and kept[0].startswith("w-ws-"), "the kept layer is the workspace's, in corral's state",
          kept)
+    r = sandbox("--", "sh", "-c", 'grep -F " $HOME " /proc/self/mountinfo', env=env)
+    t.ok(" overlay " in r.stdout and "volatile" not in r.stdout, "a kept layer is not volatile: it must survive a "
+         "crash", r.stdout + r.stderr)
     t.eq(tree_digest(home), before, "the real home is still not written")
 
     w.write_config("[sandbox]\n  home-layer = off\n")
