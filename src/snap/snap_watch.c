@@ -350,7 +350,12 @@ bool snap_watch_poll(snap_watch *w)
             const char *name = ev->len ? ev->name : "";
             if (kind == W_GITDIR && *name && !gitdir_name_matters(name))
                 continue; /* index, logs, objects: git's own bookkeeping */
-            if (kind == W_TREE && *name)
+            /* A name made and removed again leaves nothing behind, in the
+             * tree or in a git directory: a sandbox's empty read-only
+             * mount points come and go with it (.corral, .codex in the
+             * tree; commondir, modules in .git), and must not cost the
+             * next boundary a walk of the whole tree. */
+            if ((kind == W_TREE || kind == W_GITDIR) && *name)
                 note_name(w, ev->wd, name, ev->mask);
             else
                 w->hard = true;

@@ -28,6 +28,7 @@
 #include "snap/snap_revert.h"
 #include "snap/snap_store.h"
 #include "snap/snap_take.h"
+#include "snap/snap_watch.h"
 #include "base/util.h"
 
 typedef struct fixture {
@@ -592,6 +593,35 @@ static void gc_drops_expired_sessions_and_keeps_the_rest(void **state)
     assert_string_not_equal(a, b);
 }
 
+/* The dirty bit: a sandbox's empty read-only mount points, made and
+ * removed around every command in the tree (.codex) and in the git
+ * directory (commondir, modules), leave the workspace clean, so the next
+ * boundary costs no walk; a name that stays, in either place, makes it
+ * dirty. */
+static void mount_points_that_come_and_go_leave_it_clean(void **state)
+{
+    fixture *f = *state;
+    sh("git -C '%s' init -q", f->ws);
+    put(f, "a.txt", "a\n");
+    snap_watch w;
+    snap_watch_init(&w, 1000);
+    snap_watch_prepare(&w, f->ws, NULL, NULL);
+    assert_false(snap_watch_poll(&w));
+    sh("cd '%s' && mkdir .codex .claude && mkdir .git/modules && : > .git/commondir", f->ws);
+    sh("cd '%s' && rmdir .codex .claude .git/modules && rm .git/commondir", f->ws);
+    assert_false(snap_watch_poll(&w));
+    sh(": > '%s/.git/commondir'", f->ws);
+    assert_true(snap_watch_poll(&w)); /* one that stays in .git */
+    snap_watch_prepare(&w, f->ws, NULL, NULL);
+    assert_false(snap_watch_poll(&w));
+    sh("rm '%s/.git/commondir'", f->ws);
+    assert_true(snap_watch_poll(&w)); /* one that was there and went */
+    snap_watch_prepare(&w, f->ws, NULL, NULL);
+    sh("mkdir '%s/.codex'", f->ws);
+    assert_true(snap_watch_poll(&w)); /* one that stays in the tree */
+    snap_watch_free(&w);
+}
+
 static void settings_are_checked(void **state)
 {
     (void)state;
@@ -623,6 +653,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(every_change_kind_is_recorded, setup, teardown),
+        cmocka_unit_test_setup_teardown(mount_points_that_come_and_go_leave_it_clean, setup, teardown),
         cmocka_unit_test_setup_teardown(nothing_changed_reuses_the_snapshot, setup, teardown),
         cmocka_unit_test_setup_teardown(touched_files_are_rehashed_once, setup, teardown),
         cmocka_unit_test_setup_teardown(bytes_are_exact_whatever_gitattributes_say, setup, teardown),
