@@ -520,7 +520,9 @@ int snap_changes_compute(snap_store *st, const char *before, const char *after, 
     int rc = -1;
     if (snap_read(st, before, &ta, &ma, err, errlen) < 0 || snap_read(st, after, &tb, &mb, err, errlen) < 0)
         goto out;
-    if (tree_changes(st, ta, tb, out, err, errlen) < 0)
+    /* The same tree (a command that changed nothing, the usual case): no
+     * file changed, and libgit2 would still walk both trees to say so. */
+    if (!git_oid_equal(git_tree_id(ta), git_tree_id(tb)) && tree_changes(st, ta, tb, out, err, errlen) < 0)
         goto out;
     large_changes(out, &ma, &mb);
     repo_changes(out, &ma, &mb);
