@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -242,7 +243,7 @@ out:
 
 /* The whole regular file at path (at most SB_GITINDEX_MAX_BYTES); NULL with
  * *absent when it does not exist, NULL with err otherwise. */
-static unsigned char *slurp(const char *path, size_t *len, bool *absent, char *err, size_t errlen)
+static unsigned char *slurp(const char *path, size_t *len, bool *absent, struct stat *id, char *err, size_t errlen)
 {
     *absent = false;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -261,7 +262,13 @@ static unsigned char *slurp(const char *path, size_t *len, bool *absent, char *e
         return NULL;
     }
     size_t size = (size_t)st.st_size, got = 0;
-    unsigned char *data = sb_alloc(size + 1);
+    /* Not zeroed: every byte is read into (an index can be many MiB). */
+    unsigned char *data = malloc(size + 1);
+    if (!data) {
+        snprintf(err, errlen, "%s: no memory for %zu bytes", path, size + 1);
+        close(fd);
+        return NULL;
+    }
     while (got < size) {
         ssize_t n = read(fd, data + got, size - got);
         if (n < 0 && errno == EINTR)
@@ -270,6 +277,16 @@ static unsigned char *slurp(const char *path, size_t *len, bool *absent, char *e
             break;
         got += (size_t)n;
     }
+    /* What it was while read: the same file, unchanged (a writer in place
+     * changes its ctime), or no identity to remember it by. */
+    struct stat after;
+    if (fstat(fd, &after) == 0 && after.st_ino == st.st_ino && after.st_dev == st.st_dev &&
+        after.st_size == st.st_size && after.st_mtim.tv_sec == st.st_mtim.tv_sec &&
+        after.st_mtim.tv_nsec == st.st_mtim.tv_nsec && after.st_ctim.tv_sec == st.st_ctim.tv_sec &&
+        after.st_ctim.tv_nsec == st.st_ctim.tv_nsec)
+        *id = st;
+    else
+        memset(id, 0, sizeof *id);
     close(fd);
     if (got != size) {
         snprintf(err, errlen, "%s changed while it was read", path);
@@ -278,6 +295,142 @@ static unsigned char *slurp(const char *path, size_t *len, bool *absent, char *e
     }
     *len = size;
     return data;
+}
+
+/* ---- remembered parses ------------------------------------------------- */
+
+/* The server compiles a plan for every command, and a large repository's
+ * index is many MiB: a parse is remembered by the file's identity (device,
+ * inode, size, mtime and ctime: a write in place changes the ctime, which
+ * nobody can set back), and replayed while the file is the same.  Only a
+ * file that did not change while it was read is remembered. */
+#define MEMO_SLOTS 8
+
+typedef struct memo {
+    char *path;
+    struct stat id;
+    size_t hash_len;
+    char **links;
+    size_t n;
+    char shared[2 * 32 + 1];
+    unsigned long used;
+} memo;
+
+static memo memos[MEMO_SLOTS];
+static unsigned long memo_clock;
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+typedef struct collected {
+    char **links;
+    size_t n, cap;
+} collected;
+
+static int collect(void *user, const char *path)
+{
+    collected *c = user;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 8;
+        c->links = sb_realloc(c->links, c->cap * sizeof *c->links);
+    }
+    c->links[c->n++] = sb_strdup(path);
+    return 0;
+}
+
+static void collected_free(collected *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->links[i]);
+    free(c->links);
+}
+
+/* A remembered parse of path as it is now (a copy, in c and shared), or
+ * false. */
+static bool memo_find(const char *path, size_t hash_len, collected *c, char *shared)
+{
+    struct stat now;
+    if (stat(path, &now) < 0 || !S_ISREG(now.st_mode))
+        return false;
+    bool found = false;
+    pthread_mutex_lock(&memo_lock);
+    for (size_t i = 0; i < MEMO_SLOTS && !found; i++) {
+        memo *m = &memos[i];
+        if (!m->path || strcmp(m->path, path) != 0 || m->hash_len != hash_len || !same_file(&m->id, &now))
+            continue;
+        for (size_t k = 0; k < m->n; k++)
+            collect(c, m->links[k]);
+        memcpy(shared, m->shared, sizeof m->shared);
+        m->used = ++memo_clock;
+        found = true;
+    }
+    pthread_mutex_unlock(&memo_lock);
+    return found;
+}
+
+static void memo_keep(const char *path, const struct stat *id, size_t hash_len, const collected *c, const char *shared)
+{
+    if (id->st_ino == 0 && id->st_dev == 0)
+        return; /* it changed while it was read */
+    pthread_mutex_lock(&memo_lock);
+    memo *slot = &memos[0];
+    for (size_t i = 0; i < MEMO_SLOTS; i++) {
+        if (memos[i].path && strcmp(memos[i].path, path) == 0) {
+            slot = &memos[i];
+            break;
+        }
+        if (memos[i].used < slot->used)
+            slot = &memos[i];
+    }
+    free(slot->path);
+    for (size_t k = 0; k < slot->n; k++)
+        free(slot->links[k]);
+    free(slot->links);
+    slot->path = sb_strdup(path);
+    slot->id = *id;
+    slot->hash_len = hash_len;
+    slot->links = c->n ? sb_alloc(c->n * sizeof *slot->links) : NULL;
+    for (size_t k = 0; k < c->n; k++)
+        slot->links[k] = sb_strdup(c->links[k]);
+    slot->n = c->n;
+    memcpy(slot->shared, shared, sizeof slot->shared);
+    slot->used = ++memo_clock;
+    pthread_mutex_unlock(&memo_lock);
+}
+
+/* The gitlinks of one index file (fn for each) and the shared index it
+ * names; absent when there is no such file.  0, fn's result, or -1. */
+static int one_index(const char *file, size_t hash_len, sb_gitlink_fn fn, void *user, char *shared, bool *absent,
+                     char *err, size_t errlen)
+{
+    *absent = false;
+    collected c = {0};
+    int rc = 0;
+    if (!memo_find(file, hash_len, &c, shared)) {
+        size_t len = 0;
+        struct stat id;
+        unsigned char *data = slurp(file, &len, absent, &id, err, errlen);
+        if (!data)
+            return -1;
+        char e[256];
+        rc = sb_gitindex_parse(data, len, hash_len, collect, &c, shared, e, sizeof e);
+        free(data);
+        if (rc < 0) {
+            snprintf(err, errlen, "%s: %s", file, e);
+            collected_free(&c);
+            return -1;
+        }
+        memo_keep(file, &id, hash_len, &c, shared);
+    }
+    for (size_t i = 0; i < c.n && rc == 0; i++)
+        rc = fn(user, c.links[i]);
+    collected_free(&c);
+    return rc;
 }
 
 int sb_gitindex_gitlinks(const char *path, size_t hash_len, sb_gitlink_fn fn, void *user, char *err,
@@ -289,20 +442,14 @@ int sb_gitindex_gitlinks(const char *path, size_t hash_len, sb_gitlink_fn fn, vo
     /* The index, then the shared index it may link to (which links to
      * nothing further). */
     for (int round = 0; round < 2 && rc == 0; round++) {
-        size_t len = 0;
         bool absent;
-        unsigned char *data = slurp(file, &len, &absent, err, errlen);
-        if (!data) {
-            rc = absent && round == 0 ? 0 : -1;
-            if (absent && round == 1)
+        rc = one_index(file, hash_len, fn, user, shared, &absent, err, errlen);
+        if (rc < 0 && absent) {
+            rc = round == 0 ? 0 : -1;
+            if (round == 1)
                 snprintf(err, errlen, "the split index's shared index %s is missing", file);
             break;
         }
-        char e[256];
-        rc = sb_gitindex_parse(data, len, hash_len, fn, user, shared, e, sizeof e);
-        free(data);
-        if (rc < 0)
-            snprintf(err, errlen, "%s: %s", file, e);
         if (rc != 0 || !shared[0])
             break;
         if (round == 1) {

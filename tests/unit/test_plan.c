@@ -1599,6 +1599,57 @@ static void write_file(const char *path, const unsigned char *data, size_t len)
     fclose(f);
 }
 
+static int stop_at_first(void *u, const char *path)
+{
+    (void)u;
+    (void)path;
+    return 7;
+}
+
+/* An index file's parse is remembered while the file stays the same
+ * (device, inode, size, mtime, ctime): rewritten in place with a gitlink of
+ * the same length (the same size), within the same second, it is read
+ * again; replaced by another file, too.  A callback's stop is kept on a
+ * remembered parse. */
+static void gitindex_file_is_read_again_when_it_changes(void **state)
+{
+    (void)state;
+    char *w = fresh_ws("memo");
+    char p[1100], np[1100], err[256];
+    snprintf(p, sizeof p, "%s/index", w);
+    snprintf(np, sizeof np, "%s/index.new", w);
+    static const ientry one[] = {{0160000, "lib/aaa"}}, two[] = {{0160000, "lib/bbb"}}, three[] = {{0160000, "c"}};
+    size_t len;
+    unsigned char *idx = make_index(2, 20, one, 1, &len);
+    write_file(p, idx, len);
+    free(idx);
+    links l = {"", 0};
+    assert_int_equal(sb_gitindex_gitlinks(p, 20, link_collect, &l, err, sizeof err), 0);
+    assert_string_equal(l.out, "lib/aaa;");
+    l.out[0] = '\0';
+    assert_int_equal(sb_gitindex_gitlinks(p, 20, link_collect, &l, err, sizeof err), 0);
+    assert_string_equal(l.out, "lib/aaa;"); /* remembered, the same */
+    assert_int_equal(sb_gitindex_gitlinks(p, 20, stop_at_first, NULL, err, sizeof err), 7);
+    idx = make_index(2, 20, two, 1, &len);
+    write_file(p, idx, len); /* in place: the same inode and size */
+    free(idx);
+    l.out[0] = '\0';
+    assert_int_equal(sb_gitindex_gitlinks(p, 20, link_collect, &l, err, sizeof err), 0);
+    assert_string_equal(l.out, "lib/bbb;");
+    idx = make_index(2, 20, three, 1, &len);
+    write_file(np, idx, len);
+    free(idx);
+    assert_int_equal(rename(np, p), 0); /* as git writes it: a new file */
+    l.out[0] = '\0';
+    assert_int_equal(sb_gitindex_gitlinks(p, 20, link_collect, &l, err, sizeof err), 0);
+    assert_string_equal(l.out, "c;");
+    assert_int_equal(unlink(p), 0);
+    l.out[0] = '\0';
+    assert_int_equal(sb_gitindex_gitlinks(p, 20, link_collect, &l, err, sizeof err), 0); /* none: none */
+    assert_string_equal(l.out, "");
+    free(w);
+}
+
 static void gitlinks_beyond_the_scan_are_protected(void **state)
 {
     (void)state;
@@ -2137,6 +2188,7 @@ int main(void)
         cmocka_unit_test(bad_config_fails_closed),
         cmocka_unit_test(gitconfig_reads_like_git),
         cmocka_unit_test(gitindex_finds_gitlinks),
+        cmocka_unit_test(gitindex_file_is_read_again_when_it_changes),
         cmocka_unit_test(gitlinks_beyond_the_scan_are_protected),
         cmocka_unit_test(worktrees_and_modules_are_read_only),
         cmocka_unit_test(bare_repositories_are_protected),
