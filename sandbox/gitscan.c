@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "gitscan.h"
+#include "dents.h"
 #include "sbutil.h"
 
 #include <dirent.h>
@@ -27,16 +28,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#define DENTS_BUF (64 * 1024)
-
-struct linux_dirent64 {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
 
 typedef struct pending {
     char *path;
@@ -68,12 +59,12 @@ static int open_dir(const char *path)
 
 /* The type of entry name in the directory fd (DT_*): from getdents when the
  * file system says, else from fstatat. */
-static unsigned char entry_type(int fd, const struct linux_dirent64 *d)
+static unsigned char entry_type(int fd, const sb_dent *d)
 {
-    if (d->d_type != DT_UNKNOWN)
-        return d->d_type;
+    if (d->type != DT_UNKNOWN)
+        return d->type;
     struct stat st;
-    if (fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    if (fstatat(fd, d->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return DT_UNKNOWN;
     return S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
 }
@@ -130,7 +121,6 @@ int sb_gitscan(const char *root, int max_depth, size_t *budget, const char *cons
                const sb_gitscan_cb *cb, char *err, size_t errlen)
 {
     stack st = {0};
-    char *buf = sb_alloc(DENTS_BUF);
     int rc = 0;
     push(&st, sb_strdup(root), 0);
     while (st.n > 0 && rc == 0) {
@@ -150,65 +140,58 @@ int sb_gitscan(const char *root, int max_depth, size_t *budget, const char *cons
         bool dotgit = false, head = false, objects = false, refs = false;
         size_t first_child = st.n;
         const char *sep = strcmp(cur.path, "/") == 0 ? "" : "/";
-        while (rc == 0) {
-            long n = syscall(SYS_getdents64, fd, buf, DENTS_BUF);
-            if (n < 0) {
-                rc = unreadable(cur.path, errno, err, errlen);
-                break;
-            }
-            if (n == 0)
-                break;
-            for (long off = 0; off < n && rc == 0;) {
-                const struct linux_dirent64 *d = (const struct linux_dirent64 *)(buf + off);
-                off += d->d_reclen;
-                const char *name = d->d_name;
-                if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-                    continue;
-                if (strcmp(name, ".git") == 0) {
-                    dotgit = true;
-                    continue;
-                }
-                bool maybe_marker = strcmp(name, "HEAD") == 0 || strcmp(name, "objects") == 0 ||
-                                    strcmp(name, "refs") == 0;
-                if (d->d_type != DT_DIR && d->d_type != DT_UNKNOWN && !maybe_marker)
-                    continue;
-                unsigned char t = entry_type(fd, d);
-                if (maybe_marker) {
-                    /* git's is_git_directory(): HEAD a file (or a symlink),
-                     * objects and refs directories (symlinks work too). */
-                    if (name[0] == 'H')
-                        head = t == DT_REG || t == DT_LNK;
-                    else if (name[0] == 'o')
-                        objects = t == DT_DIR || t == DT_LNK;
-                    else
-                        refs = t == DT_DIR || t == DT_LNK;
-                }
-                if (t != DT_DIR || (max_depth >= 0 && cur.depth >= max_depth))
-                    continue;
-                if (cur.depth == 0 && skipped(name, skip_top))
-                    continue;
-                if (max_depth < 0 || cur.depth + 1 < max_depth) {
-                    push(&st, sb_printf("%s%s%s", cur.path, sep, name), cur.depth + 1);
-                    continue;
-                }
-                if (*budget == 0) {
-                    rc = SB_GITSCAN_BUDGET;
-                    break;
-                }
-                --*budget;
-                int kind = probe_leaf(fd, name);
-                if (kind == 0)
-                    continue;
-                char *leaf = sb_printf("%s%s%s", cur.path, sep, name);
-                if (kind == 2)
-                    rc = cb->gitdir ? cb->gitdir(cb->user, leaf) : 0;
-                else if (cb->worktree)
-                    rc = cb->worktree(cb->user, leaf);
-                free(leaf);
-                if (rc != 0)
-                    break;
-            }
+        sb_dents ents;
+        if (sb_dents_read(fd, &ents) < 0) {
+            rc = unreadable(cur.path, errno, err, errlen);
+            ents.n = 0;
+            ents.v = NULL;
         }
+        for (size_t i = 0; i < ents.n && rc == 0; i++) {
+            const sb_dent *d = &ents.v[i];
+            const char *name = d->name;
+            if (strcmp(name, ".git") == 0) {
+                dotgit = true;
+                continue;
+            }
+            bool maybe_marker = strcmp(name, "HEAD") == 0 || strcmp(name, "objects") == 0 ||
+                                strcmp(name, "refs") == 0;
+            if (d->type != DT_DIR && d->type != DT_UNKNOWN && !maybe_marker)
+                continue;
+            unsigned char t = entry_type(fd, d);
+            if (maybe_marker) {
+                /* git's is_git_directory(): HEAD a file (or a symlink),
+                 * objects and refs directories (symlinks work too). */
+                if (name[0] == 'H')
+                    head = t == DT_REG || t == DT_LNK;
+                else if (name[0] == 'o')
+                    objects = t == DT_DIR || t == DT_LNK;
+                else
+                    refs = t == DT_DIR || t == DT_LNK;
+            }
+            if (t != DT_DIR || (max_depth >= 0 && cur.depth >= max_depth))
+                continue;
+            if (cur.depth == 0 && skipped(name, skip_top))
+                continue;
+            if (max_depth < 0 || cur.depth + 1 < max_depth) {
+                push(&st, sb_printf("%s%s%s", cur.path, sep, name), cur.depth + 1);
+                continue;
+            }
+            if (*budget == 0) {
+                rc = SB_GITSCAN_BUDGET;
+                break;
+            }
+            --*budget;
+            int kind = probe_leaf(fd, name);
+            if (kind == 0)
+                continue;
+            char *leaf = sb_printf("%s%s%s", cur.path, sep, name);
+            if (kind == 2)
+                rc = cb->gitdir ? cb->gitdir(cb->user, leaf) : 0;
+            else if (cb->worktree)
+                rc = cb->worktree(cb->user, leaf);
+            free(leaf);
+        }
+        sb_dents_free(&ents);
         close(fd);
         if (rc == 0 && head && objects && refs) {
             /* A git directory: its hooks and config are what matters, and
@@ -225,6 +208,5 @@ int sb_gitscan(const char *root, int max_depth, size_t *budget, const char *cons
     for (size_t i = 0; i < st.n; i++)
         free(st.v[i].path);
     free(st.v);
-    free(buf);
     return rc;
 }

@@ -30,6 +30,7 @@
 #include "config.h"
 
 #include "plan.h"
+#include "dents.h"
 #include "gitdir_enclosing.h"
 #include "gitprotect.h"
 #include "placeholders.h"
@@ -592,14 +593,6 @@ typedef struct cfg_search {
     size_t n, cap;
 } cfg_search;
 
-struct linux_dirent64 {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
-
 /* One entry of the directory cur (open as fd): protected if it is agent
  * configuration, queued if it is a directory to search. */
 static void cfg_entry(cfg_search *S, const dir_todo *cur, int fd, const char *name, unsigned char t)
@@ -653,8 +646,6 @@ static int protect_agent_cfgs(protect_ctx *c, const char *root)
 {
     compile_state *cs = c->cs;
     size_t budget = agent_cfg_budget(), full = budget;
-    enum { DENTS_BUF = 64 * 1024 };
-    char *buf = sb_alloc(DENTS_BUF);
     cfg_search S = {.c = c, .root = root};
     S.todo = sb_alloc(sizeof *S.todo);
     S.cap = 1;
@@ -677,17 +668,13 @@ static int protect_agent_cfgs(protect_ctx *c, const char *root)
             free(cur.path);
             continue;
         }
-        for (;;) {
-            long got = syscall(SYS_getdents64, fd, buf, DENTS_BUF);
-            if (got < 0)
-                rc = agent_cfg_unreadable(cs, cur.path, errno);
-            if (got <= 0)
-                break;
-            for (long off = 0; off < got;) {
-                const struct linux_dirent64 *d = (const struct linux_dirent64 *)(buf + off);
-                off += d->d_reclen;
-                cfg_entry(&S, &cur, fd, d->d_name, d->d_type);
-            }
+        sb_dents ents;
+        if (sb_dents_read(fd, &ents) < 0) {
+            rc = agent_cfg_unreadable(cs, cur.path, errno);
+        } else {
+            for (size_t i = 0; i < ents.n; i++)
+                cfg_entry(&S, &cur, fd, ents.v[i].name, ents.v[i].type);
+            sb_dents_free(&ents);
         }
         close(fd);
         free(cur.path);
@@ -695,7 +682,6 @@ static int protect_agent_cfgs(protect_ctx *c, const char *root)
     for (size_t i = 0; i < S.n; i++)
         free(S.todo[i].path);
     free(S.todo);
-    free(buf);
     return rc;
 }
 

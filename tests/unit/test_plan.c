@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -33,6 +34,7 @@
 #include "sandbox/placeholders.h"
 #include "sandbox/gitconfig.h"
 #include "sandbox/gitindex.h"
+#include "sandbox/dents.h"
 #include "sandbox/gitprotect.h"
 #include "sandbox/plan.h"
 #include "sandbox/profile.h"
@@ -1599,6 +1601,64 @@ static void write_file(const char *path, const unsigned char *data, size_t len)
     fclose(f);
 }
 
+static bool listed(const sb_dents *d, const char *name, unsigned char type)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (strcmp(d->v[i].name, name) == 0)
+            return d->v[i].type == type || d->v[i].type == DT_UNKNOWN;
+    return false;
+}
+
+/* A directory's listing, remembered (kept at once here: settle 0), is the
+ * directory's own: read twice unchanged it is the same, and an entry made
+ * or removed once the clock has moved on is seen, whichever way the
+ * directory is opened again. */
+static void directory_listings_follow_their_directory(void **state)
+{
+    (void)state;
+    sb_dents_settle_ns(0);
+    char *w = fresh_ws("dents");
+    char p[1100], probe[1100];
+    snprintf(p, sizeof p, "%s/d", w);
+    snprintf(probe, sizeof probe, "%s/clock", w);
+    assert_int_equal(mkdir(p, 0755), 0);
+    put(w, "d/file", "x");
+    snprintf(probe, sizeof probe, "%s/d/sub", w);
+    assert_int_equal(mkdir(probe, 0755), 0);
+    for (int round = 0; round < 2; round++) {
+        int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        sb_dents d;
+        assert_int_equal(sb_dents_read(fd, &d), 0);
+        close(fd);
+        assert_int_equal(d.n, 2);
+        assert_true(listed(&d, "file", DT_REG) && listed(&d, "sub", DT_DIR));
+        sb_dents_free(&d);
+    }
+    /* Wait for the file system's clock to move past the listing's times
+     * (a change in the same tick keeps them; that is why a listing is
+     * kept only once its directory has settled). */
+    struct stat before, now;
+    assert_int_equal(stat(p, &before), 0);
+    snprintf(probe, sizeof probe, "%s/clock", w);
+    do {
+        put(w, "clock", "t");
+        assert_int_equal(stat(probe, &now), 0);
+    } while (now.st_ctim.tv_sec == before.st_ctim.tv_sec && now.st_ctim.tv_nsec == before.st_ctim.tv_nsec);
+    put(w, "d/new", "y");
+    snprintf(probe, sizeof probe, "%s/d/sub", w);
+    assert_int_equal(rmdir(probe), 0);
+    int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    sb_dents d;
+    assert_int_equal(sb_dents_read(fd, &d), 0);
+    close(fd);
+    assert_int_equal(d.n, 2);
+    assert_true(listed(&d, "file", DT_REG) && listed(&d, "new", DT_REG) && !listed(&d, "sub", DT_DIR));
+    sb_dents_free(&d);
+    sb_dents_settle_ns(2ll * 1000000000);
+    free(w);
+}
+
 static int stop_at_first(void *u, const char *path)
 {
     (void)u;
@@ -2189,6 +2249,7 @@ int main(void)
         cmocka_unit_test(gitconfig_reads_like_git),
         cmocka_unit_test(gitindex_finds_gitlinks),
         cmocka_unit_test(gitindex_file_is_read_again_when_it_changes),
+        cmocka_unit_test(directory_listings_follow_their_directory),
         cmocka_unit_test(gitlinks_beyond_the_scan_are_protected),
         cmocka_unit_test(worktrees_and_modules_are_read_only),
         cmocka_unit_test(bare_repositories_are_protected),
