@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 from harness import CORRAL, TIMEOUT, Tap, World, run_tests
 
@@ -155,6 +156,30 @@ def test_a_typed_line_in_a_hooked_shell(t):
     mon.close()
 
 
+def test_a_repository_made_in_a_settled_directory_is_protected_next_time(t):
+    """The server keeps the plan's directory listings while a directory's
+    times say it is unchanged (sandbox/dents.c).  A repository made in a
+    directory whose listing is kept must still be found by the next
+    command's plan, its config and hooks read-only."""
+    ws = os.path.join(w.base, "settled")
+    os.makedirs(os.path.join(ws, "deep", "a"))
+    # A listing is kept only once its directory is two seconds old: no
+    # event says so, so the test lets that time pass, then a command lists
+    # them (and the server keeps the listings).
+    time.sleep(2.2)
+    r = w.corral("exec", "-C", ws, "--", "true")
+    t.ok("Process exited with code 0" in r.stdout, "a command in the settled tree", r.stdout + r.stderr)
+    # What a command (or anyone) makes between two commands.
+    subprocess.run(["git", "init", "-q", os.path.join(ws, "deep", "a", "new")], env=GIT_ENV, check=True)
+    r = w.corral("exec", "-C", ws, "--", "sh", "-c",
+                 "echo '[core] fsmonitor = planted' >> deep/a/new/.git/config; "
+                 "echo '#!/bin/sh' > deep/a/new/.git/hooks/pre-commit; echo done")
+    t.ok("Read-only file system" in r.stdout and "fsmonitor" not in open(
+         os.path.join(ws, "deep", "a", "new", ".git", "config")).read() and
+         not os.path.exists(os.path.join(ws, "deep", "a", "new", ".git", "hooks", "pre-commit")),
+         "the next command finds the new repository: its config and hooks are read-only", r.stdout + r.stderr)
+
+
 def test_as_an_unprivileged_user(t):
     if os.geteuid() != 0 or os.environ.get("CORRAL_AS_USER"):
         return
@@ -168,6 +193,7 @@ if __name__ == "__main__":
     try:
         run_tests(Tap(), [test_an_exec_plants_a_repository, test_restore_refuses_what_changed_since,
                           test_a_gitfile_pointing_elsewhere, test_a_typed_line_in_a_hooked_shell,
+                          test_a_repository_made_in_a_settled_directory_is_protected_next_time,
                           test_as_an_unprivileged_user])
     finally:
         w.cleanup()
