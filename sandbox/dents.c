@@ -24,9 +24,6 @@
 /* Names remembered in all; past it everything is forgotten (a workspace
  * that large is listed anew, as before). */
 #define NAMES_MAX 250000
-/* A listing read this soon after the directory's last change may miss a
- * change made in the same tick of the kernel's clock. */
-#define SETTLED_NS (2ll * 1000000000)
 
 #ifndef F2FS_SUPER_MAGIC
 #define F2FS_SUPER_MAGIC 0xF2F52010
@@ -52,7 +49,6 @@ typedef struct listing {
     char *names;
 } listing;
 
-static long long settle_ns = SETTLED_NS;
 static listing *buckets[BUCKETS];
 static size_t names_kept;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -101,11 +97,6 @@ static void listing_free(listing *l)
     free(l->types);
     free(l->names);
     free(l);
-}
-
-void sb_dents_settle_ns(long long ns)
-{
-    settle_ns = ns;
 }
 
 void sb_dents_free(sb_dents *d)
@@ -238,12 +229,8 @@ read:
     /* Kept only when the directory did not change while it was listed and
      * had settled before. */
     struct stat after;
-    struct timespec now;
     if (fstat(fd, &after) < 0 || !same_time(after.st_mtim, before.st_mtim) ||
-        !same_time(after.st_ctim, before.st_ctim) || clock_gettime(CLOCK_REALTIME, &now) < 0)
-        return 0;
-    long long age = (long long)(now.tv_sec - after.st_ctim.tv_sec) * 1000000000 + (now.tv_nsec - after.st_ctim.tv_nsec);
-    if (age < settle_ns)
+        !same_time(after.st_ctim, before.st_ctim) || !sb_times_settled(&after))
         return 0;
     pthread_mutex_lock(&lock);
     listing **pp = &buckets[b];

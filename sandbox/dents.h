@@ -35,9 +35,5 @@ typedef struct sb_dents {
  * out (free with sb_dents_free).  0, or -1 with errno (from getdents64). */
 int sb_dents_read(int fd, sb_dents *out);
 void sb_dents_free(sb_dents *d);
-/* How long after its last change a listing must have been read to be kept
- * (default 2 s).  For tests only: 0 keeps every listing, which a change in
- * the same clock tick could make stale. */
-void sb_dents_settle_ns(long long ns);
 
 #endif

@@ -278,12 +278,14 @@ static unsigned char *slurp(const char *path, size_t *len, bool *absent, struct 
         got += (size_t)n;
     }
     /* What it was while read: the same file, unchanged (a writer in place
-     * changes its ctime), or no identity to remember it by. */
+     * changes its ctime) and settled (sbutil.h: an inode given out again in
+     * the same clock tick would keep the times), or no identity to
+     * remember it by. */
     struct stat after;
     if (fstat(fd, &after) == 0 && after.st_ino == st.st_ino && after.st_dev == st.st_dev &&
         after.st_size == st.st_size && after.st_mtim.tv_sec == st.st_mtim.tv_sec &&
         after.st_mtim.tv_nsec == st.st_mtim.tv_nsec && after.st_ctim.tv_sec == st.st_ctim.tv_sec &&
-        after.st_ctim.tv_nsec == st.st_ctim.tv_nsec)
+        after.st_ctim.tv_nsec == st.st_ctim.tv_nsec && sb_times_settled(&after))
         *id = st;
     else
         memset(id, 0, sizeof *id);
@@ -303,7 +305,8 @@ static unsigned char *slurp(const char *path, size_t *len, bool *absent, struct 
  * index is many MiB: a parse is remembered by the file's identity (device,
  * inode, size, mtime and ctime: a write in place changes the ctime, which
  * nobody can set back), and replayed while the file is the same.  Only a
- * file that did not change while it was read is remembered. */
+ * file that did not change while it was read, and whose last change had
+ * settled (sb_times_settled), is remembered. */
 #define MEMO_SLOTS 8
 
 typedef struct memo {

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 static void oom(void)
 {
@@ -101,4 +103,20 @@ void sb_format_size(unsigned long long bytes, char *out, size_t outlen)
         u++;
     }
     snprintf(out, outlen, "%llu %s", v, units[u]);
+}
+
+static long long settle_ns = 2ll * 1000000000;
+
+void sb_settle_ns(long long ns)
+{
+    settle_ns = ns;
+}
+
+bool sb_times_settled(const struct stat *st)
+{
+    struct timespec now;
+    if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+        return false;
+    long long age = (long long)(now.tv_sec - st->st_ctim.tv_sec) * 1000000000 + (now.tv_nsec - st->st_ctim.tv_nsec);
+    return age >= settle_ns;
 }

@@ -26,6 +26,17 @@ int sb_path_depth(const char *path);
 /* "a/b" relative to dir, or an absolute rel as is; no resolution. */
 char *sb_path_join(const char *dir, const char *rel);
 
+/* May what was just read of a file be remembered by its times (and reused
+ * while they stay the same)?  Only when its last change (ctime) is at least
+ * two seconds old: a change in the same tick of the kernel's clock, or an
+ * inode freed and given out again within it, keeps the times as they were.
+ * The memos of the plan's reads (dents.c, gitindex.c) ask this. */
+struct stat;
+bool sb_times_settled(const struct stat *st);
+/* For tests only: how old the last change must be (0 keeps everything,
+ * which a change in the same tick could make stale). */
+void sb_settle_ns(long long ns);
+
 /* Human size: 1073741824 -> "1 GiB". */
 void sb_format_size(unsigned long long bytes, char *out, size_t outlen);
 
