@@ -230,7 +230,8 @@ static const gate_port chan_port = {
 
 static bool escalation_reaped(server_t *srv, pid_t pid, int status)
 {
-    for (link_t *l = requests(srv)->next; l != requests(srv); l = l->next) {
+    link_t *all = requests(srv);
+    for (link_t *l = all->next; l != all; l = l->next) {
         chan_ticket *c = link_entry(l, chan_ticket, node);
         if (!c->running || c->child.pid != pid)
             continue;
@@ -417,7 +418,8 @@ static void escalation_request(server_t *srv, session_t *s, const chan_msg *m, i
 static size_t escalation_open_count(server_t *srv, int id)
 {
     size_t n = 0;
-    for (link_t *l = requests(srv)->next; l != requests(srv); l = l->next)
+    link_t *all = requests(srv);
+    for (link_t *l = all->next; l != all; l = l->next)
         n += link_entry(l, chan_ticket, node)->session == id;
     return n;
 }
@@ -425,8 +427,9 @@ static size_t escalation_open_count(server_t *srv, int id)
 /* End every request of session id (0: all). */
 static void end_requests(server_t *srv, int id)
 {
-    link_t *l = requests(srv)->next;
-    while (l != requests(srv)) {
+    link_t *all = requests(srv);
+    link_t *l = all->next;
+    while (l != all) {
         chan_ticket *c = link_entry(l, chan_ticket, node);
         l = l->next;
         if (id && c->session != id)

@@ -150,7 +150,8 @@ static void decide(void *user, proxy_pending *p, const proxy_request *r)
     n->key = gate_cache_key(g);
     /* Another connection of this session already asks about the same
      * host, protocol and port: it waits for that answer. */
-    for (link_t *l = net_tickets(srv)->next; l != net_tickets(srv); l = l->next) {
+    link_t *all = net_tickets(srv);
+    for (link_t *l = all->next; l != all; l = l->next) {
         net_ticket *o = link_entry(l, net_ticket, node);
         if (strcmp(o->key, n->key) == 0) {
             add_waiter(o, p);
@@ -168,7 +169,8 @@ static void decide(void *user, proxy_pending *p, const proxy_request *r)
 static void cancelled(void *user, proxy_pending *p)
 {
     server_t *srv = user;
-    for (link_t *l = net_tickets(srv)->next; l != net_tickets(srv); l = l->next) {
+    link_t *all = net_tickets(srv);
+    for (link_t *l = all->next; l != all; l = l->next) {
         net_ticket *n = link_entry(l, net_ticket, node);
         for (size_t i = 0; i < n->n; i++) {
             if (n->waiting[i] != p)
