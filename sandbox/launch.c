@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "mounts.h"
 #include "privs.h"
 #include "filter.h"
 
@@ -169,6 +170,12 @@ typedef struct child_args {
     int plan_fd;
     int in, out, err;
     int chan_fd; /* the session channel, or -1 */
+    /* From a pre-built sandbox (sb_base): the user namespace is entered,
+     * its ids already mapped, and the init is exec'd from this descriptor
+     * of corral's executable (the held view's /proc is not this pid
+     * namespace's, so /proc/self/exe names nothing there). */
+    bool entered;
+    int exe_fd;
     char uid_map[64], gid_map[64];
     int cap_last;
 } child_args;
@@ -206,6 +213,11 @@ static int place_fds(const child_args *a)
     for (int i = 0; i < n; i++)
         if (dup2(high[i], i) < 0)
             return -1;
+    if (a->exe_fd >= 0) { /* kept above the init's fds, closed by the exec */
+        if (dup3(a->exe_fd, n, O_CLOEXEC) < 0)
+            return -1;
+        n++;
+    }
     return (int)syscall(SYS_close_range, (unsigned)n, ~0u, 0u) == 0 ? 0 : -1;
 }
 
@@ -215,8 +227,9 @@ static __attribute__((noreturn)) void child_main(const child_args *a)
      * at once: the launcher makes mount points and cgroups meanwhile, and
      * the init waits for its go before it mounts anything. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (write_proc("/proc/self/setgroups", "deny") < 0 || write_proc("/proc/self/uid_map", a->uid_map) < 0 ||
-        write_proc("/proc/self/gid_map", a->gid_map) < 0) {
+    if (!a->entered &&
+        (write_proc("/proc/self/setgroups", "deny") < 0 || write_proc("/proc/self/uid_map", a->uid_map) < 0 ||
+         write_proc("/proc/self/gid_map", a->gid_map) < 0)) {
         child_say(a->ready_fd, "E cannot map the user and group ids into the user namespace: ", strerror(errno));
         child_say(a->ready_fd, "\n", NULL);
         _exit(126);
@@ -245,7 +258,11 @@ static __attribute__((noreturn)) void child_main(const child_args *a)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     static char *const empty_env[] = {NULL};
-    execve(a->exe, a->argv, empty_env);
+    int placed = a->chan_fd >= 0 ? 7 : 6;
+    if (a->exe_fd >= 0)
+        syscall(SYS_execveat, placed, "", a->argv, empty_env, AT_EMPTY_PATH);
+    else
+        execve(a->exe, a->argv, empty_env);
     child_say(4, "E cannot exec the sandbox init: ", strerror(errno));
     child_say(4, "\n", NULL);
     _exit(127);
@@ -261,6 +278,7 @@ static bool parse_status(sb_child *c)
         const char *line = c->status_buf;
         if (line[0] == 'R') {
             c->ready = true;
+            c->layer_mounted = strcmp(line, "R L") == 0;
             news = true;
         } else if (line[0] == 'E' && line[1] == ' ' && !c->error) {
             c->error = sb_strdup(line + 2);
@@ -329,8 +347,10 @@ static int wait_ready(sb_child *c, char *err, size_t errlen)
     return -1;
 }
 
-static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child, char *err,
-                           size_t errlen)
+/* Start the plan's init in new namespaces.  base: as the holder of a
+ * pre-built view (sb_base_build), which only builds it. */
+static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, bool base, sb_child *child,
+                           char *err, size_t errlen)
 {
     /* The home layer's directory, for the init in the plan it reads.  None
      * can be made: the home stays read-only, as the plan says it may. */
@@ -370,10 +390,11 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, s
     static char *const argv_tty[] = {"corral-init", "__sandbox-init", "--tty", NULL};
     child_args a = {.exe = self_exe(), .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
                     .in = io->in, .out = io->out, .err = io->err, .chan_fd = io->chan,
-                    .cap_last = sb_cap_last()};
+                    .cap_last = sb_cap_last(), .exe_fd = -1};
     snprintf(a.uid_map, sizeof a.uid_map, "%u %u 1\n", (unsigned)plan->uid, (unsigned)getuid());
     snprintf(a.gid_map, sizeof a.gid_map, "%u %u 1\n", (unsigned)plan->gid, (unsigned)getgid());
-    a.argv = io->tty ? argv_tty : argv_plain;
+    static char *const argv_base[] = {"corral-init", "__sandbox-init", "--base", NULL};
+    a.argv = base ? argv_base : io->tty ? argv_tty : argv_plain;
 
     /* A clone with fork semantics: the child gets a copy of this memory and
      * runs child_main, which only makes system calls before its exec. */
@@ -441,7 +462,7 @@ int sb_launch(const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *chil
         child->ready = true;
         return launch_unconfined(plan, io, child, err, errlen);
     }
-    return launch_confined(plan, io, wait, child, err, errlen);
+    return launch_confined(plan, io, wait, false, child, err, errlen);
 }
 
 void sb_child_release(sb_child *child)
@@ -516,4 +537,194 @@ int launch_kill_tree(pid_t init_pid)
     if (init_pid <= 0)
         return -EINVAL;
     return kill(init_pid, SIGTERM) == 0 ? 0 : -errno;
+}
+
+/* ---- pre-built sandboxes ------------------------------------------------------- */
+
+char *sb_base_key(const sb_plan *plan, size_t *len)
+{
+    static char *const none[] = {NULL};
+    sb_plan k = *plan; /* shallow: only what differs between commands goes */
+    k.argv = (char **)none;
+    k.envp = (char **)none;
+    k.cwd = plan->workspace;
+    k.layer_path = NULL;
+    return sb_plan_serialize(&k, len);
+}
+
+int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen)
+{
+    memset(base, 0, sizeof *base);
+    base->userns = base->mntns = -1;
+    base->layer.fd = -1;
+    if (plan->unconfined) {
+        snprintf(err, errlen, "a pre-built sandbox needs a confined plan, not profile %s", plan->profile);
+        return -1;
+    }
+    if (!sb_mounts_renewable(plan)) {
+        snprintf(err, errlen, "this plan cannot be pre-built: a pinned symlink lies below a writable tmpfs");
+        return -1;
+    }
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0) {
+        snprintf(err, errlen, "cannot open /dev/null: %s", strerror(errno));
+        return -1;
+    }
+    /* The holder needs only the user, mount and pid namespaces (a pid
+     * namespace of its own for the proc of the view); each command gets
+     * every namespace of the plan afresh. */
+    sb_plan p = *plan;
+    p.ns_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID;
+    sb_stdio io = {.in = null, .out = null, .err = null, .chan = -1};
+    sb_child holder;
+    memset(&holder, 0, sizeof holder);
+    holder.pid = -1;
+    holder.status_fd = -1;
+    holder.layer.fd = -1;
+    int rc = launch_confined(&p, &io, true, true, &holder, err, errlen);
+    close(null);
+    if (rc < 0)
+        return -1;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/user", (int)holder.pid);
+    base->userns = open(path, O_RDONLY | O_CLOEXEC);
+    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)holder.pid);
+    base->mntns = open(path, O_RDONLY | O_CLOEXEC);
+    int open_errno = errno;
+    /* The namespaces live on in these descriptors: no process with the
+     * view's capabilities is left running. */
+    kill(holder.pid, SIGKILL);
+    int st;
+    while (waitpid(holder.pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    base->layer_mounted = holder.layer_mounted;
+    base->placeholders = holder.placeholders;
+    holder.placeholders = NULL;
+    base->layer = holder.layer;
+    holder.layer.fd = -1;
+    holder.layer.path = NULL;
+    sb_child_release(&holder);
+    if (base->userns < 0 || base->mntns < 0) {
+        snprintf(err, errlen, "cannot hold the pre-built sandbox's namespaces: %s", strerror(open_errno));
+        sb_base_release(base);
+        return -1;
+    }
+    base->key = sb_base_key(plan, &base->key_len);
+    return 0;
+}
+
+void sb_base_release(sb_base *base)
+{
+    if (base->userns >= 0)
+        close(base->userns);
+    if (base->mntns >= 0)
+        close(base->mntns);
+    base->userns = base->mntns = -1;
+    sb_placeholders_release(base->placeholders);
+    base->placeholders = NULL;
+    sb_layer_release(&base->layer);
+    free(base->key);
+    base->key = NULL;
+}
+
+/* The clone child of sb_launch_from_base: enter the held namespaces and
+ * start the command's init in new ones, as a child of the launcher
+ * (CLONE_PARENT), then tell the launcher its pid (or -errno) and go.
+ * Only system calls: the launcher may have threads. */
+static __attribute__((noreturn)) void enter_base(const sb_base *base, const child_args *a, unsigned long flags,
+                                                 int pid_fd)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int v;
+    if (setns(base->userns, CLONE_NEWUSER) < 0 || setns(base->mntns, CLONE_NEWNS) < 0) {
+        v = -errno;
+    } else {
+        pid_t pid = (pid_t)syscall(SYS_clone, flags | CLONE_PARENT, NULL, NULL, NULL, NULL);
+        if (pid == 0)
+            child_main(a);
+        v = pid < 0 ? -errno : (int)pid;
+    }
+    ssize_t w = write(pid_fd, &v, sizeof v);
+    (void)w;
+    _exit(0);
+}
+
+int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child,
+                        char *err, size_t errlen)
+{
+    memset(child, 0, sizeof *child);
+    child->pid = -1;
+    child->status_fd = -1;
+    child->layer.fd = -1;
+    sb_plan for_init = *plan; /* shallow: the view is built, its layer mounted */
+    for_init.layer_path = NULL;
+    size_t len;
+    char *text = sb_plan_serialize(&for_init, &len);
+    int plan_fd = memfd_create("corral-plan", MFD_CLOEXEC);
+    int exe_fd = open(self_exe(), O_PATH | O_CLOEXEC);
+    int sync[2] = {-1, -1}, ready[2] = {-1, -1}, pids[2] = {-1, -1};
+    int rc = -1;
+    if (!text || plan_fd < 0 || exe_fd < 0 || write(plan_fd, text, len) != (ssize_t)len ||
+        lseek(plan_fd, 0, SEEK_SET) < 0 || pipe2(sync, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC | O_NONBLOCK) < 0 ||
+        pipe2(pids, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "cannot prepare the command's sandbox: %s", strerror(errno));
+        goto out;
+    }
+    char *argv[7];
+    int n = 0;
+    argv[n++] = "corral-init";
+    argv[n++] = "__sandbox-init";
+    argv[n++] = "--from-base";
+    if (base->layer_mounted)
+        argv[n++] = "--layer-mounted";
+    if (io->tty)
+        argv[n++] = "--tty";
+    argv[n] = NULL;
+    child_args a = {.exe = self_exe(), .argv = argv, .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
+                    .in = io->in, .out = io->out, .err = io->err, .chan_fd = io->chan,
+                    .cap_last = sb_cap_last(), .entered = true, .exe_fd = exe_fd};
+    unsigned long flags = (unsigned long)(plan->ns_flags & ~(CLONE_NEWUSER | CLONE_NEWCGROUP)) | SIGCHLD;
+    pid_t enter = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+    if (enter == 0)
+        enter_base(base, &a, flags, pids[1]);
+    int clone_errno = errno;
+    close(pids[1]);
+    pids[1] = -1;
+    if (enter < 0) {
+        snprintf(err, errlen, "cannot start the command's sandbox: %s", strerror(clone_errno));
+        goto out;
+    }
+    int v = 0;
+    ssize_t got;
+    while ((got = read(pids[0], &v, sizeof v)) < 0 && errno == EINTR)
+        ;
+    int st;
+    while (waitpid(enter, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (got != (ssize_t)sizeof v || v <= 0) {
+        char hint[512];
+        sb_userns_hint(got == (ssize_t)sizeof v ? -v : EIO, hint, sizeof hint);
+        snprintf(err, errlen, "cannot start the command in the pre-built sandbox: %s", hint);
+        goto out;
+    }
+    close(ready[1]);
+    ready[1] = -1;
+    child->pid = v;
+    child->status_fd = ready[0];
+    ready[0] = -1;
+    sb_cgroup_create(child->pid, &plan->limits, &child->cgroup);
+    ssize_t w = write(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
+    (void)w;
+    rc = 0;
+    if (wait && wait_ready(child, err, errlen) < 0) {
+        sb_child_release(child);
+        rc = -1;
+    }
+out:
+    free(text);
+    int fds[] = {plan_fd, exe_fd, sync[0], sync[1], ready[0], ready[1], pids[0], pids[1]};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    return rc;
 }

@@ -52,6 +52,7 @@ typedef struct sb_child {
     size_t status_len;
     bool ready, have_status;
     bool status_eof; /* the init closed it (the fd stays open until release) */
+    bool layer_mounted; /* a pre-built view's init: it has its home layer */
     int worker_status;
     char *error;
     sb_cgroup cgroup;
@@ -75,6 +76,40 @@ int sb_child_status(sb_child *child, int init_status);
 /* Remove the sandbox's cgroups and placeholders, and its home layer unless
  * kept; call after reaping. */
 void sb_child_release(sb_child *child);
+
+/* A pre-built sandbox (docs/sandbox.md, "Pre-built sandboxes"): the user
+ * namespace and the mount namespace of a plan's view, built once by a
+ * holder init that is then killed, held by these descriptors, with the
+ * placeholders and the home layer the view uses.  Each command started
+ * from it enters them and gets its own pid, net, ipc, uts and cgroup
+ * namespaces and a copy of the view in which its /tmp, /dev/shm, devpts
+ * and proc are new (mounts.h, sb_mounts_renew); the workspace and the home
+ * layer are the view's, shared by the commands of one base. */
+typedef struct sb_base {
+    int userns, mntns;
+    bool layer_mounted;
+    sb_placeholder_hold *placeholders;
+    sb_layer_hold layer;
+    char *key; /* sb_base_key of the plan it was built for */
+    size_t key_len;
+} sb_base;
+
+/* What must be equal for two plans to share a base: the plan without what
+ * differs per command (argv, environment, working directory). */
+char *sb_base_key(const sb_plan *plan, size_t *len);
+
+/* Build a base for the plan.  0, or -1 with err (a plan that cannot be
+ * pre-built says why; the caller launches it as usual instead). */
+int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen);
+
+/* Start the plan, whose key must be the base's, from the base: as
+ * sb_launch, and the init is the caller's child in the same way. */
+int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child,
+                        char *err, size_t errlen);
+
+/* Close the base once no command started from it runs: its placeholders
+ * go, and its home layer unless kept. */
+void sb_base_release(sb_base *base);
 
 /* Ask a tree's init to end it (SIGKILL to every descendant, then it exits).
  * 0 or -errno. */

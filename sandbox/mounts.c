@@ -82,11 +82,11 @@ static int open_newroot(void)
  * creating parents; only ever inside what the sandbox's own tmpfs mounts
  * provide.  link: dst is a symlink that is to be bound onto itself, so
  * its last component may (must) be one. */
-static int make_mountpoint(const char *dst, bool dir, bool link, char *err, size_t errlen)
+/* Make the mount point dst (absolute, in the view) below the directory
+ * newroot stands for, creating missing directories on the way; never
+ * through a symlink. */
+static int make_mountpoint_in(int newroot, const char *dst, bool dir, bool link, char *err, size_t errlen)
 {
-    int newroot = open_newroot();
-    if (newroot < 0)
-        return fail(err, errlen, "cannot open", NEWROOT, errno);
     char *copy = sb_strdup(dst);
     int rc = 0;
     for (char *s = copy + 1; rc == 0; s++) {
@@ -116,6 +116,15 @@ static int make_mountpoint(const char *dst, bool dir, bool link, char *err, size
             break;
     }
     free(copy);
+    return rc;
+}
+
+static int make_mountpoint(const char *dst, bool dir, bool link, char *err, size_t errlen)
+{
+    int newroot = open_newroot();
+    if (newroot < 0)
+        return fail(err, errlen, "cannot open", NEWROOT, errno);
+    int rc = make_mountpoint_in(newroot, dst, dir, link, err, errlen);
     close(newroot);
     return rc;
 }
@@ -489,4 +498,155 @@ int sb_mounts_apply(sb_plan *plan, char *err, size_t errlen)
     if (chdir(plan->cwd) < 0)
         return fail(err, errlen, "the working directory is not visible in the sandbox:", plan->cwd, errno);
     return 0;
+}
+
+/* ---- a command's own mounts in a copy of a pre-built view ----
+ *
+ * A pre-built sandbox (launch.h, sb_base) is a mount namespace whose view
+ * is already made; a command started from it runs in a copy of that
+ * namespace, and there gets fresh instances of everything a command may
+ * write or see of others that is not the workspace's: a new tmpfs on each
+ * writable tmpfs of the plan (/tmp), a new devpts and /dev/shm, a new proc
+ * for its own pid namespace.  The home layer and the workspace are the
+ * pre-built view's, shared (docs/sandbox.md, "Pre-built sandboxes"). */
+
+static bool path_below(const char *path, const char *dir)
+{
+    if (strcmp(dir, "/") == 0)
+        return strcmp(path, "/") != 0;
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+static int sys_open_tree(int dirfd, const char *path, unsigned flags)
+{
+    return (int)syscall(SYS_open_tree, dirfd, path, flags);
+}
+
+static int sys_move_mount(int from_dirfd, const char *from, int to_dirfd, const char *to, unsigned flags)
+{
+    return (int)syscall(SYS_move_mount, from_dirfd, from, to_dirfd, to, flags);
+}
+
+/* The plan's mounts made after mounts[at] below its place, outermost only
+ * (a recursive clone of one carries those below it), or -1 when one is a
+ * pinned symlink (its mount point cannot be made in a fresh tmpfs). */
+static ssize_t carried_mounts(const sb_plan *plan, size_t at, size_t *out)
+{
+    size_t n = 0;
+    for (size_t j = at + 1; j < plan->n_mounts; j++) {
+        const sb_mount *m = &plan->mounts[j];
+        if (m->skip || !path_below(m->dst, plan->mounts[at].dst))
+            continue;
+        bool inner = false;
+        for (size_t k = 0; k < n && !inner; k++)
+            inner = strcmp(plan->mounts[out[k]].dst, m->dst) == 0 || path_below(m->dst, plan->mounts[out[k]].dst);
+        if (inner)
+            continue;
+        if (m->link)
+            return -1;
+        out[n++] = j;
+    }
+    return (ssize_t)n;
+}
+
+bool sb_mounts_renewable(const sb_plan *plan)
+{
+    size_t *idx = sb_alloc((plan->n_mounts + 1) * sizeof *idx);
+    bool ok = true;
+    for (size_t i = 0; i < plan->n_mounts && ok; i++)
+        if (plan->mounts[i].kind == SB_M_TMPFS && !plan->mounts[i].rdonly)
+            ok = carried_mounts(plan, i, idx) >= 0;
+    free(idx);
+    return ok;
+}
+
+/* A new tmpfs on the writable tmpfs mounts[at], with the view's mounts
+ * below it moved over: each is cloned (recursively, with its flags) before
+ * the new tmpfs hides it, and moved onto a mount point made in the new one. */
+static int renew_tmpfs(const sb_plan *plan, size_t at, char *err, size_t errlen)
+{
+    const sb_mount *t = &plan->mounts[at];
+    size_t *idx = sb_alloc((plan->n_mounts + 1) * sizeof *idx);
+    ssize_t n = carried_mounts(plan, at, idx);
+    int *fds = sb_alloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *fds);
+    bool *dirs = sb_alloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *dirs);
+    int rc = n < 0 ? fail(err, errlen, "cannot renew a pinned symlink below", t->dst, EINVAL) : 0;
+    ssize_t got = 0;
+    for (; rc == 0 && got < n; got++) {
+        const char *dst = plan->mounts[idx[got]].dst;
+        fds[got] = sys_open_tree(AT_FDCWD, dst, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+                                                     AT_SYMLINK_NOFOLLOW);
+        struct stat st;
+        if (fds[got] < 0 || fstat(fds[got], &st) < 0) {
+            rc = fail(err, errlen, "cannot carry over the mount", dst, errno);
+            if (fds[got] >= 0)
+                close(fds[got]);
+            break;
+        }
+        dirs[got] = S_ISDIR(st.st_mode);
+    }
+    if (rc == 0) {
+        char opts[64];
+        if (t->size)
+            snprintf(opts, sizeof opts, "mode=%o,size=%llu", t->mode, (unsigned long long)t->size);
+        else
+            snprintf(opts, sizeof opts, "mode=%o", t->mode);
+        if (mount("tmpfs", t->dst, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+            rc = fail(err, errlen, "cannot mount a tmpfs on", t->dst, errno);
+    }
+    int root = rc == 0 ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (rc == 0 && root < 0)
+        rc = fail(err, errlen, "cannot open", "/", errno);
+    for (ssize_t i = 0; i < got; i++) {
+        const char *dst = plan->mounts[idx[i]].dst;
+        if (rc == 0 && make_mountpoint_in(root, dst, dirs[i], false, err, errlen) < 0)
+            rc = -1;
+        if (rc == 0 && sys_move_mount(fds[i], "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+            rc = fail(err, errlen, "cannot carry over the mount", dst, errno);
+        close(fds[i]);
+    }
+    if (root >= 0)
+        close(root);
+    free(idx);
+    free(fds);
+    free(dirs);
+    return rc;
+}
+
+/* A new devpts and /dev/shm in the view's /dev (the device nodes stay). */
+static int renew_dev(const sb_mount *m, char *err, size_t errlen)
+{
+    char *pts = sb_printf("%s/pts", m->dst), *shm = sb_printf("%s/shm", m->dst);
+    char opts[64];
+    snprintf(opts, sizeof opts, "mode=1777,size=%llu", (unsigned long long)m->size);
+    int rc = 0;
+    if (mount("devpts", pts, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") < 0)
+        rc = fail(err, errlen, "cannot mount a new devpts on", pts, errno);
+    else if (mount("tmpfs", shm, "tmpfs", MS_NOSUID | MS_NODEV, m->size ? opts : "mode=1777") < 0)
+        rc = fail(err, errlen, "cannot mount a tmpfs on", shm, errno);
+    free(pts);
+    free(shm);
+    return rc;
+}
+
+int sb_mounts_renew(const sb_plan *plan, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (size_t i = 0; i < plan->n_mounts && rc == 0; i++) {
+        const sb_mount *m = &plan->mounts[i];
+        if (m->kind == SB_M_TMPFS && !m->rdonly)
+            rc = renew_tmpfs(plan, i, err, errlen);
+        else if (m->kind == SB_M_DEV)
+            rc = renew_dev(m, err, errlen);
+        else if (m->kind == SB_M_PROC) {
+            if (mount("proc", m->dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                rc = fail(err, errlen, "cannot mount a fresh proc on", m->dst, errno);
+            else
+                rc = protect_proc(m->dst, err, errlen);
+        }
+    }
+    if (rc == 0 && chdir(plan->cwd) < 0)
+        rc = fail(err, errlen, "the working directory is not visible in the sandbox:", plan->cwd, errno);
+    return rc;
 }

@@ -110,11 +110,61 @@ static void guard_free(git_guard *g)
         close(g->wsfd);
 }
 
+/* The exit status corral sandbox gives for a command's wait status. */
+static int exit_for(int status)
+{
+    return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_OWN_ERR;
+}
+
+/* --reuse N: the command N times, each in its own sandbox started from one
+ * pre-built for the plan (docs/sandbox.md, "Pre-built sandboxes"), one
+ * after the other or (--parallel) all at once.  The first failing run's
+ * status, else 0. */
+static int run_reused(const sb_plan *plan, int n, bool parallel)
+{
+    char err[2048];
+    sb_base base;
+    if (sb_base_build(plan, &base, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s\n", err);
+        return EXIT_OWN_ERR;
+    }
+    sb_stdio io = {.in = 0, .out = 1, .err = 2, .tty = false, .chan = -1};
+    sb_child *kids = xcalloc((size_t)n, sizeof *kids);
+    int *status = xcalloc((size_t)n, sizeof *status);
+    int rc = 0, started = 0;
+    for (int i = 0; i < n; i++) {
+        if (sb_launch_from_base(&base, plan, &io, true, &kids[i], err, sizeof err) < 0) {
+            fprintf(stderr, "corral: %s\n", err);
+            rc = EXIT_OWN_ERR;
+            break;
+        }
+        started++;
+        if (!parallel) {
+            while (waitpid(kids[i].pid, &status[i], 0) < 0 && errno == EINTR)
+                ;
+        }
+    }
+    for (int i = 0; i < started; i++) {
+        if (parallel)
+            while (waitpid(kids[i].pid, &status[i], 0) < 0 && errno == EINTR)
+                ;
+        int st = exit_for(sb_child_status(&kids[i], status[i]));
+        if (st != 0 && rc == 0)
+            rc = st;
+        sb_child_release(&kids[i]);
+    }
+    sb_base_release(&base);
+    free(kids);
+    free(status);
+    return rc;
+}
+
 static int verb_sandbox(const cli_verb *v, int argc, char **argv)
 {
     const char *profile_name = NULL, *dir = NULL;
     int net = -1;
-    bool print_plan = false, allow_home = false;
+    bool print_plan = false, allow_home = false, parallel = false;
+    int reuse = 0;
     char **paths = NULL;
     sb_access *kinds = NULL;
     size_t n_paths = 0;
@@ -124,6 +174,7 @@ static int verb_sandbox(const cli_verb *v, int argc, char **argv)
         {"net", required_argument, NULL, 'n'},     {"print-plan", no_argument, NULL, 'P'},
         {"directory", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
         {"allow-home-workspace", no_argument, NULL, 'H'},
+        {"reuse", required_argument, NULL, 'R'}, {"parallel", no_argument, NULL, 'Q'},
         {0}};
     int o;
     while ((o = getopt_long(argc, argv, "+p:w:r:d:n:PC:h", opts, NULL)) != -1) {
@@ -147,6 +198,14 @@ static int verb_sandbox(const cli_verb *v, int argc, char **argv)
         case 'P': print_plan = true; break;
         case 'C': dir = optarg; break;
         case 'H': allow_home = true; break;
+        case 'R':
+            reuse = atoi(optarg);
+            if (reuse < 1 || reuse > 1000) {
+                fprintf(stderr, "corral sandbox: --reuse wants a count from 1 to 1000, not '%s'\n", optarg);
+                return cli_usage_line(v);
+            }
+            break;
+        case 'Q': parallel = true; break;
         case 'h':
             return cli_print_help(v);
         default:
@@ -214,6 +273,12 @@ static int verb_sandbox(const cli_verb *v, int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
+    if (reuse > 0) {
+        rc = run_reused(&plan, reuse, parallel);
+        guard_end(&guard);
+        guard_free(&guard);
+        goto out;
+    }
     if (sb_launch(&plan, &io, true, &child, err, sizeof err) < 0) {
         fprintf(stderr, "corral: %s\n", err);
         guard_free(&guard);
@@ -234,7 +299,7 @@ static int verb_sandbox(const cli_verb *v, int argc, char **argv)
     /* The sandbox and every process of it are gone: nothing races this. */
     guard_end(&guard);
     guard_free(&guard);
-    rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_OWN_ERR;
+    rc = exit_for(status);
 out:
     if (have_plan)
         sb_plan_free(&plan);
@@ -249,7 +314,7 @@ out:
 const cli_verb cli_verb_sandbox = {
     .name = "sandbox",
     .usage = "sandbox [--profile P] [-w PATH]... [-r PATH]... [--deny PATH]... [--net off|proxy|full] [--print-plan] "
-             "[--allow-home-workspace] [-C DIR] -- CMD [ARG...]",
+             "[--allow-home-workspace] [-C DIR] [--reuse N [--parallel]] -- CMD [ARG...]",
     .help = "Run one command in corral's sandbox, without a server: standard input and\n"
             "output pass straight through; the exit status is the command's (128+N for\n"
             "signal N; 125 when corral itself fails).\n\n"
@@ -264,7 +329,10 @@ const cli_verb cli_verb_sandbox = {
             "      --allow-home-workspace  allow a writable workspace or write root that is\n"
             "                      your home directory, / or above it\n"
             "      --print-plan    print what would be done (mounts in order, namespaces,\n"
-            "                      filter, limits, environment) and exit\n\n"
+            "                      filter, limits, environment) and exit\n"
+            "      --reuse N       run the command N times, each in its own sandbox started\n"
+            "                      from one pre-built for the plan (--parallel: at once);\n"
+            "                      for testing and measuring pre-built sandboxes\n\n"
             "Deny beats write beats read; the more specific path wins.  See docs/sandbox.md.\n",
     .run = verb_sandbox,
 };

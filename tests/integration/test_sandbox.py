@@ -393,6 +393,78 @@ def test_sessions_are_sandboxed(t):
     w.stop()
 
 
+PREBUILT_RUN = r"""
+me=$(mktemp -d ./run.XXXXXX) || exit 9
+tag=$(basename "$me")
+echo secret > "/tmp/mine-$tag"
+echo secret > "/dev/shm/mine-$tag"
+sleep 1000 &
+bg=$!
+# Both runs are alive, each with its sleep, before either looks.
+n=0
+while [ "$(ls -d run.* | wc -l)" -lt 2 ]; do
+    n=$((n + 1)); [ $n -gt 600 ] && exit 8
+    sleep 0.05
+done
+ls -A /tmp > "$me/tmp"
+ls -A /dev/shm > "$me/shm"
+for f in /proc/[0-9]*/cmdline; do
+    [ "$(tr '\0' ' ' < "$f" 2>/dev/null)" = "sleep 1000 " ] && echo "$f"
+done | wc -l > "$me/sleeps"
+ls /proc/self/fd > "$me/fds"
+ls /dev/pts > "$me/pts"
+echo > "$me/done"
+while [ "$(ls run.*/done | wc -l)" -lt 2 ]; do
+    n=$((n + 1)); [ $n -gt 1200 ] && exit 7
+    sleep 0.05
+done
+kill "$bg"
+"""
+
+
+def test_prebuilt_sandbox_keeps_commands_apart(t):
+    """Commands started from one pre-built sandbox (corral sandbox --reuse,
+    the mechanism the server's one-shot commands use) share the view but
+    not /tmp, /dev/shm, devpts, processes or fds: two run at once, each
+    leaves a file in /tmp and /dev/shm and a process running, and neither
+    sees the other's."""
+    ws = tempfile.mkdtemp(prefix="prebuilt-", dir=w.ws)
+    r = sandbox("--reuse", "2", "--parallel", "--", "sh", "-c", PREBUILT_RUN, cwd=ws)
+    t.eq(r.returncode, 0, "both commands ran from the pre-built sandbox", r.stderr)
+    runs = sorted(d for d in os.listdir(ws) if d.startswith("run."))
+    t.eq(len(runs), 2, "each made its own directory in the shared workspace")
+    for d in runs:
+        def read(name):
+            with open(os.path.join(ws, d, name)) as f:
+                return f.read().split()
+        t.eq([x for x in read("tmp") if x.startswith("mine-")], ["mine-" + d],
+             "%s sees only its own file in /tmp" % d)
+        t.eq(read("shm"), ["mine-" + d], "and in /dev/shm")
+        t.eq(read("sleeps"), ["1"], "and only its own background process")
+        t.eq(sorted(read("fds")), ["0", "1", "2", "3"], "and no descriptor but its stdio (3 is ls's own)")
+        t.eq(read("pts"), ["ptmx"], "and a devpts of its own")
+    # One after the other: nothing of the first is left for the second.
+    ws2 = tempfile.mkdtemp(prefix="prebuilt-seq-", dir=w.ws)
+    r = sandbox("--reuse", "2", "--", "sh", "-c",
+                'if [ -e first ]; then ls -A /tmp > second; else touch /tmp/left first; fi', cwd=ws2)
+    t.eq(r.returncode, 0, "two commands one after the other", r.stderr)
+    with open(os.path.join(ws2, "second")) as f:
+        t.ok("left" not in f.read().split(), "the second does not find the first's /tmp")
+    # As confined as any sandbox.
+    r = sandbox("--reuse", "1", "--", "sh", "-c",
+                'grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/self/status; '
+                'touch /etc/corral-escape 2>/dev/null && echo wrote-etc; '
+                'unshare -U true 2>/dev/null && echo nested-userns; '
+                'ls /proc | grep -c "^[0-9]"', cwd=ws2)
+    out = r.stdout.split()
+    t.ok("wrote-etc" not in out and "nested-userns" not in out, "it cannot write the host or nest namespaces",
+         r.stdout)
+    t.ok("CapEff:" in out and out[out.index("CapEff:") + 1] == "0000000000000000", "holds no capability", r.stdout)
+    t.ok("NoNewPrivs:" in out and out[out.index("NoNewPrivs:") + 1] == "1", "no_new_privs", r.stdout)
+    t.ok("Seccomp:" in out and out[out.index("Seccomp:") + 1] == "2", "under the filter", r.stdout)
+    t.ok(out and int(out[-1]) <= 4, "and sees only its own processes", r.stdout)
+
+
 def test_as_an_unprivileged_user(t):
     """The home layer and loopback from an ordinary user's sandbox (root in
     a user namespace is still uid 0 for permission checks; an ordinary user
@@ -409,13 +481,14 @@ def test_as_an_unprivileged_user(t):
 # As the temporary user, the tests of what the sandbox lets an ordinary
 # user do; the rest needs nothing of root.
 AS_USER = [test_loopback_inside_the_sandbox, test_home_layer, test_home_layer_with_state_in_home,
-           test_home_layer_unavailable]
+           test_home_layer_unavailable, test_prebuilt_sandbox_keeps_commands_apart]
 
 try:
     run_tests(Tap(), AS_USER if os.environ.get("CORRAL_AS_USER") else
               [test_status_and_stdio, test_print_plan, test_loopback_inside_the_sandbox, test_home_layer,
                test_home_layer_with_state_in_home, test_home_layer_unavailable, test_git_in_the_workspace, test_profiles_from_config,
-               test_errors_name_the_fix, test_sessions_are_sandboxed, test_as_an_unprivileged_user])
+               test_errors_name_the_fix, test_sessions_are_sandboxed, test_prebuilt_sandbox_keeps_commands_apart,
+               test_as_an_unprivileged_user])
 finally:
     for h in homes:
         remove_layers(h)
