@@ -756,7 +756,8 @@ class Battery:
             cmd = [self.python, script, info_path]
         else:
             cmd = ["/bin/sh", script, os.path.join(w["dir"], "info.sh")]
-        argv = [self.corral, "sandbox", *sargs, "-C", w["ws"], "--", *cmd]
+        reuse = ["--reuse", "1"] if getattr(self, "prebuilt", False) else []
+        argv = [self.corral, "sandbox", *sargs, *reuse, "-C", w["ws"], "--", *cmd]
         master = slave = None
         stdin = subprocess.DEVNULL
         if "pty" in attack.needs:
@@ -1014,6 +1015,8 @@ def run_as_user(tap, scratch, corral, attacks_dir, attacks, args):
                 argv += ["--only", o]
             if args.keep:
                 argv.append("--keep")
+            if args.prebuilt:
+                argv.append("--prebuilt")
             child = subprocess.Popen(argv, user=pw.pw_uid, group=pw.pw_gid, extra_groups=[], cwd=home,
                                      env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home},
                                      stdout=subprocess.PIPE, start_new_session=True)
@@ -1040,6 +1043,7 @@ def worker_main(args):
         print(json.dumps({"result": r}), flush=True)
     attacks = load_attacks(args.attacks, args.only)
     b = Battery(args.scratch, args.corral, args.attacks, args.run_dir, args.keep, emit)
+    b.prebuilt = args.prebuilt
     try:
         b.run(attacks)
     finally:
@@ -1052,6 +1056,8 @@ def main():
     ap.add_argument("--only", action="append", default=[], help="run attacks whose file name contains this")
     ap.add_argument("--list", action="store_true", help="list the attacks and exit")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directories")
+    ap.add_argument("--prebuilt", action="store_true",
+                    help="run each attack's command from a pre-built sandbox (corral sandbox --reuse 1)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--scratch", help=argparse.SUPPRESS)
     ap.add_argument("--corral", help=argparse.SUPPRESS)
@@ -1102,6 +1108,9 @@ def main():
             run_dir = "/run/corral-battery-%d-root" % os.getpid()
             os.makedirs(run_dir, mode=0o755)
         b = Battery(own, corral, attacks_dir, run_dir, args.keep, lambda r: tap.result(label, r))
+        b.prebuilt = args.prebuilt
+        if args.prebuilt:
+            tap.diag("every command from a pre-built sandbox (corral sandbox --reuse 1)")
         try:
             b.run(attacks)
         finally:
