@@ -399,8 +399,8 @@ int sandbox_init_main(int argc, char **argv)
 {
     /* --base: build the view and hold it (launch.h, sb_base); --from-base:
      * a command started in a copy of a held view, which renews only its
-     * own mounts (--layer-mounted: the view has its home layer). */
-    bool tty = false, base = false, from_base = false, layer_mounted = false;
+     * own mounts. */
+    bool tty = false, base = false, from_base = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--tty") == 0)
             tty = true;
@@ -408,8 +408,6 @@ int sandbox_init_main(int argc, char **argv)
             base = true;
         else if (strcmp(argv[i], "--from-base") == 0)
             from_base = true;
-        else if (strcmp(argv[i], "--layer-mounted") == 0)
-            layer_mounted = true;
     }
     if (fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0 || fcntl(5, F_GETFD) < 0) {
         fprintf(stderr, "corral __sandbox-init: internal: the launcher starts it with the plan on fd 3, its "
@@ -444,20 +442,19 @@ int sandbox_init_main(int argc, char **argv)
     bool cgroup_pids = go == 'G';
     if (base) {
         /* Only the view: the commands started from it make the rest. */
-        if (sb_mounts_apply(&plan, err, sizeof err) < 0)
+        if (sb_mounts_apply(&plan, true, err, sizeof err) < 0)
             setup_failed(err);
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* its SIGTERM is blocked */
-        say(4, plan.layer_mounted ? "R L" : "R", NULL, NULL);
+        say(4, "R", NULL, NULL);
         for (;;)
             pause(); /* until the launcher has the namespaces and kills it */
     }
     if ((plan.ns_flags & CLONE_NEWCGROUP) && unshare(CLONE_NEWCGROUP) < 0)
         setup_failed("cannot create the cgroup namespace");
     if (from_base) {
-        plan.layer_mounted = layer_mounted;
         if (sb_mounts_renew(&plan, err, sizeof err) < 0)
             setup_failed(err);
-    } else if (sb_mounts_apply(&plan, err, sizeof err) < 0)
+    } else if (sb_mounts_apply(&plan, false, err, sizeof err) < 0)
         setup_failed(err);
     /* Without its layer the home stays read-only: Landlock too. */
     for (size_t i = 0; plan.layer_home && !plan.layer_mounted && i < plan.n_write_roots; i++) {

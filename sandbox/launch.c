@@ -278,7 +278,6 @@ static bool parse_status(sb_child *c)
         const char *line = c->status_buf;
         if (line[0] == 'R') {
             c->ready = true;
-            c->layer_mounted = strcmp(line, "R L") == 0;
             news = true;
         } else if (line[0] == 'E' && line[1] == ' ' && !c->error) {
             c->error = sb_strdup(line + 2);
@@ -355,8 +354,8 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
     /* The home layer's directory, for the init in the plan it reads.  None
      * can be made: the home stays read-only, as the plan says it may. */
     char layer_err[512];
-    if (sb_layer_acquire(plan, &child->layer, layer_err, sizeof layer_err) < 0)
-        child->layer.fd = -1;
+    if (base || sb_layer_acquire(plan, &child->layer, layer_err, sizeof layer_err) < 0)
+        child->layer.fd = -1; /* a base's view has none: each command mounts its own */
     sb_plan for_init = *plan; /* shallow: only layer_path differs */
     for_init.layer_path = child->layer.path;
     size_t len;
@@ -549,14 +548,25 @@ char *sb_base_key(const sb_plan *plan, size_t *len)
     k.envp = (char **)none;
     k.cwd = plan->workspace;
     k.layer_path = NULL;
-    return sb_plan_serialize(&k, len);
+    /* Why a path is mounted is for people: a placeholder one command made
+     * is the same mount for the next, which finds it made ("protected
+     * (empty; created for the mount)", then "protected: ..."). */
+    sb_mount *mounts = sb_alloc((plan->n_mounts + 1) * sizeof *mounts);
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        mounts[i] = plan->mounts[i];
+        mounts[i].why = NULL;
+    }
+    k.mounts = mounts;
+    char *key = sb_plan_serialize(&k, len);
+    free(mounts);
+    return key;
 }
 
 int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen)
 {
     memset(base, 0, sizeof *base);
     base->userns = base->mntns = -1;
-    base->layer.fd = -1;
+    base->anchor.fd = -1;
     if (plan->unconfined) {
         snprintf(err, errlen, "a pre-built sandbox needs a confined plan, not profile %s", plan->profile);
         return -1;
@@ -565,9 +575,20 @@ int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen)
         snprintf(err, errlen, "this plan cannot be pre-built: a pinned symlink lies below a writable tmpfs");
         return -1;
     }
+    /* A layer of the base's own, never mounted, keeps the layers
+     * directory, bound as the view's door, from going with the last
+     * command's layer (homelayer.h). */
+    char layer_err[512];
+    sb_plan anchor_plan = *plan; /* shallow: a throw-away layer, never a workspace's kept one */
+    anchor_plan.layer_mode = SB_HOME_DISCARD;
+    if (plan->layer_home && sb_layer_acquire(&anchor_plan, &base->anchor, layer_err, sizeof layer_err) < 0) {
+        snprintf(err, errlen, "no pre-built sandbox without a home layer: %s", layer_err);
+        return -1;
+    }
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (null < 0) {
         snprintf(err, errlen, "cannot open /dev/null: %s", strerror(errno));
+        sb_layer_release(&base->anchor);
         return -1;
     }
     /* The holder needs only the user, mount and pid namespaces (a pid
@@ -583,8 +604,10 @@ int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen)
     holder.layer.fd = -1;
     int rc = launch_confined(&p, &io, true, true, &holder, err, errlen);
     close(null);
-    if (rc < 0)
+    if (rc < 0) {
+        sb_layer_release(&base->anchor);
         return -1;
+    }
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/ns/user", (int)holder.pid);
     base->userns = open(path, O_RDONLY | O_CLOEXEC);
@@ -597,12 +620,8 @@ int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen)
     int st;
     while (waitpid(holder.pid, &st, 0) < 0 && errno == EINTR)
         ;
-    base->layer_mounted = holder.layer_mounted;
     base->placeholders = holder.placeholders;
     holder.placeholders = NULL;
-    base->layer = holder.layer;
-    holder.layer.fd = -1;
-    holder.layer.path = NULL;
     sb_child_release(&holder);
     if (base->userns < 0 || base->mntns < 0) {
         snprintf(err, errlen, "cannot hold the pre-built sandbox's namespaces: %s", strerror(open_errno));
@@ -622,7 +641,7 @@ void sb_base_release(sb_base *base)
     base->userns = base->mntns = -1;
     sb_placeholders_release(base->placeholders);
     base->placeholders = NULL;
-    sb_layer_release(&base->layer);
+    sb_layer_release(&base->anchor);
     free(base->key);
     base->key = NULL;
 }
@@ -656,8 +675,13 @@ int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio
     child->pid = -1;
     child->status_fd = -1;
     child->layer.fd = -1;
-    sb_plan for_init = *plan; /* shallow: the view is built, its layer mounted */
-    for_init.layer_path = NULL;
+    /* The command's own home layer, which its init mounts over the view's
+     * home through the base's door (mounts.h, SB_LAYER_DOOR). */
+    char layer_err[512];
+    if (sb_layer_acquire(plan, &child->layer, layer_err, sizeof layer_err) < 0)
+        child->layer.fd = -1;
+    sb_plan for_init = *plan; /* shallow: only layer_path differs */
+    for_init.layer_path = child->layer.path;
     size_t len;
     char *text = sb_plan_serialize(&for_init, &len);
     int plan_fd = memfd_create("corral-plan", MFD_CLOEXEC);
@@ -670,13 +694,11 @@ int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio
         snprintf(err, errlen, "cannot prepare the command's sandbox: %s", strerror(errno));
         goto out;
     }
-    char *argv[7];
+    char *argv[6];
     int n = 0;
     argv[n++] = "corral-init";
     argv[n++] = "__sandbox-init";
     argv[n++] = "--from-base";
-    if (base->layer_mounted)
-        argv[n++] = "--layer-mounted";
     if (io->tty)
         argv[n++] = "--tty";
     argv[n] = NULL;
@@ -722,6 +744,8 @@ int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio
     }
 out:
     free(text);
+    if (rc < 0 && child->pid < 0)
+        sb_layer_release(&child->layer);
     int fds[] = {plan_fd, exe_fd, sync[0], sync[1], ready[0], ready[1], pids[0], pids[1]};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (fds[i] >= 0)

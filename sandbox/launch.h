@@ -52,7 +52,6 @@ typedef struct sb_child {
     size_t status_len;
     bool ready, have_status;
     bool status_eof; /* the init closed it (the fd stays open until release) */
-    bool layer_mounted; /* a pre-built view's init: it has its home layer */
     int worker_status;
     char *error;
     sb_cgroup cgroup;
@@ -78,18 +77,16 @@ int sb_child_status(sb_child *child, int init_status);
 void sb_child_release(sb_child *child);
 
 /* A pre-built sandbox (docs/sandbox.md, "Pre-built sandboxes"): the user
- * namespace and the mount namespace of a plan's view, built once by a
- * holder init that is then killed, held by these descriptors, with the
- * placeholders and the home layer the view uses.  Each command started
+ * namespace and the mount namespace of a plan's view (without its home
+ * layer), built once by a holder init that is then killed, held by these
+ * descriptors, with the placeholders the view uses.  Each command started
  * from it enters them and gets its own pid, net, ipc, uts and cgroup
- * namespaces and a copy of the view in which its /tmp, /dev/shm, devpts
- * and proc are new (mounts.h, sb_mounts_renew); the workspace and the home
- * layer are the view's, shared by the commands of one base. */
+ * namespaces and a copy of the view in which its /tmp, /dev/shm, devpts,
+ * proc and home layer are new (mounts.h, sb_mounts_renew). */
 typedef struct sb_base {
     int userns, mntns;
-    bool layer_mounted;
     sb_placeholder_hold *placeholders;
-    sb_layer_hold layer;
+    sb_layer_hold anchor; /* keeps the home layers' directory (launch.c) */
     char *key; /* sb_base_key of the plan it was built for */
     size_t key_len;
 } sb_base;
@@ -108,7 +105,7 @@ int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio
                         char *err, size_t errlen);
 
 /* Close the base once no command started from it runs: its placeholders
- * go, and its home layer unless kept. */
+ * go. */
 void sb_base_release(sb_base *base);
 
 /* Ask a tree's init to end it (SIGKILL to every descendant, then it exits).

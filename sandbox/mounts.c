@@ -418,7 +418,31 @@ static int protect_proc(const char *proc, char *err, size_t errlen)
     return 0;
 }
 
-int sb_mounts_apply(sb_plan *plan, char *err, size_t errlen)
+/* A base's door to the home layers (mounts.h): the layers directory bound
+ * where each command's init finds its layer and then unmounts it. */
+static int open_layer_door(int oldroot, const sb_plan *plan, char *err, size_t errlen)
+{
+    if (make_mountpoint(SB_LAYER_DOOR, true, false, err, errlen) < 0)
+        return -1;
+    int src = open_nofollow(oldroot, plan->layer_dir), dst = open_dst(SB_LAYER_DOOR);
+    int rc = 0;
+    if (src < 0 || dst < 0)
+        rc = fail(err, errlen, "cannot open", src < 0 ? plan->layer_dir : SB_LAYER_DOOR, errno);
+    else {
+        char sp[64], dp[64];
+        fd_path(src, sp, sizeof sp);
+        fd_path(dst, dp, sizeof dp);
+        if (mount(sp, dp, NULL, MS_BIND, NULL) < 0)
+            rc = fail(err, errlen, "cannot bind", plan->layer_dir, errno);
+    }
+    if (src >= 0)
+        close(src);
+    if (dst >= 0)
+        close(dst);
+    return rc;
+}
+
+int sb_mounts_apply(sb_plan *plan, bool base, char *err, size_t errlen)
 {
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         return fail(err, errlen, "cannot make mounts private:", "/", errno);
@@ -472,6 +496,8 @@ int sb_mounts_apply(sb_plan *plan, char *err, size_t errlen)
             break;
         }
     }
+    if (rc == 0 && base && plan->layer_home && plan->layer_dir)
+        rc = open_layer_door(oldroot, plan, err, errlen);
     /* Read-only tmpfs mounts (masks, an empty root) are sealed last, once
      * deeper mounts have made their mount points in them. */
     for (size_t i = 0; i < plan->n_mounts && rc == 0; i++) {
@@ -555,37 +581,79 @@ bool sb_mounts_renewable(const sb_plan *plan)
     size_t *idx = sb_alloc((plan->n_mounts + 1) * sizeof *idx);
     bool ok = true;
     for (size_t i = 0; i < plan->n_mounts && ok; i++)
-        if (plan->mounts[i].kind == SB_M_TMPFS && !plan->mounts[i].rdonly)
+        if ((plan->mounts[i].kind == SB_M_TMPFS && !plan->mounts[i].rdonly) || plan->mounts[i].kind == SB_M_OVERLAY)
             ok = carried_mounts(plan, i, idx) >= 0;
     free(idx);
     return ok;
 }
 
-/* A new tmpfs on the writable tmpfs mounts[at], with the view's mounts
- * below it moved over: each is cloned (recursively, with its flags) before
- * the new tmpfs hides it, and moved onto a mount point made in the new one. */
+/* The view's mounts below mounts[at], cloned (recursively, with their
+ * flags) before a new mount there hides them, to be moved back onto it. */
+typedef struct carried {
+    size_t *idx; /* into plan->mounts */
+    int *fds;
+    bool *dirs;
+    size_t n;
+} carried;
+
+static int carry_take(const sb_plan *plan, size_t at, carried *c, char *err, size_t errlen)
+{
+    c->idx = sb_alloc((plan->n_mounts + 1) * sizeof *c->idx);
+    c->fds = sb_alloc((plan->n_mounts + 1) * sizeof *c->fds);
+    c->dirs = sb_alloc((plan->n_mounts + 1) * sizeof *c->dirs);
+    c->n = 0;
+    ssize_t n = carried_mounts(plan, at, c->idx);
+    if (n < 0)
+        return fail(err, errlen, "cannot renew a pinned symlink below", plan->mounts[at].dst, EINVAL);
+    for (; c->n < (size_t)n; c->n++) {
+        const char *dst = plan->mounts[c->idx[c->n]].dst;
+        int fd = sys_open_tree(AT_FDCWD, dst, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+                                                   AT_SYMLINK_NOFOLLOW);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0) {
+            int e = errno;
+            if (fd >= 0)
+                close(fd);
+            return fail(err, errlen, "cannot carry over the mount", dst, e);
+        }
+        c->fds[c->n] = fd;
+        c->dirs[c->n] = S_ISDIR(st.st_mode);
+    }
+    return 0;
+}
+
+/* Move the clones back onto the new mount (skip[i]: not this one), and
+ * free c; with rc < 0 only free it. */
+static int carry_back(const sb_plan *plan, carried *c, const bool *skip, int rc, char *err, size_t errlen)
+{
+    int root = rc == 0 ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (rc == 0 && root < 0)
+        rc = fail(err, errlen, "cannot open", "/", errno);
+    for (size_t i = 0; i < c->n; i++) {
+        const char *dst = plan->mounts[c->idx[i]].dst;
+        if (rc == 0 && !(skip && skip[i])) {
+            if (make_mountpoint_in(root, dst, c->dirs[i], false, err, errlen) < 0)
+                rc = -1;
+            else if (sys_move_mount(c->fds[i], "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                rc = fail(err, errlen, "cannot carry over the mount", dst, errno);
+        }
+        close(c->fds[i]);
+    }
+    if (root >= 0)
+        close(root);
+    free(c->idx);
+    free(c->fds);
+    free(c->dirs);
+    return rc;
+}
+
+/* A new tmpfs on the writable tmpfs mounts[at], the view's mounts below it
+ * carried over. */
 static int renew_tmpfs(const sb_plan *plan, size_t at, char *err, size_t errlen)
 {
     const sb_mount *t = &plan->mounts[at];
-    size_t *idx = sb_alloc((plan->n_mounts + 1) * sizeof *idx);
-    ssize_t n = carried_mounts(plan, at, idx);
-    int *fds = sb_alloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *fds);
-    bool *dirs = sb_alloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *dirs);
-    int rc = n < 0 ? fail(err, errlen, "cannot renew a pinned symlink below", t->dst, EINVAL) : 0;
-    ssize_t got = 0;
-    for (; rc == 0 && got < n; got++) {
-        const char *dst = plan->mounts[idx[got]].dst;
-        fds[got] = sys_open_tree(AT_FDCWD, dst, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
-                                                     AT_SYMLINK_NOFOLLOW);
-        struct stat st;
-        if (fds[got] < 0 || fstat(fds[got], &st) < 0) {
-            rc = fail(err, errlen, "cannot carry over the mount", dst, errno);
-            if (fds[got] >= 0)
-                close(fds[got]);
-            break;
-        }
-        dirs[got] = S_ISDIR(st.st_mode);
-    }
+    carried c;
+    int rc = carry_take(plan, at, &c, err, errlen);
     if (rc == 0) {
         char opts[64];
         if (t->size)
@@ -595,44 +663,123 @@ static int renew_tmpfs(const sb_plan *plan, size_t at, char *err, size_t errlen)
         if (mount("tmpfs", t->dst, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
             rc = fail(err, errlen, "cannot mount a tmpfs on", t->dst, errno);
     }
-    int root = rc == 0 ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-    if (rc == 0 && root < 0)
-        rc = fail(err, errlen, "cannot open", "/", errno);
-    for (ssize_t i = 0; i < got; i++) {
-        const char *dst = plan->mounts[idx[i]].dst;
-        if (rc == 0 && make_mountpoint_in(root, dst, dirs[i], false, err, errlen) < 0)
-            rc = -1;
-        if (rc == 0 && sys_move_mount(fds[i], "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-            rc = fail(err, errlen, "cannot carry over the mount", dst, errno);
-        close(fds[i]);
+    return carry_back(plan, &c, NULL, rc, err, errlen);
+}
+
+/* The command's own home layer on the view's home (mounts[at], the
+ * overlay's place): the home as the view shows it below (an overlay shows
+ * only the home's own filesystem: the real home), the layer directory the
+ * launcher made for the command above, reached through the base's door
+ * (its name is the last part of plan->layer_path), the view's mounts below
+ * the home carried over, except the masks of denied files the layer hides
+ * instead (as overlay_home does, so a tool may write its own).  The kernel
+ * may refuse the overlay: the view's home then stays, read-only. */
+static int renew_home(sb_plan *plan, size_t at, char *err, size_t errlen)
+{
+    const sb_mount *m = &plan->mounts[at];
+    const char *name = strrchr(plan->layer_path, '/');
+    if (!name || name[1] == '\0' || strcmp(name + 1, "..") == 0 || strcmp(name + 1, ".") == 0)
+        return fail(err, errlen, "not a home layer's directory:", plan->layer_path, EINVAL);
+    carried c;
+    int rc = carry_take(plan, at, &c, err, errlen);
+    if (rc < 0)
+        return carry_back(plan, &c, NULL, rc, err, errlen);
+    char *opts = sb_printf("lowerdir=%s,upperdir=%s%s/upper,workdir=%s%s/work,userxattr", m->dst, SB_LAYER_DOOR, name,
+                           SB_LAYER_DOOR, name);
+    if (plan->layer_mode == SB_HOME_DISCARD) { /* volatile: as overlay_home says */
+        char *fast = sb_printf("%s,volatile", opts);
+        plan->layer_mounted = mount("overlay", m->dst, "overlay", MS_NOSUID | MS_NODEV, fast) == 0;
+        free(fast);
+    }
+    if (!plan->layer_mounted)
+        plan->layer_mounted = mount("overlay", m->dst, "overlay", MS_NOSUID | MS_NODEV, opts) == 0;
+    free(opts);
+    if (!plan->layer_mounted) { /* nothing was mounted over the view's home */
+        for (size_t i = 0; i < c.n; i++)
+            close(c.fds[i]);
+        c.n = 0;
+        return carry_back(plan, &c, NULL, 0, err, errlen);
+    }
+    bool *skip = sb_alloc((c.n + 1) * sizeof *skip);
+    int root = open(m->dst, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    size_t hl = strlen(m->dst);
+    for (size_t i = 0; i < c.n && root >= 0; i++) {
+        const sb_mount *h = &plan->mounts[c.idx[i]];
+        if (h->kind == SB_M_MASK_FILE && h->hide_in_layer)
+            skip[i] = hide_file(root, h->dst + hl + 1) == 0;
     }
     if (root >= 0)
         close(root);
-    free(idx);
-    free(fds);
-    free(dirs);
+    rc = carry_back(plan, &c, skip, 0, err, errlen);
+    free(skip);
     return rc;
 }
 
-/* A new devpts and /dev/shm in the view's /dev (the device nodes stay). */
+/* A /dev of the command's own (a new tmpfs, with the view's device nodes
+ * carried over, a new devpts and /dev/shm, the same links): nothing one
+ * command leaves in /dev reaches another. */
 static int renew_dev(const sb_mount *m, char *err, size_t errlen)
 {
+    size_t n = sizeof dev_nodes / sizeof dev_nodes[0] - 1;
+    int fds[sizeof dev_nodes / sizeof dev_nodes[0]];
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *node = sb_printf("%s/%s", m->dst, dev_nodes[i]);
+        fds[i] = sys_open_tree(AT_FDCWD, node, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+        if (fds[i] < 0 && errno != ENOENT) /* a node the host lacks is not in the view either */
+            rc = fail(err, errlen, "cannot carry over", node, errno);
+        free(node);
+    }
+    if (rc == 0 && mount("tmpfs", m->dst, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=1048576") < 0)
+        rc = fail(err, errlen, "cannot mount a tmpfs on", m->dst, errno);
+    for (size_t i = 0; i < n; i++) {
+        if (fds[i] < 0)
+            continue;
+        char *node = sb_printf("%s/%s", m->dst, dev_nodes[i]);
+        int f = rc == 0 ? open(node, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+        if (rc == 0 && (f < 0 || sys_move_mount(fds[i], "", AT_FDCWD, node, MOVE_MOUNT_F_EMPTY_PATH) < 0))
+            rc = fail(err, errlen, "cannot carry over", node, errno);
+        if (f >= 0)
+            close(f);
+        close(fds[i]);
+        free(node);
+    }
     char *pts = sb_printf("%s/pts", m->dst), *shm = sb_printf("%s/shm", m->dst);
     char opts[64];
     snprintf(opts, sizeof opts, "mode=1777,size=%llu", (unsigned long long)m->size);
-    int rc = 0;
-    if (mount("devpts", pts, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") < 0)
+    if (rc == 0 && (mkdir(pts, 0755) < 0 || mkdir(shm, 0755) < 0))
+        rc = fail(err, errlen, "cannot create", pts, errno);
+    if (rc == 0 && mount("devpts", pts, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") < 0)
         rc = fail(err, errlen, "cannot mount a new devpts on", pts, errno);
-    else if (mount("tmpfs", shm, "tmpfs", MS_NOSUID | MS_NODEV, m->size ? opts : "mode=1777") < 0)
+    if (rc == 0 && mount("tmpfs", shm, "tmpfs", MS_NOSUID | MS_NODEV, m->size ? opts : "mode=1777") < 0)
         rc = fail(err, errlen, "cannot mount a tmpfs on", shm, errno);
     free(pts);
     free(shm);
+    static const char *const links[][2] = {{"ptmx", "pts/ptmx"}, {"fd", "/proc/self/fd"},
+                                           {"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"},
+                                           {"stderr", "/proc/self/fd/2"}};
+    for (size_t i = 0; rc == 0 && i < sizeof links / sizeof links[0]; i++) {
+        char *l = sb_printf("%s/%s", m->dst, links[i][0]);
+        if (symlink(links[i][1], l) < 0)
+            rc = fail(err, errlen, "cannot create", l, errno);
+        free(l);
+    }
     return rc;
 }
 
-int sb_mounts_renew(const sb_plan *plan, char *err, size_t errlen)
+int sb_mounts_renew(sb_plan *plan, char *err, size_t errlen)
 {
     int rc = 0;
+    /* The home layer first, through the door, which then closes: nothing
+     * of the command runs before. */
+    for (size_t i = 0; i < plan->n_mounts && rc == 0 && plan->layer_path; i++) {
+        const sb_mount *m = &plan->mounts[i];
+        if (m->kind == SB_M_OVERLAY && plan->layer_home && strcmp(plan->layer_home, m->dst) == 0)
+            rc = renew_home(plan, i, err, errlen);
+    }
+    if (rc == 0 && plan->layer_home && plan->layer_dir && umount2(SB_LAYER_DOOR, MNT_DETACH) < 0)
+        rc = fail(err, errlen, "cannot close the pre-built sandbox's door to the home layers,", SB_LAYER_DOOR,
+                  errno);
     for (size_t i = 0; i < plan->n_mounts && rc == 0; i++) {
         const sb_mount *m = &plan->mounts[i];
         if (m->kind == SB_M_TMPFS && !m->rdonly)

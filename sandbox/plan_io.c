@@ -146,6 +146,7 @@ char *sb_plan_serialize(const sb_plan *plan, size_t *len)
         fprintf(f, "H\t%d", (int)plan->layer_mode);
         put_field(f, plan->layer_home);
         put_field(f, plan->layer_path);
+        put_field(f, plan->layer_dir);
         fputc('\n', f);
     }
     for (size_t i = 0; i < plan->n_write_roots; i++) {
@@ -255,13 +256,15 @@ int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t 
             bool needs_src = m->kind == SB_M_BIND || m->kind == SB_M_OVERLAY;
             if (m->kind > SB_M_OVERLAY || m->dst[0] != '/' || (needs_src && (!m->src || m->src[0] != '/')))
                 goto bad;
-        } else if (tag == 'H' && nf == 4 && !out->layer_home) {
+        } else if (tag == 'H' && nf == 5 && !out->layer_home) {
             if (num(fl[1]) > SB_HOME_OFF)
                 goto bad;
             out->layer_mode = (sb_home_layer)num(fl[1]);
             out->layer_home = sb_strdup(fl[2]);
             out->layer_path = fl[3][0] ? sb_strdup(fl[3]) : NULL;
-            if (out->layer_home[0] != '/' || (out->layer_path && out->layer_path[0] != '/'))
+            out->layer_dir = fl[4][0] ? sb_strdup(fl[4]) : NULL;
+            if (out->layer_home[0] != '/' || (out->layer_path && out->layer_path[0] != '/') ||
+                (out->layer_dir && out->layer_dir[0] != '/'))
                 goto bad;
         } else if (tag == 'R' && nf == 2)
             sb_list_push(&out->write_roots, &out->n_write_roots, fl[1]);

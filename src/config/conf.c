@@ -55,6 +55,7 @@ void conf_defaults(conf_t *c)
     sandbox_init(&c->sandbox);
     c->session_lifetime_ms = 0;
     c->exec_lifetime_ms = 2ull * 3600 * 1000;
+    c->sandbox_keep_warm_ms = 10ull * 60 * 1000;
     c->background_timeout_ms = 300000;
     c->scrollback = 10000;
     c->session_retention_ms = 30ull * 24 * 3600 * 1000;
@@ -264,6 +265,15 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             }
             return 0;
         }
+        if (strcmp(section, "sandbox") == 0 && strcmp(key, "keep-warm") == 0) {
+            if (conf_parse_duration(value, &c->sandbox_keep_warm_ms) < 0 ||
+                c->sandbox_keep_warm_ms > 24ull * 3600 * 1000) {
+                snprintf(err, errlen, "sandbox.keep-warm: '%s' is not a duration up to 1d (e.g. 10m, 30s; 0 makes "
+                         "every command's sandbox afresh)", value);
+                return -1;
+            }
+            return 0;
+        }
         if (strcmp(section, "sandbox") == 0 && strcmp(key, "profile") == 0) {
             free(c->sandbox_profile);
             c->sandbox_profile = xstrdup(value);
@@ -284,7 +294,7 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             return -1;
         if (r == 0) {
             snprintf(err, errlen, "unknown key '%s' in [%s] (known: %s%s)", key, section,
-                     subsection ? "base, " : "profile, ", SANDBOX_KEYS);
+                     subsection ? "base, " : "profile, keep-warm, ", SANDBOX_KEYS);
             return -1;
         }
         return 0;

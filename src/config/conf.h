@@ -41,6 +41,9 @@ typedef struct conf {
     /* [sandbox] */
     char *sandbox_profile; /* profile of new sessions and execs */
     conf_sandbox sandbox;  /* extras applied to every confined profile */
+    /* an agent's pre-built sandbox (docs/sandbox.md) stays this long after
+     * its last command; 0: none, every command's sandbox made afresh */
+    uint64_t sandbox_keep_warm_ms;
     /* [profile "NAME"] */
     conf_sandbox *profiles;
     size_t n_profiles;

@@ -119,6 +119,7 @@ static void finish_shutdown(server_t *srv)
     server_log("shutting down");
     uv_timer_stop(&srv->shutdown_timer);
     conn_close_all();
+    prebuilt_pool_close(&srv->prebuilts);
     /* Close every session: recordings and logs are flushed and closed. */
     for (link_t *l = srv->sessions.next; l != &srv->sessions; l = l->next) {
         session_t *s = &link_entry(l, server_session, node)->base;
@@ -376,6 +377,7 @@ int server_run(int ready_fd, const server_module *const *modules)
     srv->shutdown_timer.data = srv;
     uv_timer_init(srv->loop, &srv->notify_timer);
     srv->notify_timer.data = srv;
+    prebuilt_pool_init(&srv->prebuilts, srv->loop, srv->conf.sandbox_keep_warm_ms);
     start_modules(srv);
 
     server_log("listening on %s", srv->socket_path);

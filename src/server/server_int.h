@@ -22,6 +22,7 @@
 #include "server/conn.h"
 #include "server/log.h"
 #include "server/module.h"
+#include "server/prebuilt.h"
 #include "server/server.h"
 #include "policy/policy.h"
 #include "protocol/proto.h"
@@ -56,6 +57,7 @@ typedef struct server_session {
     const char *net_mode; /* its sandbox's network: "off", "proxy", "full" (static) */
     bool shell_hook;      /* an interactive bash or zsh with the shell hook: its lines are its commands */
     attach_slots attached; /* what modules keep on it (server_session_attach) */
+    prebuilt *prebuilt;   /* the pre-built sandbox it started from, until it ends */
 } server_session;
 
 static inline server_session *srv_session(session_t *s)
@@ -94,6 +96,7 @@ struct server {
     char *hook_dir;        /* the shell hooks, written at start (NULL: none) */
     store_t store;
     link_t sessions; /* session_extra.node */
+    prebuilt_pool prebuilts; /* agents' one-shot commands start from these */
     /* The modules the server runs, in the order their hooks are called
      * (module.h), ended by NULL. */
     const server_module *const *modules;

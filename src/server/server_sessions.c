@@ -87,6 +87,10 @@ static void on_session_finished(session_t *s, void *user)
      * close, its "after" snapshot is queued, and only then does its waiter
      * reply and the screens hear of the end (src/cli/server_modules.c). */
     TELL_MODULES(srv, session_finished, s);
+    if (x->prebuilt) { /* its init is reaped: nothing of it runs */
+        prebuilt_put(x->prebuilt);
+        x->prebuilt = NULL;
+    }
     while (!link_empty(&x->kill_waits)) {
         kill_wait *k = link_entry(x->kill_waits.next, kill_wait, node);
         link_del(&k->node);
@@ -277,7 +281,11 @@ session_t *server_start_session(server_t *srv, const launch_spec *r, const char 
             return NULL;
         }
     }
+    /* An agent's one-shot command starts from the workspace's pre-built
+     * sandbox for this plan; a person's session, long-lived, from nothing. */
+    prebuilt *warm = r->agent ? prebuilt_take(&srv->prebuilts, plan) : NULL;
     session_spec spec = {
+        .base = warm ? prebuilt_base(warm) : NULL,
         .plan = plan, .name = r->name, .client = client, .kind = r->agent ? SESSION_EXEC : SESSION_USER,
         .tty = r->tty, .pinned = r->pinned, .rows = r->rows, .cols = r->cols,
         .lifetime_ms = r->agent ? srv->conf.exec_lifetime_ms : srv->conf.session_lifetime_ms,
@@ -301,6 +309,8 @@ session_t *server_start_session(server_t *srv, const launch_spec *r, const char 
     if (chan_child >= 0)
         close(chan_child);
     if (!s) {
+        if (warm)
+            prebuilt_put(warm);
         if (chan_server >= 0)
             close(chan_server);
         store_release_id(&srv->store, id);
@@ -313,6 +323,7 @@ session_t *server_start_session(server_t *srv, const launch_spec *r, const char 
     link_init(&x->kill_waits);
     link_init(&x->watchers);
     x->srv = srv;
+    x->prebuilt = warm;
     x->policy = r->policy ? *r->policy : srv->policy;
     /* What a request from inside it keeps: its workspace and sandbox. */
     x->workspace = workspace;

@@ -488,7 +488,8 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
     }
     /* Not waiting for the sandbox to be ready keeps the loop free; the
      * status pipe says how the setup went. */
-    int launched = sb_launch(plan, &io, false, &s->child, err, errlen);
+    int launched = spec->base ? sb_launch_from_base(spec->base, plan, &io, false, &s->child, err, errlen)
+                              : sb_launch(plan, &io, false, &s->child, err, errlen);
     close(child_fd);
     child_fd = -1;
     if (devnull >= 0)
@@ -640,21 +641,26 @@ static void layer_removed(uv_work_t *req, int status)
     free(req);
 }
 
-void session_release_sandbox(uv_loop_t *loop, sb_child *child)
+void session_release_layer(uv_loop_t *loop, sb_layer_hold *layer)
 {
     /* A discarded home layer can hold thousands of files: removing it is
      * slow disk work, done on the thread pool so the loop never waits.
      * Its directory stays locked until then, so nothing else takes it. */
-    if (child->layer.fd >= 0 || child->layer.path) {
+    if (layer->fd >= 0 || layer->path) {
         layer_work *w = xcalloc(1, sizeof *w);
-        w->hold = child->layer;
-        child->layer.fd = -1;
-        child->layer.path = NULL;
+        w->hold = *layer;
+        layer->fd = -1;
+        layer->path = NULL;
         if (uv_queue_work(loop, &w->req, remove_layer, layer_removed) < 0) {
             sb_layer_release(&w->hold);
             free(w);
         }
     }
+}
+
+void session_release_sandbox(uv_loop_t *loop, sb_child *child)
+{
+    session_release_layer(loop, &child->layer);
     sb_child_release(child);
 }
 

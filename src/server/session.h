@@ -67,6 +67,9 @@ typedef struct session_spec {
     uint64_t lifetime_ms; /* 0: none */
     int scrollback;
     int chan_fd;          /* the session channel for the command, or -1 */
+    /* A pre-built sandbox for the plan (launch.h, sb_base) to start the
+     * command from, or NULL: its own sandbox from nothing. */
+    const sb_base *base;
     /* Bytes to allocate for the session: its owner's struct that begins
      * with a session_t (0: just the session_t). */
     size_t size;
@@ -148,6 +151,9 @@ void session_reaped(session_t *s, int status);
 /* A reaped sandbox's resources go (cgroups, placeholders, and its home
  * layer, which is removed on loop's thread pool). */
 void session_release_sandbox(uv_loop_t *loop, sb_child *child);
+/* A home layer goes: its lock released, the directory (unless kept)
+ * removed on loop's thread pool. */
+void session_release_layer(uv_loop_t *loop, sb_layer_hold *layer);
 /* Stop or resume reading output (flow control for slow clients). */
 void session_pause_reading(session_t *s, bool paused);
 /* Take what was output since the last take. Caller frees. */

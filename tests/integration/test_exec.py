@@ -8,7 +8,7 @@ import re
 import select
 import subprocess
 
-from harness import CORRAL, TIMEOUT, Tap, World, run_tests
+from harness import CORRAL, TIMEOUT, Tap, World, run_tests, wait_until
 
 ENVELOPE = re.compile(r"^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\n"
                       r"(Process exited with code (\d+)|Process running with session ID (\d+))\n"
@@ -223,8 +223,47 @@ def test_escapes_visible_from_send_and_poll(t):
     c.close()
 
 
+def test_one_shot_commands_share_a_prebuilt_sandbox(t):
+    """An agent's one-shot commands in one workspace start from one
+    pre-built sandbox ([sandbox] keep-warm), each with its own /tmp and
+    home layer; the base (and the placeholders it holds) goes once
+    keep-warm passes with no command, and a changed plan gets a base of its
+    own."""
+    v = World(config="[sandbox]\n    keep-warm = 2s\n")
+    v.start_server()
+    marker = "corral-warm-%d" % os.getpid()
+    try:
+        c = v.connect()
+
+        def run(cmd):
+            r = c.call({"cmd": "exec", "argv": ["sh", "-c", cmd], "workdir": v.ws})
+            return r.get("output", "")
+        out = run("echo one > ~/%s && cat ~/%s; echo mine > /tmp/left" % (marker, marker))
+        t.eq(out, "one\n", "a command writes to its home layer", out)
+        out = run("cat ~/%s 2>&1 || echo absent; ls -A /tmp" % marker)
+        t.ok("absent" in out.split(), "the next command, from the same base, has a home layer of its own", out)
+        t.ok("left" not in out.split(), "and a /tmp of its own", out)
+        t.ok(not os.path.exists(os.path.expanduser("~/" + marker)), "the real home is not written")
+        t.ok(os.path.isdir(os.path.join(v.ws, ".codex")), "the base holds its placeholders while it is warm")
+        t.ok(wait_until(lambda: not os.path.exists(os.path.join(v.ws, ".codex")), timeout=TIMEOUT),
+             "once keep-warm (2 s here) passes with no command, the base goes, and its placeholders with it")
+        out = run("echo again")
+        t.eq(out, "again\n", "a command after that starts from a new base")
+        sub = os.path.join(v.ws, "sub")
+        os.makedirs(os.path.join(sub, ".git", "objects"))
+        os.makedirs(os.path.join(sub, ".git", "refs"))
+        with open(os.path.join(sub, ".git", "HEAD"), "w") as f:
+            f.write("ref: refs/heads/main\n")
+        out = run("mkdir -p sub/.git/hooks 2>&1; touch sub/.git/hooks/pre-commit 2>&1 && echo planted")
+        t.ok("planted" not in out, "a nested repository made while a base is warm is protected in the next command "
+             "(its plan, and so its base, is new)", out)
+        c.close()
+    finally:
+        v.cleanup()
+
+
 try:
-    run_tests(Tap(), [test_echo_envelope, test_socket_exit_code, test_shell_command, test_raw,
+    run_tests(Tap(), [test_one_shot_commands_share_a_prebuilt_sandbox, test_echo_envelope, test_socket_exit_code, test_shell_command, test_raw,
                       test_missing_command, test_bad_workdir, test_early_return, test_running_then_poll,
                       test_tty_cat_echo, test_stdin_closed, test_truncation, test_escapes_visible_on_a_terminal,
                       test_escapes_visible_from_send_and_poll])

@@ -398,6 +398,7 @@ me=$(mktemp -d ./run.XXXXXX) || exit 9
 tag=$(basename "$me")
 echo secret > "/tmp/mine-$tag"
 echo secret > "/dev/shm/mine-$tag"
+echo secret > "$HOME/mine-$tag"
 sleep 1000 &
 bg=$!
 # Both runs are alive, each with its sleep, before either looks.
@@ -413,6 +414,7 @@ for f in /proc/[0-9]*/cmdline; do
 done | wc -l > "$me/sleeps"
 ls /proc/self/fd > "$me/fds"
 ls /dev/pts > "$me/pts"
+ls -A "$HOME" | grep '^mine-' > "$me/home"
 echo > "$me/done"
 while [ "$(ls run.*/done | wc -l)" -lt 2 ]; do
     n=$((n + 1)); [ $n -gt 1200 ] && exit 7
@@ -443,13 +445,16 @@ def test_prebuilt_sandbox_keeps_commands_apart(t):
         t.eq(read("sleeps"), ["1"], "and only its own background process")
         t.eq(sorted(read("fds")), ["0", "1", "2", "3"], "and no descriptor but its stdio (3 is ls's own)")
         t.eq(read("pts"), ["ptmx"], "and a devpts of its own")
+        t.eq(read("home"), ["mine-" + d], "and a home layer of its own")
     # One after the other: nothing of the first is left for the second.
     ws2 = tempfile.mkdtemp(prefix="prebuilt-seq-", dir=w.ws)
     r = sandbox("--reuse", "2", "--", "sh", "-c",
-                'if [ -e first ]; then ls -A /tmp > second; else touch /tmp/left first; fi', cwd=ws2)
+                'if [ -e first ]; then ls -A /tmp /dev ~ > second; '
+                'else touch /tmp/left /dev/left ~/left first; fi', cwd=ws2)
     t.eq(r.returncode, 0, "two commands one after the other", r.stderr)
     with open(os.path.join(ws2, "second")) as f:
-        t.ok("left" not in f.read().split(), "the second does not find the first's /tmp")
+        t.ok("left" not in f.read().split(), "the second finds nothing the first left in /tmp, /dev or the home")
+    t.ok(not os.path.exists(os.path.expanduser("~/left")), "and the real home is not written")
     # As confined as any sandbox.
     r = sandbox("--reuse", "1", "--", "sh", "-c",
                 'grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/self/status; '

@@ -17,7 +17,7 @@ import time
 
 from harness import CORRAL, TIMEOUT, Tap, World, read_jsonl, reader_pids, run_tests, wait_until
 
-w = World(config="[snapshots]\nmax-file-size = 1M\nkeep-open = 3s\n")
+w = World(config="[snapshots]\nmax-file-size = 1M\nkeep-open = 3s\n[sandbox]\nkeep-warm = 1s\n")
 w.start_server()
 mon = w.connect("monitor")
 mon.call({"cmd": "subscribe"})
@@ -69,6 +69,17 @@ def record(sid, n):
         if ev["event"] == "changes" and ev["command"] == n:
             return ev
     return None
+
+
+def cooled():
+    """Wait until no sandbox holds a placeholder: an agent's commands start
+    from a pre-built sandbox, which keeps the empty directories and files
+    it protects missing names with (.codex, .git/commondir ...) in the
+    workspace until keep-warm (1 s here) has passed after the last command
+    (docs/sandbox.md, "Pre-built sandboxes").  What is compared after it is
+    the workspace as the user finds it then."""
+    registry = os.path.join(w.runtime, "corral", "placeholders")
+    return wait_until(lambda: not os.path.isdir(registry) or not os.listdir(registry), timeout=TIMEOUT)
 
 
 def digest(root):
@@ -196,6 +207,7 @@ def test_revert(t):
     t.ok(os.path.exists(os.path.join(ws, "new.txt")), "and does nothing")
     r = w.corral("revert", str(sid), "1")
     t.ok(r.returncode == 0 and "reverted command 1" in r.stdout, "revert undoes the command", r.stdout + r.stderr)
+    cooled()
     now = digest_content(ws)
     t.eq(now, original, "byte for byte: contents, modes, symlink target; created files and directories gone",
          "\n".join(sorted(os.listdir(ws))))
@@ -304,6 +316,7 @@ def test_users_git_and_workspace_untouched(t):
     r = diff(sid, fmt="patch", since_start=True)
     w.corral("diff", str(sid))
     t.ok("error" not in r, "snapshots and diffs of a repository with a filter and an fsmonitor", r)
+    cooled()
     t.eq(digest(ws), before, "the workspace and its .git are byte for byte as before")
     t.eq(sorted(os.listdir(marker_dir)), [], "no git filter, hook or fsmonitor of the workspace ran")
 
@@ -395,6 +408,7 @@ def test_patch_undoes_with_git_apply(t):
          "corral diff --patch prints git's patch, binary included", r.stdout + r.stderr)
     p = subprocess.run(["git", "apply", "-R"], input=r.stdout.encode(), cwd=ws, capture_output=True)
     t.ok(p.returncode == 0, "git apply -R takes it", p.stderr)
+    cooled()
     t.eq(digest_content(ws), before, "and the workspace is as before the command")
 
 

@@ -205,6 +205,7 @@ static void sandbox_sections(void **state)
                                      "  set = A=b\n");
     assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
     assert_string_equal(c.sandbox_profile, "review");
+    assert_int_equal(c.sandbox_keep_warm_ms, 10u * 60 * 1000); /* the default: an agent's commands find it warm */
     assert_int_equal(c.sandbox.n_write, 2);
     assert_string_equal(c.sandbox.write[1], "/data");
     assert_int_equal(c.sandbox.memory_max, 4ull << 30);
@@ -221,13 +222,16 @@ static void sandbox_errors(void **state)
 {
     (void)state;
     expect_conf_error("[sandbox]\nwrte = /x\n",
-                      "2: unknown key 'wrte' in [sandbox] (known: profile, write, read, deny, net, home-layer, "
+                      "2: unknown key 'wrte' in [sandbox] (known: profile, keep-warm, write, read, deny, net, home-layer, "
                       "nofile, fsize, core, nproc, tmp-size, pids-max, memory-max)");
     expect_conf_error("[sandbox]\nwrite = relative/path\n",
                       "2: sandbox.write: 'relative/path' is not an absolute path (or ~/..., :workspace, :tmp)");
     expect_conf_error("[sandbox]\nnet = sometimes\n", "2: sandbox.net: 'sometimes' is not off, proxy or full");
     expect_conf_error("[sandbox]\nhome-layer = always\n",
                       "2: sandbox.home-layer: 'always' is not discard, keep or off");
+    expect_conf_error("[sandbox]\nkeep-warm = 2d\n",
+                      "2: sandbox.keep-warm: '2d' is not a duration up to 1d (e.g. 10m, 30s; 0 makes every "
+                      "command's sandbox afresh)");
     expect_conf_error("[sandbox]\nfsize = huge\n",
                       "2: sandbox.fsize: 'huge' is not a number or size (e.g. 4096, 64K, 4G)");
     expect_conf_error("[profile \"full\"]\nnet = off\n",
