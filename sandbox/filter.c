@@ -8,14 +8,21 @@
 #include "filter.h"
 
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <seccomp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
@@ -244,8 +251,55 @@ void sb_seccomp_describe(sb_net net, char *buf, size_t len)
              sb_seccomp_rule_count(net), sockets);
 }
 
+/* A filter compiled ahead (sb_seccomp_precompile): its program, and the
+ * network mode it is for. */
+static struct sock_fprog precompiled;
+static sb_net precompiled_net;
+
+int sb_seccomp_precompile(sb_net net, char *err, size_t errlen)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx) {
+        snprintf(err, errlen, "cannot create a seccomp filter (libseccomp)");
+        return -1;
+    }
+    seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+    builder b = {.ctx = ctx, .err = err, .errlen = errlen};
+    int rc = -1, fd = memfd_create("corral-filter", MFD_CLOEXEC);
+    struct stat st;
+    if (build(&b, net) == 0 && fd >= 0 && seccomp_export_bpf(ctx, fd) == 0 && fstat(fd, &st) == 0 &&
+        st.st_size > 0 && st.st_size % (off_t)sizeof(struct sock_filter) == 0 &&
+        st.st_size / (off_t)sizeof(struct sock_filter) <= BPF_MAXINSNS) {
+        struct sock_filter *prog = malloc((size_t)st.st_size);
+        if (prog && pread(fd, prog, (size_t)st.st_size, 0) == st.st_size) {
+            free(precompiled.filter);
+            precompiled.filter = prog;
+            precompiled.len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
+            precompiled_net = net;
+            rc = 0;
+        } else
+            free(prog);
+    }
+    if (rc < 0 && !err[0])
+        snprintf(err, errlen, "cannot compile the seccomp filter ahead");
+    if (fd >= 0)
+        close(fd);
+    seccomp_release(ctx);
+    return rc;
+}
+
 int sb_seccomp_install(sb_net net, char *err, size_t errlen)
 {
+    /* A pre-built sandbox's holder compiled it once for all its commands
+     * (the same program libseccomp would load: no_new_privs is already
+     * set by then). */
+    if (precompiled.filter && precompiled_net == net) {
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &precompiled) == 0)
+            return 0;
+        snprintf(err, errlen, "cannot load the seccomp filter: %s (the kernel needs CONFIG_SECCOMP_FILTER)",
+                 strerror(errno));
+        return -1;
+    }
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx) {
         snprintf(err, errlen, "cannot create a seccomp filter (libseccomp)");

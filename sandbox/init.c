@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "launch.h"
 #include "mounts.h"
 #include "netns.h"
 #include "plan.h"
@@ -395,6 +396,8 @@ static __attribute__((noreturn)) void setup_failed(const char *what)
     _exit(126);
 }
 
+static int start_from_base(int argc, char **argv);
+
 int sandbox_init_main(int argc, char **argv)
 {
     /* --base: build the view and hold it (launch.h, sb_base); --from-base:
@@ -445,9 +448,17 @@ int sandbox_init_main(int argc, char **argv)
         if (sb_mounts_apply(&plan, true, err, sizeof err) < 0)
             setup_failed(err);
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* its SIGTERM is blocked */
+        prctl(PR_SET_DUMPABLE, 0);
+        if (sb_seccomp_precompile(plan.net, err, sizeof err) < 0)
+            setup_failed(err);
         say(4, "R", NULL, NULL);
-        for (;;)
-            pause(); /* until the launcher has the namespaces and kills it */
+        close(4);
+        sb_plan_free(&plan);
+        memset(&plan, 0, sizeof plan);
+        int sock = chan_fd;
+        chan_fd = -1;
+        sb_base_serve(sock); /* a command's child comes back here */
+        return start_from_base(argc, argv);
     }
     if ((plan.ns_flags & CLONE_NEWCGROUP) && unshare(CLONE_NEWCGROUP) < 0)
         setup_failed("cannot create the cgroup namespace");
@@ -491,4 +502,15 @@ int sandbox_init_main(int argc, char **argv)
     status_fd = 4;
     say(4, "R", NULL, NULL);
     supervise(plan.argv, plan.envp, NULL, tty, getpid() == 1, &set);
+}
+
+/* A command's init forked by a base's holder (launch.h, sb_base_serve):
+ * its fds are in place; the rest is the exec'd init's from-base path. */
+static int start_from_base(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    bool tty = sb_base_forked_tty();
+    char *args[] = {"corral-init", "__sandbox-init", "--from-base", tty ? "--tty" : NULL, NULL};
+    return sandbox_init_main(tty ? 4 : 3, args);
 }

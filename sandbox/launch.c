@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -170,12 +171,6 @@ typedef struct child_args {
     int plan_fd;
     int in, out, err;
     int chan_fd; /* the session channel, or -1 */
-    /* From a pre-built sandbox (sb_base): the user namespace is entered,
-     * its ids already mapped, and the init is exec'd from this descriptor
-     * of corral's executable (the held view's /proc is not this pid
-     * namespace's, so /proc/self/exe names nothing there). */
-    bool entered;
-    int exe_fd;
     char uid_map[64], gid_map[64];
     int cap_last;
 } child_args;
@@ -213,11 +208,6 @@ static int place_fds(const child_args *a)
     for (int i = 0; i < n; i++)
         if (dup2(high[i], i) < 0)
             return -1;
-    if (a->exe_fd >= 0) { /* kept above the init's fds, closed by the exec */
-        if (dup3(a->exe_fd, n, O_CLOEXEC) < 0)
-            return -1;
-        n++;
-    }
     return (int)syscall(SYS_close_range, (unsigned)n, ~0u, 0u) == 0 ? 0 : -1;
 }
 
@@ -227,9 +217,8 @@ static __attribute__((noreturn)) void child_main(const child_args *a)
      * at once: the launcher makes mount points and cgroups meanwhile, and
      * the init waits for its go before it mounts anything. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (!a->entered &&
-        (write_proc("/proc/self/setgroups", "deny") < 0 || write_proc("/proc/self/uid_map", a->uid_map) < 0 ||
-         write_proc("/proc/self/gid_map", a->gid_map) < 0)) {
+    if (write_proc("/proc/self/setgroups", "deny") < 0 || write_proc("/proc/self/uid_map", a->uid_map) < 0 ||
+        write_proc("/proc/self/gid_map", a->gid_map) < 0) {
         child_say(a->ready_fd, "E cannot map the user and group ids into the user namespace: ", strerror(errno));
         child_say(a->ready_fd, "\n", NULL);
         _exit(126);
@@ -258,11 +247,7 @@ static __attribute__((noreturn)) void child_main(const child_args *a)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     static char *const empty_env[] = {NULL};
-    int placed = a->chan_fd >= 0 ? 7 : 6;
-    if (a->exe_fd >= 0)
-        syscall(SYS_execveat, placed, "", a->argv, empty_env, AT_EMPTY_PATH);
-    else
-        execve(a->exe, a->argv, empty_env);
+    execve(a->exe, a->argv, empty_env);
     child_say(4, "E cannot exec the sandbox init: ", strerror(errno));
     child_say(4, "\n", NULL);
     _exit(127);
@@ -389,7 +374,7 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
     static char *const argv_tty[] = {"corral-init", "__sandbox-init", "--tty", NULL};
     child_args a = {.exe = self_exe(), .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
                     .in = io->in, .out = io->out, .err = io->err, .chan_fd = io->chan,
-                    .cap_last = sb_cap_last(), .exe_fd = -1};
+                    .cap_last = sb_cap_last()};
     snprintf(a.uid_map, sizeof a.uid_map, "%u %u 1\n", (unsigned)plan->uid, (unsigned)getuid());
     snprintf(a.gid_map, sizeof a.gid_map, "%u %u 1\n", (unsigned)plan->gid, (unsigned)getgid());
     static char *const argv_base[] = {"corral-init", "__sandbox-init", "--base", NULL};
@@ -562,10 +547,25 @@ char *sb_base_key(const sb_plan *plan, size_t *len)
     return key;
 }
 
+/* A request to a base's holder: the command's namespaces and whether it
+ * has a terminal, with its fds (SCM_RIGHTS): plan, stdin, stdout, stderr,
+ * status pipe, go pipe and, when it has one, its session channel.  The
+ * reply: the pid of the command's init, or -errno. */
+typedef struct base_request {
+    int32_t ns_flags;
+    uint8_t tty;
+} base_request;
+
+#define BASE_FDS_MAX 7
+#define BASE_NS_ALLOWED (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET)
+
 int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen)
 {
     memset(base, 0, sizeof *base);
-    base->userns = base->mntns = -1;
+    base->sock = -1;
+    base->holder.pid = -1;
+    base->holder.status_fd = -1;
+    base->holder.layer.fd = -1;
     base->anchor.fd = -1;
     if (plan->unconfined) {
         snprintf(err, errlen, "a pre-built sandbox needs a confined plan, not profile %s", plan->profile);
@@ -585,87 +585,49 @@ int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen)
         snprintf(err, errlen, "no pre-built sandbox without a home layer: %s", layer_err);
         return -1;
     }
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null < 0) {
-        snprintf(err, errlen, "cannot open /dev/null: %s", strerror(errno));
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC), sv[2] = {-1, -1};
+    if (null < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+        snprintf(err, errlen, "cannot prepare a pre-built sandbox: %s", strerror(errno));
+        if (null >= 0)
+            close(null);
         sb_layer_release(&base->anchor);
         return -1;
     }
-    /* The holder needs only the user, mount and pid namespaces (a pid
-     * namespace of its own for the proc of the view); each command gets
-     * every namespace of the plan afresh. */
+    /* The holder lives in the user and mount namespaces only: it forks
+     * each command's init with CLONE_PARENT (not allowed to a pid
+     * namespace's init), into the command's own namespaces. */
     sb_plan p = *plan;
-    p.ns_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID;
-    sb_stdio io = {.in = null, .out = null, .err = null, .chan = -1};
-    sb_child holder;
-    memset(&holder, 0, sizeof holder);
-    holder.pid = -1;
-    holder.status_fd = -1;
-    holder.layer.fd = -1;
-    int rc = launch_confined(&p, &io, true, true, &holder, err, errlen);
+    p.ns_flags = CLONE_NEWUSER | CLONE_NEWNS;
+    sb_stdio io = {.in = null, .out = null, .err = null, .chan = sv[1]};
+    int rc = launch_confined(&p, &io, true, true, &base->holder, err, errlen);
     close(null);
+    close(sv[1]);
     if (rc < 0) {
+        close(sv[0]);
         sb_layer_release(&base->anchor);
         return -1;
     }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/ns/user", (int)holder.pid);
-    base->userns = open(path, O_RDONLY | O_CLOEXEC);
-    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)holder.pid);
-    base->mntns = open(path, O_RDONLY | O_CLOEXEC);
-    int open_errno = errno;
-    /* The namespaces live on in these descriptors: no process with the
-     * view's capabilities is left running. */
-    kill(holder.pid, SIGKILL);
-    int st;
-    while (waitpid(holder.pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    base->placeholders = holder.placeholders;
-    holder.placeholders = NULL;
-    sb_child_release(&holder);
-    if (base->userns < 0 || base->mntns < 0) {
-        snprintf(err, errlen, "cannot hold the pre-built sandbox's namespaces: %s", strerror(open_errno));
-        sb_base_release(base);
-        return -1;
-    }
+    base->sock = sv[0];
     base->key = sb_base_key(plan, &base->key_len);
     return 0;
 }
 
 void sb_base_release(sb_base *base)
 {
-    if (base->userns >= 0)
-        close(base->userns);
-    if (base->mntns >= 0)
-        close(base->mntns);
-    base->userns = base->mntns = -1;
-    sb_placeholders_release(base->placeholders);
-    base->placeholders = NULL;
+    /* The holder ends when its socket closes. */
+    if (base->sock >= 0)
+        close(base->sock);
+    base->sock = -1;
+    if (base->holder.pid > 0) {
+        int st;
+        while (waitpid(base->holder.pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        sb_child_release(&base->holder);
+        base->holder.pid = -1;
+    }
     sb_layer_release(&base->anchor);
     free(base->key);
     base->key = NULL;
-}
-
-/* The clone child of sb_launch_from_base: enter the held namespaces and
- * start the command's init in new ones, as a child of the launcher
- * (CLONE_PARENT), then tell the launcher its pid (or -errno) and go.
- * Only system calls: the launcher may have threads. */
-static __attribute__((noreturn)) void enter_base(const sb_base *base, const child_args *a, unsigned long flags,
-                                                 int pid_fd)
-{
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int v;
-    if (setns(base->userns, CLONE_NEWUSER) < 0 || setns(base->mntns, CLONE_NEWNS) < 0) {
-        v = -errno;
-    } else {
-        pid_t pid = (pid_t)syscall(SYS_clone, flags | CLONE_PARENT, NULL, NULL, NULL, NULL);
-        if (pid == 0)
-            child_main(a);
-        v = pid < 0 ? -errno : (int)pid;
-    }
-    ssize_t w = write(pid_fd, &v, sizeof v);
-    (void)w;
-    _exit(0);
 }
 
 int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child,
@@ -685,48 +647,37 @@ int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio
     size_t len;
     char *text = sb_plan_serialize(&for_init, &len);
     int plan_fd = memfd_create("corral-plan", MFD_CLOEXEC);
-    int exe_fd = open(self_exe(), O_PATH | O_CLOEXEC);
-    int sync[2] = {-1, -1}, ready[2] = {-1, -1}, pids[2] = {-1, -1};
+    int sync[2] = {-1, -1}, ready[2] = {-1, -1};
     int rc = -1;
-    if (!text || plan_fd < 0 || exe_fd < 0 || write(plan_fd, text, len) != (ssize_t)len ||
-        lseek(plan_fd, 0, SEEK_SET) < 0 || pipe2(sync, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC | O_NONBLOCK) < 0 ||
-        pipe2(pids, O_CLOEXEC) < 0) {
+    if (!text || plan_fd < 0 || write(plan_fd, text, len) != (ssize_t)len || lseek(plan_fd, 0, SEEK_SET) < 0 ||
+        pipe2(sync, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC | O_NONBLOCK) < 0) {
         snprintf(err, errlen, "cannot prepare the command's sandbox: %s", strerror(errno));
         goto out;
     }
-    char *argv[6];
-    int n = 0;
-    argv[n++] = "corral-init";
-    argv[n++] = "__sandbox-init";
-    argv[n++] = "--from-base";
-    if (io->tty)
-        argv[n++] = "--tty";
-    argv[n] = NULL;
-    child_args a = {.exe = self_exe(), .argv = argv, .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
-                    .in = io->in, .out = io->out, .err = io->err, .chan_fd = io->chan,
-                    .cap_last = sb_cap_last(), .entered = true, .exe_fd = exe_fd};
-    unsigned long flags = (unsigned long)(plan->ns_flags & ~(CLONE_NEWUSER | CLONE_NEWCGROUP)) | SIGCHLD;
-    pid_t enter = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
-    if (enter == 0)
-        enter_base(base, &a, flags, pids[1]);
-    int clone_errno = errno;
-    close(pids[1]);
-    pids[1] = -1;
-    if (enter < 0) {
-        snprintf(err, errlen, "cannot start the command's sandbox: %s", strerror(clone_errno));
-        goto out;
-    }
+    base_request req = {.ns_flags = plan->ns_flags & BASE_NS_ALLOWED, .tty = io->tty};
+    int fds[BASE_FDS_MAX] = {plan_fd, io->in, io->out, io->err, ready[1], sync[0], io->chan};
+    size_t nfds = io->chan >= 0 ? 7 : 6;
+    char cbuf[CMSG_SPACE(sizeof fds)];
+    memset(cbuf, 0, sizeof cbuf);
+    struct iovec iov = {.iov_base = &req, .iov_len = sizeof req};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                         .msg_controllen = CMSG_SPACE(nfds * sizeof(int))};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+    ssize_t sent;
+    while ((sent = sendmsg(base->sock, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
     int v = 0;
-    ssize_t got;
-    while ((got = read(pids[0], &v, sizeof v)) < 0 && errno == EINTR)
-        ;
-    int st;
-    while (waitpid(enter, &st, 0) < 0 && errno == EINTR)
-        ;
+    ssize_t got = -1;
+    if (sent == (ssize_t)sizeof req)
+        while ((got = recv(base->sock, &v, sizeof v, 0)) < 0 && errno == EINTR)
+            ;
     if (got != (ssize_t)sizeof v || v <= 0) {
-        char hint[512];
-        sb_userns_hint(got == (ssize_t)sizeof v ? -v : EIO, hint, sizeof hint);
-        snprintf(err, errlen, "cannot start the command in the pre-built sandbox: %s", hint);
+        snprintf(err, errlen, "cannot start the command in the pre-built sandbox: %s",
+                 got == (ssize_t)sizeof v ? strerror(-v) : "its holder is gone");
         goto out;
     }
     close(ready[1]);
@@ -743,12 +694,85 @@ int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio
         rc = -1;
     }
 out:
-    free(text);
     if (rc < 0 && child->pid < 0)
         sb_layer_release(&child->layer);
-    int fds[] = {plan_fd, exe_fd, sync[0], sync[1], ready[0], ready[1], pids[0], pids[1]};
-    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
+    free(text);
+    int mine[] = {plan_fd, sync[0], sync[1], ready[0], ready[1]};
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+        if (mine[i] >= 0)
+            close(mine[i]);
     return rc;
+}
+
+/* ---- the holder's side ----------------------------------------------------- */
+
+static bool forked_tty;
+
+bool sb_base_forked_tty(void)
+{
+    return forked_tty;
+}
+
+/* In the command's init just forked: its fds to 0-6 as an exec'd init
+ * finds them (place_fds), everything else (the holder's socket, other
+ * requests' fds) closed. */
+static int place_request_fds(const int *fds, size_t n)
+{
+    static const int slot[BASE_FDS_MAX] = {3, 0, 1, 2, 4, 5, 6}; /* plan, in, out, err, status, go, chan */
+    int high[BASE_FDS_MAX];
+    for (size_t i = 0; i < n; i++)
+        if ((high[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 16)) < 0)
+            return -1;
+    for (size_t i = 0; i < n; i++)
+        if (dup2(high[i], slot[i]) < 0)
+            return -1;
+    return (int)syscall(SYS_close_range, (unsigned)n, ~0u, 0u) == 0 ? 0 : -1;
+}
+
+void sb_base_serve(int sock)
+{
+    for (;;) {
+        base_request req;
+        char cbuf[CMSG_SPACE(BASE_FDS_MAX * sizeof(int))];
+        struct iovec iov = {.iov_base = &req, .iov_len = sizeof req};
+        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+        ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            _exit(0); /* the launcher closed the base */
+        int fds[BASE_FDS_MAX];
+        size_t nfds = 0;
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+            if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+                continue;
+            size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            int *in = (int *)CMSG_DATA(cm);
+            for (size_t i = 0; i < k; i++) {
+                if (nfds < BASE_FDS_MAX)
+                    fds[nfds++] = in[i];
+                else
+                    close(in[i]);
+            }
+        }
+        int v;
+        if (n != (ssize_t)sizeof req || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds < 6 ||
+            (req.ns_flags & ~BASE_NS_ALLOWED) || !(req.ns_flags & CLONE_NEWPID) || !(req.ns_flags & CLONE_NEWNS)) {
+            v = -EINVAL;
+        } else {
+            pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)req.ns_flags | CLONE_PARENT | SIGCHLD, NULL, NULL,
+                                       NULL, NULL);
+            if (pid == 0) {
+                if (place_request_fds(fds, nfds) < 0)
+                    _exit(126);
+                forked_tty = req.tty != 0;
+                return;
+            }
+            v = pid < 0 ? -errno : (int)pid;
+        }
+        for (size_t i = 0; i < nfds; i++)
+            close(fds[i]);
+        ssize_t w = send(sock, &v, sizeof v, MSG_NOSIGNAL);
+        (void)w;
+    }
 }

@@ -76,23 +76,26 @@ int sb_child_status(sb_child *child, int init_status);
  * kept; call after reaping. */
 void sb_child_release(sb_child *child);
 
-/* A pre-built sandbox (docs/sandbox.md, "Pre-built sandboxes"): the user
- * namespace and the mount namespace of a plan's view (without its home
- * layer), built once by a holder init that is then killed, held by these
- * descriptors, with the placeholders the view uses.  Each command started
- * from it enters them and gets its own pid, net, ipc, uts and cgroup
- * namespaces and a copy of the view in which its /tmp, /dev/shm, devpts,
- * proc and home layer are new (mounts.h, sb_mounts_renew). */
+/* A pre-built sandbox (docs/sandbox.md, "Pre-built sandboxes"): a plan's
+ * view (without its home layer, with a door to the home layers), built
+ * once by a holder init in new user and mount namespaces that then stays,
+ * single-threaded, serving the launcher's requests on a socket: for each,
+ * it forks the command's init (as the launcher's child, CLONE_PARENT)
+ * into new pid, mount (a copy of the view), ipc, uts and net namespaces;
+ * that init renews its /tmp, /dev, proc and home layer (mounts.h,
+ * sb_mounts_renew) and goes on as any init.  The base holds the view's
+ * placeholders through its holder (sb_child). */
 typedef struct sb_base {
-    int userns, mntns;
-    sb_placeholder_hold *placeholders;
+    int sock;             /* to the holder */
+    sb_child holder;      /* its init: placeholders, cgroup */
     sb_layer_hold anchor; /* keeps the home layers' directory (launch.c) */
-    char *key; /* sb_base_key of the plan it was built for */
+    char *key;            /* sb_base_key of the plan it was built for */
     size_t key_len;
 } sb_base;
 
 /* What must be equal for two plans to share a base: the plan without what
- * differs per command (argv, environment, working directory). */
+ * differs per command (argv, environment, working directory, why each
+ * path is mounted). */
 char *sb_base_key(const sb_plan *plan, size_t *len);
 
 /* Build a base for the plan.  0, or -1 with err (a plan that cannot be
@@ -104,9 +107,15 @@ int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen);
 int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child,
                         char *err, size_t errlen);
 
-/* Close the base once no command started from it runs: its placeholders
- * go. */
+/* Close the base once no command started from it runs: its holder ends,
+ * its placeholders go. */
 void sb_base_release(sb_base *base);
+
+/* The holder's side (init.c): serve requests on sock; returns only in a
+ * command's init just forked, its fds in place (sb_base_forked_tty: with
+ * a terminal). */
+void sb_base_serve(int sock);
+bool sb_base_forked_tty(void);
 
 /* Ask a tree's init to end it (SIGKILL to every descendant, then it exits).
  * 0 or -errno. */

@@ -479,7 +479,9 @@ int sb_mounts_apply(sb_plan *plan, bool base, char *err, size_t errlen)
             break;
         case SB_M_PROC:
             rc = make_mountpoint(m->dst, true, false, err, errlen);
-            if (rc == 0) {
+            /* A base's holder has no pid namespace of its own: each
+             * command mounts the proc of its own (sb_mounts_renew). */
+            if (rc == 0 && !base) {
                 char *target = sb_printf(NEWROOT "%s", m->dst);
                 if (mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
                     rc = fail(err, errlen, "cannot mount a fresh proc on", m->dst, errno);

@@ -488,8 +488,11 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
     }
     /* Not waiting for the sandbox to be ready keeps the loop free; the
      * status pipe says how the setup went. */
-    int launched = spec->base ? sb_launch_from_base(spec->base, plan, &io, false, &s->child, err, errlen)
-                              : sb_launch(plan, &io, false, &s->child, err, errlen);
+    /* A base whose holder has gone (killed from outside) cannot start
+     * the command: it gets a sandbox made from nothing instead. */
+    int launched = spec->base ? sb_launch_from_base(spec->base, plan, &io, false, &s->child, err, errlen) : -1;
+    if (launched < 0)
+        launched = sb_launch(plan, &io, false, &s->child, err, errlen);
     close(child_fd);
     child_fd = -1;
     if (devnull >= 0)

@@ -223,6 +223,18 @@ def test_escapes_visible_from_send_and_poll(t):
     c.close()
 
 
+def holder_of(pid, ws):
+    """Whether pid is a pre-built sandbox's holder for workspace ws."""
+    try:
+        with open("/proc/%s/cmdline" % pid, "rb") as f:
+            argv = f.read().split(b"\0")
+        if b"--base" not in argv:
+            return False
+        return os.path.realpath(ws).encode() in open("/proc/%s/mountinfo" % pid, "rb").read()
+    except OSError:
+        return False
+
+
 def test_one_shot_commands_share_a_prebuilt_sandbox(t):
     """An agent's one-shot commands in one workspace start from one
     pre-built sandbox ([sandbox] keep-warm), each with its own /tmp and
@@ -249,6 +261,13 @@ def test_one_shot_commands_share_a_prebuilt_sandbox(t):
              "once keep-warm (2 s here) passes with no command, the base goes, and its placeholders with it")
         out = run("echo again")
         t.eq(out, "again\n", "a command after that starts from a new base")
+        holders = [p for p in os.listdir("/proc") if p.isdigit() and holder_of(p, v.ws)]
+        t.eq(len(holders), 1, "whose holder waits for the next command", holders)
+        for p in holders:
+            os.kill(int(p), 9)
+        out = run("echo still")
+        t.eq(out, "still\n", "a holder killed from outside costs nothing but the speed: the command gets a sandbox "
+             "made from nothing")
         sub = os.path.join(v.ws, "sub")
         os.makedirs(os.path.join(sub, ".git", "objects"))
         os.makedirs(os.path.join(sub, ".git", "refs"))
