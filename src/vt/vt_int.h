@@ -44,10 +44,13 @@ struct vt {
     bool altscreen;
     uint8_t *dirty; /* per visible row */
 
-    vt_color fg, bg;    /* the pen */
+    /* The pen as a cell (fg, bg and attrs: both sets below; no character,
+     * width 1, no marks): a glyph's cell is a copy of it with the glyph's
+     * character, so the pen is put together when it changes, not for
+     * every glyph. */
+    vt_cell pen;
     uint16_t pen_vterm; /* attributes libvterm reports */
     uint16_t pen_extra; /* dim, conceal from the scanner */
-    uint16_t attrs;     /* both */
 
     vt_history hist;
     vt_comb_table comb;
