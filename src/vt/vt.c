@@ -84,7 +84,6 @@ static int real_chars(vt_t *vt, const uint32_t *chars, VTermPos pos, uint32_t *r
         *again = false;
         real[0] = c0;
         real[1] = 0;
-        vt->last_pos = pos;
         vt->last_n = 1;
         vt->last_vterm[0] = vt->last_real[0] = c0;
         return 1;
@@ -93,8 +92,8 @@ static int real_chars(vt_t *vt, const uint32_t *chars, VTermPos pos, uint32_t *r
     while (n < VT_GLYPH_CHARS - 1 && chars[n])
         n++;
     /* libvterm comes back to its last glyph to add marks that came in a
-     * later write: the same position, its characters and more. */
-    *again = vt->last_n > 0 && n > vt->last_n && pos.row == vt->last_pos.row && pos.col == vt->last_pos.col &&
+     * later write: the same position (wrap_pos), its characters and more. */
+    *again = vt->last_n > 0 && n > vt->last_n && pos.row == vt->wrap_pos.row && pos.col == vt->wrap_pos.col &&
              memcmp(chars, vt->last_vterm, (size_t)vt->last_n * sizeof *chars) == 0;
     int k = 0;
     if (*again) {
@@ -117,7 +116,6 @@ static int real_chars(vt_t *vt, const uint32_t *chars, VTermPos pos, uint32_t *r
     }
     real[n] = 0;
     bool all = chars[n] == 0;
-    vt->last_pos = pos;
     vt->last_n = all ? n : 0;
     memcpy(vt->last_vterm, chars, (size_t)n * sizeof *chars);
     memcpy(vt->last_real, real, (size_t)n * sizeof *real);
@@ -211,7 +209,6 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
         c->ch == VT_CH_WIDE_CONT || pos.col + 1 == cols || (pos.col == 0 && vt->next_col >= cols))
         return put_glyph(vt, info, pos);
     /* as real_chars leaves it for a glyph of one character */
-    vt->last_pos = pos;
     vt->last_n = 1;
     vt->last_vterm[0] = vt->last_real[0] = ch;
     vt->next_row = pos.row;

@@ -60,7 +60,8 @@ struct vt {
     uint32_t last_ch;  /* the last glyph written, for REP */
     uint8_t last_comb;
     bool pending_wrap; /* the last glyph ended in the last column ... */
-    VTermPos wrap_pos; /* ... here, and the cursor has not left it */
+    VTermPos wrap_pos; /* ... here, and the cursor has not left it
+                        * (wrap_pos is where every glyph went) */
     int next_row, next_col; /* where the next glyph goes unless it wraps
                              * (next_col may be cols) */
     int last_marks;         /* marks the last glyph holds */
@@ -76,8 +77,7 @@ struct vt {
      * the character the stand-in's glyph stands for. */
     uint32_t standin_for;
     bool standin_pending;
-    VTermPos last_pos;
-    int last_n; /* 0: none (or too many marks to follow) */
+    int last_n; /* 0: none (or too many marks to follow); the glyph is at wrap_pos */
     uint32_t last_vterm[VT_GLYPH_CHARS], last_real[VT_GLYPH_CHARS];
 
     /* While set, what libvterm answers goes here, not to the owner: the
