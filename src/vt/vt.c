@@ -84,7 +84,6 @@ static int real_chars(vt_t *vt, const uint32_t *chars, VTermPos pos, uint32_t *r
         *again = false;
         real[0] = c0;
         real[1] = 0;
-        vt->last_pos = pos;
         vt->last_n = 1;
         vt->last_vterm[0] = vt->last_real[0] = c0;
         return 1;
@@ -93,8 +92,8 @@ static int real_chars(vt_t *vt, const uint32_t *chars, VTermPos pos, uint32_t *r
     while (n < VT_GLYPH_CHARS - 1 && chars[n])
         n++;
     /* libvterm comes back to its last glyph to add marks that came in a
-     * later write: the same position, its characters and more. */
-    *again = vt->last_n > 0 && n > vt->last_n && pos.row == vt->last_pos.row && pos.col == vt->last_pos.col &&
+     * later write: the same position (wrap_pos), its characters and more. */
+    *again = vt->last_n > 0 && n > vt->last_n && pos.row == vt->wrap_pos.row && pos.col == vt->wrap_pos.col &&
              memcmp(chars, vt->last_vterm, (size_t)vt->last_n * sizeof *chars) == 0;
     int k = 0;
     if (*again) {
@@ -117,7 +116,6 @@ static int real_chars(vt_t *vt, const uint32_t *chars, VTermPos pos, uint32_t *r
     }
     real[n] = 0;
     bool all = chars[n] == 0;
-    vt->last_pos = pos;
     vt->last_n = all ? n : 0;
     memcpy(vt->last_vterm, chars, (size_t)n * sizeof *chars);
     memcpy(vt->last_real, real, (size_t)n * sizeof *real);
@@ -135,13 +133,13 @@ static void note_wrap(vt_t *vt, VTermPos pos)
     }
 }
 
-/* A glyph in the pen's colours; halves of wide characters it breaks go. */
-static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
+/* Any glyph (marks, stand-ins, wide characters, cells of a wide character
+ * it breaks), in the pen's colours; halves of wide characters it breaks
+ * go.  Kept out of cb_putglyph so that the commonest glyph does not pay
+ * for its stack frame. */
+__attribute__((noinline)) static int put_glyph(vt_t *vt, const VTermGlyphInfo *info, VTermPos pos)
 {
-    vt_t *vt = user;
     int cols = vt->cols;
-    if (pos.row < 0 || pos.row >= vt->rows || pos.col < 0 || pos.col >= cols)
-        return 1;
     /* A mark with nothing to go on (the cursor moved since the last glyph)
      * is a glyph of no width to libvterm, which keeps the cursor where it
      * is: there is no cell for it, and it goes. */
@@ -164,10 +162,8 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     }
     bool clean = c->width == 1 && c->ch != VT_CH_WIDE_CONT &&
                  (w == 1 || (c[1].width == 1 && c[1].ch != VT_CH_WIDE_CONT));
+    *c = vt->pen;
     c->ch = real[0];
-    c->fg = vt->fg;
-    c->bg = vt->bg;
-    c->attrs = vt->attrs;
     c->width = (uint8_t)w;
     c->comb = real[0] && n > 1 ? vt_comb_intern(&vt->comb, real + 1) : 0;
     if (w == 2) {
@@ -189,6 +185,46 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     vt->last_marks = n - 1;
     vt->last_ch = c->ch;
     vt->last_comb = c->comb;
+    return 1;
+}
+
+/* The glyph callback.  Most glyphs are one character of one column that
+ * libvterm has as it is (no stand-in, no marks), written over a cell that
+ * holds no part of a wide character, before the last column and not where
+ * autowrap took the cursor: such a glyph is the pen's cell with its
+ * character, and the bookkeeping real_chars and put_glyph would do for it
+ * is done here directly, without their calls and stack frames.  Every
+ * other glyph goes to put_glyph. */
+static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
+{
+    vt_t *vt = user;
+    uint32_t ch = info->chars[0];
+    int cols = vt->cols;
+    if ((unsigned)pos.row >= (unsigned)vt->rows || (unsigned)pos.col >= (unsigned)cols)
+        return 1;
+    vt_row *r = vt_row_at(vt, pos.row);
+    vt_cell *c = r->cells + pos.col;
+    /* below the surrogates the only stand-in is STANDIN_MARK */
+    if (info->width != 1 || info->chars[1] != 0 || ch >= 0xD800 || ch == STANDIN_MARK || c->width != 1 ||
+        c->ch == VT_CH_WIDE_CONT || pos.col + 1 == cols || (pos.col == 0 && vt->next_col >= cols))
+        return put_glyph(vt, info, pos);
+    /* as real_chars leaves it for a glyph of one character */
+    vt->last_n = 1;
+    vt->last_vterm[0] = vt->last_real[0] = ch;
+    vt->next_row = pos.row;
+    vt->next_col = pos.col + 1;
+    vt->next_pushes = vt->pushes;
+    *c = vt->pen;
+    c->ch = ch;
+    if (pos.col >= r->used)
+        r->used = pos.col + 1;
+    vt->dirty[pos.row] = 1;
+    vt->pending_wrap = false; /* not in the last column */
+    vt->wrap_pos = pos;
+    vt->glyph_last = true;
+    vt->last_marks = 0;
+    vt->last_ch = ch;
+    vt->last_comb = 0;
     return 1;
 }
 
@@ -237,7 +273,7 @@ static int cb_erase(VTermRect rect, int selective, void *user)
     bool whole = rect.start_col == 0 && rect.end_col == vt->cols;
     for (int row = rect.start_row; row < rect.end_row; row++) {
         vt_row *r = vt_row_at(vt, row);
-        vt_grid_erase(r, rect.start_col, rect.end_col, vt->cols, vt->bg); /* BCE */
+        vt_grid_erase(r, rect.start_col, rect.end_col, vt->cols, vt->pen.bg); /* BCE */
         if (whole)
             r->wrapped = false;
     }
@@ -306,11 +342,11 @@ static int cb_scrollrect(VTermRect rect, int downward, int rightward, void *user
                     vt_history_push(&vt->hist, r);
                     vt->pushes++;
                 }
-                vt_grid_blank_row(r, vt->cols, vt->bg);
+                vt_grid_blank_row(r, vt->cols, vt->pen.bg);
                 g->top = g->top + 1 == vt->rows ? 0 : g->top + 1;
             } else {
                 g->top = g->top == 0 ? vt->rows - 1 : g->top - 1;
-                vt_grid_blank_row(vt_row_at(vt, 0), vt->cols, vt->bg);
+                vt_grid_blank_row(vt_row_at(vt, 0), vt->cols, vt->pen.bg);
             }
         }
     } else {
@@ -318,7 +354,7 @@ static int cb_scrollrect(VTermRect rect, int downward, int rightward, void *user
         vt_grid_rotate(g, s, e, downward > 0 ? n : h - n);
         int b0 = downward > 0 ? e - n : s;
         for (int k = 0; k < n; k++)
-            vt_grid_blank_row(vt_row_at(vt, b0 + k), vt->cols, vt->bg);
+            vt_grid_blank_row(vt_row_at(vt, b0 + k), vt->cols, vt->pen.bg);
         if (s > 0) /* the row above no longer goes on in the first */
             vt_row_at(vt, s - 1)->wrapped = false;
     }
@@ -356,11 +392,11 @@ static int cb_setpenattr(VTermAttr attr, VTermValue *val, void *user)
     case VTERM_ATTR_BLINK: set_flag(&vt->pen_vterm, VT_ATTR_BLINK, val->boolean); break;
     case VTERM_ATTR_REVERSE: set_flag(&vt->pen_vterm, VT_ATTR_REVERSE, val->boolean); break;
     case VTERM_ATTR_STRIKE: set_flag(&vt->pen_vterm, VT_ATTR_STRIKE, val->boolean); break;
-    case VTERM_ATTR_FOREGROUND: vt->fg = color_of(&val->color, VTERM_COLOR_DEFAULT_FG); break;
-    case VTERM_ATTR_BACKGROUND: vt->bg = color_of(&val->color, VTERM_COLOR_DEFAULT_BG); break;
+    case VTERM_ATTR_FOREGROUND: vt->pen.fg = color_of(&val->color, VTERM_COLOR_DEFAULT_FG); break;
+    case VTERM_ATTR_BACKGROUND: vt->pen.bg = color_of(&val->color, VTERM_COLOR_DEFAULT_BG); break;
     default: break;
     }
-    vt->attrs = vt->pen_vterm | vt->pen_extra;
+    vt->pen.attrs = vt->pen_vterm | vt->pen_extra;
     return 1;
 }
 
@@ -576,6 +612,7 @@ vt_t *vt_new(int rows, int cols, int scrollback_max, const vt_callbacks *cb, voi
     vt_history_init(&vt->hist, scrollback_max < VT_MAX_SCROLLBACK ? scrollback_max : VT_MAX_SCROLLBACK);
     vt_comb_init(&vt->comb);
     vt->cursor_visible = true;
+    vt->pen = (vt_cell){ 0, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0, 1, 0 };
     vt_charsets_reset(&vt->saved[0].cs);
     vt_charsets_reset(&vt->saved[1].cs);
     vt_grid_init(&vt->primary, rows, cols);

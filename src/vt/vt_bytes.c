@@ -203,7 +203,7 @@ static void redraw_cursor_and_pen(const vt_t *vt, buf_t *b, style *st, VTermPos 
         redraw_pending_wrap(vt, vt->cur, b, st, crow, ccol, origin);
     else
         buf_printf(b, "\033[%d;%dH", crow + 1 - origin.row, ccol + 1 - origin.col);
-    set_style(b, st, vt->fg, vt->bg, vt->attrs);
+    set_style(b, st, vt->pen.fg, vt->pen.bg, vt->pen.attrs);
     buf_printf(b, "\033[?25%c", vt->cursor_visible ? 'h' : 'l');
 }
 

@@ -44,10 +44,13 @@ struct vt {
     bool altscreen;
     uint8_t *dirty; /* per visible row */
 
-    vt_color fg, bg;    /* the pen */
+    /* The pen as a cell (fg, bg and attrs: both sets below; no character,
+     * width 1, no marks): a glyph's cell is a copy of it with the glyph's
+     * character, so the pen is put together when it changes, not for
+     * every glyph. */
+    vt_cell pen;
     uint16_t pen_vterm; /* attributes libvterm reports */
     uint16_t pen_extra; /* dim, conceal from the scanner */
-    uint16_t attrs;     /* both */
 
     vt_history hist;
     vt_comb_table comb;
@@ -57,7 +60,8 @@ struct vt {
     uint32_t last_ch;  /* the last glyph written, for REP */
     uint8_t last_comb;
     bool pending_wrap; /* the last glyph ended in the last column ... */
-    VTermPos wrap_pos; /* ... here, and the cursor has not left it */
+    VTermPos wrap_pos; /* ... here, and the cursor has not left it
+                        * (wrap_pos is where every glyph went) */
     int next_row, next_col; /* where the next glyph goes unless it wraps
                              * (next_col may be cols) */
     int last_marks;         /* marks the last glyph holds */
@@ -73,8 +77,7 @@ struct vt {
      * the character the stand-in's glyph stands for. */
     uint32_t standin_for;
     bool standin_pending;
-    VTermPos last_pos;
-    int last_n; /* 0: none (or too many marks to follow) */
+    int last_n; /* 0: none (or too many marks to follow); the glyph is at wrap_pos */
     uint32_t last_vterm[VT_GLYPH_CHARS], last_real[VT_GLYPH_CHARS];
 
     /* While set, what libvterm answers goes here, not to the owner: the

@@ -69,7 +69,7 @@ static void scan_osc(void *user, int number, const char *payload, size_t len)
 static void set_pen_extra(vt_t *vt, unsigned attrs)
 {
     vt->pen_extra = (uint16_t)attrs;
-    vt->attrs = vt->pen_vterm | vt->pen_extra;
+    vt->pen.attrs = vt->pen_vterm | vt->pen_extra;
 }
 
 static void scan_sgr_extra(void *user, unsigned attrs)
@@ -169,7 +169,7 @@ static void save_cursor(vt_t *vt)
     vterm_state_get_cursorpos(vt->state, &p);
     if (vt->pending_wrap && p.row == vt->wrap_pos.row && p.col == vt->wrap_pos.col)
         p.col = vt->cols; /* waiting to wrap, which xterm saves too */
-    *s = (vt_saved){ true, p.row, p.col, vt->fg, vt->bg, vt->attrs, (vt->scan.dec & VT_SCAN_ORIGIN) != 0, vt->scan.cs };
+    *s = (vt_saved){ true, p.row, p.col, vt->pen.fg, vt->pen.bg, vt->pen.attrs, (vt->scan.dec & VT_SCAN_ORIGIN) != 0, vt->scan.cs };
 }
 
 static void reset_saved(vt_saved *s)
@@ -323,7 +323,7 @@ static void scan_action(void *user, int what, unsigned arg)
     case VT_SCAN_QUERY_SGR: {
         buf_t b;
         buf_init(&b);
-        vt_put_decrqss_sgr(&b, vt->fg, vt->bg, vt->attrs);
+        vt_put_decrqss_sgr(&b, vt->pen.fg, vt->pen.bg, vt->pen.attrs);
         reply(vt, b.data, b.len);
         buf_free(&b);
         break;

@@ -117,6 +117,33 @@ static const uint8_t text_stop[256] = {
 };
 #undef X16
 
+/* Whether any of the eight bytes of x is one of text_stop's: from 0x80
+ * on, ESC, or SO or SI (the two that are 0x0f once their low bit is set).
+ * A byte equal to b is a zero byte of x ^ b, and (v - ones) & ~v & highs
+ * is not 0 exactly when v has a zero byte. */
+static bool word_has_stop(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t esc = x ^ (ones * C_ESC), sosi = (x | ones) ^ (ones * C_SI);
+    return ((x | ((esc - ones) & ~esc) | ((sosi - ones) & ~sosi)) & highs) != 0;
+}
+
+/* The first stop at or after i (len if none): plain text is most of what
+ * a terminal reads, so it is skipped eight bytes at a time. */
+static size_t next_stop(const unsigned char *p, size_t i, size_t len)
+{
+    uint64_t x;
+    while (len - i >= sizeof x) {
+        memcpy(&x, p + i, sizeof x);
+        if (word_has_stop(x))
+            break;
+        i += sizeof x;
+    }
+    while (i < len && !text_stop[p[i]])
+        i++;
+    return i;
+}
+
 /* Text up to the next ESC: SO and SI switch GL, and characters from
  * outside ASCII are looked at.  Stops early at a character cut off by the
  * end of the write (the end of vt_scan_write holds it). */
@@ -125,8 +152,7 @@ void vt_scan_text_bytes(vt_scan *s, scan_pos *x)
     const unsigned char *p = (const unsigned char *)x->p;
     size_t i = x->i, len = x->len;
     for (;;) {
-        while (i < len && !text_stop[p[i]])
-            i++;
+        i = next_stop(p, i, len);
         if (i >= len || p[i] == C_ESC)
             break;
         if (p[i] == C_SO || p[i] == C_SI) {

@@ -31,6 +31,7 @@ FIGURES = {
     "bench_log.py": "corral log --json over",
     "bench_review.py": "TUI timeline, l to its first frame drawn",
     "bench_scale.py": "exec_command `true` through corral mcp, by workspace size",
+    "bench_vtinstr.py": "corral model, instructions per byte:",
 }
 
 
@@ -43,7 +44,8 @@ def test_each_benchmark_runs_to_its_figures(t):
     env = dict(os.environ, CORRAL_BENCH_SMOKE="1", CORRAL_BIN=CORRAL,
                PTY_CEILING_BIN=os.path.join(BUILD, "tests", "bench", "pty_ceiling"),
                BENCH_POLICY_BIN=os.path.join(BUILD, "tests", "bench", "bench_policy"),
-               SNAPDRIVE_BIN=os.path.join(BUILD, "tests", "bench", "snapdrive"))
+               SNAPDRIVE_BIN=os.path.join(BUILD, "tests", "bench", "snapdrive"),
+               VTCOUNT_BIN=os.path.join(BUILD, "tests", "bench", "vtcount"))
     for name in sorted(FIGURES):
         try:
             r = subprocess.run([sys.executable, os.path.join(HERE, name)], env=env, stdin=subprocess.DEVNULL,

@@ -267,6 +267,45 @@ static void test_sgr_split_everywhere(void **state)
     }
 }
 
+/* The scanner skips plain text eight bytes at a time: every kind of byte
+ * that stops it (ESC, SO and SI, a character from outside ASCII, a C1
+ * control in UTF-8), at every offset in a word, is found exactly as by
+ * one-byte writes, which never take the eight-byte path.  (SO matters to
+ * the scanner where a character from outside ASCII follows it: the
+ * line-drawing set stays for the ASCII after that character.) */
+static void test_stops_at_every_offset(void **state)
+{
+    (void)state;
+    const char *stops[] = { "\033[2;31m", "\016q\303\251q\017", "\303\251", "\342\224\200", "\302\205" };
+    const int glyphs[] = { 0, 3, 1, 1, 0 }; /* the stop's own glyphs: the C1 control is dropped */
+    for (size_t k = 0; k < sizeof stops / sizeof stops[0]; k++)
+        for (int off = 0; off < 18; off++) {
+            char line[64];
+            int n = snprintf(line, sizeof line, "%.*s%s%.*s", off, "aaaaaaaaaaaaaaaaaaaa", stops[k], 20 - off,
+                             "bbbbbbbbbbbbbbbbbbbb");
+            vt_t *whole = mk(2, 40, 0), *bytes = mk(2, 40, 0);
+            w(whole, "\033)0"); /* G1 is the line-drawing set */
+            w(bytes, "\033)0");
+            vt_write(whole, line, (size_t)n);
+            for (int i = 0; i < n; i++)
+                vt_write(bytes, line + i, 1);
+            int len_w, len_b;
+            const vt_cell *cw = vt_line(whole, 0, &len_w), *cb = vt_line(bytes, 0, &len_b);
+            assert_int_equal(len_w, len_b);
+            assert_memory_equal(cw, cb, (size_t)len_w * sizeof *cw);
+            if (k == 1) /* line drawing before and after the e acute */
+                assert_true(cw[off].ch == 0x2500 && cw[off + 2].ch == 0x2500);
+            int rw, colw, rb, colb;
+            vt_cursor(whole, &rw, &colw);
+            vt_cursor(bytes, &rb, &colb);
+            assert_int_equal(rw, rb);
+            assert_int_equal(colw, colb);
+            assert_int_equal(colw, 20 + glyphs[k]);
+            vt_free(whole);
+            vt_free(bytes);
+        }
+}
+
 static void test_erase_uses_background(void **state)
 {
     (void)state;
@@ -1108,6 +1147,7 @@ int main(void)
         cmocka_unit_test(test_many_combining_sequences_recycle),
         cmocka_unit_test(test_sgr_colours_and_attrs),
         cmocka_unit_test(test_sgr_split_everywhere),
+        cmocka_unit_test(test_stops_at_every_offset),
         cmocka_unit_test(test_erase_uses_background),
         cmocka_unit_test(test_insert_delete_and_regions),
         cmocka_unit_test(test_altscreen),
