@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -608,29 +609,36 @@ int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen)
         return -1;
     }
     base->sock = sv[0];
+    /* A holder that does not answer (stopped from outside) must not hold
+     * the launcher: its command then gets a sandbox made from nothing. */
+    struct timeval tv = {.tv_sec = 5};
+    setsockopt(base->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(base->sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     base->key = sb_base_key(plan, &base->key_len);
     return 0;
 }
 
 void sb_base_release(sb_base *base)
 {
-    /* The holder ends when its socket closes. */
+    /* The holder would end when its socket closes; one stopped from
+     * outside would not, and nothing waits for it. */
     if (base->sock >= 0)
         close(base->sock);
     base->sock = -1;
     if (base->holder.pid > 0) {
+        kill(base->holder.pid, SIGKILL);
         int st;
         while (waitpid(base->holder.pid, &st, 0) < 0 && errno == EINTR)
             ;
-        sb_child_release(&base->holder);
         base->holder.pid = -1;
     }
+    sb_child_release(&base->holder);
     sb_layer_release(&base->anchor);
     free(base->key);
     base->key = NULL;
 }
 
-int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child,
+int sb_launch_from_base(sb_base *base, const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child,
                         char *err, size_t errlen)
 {
     memset(child, 0, sizeof *child);
@@ -667,8 +675,8 @@ int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio
     cm->cmsg_type = SCM_RIGHTS;
     cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
     memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-    ssize_t sent;
-    while ((sent = sendmsg(base->sock, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+    ssize_t sent = -1;
+    while (base->sock >= 0 && (sent = sendmsg(base->sock, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR)
         ;
     int v = 0;
     ssize_t got = -1;
@@ -677,7 +685,13 @@ int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio
             ;
     if (got != (ssize_t)sizeof v || v <= 0) {
         snprintf(err, errlen, "cannot start the command in the pre-built sandbox: %s",
-                 got == (ssize_t)sizeof v ? strerror(-v) : "its holder is gone");
+                 got == (ssize_t)sizeof v ? strerror(-v) : "its holder is gone or does not answer");
+        /* A holder that did not answer may answer late: no later request
+         * may take that answer for its own.  The base is done. */
+        if (got != (ssize_t)sizeof v && base->sock >= 0) {
+            close(base->sock);
+            base->sock = -1;
+        }
         goto out;
     }
     close(ready[1]);

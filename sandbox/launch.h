@@ -104,11 +104,12 @@ int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen);
 
 /* Start the plan, whose key must be the base's, from the base: as
  * sb_launch, and the init is the caller's child in the same way. */
-int sb_launch_from_base(const sb_base *base, const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child,
+int sb_launch_from_base(sb_base *base, const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child,
                         char *err, size_t errlen);
 
-/* Close the base once no command started from it runs: its holder ends,
- * its placeholders go. */
+/* Close the base once no command started from it runs: its holder ends
+ * (and is reaped here, unless the caller reaped it already and set
+ * holder.pid to -1), its placeholders go. */
 void sb_base_release(sb_base *base);
 
 /* The holder's side (init.c): serve requests on sock; returns only in a

@@ -56,7 +56,7 @@ static void linger_over(uv_timer_t *t)
         close_base(p);
 }
 
-const sb_base *prebuilt_base(const prebuilt *p)
+sb_base *prebuilt_base(prebuilt *p)
 {
     return &p->base;
 }
@@ -71,10 +71,11 @@ prebuilt *prebuilt_take(prebuilt_pool *pool, const sb_plan *plan)
     for (link_t *l = pool->warm.next, *next; l != &pool->warm; l = next) {
         next = l->next;
         prebuilt *p = link_entry(l, prebuilt, node);
-        if (p->base.key_len == len && memcmp(p->base.key, key, len) == 0)
+        bool same = p->base.key_len == len && memcmp(p->base.key, key, len) == 0;
+        if (same && p->base.sock >= 0 && p->base.holder.pid > 0)
             found = p;
         else if (p->users == 0 && strcmp(p->workspace, plan->workspace) == 0)
-            close_base(p); /* the workspace's plan changed: rules, git state, config ... */
+            close_base(p); /* the workspace's plan changed (rules, git state, config ...), or its holder failed */
     }
     if (!found) {
         for (link_t *l = pool->warm.next, *next; pool->n >= PREBUILT_MAX && l != &pool->warm; l = next) {
@@ -126,4 +127,18 @@ void prebuilt_pool_close(prebuilt_pool *pool)
         if (p->users == 0)
             close_base(p);
     }
+}
+
+bool prebuilt_reaped(prebuilt_pool *pool, pid_t pid)
+{
+    for (link_t *l = pool->warm.next; l != &pool->warm; l = l->next) {
+        prebuilt *p = link_entry(l, prebuilt, node);
+        if (p->base.holder.pid == pid) {
+            /* Gone (killed from outside): its commands from now on get
+             * sandboxes made from nothing until it is rebuilt. */
+            p->base.holder.pid = -1;
+            return true;
+        }
+    }
+    return false;
 }

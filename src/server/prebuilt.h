@@ -10,6 +10,7 @@
 #define CORRAL_PREBUILT_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <uv.h>
 
 #include "base/list.h"
@@ -33,10 +34,14 @@ void prebuilt_pool_init(prebuilt_pool *pool, uv_loop_t *loop, uint64_t keep_warm
  * cannot be pre-built, a failed build, which is logged): the command gets
  * a sandbox of its own as before. */
 prebuilt *prebuilt_take(prebuilt_pool *pool, const sb_plan *plan);
-const sb_base *prebuilt_base(const prebuilt *p);
+sb_base *prebuilt_base(prebuilt *p);
 
 /* A command started from p has ended (its init reaped) or never started. */
 void prebuilt_put(prebuilt *p);
+
+/* The server reaped pid: true when it was a base's holder (that base is
+ * then closed at its next use). */
+bool prebuilt_reaped(prebuilt_pool *pool, pid_t pid);
 
 /* Shutting down: every base no command uses goes now, the others with
  * their last command. */

@@ -105,6 +105,8 @@ static void on_sigchld(uv_signal_t *h, int sig)
                 break;
             }
         }
+        if (pid && prebuilt_reaped(&srv->prebuilts, pid))
+            pid = 0;
         for (const server_module *const *m = srv->modules; pid && *m; m++)
             if ((*m)->reaped && (*m)->reaped(srv, pid, status))
                 pid = 0;

@@ -69,7 +69,7 @@ typedef struct session_spec {
     int chan_fd;          /* the session channel for the command, or -1 */
     /* A pre-built sandbox for the plan (launch.h, sb_base) to start the
      * command from, or NULL: its own sandbox from nothing. */
-    const sb_base *base;
+    sb_base *base;
     /* Bytes to allocate for the session: its owner's struct that begins
      * with a session_t (0: just the session_t). */
     size_t size;

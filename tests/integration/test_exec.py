@@ -6,6 +6,7 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 
 from harness import CORRAL, TIMEOUT, Tap, World, run_tests, wait_until
@@ -268,6 +269,16 @@ def test_one_shot_commands_share_a_prebuilt_sandbox(t):
         out = run("echo still")
         t.eq(out, "still\n", "a holder killed from outside costs nothing but the speed: the command gets a sandbox "
              "made from nothing")
+        out = run("echo next")
+        holders = [p for p in os.listdir("/proc") if p.isdigit() and holder_of(p, v.ws)]
+        t.ok(out == "next\n" and len(holders) == 1, "and the next command has a new base", (out, holders))
+        for p in holders:
+            os.kill(int(p), signal.SIGSTOP)
+        out = run("echo unstuck")
+        t.eq(out, "unstuck\n", "a holder stopped from outside holds up nobody: after 5 s without its answer the "
+             "command gets a sandbox made from nothing")
+        for p in holders:
+            os.kill(int(p), signal.SIGCONT)
         sub = os.path.join(v.ws, "sub")
         os.makedirs(os.path.join(sub, ".git", "objects"))
         os.makedirs(os.path.join(sub, ".git", "refs"))
