@@ -7,6 +7,7 @@
 
 #include "snap/snap_gitdir.h"
 #include "snap/snap_meta.h"
+#include "snap/snap_pack.h"
 #include "snap/snap_reader.h"
 #include "snap/snap_seed.h"
 #include "snap/snap_wire.h"
@@ -42,6 +43,10 @@ typedef struct talk {
     char *err;
     size_t errlen;
     bool seed_bad;  /* a seeded pack failed its check */
+    snap_meta *meta;
+    snap_pack *pack; /* many files to store and no seed: hashed on threads into one pack */
+    struct pending **packed; /* in the pack, not yet in the index (in the order sent) */
+    size_t n_packed, cap_packed;
 } talk;
 
 static int fail(talk *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -248,9 +253,137 @@ static void forget(snap_store *st, const char *path)
     st->forget[st->n_forget++] = xstrdup(path);
 }
 
+static void entry_from_stat(git_index_entry *e, const char *path, const snap_wire_stat *s)
+{
+    memset(e, 0, sizeof *e);
+    e->path = path;
+    e->mode = s->mode;
+    e->file_size = (uint32_t)s->size;
+    e->mtime.seconds = (int32_t)(s->mtime_ns / 1000000000);
+    e->mtime.nanoseconds = (uint32_t)(s->mtime_ns % 1000000000);
+    e->ctime.seconds = (int32_t)(s->ctime_ns / 1000000000);
+    e->ctime.nanoseconds = (uint32_t)(s->ctime_ns % 1000000000);
+    e->dev = (uint32_t)s->dev;
+    e->ino = (uint32_t)s->ino;
+    e->uid = s->uid;
+    e->gid = s->gid;
+}
+
+/* A stored file into the index. */
+static void index_add(talk *k, const git_index_entry *e)
+{
+    snap_store *st = k->st;
+    if (git_index_add(st->index, e) < 0) {
+        /* A name git cannot store: said in every snapshot, so the reader
+         * must not take it as known. */
+        git_error_clear();
+        git_index_remove_bypath(st->index, e->path);
+        git_error_clear();
+        snap_meta_add_invalid(k->meta, e->path);
+        forget(st, e->path);
+    }
+}
+
+/* ---- many files: hashed on threads into one pack (snap_pack.h) ------------------- */
+
+/* A file on its way into the pack, then waiting there for the pack to be
+ * in place: libgit2 adds an index entry only for an object it can find. */
+typedef struct pending {
+    char *path;
+    snap_wire_stat s;
+    git_oid id;
+} pending;
+
+static void pending_free(void *item)
+{
+    pending *pd = item;
+    free(pd->path);
+    free(pd);
+}
+
+/* Stored: counted now, into the index when the pack is in place. */
+static int pack_done(void *ctx, void *item, const git_oid *id)
+{
+    talk *k = ctx;
+    pending *pd = item;
+    git_oid_cpy(&pd->id, id);
+    if (k->n_packed == k->cap_packed) {
+        k->cap_packed = k->cap_packed ? k->cap_packed * 2 : 1024;
+        k->packed = xrealloc(k->packed, k->cap_packed * sizeof *k->packed);
+    }
+    k->packed[k->n_packed++] = pd;
+    atomic_fetch_add(&k->st->progress->done, 1);
+    return 0;
+}
+
+/* The pack for a snapshot that stores total files, when it is worth one:
+ * not with seeded packs (each object is checked against them), not for a
+ * few files (loose objects are cheaper then). */
+static void maybe_start_pack(talk *k, long total)
+{
+    snap_store *st = k->st;
+    if (k->pack || st->n_seeded || total < st->pack_min)
+        return;
+    char objects[PATH_MAX], why[400];
+    snprintf(objects, sizeof objects, "%s/objects", st->dir);
+    k->pack = snap_pack_begin(objects, st->pack_threads, pack_done, k, why, sizeof why);
+    /* Without it, the files are stored one by one as before. */
+    if (!k->pack)
+        fprintf(stderr, "corral: %s: %s\n", st->ws, why);
+}
+
+static int pack_file(talk *k, char *path, const snap_wire_stat *s, buf_t *data)
+{
+    pending *pd = xmalloc(sizeof *pd);
+    pd->path = path;
+    pd->s = *s;
+    char *bytes = data->data ? data->data : xmalloc(1);
+    if (snap_pack_add(k->pack, bytes, data->len, pd, k->err, k->errlen) < 0) {
+        pending_free(pd);
+        return -1;
+    }
+    return 0;
+}
+
+static void packed_free(talk *k)
+{
+    for (size_t i = 0; i < k->n_packed; i++)
+        pending_free(k->packed[i]);
+    free(k->packed);
+    k->packed = NULL;
+    k->n_packed = k->cap_packed = 0;
+}
+
+/* The pack in place, then its files into the index in the order they were
+ * sent.  Before the tree is written, and before any message that adds to
+ * the index (a nested repository's gitlink replaces what was below it).
+ * Removals need not wait: the reader names each path once while it reads,
+ * and an added file replaces whatever its path conflicts with, so an
+ * earlier or later removal of another path ends the same. */
+static int pack_finish(talk *k)
+{
+    if (!k->pack)
+        return 0;
+    snap_pack *p = k->pack;
+    k->pack = NULL;
+    int rc = snap_pack_finish(p, k->err, k->errlen);
+    git_odb *odb = NULL;
+    if (rc == 0 && ((rc = git_repository_odb(&odb, k->st->repo)) < 0 || (rc = git_odb_refresh(odb)) < 0))
+        snprintf(k->err, k->errlen, "cannot read the new pack of %s: %s", k->st->ws, snap_git_error());
+    git_odb_free(odb);
+    for (size_t i = 0; rc == 0 && i < k->n_packed; i++) {
+        git_index_entry e;
+        entry_from_stat(&e, k->packed[i]->path, &k->packed[i]->s);
+        git_oid_cpy(&e.id, &k->packed[i]->id);
+        index_add(k, &e);
+    }
+    packed_free(k);
+    return rc < 0 ? -1 : 0;
+}
+
 /* A file's bytes, hashed here and stored; its stat as the reader checked
  * it is the index entry's. */
-static int store_file(talk *k, snap_meta *meta, snap_wire_in *head)
+static int store_file(talk *k, snap_wire_in *head)
 {
     snap_store *st = k->st;
     char *path = NULL;
@@ -284,19 +417,10 @@ static int store_file(talk *k, snap_meta *meta, snap_wire_in *head)
             return fail(k, "the workspace's reader sent a malformed file");
         }
     }
+    if (k->pack)
+        return pack_file(k, path, &s, &data);
     git_index_entry e;
-    memset(&e, 0, sizeof e);
-    e.path = path;
-    e.mode = s.mode;
-    e.file_size = (uint32_t)s.size;
-    e.mtime.seconds = (int32_t)(s.mtime_ns / 1000000000);
-    e.mtime.nanoseconds = (uint32_t)(s.mtime_ns % 1000000000);
-    e.ctime.seconds = (int32_t)(s.ctime_ns / 1000000000);
-    e.ctime.nanoseconds = (uint32_t)(s.ctime_ns % 1000000000);
-    e.dev = (uint32_t)s.dev;
-    e.ino = (uint32_t)s.ino;
-    e.uid = s.uid;
-    e.gid = s.gid;
+    entry_from_stat(&e, path, &s);
     git_odb *odb = NULL;
     int rc = git_repository_odb(&odb, st->repo);
     const char *bytes = data.data ? data.data : "";
@@ -327,15 +451,7 @@ static int store_file(talk *k, snap_meta *meta, snap_wire_in *head)
         free(path);
         return -1;
     }
-    if (git_index_add(st->index, &e) < 0) {
-        /* A name git cannot store: said in every snapshot, so the reader
-         * must not take it as known. */
-        git_error_clear();
-        git_index_remove_bypath(st->index, path);
-        git_error_clear();
-        snap_meta_add_invalid(meta, path);
-        forget(st, path);
-    }
+    index_add(k, &e);
     atomic_fetch_add(&st->progress->done, 1);
     free(path);
     return 0;
@@ -356,10 +472,30 @@ static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, in
     case SW_PROGRESS:
         if (!sw_get_u64(in, &a) || !sw_get_u64(in, &b) || !sw_get_u8(in, &flag) || !sw_done(in))
             return fail(k, "the workspace's reader sent a malformed progress report");
-        atomic_store(&st->progress->total, (long)a);
+        if (flag) {
+            /* Reading and storing: b files to read, done counts what is
+             * stored. */
+            atomic_store(&st->progress->phase, SNAP_STORING);
+            atomic_store(&st->progress->total, (long)b);
+            maybe_start_pack(k, (long)b);
+        } else {
+            atomic_store(&st->progress->total, (long)a);
+        }
         return 0;
     case SW_FILE:
-        return store_file(k, meta, in);
+        return store_file(k, in);
+    case SW_DELETED:
+    case SW_LARGE:
+    case SW_INVALID:
+    case SW_IGNORED:
+    case SW_CAPPED:
+        break;
+    default:
+        if (pack_finish(k) < 0)
+            return -1;
+        break;
+    }
+    switch (in->type) {
     case SW_PACK: {
         char why[300];
         if (!sw_get_str(in, &path, 80) || !sw_done(in) || in->n_fds != 2)
@@ -484,6 +620,8 @@ static int ask(talk *k, bool force, bool allowed, snap_meta *meta, snap_taken *o
         }
         int rc = apply(k, &in, meta, out, walk_start);
         sw_in_free(&in);
+        if (rc > 0 && pack_finish(k) < 0)
+            rc = -1;
         if (rc != 0)
             return rc > 0 ? 0 : -1;
     }
@@ -547,7 +685,14 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
     memset(&meta, 0, sizeof meta);
     int64_t walk_start = 0;
     bool first = !st->latest[0];
+    k.meta = &meta;
     int rc = ask(&k, force || st->force_next, allowed, &meta, out, &walk_start);
+    if (k.pack) {
+        /* Stopped half way: none of its objects is named anywhere now. */
+        snap_pack_abort(k.pack, pending_free);
+        k.pack = NULL;
+    }
+    packed_free(&k);
     if (rc >= 0)
         st->force_next = false;
     sw_out_free(&k.out);
