@@ -45,8 +45,8 @@ typedef struct talk {
     bool seed_bad;  /* a seeded pack failed its check */
     snap_meta *meta;
     snap_pack *pack; /* many files to store and no seed: hashed on threads into one pack */
-    struct pending **packed; /* in the pack, not yet in the index (in the order sent) */
-    size_t n_packed, cap_packed;
+    struct later **later; /* what the reader said while the pack is made, in order */
+    size_t n_later, cap_later;
 } talk;
 
 static int fail(talk *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -286,32 +286,63 @@ static void index_add(talk *k, const git_index_entry *e)
 
 /* ---- many files: hashed on threads into one pack (snap_pack.h) ------------------- */
 
-/* A file on its way into the pack, then waiting there for the pack to be
- * in place: libgit2 adds an index entry only for an object it can find. */
-typedef struct pending {
+/* What the reader said about one path while files go into the pack, kept
+ * to be applied in the order it was said once the pack is in place
+ * (libgit2 adds an index entry only for an object it can find): a file
+ * (its id filled in when the pack has it), or one left out of the index
+ * (deleted, too large, invalid).  So the index and the record of what was
+ * left out are built exactly as when each file is stored as it comes. */
+typedef struct later {
+    int type; /* SW_FILE, SW_DELETED, SW_LARGE, SW_INVALID */
     char *path;
     snap_wire_stat s;
     git_oid id;
-} pending;
+    uint64_t size, mtime_ns;
+    uint32_t mode;
+} later;
 
-static void pending_free(void *item)
+static later *later_add(talk *k, int type, char *path)
 {
-    pending *pd = item;
-    free(pd->path);
-    free(pd);
+    if (k->n_later == k->cap_later) {
+        k->cap_later = k->cap_later ? k->cap_later * 2 : 1024;
+        k->later = xrealloc(k->later, k->cap_later * sizeof *k->later);
+    }
+    later *l = xcalloc(1, sizeof *l);
+    l->type = type;
+    l->path = path;
+    k->later[k->n_later++] = l;
+    return l;
+}
+
+static void later_free(talk *k)
+{
+    for (size_t i = 0; i < k->n_later; i++) {
+        free(k->later[i]->path);
+        free(k->later[i]);
+    }
+    free(k->later);
+    k->later = NULL;
+    k->n_later = k->cap_later = 0;
+}
+
+/* A path left out of the index: deleted, too large (size, time, mode), or
+ * invalid. */
+static void leave_out(talk *k, int type, const char *path, uint64_t size, uint64_t mtime_ns, uint32_t mode)
+{
+    git_index_remove_bypath(k->st->index, path);
+    git_error_clear();
+    if (type == SW_LARGE)
+        snap_meta_add_large(k->meta, path, size, (int64_t)mtime_ns, mode == 0100755 ? 0100755 : 0100644);
+    else if (type == SW_INVALID)
+        snap_meta_add_invalid(k->meta, path);
 }
 
 /* Stored: counted now, into the index when the pack is in place. */
 static int pack_done(void *ctx, void *item, const git_oid *id)
 {
     talk *k = ctx;
-    pending *pd = item;
-    git_oid_cpy(&pd->id, id);
-    if (k->n_packed == k->cap_packed) {
-        k->cap_packed = k->cap_packed ? k->cap_packed * 2 : 1024;
-        k->packed = xrealloc(k->packed, k->cap_packed * sizeof *k->packed);
-    }
-    k->packed[k->n_packed++] = pd;
+    later *l = item;
+    git_oid_cpy(&l->id, id);
     atomic_fetch_add(&k->st->progress->done, 1);
     return 0;
 }
@@ -334,32 +365,16 @@ static void maybe_start_pack(talk *k, long total)
 
 static int pack_file(talk *k, char *path, const snap_wire_stat *s, buf_t *data)
 {
-    pending *pd = xmalloc(sizeof *pd);
-    pd->path = path;
-    pd->s = *s;
+    later *l = later_add(k, SW_FILE, path);
+    l->s = *s;
     char *bytes = data->data ? data->data : xmalloc(1);
-    if (snap_pack_add(k->pack, bytes, data->len, pd, k->err, k->errlen) < 0) {
-        pending_free(pd);
-        return -1;
-    }
-    return 0;
+    return snap_pack_add(k->pack, bytes, data->len, l, k->err, k->errlen);
 }
 
-static void packed_free(talk *k)
-{
-    for (size_t i = 0; i < k->n_packed; i++)
-        pending_free(k->packed[i]);
-    free(k->packed);
-    k->packed = NULL;
-    k->n_packed = k->cap_packed = 0;
-}
-
-/* The pack in place, then its files into the index in the order they were
- * sent.  Before the tree is written, and before any message that adds to
- * the index (a nested repository's gitlink replaces what was below it).
- * Removals need not wait: the reader names each path once while it reads,
- * and an added file replaces whatever its path conflicts with, so an
- * earlier or later removal of another path ends the same. */
+/* The pack in place, then what was said while it was made applied in
+ * order.  Before the tree is written, and before any message that is not
+ * about one path read (a nested repository's gitlink replaces what was
+ * below it). */
 static int pack_finish(talk *k)
 {
     if (!k->pack)
@@ -371,14 +386,34 @@ static int pack_finish(talk *k)
     if (rc == 0 && ((rc = git_repository_odb(&odb, k->st->repo)) < 0 || (rc = git_odb_refresh(odb)) < 0))
         snprintf(k->err, k->errlen, "cannot read the new pack of %s: %s", k->st->ws, snap_git_error());
     git_odb_free(odb);
-    for (size_t i = 0; rc == 0 && i < k->n_packed; i++) {
-        git_index_entry e;
-        entry_from_stat(&e, k->packed[i]->path, &k->packed[i]->s);
-        git_oid_cpy(&e.id, &k->packed[i]->id);
-        index_add(k, &e);
+    for (size_t i = 0; rc == 0 && i < k->n_later; i++) {
+        later *l = k->later[i];
+        if (l->type == SW_FILE) {
+            git_index_entry e;
+            entry_from_stat(&e, l->path, &l->s);
+            git_oid_cpy(&e.id, &l->id);
+            index_add(k, &e);
+        } else {
+            leave_out(k, l->type, l->path, l->size, l->mtime_ns, l->mode);
+        }
     }
-    packed_free(k);
+    later_free(k);
     return rc < 0 ? -1 : 0;
+}
+
+/* A path left out now, or after the files before it when they go into a
+ * pack. */
+static void left_out(talk *k, int type, char *path, uint64_t size, uint64_t mtime_ns, uint32_t mode)
+{
+    if (!k->pack) {
+        leave_out(k, type, path, size, mtime_ns, mode);
+        free(path);
+        return;
+    }
+    later *l = later_add(k, type, path);
+    l->size = size;
+    l->mtime_ns = mtime_ns;
+    l->mode = mode;
 }
 
 /* A file's bytes, hashed here and stored; its stat as the reader checked
@@ -487,7 +522,7 @@ static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, in
     case SW_DELETED:
     case SW_LARGE:
     case SW_INVALID:
-    case SW_IGNORED:
+    case SW_IGNORED: /* (only before the files) */
     case SW_CAPPED:
         break;
     default:
@@ -509,9 +544,7 @@ static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, in
     case SW_DELETED:
         if (!sw_get_str(in, &path, 4096) || !sw_done(in) || !path_ok(path))
             break;
-        git_index_remove_bypath(st->index, path);
-        git_error_clear();
-        free(path);
+        left_out(k, SW_DELETED, path, 0, 0, 0);
         return 0;
     case SW_GITLINK:
     case SW_AROUND: {
@@ -533,10 +566,7 @@ static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, in
         if (!sw_get_str(in, &path, 4096) || !sw_get_u64(in, &a) || !sw_get_u64(in, &b) || !sw_get_u32(in, &mode) ||
             !sw_done(in) || !path_ok(path))
             break;
-        git_index_remove_bypath(st->index, path);
-        git_error_clear();
-        snap_meta_add_large(meta, path, a, (int64_t)b, mode == 0100755 ? 0100755 : 0100644);
-        free(path);
+        left_out(k, SW_LARGE, path, a, b, mode);
         return 0;
     case SW_IGNORED:
         if (!sw_get_str(in, &path, 4096) || !sw_done(in))
@@ -547,10 +577,7 @@ static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, in
     case SW_INVALID:
         if (!sw_get_str(in, &path, 4096) || !sw_get_str(in, &text, 200) || !sw_done(in) || !path_ok(path))
             break;
-        git_index_remove_bypath(st->index, path);
-        git_error_clear();
-        snap_meta_add_invalid(meta, path);
-        free(path);
+        left_out(k, SW_INVALID, path, 0, 0, 0);
         free(text);
         return 0;
     case SW_CAPPED:
@@ -689,10 +716,10 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
     int rc = ask(&k, force || st->force_next, allowed, &meta, out, &walk_start);
     if (k.pack) {
         /* Stopped half way: none of its objects is named anywhere now. */
-        snap_pack_abort(k.pack, pending_free);
+        snap_pack_abort(k.pack, NULL);
         k.pack = NULL;
     }
-    packed_free(&k);
+    later_free(&k);
     if (rc >= 0)
         st->force_next = false;
     sw_out_free(&k.out);
