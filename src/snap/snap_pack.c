@@ -319,6 +319,8 @@ static bool seen_or_note(snap_pack *p, const git_oid *id)
 static int write_head(snap_pack *p, job *j, char *err, size_t errlen)
 {
     if (j->failed) {
+        free(j->z);
+        j->z = NULL;
         snprintf(err, errlen, "cannot hash or compress a file for the pack");
         return -1;
     }
