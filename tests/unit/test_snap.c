@@ -27,6 +27,7 @@
 #include "snap/snap_diff.h"
 #include "snap/snap_gc.h"
 #include "snap/snap_meta.h"
+#include "snap/snap_pack.h"
 #include "snap/snap_patch.h"
 #include "snap/snap_revert.h"
 #include "snap/snap_store.h"
@@ -648,6 +649,36 @@ static void the_packed_snapshot_survives_files_swapped_while_read(void **state)
     first_free(&serial);
 }
 
+/* The pack's own SHA-1 (its trailer and its index's): the standard's
+ * vectors, across a block boundary and past many blocks. */
+static void the_packs_sha1_is_sha1(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        size_t reps;
+        const char *hex;
+    } v[] = {
+        {"abc", 1, "a9993e364706816aba3e25717850c26c9cd0d89d"},
+        {"", 1, "da39a3ee5e6b4b0d3255bfef95601890afd80709"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1, "84983e441c3bd26ebaae4aa1f95129e5e54670f1"},
+        {"a", 1000000, "34aa973cd4c4daa4f61eeb2bdbad27316534016f"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        size_t n = strlen(v[i].in) * v[i].reps;
+        char *data = malloc(n + 1);
+        for (size_t r = 0; r < v[i].reps; r++)
+            memcpy(data + r * strlen(v[i].in), v[i].in, strlen(v[i].in));
+        unsigned char sum[20];
+        snap_sha1(data, n, sum);
+        char hex[41];
+        for (int b = 0; b < 20; b++)
+            snprintf(hex + 2 * b, 3, "%02x", sum[b]);
+        assert_string_equal(hex, v[i].hex);
+        free(data);
+    }
+}
+
 static void meta_survives_any_name(void **state)
 {
     (void)state;
@@ -843,6 +874,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_packed_first_snapshot_is_what_git_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(the_packed_snapshot_survives_files_swapped_while_read, setup, teardown),
         cmocka_unit_test_setup_teardown(patch_is_git_compatible, setup, teardown),
+        cmocka_unit_test(the_packs_sha1_is_sha1),
         cmocka_unit_test(meta_survives_any_name),
         cmocka_unit_test_setup_teardown(revert_restores_and_refuses_conflicts, setup, teardown),
         cmocka_unit_test_setup_teardown(revert_never_writes_through_a_symlink, setup, teardown),
