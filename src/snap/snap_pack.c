@@ -445,11 +445,6 @@ int snap_pack_drain(snap_pack *p, char *err, size_t errlen)
     return settle(p, true, err, errlen);
 }
 
-size_t snap_pack_count(const snap_pack *p)
-{
-    return p->n;
-}
-
 static void stop_workers(snap_pack *p)
 {
     pthread_mutex_lock(&p->lock);

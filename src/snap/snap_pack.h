@@ -47,9 +47,6 @@ int snap_pack_add(snap_pack *p, char *data, size_t len, void *item, char *err, s
 /* Every object added so far written and handed to done.  0, or -1 with err. */
 int snap_pack_drain(snap_pack *p, char *err, size_t errlen);
 
-/* Objects in the pack so far (each id once). */
-size_t snap_pack_count(const snap_pack *p);
-
 /* Drain, then the pack and its index completed and renamed into place
  * (nothing when it holds no object); p is freed either way.  0, or -1
  * with err. */
