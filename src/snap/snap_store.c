@@ -234,6 +234,7 @@ snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf
     snap_store *st = xcalloc(1, sizeof *st);
     st->lock_fd = -1;
     st->progress = &st->own_progress;
+    st->pack_min = SNAP_PACK_MIN;
     st->ws = xstrdup(ws);
     st->dir = snap_store_dir_for(snapdir, ws);
     snap_conf_copy(&st->conf, conf);

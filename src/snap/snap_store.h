@@ -29,6 +29,11 @@
 
 #define SNAP_OID_HEX 41 /* 40 hex digits and the NUL */
 
+/* Files to store above which a snapshot writes one pack (snap_pack.h):
+ * below, a few loose objects cost less than a pack the store's
+ * maintenance would have to merge. */
+#define SNAP_PACK_MIN 512
+
 typedef struct snap_store {
     char *ws;        /* the workspace: a canonical path */
     char *dir;       /* the store */
@@ -47,6 +52,11 @@ typedef struct snap_store {
     size_t n_seeded;
     uint64_t seeded_bytes;
     char **forget;      /* names the index refused: the reader reads them again */
+    /* A snapshot storing at least pack_min files (and with no seeded
+     * pack) hashes them on pack_threads threads (0: one per CPU) into one
+     * pack (snap_pack.h); fewer are stored one by one as loose objects. */
+    long pack_min;
+    int pack_threads;
     size_t n_forget;
     /* Progress of the snapshot running now: the store's own, or (in the
      * server) its workspace entry's, which the loop reads. */

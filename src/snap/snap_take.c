@@ -7,6 +7,7 @@
 
 #include "snap/snap_gitdir.h"
 #include "snap/snap_meta.h"
+#include "snap/snap_pack.h"
 #include "snap/snap_reader.h"
 #include "snap/snap_seed.h"
 #include "snap/snap_wire.h"
@@ -42,6 +43,10 @@ typedef struct talk {
     char *err;
     size_t errlen;
     bool seed_bad;  /* a seeded pack failed its check */
+    snap_meta *meta;
+    snap_pack *pack; /* many files to store and no seed: hashed on threads into one pack */
+    struct later **later; /* what the reader said while the pack is made, in order */
+    size_t n_later, cap_later;
 } talk;
 
 static int fail(talk *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -248,9 +253,172 @@ static void forget(snap_store *st, const char *path)
     st->forget[st->n_forget++] = xstrdup(path);
 }
 
+static void entry_from_stat(git_index_entry *e, const char *path, const snap_wire_stat *s)
+{
+    memset(e, 0, sizeof *e);
+    e->path = path;
+    e->mode = s->mode;
+    e->file_size = (uint32_t)s->size;
+    e->mtime.seconds = (int32_t)(s->mtime_ns / 1000000000);
+    e->mtime.nanoseconds = (uint32_t)(s->mtime_ns % 1000000000);
+    e->ctime.seconds = (int32_t)(s->ctime_ns / 1000000000);
+    e->ctime.nanoseconds = (uint32_t)(s->ctime_ns % 1000000000);
+    e->dev = (uint32_t)s->dev;
+    e->ino = (uint32_t)s->ino;
+    e->uid = s->uid;
+    e->gid = s->gid;
+}
+
+/* A stored file into the index. */
+static void index_add(talk *k, const git_index_entry *e)
+{
+    snap_store *st = k->st;
+    if (git_index_add(st->index, e) < 0) {
+        /* A name git cannot store: said in every snapshot, so the reader
+         * must not take it as known. */
+        git_error_clear();
+        git_index_remove_bypath(st->index, e->path);
+        git_error_clear();
+        snap_meta_add_invalid(k->meta, e->path);
+        forget(st, e->path);
+    }
+}
+
+/* ---- many files: hashed on threads into one pack (snap_pack.h) ------------------- */
+
+/* What the reader said about one path while files go into the pack, kept
+ * to be applied in the order it was said once the pack is in place
+ * (libgit2 adds an index entry only for an object it can find): a file
+ * (its id filled in when the pack has it), or one left out of the index
+ * (deleted, too large, invalid).  So the index and the record of what was
+ * left out are built exactly as when each file is stored as it comes. */
+typedef struct later {
+    int type; /* SW_FILE, SW_DELETED, SW_LARGE, SW_INVALID */
+    char *path;
+    snap_wire_stat s;
+    git_oid id;
+    uint64_t size, mtime_ns;
+    uint32_t mode;
+} later;
+
+static later *later_add(talk *k, int type, char *path)
+{
+    if (k->n_later == k->cap_later) {
+        k->cap_later = k->cap_later ? k->cap_later * 2 : 1024;
+        k->later = xrealloc(k->later, k->cap_later * sizeof *k->later);
+    }
+    later *l = xcalloc(1, sizeof *l);
+    l->type = type;
+    l->path = path;
+    k->later[k->n_later++] = l;
+    return l;
+}
+
+static void later_free(talk *k)
+{
+    for (size_t i = 0; i < k->n_later; i++) {
+        free(k->later[i]->path);
+        free(k->later[i]);
+    }
+    free(k->later);
+    k->later = NULL;
+    k->n_later = k->cap_later = 0;
+}
+
+/* A path left out of the index: deleted, too large (size, time, mode), or
+ * invalid. */
+static void leave_out(talk *k, int type, const char *path, uint64_t size, uint64_t mtime_ns, uint32_t mode)
+{
+    git_index_remove_bypath(k->st->index, path);
+    git_error_clear();
+    if (type == SW_LARGE)
+        snap_meta_add_large(k->meta, path, size, (int64_t)mtime_ns, mode == 0100755 ? 0100755 : 0100644);
+    else if (type == SW_INVALID)
+        snap_meta_add_invalid(k->meta, path);
+}
+
+/* Stored: counted now, into the index when the pack is in place. */
+static int pack_done(void *ctx, void *item, const git_oid *id)
+{
+    talk *k = ctx;
+    later *l = item;
+    git_oid_cpy(&l->id, id);
+    atomic_fetch_add(&k->st->progress->done, 1);
+    return 0;
+}
+
+/* The pack for a snapshot that stores total files, when it is worth one:
+ * not with seeded packs (each object is checked against them), not for a
+ * few files (loose objects are cheaper then). */
+static void maybe_start_pack(talk *k, long total)
+{
+    snap_store *st = k->st;
+    if (k->pack || st->n_seeded || total < st->pack_min)
+        return;
+    char objects[PATH_MAX], why[400];
+    snprintf(objects, sizeof objects, "%s/objects", st->dir);
+    k->pack = snap_pack_begin(objects, st->pack_threads, pack_done, k, why, sizeof why);
+    /* Without it, the files are stored one by one as before. */
+    if (!k->pack)
+        fprintf(stderr, "corral: %s: %s\n", st->ws, why);
+}
+
+static int pack_file(talk *k, char *path, const snap_wire_stat *s, buf_t *data)
+{
+    later *l = later_add(k, SW_FILE, path);
+    l->s = *s;
+    char *bytes = data->data ? data->data : xmalloc(1);
+    return snap_pack_add(k->pack, bytes, data->len, l, k->err, k->errlen);
+}
+
+/* The pack in place, then what was said while it was made applied in
+ * order.  Before the tree is written, and before any message that is not
+ * about one path read (a nested repository's gitlink replaces what was
+ * below it). */
+static int pack_finish(talk *k)
+{
+    if (!k->pack)
+        return 0;
+    snap_pack *p = k->pack;
+    k->pack = NULL;
+    int rc = snap_pack_finish(p, k->err, k->errlen);
+    git_odb *odb = NULL;
+    if (rc == 0 && ((rc = git_repository_odb(&odb, k->st->repo)) < 0 || (rc = git_odb_refresh(odb)) < 0))
+        snprintf(k->err, k->errlen, "cannot read the new pack of %s: %s", k->st->ws, snap_git_error());
+    git_odb_free(odb);
+    for (size_t i = 0; rc == 0 && i < k->n_later; i++) {
+        later *l = k->later[i];
+        if (l->type == SW_FILE) {
+            git_index_entry e;
+            entry_from_stat(&e, l->path, &l->s);
+            git_oid_cpy(&e.id, &l->id);
+            index_add(k, &e);
+        } else {
+            leave_out(k, l->type, l->path, l->size, l->mtime_ns, l->mode);
+        }
+    }
+    later_free(k);
+    return rc < 0 ? -1 : 0;
+}
+
+/* A path left out now, or after the files before it when they go into a
+ * pack. */
+static void left_out(talk *k, int type, char *path, uint64_t size, uint64_t mtime_ns, uint32_t mode)
+{
+    if (!k->pack) {
+        leave_out(k, type, path, size, mtime_ns, mode);
+        free(path);
+        return;
+    }
+    later *l = later_add(k, type, path);
+    l->size = size;
+    l->mtime_ns = mtime_ns;
+    l->mode = mode;
+}
+
 /* A file's bytes, hashed here and stored; its stat as the reader checked
  * it is the index entry's. */
-static int store_file(talk *k, snap_meta *meta, snap_wire_in *head)
+static int store_file(talk *k, snap_wire_in *head)
 {
     snap_store *st = k->st;
     char *path = NULL;
@@ -284,19 +452,10 @@ static int store_file(talk *k, snap_meta *meta, snap_wire_in *head)
             return fail(k, "the workspace's reader sent a malformed file");
         }
     }
+    if (k->pack)
+        return pack_file(k, path, &s, &data);
     git_index_entry e;
-    memset(&e, 0, sizeof e);
-    e.path = path;
-    e.mode = s.mode;
-    e.file_size = (uint32_t)s.size;
-    e.mtime.seconds = (int32_t)(s.mtime_ns / 1000000000);
-    e.mtime.nanoseconds = (uint32_t)(s.mtime_ns % 1000000000);
-    e.ctime.seconds = (int32_t)(s.ctime_ns / 1000000000);
-    e.ctime.nanoseconds = (uint32_t)(s.ctime_ns % 1000000000);
-    e.dev = (uint32_t)s.dev;
-    e.ino = (uint32_t)s.ino;
-    e.uid = s.uid;
-    e.gid = s.gid;
+    entry_from_stat(&e, path, &s);
     git_odb *odb = NULL;
     int rc = git_repository_odb(&odb, st->repo);
     const char *bytes = data.data ? data.data : "";
@@ -327,15 +486,7 @@ static int store_file(talk *k, snap_meta *meta, snap_wire_in *head)
         free(path);
         return -1;
     }
-    if (git_index_add(st->index, &e) < 0) {
-        /* A name git cannot store: said in every snapshot, so the reader
-         * must not take it as known. */
-        git_error_clear();
-        git_index_remove_bypath(st->index, path);
-        git_error_clear();
-        snap_meta_add_invalid(meta, path);
-        forget(st, path);
-    }
+    index_add(k, &e);
     atomic_fetch_add(&st->progress->done, 1);
     free(path);
     return 0;
@@ -356,10 +507,30 @@ static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, in
     case SW_PROGRESS:
         if (!sw_get_u64(in, &a) || !sw_get_u64(in, &b) || !sw_get_u8(in, &flag) || !sw_done(in))
             return fail(k, "the workspace's reader sent a malformed progress report");
-        atomic_store(&st->progress->total, (long)a);
+        if (flag) {
+            /* Reading and storing: b files to read, done counts what is
+             * stored. */
+            atomic_store(&st->progress->phase, SNAP_STORING);
+            atomic_store(&st->progress->total, (long)b);
+            maybe_start_pack(k, (long)b);
+        } else {
+            atomic_store(&st->progress->total, (long)a);
+        }
         return 0;
     case SW_FILE:
-        return store_file(k, meta, in);
+        return store_file(k, in);
+    case SW_DELETED:
+    case SW_LARGE:
+    case SW_INVALID:
+    case SW_IGNORED: /* (only before the files) */
+    case SW_CAPPED:
+        break;
+    default:
+        if (pack_finish(k) < 0)
+            return -1;
+        break;
+    }
+    switch (in->type) {
     case SW_PACK: {
         char why[300];
         if (!sw_get_str(in, &path, 80) || !sw_done(in) || in->n_fds != 2)
@@ -373,9 +544,7 @@ static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, in
     case SW_DELETED:
         if (!sw_get_str(in, &path, 4096) || !sw_done(in) || !path_ok(path))
             break;
-        git_index_remove_bypath(st->index, path);
-        git_error_clear();
-        free(path);
+        left_out(k, SW_DELETED, path, 0, 0, 0);
         return 0;
     case SW_GITLINK:
     case SW_AROUND: {
@@ -397,10 +566,7 @@ static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, in
         if (!sw_get_str(in, &path, 4096) || !sw_get_u64(in, &a) || !sw_get_u64(in, &b) || !sw_get_u32(in, &mode) ||
             !sw_done(in) || !path_ok(path))
             break;
-        git_index_remove_bypath(st->index, path);
-        git_error_clear();
-        snap_meta_add_large(meta, path, a, (int64_t)b, mode == 0100755 ? 0100755 : 0100644);
-        free(path);
+        left_out(k, SW_LARGE, path, a, b, mode);
         return 0;
     case SW_IGNORED:
         if (!sw_get_str(in, &path, 4096) || !sw_done(in))
@@ -411,10 +577,7 @@ static int apply(talk *k, snap_wire_in *in, snap_meta *meta, snap_taken *out, in
     case SW_INVALID:
         if (!sw_get_str(in, &path, 4096) || !sw_get_str(in, &text, 200) || !sw_done(in) || !path_ok(path))
             break;
-        git_index_remove_bypath(st->index, path);
-        git_error_clear();
-        snap_meta_add_invalid(meta, path);
-        free(path);
+        left_out(k, SW_INVALID, path, 0, 0, 0);
         free(text);
         return 0;
     case SW_CAPPED:
@@ -484,6 +647,8 @@ static int ask(talk *k, bool force, bool allowed, snap_meta *meta, snap_taken *o
         }
         int rc = apply(k, &in, meta, out, walk_start);
         sw_in_free(&in);
+        if (rc > 0 && pack_finish(k) < 0)
+            rc = -1;
         if (rc != 0)
             return rc > 0 ? 0 : -1;
     }
@@ -547,7 +712,14 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
     memset(&meta, 0, sizeof meta);
     int64_t walk_start = 0;
     bool first = !st->latest[0];
+    k.meta = &meta;
     int rc = ask(&k, force || st->force_next, allowed, &meta, out, &walk_start);
+    if (k.pack) {
+        /* Stopped half way: none of its objects is named anywhere now. */
+        snap_pack_abort(k.pack, NULL);
+        k.pack = NULL;
+    }
+    later_free(&k);
     if (rc >= 0)
         st->force_next = false;
     sw_out_free(&k.out);

@@ -243,18 +243,24 @@ static void read_config(void)
 
 /* ---- one snapshot ------------------------------------------------------------------ */
 
+/* A progress report: while walking, the entries seen; while reading
+ * (storing), files read of total.  Also the heartbeat: what was queued
+ * goes with it. */
+static void report(long n, long total, bool storing)
+{
+    W.last_beat = now_ms();
+    sw_begin(&W.out, SW_PROGRESS);
+    sw_u64(&W.out, (uint64_t)n);
+    sw_u64(&W.out, (uint64_t)total);
+    sw_u8(&W.out, storing);
+    send_now_or_die();
+}
+
 static void progress(long seen, void *user)
 {
     (void)user;
-    uint64_t now = now_ms();
-    if (now - W.last_beat < 200)
-        return;
-    W.last_beat = now;
-    sw_begin(&W.out, SW_PROGRESS);
-    sw_u64(&W.out, (uint64_t)seen);
-    sw_u64(&W.out, 0);
-    sw_u8(&W.out, 0);
-    send_now_or_die(); /* the heartbeat: what was queued goes with it */
+    if (now_ms() - W.last_beat >= 200)
+        report(seen, 0, false);
 }
 
 static bool builtin_dir(const char *name)
@@ -323,18 +329,56 @@ static size_t top_len(const char *path)
 
 typedef struct top_count {
     char *dir;
+    size_t len;
     long n;
 } top_count;
 
-static long *count_for(top_count **v, size_t *n, const char *path)
+/* New files per top-level directory, in the order first seen (the order
+ * they are reported in), with a hash index: a workspace may have
+ * thousands of top-level directories and every new file is counted. */
+typedef struct top_counts {
+    top_count *v;
+    size_t n;
+    size_t *slot; /* index into v + 1; 0: empty */
+    size_t cap;   /* a power of two */
+} top_counts;
+
+static size_t top_hash(const char *s, size_t len)
+{
+    size_t h = 1469598103934665603u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+static void tops_grow(top_counts *t)
+{
+    t->cap = t->cap ? t->cap * 2 : 64;
+    free(t->slot);
+    t->slot = xcalloc(t->cap, sizeof *t->slot);
+    for (size_t i = 0; i < t->n; i++) {
+        size_t s = top_hash(t->v[i].dir, t->v[i].len) & (t->cap - 1);
+        while (t->slot[s])
+            s = (s + 1) & (t->cap - 1);
+        t->slot[s] = i + 1;
+    }
+}
+
+static long *count_for(top_counts *t, const char *path)
 {
     size_t len = top_len(path);
-    for (size_t i = 0; i < *n; i++)
-        if (strlen((*v)[i].dir) == len && strncmp((*v)[i].dir, path, len) == 0)
-            return &(*v)[i].n;
-    *v = xrealloc(*v, (*n + 1) * sizeof **v);
-    (*v)[*n] = (top_count){xstrndup(path, len), 0};
-    return &(*v)[(*n)++].n;
+    if ((t->n + 1) * 2 > t->cap)
+        tops_grow(t);
+    size_t s = top_hash(path, len) & (t->cap - 1);
+    for (; t->slot[s]; s = (s + 1) & (t->cap - 1)) {
+        top_count *c = &t->v[t->slot[s] - 1];
+        if (c->len == len && memcmp(c->dir, path, len) == 0)
+            return &c->n;
+    }
+    t->v = xrealloc(t->v, (t->n + 1) * sizeof *t->v);
+    t->v[t->n] = (top_count){xstrndup(path, len), len, 0};
+    t->slot[s] = ++t->n;
+    return &t->v[t->n - 1].n;
 }
 
 /* The excludes: the server's list (built-in and configured), then the
@@ -465,8 +509,7 @@ static void take(bool force, bool first, bool seed)
      * against their top-level directory's cap. */
     size_t *todo = xcalloc(r.n ? r.n : 1, sizeof *todo);
     size_t n_todo = 0;
-    top_count *tops = NULL;
-    size_t n_tops = 0;
+    top_counts tops = {0};
     for (size_t i = 0; i < r.n; i++) {
         snap_walk_entry *e = &r.v[i];
         cent *c = cache_find(e->path);
@@ -480,7 +523,7 @@ static void take(bool force, bool first, bool seed)
             if (c && trusted(c, &now))
                 break;
             if (!c)
-                (*count_for(&tops, &n_tops, e->path))++;
+                (*count_for(&tops, e->path))++;
             todo[n_todo++] = i;
             break;
         }
@@ -510,20 +553,28 @@ static void take(bool force, bool first, bool seed)
     for (size_t i = 0; i < W.n_cache; i++)
         if (!W.cache[i].seen)
             send_path(SW_DELETED, W.cache[i].path);
-    for (size_t i = 0; i < n_tops; i++)
-        if (tops[i].n > W.max_new_files) {
+    for (size_t i = 0; i < tops.n; i++)
+        if (tops.v[i].n > W.max_new_files) {
             sw_begin(&W.out, SW_CAPPED);
-            sw_str(&W.out, tops[i].dir);
-            sw_u64(&W.out, (uint64_t)tops[i].n);
+            sw_str(&W.out, tops.v[i].dir);
+            sw_u64(&W.out, (uint64_t)tops.v[i].n);
             send_or_die();
         }
+    /* How many files will be read, said before the first: the server
+     * shows it ("storing N/M") and chooses how to store them. */
+    long to_read = 0;
+    for (size_t k = 0; k < n_todo; k++)
+        if (cache_find(r.v[todo[k]].path) || *count_for(&tops, r.v[todo[k]].path) <= W.max_new_files)
+            to_read++;
+    if (to_read)
+        report(0, to_read, true);
     buf_t data;
     buf_init(&data);
     long sent = 0;
     for (size_t k = 0; k < n_todo; k++) {
         snap_walk_entry *e = &r.v[todo[k]];
         cent *c = cache_find(e->path);
-        if (!c && *count_for(&tops, &n_tops, e->path) > W.max_new_files)
+        if (!c && *count_for(&tops, e->path) > W.max_new_files)
             continue;
         struct stat sb;
         const char *why;
@@ -564,8 +615,8 @@ static void take(bool force, bool first, bool seed)
                 c->seen = false;
             break;
         }
-        if (++sent % 64 == 0)
-            progress((long)sent, NULL);
+        if (++sent % 64 == 0 && now_ms() - W.last_beat >= 200)
+            report(sent, to_read, true);
     }
     buf_free(&data);
     /* Entries that left the index while reading go from the cache; the
@@ -609,9 +660,10 @@ static void take(bool force, bool first, bool seed)
     sw_u64(&W.out, (uint64_t)r.files);
     sw_str(&W.out, "");
     send_now_or_die();
-    for (size_t i = 0; i < n_tops; i++)
-        free(tops[i].dir);
-    free(tops);
+    for (size_t i = 0; i < tops.n; i++)
+        free(tops.v[i].dir);
+    free(tops.v);
+    free(tops.slot);
     free(todo);
     snap_walk_result_free(&r);
     W.last_walk_ns = walk_start;

@@ -4,8 +4,10 @@
  * in-process (what the server's worker thread spends), printing one JSON
  * object a line.
  *
- *   snapdrive SNAPDIR WS first
- *       the first snapshot: {"op":"first","seconds":S,"seeded":B,"files":N}
+ *   snapdrive SNAPDIR WS first [serial]
+ *       the first snapshot: {"op":"first","seconds":S,"seeded":B,"files":N};
+ *       serial: each file stored as a loose object as it comes, as before
+ *       the pack (snap_pack.h), whatever the number of files
  *   snapdrive SNAPDIR WS pack
  *       maintenance as after a big snapshot (repack):
  *       {"op":"pack","seconds":S,"bytes_before":B,"bytes_after":A}
@@ -20,6 +22,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +72,8 @@ int main(int argc, char **argv)
     snap_taken t;
     int rc = 0;
     if (strcmp(argv[3], "first") == 0) {
+        if (argc > 4 && strcmp(argv[4], "serial") == 0)
+            st->pack_min = LONG_MAX;
         if (snap_take(st, true, true, &t) < 0) {
             fprintf(stderr, "snapdrive: %s\n", t.error);
             rc = 1;

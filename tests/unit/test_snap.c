@@ -12,6 +12,9 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include "snap/snap_diff.h"
 #include "snap/snap_gc.h"
 #include "snap/snap_meta.h"
+#include "snap/snap_pack.h"
 #include "snap/snap_patch.h"
 #include "snap/snap_revert.h"
 #include "snap/snap_store.h"
@@ -471,6 +475,210 @@ static void patch_is_git_compatible(void **state)
        f->ws, path);
 }
 
+/* ---- the first snapshot through one pack (snap_pack.h) ---------------------------- */
+
+/* The first snapshot of the workspace in a store of its own under
+ * f->base/name, with the pack used from pack_min files on: its tree and
+ * commit message, the store's directory, the progress it ended with. */
+typedef struct first_result {
+    char tree[SNAP_OID_HEX];
+    char *message;
+    char *dir;
+    long stored, done, total;
+} first_result;
+
+static void first_in(fixture *f, const char *name, long pack_min, first_result *r)
+{
+    char snapdir[600], err[1024] = "";
+    snprintf(snapdir, sizeof snapdir, "%s/%s", f->base, name);
+    snap_store *st = snap_store_open(snapdir, f->ws, &f->conf, err, sizeof err);
+    if (!st)
+        fail_msg("%s", err);
+    st->pack_min = pack_min;
+    if (getenv("CORRAL_BIN"))
+        setenv("CORRAL_EXE", getenv("CORRAL_BIN"), 1);
+    if (snap_store_start_reader(st, err, sizeof err) < 0)
+        fail_msg("%s", err);
+    snap_taken t;
+    if (snap_take(st, false, false, &t) < 0)
+        fail_msg("%s", t.error);
+    snprintf(r->tree, sizeof r->tree, "%s", t.tree);
+    git_oid id;
+    git_commit *c;
+    assert_int_equal(git_oid_fromstr(&id, t.commit), 0);
+    assert_int_equal(git_commit_lookup(&c, st->repo, &id), 0);
+    r->message = strdup(git_commit_message(c));
+    git_commit_free(c);
+    r->dir = strdup(st->dir);
+    r->stored = t.stored;
+    r->done = atomic_load(&st->progress->done);
+    r->total = atomic_load(&st->progress->total);
+    snap_store_close(st);
+}
+
+static void first_free(first_result *r)
+{
+    free(r->message);
+    free(r->dir);
+}
+
+static long packs_in(const char *store)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/objects/pack", store);
+    DIR *d = opendir(path);
+    long n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += strlen(e->d_name) > 5 && strcmp(e->d_name + strlen(e->d_name) - 5, ".pack") == 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Whatever the threads' timing, the packed first snapshot is the one the
+ * files stored one by one give: the same tree, the same record of what
+ * was left out and why (a FIFO, an unreadable file and directory, a file
+ * over the size cap, names git cannot store, a nested repository), and a
+ * pack git itself finds whole. */
+static void the_packed_first_snapshot_is_the_serial_one(void **state)
+{
+    fixture *f = *state;
+    f->conf.max_file_size = 2u << 20;
+    sh("cd %s && mkdir -p a/b c && for i in $(seq 1 60); do echo \"line $i\" > a/f$i; echo $((i %% 7)) > a/b/g$i; "
+       "done && : > empty && printf '#!/bin/sh\\n' > c/run && chmod +x c/run && ln -s a/f1 link && "
+       "ln -s /etc/passwd out && head -c 1500000 /dev/urandom > c/big && head -c 3000000 /dev/urandom > c/huge && "
+       "mkfifo c/fifo && echo no > c/locked && chmod 000 c/locked && mkdir shut && echo s > shut/s && "
+       "chmod 000 shut && mkdir .GIT 'GIT~1' && echo x > .GIT/x && echo y > 'GIT~1/y' && mkdir sub && "
+       "git init -q sub && echo z > c/zz",
+       f->ws);
+    first_result packed, serial;
+    first_in(f, "packed", 1, &packed);
+    first_in(f, "serial", LONG_MAX, &serial);
+    sh("chmod 755 %s/shut && chmod 644 %s/c/locked", f->ws, f->ws);
+    assert_string_equal(packed.tree, serial.tree);
+    assert_string_equal(packed.message, serial.message);
+    assert_int_equal(packed.stored, serial.stored);
+    assert_int_equal(packs_in(packed.dir), 1);
+    assert_int_equal(packs_in(serial.dir), 0);
+    sh("git --git-dir='%s' fsck --strict --no-dangling >/dev/null && git --git-dir='%s' verify-pack %s/objects/pack/*.idx",
+       packed.dir, packed.dir, packed.dir);
+    /* Progress: "storing done/total", total the files to read (c/huge and
+     * c/locked among them, left out once read), done those stored. */
+    assert_int_equal(packed.done, packed.stored);
+    assert_int_equal(serial.done, serial.stored);
+    assert_int_equal(packed.total, serial.total);
+    assert_true(packed.total >= packed.stored && packed.total <= packed.stored + 2);
+    first_free(&packed);
+    first_free(&serial);
+}
+
+/* The default threshold: a first snapshot of more files than it stores
+ * them through the pack, and its tree is what git writes for the same
+ * files. */
+static void the_packed_first_snapshot_is_what_git_writes(void **state)
+{
+    fixture *f = *state;
+    sh("cd %s && for d in $(seq 1 30); do mkdir -p d$d/e; for i in $(seq 1 20); do echo \"$d $i\" > d$d/f$i; "
+       "echo same > d$d/e/s$i; done; done && : > empty && printf 'x' > exe && chmod +x exe && ln -s d1/f1 link",
+       f->ws);
+    first_result r;
+    first_in(f, "store", SNAP_PACK_MIN, &r);
+    assert_int_equal(packs_in(r.dir), 1);
+    char shadow[600], cmd[2048];
+    snprintf(shadow, sizeof shadow, "%s/shadow", f->base);
+    snprintf(cmd, sizeof cmd,
+             "git init -q --bare '%s' && GIT_DIR='%s' GIT_WORK_TREE='%s' sh -c 'git add -A && git write-tree'",
+             shadow, shadow, f->ws);
+    FILE *p = popen(cmd, "r");
+    char tree[64] = "";
+    assert_non_null(fgets(tree, sizeof tree, p));
+    pclose(p);
+    tree[strcspn(tree, "\n")] = '\0';
+    assert_string_equal(r.tree, tree);
+    first_free(&r);
+}
+
+/* Hostile: while packed snapshots are taken, files are swapped for
+ * symlinks to a secret outside, FIFOs, directories, or removed.  Every
+ * snapshot completes, the secret's bytes are never stored, the store
+ * stays whole, and once the workspace is quiet a snapshot is the serial
+ * one of it. */
+static void the_packed_snapshot_survives_files_swapped_while_read(void **state)
+{
+    fixture *f = *state;
+    sh("echo TOPSECRET-CONTENT > %s/secret && cd %s && mkdir d && for i in $(seq 1 800); do echo $i > d/f$i; done",
+       f->base, f->ws);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char script[1024];
+        snprintf(script, sizeof script,
+                 "cd %s/d && while :; do for i in $(seq 1 800 | shuf -n 40); do case $((i %% 4)) in "
+                 "0) ln -sfn %s/secret f$i ;; 1) rm -f f$i; mkfifo f$i ;; 2) rm -f f$i; mkdir -p f$i ;; "
+                 "3) rm -rf f$i ;; esac; done; for i in $(seq 1 800); do [ -f f$i ] && [ ! -L f$i ] || "
+                 "{ rm -rf f$i; echo $i > f$i; }; done; done",
+                 f->ws, f->base);
+        execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+        _exit(127);
+    }
+    char err[1024] = "";
+    f->st = snap_store_open(f->snapdir, f->ws, &f->conf, err, sizeof err);
+    if (!f->st)
+        fail_msg("%s", err);
+    f->st->pack_min = 1;
+    if (getenv("CORRAL_BIN"))
+        setenv("CORRAL_EXE", getenv("CORRAL_BIN"), 1);
+    assert_int_equal(snap_store_start_reader(f->st, err, sizeof err), 0);
+    for (int i = 0; i < 6; i++) {
+        snap_taken t;
+        if (snap_take(f->st, true, false, &t) < 0)
+            fail_msg("%s", t.error);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    snap_taken t;
+    if (snap_take(f->st, true, false, &t) < 0)
+        fail_msg("%s", t.error);
+    sh("git --git-dir='%s' fsck --strict --no-dangling >/dev/null && ! git --git-dir='%s' cat-file --batch-all-objects "
+       "--batch | grep -a -q TOPSECRET-CONTENT",
+       f->st->dir, f->st->dir);
+    first_result serial;
+    first_in(f, "serial", LONG_MAX, &serial);
+    assert_string_equal(t.tree, serial.tree);
+    first_free(&serial);
+}
+
+/* The pack's own SHA-1 (its trailer and its index's): the standard's
+ * vectors, across a block boundary and past many blocks. */
+static void the_packs_sha1_is_sha1(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        size_t reps;
+        const char *hex;
+    } v[] = {
+        {"abc", 1, "a9993e364706816aba3e25717850c26c9cd0d89d"},
+        {"", 1, "da39a3ee5e6b4b0d3255bfef95601890afd80709"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1, "84983e441c3bd26ebaae4aa1f95129e5e54670f1"},
+        {"a", 1000000, "34aa973cd4c4daa4f61eeb2bdbad27316534016f"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        size_t n = strlen(v[i].in) * v[i].reps;
+        char *data = malloc(n + 1);
+        for (size_t r = 0; r < v[i].reps; r++)
+            memcpy(data + r * strlen(v[i].in), v[i].in, strlen(v[i].in));
+        unsigned char sum[20];
+        snap_sha1(data, n, sum);
+        char hex[41];
+        for (int b = 0; b < 20; b++)
+            snprintf(hex + 2 * b, 3, "%02x", sum[b]);
+        assert_string_equal(hex, v[i].hex);
+        free(data);
+    }
+}
+
 static void meta_survives_any_name(void **state)
 {
     (void)state;
@@ -662,7 +870,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(agent_configuration_is_marked_at_any_depth, setup, teardown),
         cmocka_unit_test_setup_teardown(the_first_snapshot_is_seeded_from_the_users_repository, setup, teardown),
         cmocka_unit_test_setup_teardown(a_lying_pack_is_dropped_not_believed, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_packed_first_snapshot_is_the_serial_one, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_packed_first_snapshot_is_what_git_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_packed_snapshot_survives_files_swapped_while_read, setup, teardown),
         cmocka_unit_test_setup_teardown(patch_is_git_compatible, setup, teardown),
+        cmocka_unit_test(the_packs_sha1_is_sha1),
         cmocka_unit_test(meta_survives_any_name),
         cmocka_unit_test_setup_teardown(revert_restores_and_refuses_conflicts, setup, teardown),
         cmocka_unit_test_setup_teardown(revert_never_writes_through_a_symlink, setup, teardown),
