@@ -543,9 +543,40 @@ char *sb_base_key(const sb_plan *plan, size_t *len)
         mounts[i].why = NULL;
     }
     k.mounts = mounts;
-    char *key = sb_plan_serialize(&k, len);
+    size_t plen;
+    char *text = sb_plan_serialize(&k, &plen);
     free(mounts);
-    return key;
+    if (!text)
+        return NULL;
+    /* And what each mount is made from and over, as the host has them now:
+     * a view binds a file or directory, not a path.  A file replaced on the
+     * host (an editor's rename over ~/.gitconfig, a tool's over a denied
+     * ~/.netrc, a workspace removed and made again) leaves the view with
+     * the old one, or its mount detached and the new one unmasked: that
+     * view is not this plan's any more. */
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f) {
+        free(text);
+        return NULL;
+    }
+    fwrite(text, 1, plen, f);
+    free(text);
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const sb_mount *m = &plan->mounts[i];
+        struct stat a, b;
+        bool sa = m->src && lstat(m->src, &a) == 0, sb = m->dst && lstat(m->dst, &b) == 0;
+        fprintf(f, "I\t%llu:%llu\t%llu:%llu\n", sa ? (unsigned long long)a.st_dev : 0ull,
+                sa ? (unsigned long long)a.st_ino : 0ull, sb ? (unsigned long long)b.st_dev : 0ull,
+                sb ? (unsigned long long)b.st_ino : 0ull);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    *len = size;
+    return buf;
 }
 
 /* A request to a base's holder: the command's namespaces and whether it

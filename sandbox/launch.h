@@ -95,7 +95,8 @@ typedef struct sb_base {
 
 /* What must be equal for two plans to share a base: the plan without what
  * differs per command (argv, environment, working directory, why each
- * path is mounted). */
+ * path is mounted), and the device and inode of what each mount is made
+ * from and over, as they are now.  NULL when out of memory. */
 char *sb_base_key(const sb_plan *plan, size_t *len);
 
 /* Build a base for the plan.  0, or -1 with err (a plan that cannot be

@@ -67,6 +67,8 @@ prebuilt *prebuilt_take(prebuilt_pool *pool, const sb_plan *plan)
         return NULL;
     size_t len;
     char *key = sb_base_key(plan, &len);
+    if (!key)
+        return NULL;
     prebuilt *found = NULL;
     for (link_t *l = pool->warm.next, *next; l != &pool->warm; l = next) {
         next = l->next;

@@ -242,7 +242,11 @@ def test_one_shot_commands_share_a_prebuilt_sandbox(t):
     home layer; the base (and the placeholders it holds) goes once
     keep-warm passes with no command, and a changed plan gets a base of its
     own."""
-    v = World(config="[sandbox]\n    keep-warm = 2s\n")
+    v = World()
+    secret = os.path.join(v.ws, "secret.txt")
+    with open(secret, "w") as f:
+        f.write("first secret\n")
+    v.write_config("[sandbox]\n    keep-warm = 2s\n    deny = %s\n" % secret)
     v.start_server()
     marker = "corral-warm-%d" % os.getpid()
     try:
@@ -258,6 +262,14 @@ def test_one_shot_commands_share_a_prebuilt_sandbox(t):
         t.ok("left" not in out.split(), "and a /tmp of its own", out)
         t.ok(not os.path.exists(os.path.expanduser("~/" + marker)), "the real home is not written")
         t.ok(os.path.isdir(os.path.join(v.ws, ".codex")), "the base holds its placeholders while it is warm")
+        out = run("cat secret.txt 2>&1")
+        t.ok("first secret" not in out, "a denied file is masked in a command from the base", out)
+        with open(secret + ".new", "w") as f:
+            f.write("second secret\n")
+        os.rename(secret + ".new", secret)  # as editors and tools save a file
+        out = run("cat secret.txt 2>&1")
+        t.ok("second secret" not in out, "and still after the host replaced it by a rename (the view's mask was on the old "
+             "file: a new base masks the new one)", out)
         t.ok(wait_until(lambda: not os.path.exists(os.path.join(v.ws, ".codex")), timeout=TIMEOUT),
              "once keep-warm (2 s here) passes with no command, the base goes, and its placeholders with it")
         out = run("echo again")
