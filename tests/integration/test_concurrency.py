@@ -10,9 +10,13 @@ import shutil
 import subprocess
 import threading
 
-from harness import CORRAL, TIMEOUT, Tap, World, run_tests
+from harness import CORRAL, TIMEOUT, Tap, World, run_tests, wait_until
 
-w = World()
+# An agent's commands start from the workspace's pre-built sandbox, which
+# holds its placeholders until keep-warm has passed after the last command
+# (docs/sandbox.md, "Pre-built sandboxes"): 1 s here, so that what is left
+# can be looked at once it has gone.
+w = World(config="[sandbox]\n    keep-warm = 1s\n")
 
 # Names corral makes empty read-only mount points for when they are missing.
 PLACEHOLDERS = (".git", ".corral", ".codex", ".agents")
@@ -167,6 +171,8 @@ def test_exec_with_sessions_ending(t):
         if sid.isdigit() and " running" in line:
             killed += w.corral("kill", sid).returncode == 0
     t.diag("%d sessions still running were killed" % killed)
+    t.ok(wait_until(lambda: not registry_entries(), timeout=TIMEOUT),
+         "once keep-warm has passed, no placeholder is held", registry_entries())
     t.ok(not os.path.lexists(os.path.join(repo, ".git", "hooks")), "no hooks placeholder is left in .git")
     t.eq(leftovers(repo), [".git"], "no other mount point is left in the workspace")
     t.eq(git("status", "--porcelain", cwd=repo).stdout, "", "and git sees the repository as it was")
