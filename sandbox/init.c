@@ -396,7 +396,7 @@ static __attribute__((noreturn)) void setup_failed(const char *what)
     _exit(126);
 }
 
-static int start_from_base(int argc, char **argv);
+static int start_from_base(void);
 
 int sandbox_init_main(int argc, char **argv)
 {
@@ -458,7 +458,7 @@ int sandbox_init_main(int argc, char **argv)
         int sock = chan_fd;
         chan_fd = -1;
         sb_base_serve(sock); /* a command's child comes back here */
-        return start_from_base(argc, argv);
+        return start_from_base();
     }
     if ((plan.ns_flags & CLONE_NEWCGROUP) && unshare(CLONE_NEWCGROUP) < 0)
         setup_failed("cannot create the cgroup namespace");
@@ -506,10 +506,8 @@ int sandbox_init_main(int argc, char **argv)
 
 /* A command's init forked by a base's holder (launch.h, sb_base_serve):
  * its fds are in place; the rest is the exec'd init's from-base path. */
-static int start_from_base(int argc, char **argv)
+static int start_from_base(void)
 {
-    (void)argc;
-    (void)argv;
     bool tty = sb_base_forked_tty();
     char *args[] = {"corral-init", "__sandbox-init", "--from-base", tty ? "--tty" : NULL, NULL};
     return sandbox_init_main(tty ? 4 : 3, args);
