@@ -37,7 +37,8 @@ seq 154.5 (total 366.6) and sgr 163.5 (total 341.7).  Prints met or NOT
 met for each stream.
 
 valgrind (Debian's valgrind package, installed by ./bootstrap) runs the
-counts; without it the benchmark prints SKIP and exits 0.  Prints figures;
+counts; without it, or when vtcount is built with the sanitizers (which
+valgrind cannot run), the benchmark prints SKIP and exits 0.  Prints figures;
 asserts nothing."""
 import os
 import re
@@ -202,6 +203,14 @@ def main():
     if not valgrind:
         print("SKIP: valgrind is not installed (Debian's valgrind package; ./bootstrap installs it): "
               "no instructions counted")
+        return
+    with open(VTCOUNT, "rb") as f:
+        sanitized = b"__asan_init" in f.read()
+    if sanitized:
+        # valgrind cannot run a program built with AddressSanitizer (both
+        # own the memory map), and its counts would not be the model's.
+        print("SKIP: %s is built with the sanitizers (configure --enable-sanitizers): "
+              "no instructions counted; run make bench from a plain build" % VTCOUNT)
         return
     work = tempfile.mkdtemp(prefix="corral-bench-vtinstr-")
     try:
