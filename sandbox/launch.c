@@ -174,7 +174,32 @@ typedef struct child_args {
     int chan_fd; /* the session channel, or -1 */
     char uid_map[64], gid_map[64];
     int cap_last;
+    uint64_t ignored; /* signals this process ignores (bit s-1 for s) */
 } child_args;
+
+/* The signals this process ignores, from the SigIgn line of
+ * /proc/self/status: an exec keeps an ignored signal ignored (a caught one
+ * goes back to its default by itself), so only these need resetting before
+ * the init is exec'd; one read instead of a sigaction() per signal.  All
+ * of them when the line cannot be read. */
+static uint64_t ignored_signals(void)
+{
+    uint64_t mask = UINT64_MAX;
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f)
+        return mask;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "SigIgn:", 7) == 0) {
+            char *end = NULL;
+            unsigned long long v = strtoull(line + 7, &end, 16);
+            if (end && end != line + 7)
+                mask = v;
+            break;
+        }
+    fclose(f);
+    return mask;
+}
 
 /* Write a constant string to fd; for the child, before exec. */
 static void child_say(int fd, const char *a, const char *b)
@@ -241,9 +266,17 @@ static __attribute__((noreturn)) void child_main(const child_args *a)
         child_say(a->ready_fd, "\n", NULL);
         _exit(126);
     }
-    struct sigaction dfl = {.sa_handler = SIG_DFL};
-    for (int s = 1; s < NSIG; s++)
-        sigaction(s, &dfl, NULL);
+    /* The kernel's call, not sigaction(): glibc refuses its own reserved
+     * signals (32 and 33), which a caller may ignore as well. */
+    struct {
+        void *handler;
+        unsigned long flags;
+        void *restorer;
+        uint64_t mask;
+    } dfl = {.handler = SIG_DFL};
+    for (int s = 1; s <= 64; s++)
+        if (a->ignored >> (s - 1) & 1)
+            syscall(SYS_rt_sigaction, s, &dfl, NULL, sizeof dfl.mask);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -375,7 +408,7 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
     static char *const argv_tty[] = {"corral-init", "__sandbox-init", "--tty", NULL};
     child_args a = {.exe = self_exe(), .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
                     .in = io->in, .out = io->out, .err = io->err, .chan_fd = io->chan,
-                    .cap_last = sb_cap_last()};
+                    .cap_last = sb_cap_last(), .ignored = ignored_signals()};
     snprintf(a.uid_map, sizeof a.uid_map, "%u %u 1\n", (unsigned)plan->uid, (unsigned)getuid());
     snprintf(a.gid_map, sizeof a.gid_map, "%u %u 1\n", (unsigned)plan->gid, (unsigned)getgid());
     static char *const argv_base[] = {"corral-init", "__sandbox-init", "--base", NULL};

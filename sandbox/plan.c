@@ -113,13 +113,115 @@ typedef struct resolved {
     char *label;      /* what the user wrote, for messages */
 } resolved;
 
+/* What one compile learnt of the host's directories, so that the entries
+ * sharing a parent (every ~/.x of the built-in deny list, the carve-outs of
+ * one workspace) do not each walk it again: canonical forms of parent
+ * directories and prefixes known to be real directories.  Kept for one
+ * compile only, which is one moment of the host as before: the view is
+ * pinned later by file descriptors, never by these names. */
+#define PATH_MEMO_MAX 32
+typedef struct path_memo {
+    struct path_memo_parent {
+        char *raw, *canon; /* canon NULL: realpath failed with err */
+        int err;
+    } parent[PATH_MEMO_MAX];
+    size_t n_parent;
+    char *real_dir[PATH_MEMO_MAX]; /* lstat found a directory, not a link */
+    size_t n_real_dir;
+} path_memo;
+
 typedef struct compile_state {
     const sb_request *req;
     resolved *r;
     size_t n, cap;
     char *err;
     size_t errlen;
+    path_memo *memo;
 } compile_state;
+
+static void path_memo_free(path_memo *m)
+{
+    for (size_t i = 0; i < m->n_parent; i++) {
+        free(m->parent[i].raw);
+        free(m->parent[i].canon);
+    }
+    for (size_t i = 0; i < m->n_real_dir; i++)
+        free(m->real_dir[i]);
+    memset(m, 0, sizeof *m);
+}
+
+/* realpath() of a parent directory, remembered for the compile: the
+ * slot, whose canon is NULL (errno in err) when realpath failed; NULL when
+ * the memo is full (the caller resolves the whole path itself). */
+static const struct path_memo_parent *memo_parent(path_memo *m, const char *raw)
+{
+    for (size_t i = 0; i < m->n_parent; i++)
+        if (strcmp(m->parent[i].raw, raw) == 0)
+            return &m->parent[i];
+    if (m->n_parent == PATH_MEMO_MAX)
+        return NULL;
+    char canon[PATH_MAX];
+    struct path_memo_parent *slot = &m->parent[m->n_parent++];
+    slot->raw = sb_strdup(raw);
+    slot->canon = realpath(raw, canon) ? sb_strdup(canon) : NULL;
+    slot->err = slot->canon ? 0 : errno;
+    return slot;
+}
+
+/* The same answer as realpath(path) followed by stat() of the result, in
+ * one lstat() when the parent was resolved before and the last component
+ * is not a symlink (then its canonical path is the parent's plus its name,
+ * and lstat() saw what stat() would).  Anything else (a symlink at the
+ * end, "." or ".." or "//" in the path) goes to realpath() itself. */
+static char *canon_stat(compile_state *cs, const char *path, char out[PATH_MAX], struct stat *st)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : "";
+    bool plain = path[0] == '/' && slash && slash != path && *base && strcmp(base, ".") != 0 &&
+                 strcmp(base, "..") != 0 && !strstr(path, "/./") && !strstr(path, "/../") && !strstr(path, "//");
+    if (plain) {
+        char parent[PATH_MAX];
+        size_t plen = (size_t)(slash - path);
+        if (plen >= sizeof parent)
+            plain = false;
+        else {
+            memcpy(parent, path, plen);
+            parent[plen] = '\0';
+            const struct path_memo_parent *pm = memo_parent(cs->memo, parent);
+            if (pm && !pm->canon) {
+                errno = pm->err;
+                return NULL;
+            }
+            if (pm && lstat(path, st) < 0)
+                return NULL;
+            if (pm && !S_ISLNK(st->st_mode)) {
+                const char *pc = pm->canon;
+                int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(pc, "/") == 0 ? "" : pc, base);
+                if (n > 0 && n < PATH_MAX)
+                    return out;
+            }
+        }
+    }
+    if (!realpath(path, out) || stat(out, st) < 0)
+        return NULL;
+    return out;
+}
+
+/* Is prefix a symlink (lstat)?  A prefix found to be a real directory is
+ * remembered: the same workspace and home prefixes come up for every
+ * checked path. */
+static bool memo_is_symlink(path_memo *m, const char *prefix)
+{
+    for (size_t i = 0; i < m->n_real_dir; i++)
+        if (strcmp(m->real_dir[i], prefix) == 0)
+            return false;
+    struct stat st;
+    if (lstat(prefix, &st) < 0)
+        return false;
+    if (S_ISDIR(st.st_mode) && m->n_real_dir < PATH_MEMO_MAX)
+        m->real_dir[m->n_real_dir++] = sb_strdup(prefix);
+    return S_ISLNK(st.st_mode);
+}
 
 static void add_resolved(compile_state *cs, const char *path, sb_access access, bool builtin, bool protected,
                          bool is_dir, const char *label)
@@ -166,8 +268,7 @@ static char *writable_symlink_on(const compile_state *cs, const char *p)
         if (saved != '/' && saved != '\0')
             continue;
         *s = '\0';
-        struct stat st;
-        if (lstat(copy, &st) == 0 && S_ISLNK(st.st_mode)) {
+        if (memo_is_symlink(cs->memo, copy)) {
             char *parent = sb_strdup(copy);
             char *slash = strrchr(parent, '/');
             if (slash == parent)
@@ -202,7 +303,7 @@ static int resolve_entry(compile_state *cs, const sb_entry *e)
         for (const char *const *m = minimal_roots; *m; m++) {
             char canon[PATH_MAX];
             struct stat st;
-            if (realpath(*m, canon) && stat(canon, &st) == 0)
+            if (canon_stat(cs, *m, canon, &st))
                 add_resolved(cs, canon, e->access, e->builtin, false, S_ISDIR(st.st_mode), ":minimal");
         }
         return 0;
@@ -218,7 +319,7 @@ static int resolve_entry(compile_state *cs, const sb_entry *e)
     }
     char canon[PATH_MAX];
     struct stat st;
-    if (!realpath(path, canon) || stat(canon, &st) < 0) {
+    if (!canon_stat(cs, path, canon, &st)) {
         int er = errno;
         /* A missing deny path has nothing to hide; a missing built-in path
          * does not apply on this machine. */
@@ -1169,7 +1270,8 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
         out->ns_flags |= CLONE_NEWNET;
 
     out->placeholder_registry = sb_placeholder_registry(req->runtime_dir);
-    compile_state cs = {.req = req, .err = err, .errlen = errlen};
+    path_memo memo = {0};
+    compile_state cs = {.req = req, .err = err, .errlen = errlen, .memo = &memo};
     sb_request wsreq = *req;
     wsreq.workspace = out->workspace;
     cs.req = &wsreq;
@@ -1375,6 +1477,7 @@ done:
         free(cs.r[i].label);
     }
     free(cs.r);
+    path_memo_free(&memo);
     return rc;
 }
 

@@ -6,6 +6,7 @@ when something cannot be enforced, and every session sandboxed by default.
 (Attacks on the sandbox are in tests/sandbox/battery.py.)"""
 import hashlib
 import os
+import signal
 import shutil
 import socket
 import stat
@@ -57,6 +58,23 @@ def test_status_and_stdio(t):
     t.eq(lines[0] if lines else None, "workspace-write", "the default profile is workspace-write")
     t.eq(lines[1] if len(lines) > 1 else None, str(os.getuid()), "the command keeps the caller's uid")
     t.ok(len(lines) > 2 and int(lines[2]) <= 4, "and sees only its own few processes", r.stdout)
+    # Signals the caller ignores (nohup's SIGHUP, a shell's SIGPIPE, a
+    # server's SIGXFSZ) are not ignored by the sandboxed command, which
+    # starts with every disposition at its default and nothing blocked.
+    ign = [signal.SIGHUP, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGUSR2]
+
+    def ignoring():
+        for s in ign:
+            signal.signal(s, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+
+    r = subprocess.run([CORRAL, "sandbox", "--", "sh", "-c", "grep -E '^Sig(Ign|Blk):' /proc/self/status"],
+                       cwd=w.ws, env=w.env, capture_output=True, text=True, timeout=60, preexec_fn=ignoring,
+                       restore_signals=False)
+    seen = dict(line.split(":\t") for line in r.stdout.splitlines() if ":\t" in line)
+    t.eq(seen.get("SigIgn"), "0000000000000000", "a signal the caller ignores is not ignored in the sandbox",
+         r.stdout + r.stderr)
+    t.eq(seen.get("SigBlk"), "0000000000000000", "nor is one the caller blocks blocked there", r.stdout + r.stderr)
 
 
 def test_print_plan(t):
