@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -609,9 +611,15 @@ static void the_packed_snapshot_survives_files_swapped_while_read(void **state)
     fixture *f = *state;
     sh("echo TOPSECRET-CONTENT > %s/secret && cd %s && mkdir d && for i in $(seq 1 800); do echo $i > d/f$i; done",
        f->base, f->ws);
+    /* The swapper's own children (ln, rm, mkfifo) become this process's
+     * when it is killed, so that every one of them can be waited for: a
+     * swap still under way after the kill would change the workspace
+     * between the last snapshot and the serial one. */
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        setpgid(0, 0);
         char script[1024];
         snprintf(script, sizeof script,
                  "cd %s/d && while :; do for i in $(seq 1 800 | shuf -n 40); do case $((i %% 4)) in "
@@ -635,8 +643,11 @@ static void the_packed_snapshot_survives_files_swapped_while_read(void **state)
         if (snap_take(f->st, true, false, &t) < 0)
             fail_msg("%s", t.error);
     }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    setpgid(pid, pid); /* whichever of the two runs first */
+    kill(-pid, SIGKILL);
+    while (waitpid(-pid, NULL, 0) > 0 || errno == EINTR)
+        ;
+    prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
     snap_taken t;
     if (snap_take(f->st, true, false, &t) < 0)
         fail_msg("%s", t.error);
