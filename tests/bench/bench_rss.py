@@ -2,7 +2,12 @@
 """Server memory: RSS of the corral server with 1 and with 64 idle sessions
 (a shell at its prompt), beside a tmux server with 1 and 64 panes of the same
 shell, measured in the same run.  Target: corral <= tmux + 64 KiB per session
-(scrollback aside: idle shells have none)."""
+(scrollback aside: idle shells have none).
+
+Then where the server's memory with one session goes: its resident pages
+by mapping, read from /proc/PID/smaps (shared libraries by name, the heap,
+anonymous maps, thread stacks), largest first, so that a change in the
+total can be traced to what grew."""
 import os
 
 from benchlib import Tmux, World, rss_kib, sized, wait_until
@@ -11,7 +16,23 @@ SHELL = ["bash", "--norc", "--noprofile", "-i"]
 PROMPT = "$ "
 
 
-def corral_rss(n):
+def rss_by_mapping(pid):
+    """{what: KiB resident} from /proc/pid/smaps: a file's mappings under
+    its base name, [heap], [stack], and anonymous maps as "anonymous"."""
+    by = {}
+    what = None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 5 and "-" in parts[0] and ":" in parts[3]:
+                name = parts[5] if len(parts) > 5 else ""
+                what = os.path.basename(name) if name.startswith("/") else (name or "anonymous")
+            elif parts and parts[0] == "Rss:" and what is not None:
+                by[what] = by.get(what, 0) + int(parts[1])
+    return by
+
+
+def corral_rss(n, breakdown=None):
     w = World()
     w.env["PS1"] = PROMPT
     try:
@@ -23,6 +44,8 @@ def corral_rss(n):
         # environment has no PS1, so any prompt).  The screen shows it.
         for sid in ids:
             wait_until(lambda: c.call({"cmd": "screen", "session": sid})["text"].strip() != "")
+        if breakdown is not None:
+            breakdown.update(rss_by_mapping(srv.pid))
         return rss_kib(srv.pid)
     finally:
         w.cleanup()
@@ -48,8 +71,9 @@ def tmux_rss(n):
 def main():
     rows = []
     many = sized(64, 4)
+    breakdown = {}
     for n in (1, many):
-        rows.append((n, corral_rss(n), tmux_rss(n)))
+        rows.append((n, corral_rss(n, breakdown if n == 1 else None), tmux_rss(n)))
     print("Server RSS with idle shells at 80x24, KiB:")
     print("  sessions   corral     tmux   allowed (tmux + 64 KiB/session)")
     for n, ours, theirs in rows:
@@ -59,6 +83,12 @@ def main():
     (_, a1, t1), (_, a_many, t_many) = rows
     print("  per extra session: corral %.1f KiB, tmux %s KiB" %
           ((a_many - a1) / (many - 1.0), "%.1f" % ((t_many - t1) / (many - 1.0)) if t1 else "-"))
+    print("corral server with 1 session, resident KiB by mapping (/proc/PID/smaps), largest first:")
+    top = sorted(breakdown.items(), key=lambda kv: -kv[1])
+    for what, kib in top[:12]:
+        print("  %8d  %s" % (kib, what))
+    rest = sum(k for _, k in top[12:])
+    print("  %8d  the other %d mappings; total %d" % (rest, max(0, len(top) - 12), sum(breakdown.values())))
 
 
 main()
