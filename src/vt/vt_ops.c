@@ -249,14 +249,22 @@ static void full_reset(vt_t *vt)
     vt->last_n = 0;
 }
 
-/* DECALN: the screen full of E from home, with origin mode, the margins
- * and the rendition reset (libvterm fills the screen but leaves the rest). */
+/* DECALN: the screen full of E (in the default rendition) from home,
+ * with origin mode, the margins and the attributes reset; the colours
+ * stay, as in xterm (libvterm fills the screen in the pen but leaves the
+ * rest). */
 static void align(vt_t *vt)
 {
+    vt_color fg = vt->pen.fg, bg = vt->pen.bg;
     vt->scan.dec &= ~VT_SCAN_ORIGIN;
     vt->scan.sgr_extra = 0;
     set_pen_extra(vt, 0);
     vterm_feed_str(vt, "\033[?6l\033[0m\033[r\033[s\033#8\033[H");
+    buf_t b;
+    buf_init(&b);
+    vt_put_sgr(&b, fg, bg, 0);
+    vt_vterm_feed(vt, b.data, b.len);
+    buf_free(&b);
     /* libvterm wrote the E's without moving its cursor from home. */
     vt->pending_wrap = false;
     vt->glyph_last = false;

@@ -238,7 +238,25 @@ static void test_decaln_homes_the_cursor(void **state)
     assert_default_colours(vt, 1, 1);
     w(vt, "x");
     assert_row(vt, 0, "xEEE");
-    assert_default_colours(vt, 0, 0);
+    /* xterm resets the attributes but keeps the colours. */
+    assert_int_equal(cell(vt, 0, 0)->fg, VT_COLOR_INDEXED(1));
+    assert_int_equal(cell(vt, 0, 0)->bg, VT_COLOR_DEFAULT);
+    vt_free(vt);
+}
+
+/* The pen's colours outlive DECALN, its attributes do not; the E's are
+ * in the default rendition. */
+static void test_decaln_keeps_the_colours(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(3, 4, 0);
+    w(vt, "\033[1;32;43m\033#8X");
+    assert_int_equal(cell(vt, 0, 0)->ch, 'X');
+    assert_int_equal(cell(vt, 0, 0)->fg, VT_COLOR_INDEXED(2));
+    assert_int_equal(cell(vt, 0, 0)->bg, VT_COLOR_INDEXED(3));
+    assert_int_equal(cell(vt, 0, 0)->attrs, 0);
+    assert_default_colours(vt, 0, 1);
+    assert_default_colours(vt, 2, 3);
     vt_free(vt);
 }
 
@@ -433,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_decrqss_sgr_answers_like_xterm),
         cmocka_unit_test(test_many_modes_with_the_alternate_screen),
         cmocka_unit_test(test_decaln_homes_the_cursor),
+        cmocka_unit_test(test_decaln_keeps_the_colours),
         cmocka_unit_test(test_line_drawing_after_non_ascii),
         cmocka_unit_test(test_utf8_c1_code_points),
         cmocka_unit_test(test_no_autowrap_wide_char_at_last_column),
