@@ -15,8 +15,9 @@
  * the part before it is fed and the unfinished sequence is copied to the
  * hold buffer, completed byte by byte from the next write, and fed whole.
  * libvterm is never left inside a sequence between two writes: a sequence
- * interrupted by ESC is dropped (libvterm would cancel it there, but the
- * next sequence may be one it never sees), a CSI cut short by a byte
+ * interrupted by ESC is dropped but for the C0 controls in it, which are
+ * carried out (libvterm would cancel it there, but the next sequence may
+ * be one it never sees), a CSI cut short by a byte
  * >= 0x80 is fed with that byte right after it (libvterm ends it there),
  * and libvterm ignores bytes >= 0x80 after an ESC, as the scanner does.
  *
@@ -423,17 +424,32 @@ static bool is_rep(const char *seq, size_t len, unsigned *count)
     return true;
 }
 
-/* An ESC interrupts the sequence: it is dropped, not fed.  libvterm would
- * cancel it at that ESC, but the sequence the ESC opens may be one that
- * never reaches libvterm (a string, REP), and libvterm would be left
- * inside the first one, reading the text after as its parameters. */
+/* The C0 controls among the bytes of a sequence that is dropped, fed on
+ * their own: a terminal carries them out where they are, inside the
+ * sequence (CR and LF in an interrupted CSI move the cursor). */
+static void feed_controls(vt_scan *s, const char *seq, size_t len)
+{
+    for (size_t k = 1; k < len; k++) {
+        unsigned char c = (unsigned char)seq[k];
+        if (c < 0x20 && c != C_ESC && c != C_CAN && c != C_SUB)
+            vt_scan_feed(s, seq + k, 1);
+    }
+}
+
+/* An ESC interrupts the sequence: it is dropped, not fed, but for the
+ * controls in it.  libvterm would cancel it at that ESC, but the sequence
+ * the ESC opens may be one that never reaches libvterm (a string, REP),
+ * and libvterm would be left inside the first one, reading the text after
+ * as its parameters. */
 void vt_scan_seq_abandon(vt_scan *s, scan_pos *x)
 {
     if (s->held) {
+        feed_controls(s, s->hold, s->hold_len);
         hold_reset(s);
         s->held = false;
     } else {
         vt_scan_feed_run(s, x, x->start);
+        feed_controls(s, x->p + x->start, x->i - x->start);
     }
     x->run = x->i;
     s->csi_long = false;

@@ -260,6 +260,31 @@ static void test_decaln_keeps_the_colours(void **state)
     vt_free(vt);
 }
 
+/* C0 controls inside a control sequence are carried out where they are,
+ * also when an ESC interrupts the sequence (in one write and split). */
+static void test_controls_inside_an_interrupted_csi(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(4, 10, 0);
+    w(vt, "abc\033[0\r\n\033[mZ");
+    assert_row(vt, 0, "abc");
+    assert_row(vt, 1, "Z");
+    assert_cursor(vt, 1, 1);
+    vt_free(vt);
+    vt = mk(4, 10, 0);
+    w(vt, "abc\033[0\r");
+    w(vt, "\n\033[mZ");
+    assert_row(vt, 0, "abc");
+    assert_row(vt, 1, "Z");
+    assert_cursor(vt, 1, 1);
+    vt_free(vt);
+    /* An interrupted ESC sequence too. */
+    vt = mk(4, 10, 0);
+    w(vt, "abc\033(\r\033[mZ");
+    assert_row(vt, 0, "Zbc");
+    vt_free(vt);
+}
+
 /* The line-drawing set stays in force after a character from outside
  * ASCII in the same run. */
 static void test_line_drawing_after_non_ascii(void **state)
@@ -452,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_many_modes_with_the_alternate_screen),
         cmocka_unit_test(test_decaln_homes_the_cursor),
         cmocka_unit_test(test_decaln_keeps_the_colours),
+        cmocka_unit_test(test_controls_inside_an_interrupted_csi),
         cmocka_unit_test(test_line_drawing_after_non_ascii),
         cmocka_unit_test(test_utf8_c1_code_points),
         cmocka_unit_test(test_no_autowrap_wide_char_at_last_column),
