@@ -28,7 +28,9 @@
  *     black); a restore is carried out by feeding libvterm the SGR, CUP,
  *     designations and modes that make its state the saved one;
  *   - the alternate screen modes (47, 1047, 1049), RIS, DECSTR, DECALN and
- *     the queries DECRQM (for those modes) and DECRQSS (SGR).
+ *     the queries DECRQM (for those modes) and DECRQSS (SGR);
+ *   - the end of a wait to wrap that ED, EL, ECH, ICH and DCH bring in
+ *     xterm and not in libvterm.
  * (vt_ops.c carries these out.)  libvterm 0.1.4 reports neither dim nor
  * conceal and hides the DEC modes a client needs; vt_scan tracks those
  * (and keeps escape strings whole, see vt_scan.h).  vt_bytes.c makes the

@@ -154,8 +154,8 @@ char *vt_redraw_bytes(const vt_t *vt, size_t *len);
  * model on attach.  Not made again: a bottom row that wrapped into nothing
  * (never the case after a scroll or erase), and a cursor waiting to wrap
  * whose cell changed under it since (a scroll or a screen switch in the
- * meantime: the copy's cursor waits on the cell as it is now).  Caller
- * frees. */
+ * meantime: the copy's cursor waits only over a glyph in the last column
+ * of the cell as it is now).  Caller frees. */
 char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len);
 
 /* Damage: one flag per visible row, set by any change to it. */

@@ -21,6 +21,41 @@ static void vterm_feed_str(vt_t *vt, const char *s)
     vt_vterm_feed(vt, s, strlen(s));
 }
 
+/* The CUP that puts libvterm's cursor at row, col (0-based, on the
+ * screen): with origin mode CUP counts from the margins. */
+static int cup_bytes(vt_t *vt, int row, int col, char *b, size_t size)
+{
+    int top = 1, left = 1, bottom, right;
+    if (vt->scan.dec & VT_SCAN_ORIGIN) {
+        vt_margins(vt, &top, &bottom, &left, &right);
+        if (!(vt->scan.dec & VT_SCAN_LRMM))
+            left = 1;
+    }
+    return snprintf(b, size, "\033[%d;%dH", row + 2 - top, col + 2 - left);
+}
+
+/* ED, EL, ECH, ICH and DCH end a wait to wrap in xterm, not in libvterm:
+ * a CUP ends libvterm's.  It goes to the last column of the glyph the
+ * cursor waited after (libvterm keeps the cursor on the first of a wide
+ * one, xterm on the last).  That glyph is gone from its cell, and a mark
+ * has nothing to go on. */
+static void end_wait_to_wrap(vt_t *vt)
+{
+    VTermPos p;
+    vterm_state_get_cursorpos(vt->state, &p);
+    if (!vt->pending_wrap || p.row != vt->wrap_pos.row || p.col != vt->wrap_pos.col)
+        return;
+    int col = vt->next_col - 1;
+    char b[48];
+    int len = cup_bytes(vt, p.row, col, b, sizeof b);
+    vt->pending_wrap = false;
+    vt->glyph_last = false;
+    vt_vterm_feed(vt, b, (size_t)len);
+    vt->next_row = p.row;
+    vt->next_col = col;
+    vt->next_pushes = vt->pushes;
+}
+
 /* Make the cursor wait to wrap after the last column of row (col is that
  * column), as it did before a resize or when it was saved: a glyph is
  * written there to make libvterm wait, and the cells it took are put back. */
@@ -32,14 +67,8 @@ void vt_wait_to_wrap(vt_t *vt, int row, int col)
     int n = col - lead + 1, used = r->used;
     bool wrapped = r->wrapped;
     memcpy(keep, r->cells + lead, (size_t)n * sizeof *keep);
-    int top = 1, left = 1, bottom, right;
-    if (vt->scan.dec & VT_SCAN_ORIGIN) { /* CUP counts from the margins */
-        vt_margins(vt, &top, &bottom, &left, &right);
-        if (!(vt->scan.dec & VT_SCAN_LRMM))
-            left = 1;
-    }
     char b[48];
-    int len = snprintf(b, sizeof b, "\033[%d;%dH", row + 2 - top, lead + 2 - left);
+    int len = cup_bytes(vt, row, lead, b, sizeof b);
     len += (int)utf8_put_scalar(n == 2 ? STANDIN_WIDE : STANDIN_NARROW, b + len);
     vt_vterm_feed(vt, b, (size_t)len);
     memcpy(r->cells + lead, keep, (size_t)n * sizeof *keep);
@@ -327,6 +356,9 @@ static void scan_action(void *user, int what, unsigned arg)
             vt->pending_wrap = false;
             vt_cb_movecursor(p, p, 1, vt);
         }
+        break;
+    case VT_SCAN_WRAP_ENDED:
+        end_wait_to_wrap(vt);
         break;
     case VT_SCAN_QUERY_SGR: {
         buf_t b;

@@ -238,6 +238,11 @@ static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
         if (x)
             vt_scan_feed_run(s, x, x->i);
         vt_scan_action(s, VT_SCAN_CURSOR_MOVED, 0);
+    } else if (strchr("JKX@P", fin) && vt_scan_digits_and(body, blen, ";") &&
+               !(fin == 'J' && blen == 1 && body[0] == '3')) { /* ED 3 erases history only */
+        if (x)
+            vt_scan_feed_run(s, x, x->i);
+        vt_scan_action(s, VT_SCAN_WRAP_ENDED, 0);
     } else if (fin == 'm' && vt_scan_digits_and(body, blen, ";:"))
         vt_scan_set_sgr_extra(s, x, vt_sgr_extra(s->sgr_extra, body, blen));
     else if (fin == 'p' && blen == 1 && body[0] == '!') { /* DECSTR */

@@ -104,6 +104,9 @@ enum vt_scan_action {
     VT_SCAN_CURSOR_MOVED,   /* CUP, CUF and the like went to libvterm: they
                              * end a wait to wrap even when the cursor stays
                              * where it is (libvterm reports no move then) */
+    VT_SCAN_WRAP_ENDED,     /* ED (but 3), EL, ECH, ICH or DCH went to
+                             * libvterm: they end a wait to wrap in xterm,
+                             * not in libvterm */
 };
 
 /* dec bits: DEC modes the scanner follows for the owner. */

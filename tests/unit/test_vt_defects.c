@@ -285,6 +285,37 @@ static void test_controls_inside_an_interrupted_csi(void **state)
     vt_free(vt);
 }
 
+/* EL, ECH, ICH, DCH and ED end a wait to wrap: the next glyph goes in
+ * the last column. */
+static void test_erasing_and_inserting_end_the_wait_to_wrap(void **state)
+{
+    (void)state;
+    static const char *const seqs[] = { "\033[K", "\033[X", "\033[@", "\033[P", "\033[1K", "\033[J", "\033[2J" };
+    static const char *const rows0[] = { "012345678Z", "012345678Z", "012345678Z", "012345678Z",
+                                         "         Z", "012345678Z", "         Z" };
+    for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++) {
+        vt_t *vt = mk(3, 10, 0);
+        w(vt, "0123456789");
+        w(vt, seqs[k]);
+        w(vt, "Z");
+        assert_row(vt, 0, rows0[k]);
+        assert_row(vt, 1, "");
+        assert_cursor(vt, 0, 9);
+        vt_free(vt);
+    }
+    /* After a wide glyph xterm's cursor is on its second column. */
+    vt_t *vt = mk(3, 10, 0);
+    w(vt, "01234567\xe6\xbc\xa2\033[KZ");
+    assert_row(vt, 0, "01234567 Z");
+    assert_row(vt, 1, "");
+    vt_free(vt);
+    /* ED 3 erases only history: the cursor still waits. */
+    vt = mk(3, 10, 0);
+    w(vt, "0123456789\033[3JZ");
+    assert_row(vt, 1, "Z");
+    vt_free(vt);
+}
+
 /* The line-drawing set stays in force after a character from outside
  * ASCII in the same run. */
 static void test_line_drawing_after_non_ascii(void **state)
@@ -478,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_decaln_homes_the_cursor),
         cmocka_unit_test(test_decaln_keeps_the_colours),
         cmocka_unit_test(test_controls_inside_an_interrupted_csi),
+        cmocka_unit_test(test_erasing_and_inserting_end_the_wait_to_wrap),
         cmocka_unit_test(test_line_drawing_after_non_ascii),
         cmocka_unit_test(test_utf8_c1_code_points),
         cmocka_unit_test(test_no_autowrap_wide_char_at_last_column),
