@@ -4,9 +4,9 @@
  * place at the wrong width (written as stand-ins), marks, REP, saving and
  * restoring the cursor (one saved cursor per screen, with the pen, origin
  * mode and character sets, as xterm keeps them), the alternate screen
- * modes, RIS, DECSTR, DECALN and the queries DECRQM and DECRQSS.  Each is
- * carried out by feeding libvterm what makes its state what xterm's would
- * be (vt.c says why the model is built this way).
+ * modes, RIS, DECSTR, DECALN, DECSTBM and the queries DECRQM and
+ * DECRQSS.  Each is carried out by feeding libvterm what makes its state
+ * what xterm's would be (vt.c says why the model is built this way).
  */
 #include "config.h"
 
@@ -301,6 +301,23 @@ static void align(vt_t *vt)
     vt->next_pushes = vt->pushes;
 }
 
+/* DECSTBM as xterm takes it: a missing or too large bottom is the last
+ * row, and a region of fewer than two lines is ignored, the cursor left
+ * where it is (libvterm takes one line). */
+static void set_region(vt_t *vt, unsigned arg)
+{
+    int top = (int)(arg >> 16), bottom = (int)(arg & 0xffffu);
+    if (top == 0)
+        top = 1;
+    if (bottom == 0 || bottom > vt->rows)
+        bottom = vt->rows;
+    if (bottom <= top)
+        return;
+    char b[32];
+    int n = snprintf(b, sizeof b, "\033[%d;%dr", top, bottom);
+    vt_vterm_feed(vt, b, (size_t)n);
+}
+
 static void reply(vt_t *vt, const char *bytes, size_t len)
 {
     if (vt->cb.reply)
@@ -356,6 +373,9 @@ static void scan_action(void *user, int what, unsigned arg)
             vt->pending_wrap = false;
             vt_cb_movecursor(p, p, 1, vt);
         }
+        break;
+    case VT_SCAN_SET_REGION:
+        set_region(vt, arg);
         break;
     case VT_SCAN_WRAP_ENDED:
         end_wait_to_wrap(vt);

@@ -31,8 +31,8 @@
  *     does not write at all when it does not fit.  A run in a character
  *     set other than ASCII is cut after each character from outside ASCII
  *     (libvterm decodes the rest of a run as UTF-8 once it saw one);
- *   - saving and restoring the cursor, the alternate screen, RIS, DECSTR
- *     and DECALN go to the owner (action), which keeps a saved cursor per
+ *   - saving and restoring the cursor, the alternate screen, RIS, DECSTR,
+ *     DECALN and DECSTBM go to the owner (action), which keeps a saved cursor per
  *     screen, with the character sets, as xterm does; CSI s and CSI u are
  *     SCOSC and SCORC unless left/right margin mode is on;
  *   - SGRs are rewritten as vt_sgr.h says;
@@ -104,6 +104,9 @@ enum vt_scan_action {
     VT_SCAN_CURSOR_MOVED,   /* CUP, CUF and the like went to libvterm: they
                              * end a wait to wrap even when the cursor stays
                              * where it is (libvterm reports no move then) */
+    VT_SCAN_SET_REGION,     /* DECSTBM: arg is top << 16 | bottom, each 0
+                             * when not given (libvterm takes a region of
+                             * one line, which xterm ignores) */
     VT_SCAN_WRAP_ENDED,     /* ED (but 3), EL, ECH, ICH or DCH went to
                              * libvterm: they end a wait to wrap in xterm,
                              * not in libvterm */

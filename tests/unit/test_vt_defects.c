@@ -316,6 +316,28 @@ static void test_erasing_and_inserting_end_the_wait_to_wrap(void **state)
     vt_free(vt);
 }
 
+/* A scroll region must be two lines at least: xterm ignores any other,
+ * leaving the region and the cursor as they were. */
+static void test_one_line_scroll_region_is_ignored(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(5, 10, 0);
+    w(vt, "\033[2;4H\033[3;3rX");
+    assert_row(vt, 1, "   X");
+    /* no region: a line feed at the bottom scrolls the whole screen */
+    w(vt, "\033[5;1H\nY");
+    assert_row(vt, 4, "Y");
+    assert_row(vt, 0, "   X");
+    vt_free(vt);
+    /* A region set before stays. */
+    vt = mk(5, 10, 0);
+    w(vt, "\033[2;3r\033[2;1Hold\033[4;4H\033[4;2rA\033[3;1H\nB");
+    assert_row(vt, 3, "   A");
+    assert_row(vt, 1, "");
+    assert_row(vt, 2, "B");
+    vt_free(vt);
+}
+
 /* The line-drawing set stays in force after a character from outside
  * ASCII in the same run. */
 static void test_line_drawing_after_non_ascii(void **state)
@@ -510,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_decaln_keeps_the_colours),
         cmocka_unit_test(test_controls_inside_an_interrupted_csi),
         cmocka_unit_test(test_erasing_and_inserting_end_the_wait_to_wrap),
+        cmocka_unit_test(test_one_line_scroll_region_is_ignored),
         cmocka_unit_test(test_line_drawing_after_non_ascii),
         cmocka_unit_test(test_utf8_c1_code_points),
         cmocka_unit_test(test_no_autowrap_wide_char_at_last_column),
