@@ -76,7 +76,6 @@ void vt_wait_to_wrap(vt_t *vt, int row, int col)
     r->wrapped = wrapped;
     vt->last_ch = keep[0].ch;
     vt->last_comb = keep[0].comb;
-    vt->last_n = 0;
 }
 
 /* ---- what the scanner hands over ---------------------------------------- */
@@ -129,10 +128,17 @@ static void scan_rep(void *user, unsigned count)
     vt_scan_text(&vt->scan, buf, used);
 }
 
-/* A mark on the glyph in the last column while the cursor waits to wrap
- * after it, which libvterm would put on the next line on its own. */
+/* A mark goes on the character in the cell of the last glyph, the cell
+ * before the cursor (or the cursor's, while it waits to wrap), if nothing
+ * moved the cursor since that glyph, and if a character is still there:
+ * none is after an erase or a scroll took it away.  It changes the
+ * character, not its rendition.  libvterm never sees a mark: it would put
+ * its own idea of the last glyph back, erased or not, in the current pen,
+ * and on the next line after a glyph in the last column. */
 static void add_mark(vt_t *vt, uint32_t cp)
 {
+    if (!vt->glyph_last)
+        return;
     vt_row *r = vt_row_at(vt, vt->wrap_pos.row);
     vt_cell *c = &r->cells[vt->wrap_pos.col];
     if (!c->ch || c->ch == VT_CH_WIDE_CONT)
@@ -147,9 +153,8 @@ static void add_mark(vt_t *vt, uint32_t cp)
     marks[n++] = cp;
     marks[n] = 0;
     c->comb = vt_comb_intern(&vt->comb, marks);
+    vt->last_ch = c->ch;
     vt->last_comb = c->comb;
-    vt->last_marks = n;
-    vt->last_n = 0; /* libvterm's idea of the glyph no longer matches */
     vt->dirty[vt->wrap_pos.row] = 1;
 }
 
@@ -158,17 +163,8 @@ static void scan_glyph(void *user, uint32_t cp, int width, bool substitute, cons
 {
     vt_t *vt = user;
     if (width == 0) {
-        /* A mark goes on the glyph just written, or nowhere: libvterm
-         * would put it on whatever glyph it wrote last wherever the cursor
-         * went since, if the cursor came back next to it. */
-        if (!vt->glyph_last || vt->last_marks >= VT_COMB_MARKS)
-            return; /* (libvterm would go on collecting marks for ever) */
-        VTermPos p;
-        vterm_state_get_cursorpos(vt->state, &p);
-        if (vt->pending_wrap && p.row == vt->wrap_pos.row && p.col == vt->wrap_pos.col) {
-            add_mark(vt, cp);
-            return;
-        }
+        add_mark(vt, cp);
+        return;
     }
     if (width == 2 && (vt->scan.dec & VT_SCAN_NOWRAP)) {
         /* Without autowrap xterm writes nothing it cannot fit. */
@@ -181,7 +177,7 @@ static void scan_glyph(void *user, uint32_t cp, int width, bool substitute, cons
         vt_vterm_feed(vt, bytes, len);
         return;
     }
-    uint32_t standin = width == 2 ? STANDIN_WIDE : width == 1 ? STANDIN_NARROW : STANDIN_MARK;
+    uint32_t standin = width == 2 ? STANDIN_WIDE : STANDIN_NARROW;
     char b[4];
     size_t n = utf8_put_scalar(standin, b);
     vt->standin_for = cp;
@@ -275,7 +271,6 @@ static void full_reset(vt_t *vt)
     vt->glyph_last = false;
     vt->last_ch = 0;
     vt->last_comb = 0;
-    vt->last_n = 0;
 }
 
 /* DECALN: the screen full of E (in the default rendition) from home,

@@ -77,9 +77,9 @@ typedef struct vt_scan_ops {
      * glyph or before any text.  Everything before it has been fed. */
     void (*rep)(void *user, unsigned count);
     /* A character libvterm would place at the wrong width (substitute:
-     * hand it a stand-in of width columns, 0 being a mark on the glyph
-     * before), any mark (libvterm drops a mark that comes in a write of
-     * its own after a glyph in the last column onto the next line), or,
+     * hand it a stand-in of width columns), any mark (width 0: the owner
+     * puts it on the glyph before; libvterm would write that glyph again
+     * as it remembers it, in the current pen), or,
      * with autowrap off, a wide one (which is not written when it does not
      * fit).  bytes[0, len) is its UTF-8.  Everything before it has been
      * fed. */

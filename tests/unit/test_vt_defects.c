@@ -338,6 +338,52 @@ static void test_one_line_scroll_region_is_ignored(void **state)
     vt_free(vt);
 }
 
+/* A mark goes on the character in the cell before the cursor: after an
+ * erase or a scroll there is none there, and nothing comes back. */
+static void test_mark_does_not_revive_erased_text(void **state)
+{
+    (void)state;
+    static const char *const seqs[] = { "\033[2J", "\033[T", "\033[S", "\033[L", "\033[1K" };
+    for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++) {
+        vt_t *vt = mk(4, 10, 0);
+        w(vt, "\033[2;1Hab");
+        w(vt, seqs[k]);
+        w(vt, "\xcc\x81");
+        char *t = vt_text(vt, 0, 3, NULL);
+        if (strstr(t, "\xcc\x81"))
+            fail_msg("after %s the mark came back: %s", seqs[k] + 1, t);
+        free(t);
+        assert_cursor(vt, 1, 2);
+        vt_free(vt);
+    }
+    /* With the character still there it goes on it. */
+    vt_t *vt = mk(4, 10, 0);
+    w(vt, "ab\033[3;1H\033[K\033[1;3H");
+    w(vt, "x\xcc\x81");
+    assert_row(vt, 0, "abx\xcc\x81");
+    vt_free(vt);
+}
+
+/* A mark changes the character it goes on, not its rendition. */
+static void test_mark_keeps_the_rendition_of_its_character(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 10, 0);
+    w(vt, "1\033[1;44m\xcc\x81");
+    assert_row(vt, 0, "1\xcc\x81");
+    assert_int_equal(cell(vt, 0, 0)->attrs, 0);
+    assert_int_equal(cell(vt, 0, 0)->bg, VT_COLOR_DEFAULT);
+    /* Also in the last column, waiting to wrap, and in a later write. */
+    w(vt, "\033[0;31m\033[1;10H9\033[1;44m");
+    w(vt, "\xcc\x82");
+    assert_int_equal(cell(vt, 0, 9)->fg, VT_COLOR_INDEXED(1));
+    assert_int_equal(cell(vt, 0, 9)->attrs, 0);
+    assert_int_equal(cell(vt, 0, 9)->bg, VT_COLOR_DEFAULT);
+    char buf[VT_CELL_TEXT_MAX];
+    assert_int_equal(vt_cell_text(vt, cell(vt, 0, 9), buf), 3);
+    vt_free(vt);
+}
+
 /* The line-drawing set stays in force after a character from outside
  * ASCII in the same run. */
 static void test_line_drawing_after_non_ascii(void **state)
@@ -533,6 +579,8 @@ int main(void)
         cmocka_unit_test(test_controls_inside_an_interrupted_csi),
         cmocka_unit_test(test_erasing_and_inserting_end_the_wait_to_wrap),
         cmocka_unit_test(test_one_line_scroll_region_is_ignored),
+        cmocka_unit_test(test_mark_does_not_revive_erased_text),
+        cmocka_unit_test(test_mark_keeps_the_rendition_of_its_character),
         cmocka_unit_test(test_line_drawing_after_non_ascii),
         cmocka_unit_test(test_utf8_c1_code_points),
         cmocka_unit_test(test_no_autowrap_wide_char_at_last_column),
