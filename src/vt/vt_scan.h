@@ -30,7 +30,9 @@
  *     width; with autowrap off, so does every wide character, which xterm
  *     does not write at all when it does not fit.  A run in a character
  *     set other than ASCII is cut after each character from outside ASCII
- *     (libvterm decodes the rest of a run as UTF-8 once it saw one);
+ *     (libvterm decodes the rest of a run as UTF-8 once it saw one); y and
+ *     z in DEC line drawing go to the owner as U+2264 and U+2265, xterm's
+ *     (libvterm has U+2A7D and U+2A7E);
  *   - saving and restoring the cursor, the alternate screen, RIS, DECSTR,
  *     DECALN and DECSTBM go to the owner (action), which keeps a saved cursor per
  *     screen, with the character sets, as xterm does; CSI s and CSI u are

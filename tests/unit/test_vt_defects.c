@@ -384,6 +384,25 @@ static void test_mark_keeps_the_rendition_of_its_character(void **state)
     vt_free(vt);
 }
 
+/* DEC line drawing: y and z are less-than-or-equal and greater-than-or-
+ * equal, as xterm draws them. */
+static void test_line_drawing_y_and_z(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 10, 0);
+    w(vt, "\033(0xyz{\033(Byz");
+    assert_int_equal(cell(vt, 0, 0)->ch, 0x2502);
+    assert_int_equal(cell(vt, 0, 1)->ch, 0x2264);
+    assert_int_equal(cell(vt, 0, 2)->ch, 0x2265);
+    assert_int_equal(cell(vt, 0, 3)->ch, 0x3C0);
+    assert_int_equal(cell(vt, 0, 4)->ch, 'y');
+    assert_int_equal(cell(vt, 0, 5)->ch, 'z');
+    /* In G1 shifted in, and repeated. */
+    w(vt, "\r\n\033)0\x0ey\033[2bq\x0fz");
+    assert_row(vt, 1, "\xe2\x89\xa4\xe2\x89\xa4\xe2\x89\xa4\xe2\x94\x80z");
+    vt_free(vt);
+}
+
 /* The line-drawing set stays in force after a character from outside
  * ASCII in the same run. */
 static void test_line_drawing_after_non_ascii(void **state)
@@ -581,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_one_line_scroll_region_is_ignored),
         cmocka_unit_test(test_mark_does_not_revive_erased_text),
         cmocka_unit_test(test_mark_keeps_the_rendition_of_its_character),
+        cmocka_unit_test(test_line_drawing_y_and_z),
         cmocka_unit_test(test_line_drawing_after_non_ascii),
         cmocka_unit_test(test_utf8_c1_code_points),
         cmocka_unit_test(test_no_autowrap_wide_char_at_last_column),
