@@ -303,6 +303,49 @@ def test_scroll_mode_keys(t):
     kill(sid)
 
 
+def test_search_steps_through_a_line(t):
+    """n and N go from match to match, also between matches on one line:
+    the current match (drawn apart from the others) moves along the line
+    before it goes to another one."""
+    sid = new_session("several", "sh", "-c", "echo 'hit0'; echo 'line hitA hitB hitC'; exec sleep 1000")
+    with tui() as term:
+        term.wait("hitC")
+        ready(term)
+        term.send("/")
+        term.wait("Search")
+        term.send("hit")
+        term.keys("Enter")
+        term.wait("SCROLL")
+        row, col = term.find("hitA")
+
+        def style(c):
+            cell = term.cell(row, c)
+            return (cell["fg"], cell["bg"], tuple(cell["attrs"]))
+
+        a, b, c = col, col + 5, col + 10
+
+        def current_is(x, others):
+            for _ in range(100):  # 5 s: a frame is drawn within 16 ms of the key
+                if all(style(x) != style(o) for o in others) and style(others[0]) == style(others[1]):
+                    return True
+                term.settle(50)
+            return False
+
+        t.ok(current_is(c, [a, b]), "the search starts at the newest match, hitC", term.screen())
+        term.send("n")
+        t.ok(current_is(b, [a, c]), "n goes to the match before it on the same line, hitB", term.screen())
+        term.send("n")
+        t.ok(current_is(a, [b, c]), "n again: hitA", term.screen())
+        term.send("N")
+        t.ok(current_is(b, [a, c]), "N goes back along the line: hitB", term.screen())
+        term.send("N")
+        t.ok(current_is(c, [a, b]), "N again: hitC", term.screen())
+        term.send("N")  # past the newest: from the oldest, hit0
+        term.wait("passed the newest line, went on from the oldest")
+        t.ok(current_is(a, [a, b]) or style(a) == style(c), "N past hitC goes on from the oldest", term.screen())
+    kill(sid)
+
+
 def sidebar_names(screen):
     """The session names in the sidebar, top to bottom."""
     return [m.group(1) for m in (re.match(r"^ \S[! ](\S+) ", row) for row in screen.split("\n")[1:-1]) if m]
@@ -491,4 +534,6 @@ if __name__ == "__main__":
                       test_session_escapes_stay_inside, test_bell_is_a_mark, test_fullscreen_program,
                       test_scrollback_and_search, test_scroll_mode_keys, test_selection_stops_at_the_ends,
                       test_kill_asks_first, test_mouse_click_selects, test_help_lists_keys, test_drawing,
-                      test_themes, test_bad_theme_error, test_bad_theme_in_config, test_truecolour, test_demo])
+                      test_themes, test_bad_theme_error, test_bad_theme_in_config, test_truecolour, test_demo,
+                      # after the demo's restart: the sidebar is short of ended sessions again
+                      test_search_steps_through_a_line])
