@@ -405,12 +405,14 @@ def test_mouse_click_selects(t):
 
 def test_help_lists_keys(t):
     cfg = os.path.join(w.config, "corral", "config")
-    w.write_config("[keys]\nnew = N\n")
+    w.write_config("[keys]\nnew = N\nsearch = / C-s\n")
     with tui(rows=70) as term:
         ready(term)
         term.send("?")
         s = term.wait("never read as keys")  # the help's last line: all of it is on the screen
         t.ok(re.search(r"N\s+new", s) is not None, "the help overlay shows the configured bindings", s)
+        t.ok(re.search(r"  / C-s\s+search ", s) is not None,
+             "an action's keys are apart by blanks, so the key / reads as itself", s)
         t.ok("Approval dialog" in s and re.search(r"e\s+no, with a note for the agent", s)
              and re.search(r"n Esc\s+no, and the agent is told to stop", s),
              "and the approval dialog's keys", s)
