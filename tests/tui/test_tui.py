@@ -448,6 +448,35 @@ def test_drawing(t):
     kill(sid)
 
 
+def test_many_marks_drawn(t):
+    """Every combining mark the terminal model keeps on a cell is drawn,
+    not only the four a curses cell holds, in the cell's colours, also when
+    the frame after draws the row again."""
+    marks = "".join(chr(0x301 + k) for k in range(7))
+    sid = new_session("marks", "sh", "-c", "printf 'x \\033[32mo%s\\033[0m y-end\\n'; exec cat" %
+                      "".join("\\%03o\\%03o" % tuple(chr(0x301 + k).encode()) for k in range(7)))
+    with tui() as term:
+        term.wait("y-end")
+        ready(term)
+        term.settle(100)
+        row, col = term.find("x ")
+        cell = term.cell(row, col + 2)
+        t.eq(cell["ch"], "o" + marks, "all seven marks are on the cell", cell)
+        t.eq(cell["fg"], "idx:2", "in the cell's colour", cell)
+        after = term.cell(row, col + 4)
+        t.eq((after["ch"], after["fg"]), ("y", "default"), "and the cell after is as it was", after)
+        term.keys("Enter")
+        term.wait("PANE")
+        term.send("typed")
+        term.wait("typed")
+        term.settle(100)
+        t.eq(term.cell(row, col + 2)["ch"], "o" + marks, "still all there after more frames", term.screen())
+        info = term.info()
+        r, c = term.find("typed")
+        t.eq(info["cursor"], [r, c + 5], "the cursor is back where curses put it", term.screen())
+    kill(sid)
+
+
 def test_themes(t):
     for name in ("default", "light", "solarized-dark", "gruvbox", "high-contrast", "mono"):
         with tui("--theme", name) as term:
@@ -538,4 +567,4 @@ if __name__ == "__main__":
                       test_kill_asks_first, test_mouse_click_selects, test_help_lists_keys, test_drawing,
                       test_themes, test_bad_theme_error, test_bad_theme_in_config, test_truecolour, test_demo,
                       # after the demo's restart: the sidebar is short of ended sessions again
-                      test_search_steps_through_a_line])
+                      test_search_steps_through_a_line, test_many_marks_drawn])
