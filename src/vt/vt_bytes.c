@@ -436,6 +436,7 @@ char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len)
     sync_modes(vt, &b);
     if (vt->title && vt->title[0])
         buf_printf(&b, "\033]2;%s\a", vt->title);
+    vt_scan_unfinished(&vt->scan, &b); /* last: the input goes on from there */
     if (len)
         *len = b.len;
     return buf_steal(&b);

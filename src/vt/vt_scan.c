@@ -669,6 +669,32 @@ static void string_bytes(vt_scan *s, scan_pos *x)
     }
 }
 
+void vt_scan_unfinished(const vt_scan *s, buf_t *b)
+{
+    switch (s->state) {
+    case ST_GROUND:
+        buf_append(b, s->utf8, s->utf8_len);
+        break;
+    case ST_ESC:
+    case ST_CSI: /* held at the end of every write */
+        buf_append(b, s->hold, s->hold_len);
+        break;
+    case ST_CSI_IGNORE: /* a CSI too long to keep: one as long, dropped */
+        buf_puts(b, "\033[");
+        for (size_t k = 2; k < VT_SCAN_SEQ_MAX; k++)
+            buf_putc(b, '0');
+        break;
+    case ST_STR:
+    case ST_STR_ESC:
+        if (s->overflow)
+            break;
+        buf_append(b, s->hold, s->hold_len);
+        if (s->state == ST_STR_ESC)
+            buf_putc(b, (char)C_ESC);
+        break;
+    }
+}
+
 void vt_scan_write(vt_scan *s, const char *bytes, size_t len)
 {
     scan_pos x = { bytes, len, 0, 0, 0 };

@@ -159,6 +159,14 @@ void vt_scan_write(vt_scan *s, const char *bytes, size_t len);
  * the owner.  Safe to call from the scanner's callbacks. */
 void vt_scan_text(vt_scan *s, const char *bytes, size_t len);
 
+/* Append to b the input the scanner holds unfinished (a character or a
+ * sequence the last write ended inside), which a scanner fed the same
+ * holds the same way after them: the end of a stream that recreates the
+ * model goes on where its input stopped.  (A string over
+ * VT_SCAN_STRING_MAX, being dropped, is not made again.) */
+struct buf;
+void vt_scan_unfinished(const vt_scan *s, struct buf *b);
+
 /* VT_MODE_* bits the scanner tracks. */
 unsigned vt_scan_modes(const vt_scan *s);
 

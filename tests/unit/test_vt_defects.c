@@ -57,7 +57,44 @@ static void assert_copy_behaves_the_same(vt_t *vt, const char *more)
     vt_cursor(copy, &r2, &c2);
     assert_int_equal(r1, r2);
     assert_int_equal(c1, c2);
+    assert_string_equal(vt_title(vt), vt_title(copy));
     vt_free(copy);
+}
+
+/* ---- the sync stream ---------------------------------------------------------- */
+
+/* A copy made while the model holds part of a character or a sequence
+ * (the write before ended inside it) takes the rest as the model does: a
+ * wide character split by the sync, in the middle of a row and where it no
+ * longer fits before the right margin, and a control sequence. */
+static void test_sync_in_the_middle_of_a_character(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(3, 10, 0);
+    w(vt, "0123\xe6");
+    assert_copy_behaves_the_same(vt, "\xbc\xa2X");
+    assert_row(vt, 0, "0123\xe6\xbc\xa2X");
+    vt_free(vt);
+    vt = mk(3, 10, 0);
+    w(vt, "012345678\xe6\xbc");
+    assert_copy_behaves_the_same(vt, "\xa2X");
+    assert_row(vt, 1, "\xe6\xbc\xa2X");
+    vt_free(vt);
+    vt = mk(3, 10, 0);
+    w(vt, "0123456789\xf0\x9f");
+    assert_copy_behaves_the_same(vt, "\xa7\xaaX");
+    assert_row(vt, 1, "\xf0\x9f\xa7\xaaX");
+    vt_free(vt);
+    vt = mk(3, 10, 0);
+    w(vt, "ab\033[3");
+    assert_copy_behaves_the_same(vt, "1mc\033[0m");
+    assert_int_equal(cell(vt, 0, 2)->fg, VT_COLOR_INDEXED(1));
+    vt_free(vt);
+    vt = mk(3, 10, 0);
+    w(vt, "ab\033]2;ti");
+    assert_copy_behaves_the_same(vt, "tle\acd");
+    assert_string_equal(vt_title(vt), "title");
+    vt_free(vt);
 }
 
 /* ---- saving and restoring the cursor --------------------------------------- */
@@ -584,6 +621,7 @@ static void test_every_code_point_at_its_width(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sync_in_the_middle_of_a_character),
         cmocka_unit_test(test_restore_of_a_never_saved_cursor),
         cmocka_unit_test(test_alternate_screen_keeps_its_own_saved_cursor),
         cmocka_unit_test(test_csi_s_and_u_save_and_restore),
