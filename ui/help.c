@@ -80,7 +80,8 @@ static void draw(tui_t *t, ui_view *v)
                 if (info->mode != (key_mode)m)
                     continue;
                 char keys[96];
-                key_bindings_names(&t->conf->keys, (key_action)a, keys, sizeof keys);
+                /* blanks between keys, as in [keys] and below: "/" is a key */
+                key_bindings_join(&t->conf->keys, (key_action)a, " ", keys, sizeof keys);
                 snprintf(text, sizeof text, "  %-16s %-14s %s", keys, info->name, info->description);
             }
             if (line++ < h->top || y >= r.y + r.h)

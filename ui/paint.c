@@ -151,29 +151,39 @@ static const paint_mark *mark_at(const paint_mark *m, int n, int line, int col)
     return NULL;
 }
 
-/* One cell as a cchar_t in its colours, or in a mark's. */
-static void cell_cchar(const vt_t *vt, const vt_cell *c, const paint_mark *mark, cchar_t *out)
+/* A cell's character and its marks as they are drawn: a character
+ * without width shows as U+FFFD, and only marks may follow it.  Returns
+ * how many (at most max). */
+static int cell_chars(const vt_t *vt, const vt_cell *c, wchar_t *wc, int max)
 {
-    wchar_t wc[CCHARW_MAX + 1];
     int n = 0;
     if (c->ch == 0) {
         wc[n++] = L' ';
-    } else {
-        char text[VT_CELL_TEXT_MAX];
-        size_t len = vt_cell_text(vt, c, text);
-        for (size_t i = 0; i < len && n < CCHARW_MAX;) {
-            wchar_t ch;
-            i += (size_t)utf8_next(text + i, len - i, &ch);
-            if (n == 0) { /* a character without width shows as U+FFFD */
-                ch = safe(ch);
-                wc[n++] = uc_width((uint32_t)ch) < 0 ? 0xFFFD : ch;
-            } else if (uc_width((uint32_t)ch) == 0) { /* curses takes marks only */
-                wc[n++] = ch;
-            }
-        }
-        if (n == 0)
-            wc[n++] = L' ';
+        return n;
     }
+    char text[VT_CELL_TEXT_MAX];
+    size_t len = vt_cell_text(vt, c, text);
+    for (size_t i = 0; i < len && n < max;) {
+        wchar_t ch;
+        i += (size_t)utf8_next(text + i, len - i, &ch);
+        if (n == 0) {
+            ch = safe(ch);
+            wc[n++] = uc_width((uint32_t)ch) < 0 ? 0xFFFD : ch;
+        } else if (uc_width((uint32_t)ch) == 0) {
+            wc[n++] = ch;
+        }
+    }
+    if (n == 0)
+        wc[n++] = L' ';
+    return n;
+}
+
+/* One cell as a cchar_t in its colours, or in a mark's: curses keeps the
+ * character and CCHARW_MAX - 1 marks. */
+static void cell_cchar(const vt_t *vt, const vt_cell *c, const paint_mark *mark, cchar_t *out)
+{
+    wchar_t wc[CCHARW_MAX + 1];
+    int n = cell_chars(vt, c, wc, CCHARW_MAX);
     wc[n] = 0;
     theme_style normal = theme->style[TH_NORMAL];
     vt_color fg = c->fg == VT_COLOR_DEFAULT ? normal.fg : c->fg;
@@ -187,6 +197,81 @@ static void cell_cchar(const vt_t *vt, const vt_cell *c, const paint_mark *mark,
     }
     int pair = pair_for(fg, bg);
     setcchar(out, wc, curses_attrs(attrs), 0, &pair);
+}
+
+/* Cells with more marks than curses keeps, drawn in this frame: written
+ * again whole after curses has drawn the frame (paint_marks_flush). */
+#define EXTRA_MAX 256
+#define EXTRA_CHARS (VT_CELL_TEXT_MAX / 2) /* a mark takes two bytes at least */
+static struct extra_cell {
+    int y, x;
+    cchar_t cc; /* as curses has it: still there when the frame is out */
+    wchar_t wc[EXTRA_CHARS + 1];
+} extra[EXTRA_MAX];
+static int nextra;
+
+static void note_extra_marks(const vt_t *vt, const vt_cell *c, int y, int x, const cchar_t *cc)
+{
+    if (c->comb == 0 || nextra == EXTRA_MAX)
+        return;
+    struct extra_cell *e = &extra[nextra];
+    int n = cell_chars(vt, c, e->wc, EXTRA_CHARS);
+    if (n <= CCHARW_MAX)
+        return;
+    e->wc[n] = 0;
+    e->y = y;
+    e->x = x;
+    e->cc = *cc;
+    nextra++;
+}
+
+/* Bytes for the terminal, from vid_puts and ours, written at once. */
+static buf_t extra_out;
+
+static int extra_putc(int ch)
+{
+    buf_putc(&extra_out, (char)ch);
+    return ch;
+}
+
+void paint_marks_flush(void)
+{
+    buf_init(&extra_out);
+    int cy, cx;
+    getyx(curscr, cy, cx); /* where curses left the terminal's cursor */
+    for (int i = 0; i < nextra; i++) {
+        struct extra_cell *e = &extra[i];
+        cchar_t now;
+        if (mvwin_wch(curscr, e->y, e->x, &now) == ERR || memcmp(&now, &e->cc, sizeof now) != 0)
+            continue; /* drawn over since (a dialog): what is there stays */
+        wchar_t wc[CCHARW_MAX + 1];
+        attr_t attrs;
+        short pair_short;
+        int pair = 0;
+        if (getcchar(&e->cc, wc, &attrs, &pair_short, &pair) == ERR)
+            continue;
+        /* curses follows the terminal's rendition: it goes through
+         * vid_puts, there and back to normal */
+        buf_printf(&extra_out, "\033[%d;%dH", e->y + 1, e->x + 1);
+        vid_puts(attrs, 0, &pair, extra_putc);
+        for (int k = 0; e->wc[k]; k++) {
+            char u[4];
+            buf_append(&extra_out, u, utf8_put_scalar((uint32_t)e->wc[k], u));
+        }
+        vid_puts(A_NORMAL, 0, &(int){ 0 }, extra_putc);
+    }
+    if (extra_out.len) {
+        buf_printf(&extra_out, "\033[%d;%dH", cy + 1, cx + 1);
+        fflush(stdout);
+        for (size_t off = 0; off < extra_out.len;) {
+            ssize_t k = write(STDOUT_FILENO, extra_out.data + off, extra_out.len - off);
+            if (k <= 0 && errno != EINTR)
+                break;
+            off += k > 0 ? (size_t)k : 0;
+        }
+    }
+    buf_free(&extra_out);
+    nextra = 0;
 }
 
 static void paint_line(const vt_t *vt, int y, int x, int w, int line, const paint_mark *marks, int nmarks)
@@ -203,6 +288,7 @@ static void paint_line(const vt_t *vt, int y, int x, int w, int line, const pain
         cchar_t cc;
         cell_cchar(vt, c, mark_at(marks, nmarks, line, col), &cc);
         mvadd_wch(y, x + col, &cc);
+        note_extra_marks(vt, c, y, x + col, &cc);
     }
 }
 

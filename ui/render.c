@@ -209,5 +209,6 @@ void render_frame(tui_t *t)
     if (!views_cursor(t))
         place_cursor(t);
     refresh();
+    paint_marks_flush();
     t->full_redraw = false;
 }

@@ -1,7 +1,8 @@
 /*
  * search.c - searching the selected pane's scrollback: every match in view
  * is marked, the view scrolls to the current one, and n/N walk older and
- * newer matches, wrapping around at the ends with a notice (as vim does).
+ * newer matches one by one, also within a line, wrapping around at the
+ * ends with a notice (as vim does).
  * Case is ignored unless the query has a capital letter.
  */
 #include "config.h"
@@ -81,8 +82,24 @@ static int scan(const vt_t *vt, int from, int to, int direction, const uint32_t 
     return INT_MIN;
 }
 
+/* The column of the match on line next to the one at col: the nearest
+ * before it (direction -1, older) or after it (+1); -1 when there is
+ * none. */
+static int next_in_line(const vt_t *vt, int line, int col, int direction, const uint32_t *q, int qn, bool ic)
+{
+    paint_mark m[64];
+    int n = line_matches(vt, line, q, qn, ic, m, 64), found = -1;
+    for (int k = 0; k < n; k++) {
+        if (direction < 0 && m[k].col < col)
+            found = m[k].col; /* the last one before col */
+        else if (direction > 0 && m[k].col > col && found < 0)
+            found = m[k].col;
+    }
+    return found;
+}
+
 /* Mark every match in view; direction -1 looks for the next older match
- * above the current one, +1 for a newer one, 0 for the newest at or above
+ * before the current one (on its line, then above), +1 for a newer one, 0 for the newest at or above
  * the bottom of the view.  Past an end the walk goes on from the other
  * one.  The view scrolls to show the current match. */
 void tui_search_run(tui_t *t, int direction)
@@ -101,14 +118,18 @@ void tui_search_run(tui_t *t, int direction)
     int rows = tui_selected_rows(t);
     int top = pane_first_row(vt, rows) - s->scroll; /* the view's first line */
     int start;
+    bool step = direction != 0 && t->match_line != INT_MIN; /* n or N from a current match */
     if (direction == 0) {
         start = top + rows - 1;
         direction = -1;
     } else {
         start = t->match_line + direction;
     }
-    int hit_col = 0;
-    int hit = scan(vt, start, direction < 0 ? oldest : newest, direction, q, qn, ic, &hit_col);
+    int hit_col = 0, hit = INT_MIN;
+    if (step && (hit_col = next_in_line(vt, t->match_line, t->match_col, direction, q, qn, ic)) >= 0)
+        hit = t->match_line; /* the next match is on the current match's line */
+    else
+        hit = scan(vt, start, direction < 0 ? oldest : newest, direction, q, qn, ic, &hit_col);
     if (hit == INT_MIN) { /* wrap: from the other end up to where this walk began */
         hit = scan(vt, direction < 0 ? newest : oldest, start - direction, direction, q, qn, ic, &hit_col);
         if (hit != INT_MIN)

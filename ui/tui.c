@@ -718,6 +718,19 @@ static void handle_key(tui_t *t, const ui_key *k)
         tui_redraw_soon(t); /* a stray key clears the "again" hint */
 }
 
+/* Alt and a key reach curses as ESC and then the key, read together: they
+ * are one key with KEY_META, so that an M- binding acts (a session gets
+ * the same bytes from it).  Not while a view is open or a paste goes on,
+ * where an ESC is the Esc key, nor for ESC twice. */
+static bool join_meta(tui_t *t, ui_key *k, const ui_key *next)
+{
+    if (k->key != 0x1b || !next->key || next->key == 0x1b || (next->key & KEY_META) || next->mouse ||
+        next->paste_start || next->paste_end || t->paste.active || view_top(t))
+        return false;
+    k->key = next->key | KEY_META;
+    return true;
+}
+
 static void on_stdin(uv_poll_t *h, int status, int events)
 {
     (void)status;
@@ -725,11 +738,14 @@ static void on_stdin(uv_poll_t *h, int status, int events)
     tui_t *t = h->data;
     /* One key of look-ahead: inside a paste, an end that more input
      * follows at once (in the same read, and not another paste) is part of
-     * the content, as the terminal did not filter it; the paste goes on. */
+     * the content, as the terminal did not filter it; the paste goes on.
+     * An ESC and the key after it may be one key (join_meta). */
     ui_key k, next;
     bool have = input_read(&k);
     while (have && !t->quitting) {
         bool more = input_read(&next);
+        if (more && join_meta(t, &k, &next))
+            more = input_read(&next);
         if (!(k.paste_end && t->paste.active && more && !next.paste_start))
             handle_key(t, &k);
         k = next;

@@ -280,16 +280,21 @@ int key_bindings_lookup(const key_bindings *kb, key_mode mode, uint32_t key)
     return -1;
 }
 
-void key_bindings_names(const key_bindings *kb, key_action a, char *out, size_t outlen)
+void key_bindings_join(const key_bindings *kb, key_action a, const char *sep, char *out, size_t outlen)
 {
     size_t len = 0;
     out[0] = 0;
     for (int j = 0; j < KEYS_PER_ACTION && kb->keys[a][j] && len + 1 < outlen; j++) {
         char kn[32];
         keyspec_name(kb->keys[a][j], kn, sizeof kn);
-        int n = snprintf(out + len, outlen - len, "%s%s", j ? "/" : "", kn);
+        int n = snprintf(out + len, outlen - len, "%s%s", j ? sep : "", kn);
         if (n < 0)
             break;
         len += (size_t)n;
     }
+}
+
+void key_bindings_names(const key_bindings *kb, key_action a, char *out, size_t outlen)
+{
+    key_bindings_join(kb, a, "/", out, outlen);
 }

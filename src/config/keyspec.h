@@ -73,5 +73,7 @@ int keyspec_parse(const char *name, uint32_t *key, char *err, size_t errlen);
 void keyspec_name(uint32_t key, char *out, size_t outlen);
 /* The names of an action's keys joined by "/" ("j/Down"), for hints. */
 void key_bindings_names(const key_bindings *kb, key_action a, char *out, size_t outlen);
+/* ... joined by sep: a list where "/" may itself be a key ("/ C-s"). */
+void key_bindings_join(const key_bindings *kb, key_action a, const char *sep, char *out, size_t outlen);
 
 #endif

@@ -22,13 +22,18 @@
  *     is written as a stand-in that libvterm places at the right width, a
  *     code point nobody writes because it is itself always written as a
  *     stand-in; the glyph callback puts the real character in the cell;
+ *   - a combining mark goes on the character still in the cell of the
+ *     last glyph, keeping its rendition (libvterm would write its own idea
+ *     of that glyph again, erased or not, in the current pen);
  *   - saving and restoring the cursor is ours, one saved cursor per screen
  *     with the pen, origin mode and character sets (libvterm keeps one,
  *     shared, without the sets, and restores a never-saved one as black on
  *     black); a restore is carried out by feeding libvterm the SGR, CUP,
  *     designations and modes that make its state the saved one;
  *   - the alternate screen modes (47, 1047, 1049), RIS, DECSTR, DECALN and
- *     the queries DECRQM (for those modes) and DECRQSS (SGR).
+ *     the queries DECRQM (for those modes) and DECRQSS (SGR);
+ *   - the end of a wait to wrap that ED, EL, ECH, ICH and DCH bring in
+ *     xterm and not in libvterm.
  * (vt_ops.c carries these out.)  libvterm 0.1.4 reports neither dim nor
  * conceal and hides the DEC modes a client needs; vt_scan tracks those
  * (and keeps escape strings whole, see vt_scan.h).  vt_bytes.c makes the
@@ -69,57 +74,22 @@ void vt_vterm_feed(vt_t *vt, const char *bytes, size_t len)
 
 static bool is_standin(uint32_t c)
 {
-    return c == STANDIN_WIDE || c == STANDIN_NARROW || c == STANDIN_MARK;
+    return c == STANDIN_WIDE || c == STANDIN_NARROW;
 }
 
-/* The characters of a glyph as they really are: a stand-in is the
- * character it stands for (the one being written, or, when libvterm adds
- * marks to the last glyph, the one it stood for then).  Returns how many,
- * real[n] = 0. */
-static int real_chars(vt_t *vt, const uint32_t *chars, VTermPos pos, uint32_t *real, bool *again)
+/* The character of a glyph as it really is: a stand-in is the character
+ * it stands for (the one being written); anything no character is is
+ * U+FFFD.  (libvterm's glyphs are one character each: every mark goes to
+ * the model, which puts it on its cell itself, vt_ops.c.) */
+static uint32_t real_char(vt_t *vt, uint32_t c)
 {
-    uint32_t c0 = chars[0];
-    if (chars[1] == 0 && c0 <= 0x10FFFF && !is_standin(c0) && (c0 < 0xD800 || c0 > 0xDFFF)) {
-        /* most glyphs: one character, as it is */
-        *again = false;
-        real[0] = c0;
-        real[1] = 0;
-        vt->last_n = 1;
-        vt->last_vterm[0] = vt->last_real[0] = c0;
-        return 1;
+    if (is_standin(c)) {
+        c = vt->standin_pending ? vt->standin_for : 0xFFFD;
+        vt->standin_pending = false;
+    } else if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+        c = 0xFFFD;
     }
-    int n = 0;
-    while (n < VT_GLYPH_CHARS - 1 && chars[n])
-        n++;
-    /* libvterm comes back to its last glyph to add marks that came in a
-     * later write: the same position (wrap_pos), its characters and more. */
-    *again = vt->last_n > 0 && n > vt->last_n && pos.row == vt->wrap_pos.row && pos.col == vt->wrap_pos.col &&
-             memcmp(chars, vt->last_vterm, (size_t)vt->last_n * sizeof *chars) == 0;
-    int k = 0;
-    if (*again) {
-        memcpy(real, vt->last_real, (size_t)vt->last_n * sizeof *real);
-        k = vt->last_n;
-    }
-    for (; k < n; k++) {
-        uint32_t c = chars[k];
-        if (is_standin(c)) {
-            if (vt->standin_pending && k == n - 1) {
-                c = vt->standin_for;
-                vt->standin_pending = false;
-            } else {
-                c = 0xFFFD;
-            }
-        } else if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
-            c = 0xFFFD;
-        }
-        real[k] = c;
-    }
-    real[n] = 0;
-    bool all = chars[n] == 0;
-    vt->last_n = all ? n : 0;
-    memcpy(vt->last_vterm, chars, (size_t)n * sizeof *chars);
-    memcpy(vt->last_real, real, (size_t)n * sizeof *real);
-    return n;
+    return c;
 }
 
 /* Autowrap carried the text from the row above onto this glyph's row. */
@@ -133,39 +103,33 @@ static void note_wrap(vt_t *vt, VTermPos pos)
     }
 }
 
-/* Any glyph (marks, stand-ins, wide characters, cells of a wide character
- * it breaks), in the pen's colours; halves of wide characters it breaks
- * go.  Kept out of cb_putglyph so that the commonest glyph does not pay
- * for its stack frame. */
+/* Any glyph (stand-ins, wide characters, cells of a wide character it
+ * breaks), in the pen's colours; halves of wide characters it breaks go.
+ * Kept out of cb_putglyph so that the commonest glyph does not pay for
+ * its stack frame. */
 __attribute__((noinline)) static int put_glyph(vt_t *vt, const VTermGlyphInfo *info, VTermPos pos)
 {
     int cols = vt->cols;
-    /* A mark with nothing to go on (the cursor moved since the last glyph)
-     * is a glyph of no width to libvterm, which keeps the cursor where it
-     * is: there is no cell for it, and it goes. */
+    /* A glyph of no width (the scanner lets none through: marks go to
+     * vt_ops.c) has no cell of its own, and goes. */
     if (info->width == 0)
         return 1;
-    uint32_t real[VT_GLYPH_CHARS];
-    bool again;
-    int n = real_chars(vt, info->chars, pos, real, &again);
+    uint32_t ch = real_char(vt, info->chars[0]);
     vt_row *r = vt_row_at(vt, pos.row);
     vt_cell *c = r->cells + pos.col;
     int w = info->width == 2 && pos.col + 1 < cols ? 2 : 1;
-    if (!again) {
-        /* A glyph that did not fit where the cursor was went to the start
-         * of the next row: autowrap. */
-        if (pos.col == 0 && vt->next_col + w > cols)
-            note_wrap(vt, pos);
-        vt->next_row = pos.row;
-        vt->next_col = pos.col + w;
-        vt->next_pushes = vt->pushes;
-    }
+    /* A glyph that did not fit where the cursor was went to the start of
+     * the next row: autowrap. */
+    if (pos.col == 0 && vt->next_col + w > cols)
+        note_wrap(vt, pos);
+    vt->next_row = pos.row;
+    vt->next_col = pos.col + w;
+    vt->next_pushes = vt->pushes;
     bool clean = c->width == 1 && c->ch != VT_CH_WIDE_CONT &&
                  (w == 1 || (c[1].width == 1 && c[1].ch != VT_CH_WIDE_CONT));
     *c = vt->pen;
-    c->ch = real[0];
+    c->ch = ch;
     c->width = (uint8_t)w;
-    c->comb = real[0] && n > 1 ? vt_comb_intern(&vt->comb, real + 1) : 0;
     if (w == 2) {
         c[1] = *c;
         c[1].ch = VT_CH_WIDE_CONT;
@@ -182,19 +146,18 @@ __attribute__((noinline)) static int put_glyph(vt_t *vt, const VTermGlyphInfo *i
     vt->pending_wrap = pos.col + w == cols && !(vt->scan.dec & VT_SCAN_NOWRAP);
     vt->wrap_pos = pos;
     vt->glyph_last = true;
-    vt->last_marks = n - 1;
-    vt->last_ch = c->ch;
-    vt->last_comb = c->comb;
+    vt->last_ch = ch;
+    vt->last_comb = 0;
     return 1;
 }
 
 /* The glyph callback.  Most glyphs are one character of one column that
- * libvterm has as it is (no stand-in, no marks), written over a cell that
- * holds no part of a wide character, before the last column and not where
- * autowrap took the cursor: such a glyph is the pen's cell with its
- * character, and the bookkeeping real_chars and put_glyph would do for it
- * is done here directly, without their calls and stack frames.  Every
- * other glyph goes to put_glyph. */
+ * libvterm has as it is (no stand-in), written over a cell that holds no
+ * part of a wide character, before the last column and not where autowrap
+ * took the cursor: such a glyph is the pen's cell with its character, and
+ * the bookkeeping put_glyph would do for it is done here directly,
+ * without its call and stack frame.  Every other glyph goes to
+ * put_glyph. */
 static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 {
     vt_t *vt = user;
@@ -204,13 +167,10 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
         return 1;
     vt_row *r = vt_row_at(vt, pos.row);
     vt_cell *c = r->cells + pos.col;
-    /* below the surrogates the only stand-in is STANDIN_MARK */
-    if (info->width != 1 || info->chars[1] != 0 || ch >= 0xD800 || ch == STANDIN_MARK || c->width != 1 ||
-        c->ch == VT_CH_WIDE_CONT || pos.col + 1 == cols || (pos.col == 0 && vt->next_col >= cols))
+    /* there is no stand-in below the surrogates */
+    if (info->width != 1 || ch >= 0xD800 || c->width != 1 || c->ch == VT_CH_WIDE_CONT || pos.col + 1 == cols ||
+        (pos.col == 0 && vt->next_col >= cols))
         return put_glyph(vt, info, pos);
-    /* as real_chars leaves it for a glyph of one character */
-    vt->last_n = 1;
-    vt->last_vterm[0] = vt->last_real[0] = ch;
     vt->next_row = pos.row;
     vt->next_col = pos.col + 1;
     vt->next_pushes = vt->pushes;
@@ -222,7 +182,6 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     vt->pending_wrap = false; /* not in the last column */
     vt->wrap_pos = pos;
     vt->glyph_last = true;
-    vt->last_marks = 0;
     vt->last_ch = ch;
     vt->last_comb = 0;
     return 1;
@@ -415,7 +374,6 @@ void vt_set_altscreen(vt_t *vt, bool on)
         vt->saved[1].valid = false;
     }
     vt->altscreen = on;
-    vt->last_n = 0;
     vt->glyph_last = false;
     vt_mark_dirty(vt, 0, vt->rows);
 }
@@ -534,7 +492,6 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
     vt->rows = rows;
     vt->cols = cols;
     vt->pending_wrap = false;
-    vt->last_n = 0;
     free(vt->dirty);
     vt->dirty = xmalloc((size_t)rows);
     vt_mark_dirty(vt, 0, rows);

@@ -149,13 +149,16 @@ char *vt_redraw_bytes(const vt_t *vt, size_t *len);
  * enough scrollback), recreates this one: the newest max_history lines of
  * history, the primary screen, the alternate screen when it is on show,
  * which lines wrapped (so both reflow alike on a width change), the saved
- * cursors, the cursor, pen, character sets, margins, modes and title.  For
- * a vt only (it sets modes and the title): a client's copy of a session's
- * model on attach.  Not made again: a bottom row that wrapped into nothing
+ * cursors, the cursor, pen, character sets, margins, modes and title,
+ * and last the input the model holds unfinished (the part of a character
+ * or sequence that a write ended inside), so that the rest of it, coming
+ * after, lands in the copy as in this one.  For a vt only (it sets modes
+ * and the title): a client's copy of a session's model on attach, or
+ * again when it fell behind.  Not made again: a bottom row that wrapped into nothing
  * (never the case after a scroll or erase), and a cursor waiting to wrap
  * whose cell changed under it since (a scroll or a screen switch in the
- * meantime: the copy's cursor waits on the cell as it is now).  Caller
- * frees. */
+ * meantime: the copy's cursor waits only over a glyph in the last column
+ * of the cell as it is now).  Caller frees. */
 char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len);
 
 /* Damage: one flag per visible row, set by any change to it. */

@@ -169,12 +169,26 @@ static void redraw_grid(const vt_t *vt, const vt_grid *g, buf_t *b, style *st)
     }
 }
 
+/* Erase the glyph the cursor waits to wrap after and keep the wait.  ECH
+ * ends a wait (as in xterm), but DECSC saves it, and DECRC brings it back
+ * over the blank ECH left.  This takes the screen's saved cursor, and the
+ * pen comes back as it was saved. */
+static void erase_keeping_wait(buf_t *b, style *st, vt_color bg)
+{
+    style saved = *st;
+    buf_puts(b, "\0337");
+    set_style(b, st, VT_COLOR_DEFAULT, bg, 0);
+    buf_puts(b, "\033[X\0338");
+    *st = saved;
+}
+
 /* Leave the cursor waiting to wrap at col of a row of g, as it is after a
  * glyph in the last column (col is that glyph's first column): write that
- * glyph again, or, if it was erased since, a glyph that ECH then erases
- * (ECH keeps the wait). */
+ * glyph again, or, if it was erased since and the saved cursor may be
+ * taken (may_save), a glyph that is erased keeping the wait.  Otherwise
+ * the cursor is only placed there. */
 static void redraw_pending_wrap(const vt_t *vt, const vt_grid *g, buf_t *b, style *st, int row, int col,
-                                VTermPos origin)
+                                VTermPos origin, bool may_save)
 {
     const vt_cell *c = &vt_grid_row(g, row)->cells[col];
     buf_printf(b, "\033[%d;%dH", row + 1 - origin.row, col + 1 - origin.col);
@@ -182,6 +196,8 @@ static void redraw_pending_wrap(const vt_t *vt, const vt_grid *g, buf_t *b, styl
         put_glyph(vt, b, st, c);
         return;
     }
+    if (!may_save)
+        return;
     if (col + 1 < vt->cols) { /* an erased wide glyph: U+3000 is wide */
         set_style(b, st, VT_COLOR_DEFAULT, c[1].bg, 0);
         buf_puts(b, "\xe3\x80\x80");
@@ -189,18 +205,19 @@ static void redraw_pending_wrap(const vt_t *vt, const vt_grid *g, buf_t *b, styl
         set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
         buf_putc(b, ' ');
     }
-    set_style(b, st, VT_COLOR_DEFAULT, c->bg, 0);
-    buf_puts(b, "\033[X");
+    erase_keeping_wait(b, st, c->bg);
 }
 
-/* The cursor (with a pending wrap), the pen and the cursor's visibility;
- * origin is where CUP's home is (origin mode puts it at the margins). */
+/* The cursor (with a pending wrap over a glyph), the pen and the
+ * cursor's visibility; origin is where CUP's home is (origin mode puts it
+ * at the margins).  The saved cursors are made already: a wait over a
+ * cell erased since is not made again. */
 static void redraw_cursor_and_pen(const vt_t *vt, buf_t *b, style *st, VTermPos origin)
 {
     int crow, ccol;
     vt_cursor(vt, &crow, &ccol);
     if (vt->pending_wrap && crow == vt->wrap_pos.row && ccol == vt->wrap_pos.col)
-        redraw_pending_wrap(vt, vt->cur, b, st, crow, ccol, origin);
+        redraw_pending_wrap(vt, vt->cur, b, st, crow, ccol, origin, false);
     else
         buf_printf(b, "\033[%d;%dH", crow + 1 - origin.row, ccol + 1 - origin.col);
     set_style(b, st, vt->pen.fg, vt->pen.bg, vt->pen.attrs);
@@ -236,9 +253,11 @@ static const vt_cell *cell_of(const sync_line *l, int col)
 }
 
 /* Lines written from the cursor at the start of a row down, each on the
- * next row (the screen scrolls at the bottom), wrapped ones wrapping. */
-static void put_lines(const vt_t *vt, buf_t *b, style *st, const sync_line *l, int n)
+ * next row (the screen scrolls at the bottom), wrapped ones wrapping.
+ * Returns whether the screen's saved cursor was taken to do it. */
+static bool put_lines(const vt_t *vt, buf_t *b, style *st, const sync_line *l, int n)
 {
+    bool saved = false;
     for (int i = 0; i < n; i++) {
         const sync_line *x = &l[i];
         int from = 0;
@@ -277,7 +296,9 @@ static void put_lines(const vt_t *vt, buf_t *b, style *st, const sync_line *l, i
             if (end < vt->cols || last->ch == 0) {
                 buf_printf(b, "\033[%dG", vt->cols);
                 set_style(b, st, VT_COLOR_DEFAULT, last->bg, 0);
-                buf_puts(b, " \033[X");
+                buf_putc(b, ' ');
+                erase_keeping_wait(b, st, last->bg);
+                saved = true;
             }
         } else {
             /* CR ends a wait to wrap only when it moves the cursor: not
@@ -286,10 +307,12 @@ static void put_lines(const vt_t *vt, buf_t *b, style *st, const sync_line *l, i
             buf_puts(b, end == vt->cols ? "\033[G\n" : "\r\n");
         }
     }
+    return saved;
 }
 
-/* The newest max_history history lines and then the rows of grid g. */
-static void put_screen(const vt_t *vt, buf_t *b, style *st, const vt_grid *g, int max_history)
+/* The newest max_history history lines and then the rows of grid g;
+ * whether the screen's saved cursor was taken (put_lines). */
+static bool put_screen(const vt_t *vt, buf_t *b, style *st, const vt_grid *g, int max_history)
 {
     int nh = g == &vt->primary ? (vt->hist.len < max_history ? vt->hist.len : max_history) : 0;
     sync_line *l = xcalloc((size_t)(nh + vt->rows), sizeof *l);
@@ -301,8 +324,9 @@ static void put_screen(const vt_t *vt, buf_t *b, style *st, const vt_grid *g, in
         const vt_row *row = vt_grid_row(g, r);
         l[nh + r] = (sync_line){ row->cells, row->used, row->wrapped };
     }
-    put_lines(vt, b, st, l, nh + vt->rows);
+    bool saved = put_lines(vt, b, st, l, nh + vt->rows);
     free(l);
+    return saved;
 }
 
 /* Designations and the shift that make the copy's sets cs. */
@@ -320,9 +344,18 @@ static void put_charsets(buf_t *b, vt_charsets *have, const vt_charsets *cs)
 }
 
 /* A saved cursor, made in the copy by saving it there (DECSC) with the
- * screen of grid g on show; the copy's sets are ASCII again after. */
-static void put_saved(const vt_t *vt, const vt_grid *g, buf_t *b, style *st, vt_charsets *have, const vt_saved *s)
+ * screen of grid g on show; the copy's sets are ASCII again after.  One
+ * never saved is left so, unless drawing the screen took the copy's
+ * (taken): then it is saved as a restore finds one never saved, at home
+ * in the default rendition. */
+static void put_saved(const vt_t *vt, const vt_grid *g, buf_t *b, style *st, vt_charsets *have, const vt_saved *s,
+                      bool taken)
 {
+    if (!s->valid && taken) {
+        set_style(b, st, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0);
+        buf_puts(b, "\033[H\0337");
+        return;
+    }
     if (!s->valid)
         return;
     if (s->origin) /* before the cursor: it homes the cursor */
@@ -330,7 +363,7 @@ static void put_saved(const vt_t *vt, const vt_grid *g, buf_t *b, style *st, vt_
     if (s->col >= vt->cols) { /* it was waiting to wrap */
         const vt_cell *last = &vt_grid_row(g, s->row)->cells[vt->cols - 1];
         redraw_pending_wrap(vt, g, b, st, s->row, vt->cols - (last->ch == VT_CH_WIDE_CONT ? 2 : 1),
-                            (VTermPos){ 0, 0 });
+                            (VTermPos){ 0, 0 }, true);
     } else {
         buf_printf(b, "\033[%d;%dH", s->row + 1, s->col + 1);
     }
@@ -372,13 +405,13 @@ char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len)
     style st = { VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0 };
     vt_charsets have;
     vt_charsets_reset(&have);
-    put_screen(vt, &b, &st, &vt->primary, max_history < 0 ? 0 : max_history);
-    put_saved(vt, &vt->primary, &b, &st, &have, &vt->saved[0]);
+    bool taken = put_screen(vt, &b, &st, &vt->primary, max_history < 0 ? 0 : max_history);
+    put_saved(vt, &vt->primary, &b, &st, &have, &vt->saved[0], taken);
     if (vt->altscreen) {
         set_style(&b, &st, VT_COLOR_DEFAULT, VT_COLOR_DEFAULT, 0);
         buf_puts(&b, "\033[?1047h\033[H");
-        put_screen(vt, &b, &st, &vt->alt, 0);
-        put_saved(vt, &vt->alt, &b, &st, &have, &vt->saved[1]);
+        taken = put_screen(vt, &b, &st, &vt->alt, 0);
+        put_saved(vt, &vt->alt, &b, &st, &have, &vt->saved[1], taken);
     }
     /* Margins, left/right margin mode and origin mode: each homes the
      * cursor, which is placed after. */
@@ -403,6 +436,7 @@ char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len)
     sync_modes(vt, &b);
     if (vt->title && vt->title[0])
         buf_printf(&b, "\033]2;%s\a", vt->title);
+    vt_scan_unfinished(&vt->scan, &b); /* last: the input goes on from there */
     if (len)
         *len = b.len;
     return buf_steal(&b);

@@ -29,10 +29,6 @@ typedef struct vt_saved {
     vt_charsets cs;
 } vt_saved;
 
-/* The last glyph, as libvterm has it and as it really is: libvterm may
- * come back to it to add combining marks, with its own code points. */
-#define VT_GLYPH_CHARS (VT_COMB_MARKS + 2)
-
 struct vt {
     VTerm *vterm;
     VTermState *state;
@@ -64,7 +60,6 @@ struct vt {
                         * (wrap_pos is where every glyph went) */
     int next_row, next_col; /* where the next glyph goes unless it wraps
                              * (next_col may be cols) */
-    int last_marks;         /* marks the last glyph holds */
     bool glyph_last;        /* nothing moved the cursor since the last
                              * glyph: a mark now goes on it */
     unsigned pushes;        /* lines pushed into history so far */
@@ -77,8 +72,6 @@ struct vt {
      * the character the stand-in's glyph stands for. */
     uint32_t standin_for;
     bool standin_pending;
-    int last_n; /* 0: none (or too many marks to follow); the glyph is at wrap_pos */
-    uint32_t last_vterm[VT_GLYPH_CHARS], last_real[VT_GLYPH_CHARS];
 
     /* While set, what libvterm answers goes here, not to the owner: the
      * model asking libvterm for state it keeps to itself. */
@@ -89,14 +82,14 @@ struct vt {
     vt_scan scan;
 };
 
-/* The stand-ins: code points libvterm 0.1.4 places at 2 columns, 1 column
- * and as a combining mark, each one that libvterm itself gets wrong, so
- * that the scanner never lets it through as itself (it is written as a
- * stand-in too) and a glyph made of one always stands for something.  The
- * unit tests check them against the linked libvterm. */
+/* The stand-ins: code points libvterm 0.1.4 places at 2 columns and 1
+ * column, each one that libvterm itself gets wrong, so that the scanner
+ * never lets it through as itself (it is written as a stand-in too) and a
+ * glyph made of one always stands for something.  (Marks need none: the
+ * model puts every mark on its cell itself.)  The unit tests check them
+ * against the linked libvterm. */
 #define STANDIN_WIDE 0x3FFFDu   /* unassigned (no width: one column) */
 #define STANDIN_NARROW 0x1E94Au /* ADLAM NUKTA, a mark since Unicode 9 */
-#define STANDIN_MARK 0x070Fu    /* SYRIAC ABBREVIATION MARK, spacing */
 
 static inline vt_row *vt_row_at(const struct vt *vt, int r)
 {

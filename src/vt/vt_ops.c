@@ -4,9 +4,9 @@
  * place at the wrong width (written as stand-ins), marks, REP, saving and
  * restoring the cursor (one saved cursor per screen, with the pen, origin
  * mode and character sets, as xterm keeps them), the alternate screen
- * modes, RIS, DECSTR, DECALN and the queries DECRQM and DECRQSS.  Each is
- * carried out by feeding libvterm what makes its state what xterm's would
- * be (vt.c says why the model is built this way).
+ * modes, RIS, DECSTR, DECALN, DECSTBM and the queries DECRQM and
+ * DECRQSS.  Each is carried out by feeding libvterm what makes its state
+ * what xterm's would be (vt.c says why the model is built this way).
  */
 #include "config.h"
 
@@ -21,6 +21,41 @@ static void vterm_feed_str(vt_t *vt, const char *s)
     vt_vterm_feed(vt, s, strlen(s));
 }
 
+/* The CUP that puts libvterm's cursor at row, col (0-based, on the
+ * screen): with origin mode CUP counts from the margins. */
+static int cup_bytes(vt_t *vt, int row, int col, char *b, size_t size)
+{
+    int top = 1, left = 1, bottom, right;
+    if (vt->scan.dec & VT_SCAN_ORIGIN) {
+        vt_margins(vt, &top, &bottom, &left, &right);
+        if (!(vt->scan.dec & VT_SCAN_LRMM))
+            left = 1;
+    }
+    return snprintf(b, size, "\033[%d;%dH", row + 2 - top, col + 2 - left);
+}
+
+/* ED, EL, ECH, ICH and DCH end a wait to wrap in xterm, not in libvterm:
+ * a CUP ends libvterm's.  It goes to the last column of the glyph the
+ * cursor waited after (libvterm keeps the cursor on the first of a wide
+ * one, xterm on the last).  That glyph is gone from its cell, and a mark
+ * has nothing to go on. */
+static void end_wait_to_wrap(vt_t *vt)
+{
+    VTermPos p;
+    vterm_state_get_cursorpos(vt->state, &p);
+    if (!vt->pending_wrap || p.row != vt->wrap_pos.row || p.col != vt->wrap_pos.col)
+        return;
+    int col = vt->next_col - 1;
+    char b[48];
+    int len = cup_bytes(vt, p.row, col, b, sizeof b);
+    vt->pending_wrap = false;
+    vt->glyph_last = false;
+    vt_vterm_feed(vt, b, (size_t)len);
+    vt->next_row = p.row;
+    vt->next_col = col;
+    vt->next_pushes = vt->pushes;
+}
+
 /* Make the cursor wait to wrap after the last column of row (col is that
  * column), as it did before a resize or when it was saved: a glyph is
  * written there to make libvterm wait, and the cells it took are put back. */
@@ -32,14 +67,8 @@ void vt_wait_to_wrap(vt_t *vt, int row, int col)
     int n = col - lead + 1, used = r->used;
     bool wrapped = r->wrapped;
     memcpy(keep, r->cells + lead, (size_t)n * sizeof *keep);
-    int top = 1, left = 1, bottom, right;
-    if (vt->scan.dec & VT_SCAN_ORIGIN) { /* CUP counts from the margins */
-        vt_margins(vt, &top, &bottom, &left, &right);
-        if (!(vt->scan.dec & VT_SCAN_LRMM))
-            left = 1;
-    }
     char b[48];
-    int len = snprintf(b, sizeof b, "\033[%d;%dH", row + 2 - top, lead + 2 - left);
+    int len = cup_bytes(vt, row, lead, b, sizeof b);
     len += (int)utf8_put_scalar(n == 2 ? STANDIN_WIDE : STANDIN_NARROW, b + len);
     vt_vterm_feed(vt, b, (size_t)len);
     memcpy(r->cells + lead, keep, (size_t)n * sizeof *keep);
@@ -47,7 +76,6 @@ void vt_wait_to_wrap(vt_t *vt, int row, int col)
     r->wrapped = wrapped;
     vt->last_ch = keep[0].ch;
     vt->last_comb = keep[0].comb;
-    vt->last_n = 0;
 }
 
 /* ---- what the scanner hands over ---------------------------------------- */
@@ -100,10 +128,17 @@ static void scan_rep(void *user, unsigned count)
     vt_scan_text(&vt->scan, buf, used);
 }
 
-/* A mark on the glyph in the last column while the cursor waits to wrap
- * after it, which libvterm would put on the next line on its own. */
+/* A mark goes on the character in the cell of the last glyph, the cell
+ * before the cursor (or the cursor's, while it waits to wrap), if nothing
+ * moved the cursor since that glyph, and if a character is still there:
+ * none is after an erase or a scroll took it away.  It changes the
+ * character, not its rendition.  libvterm never sees a mark: it would put
+ * its own idea of the last glyph back, erased or not, in the current pen,
+ * and on the next line after a glyph in the last column. */
 static void add_mark(vt_t *vt, uint32_t cp)
 {
+    if (!vt->glyph_last)
+        return;
     vt_row *r = vt_row_at(vt, vt->wrap_pos.row);
     vt_cell *c = &r->cells[vt->wrap_pos.col];
     if (!c->ch || c->ch == VT_CH_WIDE_CONT)
@@ -118,9 +153,8 @@ static void add_mark(vt_t *vt, uint32_t cp)
     marks[n++] = cp;
     marks[n] = 0;
     c->comb = vt_comb_intern(&vt->comb, marks);
+    vt->last_ch = c->ch;
     vt->last_comb = c->comb;
-    vt->last_marks = n;
-    vt->last_n = 0; /* libvterm's idea of the glyph no longer matches */
     vt->dirty[vt->wrap_pos.row] = 1;
 }
 
@@ -129,17 +163,8 @@ static void scan_glyph(void *user, uint32_t cp, int width, bool substitute, cons
 {
     vt_t *vt = user;
     if (width == 0) {
-        /* A mark goes on the glyph just written, or nowhere: libvterm
-         * would put it on whatever glyph it wrote last wherever the cursor
-         * went since, if the cursor came back next to it. */
-        if (!vt->glyph_last || vt->last_marks >= VT_COMB_MARKS)
-            return; /* (libvterm would go on collecting marks for ever) */
-        VTermPos p;
-        vterm_state_get_cursorpos(vt->state, &p);
-        if (vt->pending_wrap && p.row == vt->wrap_pos.row && p.col == vt->wrap_pos.col) {
-            add_mark(vt, cp);
-            return;
-        }
+        add_mark(vt, cp);
+        return;
     }
     if (width == 2 && (vt->scan.dec & VT_SCAN_NOWRAP)) {
         /* Without autowrap xterm writes nothing it cannot fit. */
@@ -152,7 +177,7 @@ static void scan_glyph(void *user, uint32_t cp, int width, bool substitute, cons
         vt_vterm_feed(vt, bytes, len);
         return;
     }
-    uint32_t standin = width == 2 ? STANDIN_WIDE : width == 1 ? STANDIN_NARROW : STANDIN_MARK;
+    uint32_t standin = width == 2 ? STANDIN_WIDE : STANDIN_NARROW;
     char b[4];
     size_t n = utf8_put_scalar(standin, b);
     vt->standin_for = cp;
@@ -246,22 +271,46 @@ static void full_reset(vt_t *vt)
     vt->glyph_last = false;
     vt->last_ch = 0;
     vt->last_comb = 0;
-    vt->last_n = 0;
 }
 
-/* DECALN: the screen full of E from home, with origin mode, the margins
- * and the rendition reset (libvterm fills the screen but leaves the rest). */
+/* DECALN: the screen full of E (in the default rendition) from home,
+ * with origin mode, the margins and the attributes reset; the colours
+ * stay, as in xterm (libvterm fills the screen in the pen but leaves the
+ * rest). */
 static void align(vt_t *vt)
 {
+    vt_color fg = vt->pen.fg, bg = vt->pen.bg;
     vt->scan.dec &= ~VT_SCAN_ORIGIN;
     vt->scan.sgr_extra = 0;
     set_pen_extra(vt, 0);
     vterm_feed_str(vt, "\033[?6l\033[0m\033[r\033[s\033#8\033[H");
+    buf_t b;
+    buf_init(&b);
+    vt_put_sgr(&b, fg, bg, 0);
+    vt_vterm_feed(vt, b.data, b.len);
+    buf_free(&b);
     /* libvterm wrote the E's without moving its cursor from home. */
     vt->pending_wrap = false;
     vt->glyph_last = false;
     vt->next_row = vt->next_col = 0;
     vt->next_pushes = vt->pushes;
+}
+
+/* DECSTBM as xterm takes it: a missing or too large bottom is the last
+ * row, and a region of fewer than two lines is ignored, the cursor left
+ * where it is (libvterm takes one line). */
+static void set_region(vt_t *vt, unsigned arg)
+{
+    int top = (int)(arg >> 16), bottom = (int)(arg & 0xffffu);
+    if (top == 0)
+        top = 1;
+    if (bottom == 0 || bottom > vt->rows)
+        bottom = vt->rows;
+    if (bottom <= top)
+        return;
+    char b[32];
+    int n = snprintf(b, sizeof b, "\033[%d;%dr", top, bottom);
+    vt_vterm_feed(vt, b, (size_t)n);
 }
 
 static void reply(vt_t *vt, const char *bytes, size_t len)
@@ -319,6 +368,12 @@ static void scan_action(void *user, int what, unsigned arg)
             vt->pending_wrap = false;
             vt_cb_movecursor(p, p, 1, vt);
         }
+        break;
+    case VT_SCAN_SET_REGION:
+        set_region(vt, arg);
+        break;
+    case VT_SCAN_WRAP_ENDED:
+        end_wait_to_wrap(vt);
         break;
     case VT_SCAN_QUERY_SGR: {
         buf_t b;

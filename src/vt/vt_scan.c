@@ -15,8 +15,9 @@
  * the part before it is fed and the unfinished sequence is copied to the
  * hold buffer, completed byte by byte from the next write, and fed whole.
  * libvterm is never left inside a sequence between two writes: a sequence
- * interrupted by ESC is dropped (libvterm would cancel it there, but the
- * next sequence may be one it never sees), a CSI cut short by a byte
+ * interrupted by ESC is dropped but for the C0 controls in it, which are
+ * carried out (libvterm would cancel it there, but the next sequence may
+ * be one it never sees), a CSI cut short by a byte
  * >= 0x80 is fed with that byte right after it (libvterm ends it there),
  * and libvterm ignores bytes >= 0x80 after an ESC, as the scanner does.
  *
@@ -237,6 +238,11 @@ static void seq_done(vt_scan *s, scan_pos *x, const char *seq, size_t len)
         if (x)
             vt_scan_feed_run(s, x, x->i);
         vt_scan_action(s, VT_SCAN_CURSOR_MOVED, 0);
+    } else if (strchr("JKX@P", fin) && vt_scan_digits_and(body, blen, ";") &&
+               !(fin == 'J' && blen == 1 && body[0] == '3')) { /* ED 3 erases history only */
+        if (x)
+            vt_scan_feed_run(s, x, x->i);
+        vt_scan_action(s, VT_SCAN_WRAP_ENDED, 0);
     } else if (fin == 'm' && vt_scan_digits_and(body, blen, ";:"))
         vt_scan_set_sgr_extra(s, x, vt_sgr_extra(s->sgr_extra, body, blen));
     else if (fin == 'p' && blen == 1 && body[0] == '!') { /* DECSTR */
@@ -423,17 +429,32 @@ static bool is_rep(const char *seq, size_t len, unsigned *count)
     return true;
 }
 
-/* An ESC interrupts the sequence: it is dropped, not fed.  libvterm would
- * cancel it at that ESC, but the sequence the ESC opens may be one that
- * never reaches libvterm (a string, REP), and libvterm would be left
- * inside the first one, reading the text after as its parameters. */
+/* The C0 controls among the bytes of a sequence that is dropped, fed on
+ * their own: a terminal carries them out where they are, inside the
+ * sequence (CR and LF in an interrupted CSI move the cursor). */
+static void feed_controls(vt_scan *s, const char *seq, size_t len)
+{
+    for (size_t k = 1; k < len; k++) {
+        unsigned char c = (unsigned char)seq[k];
+        if (c < 0x20 && c != C_ESC && c != C_CAN && c != C_SUB)
+            vt_scan_feed(s, seq + k, 1);
+    }
+}
+
+/* An ESC interrupts the sequence: it is dropped, not fed, but for the
+ * controls in it.  libvterm would cancel it at that ESC, but the sequence
+ * the ESC opens may be one that never reaches libvterm (a string, REP),
+ * and libvterm would be left inside the first one, reading the text after
+ * as its parameters. */
 void vt_scan_seq_abandon(vt_scan *s, scan_pos *x)
 {
     if (s->held) {
+        feed_controls(s, s->hold, s->hold_len);
         hold_reset(s);
         s->held = false;
     } else {
         vt_scan_feed_run(s, x, x->start);
+        feed_controls(s, x->p + x->start, x->i - x->start);
     }
     x->run = x->i;
     s->csi_long = false;
@@ -645,6 +666,32 @@ static void string_bytes(vt_scan *s, scan_pos *x)
     else { /* CAN, SUB: abandon the string */
         hold_reset(s);
         s->state = ST_GROUND;
+    }
+}
+
+void vt_scan_unfinished(const vt_scan *s, buf_t *b)
+{
+    switch (s->state) {
+    case ST_GROUND:
+        buf_append(b, s->utf8, s->utf8_len);
+        break;
+    case ST_ESC:
+    case ST_CSI: /* held at the end of every write */
+        buf_append(b, s->hold, s->hold_len);
+        break;
+    case ST_CSI_IGNORE: /* a CSI too long to keep: one as long, dropped */
+        buf_puts(b, "\033[");
+        for (size_t k = 2; k < VT_SCAN_SEQ_MAX; k++)
+            buf_putc(b, '0');
+        break;
+    case ST_STR:
+    case ST_STR_ESC:
+        if (s->overflow)
+            break;
+        buf_append(b, s->hold, s->hold_len);
+        if (s->state == ST_STR_ESC)
+            buf_putc(b, (char)C_ESC);
+        break;
     }
 }
 

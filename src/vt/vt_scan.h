@@ -30,9 +30,11 @@
  *     width; with autowrap off, so does every wide character, which xterm
  *     does not write at all when it does not fit.  A run in a character
  *     set other than ASCII is cut after each character from outside ASCII
- *     (libvterm decodes the rest of a run as UTF-8 once it saw one);
- *   - saving and restoring the cursor, the alternate screen, RIS, DECSTR
- *     and DECALN go to the owner (action), which keeps a saved cursor per
+ *     (libvterm decodes the rest of a run as UTF-8 once it saw one); y and
+ *     z in DEC line drawing go to the owner as U+2264 and U+2265, xterm's
+ *     (libvterm has U+2A7D and U+2A7E);
+ *   - saving and restoring the cursor, the alternate screen, RIS, DECSTR,
+ *     DECALN and DECSTBM go to the owner (action), which keeps a saved cursor per
  *     screen, with the character sets, as xterm does; CSI s and CSI u are
  *     SCOSC and SCORC unless left/right margin mode is on;
  *   - SGRs are rewritten as vt_sgr.h says;
@@ -77,9 +79,9 @@ typedef struct vt_scan_ops {
      * glyph or before any text.  Everything before it has been fed. */
     void (*rep)(void *user, unsigned count);
     /* A character libvterm would place at the wrong width (substitute:
-     * hand it a stand-in of width columns, 0 being a mark on the glyph
-     * before), any mark (libvterm drops a mark that comes in a write of
-     * its own after a glyph in the last column onto the next line), or,
+     * hand it a stand-in of width columns), any mark (width 0: the owner
+     * puts it on the glyph before; libvterm would write that glyph again
+     * as it remembers it, in the current pen), or,
      * with autowrap off, a wide one (which is not written when it does not
      * fit).  bytes[0, len) is its UTF-8.  Everything before it has been
      * fed. */
@@ -104,6 +106,12 @@ enum vt_scan_action {
     VT_SCAN_CURSOR_MOVED,   /* CUP, CUF and the like went to libvterm: they
                              * end a wait to wrap even when the cursor stays
                              * where it is (libvterm reports no move then) */
+    VT_SCAN_SET_REGION,     /* DECSTBM: arg is top << 16 | bottom, each 0
+                             * when not given (libvterm takes a region of
+                             * one line, which xterm ignores) */
+    VT_SCAN_WRAP_ENDED,     /* ED (but 3), EL, ECH, ICH or DCH went to
+                             * libvterm: they end a wait to wrap in xterm,
+                             * not in libvterm */
 };
 
 /* dec bits: DEC modes the scanner follows for the owner. */
@@ -150,6 +158,14 @@ void vt_scan_write(vt_scan *s, const char *bytes, size_t len);
  * the way text in the stream goes: characters libvterm gets wrong go to
  * the owner.  Safe to call from the scanner's callbacks. */
 void vt_scan_text(vt_scan *s, const char *bytes, size_t len);
+
+/* Append to b the input the scanner holds unfinished (a character or a
+ * sequence the last write ended inside), which a scanner fed the same
+ * holds the same way after them: the end of a stream that recreates the
+ * model goes on where its input stopped.  (A string over
+ * VT_SCAN_STRING_MAX, being dropped, is not made again.) */
+struct buf;
+void vt_scan_unfinished(const vt_scan *s, struct buf *b);
 
 /* VT_MODE_* bits the scanner tracks. */
 unsigned vt_scan_modes(const vt_scan *s);

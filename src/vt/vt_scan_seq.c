@@ -1,8 +1,8 @@
 /*
  * vt_scan_seq.c - the escape sequences the scanner (vt_scan.h) does not
  * let through as they are: saving and restoring the cursor, the alternate
- * screen modes, RIS, DECALN, CSI s and u, the DECRQM queries the owner
- * answers, and SGRs libvterm 0.1.4 would misread (vt_sgr.h).
+ * screen modes, RIS, DECALN, CSI s and u, DECSTBM, the DECRQM queries the
+ * owner answers, and SGRs libvterm 0.1.4 would misread (vt_sgr.h).
  */
 #include "config.h"
 
@@ -178,6 +178,18 @@ bool vt_scan_intercept(vt_scan *s, scan_pos *x, const char *seq, size_t len)
         bool set = c.final == 'h';
         vt_scan_seq_abandon(s, x);
         private_modes_split(s, copy, plen, set);
+        return true;
+    }
+    if (!c.leader && !c.ilen && c.final == 'r' && vt_scan_digits_and(c.params, c.plen, ";")) {
+        /* DECSTBM: the owner knows the rows a region needs (two at least) */
+        size_t k = 0;
+        unsigned top = vt_scan_read_num(c.params, c.plen, &k), bottom = 0;
+        if (k < c.plen) {
+            k++; /* the ';' */
+            bottom = vt_scan_read_num(c.params, c.plen, &k);
+        }
+        vt_scan_seq_abandon(s, x);
+        vt_scan_action(s, VT_SCAN_SET_REGION, (top > 0xffff ? 0xffff : top) << 16 | (bottom > 0xffff ? 0xffff : bottom));
         return true;
     }
     if (c.leader == '?' && c.ilen == 1 && c.inter[0] == '$' && c.final == 'p' && c.plen > 0 &&

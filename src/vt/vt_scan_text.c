@@ -4,7 +4,8 @@
  * any mark, and (without autowrap) any wide character go to the owner on
  * their own; C1 controls encoded in UTF-8 are dropped; SO and SI are
  * noted; a run in a character set other than ASCII is cut after each
- * character from outside ASCII.
+ * character from outside ASCII; y and z in DEC line drawing go to the
+ * owner as the characters xterm has for them.
  */
 #include "config.h"
 
@@ -144,6 +145,21 @@ static size_t next_stop(const unsigned char *p, size_t i, size_t len)
     return i;
 }
 
+/* DEC line drawing in libvterm 0.1.4 has y and z as U+2A7D and U+2A7E;
+ * xterm's are U+2264 and U+2265 (less-than and greater-than or equal).
+ * In a run of text [from, end) in that set they go to the owner as those,
+ * whose UTF-8 libvterm takes as it is whatever set is in GL. */
+static void line_drawing_fix(vt_scan *s, scan_pos *x, size_t from, size_t end)
+{
+    for (size_t k = from; k < end; k++) {
+        if (x->p[k] != 'y' && x->p[k] != 'z')
+            continue;
+        vt_scan_feed_run(s, x, k);
+        x->run = k + 1;
+        to_owner(s, x->p[k] == 'y' ? 0x2264 : 0x2265, 1, false, x->p[k] == 'y' ? "\xe2\x89\xa4" : "\xe2\x89\xa5", 3);
+    }
+}
+
 /* Text up to the next ESC: SO and SI switch GL, and characters from
  * outside ASCII are looked at.  Stops early at a character cut off by the
  * end of the write (the end of vt_scan_write holds it). */
@@ -152,7 +168,10 @@ void vt_scan_text_bytes(vt_scan *s, scan_pos *x)
     const unsigned char *p = (const unsigned char *)x->p;
     size_t i = x->i, len = x->len;
     for (;;) {
+        size_t from = i;
         i = next_stop(p, i, len);
+        if (s->cs.g[s->cs.gl & 3] == '0')
+            line_drawing_fix(s, x, from, i);
         if (i >= len || p[i] == C_ESC)
             break;
         if (p[i] == C_SO || p[i] == C_SI) {

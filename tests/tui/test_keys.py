@@ -165,6 +165,33 @@ def test_confirmation_not_answered_ahead(t):
     w.corral("kill", str(sid))
 
 
+def test_meta_binding(t):
+    """An M- binding in [keys] acts in supervisor focus: Alt and the key
+    come as ESC and the key together, which is the one key M-t."""
+    cfg = os.path.join(w.config, "corral", "config")
+    w.write_config("[keys]\nlayout = M-t\n")
+    sid = new_session("alty", "sh")
+    try:
+        with tui() as term:
+            term.wait("alty")
+            ready(term)
+            term.send("\x1bt")
+            screen = term.wait("vertical split")
+            t.ok(True, "M-t changes the layout", screen)
+            term.send("t")  # t alone is no longer bound
+            term.settle()
+            t.ok("vertical split" in status_bar(term), "t alone does nothing", term.screen())
+            term.send("\x1bt")
+            term.wait("horizontal split")
+            term.send("\x1bt")  # back to single (the layout is kept for the next screen)
+            term.wait("grid")
+            term.send("\x1bt")
+            term.wait("single")
+    finally:
+        os.unlink(cfg)
+        w.corral("kill", str(sid))
+
+
 def test_small_terminal(t):
     """At 20x5 the sidebar shows the session's name (as much as fits) and
     dialogs stay inside their box, above the status bar."""
@@ -312,5 +339,5 @@ def cleaned(fn):
 if __name__ == "__main__":
     run_tests(Tap(), [cleaned(f) for f in [
         test_typing_after_the_program_ends, test_enter_on_an_ended_session, test_keys_as_the_focus_changes,
-        test_confirmation_not_answered_ahead, test_small_terminal, test_modified_keys_reach_the_program,
+        test_confirmation_not_answered_ahead, test_meta_binding, test_small_terminal, test_modified_keys_reach_the_program,
         test_mouse_reaches_the_program, test_wheel_scrolls_without_mouse_mode, test_paste]])

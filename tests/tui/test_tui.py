@@ -303,6 +303,49 @@ def test_scroll_mode_keys(t):
     kill(sid)
 
 
+def test_search_steps_through_a_line(t):
+    """n and N go from match to match, also between matches on one line:
+    the current match (drawn apart from the others) moves along the line
+    before it goes to another one."""
+    sid = new_session("several", "sh", "-c", "echo 'hit0'; echo 'line hitA hitB hitC'; exec sleep 1000")
+    with tui() as term:
+        term.wait("hitC")
+        ready(term)
+        term.send("/")
+        term.wait("Search")
+        term.send("hit")
+        term.keys("Enter")
+        term.wait("SCROLL")
+        row, col = term.find("hitA")
+
+        def style(c):
+            cell = term.cell(row, c)
+            return (cell["fg"], cell["bg"], tuple(cell["attrs"]))
+
+        a, b, c = col, col + 5, col + 10
+
+        def current_is(x, others):
+            for _ in range(100):  # 5 s: a frame is drawn within 16 ms of the key
+                if all(style(x) != style(o) for o in others) and style(others[0]) == style(others[1]):
+                    return True
+                term.settle(50)
+            return False
+
+        t.ok(current_is(c, [a, b]), "the search starts at the newest match, hitC", term.screen())
+        term.send("n")
+        t.ok(current_is(b, [a, c]), "n goes to the match before it on the same line, hitB", term.screen())
+        term.send("n")
+        t.ok(current_is(a, [b, c]), "n again: hitA", term.screen())
+        term.send("N")
+        t.ok(current_is(b, [a, c]), "N goes back along the line: hitB", term.screen())
+        term.send("N")
+        t.ok(current_is(c, [a, b]), "N again: hitC", term.screen())
+        term.send("N")  # past the newest: from the oldest, hit0
+        term.wait("passed the newest line, went on from the oldest")
+        t.ok(current_is(a, [a, b]) or style(a) == style(c), "N past hitC goes on from the oldest", term.screen())
+    kill(sid)
+
+
 def sidebar_names(screen):
     """The session names in the sidebar, top to bottom."""
     return [m.group(1) for m in (re.match(r"^ \S[! ](\S+) ", row) for row in screen.split("\n")[1:-1]) if m]
@@ -362,12 +405,14 @@ def test_mouse_click_selects(t):
 
 def test_help_lists_keys(t):
     cfg = os.path.join(w.config, "corral", "config")
-    w.write_config("[keys]\nnew = N\n")
+    w.write_config("[keys]\nnew = N\nsearch = / C-s\n")
     with tui(rows=70) as term:
         ready(term)
         term.send("?")
         s = term.wait("never read as keys")  # the help's last line: all of it is on the screen
         t.ok(re.search(r"N\s+new", s) is not None, "the help overlay shows the configured bindings", s)
+        t.ok(re.search(r"  / C-s\s+search ", s) is not None,
+             "an action's keys are apart by blanks, so the key / reads as itself", s)
         t.ok("Approval dialog" in s and re.search(r"e\s+no, with a note for the agent", s)
              and re.search(r"n Esc\s+no, and the agent is told to stop", s),
              "and the approval dialog's keys", s)
@@ -400,6 +445,35 @@ def test_drawing(t):
         info = term.info()
         t.eq((info["cursor"], info["cursor_visible"]), ([r, c + 3], True),
              "in pane focus the cursor is the session's cursor, in its pane", term.screen())
+    kill(sid)
+
+
+def test_many_marks_drawn(t):
+    """Every combining mark the terminal model keeps on a cell is drawn,
+    not only the four a curses cell holds, in the cell's colours, also when
+    the frame after draws the row again."""
+    marks = "".join(chr(0x301 + k) for k in range(7))
+    sid = new_session("marks", "sh", "-c", "printf 'x \\033[32mo%s\\033[0m y-end\\n'; exec cat" %
+                      "".join("\\%03o\\%03o" % tuple(chr(0x301 + k).encode()) for k in range(7)))
+    with tui() as term:
+        term.wait("y-end")
+        ready(term)
+        term.settle(100)
+        row, col = term.find("x ")
+        cell = term.cell(row, col + 2)
+        t.eq(cell["ch"], "o" + marks, "all seven marks are on the cell", cell)
+        t.eq(cell["fg"], "idx:2", "in the cell's colour", cell)
+        after = term.cell(row, col + 4)
+        t.eq((after["ch"], after["fg"]), ("y", "default"), "and the cell after is as it was", after)
+        term.keys("Enter")
+        term.wait("PANE")
+        term.send("typed")
+        term.wait("typed")
+        term.settle(100)
+        t.eq(term.cell(row, col + 2)["ch"], "o" + marks, "still all there after more frames", term.screen())
+        info = term.info()
+        r, c = term.find("typed")
+        t.eq(info["cursor"], [r, c + 5], "the cursor is back where curses put it", term.screen())
     kill(sid)
 
 
@@ -491,4 +565,6 @@ if __name__ == "__main__":
                       test_session_escapes_stay_inside, test_bell_is_a_mark, test_fullscreen_program,
                       test_scrollback_and_search, test_scroll_mode_keys, test_selection_stops_at_the_ends,
                       test_kill_asks_first, test_mouse_click_selects, test_help_lists_keys, test_drawing,
-                      test_themes, test_bad_theme_error, test_bad_theme_in_config, test_truecolour, test_demo])
+                      test_themes, test_bad_theme_error, test_bad_theme_in_config, test_truecolour, test_demo,
+                      # after the demo's restart: the sidebar is short of ended sessions again
+                      test_search_steps_through_a_line, test_many_marks_drawn])

@@ -57,7 +57,44 @@ static void assert_copy_behaves_the_same(vt_t *vt, const char *more)
     vt_cursor(copy, &r2, &c2);
     assert_int_equal(r1, r2);
     assert_int_equal(c1, c2);
+    assert_string_equal(vt_title(vt), vt_title(copy));
     vt_free(copy);
+}
+
+/* ---- the sync stream ---------------------------------------------------------- */
+
+/* A copy made while the model holds part of a character or a sequence
+ * (the write before ended inside it) takes the rest as the model does: a
+ * wide character split by the sync, in the middle of a row and where it no
+ * longer fits before the right margin, and a control sequence. */
+static void test_sync_in_the_middle_of_a_character(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(3, 10, 0);
+    w(vt, "0123\xe6");
+    assert_copy_behaves_the_same(vt, "\xbc\xa2X");
+    assert_row(vt, 0, "0123\xe6\xbc\xa2X");
+    vt_free(vt);
+    vt = mk(3, 10, 0);
+    w(vt, "012345678\xe6\xbc");
+    assert_copy_behaves_the_same(vt, "\xa2X");
+    assert_row(vt, 1, "\xe6\xbc\xa2X");
+    vt_free(vt);
+    vt = mk(3, 10, 0);
+    w(vt, "0123456789\xf0\x9f");
+    assert_copy_behaves_the_same(vt, "\xa7\xaaX");
+    assert_row(vt, 1, "\xf0\x9f\xa7\xaaX");
+    vt_free(vt);
+    vt = mk(3, 10, 0);
+    w(vt, "ab\033[3");
+    assert_copy_behaves_the_same(vt, "1mc\033[0m");
+    assert_int_equal(cell(vt, 0, 2)->fg, VT_COLOR_INDEXED(1));
+    vt_free(vt);
+    vt = mk(3, 10, 0);
+    w(vt, "ab\033]2;ti");
+    assert_copy_behaves_the_same(vt, "tle\acd");
+    assert_string_equal(vt_title(vt), "title");
+    vt_free(vt);
 }
 
 /* ---- saving and restoring the cursor --------------------------------------- */
@@ -238,7 +275,168 @@ static void test_decaln_homes_the_cursor(void **state)
     assert_default_colours(vt, 1, 1);
     w(vt, "x");
     assert_row(vt, 0, "xEEE");
-    assert_default_colours(vt, 0, 0);
+    /* xterm resets the attributes but keeps the colours. */
+    assert_int_equal(cell(vt, 0, 0)->fg, VT_COLOR_INDEXED(1));
+    assert_int_equal(cell(vt, 0, 0)->bg, VT_COLOR_DEFAULT);
+    vt_free(vt);
+}
+
+/* The pen's colours outlive DECALN, its attributes do not; the E's are
+ * in the default rendition. */
+static void test_decaln_keeps_the_colours(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(3, 4, 0);
+    w(vt, "\033[1;32;43m\033#8X");
+    assert_int_equal(cell(vt, 0, 0)->ch, 'X');
+    assert_int_equal(cell(vt, 0, 0)->fg, VT_COLOR_INDEXED(2));
+    assert_int_equal(cell(vt, 0, 0)->bg, VT_COLOR_INDEXED(3));
+    assert_int_equal(cell(vt, 0, 0)->attrs, 0);
+    assert_default_colours(vt, 0, 1);
+    assert_default_colours(vt, 2, 3);
+    vt_free(vt);
+}
+
+/* C0 controls inside a control sequence are carried out where they are,
+ * also when an ESC interrupts the sequence (in one write and split). */
+static void test_controls_inside_an_interrupted_csi(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(4, 10, 0);
+    w(vt, "abc\033[0\r\n\033[mZ");
+    assert_row(vt, 0, "abc");
+    assert_row(vt, 1, "Z");
+    assert_cursor(vt, 1, 1);
+    vt_free(vt);
+    vt = mk(4, 10, 0);
+    w(vt, "abc\033[0\r");
+    w(vt, "\n\033[mZ");
+    assert_row(vt, 0, "abc");
+    assert_row(vt, 1, "Z");
+    assert_cursor(vt, 1, 1);
+    vt_free(vt);
+    /* An interrupted ESC sequence too. */
+    vt = mk(4, 10, 0);
+    w(vt, "abc\033(\r\033[mZ");
+    assert_row(vt, 0, "Zbc");
+    vt_free(vt);
+}
+
+/* EL, ECH, ICH, DCH and ED end a wait to wrap: the next glyph goes in
+ * the last column. */
+static void test_erasing_and_inserting_end_the_wait_to_wrap(void **state)
+{
+    (void)state;
+    static const char *const seqs[] = { "\033[K", "\033[X", "\033[@", "\033[P", "\033[1K", "\033[J", "\033[2J" };
+    static const char *const rows0[] = { "012345678Z", "012345678Z", "012345678Z", "012345678Z",
+                                         "         Z", "012345678Z", "         Z" };
+    for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++) {
+        vt_t *vt = mk(3, 10, 0);
+        w(vt, "0123456789");
+        w(vt, seqs[k]);
+        w(vt, "Z");
+        assert_row(vt, 0, rows0[k]);
+        assert_row(vt, 1, "");
+        assert_cursor(vt, 0, 9);
+        vt_free(vt);
+    }
+    /* After a wide glyph xterm's cursor is on its second column. */
+    vt_t *vt = mk(3, 10, 0);
+    w(vt, "01234567\xe6\xbc\xa2\033[KZ");
+    assert_row(vt, 0, "01234567 Z");
+    assert_row(vt, 1, "");
+    vt_free(vt);
+    /* ED 3 erases only history: the cursor still waits. */
+    vt = mk(3, 10, 0);
+    w(vt, "0123456789\033[3JZ");
+    assert_row(vt, 1, "Z");
+    vt_free(vt);
+}
+
+/* A scroll region must be two lines at least: xterm ignores any other,
+ * leaving the region and the cursor as they were. */
+static void test_one_line_scroll_region_is_ignored(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(5, 10, 0);
+    w(vt, "\033[2;4H\033[3;3rX");
+    assert_row(vt, 1, "   X");
+    /* no region: a line feed at the bottom scrolls the whole screen */
+    w(vt, "\033[5;1H\nY");
+    assert_row(vt, 4, "Y");
+    assert_row(vt, 0, "   X");
+    vt_free(vt);
+    /* A region set before stays. */
+    vt = mk(5, 10, 0);
+    w(vt, "\033[2;3r\033[2;1Hold\033[4;4H\033[4;2rA\033[3;1H\nB");
+    assert_row(vt, 3, "   A");
+    assert_row(vt, 1, "");
+    assert_row(vt, 2, "B");
+    vt_free(vt);
+}
+
+/* A mark goes on the character in the cell before the cursor: after an
+ * erase or a scroll there is none there, and nothing comes back. */
+static void test_mark_does_not_revive_erased_text(void **state)
+{
+    (void)state;
+    static const char *const seqs[] = { "\033[2J", "\033[T", "\033[S", "\033[L", "\033[1K" };
+    for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++) {
+        vt_t *vt = mk(4, 10, 0);
+        w(vt, "\033[2;1Hab");
+        w(vt, seqs[k]);
+        w(vt, "\xcc\x81");
+        char *t = vt_text(vt, 0, 3, NULL);
+        if (strstr(t, "\xcc\x81"))
+            fail_msg("after %s the mark came back: %s", seqs[k] + 1, t);
+        free(t);
+        assert_cursor(vt, 1, 2);
+        vt_free(vt);
+    }
+    /* With the character still there it goes on it. */
+    vt_t *vt = mk(4, 10, 0);
+    w(vt, "ab\033[3;1H\033[K\033[1;3H");
+    w(vt, "x\xcc\x81");
+    assert_row(vt, 0, "abx\xcc\x81");
+    vt_free(vt);
+}
+
+/* A mark changes the character it goes on, not its rendition. */
+static void test_mark_keeps_the_rendition_of_its_character(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 10, 0);
+    w(vt, "1\033[1;44m\xcc\x81");
+    assert_row(vt, 0, "1\xcc\x81");
+    assert_int_equal(cell(vt, 0, 0)->attrs, 0);
+    assert_int_equal(cell(vt, 0, 0)->bg, VT_COLOR_DEFAULT);
+    /* Also in the last column, waiting to wrap, and in a later write. */
+    w(vt, "\033[0;31m\033[1;10H9\033[1;44m");
+    w(vt, "\xcc\x82");
+    assert_int_equal(cell(vt, 0, 9)->fg, VT_COLOR_INDEXED(1));
+    assert_int_equal(cell(vt, 0, 9)->attrs, 0);
+    assert_int_equal(cell(vt, 0, 9)->bg, VT_COLOR_DEFAULT);
+    char buf[VT_CELL_TEXT_MAX];
+    assert_int_equal(vt_cell_text(vt, cell(vt, 0, 9), buf), 3);
+    vt_free(vt);
+}
+
+/* DEC line drawing: y and z are less-than-or-equal and greater-than-or-
+ * equal, as xterm draws them. */
+static void test_line_drawing_y_and_z(void **state)
+{
+    (void)state;
+    vt_t *vt = mk(2, 10, 0);
+    w(vt, "\033(0xyz{\033(Byz");
+    assert_int_equal(cell(vt, 0, 0)->ch, 0x2502);
+    assert_int_equal(cell(vt, 0, 1)->ch, 0x2264);
+    assert_int_equal(cell(vt, 0, 2)->ch, 0x2265);
+    assert_int_equal(cell(vt, 0, 3)->ch, 0x3C0);
+    assert_int_equal(cell(vt, 0, 4)->ch, 'y');
+    assert_int_equal(cell(vt, 0, 5)->ch, 'z');
+    /* In G1 shifted in, and repeated. */
+    w(vt, "\r\n\033)0\x0ey\033[2bq\x0fz");
+    assert_row(vt, 1, "\xe2\x89\xa4\xe2\x89\xa4\xe2\x89\xa4\xe2\x94\x80z");
     vt_free(vt);
 }
 
@@ -423,6 +621,7 @@ static void test_every_code_point_at_its_width(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sync_in_the_middle_of_a_character),
         cmocka_unit_test(test_restore_of_a_never_saved_cursor),
         cmocka_unit_test(test_alternate_screen_keeps_its_own_saved_cursor),
         cmocka_unit_test(test_csi_s_and_u_save_and_restore),
@@ -433,6 +632,13 @@ int main(void)
         cmocka_unit_test(test_decrqss_sgr_answers_like_xterm),
         cmocka_unit_test(test_many_modes_with_the_alternate_screen),
         cmocka_unit_test(test_decaln_homes_the_cursor),
+        cmocka_unit_test(test_decaln_keeps_the_colours),
+        cmocka_unit_test(test_controls_inside_an_interrupted_csi),
+        cmocka_unit_test(test_erasing_and_inserting_end_the_wait_to_wrap),
+        cmocka_unit_test(test_one_line_scroll_region_is_ignored),
+        cmocka_unit_test(test_mark_does_not_revive_erased_text),
+        cmocka_unit_test(test_mark_keeps_the_rendition_of_its_character),
+        cmocka_unit_test(test_line_drawing_y_and_z),
         cmocka_unit_test(test_line_drawing_after_non_ascii),
         cmocka_unit_test(test_utf8_c1_code_points),
         cmocka_unit_test(test_no_autowrap_wide_char_at_last_column),
