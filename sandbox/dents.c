@@ -6,6 +6,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <sys/inotify.h>
 #include <linux/magic.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -255,4 +259,289 @@ read:
     names_kept += out->n;
     pthread_mutex_unlock(&lock);
     return 0;
+}
+
+/* ---- what the searches use: filtered listings, watched in the server ---- */
+
+/* Could a search act on this entry?  See dents.h. */
+static bool searched(const sb_dent *d)
+{
+    if (d->type == DT_DIR || d->type == DT_LNK || d->type == DT_UNKNOWN || d->name[0] == '.')
+        return true;
+    return strcmp(d->name, "HEAD") == 0 || strcmp(d->name, "objects") == 0 || strcmp(d->name, "refs") == 0;
+}
+
+/* Types made known (fstatat where getdents did not say) and the entries no
+ * search acts on dropped. */
+static void settle(int fd, sb_dents *d)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        sb_dent e = d->v[i];
+        if (e.type == DT_UNKNOWN) {
+            struct stat st;
+            if (fstatat(fd, e.name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                e.type = S_ISDIR(st.st_mode)   ? DT_DIR
+                         : S_ISLNK(st.st_mode) ? DT_LNK
+                         : S_ISREG(st.st_mode) ? DT_REG
+                                               : DT_UNKNOWN;
+        }
+        if (searched(&e))
+            d->v[kept++] = e;
+        else
+            free(e.name);
+    }
+    d->n = kept;
+}
+
+static int open_listable(const char *path)
+{
+    struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                           .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+}
+
+/* A watched listing (packed as listing's). */
+typedef struct watched {
+    struct watched *next_path, *next_wd;
+    char *path;
+    int wd;
+    dev_t dev;
+    ino_t ino;
+    size_t n;
+    unsigned char *types;
+    char *names;
+} watched;
+
+static struct {
+    bool on;
+    int fd; /* the inotify instance, or -1 */
+    watched *by_path[BUCKETS], *by_wd[BUCKETS];
+    size_t names;
+} W = {.fd = -1};
+
+#define WATCH_MASK                                                                                                     \
+    (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+static size_t path_bucket(const char *path)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return (size_t)(h % BUCKETS);
+}
+
+static size_t wd_bucket(int wd)
+{
+    return (size_t)((unsigned)wd % BUCKETS);
+}
+
+static void watched_unlink(watched *w)
+{
+    watched **pp = &W.by_path[path_bucket(w->path)];
+    while (*pp && *pp != w)
+        pp = &(*pp)->next_path;
+    if (*pp)
+        *pp = w->next_path;
+    pp = &W.by_wd[wd_bucket(w->wd)];
+    while (*pp && *pp != w)
+        pp = &(*pp)->next_wd;
+    if (*pp)
+        *pp = w->next_wd;
+    W.names -= w->n;
+    free(w->path);
+    free(w->types);
+    free(w->names);
+    free(w);
+}
+
+/* Forget the listing of prefix and of every path below it ("/" and
+ * everything below: all). */
+static void forget_under(const char *prefix)
+{
+    size_t len = strlen(prefix);
+    bool all = strcmp(prefix, "/") == 0;
+    for (size_t b = 0; b < BUCKETS; b++) {
+        watched *w = W.by_path[b];
+        while (w) {
+            watched *next = w->next_path;
+            if (all || (strncmp(w->path, prefix, len) == 0 && (w->path[len] == '\0' || w->path[len] == '/')))
+                watched_unlink(w);
+            w = next;
+        }
+    }
+}
+
+/* Everything forgotten, and the watches with it (a new instance). */
+static void forget_everything(void)
+{
+    forget_under("/");
+    if (W.fd >= 0)
+        close(W.fd);
+    W.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+}
+
+/* Read the pending events and forget what they touch.  Returns whether
+ * one of them concerned the watch wd (-1: none asked about). */
+static bool drain(int wd)
+{
+    bool hit = false;
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    while (W.fd >= 0) {
+        ssize_t got = read(W.fd, buf, sizeof buf);
+        if (got <= 0)
+            break;
+        for (ssize_t off = 0; off < got;) {
+            const struct inotify_event *ev = (const struct inotify_event *)(buf + off);
+            off += (ssize_t)(sizeof *ev + ev->len);
+            if (ev->mask & IN_Q_OVERFLOW) {
+                forget_everything();
+                return true;
+            }
+            hit |= ev->wd == wd;
+            bool self = (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT)) || ev->len == 0;
+            /* Every path listed through this watch (a directory may have
+             * been reached by two paths, bind mounts say). */
+            for (;;) {
+                watched *w = W.by_wd[wd_bucket(ev->wd)];
+                while (w && w->wd != ev->wd)
+                    w = w->next_wd;
+                if (!w)
+                    break;
+                char *path = sb_strdup(w->path);
+                if (self) {
+                    forget_under(path);
+                } else {
+                    char *below = sb_printf("%s%s%s", path, strcmp(path, "/") == 0 ? "" : "/", ev->name);
+                    forget_under(below);
+                    free(below);
+                    forget_under(path); /* only path itself is left to forget here */
+                }
+                free(path);
+            }
+        }
+    }
+    return hit;
+}
+
+static watched *find_watched(const char *path)
+{
+    for (watched *w = W.by_path[path_bucket(path)]; w; w = w->next_path)
+        if (strcmp(w->path, path) == 0)
+            return w;
+    return NULL;
+}
+
+static void unpack_watched(sb_dents *dst, const watched *w)
+{
+    listing l = {.n = w->n, .types = w->types, .names = w->names};
+    unpack(dst, &l);
+}
+
+static void keep_watched(const char *path, int wd, const struct stat *st, const sb_dents *d)
+{
+    watched *old = find_watched(path);
+    if (old)
+        watched_unlink(old);
+    if (W.names + d->n > NAMES_MAX)
+        forget_everything();
+    watched *w = sb_alloc(sizeof *w);
+    memset(w, 0, sizeof *w);
+    w->path = sb_strdup(path);
+    w->wd = wd;
+    w->dev = st->st_dev;
+    w->ino = st->st_ino;
+    listing l;
+    pack(&l, d);
+    w->n = l.n;
+    w->types = l.types;
+    w->names = l.names;
+    w->next_path = W.by_path[path_bucket(path)];
+    W.by_path[path_bucket(path)] = w;
+    w->next_wd = W.by_wd[wd_bucket(wd)];
+    W.by_wd[wd_bucket(wd)] = w;
+    W.names += d->n;
+}
+
+void sb_dents_watch(void)
+{
+    pthread_mutex_lock(&lock);
+    if (!W.on) {
+        W.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        W.on = W.fd >= 0;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* Listed now, and kept when the directory can be watched and did not
+ * change while it was read.  Called with the lock held. */
+static int list_and_watch(const char *path, int fd, sb_dents *out)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -1;
+    int wd = -1;
+    if (W.fd >= 0 && S_ISDIR(st.st_mode) && times_are_exact(fd, st.st_dev)) {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+        /* Through the descriptor: the watch is on the directory opened,
+         * whatever its path names by now. */
+        wd = inotify_add_watch(W.fd, self, WATCH_MASK);
+    }
+    if (list_now(fd, out) < 0)
+        return -1;
+    settle(fd, out);
+    if (wd >= 0 && !drain(wd))
+        keep_watched(path, wd, &st, out);
+    return 0;
+}
+
+int sb_dents_at(const char *path, bool root, sb_dents *out)
+{
+    out->v = NULL;
+    out->n = 0;
+    pthread_mutex_lock(&lock);
+    bool on = W.on;
+    pthread_mutex_unlock(&lock);
+    if (!on) {
+        int fd = open_listable(path);
+        if (fd < 0)
+            return -1;
+        int rc = sb_dents_read(fd, out);
+        if (rc == 0)
+            settle(fd, out);
+        int e = errno;
+        close(fd);
+        errno = e;
+        return rc;
+    }
+    pthread_mutex_lock(&lock);
+    int fd = -1;
+    if (root)
+        drain(-1);
+    watched *w = find_watched(path);
+    if (w && root) {
+        struct stat st;
+        fd = open_listable(path);
+        if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != w->dev || st.st_ino != w->ino) {
+            forget_under(path);
+            w = NULL;
+        }
+    }
+    if (w) {
+        unpack_watched(out, w);
+        pthread_mutex_unlock(&lock);
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    if (fd < 0)
+        fd = open_listable(path);
+    int rc = fd < 0 ? -1 : list_and_watch(path, fd, out);
+    int e = errno;
+    pthread_mutex_unlock(&lock);
+    if (fd >= 0)
+        close(fd);
+    errno = e;
+    return rc;
 }

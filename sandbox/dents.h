@@ -19,6 +19,7 @@
 #ifndef CORRAL_SB_DENTS_H
 #define CORRAL_SB_DENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct sb_dent {
@@ -35,5 +36,33 @@ typedef struct sb_dents {
  * out (free with sb_dents_free).  0, or -1 with errno (from getdents64). */
 int sb_dents_read(int fd, sb_dents *out);
 void sb_dents_free(sb_dents *d);
+
+/* What the searches use: the entries of the directory at path that a
+ * search can act on (directories, symlinks, names that start with a dot,
+ * and HEAD, objects and refs, which make a git directory), with every
+ * type known (DT_UNKNOWN only when even fstatat cannot tell).  The
+ * directory is opened with RESOLVE_NO_SYMLINKS: one swapped for a symlink
+ * is not followed.  0, or -1 with errno (from opening or listing it).
+ *
+ * In a process that called sb_dents_watch(), a listing is kept, by path,
+ * while an inotify watch on the very directory that was listed (added
+ * through its descriptor, before the listing is read) reports nothing: no
+ * entry made, removed, renamed or changed in its attributes, the directory
+ * itself not removed, moved or unmounted.  An event on a directory forgets
+ * its listing and those of everything below the entry it names (below the
+ * directory itself for an event about the directory), so that a path
+ * never answers for a tree renamed away; a lost event (the queue
+ * overflowed) forgets everything.  root: the path is a search's root,
+ * whose way down from / is not watched: the directory it names now is
+ * checked to be the one listed (one open and fstat), and pending events
+ * are read first.  So a search of an unchanged tree costs no system call
+ * per directory.  Only on the file systems whose changes all go through
+ * this kernel's VFS with exact times (ext4, XFS, btrfs, tmpfs, f2fs). */
+int sb_dents_at(const char *path, bool root, sb_dents *out);
+
+/* Keep listings watched from now on (the server: a plan is compiled for
+ * every command).  Without it, sb_dents_at lists every time, through
+ * sb_dents_read's memo. */
+void sb_dents_watch(void);
 
 #endif

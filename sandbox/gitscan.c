@@ -7,7 +7,9 @@
  * symlink while we walk cannot lead the scan out of the tree.  One listing
  * per directory tells both what to descend into and whether the directory
  * is a repository (an entry ".git") or a git directory (HEAD, objects and
- * refs), so no directory costs more than open, getdents64 and close.
+ * refs), so no directory costs more than open, getdents64 and close, and
+ * in the server, where listings are kept while inotify says their
+ * directories are unchanged (dents.h), an unchanged one costs nothing.
  */
 #include "config.h"
 
@@ -50,25 +52,6 @@ static void push(stack *s, char *path, int depth)
     s->n++;
 }
 
-static int open_dir(const char *path)
-{
-    struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                           .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-    return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-}
-
-/* The type of entry name in the directory fd (DT_*): from getdents when the
- * file system says, else from fstatat. */
-static unsigned char entry_type(int fd, const sb_dent *d)
-{
-    if (d->type != DT_UNKNOWN)
-        return d->type;
-    struct stat st;
-    if (fstatat(fd, d->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return DT_UNKNOWN;
-    return S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
-}
-
 /* A directory that cannot be opened: fine to pass over when nothing below
  * it is reachable to us (nor to a sandbox running as us), an error when we
  * could enter it or make it readable again. */
@@ -90,23 +73,26 @@ static int unreadable(const char *path, int e, char *err, size_t errlen)
     return -1;
 }
 
-/* A directory at the last level, seen from its parent's descriptor: two
- * lookups instead of opening and listing it.  1: a work tree (has .git),
- * 2: a git directory, 0: neither. */
-static int probe_leaf(int fd, const char *name)
+/* What a listing says of its directory: 1 a work tree (an entry .git), 2
+ * a git directory (git's is_git_directory(): HEAD a file or a symlink,
+ * objects and refs directories or symlinks; a symlink counts whatever it
+ * points to, so that the answer depends only on the directory's own
+ * entries, which its watch sees change), 0 neither. */
+static int kind_of(const sb_dents *ents)
 {
-    char p[NAME_MAX + 16];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/HEAD", name);
-    if (fstatat(fd, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
-        snprintf(p, sizeof p, "%s/objects", name);
-        bool objects = fstatat(fd, p, &st, 0) == 0 && S_ISDIR(st.st_mode);
-        snprintf(p, sizeof p, "%s/refs", name);
-        if (objects && fstatat(fd, p, &st, 0) == 0 && S_ISDIR(st.st_mode))
-            return 2;
+    bool dotgit = false, head = false, objects = false, refs = false;
+    for (size_t i = 0; i < ents->n; i++) {
+        const sb_dent *d = &ents->v[i];
+        if (strcmp(d->name, ".git") == 0)
+            dotgit = true;
+        else if (strcmp(d->name, "HEAD") == 0)
+            head = d->type == DT_REG || d->type == DT_LNK;
+        else if (strcmp(d->name, "objects") == 0)
+            objects = d->type == DT_DIR || d->type == DT_LNK;
+        else if (strcmp(d->name, "refs") == 0)
+            refs = d->type == DT_DIR || d->type == DT_LNK;
     }
-    snprintf(p, sizeof p, "%s/.git", name);
-    return fstatat(fd, p, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 1 : 0;
+    return head && objects && refs ? 2 : dotgit ? 1 : 0;
 }
 
 static bool skipped(const char *name, const char *const *skip)
@@ -131,76 +117,60 @@ int sb_gitscan(const char *root, int max_depth, size_t *budget, const char *cons
             break;
         }
         --*budget;
-        int fd = open_dir(cur.path);
-        if (fd < 0) {
+        sb_dents ents;
+        if (sb_dents_at(cur.path, cur.depth == 0, &ents) < 0) {
             rc = unreadable(cur.path, errno, err, errlen);
             free(cur.path);
             continue;
         }
-        bool dotgit = false, head = false, objects = false, refs = false;
+        int kind = kind_of(&ents);
         size_t first_child = st.n;
         const char *sep = strcmp(cur.path, "/") == 0 ? "" : "/";
-        sb_dents ents;
-        if (sb_dents_read(fd, &ents) < 0) {
-            rc = unreadable(cur.path, errno, err, errlen);
-            ents.n = 0;
-            ents.v = NULL;
-        }
         for (size_t i = 0; i < ents.n && rc == 0; i++) {
             const sb_dent *d = &ents.v[i];
             const char *name = d->name;
-            if (strcmp(name, ".git") == 0) {
-                dotgit = true;
+            if (d->type != DT_DIR || strcmp(name, ".git") == 0 || kind == 2)
                 continue;
-            }
-            bool maybe_marker = strcmp(name, "HEAD") == 0 || strcmp(name, "objects") == 0 ||
-                                strcmp(name, "refs") == 0;
-            if (d->type != DT_DIR && d->type != DT_UNKNOWN && !maybe_marker)
-                continue;
-            unsigned char t = entry_type(fd, d);
-            if (maybe_marker) {
-                /* git's is_git_directory(): HEAD a file (or a symlink),
-                 * objects and refs directories (symlinks work too). */
-                if (name[0] == 'H')
-                    head = t == DT_REG || t == DT_LNK;
-                else if (name[0] == 'o')
-                    objects = t == DT_DIR || t == DT_LNK;
-                else
-                    refs = t == DT_DIR || t == DT_LNK;
-            }
-            if (t != DT_DIR || (max_depth >= 0 && cur.depth >= max_depth))
+            if (max_depth >= 0 && cur.depth >= max_depth)
                 continue;
             if (cur.depth == 0 && skipped(name, skip_top))
                 continue;
+            char *child = sb_printf("%s%s%s", cur.path, sep, name);
             if (max_depth < 0 || cur.depth + 1 < max_depth) {
-                push(&st, sb_printf("%s%s%s", cur.path, sep, name), cur.depth + 1);
+                push(&st, child, cur.depth + 1);
                 continue;
             }
+            /* A directory at the last level: only whether it is a
+             * repository, from its own listing. */
             if (*budget == 0) {
+                free(child);
                 rc = SB_GITSCAN_BUDGET;
                 break;
             }
             --*budget;
-            int kind = probe_leaf(fd, name);
-            if (kind == 0)
+            sb_dents leaf;
+            if (sb_dents_at(child, false, &leaf) < 0) {
+                rc = unreadable(child, errno, err, errlen);
+                free(child);
                 continue;
-            char *leaf = sb_printf("%s%s%s", cur.path, sep, name);
-            if (kind == 2)
-                rc = cb->gitdir ? cb->gitdir(cb->user, leaf) : 0;
-            else if (cb->worktree)
-                rc = cb->worktree(cb->user, leaf);
-            free(leaf);
+            }
+            int leaf_kind = kind_of(&leaf);
+            sb_dents_free(&leaf);
+            if (leaf_kind == 2)
+                rc = cb->gitdir ? cb->gitdir(cb->user, child) : 0;
+            else if (leaf_kind == 1 && cb->worktree)
+                rc = cb->worktree(cb->user, child);
+            free(child);
         }
         sb_dents_free(&ents);
-        close(fd);
-        if (rc == 0 && head && objects && refs) {
+        if (rc == 0 && kind == 2) {
             /* A git directory: its hooks and config are what matters, and
              * the caller protects them; its objects are not walked. */
             for (size_t i = first_child; i < st.n; i++)
                 free(st.v[i].path);
             st.n = first_child;
             rc = cb->gitdir ? cb->gitdir(cb->user, cur.path) : 0;
-        } else if (rc == 0 && dotgit && cur.depth > 0 && cb->worktree) {
+        } else if (rc == 0 && kind == 1 && cur.depth > 0 && cb->worktree) {
             rc = cb->worktree(cb->user, cur.path);
         }
         free(cur.path);

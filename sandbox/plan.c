@@ -675,13 +675,6 @@ static int agent_cfg_unreadable(compile_state *cs, const char *path, int e)
     return -1;
 }
 
-static int open_dir_nofollow(const char *path)
-{
-    struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                           .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-    return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-}
-
 typedef struct dir_todo {
     char *path;
     int depth;
@@ -694,9 +687,9 @@ typedef struct cfg_search {
     size_t n, cap;
 } cfg_search;
 
-/* One entry of the directory cur (open as fd): protected if it is agent
- * configuration, queued if it is a directory to search. */
-static void cfg_entry(cfg_search *S, const dir_todo *cur, int fd, const char *name, unsigned char t)
+/* One entry of the directory cur: protected if it is agent configuration,
+ * queued if it is a directory to search. */
+static void cfg_entry(cfg_search *S, const dir_todo *cur, const char *name, unsigned char t)
 {
     if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".git") == 0)
         return;
@@ -704,11 +697,6 @@ static void cfg_entry(cfg_search *S, const dir_todo *cur, int fd, const char *na
      * directories to go into. */
     const agent_cfg *a = name[0] == '.' ? agent_cfg_named(name) : NULL;
     bool vscode = strcmp(name, ".vscode") == 0;
-    if (!a && t != DT_DIR && t != DT_UNKNOWN && !(vscode && t == DT_LNK))
-        return;
-    struct stat st;
-    if (t == DT_UNKNOWN && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-        t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
     if (!a && t != DT_DIR && !(vscode && t == DT_LNK))
         return;
     char *p = sb_printf("%s%s%s", cur->path, strcmp(cur->path, "/") == 0 ? "" : "/", name);
@@ -740,9 +728,9 @@ static void cfg_entry(cfg_search *S, const dir_todo *cur, int fd, const char *na
 /* Agent configuration in root and the directories below it, down to
  * AGENT_CFG_DEPTH levels.  Every directory is opened with
  * RESOLVE_NO_SYMLINKS (one swapped for a symlink meanwhile leads nowhere)
- * and read with getdents64 (no more system calls per directory than the
- * nested-repository search makes); the search never goes into .git, nor
- * into what it found. */
+ * and read with getdents64, through sb_dents_at (in the server an
+ * unchanged directory is not read again); the search never goes into
+ * .git, nor into what it found. */
 static int protect_agent_cfgs(protect_ctx *c, const char *root)
 {
     compile_state *cs = c->cs;
@@ -763,21 +751,14 @@ static int protect_agent_cfgs(protect_ctx *c, const char *root)
             rc = -1;
             break;
         }
-        int fd = open_dir_nofollow(cur.path);
-        if (fd < 0) {
-            rc = agent_cfg_unreadable(cs, cur.path, errno);
-            free(cur.path);
-            continue;
-        }
         sb_dents ents;
-        if (sb_dents_read(fd, &ents) < 0) {
+        if (sb_dents_at(cur.path, cur.depth == 0, &ents) < 0) {
             rc = agent_cfg_unreadable(cs, cur.path, errno);
         } else {
             for (size_t i = 0; i < ents.n; i++)
-                cfg_entry(&S, &cur, fd, ents.v[i].name, ents.v[i].type);
+                cfg_entry(&S, &cur, ents.v[i].name, ents.v[i].type);
             sb_dents_free(&ents);
         }
-        close(fd);
         free(cur.path);
     }
     for (size_t i = 0; i < S.n; i++)
@@ -1230,6 +1211,11 @@ static void copy_argv(sb_plan *plan, char *const *argv)
 }
 
 static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen);
+
+void sb_plan_keep_listings(void)
+{
+    sb_dents_watch();
+}
 
 int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen)
 {

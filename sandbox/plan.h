@@ -8,7 +8,8 @@
  * the more specific path wins, symlinked roots are resolved, and a
  * protected or denied path that crosses a writable symlink fails closed.
  *
- * Included by sandbox/, src/config/, src/snap/, src/gate/ and src/cli/.
+ * Included by sandbox/, src/config/, src/snap/, src/gate/, src/cli/ and
+ * src/server/ (which keeps the searches' listings watched).
  */
 #ifndef CORRAL_SB_PLAN_H
 #define CORRAL_SB_PLAN_H
@@ -141,6 +142,15 @@ typedef struct sb_plan {
 /* Compile.  0, or -1 with a message in err naming the path and the fix
  * (out is then empty: sb_plan_free on it does nothing). */
 int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen);
+
+/* For a process that compiles a plan per command (the server): the
+ * searches of the writable roots (nested repositories, agent
+ * configuration) keep each directory's listing while inotify says the
+ * directory is unchanged, so that a compile in an unchanged tree lists
+ * nothing again (docs/sandbox.md, "the server also keeps the directory
+ * listings"). */
+void sb_plan_keep_listings(void);
+
 void sb_plan_free(sb_plan *plan);
 
 /* Human-readable plan, as corral sandbox --print-plan shows it. */

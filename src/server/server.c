@@ -15,6 +15,7 @@
 #include "net/proxy.h"
 #include "server/shellhook.h"
 #include "protocol/uexec.h"
+#include "sandbox/plan.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -348,6 +349,7 @@ int server_run(int ready_fd, const server_module *const *modules)
     if (getenv("CORRAL_SEQUENTIAL_IDS"))
         srv->store.sequential_ids = true; /* deterministic ids for tests */
     signal(SIGPIPE, SIG_IGN);
+    sb_plan_keep_listings();
 
     char err[1024];
     int rc = conf_load_user(&srv->conf, err, sizeof err);

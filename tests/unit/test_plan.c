@@ -36,6 +36,7 @@
 #include "sandbox/gitindex.h"
 #include "sandbox/dents.h"
 #include "sandbox/gitprotect.h"
+#include "sandbox/gitscan.h"
 #include "sandbox/plan.h"
 #include "sandbox/profile.h"
 #include "sandbox/sbutil.h"
@@ -1737,6 +1738,127 @@ static void gitindex_file_is_read_again_when_it_changes(void **state)
     free(w);
 }
 
+/* What sb_gitscan reported, as "w:path;" and "g:path;" relative to base. */
+typedef struct found {
+    const char *base;
+    char out[4096];
+} found;
+
+static int found_worktree(void *u, const char *path)
+{
+    found *f = u;
+    size_t n = strlen(f->out);
+    snprintf(f->out + n, sizeof f->out - n, "w:%s;", path + strlen(f->base));
+    return 0;
+}
+
+static int found_gitdir(void *u, const char *path)
+{
+    found *f = u;
+    size_t n = strlen(f->out);
+    snprintf(f->out + n, sizeof f->out - n, "g:%s;", path + strlen(f->base));
+    return 0;
+}
+
+/* The scan of dir, depth 3, as the nested-repository search makes it. */
+static const char *scan_of(const char *dir, found *f)
+{
+    char err[512] = "";
+    size_t budget = 1000;
+    sb_gitscan_cb cb = {.user = f, .worktree = found_worktree, .gitdir = found_gitdir};
+    f->base = dir;
+    f->out[0] = '\0';
+    int rc = sb_gitscan(dir, 3, &budget, NULL, &cb, err, sizeof err);
+    if (rc != 0)
+        fail_msg("scan of %s: %d %s", dir, rc, err);
+    return f->out;
+}
+
+/* got holds exactly the items of want ("w:/x;g:/y;"), in any order (the
+ * scan's order is the file system's). */
+static void same_items(const char *got, const char *want)
+{
+    size_t n_got = 0, n_want = 0;
+    for (const char *p = got; *p; p++)
+        n_got += *p == ';';
+    char *copy = sb_strdup(want), *save = NULL;
+    for (char *it = strtok_r(copy, ";", &save); it; it = strtok_r(NULL, ";", &save)) {
+        n_want++;
+        char item[600];
+        snprintf(item, sizeof item, "%s;", it);
+        if (!strstr(got, item))
+            fail_msg("%s missing from the scan's %s", item, got);
+    }
+    free(copy);
+    if (n_got != n_want)
+        fail_msg("the scan found %s, not %s", got, want);
+}
+
+static void shell(const char *fmt, const char *dir)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, fmt, dir, dir, dir, dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Hostile: with listings kept while their directories are watched (the
+ * server), every change a sandboxed command can make between two compiles
+ * is seen by the next scan: a .git made in a listed directory and in a
+ * last-level one, a git directory made entry by entry, a tree renamed away
+ * and another put at its path, the search root itself swapped for another
+ * directory, a directory swapped for a symlink; and the listings still
+ * answer as a fresh scan does afterwards.  Runs last: it turns the watch
+ * on for the process. */
+static void watched_listings_see_every_change(void **state)
+{
+    (void)state;
+    sb_plan_keep_listings();
+    char *dir = fresh_ws("watched");
+    found f;
+    shell("mkdir -p %s/a/b/c %s/d/e", dir);
+    assert_string_equal(scan_of(dir, &f), "");
+    assert_string_equal(scan_of(dir, &f), ""); /* kept, the same */
+    shell("mkdir %s/d/e/.git", dir); /* in a listed directory (depth 2) */
+    assert_string_equal(scan_of(dir, &f), "w:/d/e;");
+    shell("touch %s/a/b/c/.git", dir); /* in a last-level one (depth 3) */
+    same_items(scan_of(dir, &f), "w:/a/b/c;w:/d/e;");
+    shell("rm %s/a/b/c/.git && mkdir %s/a/b/c/refs && touch %s/a/b/c/HEAD", dir);
+    assert_string_equal(scan_of(dir, &f), "w:/d/e;");
+    /* objects as a symlink to nothing yet: a git directory already (what
+     * it points to could appear where no watch looks). */
+    shell("ln -s /nonexistent-corral-objects %s/a/b/c/objects", dir);
+    same_items(scan_of(dir, &f), "g:/a/b/c;w:/d/e;");
+    /* A tree renamed away, and another made at its path: the old listings
+     * do not answer for the new directories. */
+    shell("mv %s/a %s/z && mkdir -p %s/a/b/n && mkdir %s/a/b/n/.git", dir);
+    same_items(scan_of(dir, &f), "w:/a/b/n;g:/z/b/c;w:/d/e;");
+    /* A directory swapped for a symlink to a repository elsewhere: not
+     * followed, so not there. */
+    shell("rm -rf %s/d && mkdir -p %s.elsewhere/e/.git && ln -s %s.elsewhere %s/d", dir);
+    same_items(scan_of(dir, &f), "w:/a/b/n;g:/z/b/c;");
+    /* The root itself swapped: its path now names a directory never
+     * listed, whose repository is found. */
+    shell("mv %s %s.old && mkdir -p %s/q/.git", dir);
+    assert_string_equal(scan_of(dir, &f), "w:/q;");
+    char *old = sb_printf("%s.old", dir);
+    same_items(scan_of(old, &f), "w:/a/b/n;g:/z/b/c;");
+    /* Removed and made again in one go: still seen. */
+    shell("rm -rf %s/q && mkdir -p %s/q/r && touch %s/q/r/.git", dir);
+    assert_string_equal(scan_of(dir, &f), "w:/q/r;");
+    free(old);
+    free(dir);
+    /* The way to the root changed above it (a parent renamed, another
+     * made at its path), where no watch looks: the root is checked. */
+    char *parent = fresh_ws("watched-parent");
+    dir = sb_printf("%s/inner", parent);
+    mkdirs(dir);
+    assert_string_equal(scan_of(dir, &f), "");
+    shell("mv %s %s.old && mkdir -p %s/inner/q/.git", parent);
+    assert_string_equal(scan_of(dir, &f), "w:/q;");
+    free(dir);
+    free(parent);
+}
+
 static void gitlinks_beyond_the_scan_are_protected(void **state)
 {
     (void)state;
@@ -2291,6 +2413,7 @@ int main(void)
         cmocka_unit_test(planted_agent_symlinks_are_pinned_and_followed),
         cmocka_unit_test(nothing_pinned_writable_inside_agent_configuration),
         cmocka_unit_test(agent_search_fails_closed),
+        cmocka_unit_test(watched_listings_see_every_change), /* last: turns the watch on */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
