@@ -104,37 +104,47 @@ int snap_gc_anchor(snap_store *st, const char *key, int seq, const char *commit,
 
 /* ---- what is in the store --------------------------------------------------------- */
 
-static void count_objects(snap_store *st, long *loose, long *packs)
+/* Loose objects, estimated as git's gc --auto does: those of one fan-out
+ * directory (objects/17) times 256.  Object names are uniform hashes, so
+ * one directory in 256 is a fair sample, and the check is asked after
+ * every command: counting all 256 directories made it cost a listing of
+ * every loose object each time (most of an exec's server time in a big
+ * workspace whose first snapshot was seeded loose). */
+static long estimate_loose(snap_store *st)
 {
-    *loose = *packs = 0;
     char path[PATH_MAX];
-    for (int i = 0; i < 256; i++) {
-        snprintf(path, sizeof path, "%s/objects/%02x", st->dir, i);
-        DIR *d = opendir(path);
-        if (!d)
-            continue;
-        struct dirent *e;
-        while ((e = readdir(d)))
-            *loose += e->d_name[0] != '.';
-        closedir(d);
-    }
+    snprintf(path, sizeof path, "%s/objects/17", st->dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    long n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n * 256;
+}
+
+static long count_packs(snap_store *st)
+{
+    char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/objects/pack", st->dir);
     DIR *d = opendir(path);
     if (!d)
-        return;
+        return 0;
+    long packs = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
-        *packs += n > 5 && strcmp(e->d_name + n - 5, ".pack") == 0;
+        packs += n > 5 && strcmp(e->d_name + n - 5, ".pack") == 0;
     }
     closedir(d);
+    return packs;
 }
 
 bool snap_gc_due(snap_store *st)
 {
-    long loose, packs;
-    count_objects(st, &loose, &packs);
-    return loose > LOOSE_DUE || packs > PACKS_DUE;
+    return estimate_loose(st) > LOOSE_DUE || count_packs(st) > PACKS_DUE;
 }
 
 void snap_gc_sweep(snap_store *st)

@@ -52,7 +52,8 @@ int snap_gc_forget(snap_store *st, const snap_gc_gone *gone, size_t n_gone);
  * gc verb).  live: keys of sessions running now (never dropped, even when
  * their end is unknown after a crash). */
 int snap_gc_run(snap_store *st, bool force, const char *const *live, size_t n_live, snap_gc_result *out);
-/* Whether a repack is due (many loose objects or packs). */
+/* Whether a repack is due (many loose objects, estimated from one fan-out
+ * directory in 256 as git does, or many packs). */
 bool snap_gc_due(snap_store *st);
 /* Leftovers of an interrupted repack or snapshot, removed at start. */
 void snap_gc_sweep(snap_store *st);

@@ -812,6 +812,28 @@ static void gc_drops_expired_sessions_and_keeps_the_rest(void **state)
     assert_string_not_equal(a, b);
 }
 
+/* Maintenance is due once a store has many loose objects (checked after
+ * every session, so from a sample of them, as git's gc --auto), and no
+ * longer once it is repacked. */
+static void gc_is_due_with_many_loose_objects(void **state)
+{
+    fixture *f = *state;
+    f->conf.max_new_files = 100000; /* all of them stored, however many are new */
+    put(f, "a", "1\n");
+    open_store(f);
+    f->st->pack_min = LONG_MAX; /* every object stored loose */
+    char a[SNAP_OID_HEX];
+    take(f, a);
+    assert_false(snap_gc_due(f->st));
+    sh("cd %s && mkdir many && cd many && i=0; while [ $i -lt 12000 ]; do echo $i > f$i; i=$((i+1)); done", f->ws);
+    take(f, a);
+    assert_true(snap_gc_due(f->st));
+    snap_gc_result r;
+    assert_int_equal(snap_gc_run(f->st, false, NULL, 0, &r), 0);
+    assert_true(r.repacked);
+    assert_false(snap_gc_due(f->st));
+}
+
 /* The dirty bit: a sandbox's empty read-only mount points, made and
  * removed around every command in the tree (.codex) and in the git
  * directory (commondir, modules), leave the workspace clean, so the next
@@ -889,6 +911,7 @@ int main(void)
         cmocka_unit_test(meta_survives_any_name),
         cmocka_unit_test_setup_teardown(revert_restores_and_refuses_conflicts, setup, teardown),
         cmocka_unit_test_setup_teardown(revert_never_writes_through_a_symlink, setup, teardown),
+        cmocka_unit_test_setup_teardown(gc_is_due_with_many_loose_objects, setup, teardown),
         cmocka_unit_test_setup_teardown(gc_drops_expired_sessions_and_keeps_the_rest, setup, teardown),
         cmocka_unit_test(settings_are_checked),
     };
