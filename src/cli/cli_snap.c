@@ -367,6 +367,17 @@ static bool record_snapshots(json_t *rec, const char *name, const char *what, co
     return false;
 }
 
+/* After the server refused a diff or revert by a record's snapshot ids:
+ * what the person can still do. */
+static void ended_hint(const char *name)
+{
+    fprintf(stderr,
+            "corral: session %s has ended and left the server: its commands are read from its record, whose "
+            "snapshots [snapshots] retention or corral gc may have removed since; corral log %s still shows "
+            "the record\n",
+            name, name);
+}
+
 /* How a verb reaches session arg's records: 1 the server's (it has the
  * session), 0 the files' (it ended and left the server, or arg is ID.N,
  * an older session whose id was drawn again), -1 on an error said. */
@@ -439,6 +450,8 @@ static int diff_ended(const char *name, const char *format, const char *when, bo
             print_diff(r, from == to && !since ? from : NULL, when, format);
             json_decref(r);
             rc = 0;
+        } else {
+            ended_hint(name);
         }
     }
     json_decref(cmds);
@@ -622,8 +635,11 @@ static int verb_revert(const cli_verb *v, int argc, char **argv)
         return 1;
     }
     json_t *r = cli_request(req);
-    if (!r)
+    if (!r) {
+        if (!live)
+            ended_hint(name);
         return 1;
+    }
     size_t i;
     json_t *a;
     int cmd = (int)json_integer_value(json_object_get(r, "command"));

@@ -309,6 +309,24 @@ def test_ended_sessions(t):
     r = w.corral("revert", sid3, "1")
     t.ok(not os.path.exists(os.path.join(outside, "f")), "revert wrote nothing through the symlink",
          r.stdout + r.stderr)
+    # Its snapshots removed from the store since: said, with what is left.
+    sid4 = ended(run(ws, "echo gone > gone.txt"))
+    events = os.path.join(w.session_dir(int(sid4)), "events.jsonl")
+    with open(events) as f:
+        lines = f.read().splitlines(True)
+    with open(events, "w") as f:
+        for line in lines:
+            ev = json.loads(line)
+            if ev["event"] == "changes":
+                ev["before"] = "1" * 40
+                line = json.dumps(ev) + "\n"
+            f.write(line)
+    for verb in (["diff"], ["revert"]):
+        r = w.corral(*verb, sid4, "1")
+        t.ok(r.returncode == 1 and "cannot be read" in r.stderr and "corral log %s" % sid4 in r.stderr,
+             "corral %s: snapshots no longer in the store are named, and where the record still is" % verb[0],
+             r.stderr)
+    t.ok(os.path.exists(os.path.join(ws, "gone.txt")), "and nothing was reverted")
     # An id that is nowhere: said, with where to look.
     for verb in (["diff"], ["diff", "--list"], ["revert", "--dry-run"]):
         args = verb + ["99999999"] + (["1"] if verb[0] == "revert" else [])
