@@ -17,6 +17,7 @@
 #include "base/paths.h"
 #include "base/quote.h"
 #include "record/sessfiles.h"
+#include "record/timeline.h"
 #include "snap/snap_store.h"
 #include "base/util.h"
 
@@ -558,7 +559,9 @@ const cli_verb cli_verb_diff = {
             "after command J.  The output is git's (diff --git headers, mode and rename\n"
             "lines, binary patches): corral diff S N | git apply -R undoes it, delta or less\n"
             "read it.  Files that were not captured (too large, excluded) and risk marks (a\n"
-            "new git hook, .envrc, CI files, an executable bit, ...) are named on stderr.\n\n"
+            "new git hook, .envrc, CI files, an executable bit, ...) are named on stderr.\n"
+            "SESSION may have ended and left the server (ID.N: an older session that had the\n"
+            "same id): its commands are read from its record, as corral log reads them.\n\n"
             "      --patch        the patch (default)\n"
             "      --stat         a diffstat\n"
             "      --name-status  status letter and path (A M D R T)\n"
@@ -689,7 +692,9 @@ const cli_verb cli_verb_revert = {
             "ones it modified or deleted are restored (content, mode, symlink target), and\n"
             "nothing else is touched.  When a file changed again after the command, nothing\n"
             "is done and the conflicts are listed (exit 1).  The revert is itself recorded as\n"
-            "a command of the session, with its own diff.\n\n"
+            "a command of the session, with its own diff.  A command of a session that has\n"
+            "ended and left the server is reverted by its record's snapshots, with the same\n"
+            "checks, and not recorded as a command.\n\n"
             "  -n, --dry-run  list what it would do, change nothing\n",
     .run = verb_revert,
 };
