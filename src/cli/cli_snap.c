@@ -17,6 +17,7 @@
 #include "base/paths.h"
 #include "base/quote.h"
 #include "record/sessfiles.h"
+#include "record/timeline.h"
 #include "snap/snap_store.h"
 #include "base/util.h"
 
@@ -272,7 +273,192 @@ static void print_list(json_t *r)
     }
 }
 
+/* ---- sessions the server no longer has ------------------------------------------- */
+
+/* Whether the server has session sid in its list (running or ended):
+ * then its commands are the server's.  A session that left the list, or
+ * ended before the server restarted, has only its records on disk.  1, 0,
+ * or -1 when no server answers (said on stderr). */
+static int server_has(long sid)
+{
+    json_t *r = cli_request(json_pack("{s:s}", "cmd", "ls"));
+    if (!r)
+        return -1;
+    int found = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(r, "sessions"), i, x)
+        if (json_integer_value(json_object_get(x, "id")) == sid)
+            found = 1;
+    json_decref(r);
+    return found;
+}
+
+/* An ended session's commands, from its events.jsonl as corral log and the
+ * screen's review read it (timeline.h): each command's entry, its record's
+ * fields included (workspace, before, after, counts, risk, ...), in order.
+ * NULL after saying on stderr why there is none and what to do. */
+static json_t *ended_commands(const char *name)
+{
+    sessfiles f;
+    sessfiles_for(name, &f);
+    json_t *list = NULL;
+    struct stat st;
+    if (stat(f.events, &st) < 0 && errno == ENOENT) {
+        char *dir = visible(f.state);
+        fprintf(stderr,
+                "corral: no session %s: the server has none, and none is recorded in %s/sessions (an id that "
+                "never existed, or a session whose records [session] retention or corral gc removed; corral ls "
+                "lists the server's sessions, corral log the recorded ones)\n",
+                name, dir);
+        free(dir);
+        sessfiles_free(&f);
+        return NULL;
+    }
+    timeline_t tl;
+    char err[PATH_MAX + 200];
+    if (tl_load(&tl, f.events, NULL, err, sizeof err) < 0) {
+        char *v = visible(err);
+        fprintf(stderr, "corral: session %s: %s\n", name, v);
+        free(v);
+    } else {
+        list = json_array();
+        for (size_t i = 0; i < tl.n; i++)
+            if (tl.entries[i].kind == TL_COMMAND)
+                json_array_append_new(list, tl_entry_json(&tl.entries[i]));
+    }
+    tl_free(&tl);
+    sessfiles_free(&f);
+    return list;
+}
+
+/* Command n of an ended session's list (0: the last), or NULL after
+ * saying so. */
+static json_t *ended_command(json_t *list, const char *name, long n)
+{
+    size_t i;
+    json_t *c, *found = NULL;
+    json_array_foreach(list, i, c)
+        if (!n || json_integer_value(json_object_get(c, "command")) == n)
+            found = c;
+    if (!found && !n)
+        fprintf(stderr, "corral: session %s ran no command that was recorded (corral log %s shows its record)\n",
+                name, name);
+    else if (!found)
+        fprintf(stderr, "corral: session %s has no command %ld (corral diff %s --list lists them)\n", name, n, name);
+    return found;
+}
+
+/* The snapshots of a command's record, or false after saying why there are
+ * none ("WHAT command N of session S: why", as the screen says it of an
+ * ended session's command). */
+static bool record_snapshots(json_t *rec, const char *name, const char *what, const char **ws,
+                             const char **before, const char **after)
+{
+    *ws = json_string_value(json_object_get(rec, "workspace"));
+    *before = json_string_value(json_object_get(rec, "before"));
+    *after = json_string_value(json_object_get(rec, "after"));
+    if (*ws && *before && *after)
+        return true;
+    const char *why = json_string_value(json_object_get(rec, "error"));
+    char *v = visible(why ? why : "its log has no snapshots of it (it had not ended, or snapshots were off)");
+    fprintf(stderr, "corral: %s command %lld of session %s: %s\n", what,
+            (long long)json_integer_value(json_object_get(rec, "command")), name, v);
+    free(v);
+    return false;
+}
+
+/* After the server refused a diff or revert by a record's snapshot ids:
+ * what the person can still do. */
+static void ended_hint(const char *name)
+{
+    fprintf(stderr,
+            "corral: session %s has ended and left the server: its commands are read from its record, whose "
+            "snapshots [snapshots] retention or corral gc may have removed since; corral log %s still shows "
+            "the record\n",
+            name, name);
+}
+
+/* How a verb reaches session arg's records: 1 the server's (it has the
+ * session), 0 the files' (it ended and left the server, or arg is ID.N,
+ * an older session whose id was drawn again), -1 on an error said. */
+static int by_server(const char *arg, long *sid)
+{
+    if (strchr(arg, '.'))
+        return 0;
+    if (cli_parse_int(arg, 0, INT32_MAX, sid) < 0)
+        return -1;
+    return server_has(*sid);
+}
+
 /* ---- corral diff ------------------------------------------------------------------ */
+
+/* The server's diff reply printed: the text to stdout, the notes of
+ * record (NULL: none) to stderr. */
+static void print_diff(json_t *r, json_t *rec, const char *when, const char *format)
+{
+    const char *text = json_string_value(json_object_get(r, "text"));
+    const char *b64 = json_string_value(json_object_get(r, "text_b64"));
+    size_t len = text ? strlen(text) : 0;
+    char *raw = NULL;
+    if (b64)
+        raw = base64_decode(b64, strlen(b64), &len);
+    print_text(raw ? raw : text ? text : "", len, use_color(when), strcmp(format, "patch") == 0);
+    free(raw);
+    fflush(stdout);
+    if (rec)
+        print_notes(rec);
+}
+
+/* corral diff of a session the server no longer has: its commands from
+ * its records, each diff by the two snapshot ids its record names (as
+ * corral export and the screen's review make it).  --since-start is from
+ * before its first recorded command to after its last. */
+static int diff_ended(const char *name, const char *format, const char *when, bool ignore_space, bool since,
+                      bool list, long a, long b)
+{
+    json_t *cmds = ended_commands(name);
+    if (!cmds)
+        return 1;
+    int rc = 1;
+    if (list) {
+        json_t *o = json_pack("{s:O}", "commands", cmds);
+        print_list(o);
+        json_decref(o);
+        json_decref(cmds);
+        return 0;
+    }
+    json_t *from, *to;
+    if (since) {
+        to = ended_command(cmds, name, 0);
+        from = to ? json_array_get(cmds, 0) : NULL;
+    } else {
+        from = ended_command(cmds, name, a);
+        to = from ? (b ? ended_command(cmds, name, b) : from) : NULL;
+    }
+    if (b && a > b) {
+        fprintf(stderr, "corral: --between goes from the earlier command to the later\n");
+        to = NULL;
+    }
+    /* From the first's "before" to the last's "after", in the session's
+     * workspace (the first's). */
+    const char *ws, *before, *after, *unused_ws, *unused_before;
+    if (to && record_snapshots(from, name, "no diff of", &ws, &before, &after) &&
+        record_snapshots(to, name, "no diff of", &unused_ws, &unused_before, &after)) {
+        json_t *r = cli_request(json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "cmd", "diff", "workspace", ws, "before",
+                                          before, "after", after, "format", format, "ignore_space", ignore_space));
+        if (r) {
+            print_diff(r, from == to && !since ? from : NULL, when, format);
+            json_decref(r);
+            rc = 0;
+        } else {
+            ended_hint(name);
+        }
+    }
+    json_decref(cmds);
+    return rc;
+}
+
 
 static int verb_diff(const cli_verb *v, int argc, char **argv)
 {
@@ -307,11 +493,13 @@ static int verb_diff(const cli_verb *v, int argc, char **argv)
     if (strcmp(when, "always") != 0 && strcmp(when, "never") != 0 && strcmp(when, "auto") != 0)
         return usage(v, "--color takes always, never or auto, not '%s'", when);
     int rest = argc - optind;
-    long sid, a = 0, b = 0;
+    long sid = 0, a = 0, b = 0;
     if (rest < 1)
         return usage(v, "which session? (corral ls lists them)");
-    if (cli_parse_int(argv[optind], 0, INT32_MAX, &sid) < 0)
-        return usage(v, "'%s' is not a session id (a number, see corral ls)", argv[optind]);
+    if (!sessfiles_name_ok(argv[optind]) || (!strchr(argv[optind], '.') &&
+                                             cli_parse_int(argv[optind], 0, INT32_MAX, &sid) < 0))
+        return usage(v, "'%s' is not a session id (a number, see corral ls; ID.N for an older session that had "
+                        "the same id)", argv[optind]);
     if (since + between + list > 1)
         return usage(v, "give one of --since-start, --between and --list");
     if (between) {
@@ -326,6 +514,11 @@ static int verb_diff(const cli_verb *v, int argc, char **argv)
                cli_parse_int(argv[optind + 1], 1, INT32_MAX, &a) < 0) {
         return usage(v, "'%s' is not a command number (1, 2, ... or last; --list lists them)", argv[optind + 1]);
     }
+    int live = by_server(argv[optind], &sid);
+    if (live < 0)
+        return 1;
+    if (!live)
+        return diff_ended(argv[optind], format, when, ignore_space, since, list, a, between ? b : 0);
     if (list) {
         json_t *r = cli_request(json_pack("{s:s, s:i}", "cmd", "commands", "session", (int)sid));
         if (!r)
@@ -350,18 +543,7 @@ static int verb_diff(const cli_verb *v, int argc, char **argv)
     json_t *r = cli_request(req);
     if (!r)
         return 1;
-    const char *text = json_string_value(json_object_get(r, "text"));
-    const char *b64 = json_string_value(json_object_get(r, "text_b64"));
-    size_t len = text ? strlen(text) : 0;
-    char *raw = NULL;
-    if (b64)
-        raw = base64_decode(b64, strlen(b64), &len);
-    print_text(raw ? raw : text ? text : "", len, use_color(when), strcmp(format, "patch") == 0);
-    free(raw);
-    fflush(stdout);
-    json_t *rec = json_object_get(r, "record");
-    if (rec && !since && !between)
-        print_notes(rec);
+    print_diff(r, since || between ? NULL : json_object_get(r, "record"), when, format);
     json_decref(r);
     return 0;
 }
@@ -377,7 +559,9 @@ const cli_verb cli_verb_diff = {
             "after command J.  The output is git's (diff --git headers, mode and rename\n"
             "lines, binary patches): corral diff S N | git apply -R undoes it, delta or less\n"
             "read it.  Files that were not captured (too large, excluded) and risk marks (a\n"
-            "new git hook, .envrc, CI files, an executable bit, ...) are named on stderr.\n\n"
+            "new git hook, .envrc, CI files, an executable bit, ...) are named on stderr.\n"
+            "SESSION may have ended and left the server (ID.N: an older session that had the\n"
+            "same id): its commands are read from its record, as corral log reads them.\n\n"
             "      --patch        the patch (default)\n"
             "      --stat         a diffstat\n"
             "      --name-status  status letter and path (A M D R T)\n"
@@ -402,6 +586,22 @@ static void print_notes_list(const char *title, json_t *list, FILE *f)
     }
 }
 
+/* The revert request for command n (0: the last) of a session the server
+ * no longer has: by the workspace and the two snapshot ids of its record,
+ * as its diff is asked for.  NULL after saying why there is none. */
+static json_t *ended_revert_request(const char *name, long n, bool dry)
+{
+    json_t *cmds = ended_commands(name);
+    json_t *rec = cmds ? ended_command(cmds, name, n) : NULL;
+    const char *ws, *before, *after;
+    json_t *req = NULL;
+    if (rec && record_snapshots(rec, name, "cannot revert", &ws, &before, &after))
+        req = json_pack("{s:s, s:s, s:s, s:s, s:O, s:b}", "cmd", "revert", "workspace", ws, "before", before, "after",
+                        after, "command", json_object_get(rec, "command"), "dry_run", dry);
+    json_decref(cmds);
+    return req;
+}
+
 static int verb_revert(const cli_verb *v, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -416,20 +616,33 @@ static int verb_revert(const cli_verb *v, int argc, char **argv)
         else
             return cli_usage_line(v);
     }
-    long sid, n = 0;
+    long sid = 0, n = 0;
     if (argc - optind != 2)
         return usage(v, "give the session and the command's number");
-    if (cli_parse_int(argv[optind], 0, INT32_MAX, &sid) < 0)
-        return usage(v, "'%s' is not a session id (a number, see corral ls)", argv[optind]);
+    const char *name = argv[optind];
+    if (!sessfiles_name_ok(name) || (!strchr(name, '.') && cli_parse_int(name, 0, INT32_MAX, &sid) < 0))
+        return usage(v, "'%s' is not a session id (a number, see corral ls; ID.N for an older session that had "
+                        "the same id)", name);
     bool last = strcmp(argv[optind + 1], "last") == 0;
     if (!last && cli_parse_int(argv[optind + 1], 1, INT32_MAX, &n) < 0)
         return usage(v, "'%s' is not a command number (corral diff SESSION --list lists them)",
                      argv[optind + 1]);
-    json_t *req = json_pack("{s:s, s:i, s:b}", "cmd", "revert", "session", (int)sid, "dry_run", dry);
-    json_object_set_new(req, "command", last ? json_string("last") : json_integer(n));
-    json_t *r = cli_request(req);
-    if (!r)
+    int live = by_server(name, &sid);
+    if (live < 0)
         return 1;
+    json_t *req;
+    if (live) {
+        req = json_pack("{s:s, s:i, s:b}", "cmd", "revert", "session", (int)sid, "dry_run", dry);
+        json_object_set_new(req, "command", last ? json_string("last") : json_integer(n));
+    } else if (!(req = ended_revert_request(name, n, dry))) {
+        return 1;
+    }
+    json_t *r = cli_request(req);
+    if (!r) {
+        if (!live)
+            ended_hint(name);
+        return 1;
+    }
     size_t i;
     json_t *a;
     int cmd = (int)json_integer_value(json_object_get(r, "command"));
@@ -459,10 +672,13 @@ static int verb_revert(const cli_verb *v, int argc, char **argv)
         free(shown);
     }
     int rc = json_is_true(json_object_get(r, "reverted")) || dry ? 0 : 1;
-    if (json_is_true(json_object_get(r, "reverted")))
-        printf("reverted command %d of session %ld (recorded as command %lld)%s\n", cmd, sid,
-               (long long)json_integer_value(json_object_get(r, "revert_command")),
-               json_array_size(failed) ? ", but not every file: see above" : "");
+    const char *but = json_array_size(failed) ? ", but not every file: see above" : "";
+    if (json_is_true(json_object_get(r, "reverted")) && live)
+        printf("reverted command %d of session %s (recorded as command %lld)%s\n", cmd, name,
+               (long long)json_integer_value(json_object_get(r, "revert_command")), but);
+    else if (json_is_true(json_object_get(r, "reverted")))
+        printf("reverted command %d of session %s (it has ended: the revert is not recorded as a command)%s\n", cmd,
+               name, but);
     if (json_array_size(failed))
         rc = 1;
     json_decref(r);
@@ -476,7 +692,9 @@ const cli_verb cli_verb_revert = {
             "ones it modified or deleted are restored (content, mode, symlink target), and\n"
             "nothing else is touched.  When a file changed again after the command, nothing\n"
             "is done and the conflicts are listed (exit 1).  The revert is itself recorded as\n"
-            "a command of the session, with its own diff.\n\n"
+            "a command of the session, with its own diff.  A command of a session that has\n"
+            "ended and left the server is reverted by its record's snapshots, with the same\n"
+            "checks, and not recorded as a command.\n\n"
             "  -n, --dry-run  list what it would do, change nothing\n",
     .run = verb_revert,
 };

@@ -228,6 +228,55 @@ static bool oid_ok(const char *s)
     return n == SNAP_OID_HEX - 1 && s[n] == '\0';
 }
 
+/* Whether workspace ws_path (a request's absolute path) has a store;
+ * else false after a not_found reply.  Only a store that exists is used:
+ * never one made for a request by snapshot ids. */
+static bool store_exists(conn_t *c, json_t *id, const char *ws_path)
+{
+    const char *dir = snap_queue_dir();
+    if (!dir) {
+        conn_reply_error(c, id, PERR_NOT_FOUND,
+                         snap_off_reason() ? snap_off_reason() : "snapshots are off ([snapshots] enabled = false)");
+        return false;
+    }
+    char *store = snap_store_dir_for(dir, ws_path), *wsfile = xasprintf("%s/workspace", store);
+    char *named = snap_read_small(wsfile, PATH_MAX + 2, NULL);
+    bool found = named && strncmp(named, ws_path, strlen(ws_path)) == 0 &&
+                 (named[strlen(ws_path)] == '\n' || named[strlen(ws_path)] == '\0');
+    free(named);
+    free(wsfile);
+    free(store);
+    if (!found) {
+        char msg[PATH_MAX + 200];
+        snprintf(msg, sizeof msg, "there is no snapshot store for %s (its snapshots were removed, or never taken)",
+                 ws_path);
+        conn_reply_error(c, id, PERR_NOT_FOUND, msg);
+    }
+    return found;
+}
+
+/* The fields of a request by snapshot ids: an absolute workspace and two
+ * ids.  false after an error reply. */
+static bool ids_args(conn_t *c, json_t *id, json_t *req, const char **ws_path, const char **before,
+                     const char **after)
+{
+    proto_err e;
+    if (proto_get_string(req, "workspace", true, ws_path, &e) < 0 ||
+        proto_get_string(req, "before", true, before, &e) < 0 || proto_get_string(req, "after", true, after, &e) < 0) {
+        bad(c, id, &e);
+        return false;
+    }
+    if ((*ws_path)[0] != '/' || strlen(*ws_path) >= PATH_MAX) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'workspace' must be an absolute path");
+        return false;
+    }
+    if (!oid_ok(*before) || !oid_ok(*after)) {
+        conn_reply_error(c, id, PERR_BAD_REQUEST, "fields 'before' and 'after' must be snapshot ids (40 hex digits)");
+        return false;
+    }
+    return store_exists(c, id, *ws_path);
+}
+
 static void diff_ids_after(snap_job *j)
 {
     snap_ws *ws = j->ws;
@@ -246,42 +295,13 @@ static void diff_ids(conn_t *c, json_t *id, json_t *req)
     proto_err e;
     const char *ws_path, *before, *after, *format = "patch";
     bool ignore_space = false;
-    if (proto_get_string(req, "workspace", true, &ws_path, &e) < 0 ||
-        proto_get_string(req, "before", true, &before, &e) < 0 || proto_get_string(req, "after", true, &after, &e) < 0 ||
-        proto_get_string(req, "format", false, &format, &e) < 0 ||
+    if (proto_get_string(req, "format", false, &format, &e) < 0 ||
         proto_get_bool(req, "ignore_space", false, &ignore_space, &e) < 0) {
         bad(c, id, &e);
         return;
     }
-    if (ws_path[0] != '/' || strlen(ws_path) >= PATH_MAX) {
-        conn_reply_error(c, id, PERR_BAD_REQUEST, "field 'workspace' must be an absolute path");
+    if (!ids_args(c, id, req, &ws_path, &before, &after))
         return;
-    }
-    if (!oid_ok(before) || !oid_ok(after)) {
-        conn_reply_error(c, id, PERR_BAD_REQUEST, "fields 'before' and 'after' must be snapshot ids (40 hex digits)");
-        return;
-    }
-    const char *dir = snap_queue_dir();
-    if (!dir) {
-        conn_reply_error(c, id, PERR_NOT_FOUND,
-                         snap_off_reason() ? snap_off_reason() : "snapshots are off ([snapshots] enabled = false)");
-        return;
-    }
-    /* Only a store that exists: never one made for this request. */
-    char *store = snap_store_dir_for(dir, ws_path), *wsfile = xasprintf("%s/workspace", store);
-    char *named = snap_read_small(wsfile, PATH_MAX + 2, NULL);
-    bool found = named && strncmp(named, ws_path, strlen(ws_path)) == 0 &&
-                 (named[strlen(ws_path)] == '\n' || named[strlen(ws_path)] == '\0');
-    free(named);
-    free(wsfile);
-    free(store);
-    if (!found) {
-        char msg[PATH_MAX + 200];
-        snprintf(msg, sizeof msg, "there is no snapshot store for %s (its snapshots were removed, or never taken)",
-                 ws_path);
-        conn_reply_error(c, id, PERR_NOT_FOUND, msg);
-        return;
-    }
     diff_req *d = xcalloc(1, sizeof *d);
     buf_init(&d->text);
     if (format_arg(format, &d->fmt) < 0) {
@@ -381,9 +401,11 @@ static void cmd_snap_diff(conn_t *c, json_t *id, json_t *req)
 typedef struct revert_req {
     conn_t *conn;
     json_t *id;
-    int session;
-    snap_cmd *target;   /* held */
-    snap_cmd *self;     /* the revert as a command (not dry-run) */
+    int session;        /* 0: a command of a session the server no longer has */
+    snap_cmd *target;   /* held; NULL for a revert by snapshot ids */
+    int n;              /* the command's number, for the messages and the reply */
+    char before[SNAP_OID_HEX], after[SNAP_OID_HEX]; /* by ids: its record's snapshots */
+    snap_cmd *self;     /* the revert as a command (not dry-run; a session the server has) */
     bool dry_run;
     snap_revert_plan plan;
     json_t *plan_json;
@@ -411,8 +433,10 @@ static void revert_reply(revert_req *r, bool reverted)
         return;
     }
     json_t *o = proto_ok(r->id);
-    json_object_set_new(o, "session", json_integer(r->session));
-    json_object_set_new(o, "command", json_integer(r->target->n));
+    if (r->session)
+        json_object_set_new(o, "session", json_integer(r->session));
+    if (r->n)
+        json_object_set_new(o, "command", json_integer(r->n));
     json_object_set_new(o, "dry_run", json_boolean(r->dry_run));
     json_object_set_new(o, "reverted", json_boolean(reverted));
     if (r->plan_json)
@@ -430,9 +454,14 @@ static void revert_work(snap_job *j)
 {
     revert_req *r = j->data;
     const char *now = r->self ? r->self->before : j->taken.commit;
-    if (!r->target->before[0] || !r->target->after[0]) {
-        snprintf(r->err, sizeof r->err, "command %d has no snapshots to revert from%s%s", r->target->n,
-                 r->target->error ? ": " : "", r->target->error ? r->target->error : "");
+    if (r->target) {
+        snprintf(r->before, sizeof r->before, "%s", r->target->before);
+        snprintf(r->after, sizeof r->after, "%s", r->target->after);
+    }
+    if (!r->before[0] || !r->after[0]) {
+        const char *why = r->target ? r->target->error : NULL;
+        snprintf(r->err, sizeof r->err, "command %d has no snapshots to revert from%s%s", r->n, why ? ": " : "",
+                 why ? why : "");
         r->rc = -1;
         return;
     }
@@ -441,15 +470,14 @@ static void revert_work(snap_job *j)
         r->rc = -1;
         return;
     }
-    r->rc = snap_revert_plan_make(j->ws->store, r->target->before, r->target->after, now, &r->plan, r->err,
-                                  sizeof r->err);
+    r->rc = snap_revert_plan_make(j->ws->store, r->before, r->after, now, &r->plan, r->err, sizeof r->err);
     if (r->rc == 0 && !r->dry_run && r->plan.n_conflicts == 0)
         r->rc = snap_revert_apply(j->ws->store, &r->plan, r->err, sizeof r->err);
     if (r->rc == 0 || r->plan.n_conflicts)
         r->plan_json = snap_revert_plan_json(&r->plan);
     if (r->plan.n_conflicts)
         snprintf(r->err, sizeof r->err, "%zu file%s changed again after command %d: nothing was reverted",
-                 r->plan.n_conflicts, r->plan.n_conflicts == 1 ? "" : "s", r->target->n);
+                 r->plan.n_conflicts, r->plan.n_conflicts == 1 ? "" : "s", r->n);
     /* A revert writes files: the next boundary must look. */
     if (!r->dry_run)
         j->ws->store->force_next = true;
@@ -458,16 +486,21 @@ static void revert_work(snap_job *j)
 static void revert_done(snap_job *j)
 {
     revert_req *r = j->data;
+    int r_session = r->session;
     bool reverted = !r->dry_run && r->rc == 0 && r->plan.n_conflicts == 0;
     if (j->rc < 0 && !r->err[0])
         snprintf(r->err, sizeof r->err, "%s", j->err);
     if (j->rc < 0)
         r->rc = -1;
     revert_reply(r, reverted);
-    snap_sess *x = snap_sess_find(r->session);
+    snap_sess *x = r->session ? snap_sess_find(r->session) : NULL;
     if (r->self && x)
         snap_revert_cmd_end(x, r->self);
     revert_req_free(r);
+    /* By ids, no session holds the store: it closes again once its queue
+     * is empty, as after a diff by ids. */
+    if (!r_session && j->ws->refs == 0)
+        snap_ws_idle(j->ws);
 }
 
 static void revert_go(void *user, snap_cmd *c, bool stopping)
@@ -487,10 +520,47 @@ static void revert_go(void *user, snap_cmd *c, bool stopping)
     snap_job_submit(snap_job_new(x->ws, false, revert_work, revert_done, r));
 }
 
+/* revert {workspace, before, after}: the command of a session the server
+ * no longer has (ended before it restarted, removed from its list), by the
+ * snapshot ids of its record, as diff by ids.  The same plan and the same
+ * checks as a revert by command: "now" is a snapshot this job takes first,
+ * in the workspace's queue behind every other, so a file changed since the
+ * command is a conflict and nothing is done.  There is no session to
+ * record it as a command of; the workspace's next boundary walks, so the
+ * next command's "before" includes what it wrote. */
+static void revert_ids(conn_t *c, json_t *id, json_t *req)
+{
+    proto_err e;
+    const char *ws_path, *before, *after;
+    bool dry_run = false;
+    int64_t n = 0;
+    if (proto_get_bool(req, "dry_run", false, &dry_run, &e) < 0 ||
+        proto_get_int(req, "command", false, 1, INT32_MAX, &n, &e) < 0) {
+        bad(c, id, &e);
+        return;
+    }
+    if (!ids_args(c, id, req, &ws_path, &before, &after))
+        return;
+    revert_req *r = xcalloc(1, sizeof *r);
+    r->conn = conn_ref(c);
+    r->id = json_incref(id);
+    r->n = (int)n;
+    snprintf(r->before, sizeof r->before, "%s", before);
+    snprintf(r->after, sizeof r->after, "%s", after);
+    r->dry_run = dry_run;
+    snap_job *j = snap_job_new(snap_ws_get(ws_path), true, revert_work, revert_done, r);
+    j->force = true; /* "now" is what is on disk, whatever the watch says */
+    snap_job_submit(j);
+}
+
 static void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
     bool dry_run = false;
+    if (!json_object_get(req, "session") && json_object_get(req, "workspace")) {
+        revert_ids(c, id, req);
+        return;
+    }
     snap_sess *x = sess_arg(c, id, req);
     if (!x)
         return;
@@ -519,6 +589,7 @@ static void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
     r->id = json_incref(id);
     r->session = x->id;
     r->target = target;
+    r->n = target->n;
     target->refs++;
     r->dry_run = dry_run;
     if (dry_run) {

@@ -250,6 +250,14 @@ def test_diff(t):
     check(t, "log of that session", ["log", s])
     check(t, "ls (its argv)", ["ls"])
     check(t, "ls --json (its argv)", ["ls", "--json"], expect="\\u009B31m")
+    # Once it has left the server, the same verbs read its record on disk.
+    t.ok("error" not in c.call({"cmd": "rm", "sessions": [sid]}), "the session leaves the server's list")
+    check(t, "diff --list of the ended session", ["diff", s, "--list"], expect=SHOWN)
+    check(t, "diff --name-status of the ended session", ["diff", "--name-status", s, "1"])
+    check(t, "diff of the ended session (the patch)", ["diff", s, "1"], patch=True)
+    check(t, "revert --dry-run of the ended session", ["revert", "--dry-run", s, "1"])
+    check(t, "diff --list of a recorded session", ["diff", hostile.SID, "--list"])
+    check(t, "diff of a recorded session", ["diff", hostile.SID])
 
 
 # ---- rules files --------------------------------------------------------------------------------

@@ -242,6 +242,99 @@ def test_revert_never_follows_a_planted_symlink(t):
          r.stdout + r.stderr)
 
 
+def ended(sid):
+    """Session sid leaves the server's list (corral rm): what is left of it
+    is its records on disk, as after a restart of the server."""
+    r = mon.call({"cmd": "rm", "sessions": [sid]})
+    if "error" in r:
+        raise RuntimeError("rm failed: %r" % r)
+    return str(sid)
+
+
+def test_ended_sessions(t):
+    """diff and revert read an ended session's records as corral log,
+    corral export and the screen's review do."""
+    ws = fresh_ws("ended")
+    with open(os.path.join(ws, "mod.txt"), "wb") as f:
+        f.write(b"exact\r\nbytes\x00\xff\n")
+    with open(os.path.join(ws, "del.txt"), "w") as f:
+        f.write("deleted\n")
+    os.chmod(os.path.join(ws, "mod.txt"), 0o640)
+    original = digest_content(ws)
+    sid = ended(run(ws, "echo changed > mod.txt && rm del.txt && echo created > new.txt && mkdir -p sub && "
+                        "echo x > sub/x"))
+    t.ok("error" in mon.call({"cmd": "commands", "session": int(sid)}), "the server no longer has the session")
+    r = w.corral("diff", sid, "1")
+    t.ok(r.returncode == 0 and "diff --git a/mod.txt b/mod.txt" in r.stdout and "+created" in r.stdout,
+         "corral diff shows a command of an ended session", r.stdout + r.stderr)
+    r = w.corral("diff", "--name-status", sid)
+    # (for a person, the tab shown as \t, as for a live session's)
+    t.eq(sorted(r.stdout.split("\n")), sorted(["", "M\\tmod.txt", "D\\tdel.txt", "A\\tnew.txt", "A\\tsub/x"]),
+         "its last command by default, in every format", r.stderr)
+    r = w.corral("diff", sid, "--list")
+    t.ok(r.returncode == 0 and "  1  +2 ~1 -1" in r.stdout and "echo changed" in r.stdout,
+         "--list lists its commands from its records", r.stdout + r.stderr)
+    r = w.corral("diff", "--stat", sid, "--since-start")
+    t.ok(r.returncode == 0 and "4 files changed" in r.stdout, "--since-start", r.stdout + r.stderr)
+    r = w.corral("diff", sid, "5")
+    t.ok(r.returncode == 1 and "session %s has no command 5" % sid in r.stderr and "--list" in r.stderr,
+         "a command it did not run is named, with where to look", r.stderr)
+    r = w.corral("revert", "--dry-run", sid, "1")
+    t.ok(r.returncode == 0 and "would remove new.txt" in r.stdout and "would recreate del.txt" in r.stdout,
+         "corral revert --dry-run of an ended session's command", r.stdout + r.stderr)
+    t.ok(os.path.exists(os.path.join(ws, "new.txt")), "and does nothing")
+    r = w.corral("revert", sid, "1")
+    t.ok(r.returncode == 0 and "reverted command 1 of session %s" % sid in r.stdout and "not recorded" in r.stdout,
+         "corral revert undoes a command of an ended session", r.stdout + r.stderr)
+    cooled()
+    t.eq(digest_content(ws), original, "byte for byte, as for a live session's",
+         "\n".join(sorted(os.listdir(ws))))
+    # Its safety is the live revert's: a later change is a conflict ...
+    sid2 = ended(run(ws, "echo first > conflict.txt && echo one > other.txt"))
+    run(ws, "echo second > conflict.txt")
+    r = w.corral("revert", sid2, "1")
+    t.ok(r.returncode == 1 and "conflict: conflict.txt" in r.stderr and "nothing was reverted" in r.stderr,
+         "a file changed again later: refused with the conflict list", r.stdout + r.stderr)
+    t.ok(open(os.path.join(ws, "other.txt")).read() == "one\n" and
+         open(os.path.join(ws, "conflict.txt")).read() == "second\n", "and no file was touched")
+    # ... and nothing is written through a symlink planted since.
+    outside = os.path.join(w.base, "outside-ended")
+    os.makedirs(outside)
+    os.makedirs(os.path.join(ws, "d"))
+    with open(os.path.join(ws, "d", "f"), "w") as f:
+        f.write("inside\n")
+    sid3 = ended(run(ws, "rm d/f"))
+    shutil.rmtree(os.path.join(ws, "d"))
+    os.symlink(outside, os.path.join(ws, "d"))
+    r = w.corral("revert", sid3, "1")
+    t.ok(not os.path.exists(os.path.join(outside, "f")), "revert wrote nothing through the symlink",
+         r.stdout + r.stderr)
+    # Its snapshots removed from the store since: said, with what is left.
+    sid4 = ended(run(ws, "echo gone > gone.txt"))
+    events = os.path.join(w.session_dir(int(sid4)), "events.jsonl")
+    with open(events) as f:
+        lines = f.read().splitlines(True)
+    with open(events, "w") as f:
+        for line in lines:
+            ev = json.loads(line)
+            if ev["event"] == "changes":
+                ev["before"] = "1" * 40
+                line = json.dumps(ev) + "\n"
+            f.write(line)
+    for verb in (["diff"], ["revert"]):
+        r = w.corral(*verb, sid4, "1")
+        t.ok(r.returncode == 1 and "cannot be read" in r.stderr and "corral log %s" % sid4 in r.stderr,
+             "corral %s: snapshots no longer in the store are named, and where the record still is" % verb[0],
+             r.stderr)
+    t.ok(os.path.exists(os.path.join(ws, "gone.txt")), "and nothing was reverted")
+    # An id that is nowhere: said, with where to look.
+    for verb in (["diff"], ["diff", "--list"], ["revert", "--dry-run"]):
+        args = verb + ["99999999"] + (["1"] if verb[0] == "revert" else [])
+        r = w.corral(*args)
+        t.ok(r.returncode == 1 and "no session 99999999" in r.stderr and "corral log" in r.stderr and
+             "retention" in r.stderr, "corral %s of an unknown id says none is recorded" % " ".join(verb), r.stderr)
+
+
 def test_hook_is_risk_marked(t):
     ws = fresh_ws("hooks")
     sid = run(ws, "mkdir -p sub/.git/hooks && printf '#!/bin/sh\\necho pwned\\n' > sub/.git/hooks/pre-commit && "
@@ -437,7 +530,7 @@ def test_one_shot_commands_find_the_workspace_warm(t):
 
 
 run_tests(Tap(), [test_one_shot_commands_find_the_workspace_warm, test_every_change_kind, test_the_before_precedes_the_command, test_patch_undoes_with_git_apply, test_revert,
-                  test_revert_never_follows_a_planted_symlink, test_hook_is_risk_marked,
+                  test_revert_never_follows_a_planted_symlink, test_ended_sessions, test_hook_is_risk_marked,
                   test_agent_configuration_is_marked,
                   test_users_git_and_workspace_untouched, test_interactive_shells, test_shared_attribution,
                   test_protocol_refusals, test_gc])
