@@ -518,12 +518,21 @@ int snap_changes_compute(snap_store *st, const char *before, const char *after, 
     memset(&ma, 0, sizeof ma);
     memset(&mb, 0, sizeof mb);
     int rc = -1;
-    if (snap_read(st, before, &ta, &ma, err, errlen) < 0 || snap_read(st, after, &tb, &mb, err, errlen) < 0)
+    git_oid ida, idb;
+    if (snap_read_meta(st, before, &ida, &ma, err, errlen) < 0 || snap_read_meta(st, after, &idb, &mb, err, errlen) < 0)
         goto out;
     /* The same tree (a command that changed nothing, the usual case): no
-     * file changed, and libgit2 would still walk both trees to say so. */
-    if (!git_oid_equal(git_tree_id(ta), git_tree_id(tb)) && tree_changes(st, ta, tb, out, err, errlen) < 0)
-        goto out;
+     * file changed, and libgit2 would still walk both trees to say so; the
+     * trees are not even read. */
+    if (!git_oid_equal(&ida, &idb)) {
+        if (git_tree_lookup(&ta, st->repo, &ida) < 0 || git_tree_lookup(&tb, st->repo, &idb) < 0) {
+            snprintf(err, errlen, "snapshots %.12s and %.12s of %s cannot be read: %s (was one removed by corral "
+                     "gc?)", before, after, st->ws, snap_git_error());
+            goto out;
+        }
+        if (tree_changes(st, ta, tb, out, err, errlen) < 0)
+            goto out;
+    }
     large_changes(out, &ma, &mb);
     repo_changes(out, &ma, &mb);
     missed_from_meta(out, &ma, &mb);

@@ -28,12 +28,11 @@ static bool same_hooks(const snap_gitdir *a, const snap_gitdir *b)
 int snap_quarantine_after(snap_store *st, const char *before, const char *after, const char *stamp, gq_result *out,
                           char *err, size_t errlen)
 {
-    git_tree *tb = NULL, *ta = NULL;
     snap_meta mb, ma;
     memset(&mb, 0, sizeof mb);
     memset(&ma, 0, sizeof ma);
     int rc = -1;
-    if (snap_read(st, before, &tb, &mb, err, errlen) < 0 || snap_read(st, after, &ta, &ma, err, errlen) < 0)
+    if (snap_read_meta(st, before, NULL, &mb, err, errlen) < 0 || snap_read_meta(st, after, NULL, &ma, err, errlen) < 0)
         goto done;
     int wsfd = open(st->ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (wsfd < 0) {
@@ -58,8 +57,6 @@ int snap_quarantine_after(snap_store *st, const char *before, const char *after,
         st->force_next = true;
     rc = 0;
 done:
-    git_tree_free(tb);
-    git_tree_free(ta);
     snap_meta_free(&mb);
     snap_meta_free(&ma);
     return rc;

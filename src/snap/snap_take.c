@@ -793,20 +793,36 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
     return rc;
 }
 
-int snap_read(snap_store *st, const char *commit, git_tree **tree, snap_meta *meta, char *err, size_t errlen)
+int snap_read_meta(snap_store *st, const char *commit, git_oid *tree_id, snap_meta *meta, char *err, size_t errlen)
 {
     git_oid id;
     git_commit *c = NULL;
-    *tree = NULL;
     memset(meta, 0, sizeof *meta);
-    if (git_oid_fromstr(&id, commit) < 0 || git_commit_lookup(&c, st->repo, &id) < 0 ||
-        git_commit_tree(tree, c) < 0) {
+    if (git_oid_fromstr(&id, commit) < 0 || git_commit_lookup(&c, st->repo, &id) < 0) {
         snprintf(err, errlen, "snapshot %.12s of %s cannot be read: %s (was it removed by corral gc?)", commit,
                  st->ws, snap_git_error());
         git_commit_free(c);
         return -1;
     }
+    if (tree_id)
+        git_oid_cpy(tree_id, git_commit_tree_id(c));
     snap_meta_parse(git_commit_message(c), meta);
     git_commit_free(c);
+    return 0;
+}
+
+int snap_read(snap_store *st, const char *commit, git_tree **tree, snap_meta *meta, char *err, size_t errlen)
+{
+    git_oid tree_id;
+    *tree = NULL;
+    if (snap_read_meta(st, commit, &tree_id, meta, err, errlen) < 0)
+        return -1;
+    if (git_tree_lookup(tree, st->repo, &tree_id) < 0) {
+        snprintf(err, errlen, "snapshot %.12s of %s cannot be read: %s (was it removed by corral gc?)", commit,
+                 st->ws, snap_git_error());
+        snap_meta_free(meta);
+        memset(meta, 0, sizeof *meta);
+        return -1;
+    }
     return 0;
 }

@@ -46,5 +46,11 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out);
  * the caller with git_tree_free and snap_meta_free). */
 struct snap_meta;
 int snap_read(snap_store *st, const char *commit, git_tree **tree, struct snap_meta *meta, char *err, size_t errlen);
+/* The same without the tree itself: its id only (NULL: not wanted).  A
+ * snapshot's root tree can be large (a big workspace's top directory), and
+ * reading it also checks its hash: what only compares trees or reads the
+ * metadata does not load it. */
+int snap_read_meta(snap_store *st, const char *commit, git_oid *tree_id, struct snap_meta *meta, char *err,
+                   size_t errlen);
 
 #endif
