@@ -33,13 +33,18 @@ def timed(argv, cwd, env):
 
 def syscalls(argv, cwd, env, work):
     """(total calls, failed calls, [(name, calls)] most called first) of
-    one run of argv under strace -f -c, or None without strace."""
+    one run of argv under strace -f -c; a string saying why not when it
+    cannot be counted (no strace; a sanitizer build, whose leak checker
+    cannot run under a tracer)."""
     strace = shutil.which("strace")
     if not strace:
-        return None
+        return "strace not installed (apt-get install strace)"
     out = os.path.join(work, "strace.txt")
-    subprocess.run([strace, "-f", "-c", "-o", out] + argv, cwd=cwd, env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    r = subprocess.run([strace, "-f", "-c", "-o", out] + argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        last = (r.stderr.strip().splitlines() or ["no message"])[-1]
+        return "%s under strace exited %d (%s)" % (os.path.basename(argv[0]), r.returncode, last[:200])
     rows = []
     total = failed = 0
     with open(out) as f:
@@ -62,8 +67,8 @@ def report_syscalls(cases, ws, env, work):
     for name, argv in cases:
         if name.startswith("corral sandbox") or name.startswith("bwrap"):
             got = syscalls(argv, ws, env, work)
-            if got is None:
-                print("  strace not installed (apt-get install strace): no counts")
+            if isinstance(got, str):
+                print("  not counted: %s" % got)
                 return
             counted[name] = got
             total, failed, rows = got
