@@ -294,6 +294,11 @@ static const char *network_label(const ui_approval *a, ui_answer ans, char *buf,
     return buf;
 }
 
+static bool escalated(const ui_approval *a)
+{
+    return strcmp(str(json_object_get(a->req, "permissions"), "sandbox"), "escalated") == 0;
+}
+
 static const char *option_label(const ui_approval *a, ui_answer ans, char *buf, size_t n)
 {
     if (approval_is_network(a))
@@ -302,8 +307,14 @@ static const char *option_label(const ui_approval *a, ui_answer ans, char *buf, 
     case ANS_ONCE: return "Yes, proceed (once)";
     case ANS_SESSION: return "Yes, and don't ask again for this exact command this session";
     case ANS_PERSIST: {
+        /* The saved rule lets every later matching command through with
+         * no dialog: for an escalation, that is outside the sandbox. */
         char *prefix = client_quote_argv(json_object_get(a->req, "prefix_rule"));
-        snprintf(buf, n, "Yes, and always allow commands starting with `%s`", prefix);
+        if (escalated(a))
+            snprintf(buf, n, "Yes, always run commands starting with `%s` OUTSIDE the sandbox, without asking",
+                     prefix);
+        else
+            snprintf(buf, n, "Yes, and always allow commands starting with `%s` without asking", prefix);
         free(prefix);
         return buf;
     }
@@ -360,10 +371,6 @@ static void who_text(tui_t *t, const ui_approval *a, buf_t *b)
     buf_printf(b, "%s \xc2\xb7 asked %s ago", json_is_true(json_object_get(r, "tty")) ? ", on a terminal" : "", age);
 }
 
-static bool escalated(const ui_approval *a)
-{
-    return strcmp(str(json_object_get(a->req, "permissions"), "sandbox"), "escalated") == 0;
-}
 
 /* The summary; the command takes at most cmd_lines lines (0: all). */
 static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held, int cmd_lines)

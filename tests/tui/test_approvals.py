@@ -219,7 +219,7 @@ def test_queue_tab_and_details(t):
         screen = ready(term, "second-one")
         t.ok("$ echo ask second-one '$HOME'" in screen, "quoted so it reads as what runs", screen)
         t.ok("2 of 2" in screen, "Tab shows the next one", screen)
-        t.ok("3 p  Yes, and always allow commands starting with `echo ask`" in screen,
+        t.ok("3 p  Yes, and always allow commands starting with `echo ask` without asking" in screen,
              "a suggested prefix rule is an option, naming the prefix", screen)
         term.keys("v")
         screen = term.wait("v or Esc: back")  # the details' last row
@@ -407,9 +407,12 @@ def test_outside_the_sandbox(t):
     with tui(rows=30, cols=100) as term:
         term.wait("SUPERVISOR")
         p = exec_bg("echo", "ask", "esc-outside", opts=["--sandbox-permissions", "require_escalated",
-                                                         "--justification", "needs the host"])
+                                                         "--justification", "needs the host",
+                                                         "--prefix-rule", "echo ask"])
         rid, screen = shown_request(term, "esc-outside", "esc-outside")
         t.ok("Runs OUTSIDE the sandbox" in screen, "an escalation says it runs OUTSIDE the sandbox", screen)
+        t.ok("p  Yes, always run commands starting with `echo ask` OUTSIDE the sandbox, without asking" in screen,
+             "its always-answer says later matching commands run outside the sandbox with no dialog", screen)
         t.ok("exec request, in " in screen, "with the kind of request and where it runs", screen)
         t.ok("Permissions: runs OUTSIDE the sandbox" in screen, "and in its permissions", screen)
         row, col = term.find("Runs OUTSIDE")
