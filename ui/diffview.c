@@ -408,13 +408,29 @@ static void on_revert_plan(uiconn_t *c, json_t *reply, void *user)
     d->confirming = true;
 }
 
+/* The revert request for command n: by session, or, for a session the
+ * server no longer has, by the workspace and the snapshot ids its log
+ * recorded (the same plan, conflict check and writes; nothing records it
+ * as a command). */
+static json_t *revert_request(const diff_view *d, int n, bool dry_run)
+{
+    json_t *req;
+    if (d->by_ids)
+        req = json_pack("{s:s, s:O, s:O, s:O}", "cmd", "revert", "workspace", json_object_get(d->record, "workspace"),
+                        "before", json_object_get(d->record, "before"), "after",
+                        json_object_get(d->record, "after"));
+    else
+        req = json_pack("{s:s, s:i, s:i}", "cmd", "revert", "session", d->session, "command", n);
+    if (dry_run)
+        json_object_set_new(req, "dry_run", json_true());
+    return req;
+}
+
 static void start_revert(diff_view *d, int n)
 {
     d->revert_n = n;
     d->confirming = false;
-    uiconn_request(&d->t->conn,
-                   json_pack("{s:s, s:i, s:i, s:b}", "cmd", "revert", "session", d->session, "command", n, "dry_run", 1),
-                   on_revert_plan, req_new(d));
+    uiconn_request(&d->t->conn, revert_request(d, n, true), on_revert_plan, req_new(d));
 }
 
 static void on_reverted(uiconn_t *c, json_t *reply, void *user)
@@ -432,8 +448,12 @@ static void on_reverted(uiconn_t *c, json_t *reply, void *user)
     d->plan = NULL;
     d->confirming = false;
     if (json_is_true(json_object_get(reply, "reverted"))) {
-        tui_message(t, false, "reverted command %d (recorded as command %lld)", d->revert_n,
-                    (long long)json_integer_value(json_object_get(reply, "revert_command")));
+        if (json_object_get(reply, "revert_command"))
+            tui_message(t, false, "reverted command %d (recorded as command %lld)", d->revert_n,
+                        (long long)json_integer_value(json_object_get(reply, "revert_command")));
+        else
+            tui_message(t, false, "reverted command %d of ended session %d (not recorded: the session has ended)",
+                        d->revert_n, d->session);
         view_close(t, &d->view);
     } else {
         const char *msg = json_string_value(json_object_get(reply, "message"));
@@ -446,9 +466,7 @@ static void confirm_revert(diff_view *d)
     if (json_array_size(json_object_get(d->plan, "conflicts")) || d->reverting)
         return;
     d->reverting = true;
-    uiconn_request(&d->t->conn,
-                   json_pack("{s:s, s:i, s:i}", "cmd", "revert", "session", d->session, "command", d->revert_n),
-                   on_reverted, req_new(d));
+    uiconn_request(&d->t->conn, revert_request(d, d->revert_n, false), on_reverted, req_new(d));
 }
 
 /* ---- keys ------------------------------------------------------------------------------ */
@@ -630,10 +648,7 @@ static void diff_key(tui_t *t, diff_view *d, const ui_key *k)
         break;
     }
     case 'u':
-        if (d->by_ids)
-            tui_message(t, true, "session %d has ended: the server no longer has it to revert its commands",
-                        d->session);
-        else if (d->command > 0)
+        if (d->command > 0)
             start_revert(d, d->command);
         break;
     default: break;

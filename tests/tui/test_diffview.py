@@ -5,7 +5,8 @@
 first) and coloured patch, n/N and ]/[ move through files and hunks, /
 searches, w hides whitespace changes, a long patch is folded until opened,
 D lists the session's commands, and u reverts a command after a
-confirmation that lists what it will do."""
+confirmation that lists what it will do, also in a session that ended
+before the server restarted."""
 import os
 import subprocess
 
@@ -114,4 +115,31 @@ def test_commands_and_revert(t):
         t.ok("corral revert" in screen, "and the revert is a command of the session", screen)
 
 
-run_tests(Tap(), [test_diff_view, test_commands_and_revert])
+def test_revert_in_an_ended_session(t):
+    """A session the server no longer has (it ended before a restart): E,
+    Enter, d shows its last command's diff from the snapshot ids its log
+    kept, and u reverts that command the same way, after the same
+    confirmation."""
+    run("echo late > late.txt")
+    w.stop()
+    w.start_server()
+    with tui() as term:
+        term.supervisor_ready()
+        term.keys("E")
+        term.wait_regex("^ ended +\u2502\n[^\n]* maker ")
+        term.keys("Enter")
+        term.wait("ended session: l timeline, r replay")
+        term.supervisor_ready()
+        term.keys("d")
+        screen = term.wait("n/N file")
+        t.ok("late.txt" in screen, "d: the ended session's last command's diff", screen)
+        term.keys("u")
+        screen = term.wait("n/Esc cancel")
+        t.ok("remove late.txt" in screen, "u asks first, listing what the revert will do", screen)
+        t.ok(os.path.exists(os.path.join(w.ws, "late.txt")), "nothing is done before the answer")
+        term.keys("y")
+        screen = term.wait("not recorded: the session has ended")
+        t.ok(not os.path.exists(os.path.join(w.ws, "late.txt")), "y: the ended session's command is undone", screen)
+
+
+run_tests(Tap(), [test_diff_view, test_commands_and_revert, test_revert_in_an_ended_session])
