@@ -401,6 +401,15 @@ static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held,
     who_text(t, a, &b);
     add_wrapped(L, 50, 15, TH_DIALOG, w, 2, "", b.len ? b.data : "");
     buf_free(&b);
+    if (json_integer_value(json_object_get(r, "failed_session")) > 0) {
+        /* A retry: which run failed (its name is the agent's, made
+         * visible). */
+        char *name = visible(r, "failed_session_name"), line[600];
+        snprintf(line, sizeof line, "session %s (%lld), which failed in the sandbox", name[0] ? name : "?",
+                 (long long)json_integer_value(json_object_get(r, "failed_session")));
+        add_wrapped(L, 75, 20, TH_DIALOG, w, 2, "Retrying: ", line);
+        free(name);
+    }
     add_line(L, 10, TH_DIALOG, "%s", "");
     if (str(r, "justification")[0]) {
         char *just = visible(r, "justification");

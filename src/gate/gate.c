@@ -35,6 +35,7 @@ void gate_request_free(gate_request *g)
 {
     free(g->requester);
     free(g->session_name);
+    free(g->failed_session_name);
     strv_free(g->argv);
     free(g->line);
     free(g->cwd);
@@ -405,6 +406,10 @@ json_t *gate_request_json(const gate_request *g)
         json_object_set_new(o, "session", json_integer(g->session));
     if (g->session_name)
         json_object_set_new(o, "session_name", json_string(g->session_name));
+    if (g->failed_session) {
+        json_object_set_new(o, "failed_session", json_integer(g->failed_session));
+        json_object_set_new(o, "failed_session_name", json_string(g->failed_session_name ? g->failed_session_name : ""));
+    }
     if (g->line)
         json_object_set_new(o, "line", json_string(g->line));
     if (g->origin == GATE_NETWORK) {

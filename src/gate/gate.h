@@ -74,6 +74,10 @@ typedef struct gate_request {
     char *requester;    /* client name: "user", "codex" ... */
     int session;        /* the session it comes from, or 0 */
     char *session_name; /* for the dialog, or NULL */
+    /* GATE_RETRY: the run that failed in the sandbox, for the dialog (its
+     * session has ended: nothing of the answer is kept with it). */
+    int failed_session;
+    char *failed_session_name;
     gate_cache *cache;  /* not owned; NULL: nothing is remembered */
     /* What would run, exactly: argv as given, the paths resolved. */
     char **argv;

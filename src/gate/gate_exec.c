@@ -255,6 +255,10 @@ static bool on_run_ended(session_t *s, json_t *reply, const char *text, size_t l
     };
     e->failed_reply = reply; /* taken over if the gate asks */
     e->failed_session = s->id;
+    /* A retry's dialog names the run that failed. */
+    e->t.g.failed_session = s->id;
+    free(e->t.g.failed_session_name);
+    e->t.g.failed_session_name = xstrdup(s->name ? s->name : "");
     link_add(&gated, &e->gated_node); /* in the gate again: withdrawn if the requester goes */
     if (gate_finished(&e->t, &run))
         return true; /* e may be gone already */

@@ -397,6 +397,8 @@ def test_denial_retry_approved(t):
     t.eq(a["argv"], ["touch", target], "a sandboxed exec failing like a denial offers a retry of the same argv")
     t.ok("read-only file system" in a.get("reason", "") and a["permissions"]["sandbox"] == "escalated",
          "saying why it looks like a denial, and that the retry leaves the sandbox", a)
+    t.ok(isinstance(a.get("failed_session"), int) and a["failed_session"] > 0 and "failed_session_name" in a,
+         "and naming the session that failed", a)
     w.corral("approve", str(a["id"]))
     out, err = p.communicate(timeout=TIMEOUT)
     t.ok("exited with code 0" in out and os.path.exists(target), "approved, the retry runs and its result is the "

@@ -432,6 +432,24 @@ def test_outside_the_sandbox(t):
         t.ok(rc != 0 and "denied" in err, "denied", err)
 
 
+def test_retry_names_the_failed_session(t):
+    """A run that failed like a sandbox denial is offered once more outside
+    the sandbox: the dialog says which session failed."""
+    import tempfile
+    outside = tempfile.mkdtemp(prefix="corral-tui-retry-", dir="/var/tmp")  # /tmp is private in a sandbox
+    with tui(rows=30, cols=200) as term:
+        term.wait("SUPERVISOR")
+        p = exec_bg("touch", os.path.join(outside, "x"), opts=["-n", "toucher"])
+        term.wait("which failed in the sandbox")
+        screen = ready(term, "corral-tui-retry-")  # the whole box, and keys now answer it
+        t.ok(re.search(r"Retrying: session toucher \(\d+\), which failed in the sandbox", screen) is not None,
+             "the retry names the session that failed", screen)
+        term.keys("d")
+        rc, out, err = finish(p)
+        t.ok(not os.path.exists(os.path.join(outside, "x")), "denied, nothing ran again", out + err)
+    os.rmdir(outside)
+
+
 def test_network_host(t):
     """A sandboxed curl reaching for a host through the proxy: the dialog
     asks about the host, port and protocol, names the command running and
@@ -502,4 +520,4 @@ if __name__ == "__main__":
                       test_type_ahead_guard, test_two_tuis_and_cli, test_queue_tab_and_details, test_small_sizes,
                       test_themes, test_rules_error_and_refused_answer, test_timeout_countdown,
                       test_session_mark_and_live_rules_error, test_whole_command_and_quotes,
-                      test_outside_the_sandbox, test_network_host]])
+                      test_outside_the_sandbox, test_retry_names_the_failed_session, test_network_host]])
