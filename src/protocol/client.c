@@ -234,6 +234,11 @@ char *client_quote_argv(json_t *argv)
 
 char *client_approval_command(json_t *approval)
 {
+    /* A line typed in a session's shell is shown as it was typed (what
+     * runs is that shell running it), not as the shell's -c argv. */
+    json_t *line = json_object_get(approval, "line");
+    if (json_is_string(line) && json_string_length(line) > 0)
+        return quote_text_visible(json_string_value(line), json_string_length(line));
     json_t *cmd = json_object_get(approval, "command");
     if (json_is_string(cmd)) /* already quoted: this only guards the terminal */
         return quote_text_visible(json_string_value(cmd), json_string_length(cmd));

@@ -432,6 +432,33 @@ def test_outside_the_sandbox(t):
         t.ok(rc != 0 and "denied" in err, "denied", err)
 
 
+def test_typed_line_as_typed(t):
+    """A line typed in a session's shell that needs an answer is shown as
+    it was typed, not as the shell's -c argv."""
+    rules = os.path.join(w.config, "corral", "rules", "typed.rules")
+    with open(rules, "w") as f:
+        f.write('prefix_rule(pattern=["touch", "typed-asked.txt"], decision="prompt")\n')
+    c = w.connect("typed-test")
+    sid = c.call({"cmd": "new", "argv": ["bash"], "cwd": w.ws, "name": "typer"})["session"]["id"]
+    try:
+        with tui(rows=30, cols=160) as term:
+            term.wait("SUPERVISOR")
+            c.call({"cmd": "input", "session": sid, "data": "touch typed-asked.txt && echo typed-$((1+1))\r"})
+            term.wait("Would you like to run")  # the dialog, not the line echoed in the pane
+            screen = ready(term, "typed-asked")
+            t.ok("$ touch typed-asked.txt && echo typed-$((1+1))" in screen and "-c '" not in screen,
+                 "the dialog shows the line as typed", screen)
+            out = w.corral("approvals").stdout
+            t.ok("touch typed-asked.txt && echo typed-$((1+1))" in out and "-c '" not in out,
+                 "and so does corral approvals", out)
+            term.keys("d")
+            term.wait_absent("Would you like to run")
+    finally:
+        c.call({"cmd": "kill", "session": sid})
+        c.close()
+        os.unlink(rules)
+
+
 def test_retry_names_the_failed_session(t):
     """A run that failed like a sandbox denial is offered once more outside
     the sandbox: the dialog says which session failed."""
@@ -520,4 +547,4 @@ if __name__ == "__main__":
                       test_type_ahead_guard, test_two_tuis_and_cli, test_queue_tab_and_details, test_small_sizes,
                       test_themes, test_rules_error_and_refused_answer, test_timeout_countdown,
                       test_session_mark_and_live_rules_error, test_whole_command_and_quotes,
-                      test_outside_the_sandbox, test_retry_names_the_failed_session, test_network_host]])
+                      test_outside_the_sandbox, test_typed_line_as_typed, test_retry_names_the_failed_session, test_network_host]])
