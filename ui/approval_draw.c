@@ -607,8 +607,18 @@ void approval_draw(tui_t *t, ui_view *v)
             drop_line(&L, 0);
         while (L.n > room)
             drop_line(&L, L.n - 1);
-        add_wrapped(&L, 0, 0, TH_DIALOG, w, 1, "",
-                    "\xe2\x86\x91/\xe2\x86\x93 PgUp/PgDn scroll \xc2\xb7 v or Esc: back \xc2\xb7 y a p d e n answer");
+        /* Only the answers this request offers (no p without a rule to
+         * save, no e for a connection). */
+        ui_answer opts[ANS_COUNT];
+        int nopts = approval_options(a, opts);
+        char keys[2 * ANS_COUNT + 1] = "", footer[160];
+        for (int i = 0; i < nopts; i++) {
+            size_t len = strlen(keys);
+            snprintf(keys + len, sizeof keys - len, "%s%c", i ? " " : "", option_keys[opts[i]]);
+        }
+        snprintf(footer, sizeof footer,
+                 "\xe2\x86\x91/\xe2\x86\x93 PgUp/PgDn scroll \xc2\xb7 v or Esc: back \xc2\xb7 %s answer", keys);
+        add_wrapped(&L, 0, 0, TH_DIALOG, w, 1, "", footer);
     } else {
         /* Least important first; of equals, the lowest on the box.  If
          * that drops lines of the command, it is drawn again in the lines

@@ -223,6 +223,7 @@ def test_queue_tab_and_details(t):
              "a suggested prefix rule is an option, naming the prefix", screen)
         term.keys("v")
         screen = term.wait("v or Esc: back")  # the details' last row
+        t.ok("y a p d e n answer" in screen, "its footer lists p, which this request offers", screen)
         t.ok("  3  '$HOME'" in screen and "  0  echo" in screen, "v: the details, one word of argv a line", screen)
         t.ok("Timeout: none" in screen, "and whether a timeout applies", screen)
         term.keys("Esc")
@@ -390,7 +391,10 @@ def test_whole_command_and_quotes(t):
              "on a small screen the command is cut, marked, with how many bytes are left", screen)
         t.ok("3 d  No, deny" in screen, "and the options stay", screen)
         term.keys("v")
-        term.wait("v or Esc: back")
+        footer = term.wait("v or Esc: back").split("\n")
+        footer = next(line for line in footer if "v or Esc: back" in line)
+        t.ok("y a d e n answer" in footer, "the details list only the answers offered (no p without a rule)",
+             footer)
         screen = term.wait(TAIL + "'")
         t.ok("Command: echo ask 'it'\\''s one' 'x" in screen, "the details view shows the whole command, its "
              "tail included", screen)
