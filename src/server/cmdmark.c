@@ -30,6 +30,9 @@ void cmdmark_start(session_t *s, int n, const char *line, const char *cwd)
         return;
     if (!line)
         line = "";
+    free(s->running_line);
+    s->running_line = xstrdup(line);
+    s->running_n = n;
     char *label = tl_marker_start(n, line);
     session_marker(s, label);
     free(label);
@@ -44,6 +47,11 @@ void cmdmark_end(session_t *s, int n, bool has_exit, int exit_code, double start
 {
     if (!s || n <= 0)
         return;
+    if (s->running_n == n) {
+        free(s->running_line);
+        s->running_line = NULL;
+        s->running_n = 0;
+    }
     char *label = tl_marker_end(n, has_exit, exit_code);
     session_marker(s, label);
     free(label);

@@ -711,6 +711,7 @@ void session_free(session_t *s)
         free(*p);
     free(s->argv);
     free(s->name);
+    free(s->running_line);
     free(s->cwd);
     free(s->client);
     free(s->profile);

@@ -79,6 +79,11 @@ struct session {
     int id;
     char *name;
     char **argv;
+    /* The command running in it now, as its command mark shows it (a
+     * typed line, an exec's argv quoted), and its number; NULL between
+     * commands.  What a network dialog names as running. */
+    char *running_line;
+    int running_n;
     char *cwd;
     char *client;
     char *profile;

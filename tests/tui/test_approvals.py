@@ -502,7 +502,7 @@ def test_network_host(t):
                         "cat a.out" % (curl, url, curl, url), world=net)
             screen = ready(term, "localhost:%d" % web.port, world=net)
             t.ok('Allow network access to "localhost"?' in screen, "the dialog asks about the host", screen)
-            t.ok(("Port %d \u00b7 protocol http" % web.port) in screen and "Running: sh -c 'curl" in screen,
+            t.ok(("Port %d \u00b7 protocol http" % web.port) in screen and "Running: curl -sS" in screen,
                  "with its port, protocol and the command running", screen)
             t.ok('Yes, always: save network_rule(host="localhost", protocol="http", decision="allow")' in screen
                  and 'No, never: save network_rule(host="localhost", protocol="http", decision="deny")' in screen
@@ -534,6 +534,39 @@ def test_network_host(t):
         net.cleanup()
 
 
+def test_network_running_is_the_typed_line(t):
+    """A connection from a line typed in a session's shell: the dialog's
+    Running: is that line, not the session's shell."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
+    import proxyservers
+    net = World()
+    net.start_server()
+    web = proxyservers.WebServer("typed-web")
+    c = net.connect("net-typed")
+    sid = c.call({"cmd": "new", "argv": ["bash"], "cwd": net.ws, "name": "typed-net"})["session"]["id"]
+    try:
+        with tui(world=net, cols=160) as term:
+            term.supervisor_ready()
+            line = "curl -sS --max-time %d --noproxy '' -x http://127.0.0.1:3128 http://localhost:%d/typed" % (
+                TIMEOUT - 5, web.port)
+            c.call({"cmd": "input", "session": sid, "data": line + "\r"})
+            term.wait("Allow network access")  # the dialog, not the line echoed in the pane
+            screen = ready(term, "localhost:%d" % web.port, world=net)
+            running = screen[screen.index("Running: "):screen.index("network request")]
+            t.ok("Running: curl -sS --max-time" in running and "localhost:%d/typed" % web.port in running
+                 and "bash" not in running, "Running: is the line typed, not the shell", screen)
+            term.keys("d")
+            term.wait_absent("Allow network access")
+    finally:
+        c.call({"cmd": "kill", "session": sid})
+        c.close()
+        web.close()
+        for a in pending(net):
+            net.corral("deny", str(a["id"]))
+        net.cleanup()
+
+
 def cleaned(fn):
     """A failed test leaves no request waiting for the next one."""
     def run(t):
@@ -551,4 +584,5 @@ if __name__ == "__main__":
                       test_type_ahead_guard, test_two_tuis_and_cli, test_queue_tab_and_details, test_small_sizes,
                       test_themes, test_rules_error_and_refused_answer, test_timeout_countdown,
                       test_session_mark_and_live_rules_error, test_whole_command_and_quotes,
-                      test_outside_the_sandbox, test_typed_line_as_typed, test_retry_names_the_failed_session, test_network_host]])
+                      test_outside_the_sandbox, test_typed_line_as_typed, test_retry_names_the_failed_session, test_network_host,
+                      test_network_running_is_the_typed_line]])
