@@ -317,7 +317,7 @@ static struct {
     bool on;
     int fd; /* the inotify instance, or -1 */
     watched *by_path[BUCKETS], *by_wd[BUCKETS];
-    size_t names;
+    size_t names, count;
 } W = {.fd = -1};
 
 #define WATCH_MASK                                                                                                     \
@@ -349,6 +349,7 @@ static void watched_unlink(watched *w)
     if (*pp)
         *pp = w->next_wd;
     W.names -= w->n;
+    W.count--;
     free(w->path);
     free(w->types);
     free(w->names);
@@ -359,6 +360,8 @@ static void watched_unlink(watched *w)
  * everything below: all). */
 static void forget_under(const char *prefix)
 {
+    if (W.count == 0)
+        return; /* nothing kept: no walk of the buckets for each event */
     size_t len = strlen(prefix);
     bool all = strcmp(prefix, "/") == 0;
     for (size_t b = 0; b < BUCKETS; b++) {
@@ -408,16 +411,20 @@ static bool drain(int wd)
                     w = w->next_wd;
                 if (!w)
                     break;
-                char *path = sb_strdup(w->path);
                 if (self) {
+                    char *path = sb_strdup(w->path);
                     forget_under(path);
+                    free(path);
                 } else {
-                    char *below = sb_printf("%s%s%s", path, strcmp(path, "/") == 0 ? "" : "/", ev->name);
+                    /* The entry named may be a tree moved, made or
+                     * removed: what was listed below it goes; the
+                     * directory's other subtrees have watches of their
+                     * own. */
+                    char *below = sb_printf("%s%s%s", w->path, strcmp(w->path, "/") == 0 ? "" : "/", ev->name);
                     forget_under(below);
                     free(below);
-                    forget_under(path); /* only path itself is left to forget here */
+                    watched_unlink(w);
                 }
-                free(path);
             }
         }
     }
@@ -461,6 +468,7 @@ static void keep_watched(const char *path, int wd, const struct stat *st, const 
     w->next_wd = W.by_wd[wd_bucket(wd)];
     W.by_wd[wd_bucket(wd)] = w;
     W.names += d->n;
+    W.count++;
 }
 
 void sb_dents_watch(void)
