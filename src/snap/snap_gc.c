@@ -104,6 +104,34 @@ int snap_gc_anchor(snap_store *st, const char *key, int seq, const char *commit,
 
 /* ---- what is in the store --------------------------------------------------------- */
 
+/* Entries of st's directory rel (under the store) that counts(name) says
+ * to count; 0 when it cannot be read. */
+static long count_entries(snap_store *st, const char *rel, bool (*counts)(const char *name))
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", st->dir, rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    long n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += counts(e->d_name);
+    closedir(d);
+    return n;
+}
+
+static bool is_object(const char *name)
+{
+    return name[0] != '.';
+}
+
+static bool is_pack(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 5 && strcmp(name + n - 5, ".pack") == 0;
+}
+
 /* Loose objects, estimated as git's gc --auto does: those of one fan-out
  * directory (objects/17) times 256.  Object names are uniform hashes, so
  * one directory in 256 is a fair sample, and the check is asked after
@@ -112,39 +140,12 @@ int snap_gc_anchor(snap_store *st, const char *key, int seq, const char *commit,
  * workspace whose first snapshot was seeded loose). */
 static long estimate_loose(snap_store *st)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/objects/17", st->dir);
-    DIR *d = opendir(path);
-    if (!d)
-        return 0;
-    long n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n * 256;
-}
-
-static long count_packs(snap_store *st)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/objects/pack", st->dir);
-    DIR *d = opendir(path);
-    if (!d)
-        return 0;
-    long packs = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        packs += n > 5 && strcmp(e->d_name + n - 5, ".pack") == 0;
-    }
-    closedir(d);
-    return packs;
+    return count_entries(st, "objects/17", is_object) * 256;
 }
 
 bool snap_gc_due(snap_store *st)
 {
-    return estimate_loose(st) > LOOSE_DUE || count_packs(st) > PACKS_DUE;
+    return estimate_loose(st) > LOOSE_DUE || count_entries(st, "objects/pack", is_pack) > PACKS_DUE;
 }
 
 void snap_gc_sweep(snap_store *st)
