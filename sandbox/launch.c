@@ -173,7 +173,7 @@ typedef struct child_args {
     int in, out, err;
     int chan_fd; /* the session channel, or -1 */
     char uid_map[64], gid_map[64];
-    int cap_last;
+    bool inner_root; /* the init runs as uid 0 of its user namespace */
     uint64_t ignored; /* signals this process ignores (bit s-1 for s) */
 } child_args;
 
@@ -249,18 +249,28 @@ static __attribute__((noreturn)) void child_main(const child_args *a)
         child_say(a->ready_fd, "\n", NULL);
         _exit(126);
     }
-    /* Keep every capability of the new namespace across the exec, as
-     * ambient capabilities: the init needs them to build the view, then
-     * drops them all. */
-    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-    struct __user_cap_data_struct data[2];
-    if (syscall(SYS_capget, &hdr, data) == 0) {
-        data[0].inheritable = data[0].permitted;
-        data[1].inheritable = data[1].permitted;
-        syscall(SYS_capset, &hdr, data);
+    /* The init needs capabilities of the new namespace to build the view,
+     * then drops them all.  As uid 0 in it, the exec gives it every one by
+     * itself.  Any other uid keeps across the exec only ambient ones: those
+     * the init uses are raised (mounts, pivot_root, the hostname and
+     * namespaces; the loopback interface; dropping the bounding set and
+     * locking the securebits; files and limits while it builds the view),
+     * one call each, not every capability the kernel knows. */
+    if (!a->inner_root) {
+        static const int init_caps[] = {CAP_SYS_ADMIN, CAP_NET_ADMIN, CAP_SETPCAP, CAP_SYS_CHROOT,
+                                        CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_CHOWN,
+                                        CAP_FSETID, CAP_MKNOD, CAP_SETUID, CAP_SETGID, CAP_KILL,
+                                        CAP_SYS_RESOURCE};
+        struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+        struct __user_cap_data_struct data[2];
+        if (syscall(SYS_capget, &hdr, data) == 0) {
+            data[0].inheritable = data[0].permitted;
+            data[1].inheritable = data[1].permitted;
+            syscall(SYS_capset, &hdr, data);
+        }
+        for (size_t i = 0; i < sizeof init_caps / sizeof init_caps[0]; i++)
+            prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, init_caps[i], 0, 0);
     }
-    for (int c = 0; c <= a->cap_last; c++)
-        prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0);
     if (place_fds(a) < 0) {
         child_say(a->ready_fd, "E cannot prepare the init's file descriptors: ", strerror(errno));
         child_say(a->ready_fd, "\n", NULL);
@@ -408,7 +418,7 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
     static char *const argv_tty[] = {"corral-init", "__sandbox-init", "--tty", NULL};
     child_args a = {.exe = self_exe(), .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
                     .in = io->in, .out = io->out, .err = io->err, .chan_fd = io->chan,
-                    .cap_last = sb_cap_last(), .ignored = ignored_signals()};
+                    .inner_root = plan->uid == 0, .ignored = ignored_signals()};
     snprintf(a.uid_map, sizeof a.uid_map, "%u %u 1\n", (unsigned)plan->uid, (unsigned)getuid());
     snprintf(a.gid_map, sizeof a.gid_map, "%u %u 1\n", (unsigned)plan->gid, (unsigned)getgid());
     static char *const argv_base[] = {"corral-init", "__sandbox-init", "--base", NULL};

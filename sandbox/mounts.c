@@ -71,20 +71,38 @@ static void fd_path(int fd, char *buf, size_t len)
     snprintf(buf, len, OLDROOT "/proc/self/fd/%d", fd);
 }
 
-/* A fresh handle on the view's root: one opened before a mount on it (or
- * below it) would still see the directories underneath. */
+/* A fresh handle on the view's root: one opened before a mount on it
+ * would still see the directory underneath. */
 static int open_newroot(void)
 {
     return open(NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* Make dst (below the view's root) exist as a directory or an empty file,
- * creating parents; only ever inside what the sandbox's own tmpfs mounts
- * provide.  link: dst is a symlink that is to be bound onto itself, so
- * its last component may (must) be one. */
+/* The handle every mount point of the view is found through, opened once:
+ * path lookups through it cross the mounts made below it since, so only a
+ * mount on the view's root itself makes it stale (view_root_moved).  The
+ * init is single-threaded and closes it before the view becomes the
+ * root (O_CLOEXEC in any case). */
+static int view_fd = -1;
+
+static int view_root(void)
+{
+    if (view_fd < 0)
+        view_fd = open_newroot();
+    return view_fd;
+}
+
+static void view_root_moved(void)
+{
+    if (view_fd >= 0)
+        close(view_fd);
+    view_fd = -1;
+}
+
 /* Make the mount point dst (absolute, in the view) below the directory
  * newroot stands for, creating missing directories on the way; never
- * through a symlink. */
+ * through a symlink.  link: dst is a symlink that is to be bound onto
+ * itself, so its last component may (must) be one. */
 static int make_mountpoint_in(int newroot, const char *dst, bool dir, bool link, char *err, size_t errlen)
 {
     char *copy = sb_strdup(dst);
@@ -119,27 +137,54 @@ static int make_mountpoint_in(int newroot, const char *dst, bool dir, bool link,
     return rc;
 }
 
+/* The mount point dst in the view, made if missing (as make_mountpoint_in
+ * says), opened O_PATH without following a symlink: the fd, or -1 with
+ * err.  Most mount points exist already (the host's tree is bound at the
+ * root): one lookup that refuses any symlink on the way answers for them,
+ * without a look at each directory of the path. */
+static int open_mountpoint(const char *dst, bool dir, bool link, char *err, size_t errlen)
+{
+    int root = view_root();
+    if (root < 0)
+        return fail(err, errlen, "cannot open", NEWROOT, errno);
+    int fd = open_nofollow(root, dst);
+    if (fd < 0 && errno == ENOENT) {
+        if (make_mountpoint_in(root, dst, dir, link, err, errlen) < 0)
+            return -1;
+        fd = open_nofollow(root, dst);
+    }
+    if (fd < 0)
+        return fail(err, errlen, errno == ELOOP ? "mount point crosses a symlink:" : "cannot open mount point", dst,
+                    errno);
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) < 0)
+        rc = fail(err, errlen, "cannot inspect mount point", dst, errno);
+    else if (S_ISLNK(st.st_mode) && !link)
+        rc = fail(err, errlen, "mount point crosses a symlink:", dst, ELOOP);
+    else if (link && !S_ISLNK(st.st_mode))
+        rc = fail(err, errlen, "a pinned symlink is no longer one:", dst, EINVAL);
+    if (rc < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 static int make_mountpoint(const char *dst, bool dir, bool link, char *err, size_t errlen)
 {
-    int newroot = open_newroot();
-    if (newroot < 0)
-        return fail(err, errlen, "cannot open", NEWROOT, errno);
-    int rc = make_mountpoint_in(newroot, dst, dir, link, err, errlen);
-    close(newroot);
-    return rc;
+    int fd = open_mountpoint(dst, dir, link, err, errlen);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
 }
 
 /* Open dst below the view's root without following symlinks; O_PATH. */
 static int open_dst(const char *dst)
 {
-    int newroot = open_newroot();
-    if (newroot < 0)
-        return -1;
-    int fd = open_nofollow(newroot, dst);
-    int e = errno;
-    close(newroot);
-    errno = e;
-    return fd;
+    int root = view_root();
+    return root < 0 ? -1 : open_nofollow(root, dst);
 }
 
 static int set_attr(const char *path, unsigned set, unsigned clr, bool recursive)
@@ -170,14 +215,10 @@ static int bind_one(int oldroot, const sb_mount *m, char *err, size_t errlen)
         return fail(err, errlen, m->link ? "a pinned symlink is no longer one:" : "cannot bind a symlink:", m->src,
                     m->link ? EINVAL : ELOOP);
     }
-    if (make_mountpoint(m->dst, S_ISDIR(st.st_mode), m->link, err, errlen) < 0) {
-        close(src);
-        return -1;
-    }
-    int dst = open_dst(m->dst);
+    int dst = open_mountpoint(m->dst, S_ISDIR(st.st_mode), m->link, err, errlen);
     if (dst < 0) {
         close(src);
-        return fail(err, errlen, "cannot open mount point", m->dst, errno);
+        return -1;
     }
     char s[64], d[64];
     fd_path(src, s, sizeof s);
@@ -189,6 +230,8 @@ static int bind_one(int oldroot, const sb_mount *m, char *err, size_t errlen)
     close(dst);
     if (rc < 0)
         return rc;
+    if (strcmp(m->dst, "/") == 0)
+        view_root_moved();
     char *target = sb_printf(NEWROOT "%s", strcmp(m->dst, "/") == 0 ? "" : m->dst);
     /* Read-only and nosuid/nodev down the whole subtree.  Clearing
      * read-only fails on a mount the host made read-only: it stays so. */
@@ -220,6 +263,8 @@ static int tmpfs_at(const char *dst, uint64_t size, unsigned mode, unsigned long
     int rc = 0;
     if (mount("tmpfs", target, "tmpfs", flags, opts) < 0)
         rc = fail(err, errlen, "cannot mount a tmpfs on", dst, errno);
+    else if (strcmp(dst, "/") == 0)
+        view_root_moved();
     free(target);
     return rc;
 }
@@ -232,16 +277,22 @@ static int setup_dev(int oldroot, const char *dst, uint64_t shm_size, char *err,
     /* No MS_NODEV here: the bound host nodes must stay usable. */
     if (tmpfs_at(dst, 1 << 20, 0755, MS_NOSUID | MS_NOEXEC, err, errlen) < 0)
         return -1;
-    for (const char *const *n = dev_nodes; *n; n++) {
-        char *host = sb_printf("/dev/%s", *n), *in = sb_printf("%s/%s", dst, *n);
+    /* The tmpfs is new and ours: its entries are made straight in it. */
+    int dev = open_dst(dst);
+    if (dev < 0)
+        return fail(err, errlen, "cannot open", dst, errno);
+    int rc = 0;
+    for (const char *const *n = dev_nodes; *n && rc == 0; n++) {
+        char *host = sb_printf("/dev/%s", *n);
         int src = open_nofollow(oldroot, host);
-        int rc = 0;
         if (src >= 0) {
             close(src);
-            if (make_mountpoint(in, false, false, err, errlen) < 0)
-                rc = -1;
+            int fd = openat(dev, *n, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+            if (fd < 0)
+                rc = fail(err, errlen, "cannot create mount point", host, errno);
             else {
-                char *s = sb_printf(OLDROOT "%s", host), *d = sb_printf(NEWROOT "%s", in);
+                close(fd);
+                char *s = sb_printf(OLDROOT "%s", host), *d = sb_printf(NEWROOT "%s/%s", dst, *n);
                 if (mount(s, d, NULL, MS_BIND, NULL) < 0)
                     rc = fail(err, errlen, "cannot bind", host, errno);
                 else
@@ -251,18 +302,17 @@ static int setup_dev(int oldroot, const char *dst, uint64_t shm_size, char *err,
             }
         }
         free(host);
-        free(in);
-        if (rc < 0)
-            return -1;
     }
+    if (rc == 0 && (mkdirat(dev, "pts", 0755) < 0 || mkdirat(dev, "shm", 0755) < 0))
+        rc = fail(err, errlen, "cannot create mount points in", dst, errno);
+    close(dev);
+    if (rc < 0)
+        return -1;
     char *pts = sb_printf("%s/pts", dst), *shm = sb_printf("%s/shm", dst);
-    int rc = make_mountpoint(pts, true, false, err, errlen);
-    if (rc == 0) {
-        char *target = sb_printf(NEWROOT "%s", pts);
-        if (mount("devpts", target, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") < 0)
-            rc = fail(err, errlen, "cannot mount a new devpts on", pts, errno);
-        free(target);
-    }
+    char *target = sb_printf(NEWROOT "%s", pts);
+    if (mount("devpts", target, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") < 0)
+        rc = fail(err, errlen, "cannot mount a new devpts on", pts, errno);
+    free(target);
     if (rc == 0)
         rc = tmpfs_at(shm, shm_size, 01777, MS_NOSUID | MS_NODEV, err, errlen);
     free(pts);
@@ -512,6 +562,7 @@ int sb_mounts_apply(sb_plan *plan, bool base, char *err, size_t errlen)
         }
     }
     close(oldroot);
+    view_root_moved();
     if (rc < 0)
         return rc;
     /* Make the view the root.  pivot_root(".", ".") stacks the old root on
