@@ -199,6 +199,7 @@ static void on_work(uv_work_t *req)
         for (snap_job *k = j; k; k = k->merged)
             force |= k->force;
         snap_taken t;
+        ws->store->uncapped_next = !j->may_create;
         int rc = snap_take(ws->store, force, snap_conf_allows(&Q.conf, ws->path), &t);
         for (snap_job *k = j; k; k = k->merged) {
             k->taken = t;
@@ -286,6 +287,14 @@ static void start(snap_ws *ws)
         tail->merged = k;
         tail = k;
     }
+    /* The new-file cap is for what a command makes (a dependency install):
+     * a snapshot that ends a command, or is taken while one runs here,
+     * applies it; one that only starts commands (or a session) takes what
+     * was there before, however much, uncapped. */
+    bool may_create = !link_empty(&ws->active);
+    for (snap_job *k = j; k; k = k->merged)
+        may_create |= !k->boundary || k->may_create;
+    j->may_create = may_create;
     if (j->snapshot)
         ensure_reader(ws);
     ws->running = j;

@@ -80,6 +80,10 @@ struct snap_job {
     bool cancelled;
     bool boundary;      /* a command's boundary: still taken while the server stops */
     bool measure;       /* measure the store's size after it */
+    bool may_create;    /* a command (or a session without command marks) may have
+                         * made files since the last snapshot: the new-file cap
+                         * applies (a boundary that ends one says so; the rest is
+                         * decided when it starts) */
     uint64_t bytes;     /* (worker) the store's size, when measured */
     bool measured;
     long starts_cmd, ends_cmd; /* the command whose boundary it is (merging never

@@ -488,6 +488,7 @@ static void submit(snap_ws *ws, boundary *b)
     j->boundary = true;
     j->starts_cmd = b->start ? b->start->serial : 0;
     j->ends_cmd = b->end ? b->end->serial : 0;
+    j->may_create = b->end || b->session_end;
     j->measure = b->session_start && ws->state == WS_NEW;
     snap_job_submit(j);
 }

@@ -48,6 +48,8 @@ typedef struct snap_store {
     struct snap_reader *reader;
     bool owns_reader;
     bool force_next;    /* corral wrote into the workspace itself (a revert): walk next time */
+    bool uncapped_next; /* the next snapshot is of what was there before any command
+                         * ran: no new-file cap (snap_queue.c sets it) */
     char **seeded;      /* packs copied from the workspace's repository for the first snapshot (snap_seed.h) */
     size_t n_seeded;
     uint64_t seeded_bytes;

@@ -626,6 +626,8 @@ static int ask(talk *k, bool force, bool allowed, snap_meta *meta, snap_taken *o
     sw_u8(&k->out, force);
     sw_u8(&k->out, !st->latest[0]);
     sw_u8(&k->out, snap_seed_wanted(st));
+    sw_u8(&k->out, !st->uncapped_next);
+    st->uncapped_next = false;
     /* Names the index refused last time: the reader reads them again, so
      * every snapshot says they were not captured. */
     sw_u32(&k->out, (uint32_t)st->n_forget);

@@ -468,8 +468,12 @@ static void send_packs(void)
     closedir(d);
 }
 
-static void take(bool force, bool first, bool seed)
+/* cap: apply the new-file cap.  The server asks for it only where a
+ * command may have made the new files (snap_queue.c says when): what was
+ * there before a command is never capped. */
+static void take(bool force, bool first, bool seed, bool cap)
 {
+    long max_new = cap ? W.max_new_files : LONG_MAX;
     bool dirty = snap_watch_poll(&W.watch);
     if (!force && !dirty && W.have_snapshot) {
         sw_begin(&W.out, SW_CLEAN);
@@ -554,7 +558,7 @@ static void take(bool force, bool first, bool seed)
         if (!W.cache[i].seen)
             send_path(SW_DELETED, W.cache[i].path);
     for (size_t i = 0; i < tops.n; i++)
-        if (tops.v[i].n > W.max_new_files) {
+        if (tops.v[i].n > max_new) {
             sw_begin(&W.out, SW_CAPPED);
             sw_str(&W.out, tops.v[i].dir);
             sw_u64(&W.out, (uint64_t)tops.v[i].n);
@@ -564,7 +568,7 @@ static void take(bool force, bool first, bool seed)
      * shows it ("storing N/M") and chooses how to store them. */
     long to_read = 0;
     for (size_t k = 0; k < n_todo; k++)
-        if (cache_find(r.v[todo[k]].path) || *count_for(&tops, r.v[todo[k]].path) <= W.max_new_files)
+        if (cache_find(r.v[todo[k]].path) || *count_for(&tops, r.v[todo[k]].path) <= max_new)
             to_read++;
     if (to_read)
         report(0, to_read, true);
@@ -574,7 +578,7 @@ static void take(bool force, bool first, bool seed)
     for (size_t k = 0; k < n_todo; k++) {
         snap_walk_entry *e = &r.v[todo[k]];
         cent *c = cache_find(e->path);
-        if (!c && *count_for(&tops, e->path) > W.max_new_files)
+        if (!c && *count_for(&tops, e->path) > max_new)
             continue;
         struct stat sb;
         const char *why;
@@ -705,14 +709,14 @@ int snap_worker_main(int argc, char **argv)
     for (;;) {
         snap_wire_in in;
         recv_or_die(&in);
-        uint8_t force, first, seed;
+        uint8_t force, first, seed, cap;
         uint32_t n_forget;
         if (in.type == SW_QUIT) {
             sw_in_free(&in);
             return 0;
         }
         if (in.type != SW_TAKE || !sw_get_u8(&in, &force) || !sw_get_u8(&in, &first) || !sw_get_u8(&in, &seed) ||
-            !sw_get_u32(&in, &n_forget))
+            !sw_get_u8(&in, &cap) || !sw_get_u32(&in, &n_forget))
             die("a malformed request from the server");
         for (uint32_t i = 0; i < n_forget; i++) {
             char *path;
@@ -726,6 +730,6 @@ int snap_worker_main(int argc, char **argv)
         if (!sw_done(&in))
             die("a malformed request from the server");
         sw_in_free(&in);
-        take(force || n_forget > 0, first, seed);
+        take(force || n_forget > 0, first, seed, cap);
     }
 }

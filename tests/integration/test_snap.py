@@ -17,7 +17,7 @@ import time
 
 from harness import CORRAL, TIMEOUT, Tap, World, read_jsonl, reader_pids, run_tests, wait_until
 
-w = World(config="[snapshots]\nmax-file-size = 1M\nkeep-open = 3s\n[sandbox]\nkeep-warm = 1s\n")
+w = World(config="[snapshots]\nmax-file-size = 1M\nmax-new-files = 1000\nkeep-open = 3s\n[sandbox]\nkeep-warm = 1s\n")
 w.start_server()
 mon = w.connect("monitor")
 mon.call({"cmd": "subscribe"})
@@ -168,6 +168,33 @@ def test_the_before_precedes_the_command(t):
          "a command that writes at once: the write is in its diff (the first snapshot was taken before it ran)")
     rec = record(sid, 1)
     t.ok(rec and not rec.get("late"), "and it did not start before its snapshot", rec)
+
+
+def test_the_new_file_cap_is_for_what_a_command_makes(t):
+    """More files under one directory than [snapshots] max-new-files (1000
+    here) that were there before the session are snapshotted all the same:
+    the cap is for what a command makes (a dependency install), never for
+    what existed."""
+    ws = fresh_ws("bigdirs")
+    os.makedirs(os.path.join(ws, "vendor"))
+    for i in range(1500):
+        with open(os.path.join(ws, "vendor", "f%04d.h" % i), "w") as f:
+            f.write("header %d\n" % i)
+    sid = run(ws, "echo changed >> vendor/f0007.h; mkdir gen; i=0; while [ $i -lt 1500 ]; do echo $i > gen/g$i; "
+              "i=$((i+1)); done")
+    r = diff(sid)
+    f = files_of(r)
+    missed = {m["path"]: m for m in r.get("changes", {}).get("not_captured", [])}
+    t.eq(f.get("vendor/f0007.h", {}).get("status"), "M",
+         "a file of a big directory that was there before the session: its change is in the diff", r)
+    t.ok("vendor/" not in missed and "vendor" not in missed, "and the directory is not reported as not captured",
+         missed)
+    t.ok(missed.get("gen", missed.get("gen/", {})).get("reason") == "new-file cap" and
+         not any(p.startswith("gen/") for p in f),
+         "1500 files the command made in one directory: left out, and the record says why", missed)
+    sid = run(ws, "echo again >> vendor/f1234.h")
+    t.eq({p: x["status"] for p, x in files_of(diff(sid)).items()}, {"vendor/f1234.h": "M"},
+         "the next command's change in the big directory is in its diff, nothing else")
 
 
 def digest_content(root):
@@ -529,7 +556,8 @@ def test_one_shot_commands_find_the_workspace_warm(t):
          "a command after that gets a new reader, and a right record", diff(sid))
 
 
-run_tests(Tap(), [test_one_shot_commands_find_the_workspace_warm, test_every_change_kind, test_the_before_precedes_the_command, test_patch_undoes_with_git_apply, test_revert,
+run_tests(Tap(), [test_one_shot_commands_find_the_workspace_warm, test_every_change_kind, test_the_before_precedes_the_command,
+                  test_the_new_file_cap_is_for_what_a_command_makes, test_patch_undoes_with_git_apply, test_revert,
                   test_revert_never_follows_a_planted_symlink, test_ended_sessions, test_hook_is_risk_marked,
                   test_agent_configuration_is_marked,
                   test_users_git_and_workspace_untouched, test_interactive_shells, test_shared_attribution,
