@@ -728,6 +728,10 @@ static void counts_text(json_t *rec, char *out, size_t len)
              (long long)json_integer_value(json_object_get(c, "renamed")),
              (long long)json_integer_value(json_object_get(l, "added")),
              (long long)json_integer_value(json_object_get(l, "removed")));
+    size_t missed = json_array_size(json_object_get(rec, "not_captured"));
+    size_t used = strlen(out);
+    if (missed && used < len)
+        snprintf(out + used, len - used, "  (%zu not captured)", missed);
 }
 
 static void attribution_text(json_t *rec, char *out, size_t len)
@@ -882,7 +886,11 @@ static void draw_diff(tui_t *t, diff_view *d)
         if (f)
             draw_file_row(t, y, f, first + k == cur);
         else
-            line_at(y, r.x, r.w, TH_SIDEBAR, k == 0 ? " (no files changed)" : "");
+            line_at(y, r.x, r.w, TH_SIDEBAR,
+                    k != 0 ? ""
+                    : json_array_size(json_object_get(json_object_get(d->reply, "changes"), "not_captured"))
+                        ? " (no captured file changed: what was not captured is listed below)"
+                        : " (no files changed)");
     }
     line_at(y++, r.x, r.w, TH_BORDER, " n/N file  ]/[ hunk  / search  w whitespace  Enter open  u revert  D commands  q close");
     int prow = patch_rows(t, d);

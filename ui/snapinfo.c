@@ -14,6 +14,7 @@
 typedef struct snap_session {
     int id;
     int added, modified, deleted;
+    int missed; /* paths its last command's snapshots left out */
     bool has_counts, risk;
     char *workspace;
     json_t *snapshots; /* the workspace's state, as last heard */
@@ -65,6 +66,7 @@ void snapinfo_note_session(json_t *session)
                             json_integer_value(json_object_get(c, "renamed")));
         s->deleted = (int)json_integer_value(json_object_get(c, "deleted"));
         s->risk = json_is_true(json_object_get(ch, "risk"));
+        s->missed = (int)json_integer_value(json_object_get(ch, "not_captured"));
     }
 }
 
@@ -95,11 +97,13 @@ int snapinfo_sidebar_counts(tui_t *t, const ui_session *s, int y, int right, int
 {
     (void)t;
     snap_session *d = sess_get(s->id, false);
-    /* Only a last command that changed something: no "+0~0-0" noise. */
-    if (!d || !d->has_counts || (!d->added && !d->modified && !d->deleted && !d->risk))
+    /* Only a last command that changed something, or left something out:
+     * no "+0~0-0" noise, but never a count that hides what was not
+     * captured ("!": d lists it). */
+    if (!d || !d->has_counts || (!d->added && !d->modified && !d->deleted && !d->risk && !d->missed))
         return 0;
     char text[48];
-    snprintf(text, sizeof text, "+%d~%d-%d", d->added, d->modified, d->deleted);
+    snprintf(text, sizeof text, "+%d~%d-%d%s", d->added, d->modified, d->deleted, d->missed ? "!" : "");
     int w = paint_width(text);
     if (right - w - 1 < minx)
         return 0;

@@ -622,10 +622,13 @@ static void summary(tui_t *t, const timeline_view *tv, int y)
         snprintf(shown, sizeof shown, "every kind: %zu", tv->nrows);
     else
         snprintf(shown, sizeof shown, "%s: %zu of %zu", tl_kind_name((tl_kind)tv->kind), tv->nrows, tv->tl.n);
+    char missed[48] = "";
+    if (s->missed)
+        snprintf(missed, sizeof missed, " (%ld not captured)", s->missed);
     snprintf(text, sizeof text,
-             " %s \xc2\xb7 %ld command%s +%ld ~%ld -%ld%s \xc2\xb7 %ld approval%s \xc2\xb7 %ld connection%s to %ld "
+             " %s \xc2\xb7 %ld command%s +%ld ~%ld -%ld%s%s \xc2\xb7 %ld approval%s \xc2\xb7 %ld connection%s to %ld "
              "host%s%s",
-             shown, s->commands, s->commands == 1 ? "" : "s", s->added, s->modified, s->deleted,
+             shown, s->commands, s->commands == 1 ? "" : "s", s->added, s->modified, s->deleted, missed,
              s->risky ? "  RISK" : "", s->approvals, s->approvals == 1 ? "" : "s", s->connections,
              s->connections == 1 ? "" : "s", s->hosts, s->hosts == 1 ? "" : "s",
              t->search[0] ? " \xc2\xb7 n/N: next match" : "");

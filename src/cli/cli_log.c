@@ -302,8 +302,9 @@ static json_t *summary_json(const char *name, const char *dir, const timeline_t 
     json_object_set_new(o, "approvals", json_integer(s.approvals));
     json_object_set_new(o, "connections", json_integer(s.connections));
     json_object_set_new(o, "hosts", json_integer(s.hosts));
-    json_object_set_new(o, "changes", json_pack("{s:i, s:i, s:i}", "added", (int)s.added, "modified",
-                                                 (int)s.modified, "deleted", (int)s.deleted));
+    json_object_set_new(o, "changes", json_pack("{s:i, s:i, s:i, s:i}", "added", (int)s.added, "modified",
+                                                 (int)s.modified, "deleted", (int)s.deleted, "not_captured",
+                                                 (int)s.missed));
     json_object_set_new(o, "risky_commands", json_integer(s.risky));
     json_object_set_new(o, "skipped_lines", json_integer((json_int_t)tl->skipped));
     json_object_set_new(o, "dir", json_string(dir));
@@ -345,10 +346,14 @@ static void print_summary_row(json_t *s, const opts *o)
         strftime(started, sizeof started, "%Y-%m-%d %H:%M", &tm);
     }
     json_t *ch = json_object_get(s, "changes");
-    char changes[64];
-    snprintf(changes, sizeof changes, "+%lld ~%lld -%lld%s", (long long)json_integer_value(json_object_get(ch, "added")),
+    char changes[96];
+    json_int_t missed = json_integer_value(json_object_get(ch, "not_captured"));
+    char mark[48] = "";
+    if (missed)
+        snprintf(mark, sizeof mark, " (%lld not captured)", (long long)missed);
+    snprintf(changes, sizeof changes, "+%lld ~%lld -%lld%s%s", (long long)json_integer_value(json_object_get(ch, "added")),
              (long long)json_integer_value(json_object_get(ch, "modified")),
-             (long long)json_integer_value(json_object_get(ch, "deleted")),
+             (long long)json_integer_value(json_object_get(ch, "deleted")), mark,
              json_integer_value(json_object_get(s, "risky_commands")) ? " RISK" : "");
     char *client = column(json_string_value(json_object_get(s, "client")), 10);
     char *name = column(json_string_value(json_object_get(s, "name")), 12);

@@ -153,6 +153,9 @@ static void print_counts(FILE *f, json_t *rec)
             (long long)json_integer_value(json_object_get(c, "renamed")));
     fprintf(f, "  lines +%lld -%lld", (long long)json_integer_value(json_object_get(l, "added")),
             (long long)json_integer_value(json_object_get(l, "removed")));
+    size_t missed = json_array_size(json_object_get(rec, "not_captured"));
+    if (missed)
+        fprintf(f, "  (%zu not captured)", missed);
 }
 
 /* Text of the server's reply for a person: paths, reasons, errors and

@@ -361,3 +361,27 @@ char *js_string(const js_member *m, size_t *len)
         *len = (size_t)(o - out);
     return out;
 }
+
+long js_array_length(const js_member *m)
+{
+    if (!m || m->type != 'a')
+        return -1;
+    scan S = {.s = m->val.p, .end = m->val.p + m->val.n, .p = m->val.p + 1};
+    ws(&S);
+    if (S.p < S.end && *S.p == ']')
+        return 0;
+    long n = 0;
+    for (;;) {
+        char t;
+        if (!value(&S, 1, &t))
+            return -1;
+        n++;
+        ws(&S);
+        if (S.p < S.end && *S.p == ',') {
+            S.p++;
+            ws(&S);
+            continue;
+        }
+        return S.p < S.end && *S.p == ']' ? n : -1;
+    }
+}

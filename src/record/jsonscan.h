@@ -51,5 +51,7 @@ bool js_is(const js_member *m, const char *s);
  * (it may contain NUL only if the text had \u0000, which the scanner
  * refuses). */
 char *js_string(const js_member *m, size_t *len);
+/* How many elements an array value holds; -1 if it is not an array. */
+long js_array_length(const js_member *m);
 
 #endif

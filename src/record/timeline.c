@@ -260,6 +260,8 @@ static void command_changes(loader *L, double t, long line)
     }
     const js_member *risk = get(L, "risk");
     e->risk = risk && risk->type == 'a' && risk->val.n > 2 && memchr(risk->val.p + 1, '{', risk->val.n - 2);
+    long missed = js_array_length(get(L, "not_captured"));
+    e->missed = missed > 0 ? missed : 0;
 }
 
 /* ---- approvals ---- */

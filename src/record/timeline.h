@@ -51,6 +51,7 @@ typedef struct tl_entry {
     bool has_counts;
     long added, modified, deleted; /* modified counts type changes too, as corral diff shows them */
     bool risk;       /* its changes carry risk marks */
+    long missed;     /* paths its snapshots left out (the record's not_captured) */
     /* approval: settled (answered, timed out or withdrawn), and approved;
      * network: approved is the connection was allowed */
     bool decided, approved;
@@ -143,6 +144,7 @@ typedef struct tl_summary {
     long commands, approvals, connections, hosts; /* hosts: distinct host names */
     long added, modified, deleted;                /* summed over the commands */
     long risky;                                   /* commands with risk marks */
+    long missed;                                  /* paths not captured, summed over the commands */
 } tl_summary;
 void tl_summarize(const timeline_t *tl, tl_summary *out);
 

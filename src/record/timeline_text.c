@@ -321,6 +321,8 @@ static void text_command(buf_t *b, const timeline_t *tl, const tl_entry *e, json
     buf_free(&d);
     if (e->has_counts)
         buf_printf(b, "+%ld ~%ld -%ld", e->added, e->modified, e->deleted);
+    if (e->missed)
+        buf_printf(b, " (%ld not captured)", e->missed);
     else if (json_object_get(j, "error"))
         buf_puts(b, "(no diff)");
     else
@@ -573,6 +575,7 @@ void tl_summarize(const timeline_t *tl, tl_summary *out)
             out->modified += e->modified;
             out->deleted += e->deleted;
             out->risky += e->risk;
+            out->missed += e->missed;
             break;
         case TL_APPROVAL: out->approvals++; break;
         case TL_NETWORK: {

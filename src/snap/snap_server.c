@@ -718,6 +718,8 @@ static void snap_session_json(server_t *srv, session_t *s, json_t *o)
         json_object_set_new(ch, "command", json_integer(c->n));
         json_object_set(ch, "counts", json_object_get(c->changes, "counts"));
         json_object_set_new(ch, "risk", json_boolean(json_array_size(json_object_get(c->changes, "risk")) > 0));
+        json_object_set_new(ch, "not_captured",
+                            json_integer((json_int_t)json_array_size(json_object_get(c->changes, "not_captured"))));
         json_object_set_new(o, "changes", ch);
     }
 }

@@ -192,6 +192,21 @@ def test_the_new_file_cap_is_for_what_a_command_makes(t):
     t.ok(missed.get("gen", missed.get("gen/", {})).get("reason") == "new-file cap" and
          not any(p.startswith("gen/") for p in f),
          "1500 files the command made in one directory: left out, and the record says why", missed)
+    # What was left out is marked wherever the counts are shown.
+    r = w.corral("diff", str(sid), "--list")
+    t.ok(r.returncode == 0 and "(1 not captured)" in r.stdout, "corral diff --list marks the command's counts with "
+         "what its snapshots left out", r.stdout + r.stderr)
+    r = w.corral("log")
+    row = [l for l in r.stdout.splitlines() if l.lstrip().startswith(str(sid) + " ")]
+    t.ok(len(row) == 1 and "(1 not captured)" in row[0], "so does corral log's list of sessions", r.stdout)
+    r = w.corral("log", "--json")
+    mine = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{") and json.loads(l).get("id") == sid]
+    t.ok(mine and mine[0]["changes"].get("not_captured") == 1, "and its JSON", mine)
+    r = w.corral("log", str(sid))
+    t.ok("(1 not captured)" in r.stdout, "and the session's own log, on the command's line", r.stdout)
+    ls = {x["id"]: x for x in mon.call({"cmd": "ls"})["sessions"]}
+    t.eq(ls.get(sid, {}).get("changes", {}).get("not_captured"), 1,
+         "the session's summary (the screen's sidebar) carries the count", ls.get(sid))
     sid = run(ws, "echo again >> vendor/f1234.h")
     t.eq({p: x["status"] for p, x in files_of(diff(sid)).items()}, {"vendor/f1234.h": "M"},
          "the next command's change in the big directory is in its diff, nothing else")

@@ -115,6 +115,25 @@ def test_commands_and_revert(t):
         t.ok("corral revert" in screen, "and the revert is a command of the session", screen)
 
 
+def test_what_was_not_captured_is_never_hidden(t):
+    """A command whose only change was left out of the snapshots (an
+    excluded directory): the sidebar's counts carry a !, and d lists what
+    was not captured without saying that no files changed."""
+    run("mkdir -p node_modules/pkg && echo 1 > node_modules/pkg/index.js")
+    with tui() as term:
+        screen = term.wait("+0~0-0!")
+        t.ok(True, "the sidebar shows +0~0-0! for a command whose change was not captured")
+        term.supervisor_ready()
+        term.keys("d")
+        screen = term.wait("n/N file")
+        t.ok("not captured: node_modules/ (excluded" in screen, "d lists what was not captured", screen)
+        t.ok("(no files changed)" not in screen and "no captured file changed" in screen,
+             "and never says no files changed beside it", screen)
+        t.ok("(1 not captured)" in screen, "the counts line says it too", screen)
+        term.keys("q")
+        term.wait_absent("n/N file")
+
+
 def test_revert_in_an_ended_session(t):
     """A session the server no longer has (it ended before a restart): E,
     Enter, d shows its last command's diff from the snapshot ids its log
@@ -142,4 +161,5 @@ def test_revert_in_an_ended_session(t):
         t.ok(not os.path.exists(os.path.join(w.ws, "late.txt")), "y: the ended session's command is undone", screen)
 
 
-run_tests(Tap(), [test_diff_view, test_commands_and_revert, test_revert_in_an_ended_session])
+run_tests(Tap(), [test_diff_view, test_commands_and_revert, test_what_was_not_captured_is_never_hidden,
+                  test_revert_in_an_ended_session])
