@@ -292,7 +292,26 @@ static void paint_line(const vt_t *vt, int y, int x, int w, int line, const pain
     }
 }
 
-void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_mark *marks, int nmarks)
+/* The part of a pane the session's terminal does not reach: blank, or
+ * dotted (as tmux does) when another client holds the terminal smaller
+ * than the pane. */
+static void fill_unused(int y, int x, int w, bool dotted)
+{
+    if (w <= 0)
+        return;
+    if (!dotted) {
+        paint_set(TH_NORMAL, TH_NORMAL);
+        paint_fill(y, x, w);
+    } else {
+        paint_set(TH_BORDER, TH_NORMAL);
+        for (int i = 0; i < w; i++)
+            mvaddnwstr(y, x + i, L"\u00b7", 1);
+    }
+    attr_set(A_NORMAL, 0, NULL);
+}
+
+void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_mark *marks, int nmarks,
+              bool held)
 {
     /* curses combines a cell's rendition with the window's current one:
      * start from nothing, or the last element drawn would tint the pane. */
@@ -303,17 +322,12 @@ void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_m
         if (!all && !(line >= 0 && vt_row_dirty(vt, line)))
             continue;
         if (line >= vt_rows(vt)) {
-            paint_set(TH_NORMAL, TH_NORMAL);
-            paint_fill(r.y + k, r.x, r.w);
-            attr_set(A_NORMAL, 0, NULL);
+            fill_unused(r.y + k, r.x, r.w, held);
             continue;
         }
         paint_line(vt, r.y + k, r.x, w, line, marks, nmarks);
-        if (w < r.w) { /* a session narrower than its pane */
-            paint_set(TH_NORMAL, TH_NORMAL);
-            paint_fill(r.y + k, r.x + w, r.w - w);
-            attr_set(A_NORMAL, 0, NULL);
-        }
+        if (w < r.w) /* a session narrower than its pane */
+            fill_unused(r.y + k, r.x + w, r.w - w, held);
     }
 }
 

@@ -56,7 +56,10 @@ typedef struct paint_mark {
 
 /* Draw rows of vt into r: the line at the top of r is first_line (vt_line
  * numbering: history is negative); only rows marked dirty unless all. */
-void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_mark *marks, int nmarks);
+/* held: another client holds the terminal smaller than r; what of r it
+ * does not reach is dotted instead of blank. */
+void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_mark *marks, int nmarks,
+              bool held);
 /* After curses drew a frame (refresh): the cells of it with more marks
  * than curses keeps in a cell (CCHARW_MAX - 1) written again whole, so
  * that every mark the terminal model keeps is shown; the cursor goes back

@@ -20,13 +20,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A live terminal this screen sized for its pane that is smaller now:
+ * another screen attached to the server asked for its size later (the
+ * latest asker wins, as tmux's window-size latest; when that screen goes,
+ * the server gives the terminal back this one's size). */
+static bool held_small(const ui_session *s)
+{
+    return s->vt && s->running && s->tty && s->rows > 0 && s->cols > 0 &&
+           (vt_rows(s->vt) < s->rows || vt_cols(s->vt) < s->cols);
+}
+
 static void draw_title(tui_t *t, ui_session *s, ui_rect r)
 {
     theme_elem e = s->id == t->selected ? TH_BORDER_FOCUS : TH_BORDER;
     paint_set(e, e);
     paint_fill(r.y, r.x, r.w);
-    char title[768];
-    snprintf(title, sizeof title, " %s %d %s %s%s%s ", s->name, s->id, s->profile, s->status,
+    char title[768], held[96] = "";
+    if (held_small(s))
+        snprintf(held, sizeof held, " \xc2\xb7 %dx%d: another screen holds it smaller", vt_cols(s->vt),
+                 vt_rows(s->vt));
+    snprintf(title, sizeof title, " %s %d %s %s%s%s%s ", s->name, s->id, s->profile, s->status, held,
              s->title[0] ? " \xc2\xb7 " : "", s->title);
     int used = paint_text(r.y, r.x, r.w, title);
     if (s->scroll > 0 && s->vt) {
@@ -54,7 +67,7 @@ static void draw_pane(tui_t *t, ui_session *s, ui_rect r)
     int first = pane_first_row(s->vt, body.h) - s->scroll;
     bool selected = s->id == t->selected;
     bool all = t->full_redraw || s->redraw || s->scroll > 0 || (selected && t->nmarks > 0);
-    paint_vt(s->vt, body, first, all, selected ? t->marks : NULL, selected ? t->nmarks : 0);
+    paint_vt(s->vt, body, first, all, selected ? t->marks : NULL, selected ? t->nmarks : 0, held_small(s));
     vt_clear_damage(s->vt);
     s->redraw = false;
 }

@@ -331,7 +331,7 @@ static void draw(tui_t *t, ui_view *v)
     vt_t *vt = castplay_vt(rv->p);
     castplay_take_resized(rv->p); /* drawn whole every frame: what the panes drew under it goes */
     ui_rect body = {r.y + 1, r.x, r.h - 1, r.w};
-    paint_vt(vt, body, pane_first_row(vt, body.h), true, NULL, 0);
+    paint_vt(vt, body, pane_first_row(vt, body.h), true, NULL, 0, false);
     vt_clear_damage(vt);
 }
 

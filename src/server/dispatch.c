@@ -414,6 +414,7 @@ static void cmd_resize(conn_t *c, json_t *id, json_t *req)
         return;
     }
     session_resize(s, (int)rows, (int)cols);
+    watch_size_asked(c, s, (int)rows, (int)cols);
     watch_session_resized(s);
     json_t *r = proto_ok(id);
     json_object_set_new(r, "session", json_integer(s->id));

@@ -40,7 +40,13 @@ typedef struct watch {
     session_t *s;
     int history; /* lines of history to send on a sync */
     bool stale;  /* output was dropped: sync again when the connection drains */
+    /* The size this client last asked for the session (resize), and when
+     * (asked_seq order; 0: never). */
+    int rows, cols;
+    uint64_t asked;
 } watch_t;
+
+static uint64_t asked_seq;
 
 /* Every watch, of every connection: a closing connection's end, a drained
  * one's stale ones are synced again. */
@@ -93,11 +99,46 @@ static watch_t *find_watch(conn_t *c, int session)
     return NULL;
 }
 
-static void drop_watch(watch_t *w)
+/* The size of a terminal is the one its latest asker asked for (as tmux's
+ * window-size latest).  When that client stops watching it (it detached,
+ * or no longer shows it), the terminal gets back the size asked by the
+ * watcher that asked latest before it, instead of keeping a size nobody
+ * shows. */
+static void give_back_size(session_t *s, uint64_t gone)
+{
+    watch_t *latest = NULL;
+    link_t *head = &srv_session(s)->watchers;
+    for (link_t *l = head->next; l != head; l = l->next) {
+        watch_t *v = link_entry(l, watch_t, sess_node);
+        if (v->asked > gone)
+            return; /* a later asker's size stands */
+        if (v->asked && (!latest || v->asked > latest->asked))
+            latest = v;
+    }
+    if (!latest || s->state != SESSION_RUNNING || (latest->rows == s->rows && latest->cols == s->cols))
+        return;
+    if (session_resize(s, latest->rows, latest->cols) == 0)
+        watch_session_resized(s);
+}
+
+/* give_back: the session lives on (not for a session being removed). */
+static void drop_watch(watch_t *w, bool give_back)
 {
     link_del(&w->conn_node);
     link_del(&w->sess_node);
+    if (give_back && w->asked)
+        give_back_size(w->s, w->asked);
     free(w);
+}
+
+void watch_size_asked(conn_t *c, session_t *s, int rows, int cols)
+{
+    watch_t *w = find_watch(c, s->id);
+    if (!w)
+        return;
+    w->rows = rows;
+    w->cols = cols;
+    w->asked = ++asked_seq;
 }
 
 json_t *watch_list_reply(server_t *srv, json_t *id)
@@ -161,7 +202,7 @@ void watch_stop(conn_t *c, json_t *id, int session)
 {
     watch_t *w = find_watch(c, session);
     if (w)
-        drop_watch(w);
+        drop_watch(w, true);
     json_t *r = proto_ok(id);
     json_object_set_new(r, "session", json_integer(session));
     conn_send(c, r);
@@ -230,7 +271,7 @@ static void end_watches(session_t *s)
 {
     link_t *head = &srv_session(s)->watchers;
     while (!link_empty(head))
-        drop_watch(link_entry(head->next, watch_t, sess_node));
+        drop_watch(link_entry(head->next, watch_t, sess_node), false);
 }
 
 void watch_session_removed(session_t *s)
@@ -243,12 +284,29 @@ void watch_session_removed(session_t *s)
 
 static void watch_conn_closed(conn_t *c)
 {
+    /* Every watch of c goes first; sizes are given back after, so that
+     * the events they send (which may close another connection, and end
+     * its watches) never run inside this walk of the list. */
+    typedef struct {
+        session_t *s;
+        uint64_t asked;
+    } given;
+    given *back = NULL;
+    size_t n = 0;
     for (link_t *l = watches.next; l != &watches;) {
         watch_t *w = link_entry(l, watch_t, conn_node);
         l = l->next;
-        if (w->conn == c)
-            drop_watch(w);
+        if (w->conn != c)
+            continue;
+        if (w->asked) {
+            back = xrealloc(back, (n + 1) * sizeof *back);
+            back[n++] = (given){w->s, w->asked};
+        }
+        drop_watch(w, false);
     }
+    for (size_t i = 0; i < n; i++)
+        give_back_size(back[i].s, back[i].asked);
+    free(back);
     conn_set_subscribed(c, false);
 }
 

@@ -25,6 +25,9 @@ void watch_start(conn_t *c, json_t *id, session_t *s, int history);
 void watch_stop(conn_t *c, json_t *id, int session);
 void watch_session_output(session_t *s, const char *data, size_t len);
 void watch_session_resized(session_t *s);
+/* c asked for s's size (the resize command): remembered with c's watch of
+ * s, so that the size comes back when a later asker stops watching. */
+void watch_size_asked(conn_t *c, session_t *s, int rows, int cols);
 /* s changed in a way the list shows (state, title, use): a coalesced
  * session event to subscribers. */
 void watch_session_changed(session_t *s);

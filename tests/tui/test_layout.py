@@ -14,7 +14,7 @@ import os
 import re
 import time
 
-from tuilib import TIMEOUT, Tap, Term, World, run_tests
+from tuilib import TIMEOUT, Tap, Term, World, run_tests, wait_until
 
 w = World()
 w.start_server()
@@ -272,4 +272,38 @@ def test_clear_exited(t):
         t.ok(True, "with only a pinned one left, X says it stays")
 
 
-run_tests(Tap(), [test_finished_commands_fold, test_kept_tile, test_layout_survives_detach, test_clear_exited])
+def size_of(sid):
+    s = [x for x in ls() if x["id"] == sid]
+    return (s[0]["rows"], s[0]["cols"]) if s else None
+
+
+def test_sizes_come_back_when_a_smaller_screen_detaches(t):
+    """Two screens show one terminal: the later one to size it wins (tmux's
+    window-size latest); the other shows what its pane has beyond the
+    terminal dotted, and says another screen holds it smaller; when the
+    later screen detaches, the terminal gets the first screen's size back
+    at once."""
+    clean_slate()
+    sid = new_session("sized", "sh", "-c", "while :; do sleep 1; done")
+    with tui(rows=30, cols=120) as big:
+        big.wait(" sized %d " % sid)
+        t.ok(wait_until(lambda: size_of(sid) not in (None, (24, 80))), "the first screen sizes the terminal to its "
+             "pane", size_of(sid))
+        big_size = size_of(sid)
+        with tui(rows=20, cols=80) as small:
+            small.wait(" sized %d " % sid)
+            screen = big.wait("another screen holds it smaller")
+            small_size = size_of(sid)
+            t.ok(small_size[0] < big_size[0] and small_size[1] < big_size[1],
+                 "a smaller screen attached later sizes it smaller", (big_size, small_size))
+            t.ok("%dx%d: another screen holds it smaller" % (small_size[1], small_size[0]) in screen and
+                 "\u00b7" * 10 in screen, "the first screen says so in the pane's title and dots what its pane has "
+                 "beyond the terminal", screen)
+        screen = big.wait_absent("holds it smaller")
+        t.eq(size_of(sid), big_size, "the smaller screen detached: the terminal has the first screen's size again, "
+             "with no key pressed")
+        t.ok("\u00b7" * 10 not in screen, "and the first screen's pane is filled again", screen)
+
+
+run_tests(Tap(), [test_finished_commands_fold, test_kept_tile, test_layout_survives_detach, test_clear_exited,
+                  test_sizes_come_back_when_a_smaller_screen_detaches])
