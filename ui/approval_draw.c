@@ -384,6 +384,13 @@ static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held,
         add_line(L, 90, TH_DIALOG, "Port %lld \xc2\xb7 protocol %s",
                  (long long)json_integer_value(json_object_get(r, "port")), str(r, "protocol"));
         add_command(L, 92, 30, w, 1, "Host: ", host);
+        /* Where an allow leads when the host is (or may resolve to) a
+         * loopback or private address: said before the answer, not
+         * learnt from a 403 after it. */
+        char *where = visible(r, "address");
+        if (where[0])
+            add_wrapped(L, 91, 50, TH_DIALOG, w, 3, "", where);
+        free(where);
         if (running[0])
             add_command(L, 60, 20, w, cmd_lines ? cmd_lines : 0, "Running: ", running);
         free(host);
@@ -495,6 +502,10 @@ static void details(tui_t *t, const ui_approval *a, dlines *L, int w)
         add_line(L, 0, TH_DIALOG, "Port: %lld", (long long)json_integer_value(json_object_get(r, "port")));
         add_line(L, 0, TH_DIALOG, "Protocol: %s", str(r, "protocol"));
         add_command(L, 0, 0, w, 0, "Running: ", running[0] ? running : "(unknown)");
+        char *where = visible(r, "address");
+        if (where[0])
+            add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Address: ", where);
+        free(where);
         add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "p saves: ", str(r, "network_rule_allow"));
         add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "d saves: ", str(r, "network_rule_deny"));
         free(host);

@@ -65,6 +65,10 @@ static void print_host_request(json_t *a)
     printf("  kind: network (%s)\n", kind_text("network"));
     if (running)
         printf("  running: %s\n", running);
+    char *where = field(a, "address");
+    if (where)
+        printf("  address: %s\n", where);
+    free(where);
     char *reason = field(a, "reason");
     printf("  why it asks: %s\n", reason ? reason : "?");
     printf("  approve: this connection; approve --session: this host for the session\n");

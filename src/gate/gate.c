@@ -10,10 +10,12 @@
 #include "policy/safety.h"
 #include "policy/shsplit.h"
 #include "base/util.h"
+#include "base/netaddr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const kinds[] = {"exec", "escalate", "command", "retry", "network"};
 
@@ -112,6 +114,34 @@ static void derive_persist(gate_request *g)
     sh_commands_free(&cmds);
 }
 
+/* The host a network request names is exactly what would be dialled: an
+ * IP address, or localhost (always this machine's loopback).  The person
+ * answering sees the address, so an answer reaches it even when it is a
+ * loopback or private one (docs/network.md); a name could resolve to one
+ * after the answer, so for a name only a rule naming it does. */
+static bool host_is_the_address(const char *host)
+{
+    struct sockaddr_storage ss;
+    return strcasecmp(host, "localhost") == 0 || netaddr_literal(host, 0, &ss);
+}
+
+/* What the dialog says about where an allow leads, for hosts an answer
+ * would otherwise seem to allow and not: a loopback or private address,
+ * or a name that may resolve to one.  NULL: nothing to say. */
+static char *address_note(const gate_request *g)
+{
+    struct sockaddr_storage ss;
+    if (strcasecmp(g->host, "localhost") == 0)
+        return xstrdup("localhost is this machine (loopback): allowing lets the program reach the services running "
+                       "on your machine");
+    if (netaddr_literal(g->host, 0, &ss)) {
+        const char *why = netaddr_special((struct sockaddr *)&ss);
+        return why ? xasprintf("%s is %s: allowing lets the program reach it", g->host, why) : NULL;
+    }
+    return xasprintf("y and a reach %s at public addresses only; at a loopback or private one it needs a network_rule "
+                     "naming it (p saves one)", g->host);
+}
+
 static gate_next refuse(gate_request *g, char *message)
 {
     set_text(&g->message, message);
@@ -126,6 +156,7 @@ static gate_next ask_or_cached(gate_request *g)
     free(key);
     if (cached) {
         g->state = GATE_CACHED; /* launched as it is: an answer covers it */
+        g->host_named = g->origin == GATE_NETWORK && host_is_the_address(g->host);
         return GATE_LAUNCH;
     }
     g->state = GATE_ASKED;
@@ -171,7 +202,8 @@ static gate_next judge_network(gate_request *g, const rules_t *rules)
     bool cached = g->cache && gate_cache_has(g->cache, cache_key);
     free(cache_key);
     if (cached) {
-        g->state = GATE_CACHED;
+        g->state = GATE_CACHED; /* an answer for the session covers it */
+        g->host_named = host_is_the_address(g->host);
         return GATE_LAUNCH;
     }
     if (!policy_can_ask(&g->policy, false, &why))
@@ -225,8 +257,9 @@ gate_next gate_answer(gate_request *g, approval_answer answer, const char *note)
             free(key);
         }
         g->asked_human = true;
-        /* "always" saves a rule naming this exact host. */
-        g->host_named = g->origin == GATE_NETWORK && answer == ANSWER_PERSIST;
+        /* "always" saves a rule naming this exact host; any allow of an
+         * address the person saw reaches it. */
+        g->host_named = g->origin == GATE_NETWORK && (answer == ANSWER_PERSIST || host_is_the_address(g->host));
         g->state = GATE_WIDENED;
         return GATE_LAUNCH;
     }
@@ -418,6 +451,10 @@ json_t *gate_request_json(const gate_request *g)
         json_object_set_new(o, "protocol", json_string(rule_net_proto_name(g->net_proto)));
         if (g->running)
             json_object_set_new(o, "running", json_string(g->running));
+        char *note = address_note(g);
+        if (note)
+            json_object_set_new(o, "address", json_string(note));
+        free(note);
         /* What each answer makes: a (this host for the session), p (a
          * network_rule allow), d (a network_rule deny, and for the session). */
         char *allow = xasprintf("network_rule(host=\"%s\", protocol=\"%s\", decision=\"allow\")", g->host,

@@ -665,9 +665,18 @@ static void vrefuse(pconn *c, int status, const char *code, uint8_t socks_code, 
     c->rec.error = code;
     if (c->kind == PROXY_LISTEN_HTTP) {
         char *body = xasprintf("corral: %s\n", clean);
-        char *resp = xasprintf("HTTP/1.1 %d %s\r\nX-Corral-Error: %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                               "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                               status, status_text(status), code, strlen(body), body);
+        /* The reason also in the status line: a client that shows nothing
+         * of a refused CONNECT but its status line (pip: "Tunnel
+         * connection failed: 502 ...") shows why.  clean has no control
+         * character; cut at a character's start. */
+        size_t cut = strlen(clean) < 240 ? strlen(clean) : 240;
+        while (cut > 0 && cut < strlen(clean) && ((unsigned char)clean[cut] & 0xc0) == 0x80)
+            cut--;
+        char *resp = xasprintf("HTTP/1.1 %d %s (corral: %.*s%s)\r\nX-Corral-Error: %s\r\n"
+                               "Content-Type: text/plain; charset=utf-8\r\nContent-Length: %zu\r\n"
+                               "Connection: close\r\n\r\n%s",
+                               status, status_text(status), (int)cut, clean, cut < strlen(clean) ? "..." : "", code,
+                               strlen(body), body);
         pconn_send(c, SIDE_CLIENT, resp, strlen(resp));
         free(resp);
         free(body);

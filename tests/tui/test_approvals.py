@@ -504,6 +504,8 @@ def test_network_host(t):
             t.ok('Allow network access to "localhost"?' in screen, "the dialog asks about the host", screen)
             t.ok(("Port %d \u00b7 protocol http" % web.port) in screen and "Running: curl -sS" in screen,
                  "with its port, protocol and the command running", screen)
+            t.ok("localhost is this machine (loopback): allowing lets the program reach the services" in screen,
+                 "and that an allow reaches this machine, before the answer", screen)
             t.ok('Yes, always: save network_rule(host="localhost", protocol="http", decision="allow")' in screen
                  and 'No, never: save network_rule(host="localhost", protocol="http", decision="deny")' in screen
                  and "Yes, this connection" in screen and "tell the agent" not in screen,
