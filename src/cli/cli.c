@@ -9,8 +9,10 @@
 #include "cli/cli.h"
 #include "cli/cli_verb.h"
 #include "base/exitcode.h"
+#include "base/quote.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -134,7 +136,10 @@ int cli_main(int argc, char **argv)
     const cli_verb *v = find_verb(argv[1]);
     if (v)
         return run_verb(v, argc - 1, argv + 1);
-    fprintf(stderr, "corral: unknown verb '%s'\n\n", argv[1]);
-    main_usage(stderr);
+    /* One line, not the whole usage: what was wrong, and where the list is. */
+    char *shown = quote_text_visible(argv[1], strlen(argv[1]));
+    fprintf(stderr, "corral: unknown %s '%s' (corral --help lists the verbs and options)\n",
+            argv[1][0] == '-' ? "option" : "verb", shown);
+    free(shown);
     return EXIT_USAGE;
 }

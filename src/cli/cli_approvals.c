@@ -155,7 +155,7 @@ static int verb_approvals(const cli_verb *v, int argc, char **argv)
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
     bool as_json = false;
     int ch;
-    while ((ch = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
         if (ch == 'j')
             as_json = true;
         else if (ch == 'h')

@@ -105,7 +105,7 @@ static int verb_demo(const cli_verb *v, int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'}, {0}};
     tui_options o = {0};
     int ch;
-    while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
         case 'T': o.theme = optarg; break;
         case 'h': return cli_print_help(v);

@@ -11,6 +11,7 @@
 #include "base/exitcode.h"
 #include "base/quote.h"
 #include "policy/rules.h"
+#include "policy/rules_ws.h"
 #include "base/utf8.h"
 #include "base/util.h"
 
@@ -19,12 +20,77 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* s is valid UTF-8 (the one decoder's verdict, utf8.h). */
 static bool valid_utf8(const char *s)
 {
     size_t n = strlen(s);
     return utf8_valid_prefix(s, n) == n;
+}
+
+static int print_check(const rules_t *r, char *const *cmd, bool resolve, bool pretty)
+{
+    /* The JSON quotes the rules (a justification): its DEL, C1 and
+     * invisible characters as \u escapes, the same JSON. */
+    char *json = rules_check_json(r, cmd, resolve, pretty);
+    buf_t shown;
+    buf_init(&shown);
+    quote_json_append(&shown, json, strlen(json));
+    fwrite(shown.data, 1, shown.len, stdout);
+    buf_free(&shown);
+    free(json);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* No --rules: what the server decides for the command run in dir (the
+ * current directory by default): the user's rules and, when dir is a
+ * trusted workspace, its own (rules_ws.h); corral's built-in rules when
+ * none of those matches, as the server consults them.  What was left out
+ * (a file with an error, an untrusted workspace's rules) is said on
+ * stderr, and makes the status 1 as a bad --rules file does. */
+static int check_as_server(const char *dir, char *const *cmd, bool resolve, bool pretty)
+{
+    char *cwd = dir ? NULL : getcwd(NULL, 0);
+    const char *where = dir ? dir : cwd;
+    struct stat st;
+    if (!where || stat(where, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        char *shown = quote_text_visible(where ? where : "", where ? strlen(where) : 0);
+        fprintf(stderr, "corral policy: %s is not a directory (-C DIR: the directory the command would run in)\n",
+                shown);
+        free(shown);
+        free(cwd);
+        return 1;
+    }
+    rules_ws *c = rules_ws_new();
+    char *note = NULL;
+    const rules_t *r = rules_ws_for(c, where, &note, NULL);
+    const rules_t *builtin = rules_ws_builtin(c);
+    char *errors = rules_ws_errors(c);
+    bool bad = errors != NULL;
+    if (note) {
+        char *shown = quote_text_visible(note, strlen(note));
+        fprintf(stderr, "corral policy: %s\n", shown);
+        free(shown);
+    }
+    if (errors) {
+        char *shown = quote_text_visible(errors, strlen(errors));
+        fprintf(stderr, "corral policy: left out, as the server leaves them out:\n%s%s", shown,
+                shown[0] && shown[strlen(shown) - 1] == '\n' ? "" : "\n");
+        free(shown);
+    }
+    rule_match *m = NULL;
+    size_t n = rules_match(r, cmd, resolve, &m);
+    rules_matches_free(m, n);
+    if (n == 0)
+        fprintf(stderr, "corral policy: none of your rules matches: corral's built-in rules answer\n");
+    int rc = print_check(n ? r : builtin, cmd, resolve, pretty);
+    free(errors);
+    free(note);
+    rules_ws_free(c);
+    free(cwd);
+    return bad ? 1 : rc;
 }
 
 static int verb_policy(const cli_verb *v, int argc, char **argv)
@@ -40,15 +106,18 @@ static int verb_policy(const cli_verb *v, int argc, char **argv)
     static const struct option opts[] = {{"rules", required_argument, NULL, 'r'},
                                          {"pretty", no_argument, NULL, 'p'},
                                          {"resolve-host-executables", no_argument, NULL, 'R'},
+                                         {"cd", required_argument, NULL, 'C'},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     const char **files = NULL;
     size_t nfiles = 0;
     bool pretty = false, resolve = false;
+    const char *dir = NULL;
     int o, rc = EXIT_USAGE;
     optind = 0;
-    while ((o = getopt_long(argc, argv, "+r:h", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "+r:C:h", opts, NULL)) != -1) {
         switch (o) {
+        case 'C': dir = optarg; break;
         case 'r':
             files = xrealloc(files, (nfiles + 1) * sizeof *files);
             files[nfiles++] = optarg;
@@ -63,19 +132,24 @@ static int verb_policy(const cli_verb *v, int argc, char **argv)
             return cli_option_usage(v);
         }
     }
-    if (nfiles == 0) {
+    if (nfiles && dir) {
         free(files);
-        return cli_usage_error(v, "--rules FILE is required (the rules to check against; repeatable)");
+        return cli_usage_error(v, "give --rules files or -C DIR, not both (-C answers with the rules the server "
+                               "loads for DIR)");
     }
     if (optind >= argc) {
         free(files);
-        return cli_usage_error(v, "no command given (corral policy check --rules FILE -- CMD [ARG...])");
+        return cli_usage_error(v, "no command given (corral policy check [-C DIR | --rules FILE] -- CMD [ARG...])");
     }
     for (int i = optind; i < argc; i++) {
         if (!valid_utf8(argv[i])) {
             free(files);
             return cli_usage_error(v, "invalid UTF-8 in the command");
         }
+    }
+    if (nfiles == 0) {
+        free(files);
+        return check_as_server(dir, argv + optind, resolve, pretty);
     }
     rules_t *r = rules_new();
     char err[4096];
@@ -100,16 +174,7 @@ static int verb_policy(const cli_verb *v, int argc, char **argv)
         }
         free(name);
     }
-    /* The JSON quotes the rules (a justification): its DEL, C1 and
-     * invisible characters as \u escapes, the same JSON. */
-    char *json = rules_check_json(r, argv + optind, resolve, pretty);
-    buf_t shown;
-    buf_init(&shown);
-    quote_json_append(&shown, json, strlen(json));
-    fwrite(shown.data, 1, shown.len, stdout);
-    buf_free(&shown);
-    free(json);
-    rc = fflush(stdout) == 0 ? 0 : 1;
+    rc = print_check(r, argv + optind, resolve, pretty);
 out:
     rules_free(r);
     free(files);
@@ -118,14 +183,18 @@ out:
 
 const cli_verb cli_verb_policy = {
     .name = "policy",
-    .usage = "policy check [--rules F]... [--pretty] [--resolve-host-executables] -- CMD...",
-    .help = "Print what the exec-policy rules in the files F decide for a command, exactly\n"
-            "as 'codex execpolicy check' does: one JSON line with every matching prefix\n"
-            "rule, in order, and the strictest decision (forbidden > prompt > allow);\n"
+    .usage = "policy check [-C DIR | --rules F...] [--pretty] [--resolve-host-executables] -- CMD...",
+    .help = "Print what the exec-policy rules decide for a command, exactly as 'codex\n"
+            "execpolicy check' does: one JSON line with every matching prefix rule, in\n"
+            "order, and the strictest decision (forbidden > prompt > allow);\n"
             "{\"matchedRules\":[]} when none matches.  The command is matched as given\n"
-            "(no shell parsing).  A rules file with an error is reported as FILE:LINE:COLUMN\n"
-            "and exits 1.  See corral.rules(5).\n\n"
-            "  -r, --rules F                 a rules file (required; repeatable, loaded in order)\n"
+            "(no shell parsing).  Without --rules, the rules are the ones the server loads\n"
+            "for a command run in DIR (default: here): yours, the workspace's when it is\n"
+            "trusted, corral's built-in ones when none of those matches; what is left out\n"
+            "is said on stderr.  A rules file with an error is reported as\n"
+            "FILE:LINE:COLUMN and exits 1.  See corral.rules(5).\n\n"
+            "  -C, --cd DIR                  the directory the command would run in\n"
+            "  -r, --rules F                 a rules file instead (repeatable, loaded in order)\n"
             "      --pretty                  indented JSON\n"
             "      --resolve-host-executables  an absolute program without rules of its own\n"
             "                                uses its basename's, as host_executable() allows\n",

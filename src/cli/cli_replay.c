@@ -465,7 +465,7 @@ static int verb_replay(const cli_verb *self, int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     int o;
-    while ((o = getopt_long(argc, argv, "+s:i:f:h", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "s:i:f:h", opts, NULL)) != -1) {
         switch (o) {
         case 's':
             if (parse_number(optarg, 1000, &speed) < 0)

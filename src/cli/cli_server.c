@@ -33,7 +33,7 @@ static int verb_server(const cli_verb *v, int argc, char **argv)
         {"foreground", no_argument, NULL, 'f'}, {"stop", no_argument, NULL, 's'},
         {"ready-fd", required_argument, NULL, 'r'}, HELP_OPTION, {0}};
     int o;
-    while ((o = getopt_long(argc, argv, "+fsh", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "fsh", opts, NULL)) != -1) {
         long fd;
         switch (o) {
         case 'f': foreground = true; break;

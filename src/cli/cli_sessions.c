@@ -93,7 +93,7 @@ static int verb_ls(const cli_verb *v, int argc, char **argv)
     bool as_json = false;
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, HELP_OPTION, {0}};
     int o;
-    while ((o = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
         if (o == 'j')
             as_json = true;
         else if (o == 'h')
@@ -234,7 +234,7 @@ static int simple_id_verb(const cli_verb *v, int argc, char **argv, const char *
     struct option opts[] = {{flag ? flag : "no-such-option", no_argument, NULL, 'f'}, HELP_OPTION, {0}};
     int o;
     *rc = 0;
-    while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (o == 'f' && flag_set)
             *flag_set = true;
         else if (o == 'h') {
@@ -329,7 +329,7 @@ static int verb_rm(const cli_verb *v, int argc, char **argv)
     static const struct option opts[] = {{"exited", no_argument, NULL, 'e'}, HELP_OPTION, {0}};
     bool exited = false;
     int o;
-    while ((o = getopt_long(argc, argv, "+eh", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "eh", opts, NULL)) != -1) {
         if (o == 'e')
             exited = true;
         else if (o == 'h')
@@ -413,7 +413,7 @@ static int verb_attach(const cli_verb *v, int argc, char **argv)
     static const struct option opts[] = {{"theme", required_argument, NULL, 'T'}, HELP_OPTION, {0}};
     tui_options o = {0};
     int ch;
-    while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
         case 'T': o.theme = optarg; break;
         case 'h': return cli_print_help(v);

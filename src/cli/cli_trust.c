@@ -108,7 +108,7 @@ static int verb_trust(const cli_verb *v, int argc, char **argv)
     bool list = false, remove = false;
     int o;
     optind = 0;
-    while ((o = getopt_long(argc, argv, "+lrh", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "lrh", opts, NULL)) != -1) {
         switch (o) {
         case 'l': list = true; break;
         case 'r': remove = true; break;

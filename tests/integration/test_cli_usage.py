@@ -5,6 +5,7 @@ named once, by "corral VERB:", and the usage follows once; an option missing
 its text (deny --note) prints the usage; a --yield beyond the range is
 clamped as the help and the error message say, not refused; a [profile]
 whose base names no profile is an error as soon as the config is read."""
+import json
 import os
 
 from harness import Tap, World, run_tests
@@ -33,6 +34,26 @@ def test_unknown_option_named_once_with_usage(t):
         t.ok(not any(l.startswith(verb + ":") for l in lines) and
              sum(1 for l in lines if l.startswith("corral")) == 1,
              "corral %s: one message, not getopt's and corral's both" % " ".join(args), r.stderr)
+
+
+def test_main_unknown_verb_or_option_is_one_line(t):
+    for arg, kind in (("--bogus", "option"), ("bogus", "verb")):
+        r = w.corral(arg)
+        t.ok(r.returncode == 2 and r.stderr.count("\n") == 1 and ("unknown %s '%s'" % (kind, arg)) in r.stderr
+             and "corral --help" in r.stderr and r.stdout == "",
+             "corral %s: one line naming it and where the list is (exit 2)" % arg, r.stdout + r.stderr)
+
+
+def test_options_after_operands(t):
+    w.corral("exec", "-n", "replayed", "--", "echo", "replay-me")
+    sid = [s["id"] for s in json.loads(w.corral("ls", "--json").stdout)["sessions"] if s["name"] == "replayed"][0]
+    r = w.corral("replay", str(sid), "--speed", "0")
+    t.ok(r.returncode == 0 and "replay-me" in r.stdout, "corral replay ID --speed 0: an option after the operand",
+         r.stdout + r.stderr)
+    r = w.corral("screen", str(sid), "--history")
+    t.ok(r.returncode == 0 and "replay-me" in r.stdout, "corral screen ID --history", r.stdout + r.stderr)
+    r = w.corral("ls", "--json")
+    t.ok(r.returncode == 0, "and the options of a verb without operands as before", r.stderr)
 
 
 def test_deny_note_without_text_prints_usage(t):
@@ -75,5 +96,6 @@ def test_profile_base_checked_when_config_read(t):
         cw.cleanup()
 
 
-run_tests(Tap(), [test_unknown_option_named_once_with_usage, test_deny_note_without_text_prints_usage,
+run_tests(Tap(), [test_unknown_option_named_once_with_usage, test_main_unknown_verb_or_option_is_one_line,
+                  test_options_after_operands, test_deny_note_without_text_prints_usage,
                   test_huge_yield_is_clamped, test_profile_base_checked_when_config_read])

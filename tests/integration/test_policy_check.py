@@ -7,9 +7,11 @@ prints.  No server: policy check reads rules files only.
 
 CORRAL_GOLDEN_UPDATE=1 rewrites the golden output of the cases that are
 corral's own (never the codex-* ones) from the current binary."""
+import json
 import os
 import shlex
 import subprocess
+import tempfile
 
 from harness import CORRAL, TIMEOUT, Tap, run_tests
 
@@ -90,5 +92,54 @@ def test_positions(t):
          "one broken file among several: nothing is printed on stdout, the broken one is named", r.stderr)
 
 
+def test_without_rules_as_the_server(t):
+    """No --rules: the rules the server loads for a command run in DIR
+    (-C, default here): the user's, the workspace's once it is trusted,
+    corral's built-in ones when none of those matches."""
+    base = tempfile.mkdtemp(prefix="crlpol")
+    env = dict(os.environ, LC_ALL="C", XDG_CONFIG_HOME=os.path.join(base, "config"),
+               XDG_STATE_HOME=os.path.join(base, "state"), XDG_RUNTIME_DIR=os.path.join(base, "run"))
+    os.makedirs(os.path.join(base, "run"))
+    os.makedirs(os.path.join(base, "config", "corral", "rules"))
+    with open(os.path.join(base, "config", "corral", "rules", "default.rules"), "w") as f:
+        f.write('prefix_rule(pattern=["make", "deploy"], decision="forbidden", justification="not from a laptop")\n')
+    ws = os.path.join(base, "ws")
+    os.makedirs(os.path.join(ws, ".corral", "rules"))
+    with open(os.path.join(ws, ".corral", "rules", "ws.rules"), "w") as f:
+        f.write('prefix_rule(pattern=["make", "test"], decision="allow")\n')
+
+    def check(*args, cwd=base):
+        r = subprocess.run([CORRAL, "policy", "check"] + list(args), cwd=cwd, capture_output=True, text=True,
+                           timeout=TIMEOUT, env=env)
+        try:
+            out = json.loads(r.stdout)
+        except ValueError:
+            out = None
+        return r, out
+
+    r, out = check("-C", ws, "--", "make", "deploy")
+    t.ok(r.returncode == 0 and out and out.get("decision") == "forbidden"
+         and out["matchedRules"][0]["prefixRuleMatch"]["justification"] == "not from a laptop",
+         "-C DIR: the user's rules decide, with no --rules", r.stdout + r.stderr)
+    r, out = check("-C", ws, "--", "make", "test")
+    t.ok(out == {"matchedRules": []} and "trust" in r.stderr,
+         "an untrusted workspace's rules do not count, and stderr says they were left out", r.stdout + r.stderr)
+    subprocess.run([CORRAL, "trust", ws], env=env, capture_output=True, timeout=TIMEOUT)
+    r, out = check("--", "make", "test", cwd=ws)
+    t.ok(r.returncode == 0 and out and out.get("decision") == "allow",
+         "trusted, the workspace's own rules count (the current directory, without -C)", r.stdout + r.stderr)
+    r, out = check("-C", ws, "--", "git", "push")
+    t.ok(out and out.get("decision") == "prompt" and "built-in rules answer" in r.stderr,
+         "where none of those matches, corral's built-in rules answer, as in the server", r.stdout + r.stderr)
+    with open(os.path.join(base, "config", "corral", "rules", "broken.rules"), "w") as f:
+        f.write("prefix_rule(pattern=[\n")
+    r, out = check("-C", ws, "--", "make", "deploy")
+    t.ok(r.returncode == 1 and "broken.rules:" in r.stderr and "left out" in r.stderr,
+         "a rules file with an error is named, left out as the server leaves it out, and the status is 1",
+         r.stdout + r.stderr)
+    r, out = check("-C", os.path.join(base, "nope"), "--", "ls")
+    t.ok(r.returncode == 1 and "is not a directory" in r.stderr, "a -C that is no directory is said", r.stderr)
+
+
 if __name__ == "__main__":
-    run_tests(Tap(), [test_golden, test_codex_messages, test_positions])
+    run_tests(Tap(), [test_golden, test_codex_messages, test_positions, test_without_rules_as_the_server])
