@@ -36,6 +36,7 @@
 #define PERR_STDIN_CLOSED "stdin_closed"
 #define PERR_SPAWN "spawn_failed"
 #define PERR_RUNNING "session_running"
+#define PERR_EXITED "session_exited"
 #define PERR_STORE_FULL "store_full"
 #define PERR_SHUTTING_DOWN "shutting_down"
 #define PERR_FORBIDDEN_BY_POLICY "forbidden_by_policy"

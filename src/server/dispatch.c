@@ -413,6 +413,13 @@ static void cmd_resize(conn_t *c, json_t *id, json_t *req)
         bad(c, id, &e);
         return;
     }
+    if (s->state != SESSION_RUNNING) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "session %d has exited: its terminal is not resized (its last screen stays as it "
+                 "was)", s->id);
+        conn_reply_error(c, id, PERR_EXITED, msg);
+        return;
+    }
     session_resize(s, (int)rows, (int)cols);
     watch_size_asked(c, s, (int)rows, (int)cols);
     watch_session_resized(s);

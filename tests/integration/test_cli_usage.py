@@ -54,6 +54,9 @@ def test_options_after_operands(t):
     t.ok(r.returncode == 0 and "replay-me" in r.stdout, "corral screen ID --history", r.stdout + r.stderr)
     r = w.corral("ls", "--json")
     t.ok(r.returncode == 0, "and the options of a verb without operands as before", r.stderr)
+    r = w.corral("resize", str(sid), "100x30")
+    t.ok(r.returncode != 0 and ("session %d has exited" % sid) in r.stderr, "corral resize of a session that has "
+         "exited says so, instead of doing nothing", r.stdout + r.stderr)
 
 
 def test_deny_note_without_text_prints_usage(t):
