@@ -25,19 +25,51 @@
 
 /* ---- server ------------------------------------------------------------------ */
 
+/* How many of the server's sessions are running (-1: it could not say). */
+static int running_sessions(client_t *c)
+{
+    json_t *r = cli_call(c, json_pack("{s:s}", "cmd", "ls"));
+    if (!r)
+        return -1;
+    int n = 0;
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(r, "sessions"), i, s) {
+        const char *state = json_string_value(json_object_get(s, "state"));
+        n += state && strcmp(state, "running") == 0;
+    }
+    json_decref(r);
+    return n;
+}
+
+/* On a terminal, with sessions running: ask first (they end with the
+ * server).  True to go on. */
+static bool confirm_stop(long long pid, int running)
+{
+    fprintf(stderr, "Stop the corral server (pid %lld)? %d running session%s end%s with it: %s programs are "
+            "killed. [y/N] ", pid, running, running == 1 ? "" : "s", running == 1 ? "s" : "",
+            running == 1 ? "its" : "their");
+    fflush(stderr);
+    char line[64];
+    if (!fgets(line, sizeof line, stdin))
+        return false;
+    return line[0] == 'y' || line[0] == 'Y';
+}
+
 static int verb_server(const cli_verb *v, int argc, char **argv)
 {
-    bool foreground = false, stop = false;
+    bool foreground = false, stop = false, yes = false;
     int ready_fd = -1;
     static const struct option opts[] = {
         {"foreground", no_argument, NULL, 'f'}, {"stop", no_argument, NULL, 's'},
-        {"ready-fd", required_argument, NULL, 'r'}, HELP_OPTION, {0}};
+        {"yes", no_argument, NULL, 'y'}, {"ready-fd", required_argument, NULL, 'r'}, HELP_OPTION, {0}};
     int o;
-    while ((o = getopt_long(argc, argv, "fsh", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "fsyh", opts, NULL)) != -1) {
         long fd;
         switch (o) {
         case 'f': foreground = true; break;
         case 's': stop = true; break;
+        case 'y': yes = true; break;
         case 'r':
             if (cli_parse_int(optarg, 0, 1 << 20, &fd) < 0)
                 return cli_usage_error(v, "--ready-fd needs a file descriptor number");
@@ -49,10 +81,19 @@ static int verb_server(const cli_verb *v, int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error(v, "unexpected argument '%s'", argv[optind]);
+    if (yes && !stop)
+        return cli_usage_error(v, "--yes goes with --stop");
     if (stop) {
         client_t c;
         if (cli_connect(&c, false) < 0)
             return EXIT_ERR;
+        int running = running_sessions(&c); /* first: the connection's hello comes with it */
+        long long spid = json_integer_value(json_object_get(c.hello, "pid"));
+        if (running > 0 && !yes && isatty(STDIN_FILENO) && isatty(STDERR_FILENO) && !confirm_stop(spid, running)) {
+            client_close(&c);
+            fprintf(stderr, "corral: the server keeps running (corral server --stop --yes stops it without asking)\n");
+            return EXIT_ERR;
+        }
         /* The server holds an exclusive lock on its lock file until its
          * process ends: taking the lock after the shutdown request is how
          * we know it is gone. */
@@ -75,7 +116,11 @@ static int verb_server(const cli_verb *v, int argc, char **argv)
             alarm(0);
             close(lockfd);
         }
-        printf("corral: server (pid %lld) stopped\n", (long long)json_integer_value(json_object_get(r, "pid")));
+        if (running >= 0)
+            printf("corral: server (pid %lld) stopped; %d running session%s ended\n",
+                   (long long)json_integer_value(json_object_get(r, "pid")), running, running == 1 ? "" : "s");
+        else
+            printf("corral: server (pid %lld) stopped\n", (long long)json_integer_value(json_object_get(r, "pid")));
         json_decref(r);
         client_close(&c);
         return 0;
@@ -107,13 +152,16 @@ static int verb_server(const cli_verb *v, int argc, char **argv)
 
 const cli_verb cli_verb_server = {
     .name = "server",
-    .usage = "server [--foreground] [--stop]",
+    .usage = "server [--foreground] [--stop [--yes]]",
     .help = "Start the corral server in the background (every other verb also starts it\n"
             "when none answers).  One server runs per socket: a second start says which\n"
             "pid serves.\n\n"
             "  -f, --foreground  run in this process, logging to stderr\n"
             "  -s, --stop        stop the running server: every session's process tree is\n"
-            "                    killed, logs and recordings are flushed, the socket removed\n",
+            "                    killed, logs and recordings are flushed, the socket removed;\n"
+            "                    says how many running sessions ended, and asks first on a\n"
+            "                    terminal when some are running\n"
+            "  -y, --yes         with --stop: do not ask\n",
     .run = verb_server,
 };
 

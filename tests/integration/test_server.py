@@ -4,11 +4,45 @@ second start names the pid), SIGTERM and `server --stop` end every session
 and leave complete logs, the socket directory is private, config errors
 name file:line, lifetime limits kill abandoned processes."""
 import os
+import pty
 import re
+import select
 import signal
 import stat
 
-from harness import Tap, World, pid_alive, read_jsonl, run_tests
+from harness import CORRAL, TIMEOUT, Tap, World, pid_alive, read_jsonl, run_tests
+
+
+def stop_on_a_terminal(w, answer):
+    """corral server --stop with a terminal for stdin and stderr: waits for
+    its question, answers, and returns (status, everything printed)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.environ.clear()
+            os.environ.update(w.env)
+            os.execv(CORRAL, [CORRAL, "server", "--stop"])
+        finally:
+            os._exit(127)
+    out = b""
+    answered = False
+    while True:
+        ready, _, _ = select.select([fd], [], [], TIMEOUT)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+        if not answered and b"[y/N]" in out:
+            os.write(fd, answer)
+            answered = True
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
 
 
 def lock_pid(w):
@@ -41,6 +75,31 @@ def test_autostart_and_single_server(t):
         r = w.corral("kill", "1234")
         t.ok(r.returncode == 1 and "no session with id 1234" in r.stderr, "a later command starts a new server",
              r.stderr)
+    finally:
+        w.cleanup()
+
+
+def test_stop_says_what_ends(t):
+    w = World()
+    try:
+        w.start_server()
+        pid = lock_pid(w)
+        w.corral("new", "--", "sleep", "1000")
+        w.corral("new", "--", "sleep", "1000")
+        rc, out = stop_on_a_terminal(w, b"n\n")
+        t.ok("Stop the corral server (pid %d)? 2 running sessions end with it" % pid in out and rc != 0
+             and "the server keeps running" in out, "on a terminal, --stop asks first, saying how many running "
+             "sessions end; n keeps it", out)
+        t.ok(pid_alive(pid), "and the server still runs")
+        rc, out = stop_on_a_terminal(w, b"y\n")
+        t.ok(rc == 0 and "server (pid %d) stopped; 2 running sessions ended" % pid in out, "y stops it, and it says "
+             "how many sessions ended", out)
+        t.ok(not pid_alive(pid), "the server is gone")
+        w.start_server()
+        w.corral("new", "--", "sleep", "1000")
+        r = w.corral("server", "--stop")
+        t.ok(r.returncode == 0 and "stopped; 1 running session ended" in r.stdout and "[y/N]" not in r.stderr,
+             "without a terminal (a script) it does not ask, and still says what ended", r.stdout + r.stderr)
     finally:
         w.cleanup()
 
@@ -109,7 +168,7 @@ def test_lifetime_limit(t):
 
 
 try:
-    run_tests(Tap(), [test_autostart_and_single_server, test_sigterm_ends_sessions,
+    run_tests(Tap(), [test_autostart_and_single_server, test_stop_says_what_ends, test_sigterm_ends_sessions,
                       test_config_error_names_file_and_line, test_lifetime_limit])
 finally:
     pass
