@@ -68,8 +68,17 @@ static const cli_verb *const verbs[] = {
     &cli_verb_attach,
 };
 
-/* The shell hooks' verbs (src/shell/): internal, never listed. */
-static const cli_verb *const internal_verbs[] = {&cli_verb_hook_check, &cli_verb_hook_mark};
+extern const cli_verb cli_verb_complete; /* cli_complete.c */
+
+/* The shell hooks' and completions' verbs (src/shell/): internal, never
+ * listed. */
+static const cli_verb *const internal_verbs[] = {&cli_verb_hook_check, &cli_verb_hook_mark, &cli_verb_complete};
+
+const cli_verb *const *cli_verbs(size_t *n)
+{
+    *n = sizeof verbs / sizeof *verbs;
+    return verbs;
+}
 
 static void main_usage(FILE *f)
 {

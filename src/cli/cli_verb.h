@@ -26,6 +26,9 @@ struct cli_verb {
     int (*run)(const cli_verb *v, int argc, char **argv);
 };
 
+/* The verbs corral --help lists, in its order (cli.c). */
+const cli_verb *const *cli_verbs(size_t *n);
+
 /* ---- usage ---------------------------------------------------------------------- */
 
 /* "usage: corral USAGE" on stderr; returns EXIT_USAGE.  For a message that
