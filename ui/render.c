@@ -26,8 +26,8 @@
  * the server gives the terminal back this one's size). */
 static bool held_small(const ui_session *s)
 {
-    return s->vt && s->running && s->tty && s->rows > 0 && s->cols > 0 &&
-           (vt_rows(s->vt) < s->rows || vt_cols(s->vt) < s->cols);
+    return s->vt && s->running && s->tty && s->asked_rows > 0 && s->asked_cols > 0 &&
+           (vt_rows(s->vt) < s->asked_rows || vt_cols(s->vt) < s->asked_cols);
 }
 
 static void draw_title(tui_t *t, ui_session *s, ui_rect r)

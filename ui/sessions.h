@@ -21,6 +21,7 @@ typedef struct ui_session {
     bool exec;         /* an agent's exec_command process (kind "exec"), not an interactive session */
     int exit_code;     /* when !running */
     int rows, cols;    /* the session's terminal size on the server */
+    int asked_rows, asked_cols; /* the size this screen last asked for (its pane), 0: none */
     long long use;     /* larger: more recently used */
     double created_at; /* local monotonic seconds the session was created */
     double output_at;  /* local monotonic seconds of its last output */

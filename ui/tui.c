@@ -120,6 +120,10 @@ static void layout_now(tui_t *t)
             s->rows = rows;
             s->cols = cols;
         }
+        if (s && s->running && s->tty && rows > 0 && cols > 1) {
+            s->asked_rows = rows;
+            s->asked_cols = cols;
+        }
         if (s)
             s->redraw = true;
     }
