@@ -133,6 +133,8 @@ static void fill(ui_session *s, json_t *o)
     const char *kind = json_string_value(json_object_get(o, "kind"));
     s->exec = kind && strcmp(kind, "exec") == 0;
     s->exit_code = (int)json_integer_value(json_object_get(o, "exit_code"));
+    const char *by = json_string_value(json_object_get(o, "killed_by"));
+    s->ended_on_purpose = by && (strcmp(by, "user") == 0 || strcmp(by, "shutdown") == 0);
     s->rows = (int)json_integer_value(json_object_get(o, "rows"));
     s->cols = (int)json_integer_value(json_object_get(o, "cols"));
     s->use = (long long)json_integer_value(json_object_get(o, "use"));

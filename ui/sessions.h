@@ -20,6 +20,7 @@ typedef struct ui_session {
     bool running, pinned, tty;
     bool exec;         /* an agent's exec_command process (kind "exec"), not an interactive session */
     int exit_code;     /* when !running */
+    bool ended_on_purpose; /* killed by the user or by a server stop: no failure */
     int rows, cols;    /* the session's terminal size on the server */
     int asked_rows, asked_cols; /* the size this screen last asked for (its pane), 0: none */
     long long use;     /* larger: more recently used */

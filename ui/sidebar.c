@@ -34,6 +34,10 @@ static const char *state_glyph(tui_t *t, const ui_session *s, double now, theme_
         *e = TH_STATE_WAITING;
         return "?";
     }
+    if (!s->running && s->ended_on_purpose) { /* you ended it: no failure */
+        *e = TH_STATE_IDLE;
+        return u ? "\xe2\x96\xa0" : "-";
+    }
     if (!s->running) {
         *e = s->exit_code == 0 ? TH_STATE_EXIT_OK : TH_STATE_EXIT_FAIL;
         return s->exit_code == 0 ? (u ? "\xe2\x9c\x93" : "+") : (u ? "\xe2\x9c\x97" : "x");

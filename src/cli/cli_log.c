@@ -292,6 +292,8 @@ static json_t *summary_json(const char *name, const char *dir, const timeline_t 
         json_object_set_new(o, "exit_code", json_integer(tl->exit_code));
         if (tl->signal)
             json_object_set_new(o, "signal", json_string(tl->signal));
+        if (tl->killed_by)
+            json_object_set_new(o, "killed_by", json_string(tl->killed_by));
         iso_time(when, tl->ended);
         json_object_set_new(o, "ended", json_string(when));
     } else {
@@ -322,21 +324,48 @@ static char *column(const char *text, int w)
     return o;
 }
 
-static void print_summary_row(json_t *s, const opts *o)
+/* How a session ended, in words: a session corral ended on purpose (you
+ * killed it, the server stopped) is no failure and does not read as one. */
+static void state_text(json_t *s, char *st, size_t len)
 {
     const char *state = json_string_value(json_object_get(s, "state"));
-    char st[32];
-    if (strcmp(state, "exited") == 0 && json_object_get(s, "signal")) {
+    const char *by = json_string_value(json_object_get(s, "killed_by"));
+    if (strcmp(state, "exited") == 0 && by && strcmp(by, "user") == 0)
+        snprintf(st, len, "killed by you");
+    else if (strcmp(state, "exited") == 0 && by && strcmp(by, "shutdown") == 0)
+        snprintf(st, len, "server stopped");
+    else if (strcmp(state, "exited") == 0 && json_object_get(s, "signal")) {
         char *sig = column(json_string_value(json_object_get(s, "signal")), 12);
-        snprintf(st, sizeof st, "killed %s", sig);
+        snprintf(st, len, "killed %s", sig);
         free(sig);
-    }
-    else if (strcmp(state, "exited") == 0)
-        snprintf(st, sizeof st, "exited %lld", (long long)json_integer_value(json_object_get(s, "exit_code")));
+        size_t n = strlen(st);
+        while (n > 0 && st[n - 1] == ' ')
+            st[--n] = '\0';
+    } else if (strcmp(state, "exited") == 0)
+        snprintf(st, len, "exited %lld", (long long)json_integer_value(json_object_get(s, "exit_code")));
     else if (strcmp(state, "ended") == 0)
-        snprintf(st, sizeof st, "ended ?");
+        snprintf(st, len, "ended ?");
     else
-        snprintf(st, sizeof st, "%s", state);
+        snprintf(st, len, "%s", state);
+}
+
+/* The list of sessions as a table whose columns are as wide as what they
+ * hold (NAME and CLIENT cut at 24 and 12 columns), most recent first. */
+enum { COL_SESSION, COL_STATE, COL_STARTED, COL_CLIENT, COL_CMDS, COL_APPR, COL_HOSTS, COL_CHANGES, COL_NAME,
+       COL_WS, NCOLS };
+
+typedef struct table_row {
+    char *col[NCOLS];
+    bool running, risky;
+} table_row;
+
+static void add_summary_row(table_row **rows, size_t *n, json_t *s)
+{
+    table_row r = {0};
+    char st[48];
+    state_text(s, st, sizeof st);
+    r.col[COL_SESSION] = xstrdup(json_string_value(json_object_get(s, "session")));
+    r.col[COL_STATE] = xstrdup(st);
     char started[32] = "";
     double created = tl_iso_time(json_string_value(json_object_get(s, "created")));
     if (created > 0) {
@@ -345,32 +374,68 @@ static void print_summary_row(json_t *s, const opts *o)
         localtime_r(&secs, &tm);
         strftime(started, sizeof started, "%Y-%m-%d %H:%M", &tm);
     }
+    r.col[COL_STARTED] = xstrdup(started);
     json_t *ch = json_object_get(s, "changes");
-    char changes[96];
     json_int_t missed = json_integer_value(json_object_get(ch, "not_captured"));
     char mark[48] = "";
     if (missed)
         snprintf(mark, sizeof mark, " (%lld not captured)", (long long)missed);
-    snprintf(changes, sizeof changes, "+%lld ~%lld -%lld%s%s", (long long)json_integer_value(json_object_get(ch, "added")),
-             (long long)json_integer_value(json_object_get(ch, "modified")),
-             (long long)json_integer_value(json_object_get(ch, "deleted")), mark,
-             json_integer_value(json_object_get(s, "risky_commands")) ? " RISK" : "");
-    char *client = column(json_string_value(json_object_get(s, "client")), 10);
-    char *name = column(json_string_value(json_object_get(s, "name")), 12);
+    r.risky = json_integer_value(json_object_get(s, "risky_commands")) != 0;
+    r.col[COL_CHANGES] = xasprintf("+%lld ~%lld -%lld%s%s", (long long)json_integer_value(json_object_get(ch, "added")),
+                                   (long long)json_integer_value(json_object_get(ch, "modified")),
+                                   (long long)json_integer_value(json_object_get(ch, "deleted")), mark,
+                                   r.risky ? " RISK" : "");
+    r.col[COL_CMDS] = xasprintf("%lld", (long long)json_integer_value(json_object_get(s, "commands")));
+    r.col[COL_APPR] = xasprintf("%lld", (long long)json_integer_value(json_object_get(s, "approvals")));
+    r.col[COL_HOSTS] = xasprintf("%lld", (long long)json_integer_value(json_object_get(s, "hosts")));
+    const char *client = json_string_value(json_object_get(s, "client"));
+    const char *name = json_string_value(json_object_get(s, "name"));
+    int cw = client ? uc_text_width(client, strlen(client)) : 0, nw = name ? uc_text_width(name, strlen(name)) : 0;
+    r.col[COL_CLIENT] = column(client, cw < 12 ? cw : 12);
+    r.col[COL_NAME] = column(name, nw < 24 ? nw : 24);
     const char *ws = json_string_value(json_object_get(s, "workspace"));
-    char *wsv = quote_text_visible(ws ? ws : "", ws ? strlen(ws) : 0);
-    bool running = strcmp(state, "running") == 0;
-    buf_printf(&out, "%-8s %s%-12s%s %-16s %s %5lld %5lld %5lld  %s%-16s%s %s %s\n",
-               json_string_value(json_object_get(s, "session")), o->color && running ? C_GREEN : "", st,
-               o->color && running ? C_OFF : "", started, client,
-               (long long)json_integer_value(json_object_get(s, "commands")),
-               (long long)json_integer_value(json_object_get(s, "approvals")),
-               (long long)json_integer_value(json_object_get(s, "hosts")),
-               o->color && json_integer_value(json_object_get(s, "risky_commands")) ? C_ALERT : "", changes,
-               o->color && json_integer_value(json_object_get(s, "risky_commands")) ? C_OFF : "", name, wsv);
-    free(client);
-    free(name);
-    free(wsv);
+    r.col[COL_WS] = quote_text_visible(ws ? ws : "", ws ? strlen(ws) : 0);
+    r.running = strcmp(json_string_value(json_object_get(s, "state")), "running") == 0;
+    *rows = xrealloc(*rows, (*n + 1) * sizeof **rows);
+    (*rows)[(*n)++] = r;
+}
+
+static void print_table(table_row *rows, size_t n, const opts *o)
+{
+    static const char *const head[NCOLS] = {"SESSION", "STATE",  "STARTED", "CLIENT", "CMDS",
+                                            "APPR",    "HOSTS", "CHANGES", "NAME",   "WORKSPACE"};
+    static const bool right[NCOLS] = {[COL_CMDS] = true, [COL_APPR] = true, [COL_HOSTS] = true};
+    int w[NCOLS];
+    for (int c = 0; c < NCOLS; c++) {
+        w[c] = uc_text_width(head[c], strlen(head[c]));
+        for (size_t i = 0; i < n; i++) {
+            int cw = uc_text_width(rows[i].col[c], strlen(rows[i].col[c]));
+            if (cw > w[c])
+                w[c] = cw;
+        }
+    }
+    for (size_t i = 0; i <= n; i++) {
+        for (int c = 0; c < NCOLS; c++) {
+            const char *text = i == 0 ? head[c] : rows[i - 1].col[c];
+            int pad = w[c] - uc_text_width(text, strlen(text));
+            const char *on = "", *off = "";
+            if (i > 0 && o->color && ((c == COL_STATE && rows[i - 1].running) ||
+                                      (c == COL_CHANGES && rows[i - 1].risky))) {
+                on = c == COL_STATE ? C_GREEN : C_ALERT;
+                off = C_OFF;
+            }
+            if (c == NCOLS - 1)
+                buf_printf(&out, "%s%s%s\n", on, text, off);
+            else if (right[c])
+                buf_printf(&out, "%*s%s%s%s  ", pad, "", on, text, off);
+            else
+                buf_printf(&out, "%s%s%s%*s  ", on, text, off, pad, "");
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < NCOLS; c++)
+            free(rows[i].col[c]);
+    free(rows);
 }
 
 static int list_sessions(const opts *o)
@@ -391,9 +456,8 @@ static int list_sessions(const opts *o)
     }
     json_t *live = live_sessions();
     char *approvals = xasprintf("%s/approvals.jsonl", state);
-    if (!o->json && n)
-        buf_printf(&out, "%-8s %-12s %-16s %-10s %5s %5s %5s  %-16s %-12s %s\n", "SESSION", "STATE", "STARTED",
-                   "CLIENT", "CMDS", "APPR", "HOSTS", "CHANGES", "NAME", "WORKSPACE");
+    table_row *rows = NULL;
+    size_t nrows = 0;
     long shown = 0;
     for (size_t i = 0; i < n && (o->all || shown < o->limit); i++) {
         char *dir = xasprintf("%s/%s", root, recs[i].name);
@@ -414,7 +478,7 @@ static int list_sessions(const opts *o)
                 if (o->json) {
                     put_json(s);
                 } else {
-                    print_summary_row(s, o);
+                    add_summary_row(&rows, &nrows, s);
                 }
             }
             json_decref(s);
@@ -425,6 +489,12 @@ static int list_sessions(const opts *o)
         free(events);
         free(dir);
         flush_out(false);
+    }
+    if (!o->json && nrows) {
+        buf_printf(&out, "Sessions recorded in %s, most recent first:\n", root);
+        print_table(rows, nrows, o);
+    } else {
+        free(rows);
     }
     if (!o->json && !n)
         buf_printf(&out, "no sessions are recorded in %s%s\n", root, o->filter.since > 0 ? " since then" : "");

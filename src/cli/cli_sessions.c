@@ -69,7 +69,13 @@ static void print_table(json_t *r)
         free(line);
         char *name = column(json_string_value(json_object_get(s, "name")), 16);
         char *client = column(json_string_value(json_object_get(s, "client")), 10);
-        char *status = column(json_string_value(json_object_get(s, "status")), 14);
+        /* A session you killed, or the server's stop ended, is no failure. */
+        const char *by = json_string_value(json_object_get(s, "killed_by"));
+        const char *st = json_string_value(json_object_get(s, "status"));
+        char *status = column(by && strcmp(by, "user") == 0       ? "killed by you"
+                              : by && strcmp(by, "shutdown") == 0 ? "server stopped"
+                                                                  : st,
+                              14);
         /* "full" is no sandbox at all: red, so it is never missed. */
         const char *profile = json_string_value(json_object_get(s, "profile"));
         char *prof = column(profile, 15);

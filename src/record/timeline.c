@@ -335,7 +335,7 @@ static void escalation_ended(loader *L, double t, long line)
 
 typedef enum ev_id {
     EV_CREATED, EV_CMD_STARTED, EV_CMD_ENDED, EV_CHANGES, EV_APPR_REQUESTED, EV_APPR_DECIDED, EV_APPROVED,
-    EV_NETWORK, EV_ESCALATED, EV_ESC_ENDED, EV_EXITED, EV_OTHER
+    EV_NETWORK, EV_ESCALATED, EV_ESC_ENDED, EV_EXITED, EV_KILLED, EV_OTHER
 } ev_id;
 
 static const struct {
@@ -358,7 +358,7 @@ static const struct {
     {"sandbox_denied", EV_OTHER, TL_DENIAL},
     {"retry_of", EV_OTHER, TL_DENIAL},
     {"resized", EV_OTHER, TL_RESIZE},
-    {"killed", EV_OTHER, TL_EXIT},
+    {"killed", EV_KILLED, TL_EXIT},
     {"exited", EV_EXITED, TL_EXIT},
     {"pruned", EV_OTHER, TL_EXIT},
     {"sandbox_failed", EV_OTHER, TL_EXIT},
@@ -436,6 +436,11 @@ static void take(loader *L, const js_member *event, double t, long line)
         *imap_slot(&L->escalations, v, true) = tl->n - 1;
         break;
     case EV_ESC_ENDED: escalation_ended(L, t, line); break;
+    case EV_KILLED:
+        as_is(L, TL_EXIT, t, line);
+        free(tl->killed_by);
+        tl->killed_by = js_string(get(L, "reason"), NULL);
+        break;
     case EV_EXITED:
         e = as_is(L, TL_EXIT, t, line);
         tl->exited = true;
@@ -692,6 +697,7 @@ void tl_free(timeline_t *tl)
     free(tl->client);
     free(tl->workspace);
     free(tl->signal);
+    free(tl->killed_by);
     free(tl->data);
     free(tl->approvals_data);
     memset(tl, 0, sizeof *tl);

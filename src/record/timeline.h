@@ -80,6 +80,7 @@ typedef struct timeline {
     bool exited;
     int exit_code;
     char *signal;
+    char *killed_by; /* the "killed" event's reason (user, shutdown, ...), or NULL */
     double ended;
     /* The files' text, which entries point into. */
     char *data, *approvals_data;

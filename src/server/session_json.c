@@ -40,6 +40,10 @@ json_t *server_session_json(server_t *srv, session_t *s)
         json_object_set_new(o, "exit_code", json_integer(s->exit_code));
         if (s->exit_signal)
             json_object_set_new(o, "signal", json_integer(s->exit_signal));
+        /* Who ended it, when corral did: "user" (kill), "shutdown" (the
+         * server stopped), "lifetime", "client disconnected", "pruned". */
+        if (s->kill_reason)
+            json_object_set_new(o, "killed_by", json_string(s->kill_reason));
     }
     json_object_set_new(o, "use", json_integer((json_int_t)s->last_used));
     server_session *x = srv_session(s);

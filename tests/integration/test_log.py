@@ -315,6 +315,20 @@ def test_sessions_listed(t):
     _, sessions = log_json(w)
     t.eq([x.get("state") for x in sessions if x.get("session") == live], ["running"], "a live session is running")
     w.corral("kill", live)
+    r = w.corral("ls")
+    row = [l for l in r.stdout.splitlines() if l.startswith(live + " ")]
+    t.ok(row and "killed by you" in row[0] and "SIGKILL" not in row[0],
+         "a session you killed is listed as killed by you, not as a failure", r.stdout)
+    r = w.corral("log")
+    lines = r.stdout.splitlines()
+    head = next((l for l in lines if l.startswith("SESSION")), "")
+    rows = [l for l in lines if l[:1].isdigit()]
+    starts = [head.find(c) for c in ("STATE", "STARTED", "CHANGES", "NAME", "WORKSPACE")]
+    t.ok(rows and all(s > 0 for s in starts) and
+         all(all(x[s - 2:s] == "  " and x[s] != " " for s in starts[:2]) for x in rows),
+         "corral log's table: every row's columns start under their heading", r.stdout)
+    t.ok(any("killed by you" in x for x in rows if x.startswith(live + " ")) and "most recent first" in r.stdout,
+         "with the killed session as killed by you, and the order said", r.stdout)
     w.stop()
     r, after = log_json(w)
     t.ok(r.returncode == 0 and {x["session"] for x in sessions} == {x["session"] for x in after},

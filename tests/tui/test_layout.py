@@ -299,11 +299,28 @@ def test_sizes_come_back_when_a_smaller_screen_detaches(t):
             t.ok("%dx%d: another screen holds it smaller" % (small_size[1], small_size[0]) in screen and
                  "\u00b7" * 10 in screen, "the first screen says so in the pane's title and dots what its pane has "
                  "beyond the terminal", screen)
-        screen = big.wait_absent("holds it smaller")
+        # The pane's body is drawn after its title: wait for the body.
+        screen = big.wait_absent("\u00b7" * 10)
         t.eq(size_of(sid), big_size, "the smaller screen detached: the terminal has the first screen's size again, "
              "with no key pressed")
-        t.ok("\u00b7" * 10 not in screen, "and the first screen's pane is filled again", screen)
+        t.ok("holds it smaller" not in screen, "and the first screen's pane is whole again, its title without the "
+             "note", screen)
+
+
+def test_killed_by_you_is_no_failure(t):
+    clean_slate()
+    ok = new_session("fails", "sh", "-c", "exit 3")
+    sid = new_session("victim", "sleep", "1000")
+    w.corral("kill", str(sid))
+    with tui() as term:
+        screen = term.wait_regex("victim +ws[^\n]*\u2502")
+        sidebar = [l.split("\u2502")[0] for l in screen.split("\n")]
+        row = next((l for l in sidebar if "victim" in l), "")
+        failed = next((l for l in sidebar if "fails" in l), "")
+        t.ok("\u25a0" in row and "\u2717" not in row, "a session you killed has the ended mark, not the failure's",
+             row)
+        t.ok("\u2717" in failed, "one that failed keeps the failure's", failed)
 
 
 run_tests(Tap(), [test_finished_commands_fold, test_kept_tile, test_layout_survives_detach, test_clear_exited,
-                  test_sizes_come_back_when_a_smaller_screen_detaches])
+                  test_sizes_come_back_when_a_smaller_screen_detaches, test_killed_by_you_is_no_failure])
