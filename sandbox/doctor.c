@@ -190,7 +190,9 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
         return false;
     }
     fprintf(f, "  - a private view of the filesystem: read-only host, writable workspace, private /tmp, masked "
-               "credential stores and host sockets\n");
+               "credential stores and host sockets\n"
+               "    (a program that expects what another one left in /tmp, a socket, a lock, a file, finds /tmp "
+               "empty: share such files through the workspace, or give their directory with -w DIR)\n");
     fprintf(f, "  - private pid, ipc, uts, cgroup and mount namespaces\n");
     if (plan->net == SB_NET_PROXY)
         fprintf(f, "  - network through corral's proxy: a network namespace of its own with loopback only, where "

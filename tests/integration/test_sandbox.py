@@ -203,6 +203,21 @@ def make_home(name):
     return home
 
 
+def test_private_tmp_is_explained(t):
+    """What another program left in the host's /tmp is not there inside,
+    and corral doctor says why and what to do."""
+    left = tempfile.mkdtemp(prefix="crl-left-", dir="/tmp")
+    try:
+        r = sandbox("--", "sh", "-c", "ls -d %s 2>&1 || echo MISSING" % left)
+        t.ok("MISSING" in r.stdout, "a directory another program made in the host's /tmp is not in the sandbox's",
+             r.stdout + r.stderr)
+        d = subprocess.run([CORRAL, "doctor"], cwd=w.ws, env=w.env, capture_output=True, text=True, timeout=60)
+        t.ok("finds /tmp empty" in d.stdout and "-w DIR" in d.stdout, "corral doctor explains the private /tmp and "
+             "what to do instead", d.stdout)
+    finally:
+        os.rmdir(left)
+
+
 def test_home_layer(t):
     home = make_home("layer")
     layers = os.path.join(w.state, "corral", "home-layers")
@@ -508,7 +523,8 @@ AS_USER = [test_loopback_inside_the_sandbox, test_home_layer, test_home_layer_wi
 
 try:
     run_tests(Tap(), AS_USER if os.environ.get("CORRAL_AS_USER") else
-              [test_status_and_stdio, test_print_plan, test_loopback_inside_the_sandbox, test_home_layer,
+              [test_status_and_stdio, test_print_plan, test_loopback_inside_the_sandbox, test_private_tmp_is_explained,
+               test_home_layer,
                test_home_layer_with_state_in_home, test_home_layer_unavailable, test_git_in_the_workspace, test_profiles_from_config,
                test_errors_name_the_fix, test_sessions_are_sandboxed, test_prebuilt_sandbox_keeps_commands_apart,
                test_as_an_unprivileged_user])
