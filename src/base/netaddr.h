@@ -6,7 +6,8 @@
  * IPv6 forms that embed or translate to such an IPv4 address).  Pure
  * functions: no I/O, no resolver.
  *
- * Included by src/base/, src/policy/ and src/net/.
+ * Included by src/base/, src/policy/, src/net/ and src/gate/ (what a network
+ * question says of the host).
  */
 #ifndef CORRAL_NETADDR_H
 #define CORRAL_NETADDR_H
