@@ -1,7 +1,9 @@
 /*
  * conf.h - corral's settings: built-in defaults overridden by the config file
  * ($XDG_CONFIG_HOME/corral/config, git-config style, see corral.conf(5)).
- * Unknown sections or keys and bad values are errors naming file:line.
+ * Unknown sections or keys and bad values are errors naming file:line, the
+ * value and the fix; a reader gets all of a file's errors at once and
+ * decides which matter to it (conf_errors_read_by).
  *
  * Included by src/config/, src/server/, ui/ and src/cli/.
  */
@@ -69,6 +71,18 @@ typedef struct conf {
     snap_conf snap;
 } conf_t;
 
+/* Problems found in a config file, each with the section it is in. */
+typedef struct conf_errors {
+    char **text;    /* "FILE:LINE: what is wrong with the value, and the fix" */
+    char **section; /* its section, NULL outside any (or under a bad header) */
+    size_t n;
+} conf_errors;
+
+/* The sections the server reads, and those only the screen reads ([ui],
+ * [keys]); each NULL-terminated. */
+extern const char *const conf_server_sections[];
+extern const char *const conf_screen_sections[];
+
 void conf_free(conf_t *c);
 /* A size: "4096", "64K", "1G" (powers of 1024).  0 or -1. */
 int conf_parse_size(const char *s, uint64_t *bytes);
@@ -77,6 +91,25 @@ void conf_defaults(conf_t *c);
 /* Load path over the defaults already in c; a missing file is fine.
  * 0, or -1 with "FILE:LINE: ..." in err. */
 int conf_load(conf_t *c, const char *path, char *err, size_t errlen);
+
+/* Load all of path over c: a line with a problem is left out (its setting
+ * keeps the value it had) and every problem is added to errs, so that one
+ * read names them all.  text, when not NULL, gets the bytes read ("" for a
+ * missing file), to tell later whether the file changed. */
+void conf_load_all(conf_t *c, const char *path, conf_errors *errs, char **text);
+/* conf_defaults, then conf_load_all of the user's config file. */
+void conf_load_user_all(conf_t *c, conf_errors *errs, char **text);
+/* The user's config file: $XDG_CONFIG_HOME/corral/config (malloc'd). */
+char *conf_user_path(void);
+/* How many of errs matter to a program that reads sections (NULL-ended):
+ * those in one of them, outside any section, or in a section corral does
+ * not know (a misspelt [sandbx] loses settings someone meant). */
+size_t conf_errors_read_by(const conf_errors *e, const char *const *sections);
+/* One more error, found after reading (a theme that does not load). */
+void conf_errors_add(conf_errors *e, const char *section, const char *text);
+/* All of them, one a line (malloc'd; "" for none). */
+char *conf_errors_join(const conf_errors *e);
+void conf_errors_free(conf_errors *e);
 
 /* The defaults, then the user's config file ($XDG_CONFIG_HOME/corral/config)
  * when there is one: conf_load's result and message. */

@@ -432,10 +432,18 @@ bool gate_someone_can_answer(server_t *srv)
     return server_conf(srv)->approval_timeout_ms || conn_any_subscribed();
 }
 
+/* A reload: [approvals] timeout holds for the requests asked from now on
+ * (one already waiting keeps the deadline it was shown with). */
+static void gate_server_config_changed(server_t *srv)
+{
+    G(srv)->approvals.timeout_ms = server_conf(srv)->approval_timeout_ms;
+}
+
 const server_module gate_server_module = {
     .name = "gate",
     .start = gate_server_start,
     .shutdown = gate_server_shutdown,
+    .config_changed = gate_server_config_changed,
     .subscribed = gate_server_subscribed,
     .holds_wait = gate_server_holds_wait,
     .commands = gate_commands,
