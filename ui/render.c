@@ -160,6 +160,12 @@ static void draw_status(tui_t *t)
     int used = approval_status_rules(t, y, x, rules_w);
     if (used)
         x += used + paint_text(y, x + used, t->cols - x - used, " ");
+    /* The config file's errors, or a server running older settings: as
+     * sticky as a rules error, with the same room left for a message. */
+    int conf_w = message && t->cols - x > 40 ? (t->cols - x) * 3 / 5 : t->cols - x;
+    used = confstate_status(t, y, x, conf_w);
+    if (used)
+        x += used + paint_text(y, x + used, t->cols - x - used, " ");
     if (message) {
         paint_set(t->message_error ? TH_STATE_EXIT_FAIL : TH_STATUS, TH_STATUS);
         paint_text(y, x, t->cols - x, t->message);

@@ -15,6 +15,7 @@
 #include <uv.h>
 
 #include "config/conf.h"
+#include "confstate.h"
 #include "ended.h"
 #include "input.h"
 #include "layout.h"
@@ -129,6 +130,7 @@ typedef struct tui {
     int match_line, match_col; /* the current match; match_line INT_MIN: none */
 
     ui_approvals appr;
+    ui_confstate cfg;   /* the config file's errors and the server's settings (confstate.c) */
     char message[512];
     double message_until;
     bool message_error;

@@ -741,3 +741,46 @@ int conf_load_user(conf_t *c, char *err, size_t errlen)
     free(path);
     return rc;
 }
+
+char *conf_server_view(const char *text, int **lines, size_t *n_lines)
+{
+    buf_t out;
+    buf_init(&out);
+    buf_puts(&out, "");
+    size_t n = 0, cap = 0;
+    int *at = NULL;
+    bool screen = false; /* in a section only the screen reads */
+    int lineno = 0;
+    for (const char *line = text; *line; ) {
+        lineno++;
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        while (len && (line[0] == ' ' || line[0] == '\t'))
+            line++, len--;
+        while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
+            len--;
+        if (len && line[0] == '[') {
+            /* the header's name as the reader takes it: up to ], a blank or a quote */
+            size_t k = strcspn(line + 1, "] \t\"\n");
+            screen = false;
+            for (const char *const *s = conf_screen_sections; *s; s++)
+                screen = screen || (strlen(*s) == k && strncmp(line + 1, *s, k) == 0);
+        }
+        if (len && line[0] != '#' && line[0] != ';' && !screen) {
+            buf_printf(&out, "%.*s\n", (int)len, line);
+            if (lines) {
+                if (n == cap)
+                    at = xrealloc(at, (cap = cap ? 2 * cap : 16) * sizeof *at);
+                at[n++] = lineno;
+            }
+        }
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    if (lines) {
+        *lines = at;
+        *n_lines = n;
+    }
+    return buf_steal(&out);
+}

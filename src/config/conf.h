@@ -105,6 +105,12 @@ char *conf_user_path(void);
  * those in one of them, outside any section, or in a section corral does
  * not know (a misspelt [sandbx] loses settings someone meant). */
 size_t conf_errors_read_by(const conf_errors *e, const char *const *sections);
+/* What the server's settings come from in a config file's text: its lines
+ * that set something (trimmed, no blank or comment line) outside the
+ * sections only the screen reads, one a line (malloc'd).  Two texts with
+ * the same view give the server the same settings.  lines, when not NULL,
+ * gets the file's line number of each (malloc'd, *n_lines of them). */
+char *conf_server_view(const char *text, int **lines, size_t *n_lines);
 /* One more error, found after reading (a theme that does not load). */
 void conf_errors_add(conf_errors *e, const char *section, const char *text);
 /* All of them, one a line (malloc'd; "" for none). */

@@ -93,7 +93,9 @@ json_t *server_conf_status(const server_t *srv)
     if (!srv->conf_path)
         return o;
     json_object_set_new(o, "path", json_string(srv->conf_path));
-    const char *text = srv->conf_text ? srv->conf_text : "";
+    /* What the server reads of the file: an edit of [ui] or [keys] does
+     * not make its settings older. */
+    char *text = conf_server_view(srv->conf_text ? srv->conf_text : "", NULL, NULL);
     size_t len = strlen(text);
     unsigned char d[SHA256_LEN];
     char hex[SHA256_HEX_LEN + 1];
@@ -105,6 +107,7 @@ json_t *server_conf_status(const server_t *srv)
     json_t *t = len <= TEXT_SHOWN_MAX ? json_stringn(text, len) : NULL;
     if (t)
         json_object_set_new(o, "text", t);
+    free(text);
     if (srv->conf_refused)
         json_object_set_new(o, "refused", json_string(srv->conf_refused));
     if (srv->conf_later)
