@@ -67,6 +67,8 @@ void conf_defaults(conf_t *c)
     c->ui_sidebar_width = 28;
     c->network_max_connections = 256;
     c->ui_truecolor = -1;
+    c->ui_notify = CONF_NOTIFY_AUTO;
+    c->notify_interval_ms = 30000;
     key_bindings_default(&c->keys);
     snap_conf_defaults(&c->snap);
 }
@@ -226,6 +228,95 @@ static int sandbox_key(conf_sandbox *sb, const char *section, const char *key, c
     return 0;
 }
 
+/* command's words: blanks apart, '...' literal, "..." with \" and \\,
+ * a backslash outside quotes taking the next character.  No expansion and
+ * no shell: a character the shell would act on, unquoted, is refused, so
+ * that what is written is what runs.  NULL with err on a problem. */
+static char **split_words(const char *cmd, char *err, size_t errlen)
+{
+    char **argv = NULL;
+    size_t n = 0;
+    buf_t w;
+    buf_init(&w);
+    const char *p = cmd;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        buf_reset(&w);
+        buf_puts(&w, "");
+        while (*p && *p != ' ' && *p != '\t') {
+            if (*p == '\'') {
+                const char *end = strchr(p + 1, '\'');
+                if (!end) {
+                    snprintf(err, errlen, "notify.command: a ' is not closed");
+                    goto fail;
+                }
+                buf_append(&w, p + 1, (size_t)(end - p - 1));
+                p = end + 1;
+            } else if (*p == '"') {
+                for (p++; *p && *p != '"'; p++) {
+                    if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+                        p++;
+                    buf_putc(&w, *p);
+                }
+                if (*p != '"') {
+                    snprintf(err, errlen, "notify.command: a \" is not closed");
+                    goto fail;
+                }
+                p++;
+            } else if (*p == '\\' && p[1]) {
+                buf_putc(&w, p[1]);
+                p += 2;
+            } else if (strchr("|&;<>()$`*?[]{}~", *p)) {
+                snprintf(err, errlen, "notify.command: '%c' would need a shell, and none runs it; quote it, or "
+                         "write command = sh -c '...' with the request in \"$CORRAL_NOTIFY_SUMMARY\"", *p);
+                goto fail;
+            } else {
+                buf_putc(&w, *p++);
+            }
+        }
+        push(&argv, &n, w.data);
+    }
+    buf_free(&w);
+    if (!n) {
+        snprintf(err, errlen, "notify.command: empty; give a program and its arguments (e.g. notify-send corral)");
+        return NULL;
+    }
+    return argv;
+fail:
+    buf_free(&w);
+    strv_free(argv);
+    return NULL;
+}
+
+/* A key of [notify]: 0, or -1 with err. */
+static int notify_key(conf_t *c, const char *key, const char *value, char *err, size_t errlen)
+{
+    if (strcmp(key, "command") == 0) {
+        char **argv = split_words(value, err, errlen);
+        if (!argv)
+            return -1;
+        strv_free(c->notify_argv);
+        free(c->notify_command);
+        c->notify_argv = argv;
+        c->notify_command = xstrdup(value);
+        return 0;
+    }
+    if (strcmp(key, "interval") == 0) {
+        uint64_t ms;
+        if (conf_parse_duration(value, &ms) < 0 || ms < 1000) {
+            snprintf(err, errlen, "notify.interval: '%s' is not a duration of at least 1s (e.g. 30s, 5m)", value);
+            return -1;
+        }
+        c->notify_interval_ms = ms;
+        return 0;
+    }
+    snprintf(err, errlen, "unknown key '%s' in [notify] (known: command, interval)", key);
+    return -1;
+}
+
 static conf_sandbox *find_profile(conf_t *c, const char *name)
 {
     for (size_t i = 0; i < c->n_profiles; i++)
@@ -301,6 +392,13 @@ static int conf_set(void *user, const char *section, const char *subsection, con
         }
         return 0;
     }
+    if (strcmp(section, "notify") == 0) {
+        if (subsection) {
+            snprintf(err, errlen, "section [%s] takes no subsection (\"%s\")", section, subsection);
+            return -1;
+        }
+        return notify_key(c, key, value, err, errlen);
+    }
     if (strcmp(section, "snapshots") == 0) {
         if (subsection) {
             snprintf(err, errlen, "section [%s] takes no subsection (\"%s\")", section, subsection);
@@ -344,8 +442,19 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             }
             return 0;
         }
+        if (strcmp(key, "notify") == 0) {
+            static const char *const names[] = {"auto", "osc9", "osc777", "bell", "off"};
+            for (int i = 0; i < 5; i++)
+                if (strcasecmp(value, names[i]) == 0) {
+                    c->ui_notify = i;
+                    return 0;
+                }
+            snprintf(err, errlen, "ui.notify: '%s' is not auto, osc9, osc777, bell or off", value);
+            return -1;
+        }
         if (strcmp(key, "sidebar-width") != 0) {
-            snprintf(err, errlen, "unknown key '%s' in [ui] (known: theme, mouse, truecolor, sidebar-width)", key);
+            snprintf(err, errlen, "unknown key '%s' in [ui] (known: theme, mouse, truecolor, notify, sidebar-width)",
+                     key);
             return -1;
         }
     }
@@ -474,6 +583,8 @@ void conf_free(conf_t *c)
     free(c->ui_theme);
     free(c->ui_theme_file);
     free(c->approval_policy);
+    strv_free(c->notify_argv);
+    free(c->notify_command);
     snap_conf_free(&c->snap);
     conf_defaults(c);
 }
@@ -544,9 +655,9 @@ int conf_key_line(const char *name, const char *text, const char *section, const
 /* ---- reading a whole file, every problem reported ----------------------- */
 
 static const char *const known_sections[] = {"limits", "exec", "session", "sandbox", "profile", "env", "ui",
-                                             "keys", "approvals", "network", "snapshots", NULL};
+                                             "keys", "approvals", "network", "snapshots", "notify", NULL};
 const char *const conf_server_sections[] = {"limits", "exec", "session", "sandbox", "profile", "env",
-                                            "approvals", "network", "snapshots", NULL};
+                                            "approvals", "network", "snapshots", "notify", NULL};
 const char *const conf_screen_sections[] = {"ui", "keys", NULL};
 
 static bool listed(const char *name, const char *const *list)

@@ -30,6 +30,9 @@ typedef struct conf_sandbox {
     uint64_t nofile, fsize, core, nproc, tmp_size, pids_max, memory_max;
 } conf_sandbox;
 
+/* [ui] notify: what the screen does when a request starts to wait. */
+enum { CONF_NOTIFY_AUTO, CONF_NOTIFY_OSC9, CONF_NOTIFY_OSC777, CONF_NOTIFY_BELL, CONF_NOTIFY_OFF };
+
 typedef struct conf {
     /* [limits] */
     uint64_t session_lifetime_ms; /* user sessions; 0 = no limit */
@@ -57,6 +60,7 @@ typedef struct conf {
     bool ui_mouse;         /* mouse: select, focus, wheel scroll */
     int ui_sidebar_width;  /* columns */
     int ui_truecolor;      /* -1 auto (COLORTERM, terminfo RGB/Tc), 0 off, 1 on */
+    int ui_notify;         /* a request waits: CONF_NOTIFY_* (the terminal's bell and notification) */
     char *ui_theme_file;   /* the config file that set ui_theme (conf_key_line finds the line) */
     bool ui_theme_set;     /* while loading: this file sets ui.theme */
     /* [keys] */
@@ -67,6 +71,11 @@ typedef struct conf {
     uint64_t approval_timeout_ms; /* 0: wait for an answer */
     /* [network] */
     int network_max_connections; /* open proxied connections per session */
+    /* [notify]: a program run on the host when a request starts to wait
+     * (src/gate/notify.c), as words (never through a shell); NULL: none */
+    char **notify_argv;
+    char *notify_command;        /* as written, for messages */
+    uint64_t notify_interval_ms; /* at most one run this often */
     /* [snapshots] (snap_conf.c) */
     snap_conf snap;
 } conf_t;

@@ -86,6 +86,14 @@ json_t *approvals_json(const approval_queue *q)
     return list;
 }
 
+size_t approvals_waiting(const approval_queue *q)
+{
+    size_t n = 0;
+    for (link_t *l = q->pending.next; l != &q->pending; l = l->next)
+        n++;
+    return n;
+}
+
 bool approvals_pending_for_session(const approval_queue *q, int id)
 {
     for (link_t *l = q->pending.next; l != &q->pending; l = l->next)

@@ -74,5 +74,7 @@ void approval_withdraw(approval_queue *q, approval_t *a);
 json_t *approvals_json(const approval_queue *q);
 /* Some request about session id waits for an answer. */
 bool approvals_pending_for_session(const approval_queue *q, int id);
+/* How many requests wait for an answer. */
+size_t approvals_waiting(const approval_queue *q);
 
 #endif

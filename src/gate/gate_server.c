@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "gate/gate_server.h"
+#include "gate/notify.h"
 #include "base/paths.h"
 #include "protocol/proto.h"
 #include "sandbox/plan.h"
@@ -223,6 +224,11 @@ static void ask(gate_ticket *t)
     t->approval = approval_submit(&G(t->srv)->approvals, t->g.session, gate_request_json(&t->g), on_answer, on_accept,
                                   t);
     int id = approval_id(t->approval);
+    /* The user's [notify] command hears of it (with the id clients see). */
+    json_t *shown = gate_request_json(&t->g);
+    json_object_set_new(shown, "id", json_integer(id));
+    notify_request(t->srv, shown, gate_server_waiting(t->srv));
+    json_decref(shown);
     if (t->port->pending)
         t->port->pending(t, id);
     /* Whoever waits on the asking session (an agent's exec, corral send)
@@ -448,3 +454,8 @@ const server_module gate_server_module = {
     .holds_wait = gate_server_holds_wait,
     .commands = gate_commands,
 };
+
+size_t gate_server_waiting(server_t *srv)
+{
+    return approvals_waiting(&G(srv)->approvals);
+}
