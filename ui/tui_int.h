@@ -232,6 +232,10 @@ bool approval_cursor(tui_t *t, ui_view *v);
  * load (sticky, in the error style).  Each returns the columns used. */
 int approval_status_count(tui_t *t, int y, int x, int maxw);
 int approval_status_rules(tui_t *t, int y, int x, int maxw);
+/* What a session waits for while a request of it is pending, for its
+ * pane's title ("waits for your answer: network access to HOST:PORT
+ * (request N)") or, brief, its sidebar row ("? HOST"). */
+void approval_wait_text(const ui_approval *a, bool brief, char *out, size_t n);
 /* A sidebar row for a request that has no session (yet). */
 void approval_sidebar_row(tui_t *t, const ui_approval *a, ui_rect r, int y);
 /* Seconds until a is denied for want of an answer, or < 0 without a timeout. */
