@@ -5,6 +5,7 @@
 
 #include "gate/gate_server.h"
 #include "gate/notify.h"
+#include "protocol/approval_text.h"
 #include "base/paths.h"
 #include "protocol/proto.h"
 #include "sandbox/plan.h"
@@ -438,6 +439,21 @@ bool gate_someone_can_answer(server_t *srv)
     return server_conf(srv)->approval_timeout_ms || conn_any_subscribed();
 }
 
+/* A session a request of which waits says so in lists (corral ls): a
+ * program waiting on the proxy is otherwise silent, and with no screen
+ * attached nothing else shows the wait. */
+static void gate_server_session_json(server_t *srv, session_t *s, json_t *o)
+{
+    json_t *a = approvals_first_for_session(&G(srv)->approvals, s->id);
+    if (!a)
+        return;
+    char *summary = approval_summary(a, 300);
+    json_object_set_new(o, "waiting", json_pack("{s:I, s:s}", "approval", json_integer_value(json_object_get(a, "id")),
+                                                "summary", summary));
+    free(summary);
+    json_decref(a);
+}
+
 /* A reload: [approvals] timeout holds for the requests asked from now on
  * (one already waiting keeps the deadline it was shown with). */
 static void gate_server_config_changed(server_t *srv)
@@ -450,6 +466,7 @@ const server_module gate_server_module = {
     .start = gate_server_start,
     .shutdown = gate_server_shutdown,
     .config_changed = gate_server_config_changed,
+    .session_json = gate_server_session_json,
     .subscribed = gate_server_subscribed,
     .holds_wait = gate_server_holds_wait,
     .commands = gate_commands,
