@@ -255,14 +255,15 @@ static void on_reload_reply(uiconn_t *conn, json_t *reply, void *user)
 
 void confstate_reload(tui_t *t)
 {
-    /* The screen's own settings come from the same read: [keys] at once,
-     * the sidebar's width and the mouse.  The theme and truecolor wait for
-     * the screen's next start. */
+    /* The screen's own settings come from the same read: [keys], the
+     * sidebar's width, the mouse and notifications.  The theme and
+     * truecolor wait for the screen's next start. */
     conf_t fresh;
     conf_defaults(&fresh);
     reread(t, &fresh);
     t->conf->keys = fresh.keys;
     t->conf->ui_sidebar_width = fresh.ui_sidebar_width;
+    t->conf->ui_notify = fresh.ui_notify;
     if (t->conf->ui_mouse != fresh.ui_mouse) {
         t->conf->ui_mouse = fresh.ui_mouse;
         input_stop();

@@ -36,8 +36,8 @@ void confstate_server(struct tui *t, json_t *config);
 /* Every tick: an edit of the file is read (its errors and difference are
  * shown at once; R applies it). */
 void confstate_poll(struct tui *t);
-/* The reload key: the screen's own settings ([keys], [ui] sidebar-width
- * and mouse) from the file, and the server asked to read it too. */
+/* The reload key: the screen's own settings ([keys], [ui] sidebar-width,
+ * mouse and notify) from the file, and the server asked to read it too. */
 void confstate_reload(struct tui *t);
 /* The status bar's part (the error style): columns used, 0 when all is
  * well. */

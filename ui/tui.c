@@ -1018,6 +1018,10 @@ int tui_main(const tui_options *opt)
         }
     }
     if (uiconn_open(&t->conn, &loop, on_event, on_term, on_closed, t, err, sizeof err) < 0) {
+        /* No server, and none would start: when the config file is why,
+         * every error in full (the server's start names them on one line). */
+        for (size_t i = 0; i < t->cfg.errors.n; i++)
+            fprintf(stderr, "corral: %s\n", t->cfg.errors.text[i]);
         fprintf(stderr, "corral: %s\n", err);
         goto out;
     }

@@ -102,8 +102,31 @@ def test_rate_limit(t):
     deny(a2, p2)
 
 
+def test_from_inside_a_sandbox(t):
+    """corral escalate from a sandboxed session: the reason and the command
+    are the sandbox's own choice."""
+    before = len(runs())
+    script = ("corral escalate --reason \"$(printf 'why\\033]0;owned\\007 $(id) `id`; | &')\" -- "
+              "sh -c 'echo \"$(printf \"\\033[2J\")\"'; echo status=$?")
+    p = subprocess.Popen([CORRAL, "exec", "-C", w.ws, "--yield", "30000", "--", "sh", "-c", script], env=w.env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    a = next_approval()
+    t.eq(a["kind"], "escalate", "a request from inside the sandbox")
+    wait_until(lambda: len(runs()) == before + 1)
+    env = runs()[-1]["env"]
+    j, c = env.get("CORRAL_NOTIFY_JUSTIFICATION", ""), env.get("CORRAL_NOTIFY_COMMAND", "")
+    t.ok(j.startswith("why") and "]0;owned" in j and "$(id)" in j and "`id`" in j,
+         "its reason reaches the command as text", repr(j))
+    t.ok(not any(ord(ch) < 0x20 or ord(ch) == 0x7f for ch in j + c), "with no control character, nor its command",
+         repr(j + c))
+    t.eq((env.get("CORRAL_NOTIFY_KIND"), env.get("CORRAL_NOTIFY_SESSION")), ("escalate", str(a["session"])),
+         "and names the session it came from")
+    t.eq(runs()[-1]["argv"], [SCRIPT, OUT], "the command line is still only the config's")
+    deny(a, p)
+
+
 if __name__ == "__main__":
     try:
-        run_tests(Tap(), [test_hostile_request, test_rate_limit])
+        run_tests(Tap(), [test_hostile_request, test_rate_limit, test_from_inside_a_sandbox])
     finally:
         w.cleanup()
