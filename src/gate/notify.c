@@ -112,6 +112,11 @@ static void run(notify_state *st, const json_t *a, size_t waiting, size_t held)
     posix_spawn_file_actions_init(&fa);
     for (int fd = 0; fd < 3; fd++)
         posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+    /* Nothing of the server's (a session's terminal, the socket) stays
+     * open in it, close-on-exec or not. */
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
     posix_spawnattr_init(&attr);
     sigset_t none, all;
     sigemptyset(&none);
