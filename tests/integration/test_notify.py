@@ -16,8 +16,8 @@ os.makedirs(OUT)
 SCRIPT = os.path.join(w.base, "notifier")
 with open(SCRIPT, "w") as f:
     f.write("#!/usr/bin/env python3\n"
-            "import json, os, sys\n"
-            "name = os.path.join(sys.argv[1], 'run-%d.json' % os.getpid())\n"
+            "import json, os, sys, time\n"
+            "name = os.path.join(sys.argv[1], 'run-%020d-%d.json' % (time.time_ns(), os.getpid()))\n"
             "with open(name + '.tmp', 'w') as f:\n"
             "    json.dump({'argv': sys.argv, 'env': dict(os.environ)}, f)\n"
             "os.rename(name + '.tmp', name)\n")
@@ -48,6 +48,7 @@ def ask(justification, *cmd):
 
 
 def runs():
+    """Every run so far, oldest first (the files are named by the time)."""
     out = []
     for name in sorted(os.listdir(OUT)):
         if name.endswith(".json"):
