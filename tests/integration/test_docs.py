@@ -178,7 +178,7 @@ def test_stated_defaults(t):
     readme = read("README.md")
     snap = read("src", "config", "snap_conf.c")
     new_files = re.search(r"max_new_files = (\d+);", snap).group(1)
-    t.ok("more than %s new files" % new_files in readme and "max-new-files" in readme,
+    t.ok("more than %s new files a command makes" % new_files in readme and "max-new-files" in readme,
          "the README's snapshot limits include the new-file cap, at its default (%s)" % new_files)
     t.ok("first on `PATH`" not in readme, "the README does not promise corral is first on PATH in every session")
 

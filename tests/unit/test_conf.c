@@ -186,6 +186,30 @@ static void all_errors_in_one_read(void **state)
     conf_free(&c);
 }
 
+/* [notify] command: words as written, quotes grouping, never a shell's
+ * syntax unquoted. */
+static void notify_command_words(void **state)
+{
+    (void)state;
+    conf_t c;
+    conf_defaults(&c);
+    char err[1024];
+    const char *p = write_file("notify", "[notify]\ncommand = sh -c 'notify-send corral \"$CORRAL_NOTIFY_SUMMARY\"'\n"
+                                         "interval = 1m\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
+    assert_string_equal(c.notify_argv[0], "sh");
+    assert_string_equal(c.notify_argv[1], "-c");
+    assert_string_equal(c.notify_argv[2], "notify-send corral \"$CORRAL_NOTIFY_SUMMARY\"");
+    assert_null(c.notify_argv[3]);
+    assert_int_equal(c.notify_interval_ms, 60000);
+    conf_free(&c);
+    conf_defaults(&c);
+    p = write_file("notify", "[notify]\ncommand = notify-send $CORRAL_NOTIFY_SUMMARY\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), -1);
+    assert_non_null(strstr(err, ":2: notify.command: '$' would need a shell, and none runs it"));
+    conf_free(&c);
+}
+
 /* What the server reads of a file: a comment, a blank line or an edit of
  * [ui] or [keys] changes nothing of it. */
 static void server_view(void **state)
@@ -211,7 +235,7 @@ static void errors_name_file_and_line(void **state)
     expect_conf_error("[limits]\n\nfrobnicate = 1\n",
                       "3: unknown key 'frobnicate' in [limits] (known: session-lifetime, exec-lifetime)");
     expect_conf_error("[nosuch]\nx = 1\n", "2: unknown section [nosuch] (known: limits, exec, session, sandbox, "
-                      "profile, env, ui, keys, approvals, network, snapshots)");
+                      "profile, env, ui, keys, approvals, network, snapshots, notify)");
     expect_conf_error("exec-lifetime = 1\n", "1: key outside of any [section]");
     expect_conf_error("[limits\n", "1: expected ']' to close the section header");
     expect_conf_error("[session]\nscrollback = many\n",
@@ -403,7 +427,7 @@ static void ui_and_keys_errors(void **state)
     expect_conf_error("[ui]\nmouse = sometimes\n", "2: ui.mouse: 'sometimes' is not true or false");
     expect_conf_error("[ui]\nsidebar-width = 5\n", "2: ui.sidebar-width: '5' is not a whole number from 12 to 80");
     expect_conf_error("[ui]\ncolour = red\n",
-                      "2: unknown key 'colour' in [ui] (known: theme, mouse, truecolor, sidebar-width)");
+                      "2: unknown key 'colour' in [ui] (known: theme, mouse, truecolor, notify, sidebar-width)");
     expect_conf_error("[ui]\n\ntruecolor = 24bit\n", "3: ui.truecolor: '24bit' is not auto, on or off");
 }
 
@@ -506,6 +530,7 @@ int main(void)
         cmocka_unit_test(ui_and_keys_errors),
         cmocka_unit_test(all_errors_in_one_read),
         cmocka_unit_test(server_view),
+        cmocka_unit_test(notify_command_words),
         cmocka_unit_test(truecolor_setting),
         cmocka_unit_test(key_lines),
         cmocka_unit_test(key_names_round_trip),
