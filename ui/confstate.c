@@ -157,8 +157,8 @@ int confstate_status(tui_t *t, int y, int x, int maxw)
     reload_key(t, key, sizeof key);
     int line = server_differs(c);
     char differs[160] = "";
-    if (line > 0)
-        snprintf(differs, sizeof differs, "the server runs older settings (line %d changed)", line);
+    if (line > 0) /* FILE:LINE, as the errors name a place */
+        snprintf(differs, sizeof differs, "the server runs older settings (%s:%d changed)", base_name(c->path), line);
     else if (line < 0)
         snprintf(differs, sizeof differs, "the server runs older settings");
     if (line && key[0])
