@@ -319,14 +319,16 @@ static void text_command(buf_t *b, const timeline_t *tl, const tl_entry *e, json
         put_duration(&d, e->end - e->time);
     buf_printf(b, "%7s  ", d.data ? d.data : "");
     buf_free(&d);
+    /* The counts, else why there are none; and what was not captured
+     * beside either. */
     if (e->has_counts)
         buf_printf(b, "+%ld ~%ld -%ld", e->added, e->modified, e->deleted);
-    if (e->missed)
-        buf_printf(b, " (%ld not captured)", e->missed);
     else if (json_object_get(j, "error"))
         buf_puts(b, "(no diff)");
     else
         buf_puts(b, "-");
+    if (e->missed)
+        buf_printf(b, " (%ld not captured)", e->missed);
     if (e->risk)
         buf_puts(b, "  RISK");
     buf_puts(b, "  ");
