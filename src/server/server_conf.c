@@ -65,9 +65,16 @@ int server_conf_load(server_t *srv, char *err, size_t errlen)
     if (mine) {
         /* One line (the start-up pipe carries one): every error, so that
          * one run shows them all. */
-        for (char *p = mine; (p = strchr(p, '\n')); )
-            *p = ';';
-        snprintf(err, errlen, "%s (the server reads these sections; fix them and start again)", mine);
+        buf_t line;
+        buf_init(&line);
+        for (const char *p = mine; *p; p++) {
+            if (*p == '\n')
+                buf_puts(&line, "; ");
+            else
+                buf_putc(&line, *p);
+        }
+        snprintf(err, errlen, "%s (the server reads these sections; fix them and start again)", line.data);
+        buf_free(&line);
         free(mine);
         free(text);
         return -1;
