@@ -19,6 +19,7 @@
 
 #include "tui_int.h"
 #include "dialog.h"
+#include "notify.h"
 #include "base/util.h"
 
 #include <curses.h>
@@ -125,14 +126,15 @@ static void remove_id(tui_t *t, int id)
         }
 }
 
-/* A bell for each new request, but not a ringing storm when many come. */
-static void bell(tui_t *t)
+/* A bell (and the terminal's notification) for each new request, but
+ * not a ringing storm when many come. */
+static void bell(tui_t *t, const json_t *req)
 {
     double now = ui_now();
     if (now - t->appr.last_bell < BELL_INTERVAL_S)
         return;
     t->appr.last_bell = now;
-    beep();
+    term_notify(t, req);
 }
 
 static void clear_queue(tui_t *t)
@@ -155,7 +157,7 @@ void approvals_load(tui_t *t, json_t *reply)
     const char *re = json_string_value(json_object_get(reply, "rules_error"));
     q->rules_error = re && *re ? xstrdup(re) : NULL;
     if (q->n > before)
-        bell(t);
+        bell(t, q->v[q->n - 1].req);
     show(t, find(t, q->shown) ? q->shown : q->n ? q->v[0].id : 0);
 }
 
@@ -181,7 +183,7 @@ void approvals_event(tui_t *t, const char *name, json_t *ev)
         add(t, req);
         if (t->appr.n == before)
             return;
-        bell(t);
+        bell(t, req);
         if (!shown(t))
             show(t, t->appr.v[t->appr.n - 1].id);
         t->full_redraw = true; /* a sidebar row or mark */

@@ -794,3 +794,28 @@ int approval_status_rules(tui_t *t, int y, int x, int maxw)
     paint_set(TH_STATUS, TH_STATUS);
     return used;
 }
+
+void approval_wait_text(const ui_approval *a, bool brief, char *out, size_t n)
+{
+    if (approval_is_network(a)) {
+        char *host = visible(a->req, "host");
+        if (brief)
+            snprintf(out, n, "? %s", host);
+        else
+            snprintf(out, n, "waits for your answer: network access to %s:%lld (request %d)", host,
+                     (long long)json_integer_value(json_object_get(a->req, "port")), a->id);
+        free(host);
+        return;
+    }
+    if (brief) {
+        snprintf(out, n, "? asks");
+        return;
+    }
+    char *cmd = visible(a->req, json_object_get(a->req, "line") ? "line" : "command");
+    const char *sb = str(json_object_get(a->req, "permissions"), "sandbox");
+    snprintf(out, n, "waits for your answer: to run %s%s (request %d)", cmd,
+             strcmp(sb, "escalated") == 0 ? " outside the sandbox" : strcmp(sb, "more") == 0 ? " with more permissions"
+                                                                                          : "",
+             a->id);
+    free(cmd);
+}

@@ -10,6 +10,7 @@
 #include "base/util.h"
 
 #include <stdio.h>
+#include <string.h>
 
 typedef struct help_view {
     ui_view view; /* first: the view's head */
@@ -54,13 +55,61 @@ static void key(tui_t *t, ui_view *v, const ui_key *k)
     tui_redraw_soon(t);
 }
 
+/* Lines of the config's part, drawn as they come, wrapped at the box. */
+typedef struct help_lines {
+    help_view *h;
+    ui_rect r;
+    int line, y;
+} help_lines;
+
+static void put_line(help_lines *l, const char *text, theme_elem e)
+{
+    if (l->line++ < l->h->top || l->y >= l->r.y + l->r.h)
+        return;
+    paint_set(e, TH_DIALOG);
+    paint_text(l->y++, l->r.x + 1, l->r.w - 2, text);
+}
+
+static void config_line(void *user, const char *text, bool heading)
+{
+    help_lines *l = user;
+    /* An error names the file, the line, the value and the fix: all of it
+     * is shown, wrapped at blanks (continuation lines indented). */
+    int w = l->r.w - 2 > 20 ? l->r.w - 2 : 20;
+    const char *p = text;
+    bool first = true;
+    while (*p) {
+        int room = first ? w : w - 4;
+        size_t n = strlen(p);
+        if ((int)n > room) {
+            n = (size_t)room;
+            for (size_t k = n; k > (size_t)room / 2; k--)
+                if (p[k] == ' ') {
+                    n = k;
+                    break;
+                }
+        }
+        char piece[512];
+        snprintf(piece, sizeof piece, "%s%.*s", first ? "" : "    ", (int)n, p);
+        put_line(l, piece, heading ? TH_DIALOG_TITLE : TH_DIALOG);
+        p += n;
+        while (*p == ' ')
+            p++;
+        first = false;
+    }
+}
+
 static void draw(tui_t *t, ui_view *v)
 {
     help_view *h = (help_view *)v;
     ui_rect r = dialog_box(t, t->rows - 2, 100);
     dialog_title(r, "Keys (j/k scroll, any other key closes; set them in [keys] of the config)");
     static const char *const heads[KM_COUNT] = {"Supervisor focus", "Pane focus", "Scroll mode"};
-    int line = 0, y = r.y + 1;
+    /* The config file's errors first: they are why a key may not be the
+     * one the file meant. */
+    help_lines cl = {h, r, 0, r.y + 1};
+    confstate_help(t, config_line, &cl);
+    int line = cl.line, y = cl.y;
     for (int m = 0; m < KM_COUNT + 2; m++) {
         int count = m < KM_COUNT ? KA_COUNT : m == KM_COUNT ? (int)(sizeof help_approval / sizeof help_approval[0])
                                                             : (int)(sizeof help_mouse / sizeof help_mouse[0]);

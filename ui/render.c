@@ -42,6 +42,16 @@ static void draw_title(tui_t *t, ui_session *s, ui_rect r)
     snprintf(title, sizeof title, " %s %d %s %s%s%s%s ", s->name, s->id, s->profile, s->status, held,
              s->title[0] ? " \xc2\xb7 " : "", s->title);
     int used = paint_text(r.y, r.x, r.w, title);
+    /* A request of its own waits (a network host its program reaches
+     * for, say): the program is silent meanwhile, so its pane says why. */
+    const ui_approval *wa = s->running ? approval_for_session(t, s->id) : NULL;
+    if (wa && used < r.w) {
+        char wait[512];
+        approval_wait_text(wa, false, wait, sizeof wait);
+        paint_set(TH_STATE_WAITING, e);
+        used += paint_text(r.y, r.x + used, r.w - used, wait);
+        paint_set(e, e);
+    }
     if (s->scroll > 0 && s->vt) {
         char pos[64];
         snprintf(pos, sizeof pos, " [%d/%d] ", s->scroll, vt_scrollback_len(s->vt));
@@ -158,6 +168,12 @@ static void draw_status(tui_t *t)
     /* A rules error stays until fixed, but leaves a message some room. */
     int rules_w = message && t->cols - x > 40 ? (t->cols - x) * 3 / 5 : t->cols - x;
     int used = approval_status_rules(t, y, x, rules_w);
+    if (used)
+        x += used + paint_text(y, x + used, t->cols - x - used, " ");
+    /* The config file's errors, or a server running older settings: as
+     * sticky as a rules error, with the same room left for a message. */
+    int conf_w = message && t->cols - x > 40 ? (t->cols - x) * 3 / 5 : t->cols - x;
+    used = confstate_status(t, y, x, conf_w);
     if (used)
         x += used + paint_text(y, x + used, t->cols - x - used, " ");
     if (message) {

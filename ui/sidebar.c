@@ -64,9 +64,15 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
         paint_set(TH_BELL, row);
         paint_text(y, r.x + 2, 1, "!");
     }
-    /* Right side: open network connections, profile and age (or the exit). */
+    /* Right side: open network connections, profile and age (or the exit;
+     * or, while a request of it waits, what for: "? pypi.org"). */
     char right[96], age[48], conns[24] = "";
-    if (s->running)
+    const ui_approval *wa = s->running ? approval_for_session(t, s->id) : NULL;
+    if (wa) {
+        char wait[96];
+        approval_wait_text(wa, true, wait, sizeof wait);
+        snprintf(age, sizeof age, "%.12s", wait); /* a host is ASCII (IDNA): bytes are columns */
+    } else if (s->running)
         ui_age_text(now - s->created_at, age, sizeof age);
     else
         snprintf(age, sizeof age, "%s%d", paint_unicode() ? "\xe2\x86\x92" : "=", s->exit_code);

@@ -150,6 +150,7 @@ static void on_tick(uv_timer_t *timer)
         paste_end(t); /* its end was lost: what came is delivered, keys are keys again */
     if (ended_refresh(t, false)) /* the ended sessions shown, when the list changed */
         sidebar_select_first(t);
+    confstate_poll(t); /* an edit of the config file shows within a second */
     /* Ages, idle states, messages.  Drawn at once and not counted against
      * the frame cap, so a key's echo right after never waits for it. */
     if (!uv_is_active((uv_handle_t *)&t->frame_timer) && !t->quitting) {
@@ -380,6 +381,7 @@ static void supervisor_action(tui_t *t, int action)
     }
     case KA_STOP_SERVER: confirm_stop(t); break;
     case KA_HELP: help_open(t); break;
+    case KA_RELOAD: confstate_reload(t); break;
     case KA_DIFF:
         if (ended)
             review_action(t, action);
@@ -873,6 +875,8 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         tui_redraw_soon(t);
     } else if (strcmp(name, "approval") == 0 || strcmp(name, "approval_done") == 0 || strcmp(name, "rules") == 0) {
         approvals_event(t, name, ev);
+    } else if (strcmp(name, "config") == 0) {
+        confstate_server(t, json_object_get(ev, "config"));
     } else if (strcmp(name, "snapshot") == 0) {
         snapinfo_note_snapshot(t, ev);
     } else if (strcmp(name, "bell") == 0) {
@@ -908,6 +912,7 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
     ended_list_changed(t);
     snapinfo_note_list(reply);
     approvals_load(t, reply);
+    confstate_server(t, json_object_get(reply, "config"));
     if (t->attach_id) {
         if (!ui_sessions_find(&t->list, t->attach_id)) {
             char msg[96];
@@ -970,15 +975,15 @@ int tui_main(const tui_options *opt)
         return 1;
     }
     setlocale(LC_ALL, "");
+    /* A typo in the config never keeps a person from this screen: its
+     * lines with errors are left out, and the screen lists every error. */
     conf_t conf;
-    char cerr[1024];
-    if (conf_load_user(&conf, cerr, sizeof cerr) < 0) {
-        fprintf(stderr, "corral: %s\n", cerr);
-        conf_free(&conf);
-        return 1;
-    }
+    conf_errors cerrs = {0};
+    char *ctext = NULL;
+    conf_load_user_all(&conf, &cerrs, &ctext);
     tui_t *t = xcalloc(1, sizeof *t);
     t->conf = &conf;
+    confstate_init(t, &cerrs, ctext);
     t->frame = draw_frame;
     t->attach_id = opt->attach_id;
     t->match_line = INT_MIN;
@@ -996,14 +1001,27 @@ int tui_main(const tui_options *opt)
     t->loop = &loop;
     approvals_init(t);
     if (theme_load(&t->theme, theme, err, sizeof err) < 0) {
-        if (!opt->theme && conf.ui_theme && conf.ui_theme_file) /* the setting is the place to fix */
-            fprintf(stderr, "corral: %s:%d: [ui] theme = %s cannot be used: %s\n", conf.ui_theme_file,
-                    conf_key_line(conf.ui_theme_file, NULL, "ui", "theme"), conf.ui_theme, err);
-        else
+        if (opt->theme || !conf.ui_theme || !conf.ui_theme_file) { /* --theme: the command line is wrong */
             fprintf(stderr, "corral: %s\n", err);
-        goto out;
+            goto out;
+        }
+        /* The setting is the place to fix: listed with the config's
+         * errors, and the screen opens with the default theme. */
+        char *msg = xasprintf("%s:%d: [ui] theme = %s cannot be used: %s (the default theme is used)",
+                              conf.ui_theme_file, conf_key_line(conf.ui_theme_file, NULL, "ui", "theme"),
+                              conf.ui_theme, err);
+        conf_errors_add(&t->cfg.errors, "ui", msg);
+        free(msg);
+        if (theme_load(&t->theme, theme_no_color() ? "mono" : "default", err, sizeof err) < 0) {
+            fprintf(stderr, "corral: %s\n", err);
+            goto out;
+        }
     }
     if (uiconn_open(&t->conn, &loop, on_event, on_term, on_closed, t, err, sizeof err) < 0) {
+        /* No server, and none would start: when the config file is why,
+         * every error in full (the server's start names them on one line). */
+        for (size_t i = 0; i < t->cfg.errors.n; i++)
+            fprintf(stderr, "corral: %s\n", t->cfg.errors.text[i]);
         fprintf(stderr, "corral: %s\n", err);
         goto out;
     }
@@ -1054,6 +1072,7 @@ out:
     snapinfo_free();
     ended_free(&t->ended);
     approvals_free(t);
+    confstate_free(t);
     free(t->goodbye);
     buf_free(&t->paste.text);
     free(t);

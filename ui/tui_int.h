@@ -15,6 +15,7 @@
 #include <uv.h>
 
 #include "config/conf.h"
+#include "confstate.h"
 #include "ended.h"
 #include "input.h"
 #include "layout.h"
@@ -129,6 +130,7 @@ typedef struct tui {
     int match_line, match_col; /* the current match; match_line INT_MIN: none */
 
     ui_approvals appr;
+    ui_confstate cfg;   /* the config file's errors and the server's settings (confstate.c) */
     char message[512];
     double message_until;
     bool message_error;
@@ -230,6 +232,10 @@ bool approval_cursor(tui_t *t, ui_view *v);
  * load (sticky, in the error style).  Each returns the columns used. */
 int approval_status_count(tui_t *t, int y, int x, int maxw);
 int approval_status_rules(tui_t *t, int y, int x, int maxw);
+/* What a session waits for while a request of it is pending, for its
+ * pane's title ("waits for your answer: network access to HOST:PORT
+ * (request N)") or, brief, its sidebar row ("? HOST"). */
+void approval_wait_text(const ui_approval *a, bool brief, char *out, size_t n);
 /* A sidebar row for a request that has no session (yet). */
 void approval_sidebar_row(tui_t *t, const ui_approval *a, ui_rect r, int y);
 /* Seconds until a is denied for want of an answer, or < 0 without a timeout. */

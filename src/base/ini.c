@@ -7,6 +7,7 @@
 #include "base/util.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -67,12 +68,18 @@ static int valid_name(const char *s, size_t n)
     return 1;
 }
 
-int ini_parse(const char *name, const char *text, ini_key_fn fn, void *user, char *err,
-              size_t errlen)
+/* The reader proper.  Without on_error it stops at the first problem (err
+ * holds it); with it, every problem is handed over and the reader goes on
+ * with the next line, so that one pass finds them all: a bad key line is
+ * skipped, and after a bad section header so are its keys (they belong to
+ * no section the caller could name). */
+static int parse(const char *name, const char *text, ini_key_fn fn, ini_error_fn on_error, void *user,
+                 char *err, size_t errlen)
 {
     char *copy = xstrdup(text);
     char *section = NULL, *subsection = NULL;
-    int rc = 0, lineno = 0;
+    bool section_bad = false;
+    int rc = 0, lineno = 0, errors = 0;
     char msg[512];
     buf_t value;
     buf_init(&value);
@@ -87,6 +94,7 @@ int ini_parse(const char *name, const char *text, ini_key_fn fn, void *user, cha
             continue;
         msg[0] = '\0';
         if (*p == '[') {
+            section_bad = true; /* until the header proves good */
             char *q = ++p;
             while (*q && *q != ']' && *q != ' ' && *q != '\t' && *q != '"')
                 q++;
@@ -121,8 +129,11 @@ int ini_parse(const char *name, const char *text, ini_key_fn fn, void *user, cha
                 snprintf(msg, sizeof msg, "unexpected text after the section header");
                 goto fail;
             }
+            section_bad = false;
             continue;
         }
+        if (section_bad)
+            continue; /* its header's error was reported */
         if (!section) {
             snprintf(msg, sizeof msg, "key outside of any [section]");
             goto fail;
@@ -178,45 +189,81 @@ int ini_parse(const char *name, const char *text, ini_key_fn fn, void *user, cha
         }
         continue;
     fail:
-        snprintf(err, errlen, "%s:%d: %s", name, lineno, msg);
         rc = -1;
+        errors++;
+        if (on_error) {
+            char *where = xasprintf("%s:%d: %s", name, lineno, msg);
+            on_error(user, section_bad ? NULL : section, where);
+            free(where);
+            continue;
+        }
+        snprintf(err, errlen, "%s:%d: %s", name, lineno, msg);
         break;
     }
     buf_free(&value);
     free(section);
     free(subsection);
     free(copy);
-    return rc;
+    return on_error ? errors : rc;
 }
 
-int ini_parse_file(const char *path, int optional, ini_key_fn fn, void *user, char *err,
-                   size_t errlen)
+int ini_parse(const char *name, const char *text, ini_key_fn fn, void *user, char *err, size_t errlen)
 {
+    return parse(name, text, fn, NULL, user, err, errlen);
+}
+
+int ini_parse_all(const char *name, const char *text, ini_key_fn fn, ini_error_fn on_error, void *user)
+{
+    char unused[1];
+    return parse(name, text, fn, on_error, user, unused, sizeof unused);
+}
+
+int ini_read_file(const char *path, buf_t *text, char *err, size_t errlen)
+{
+    buf_init(text);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        if (optional && errno == ENOENT)
-            return 0;
+        if (errno == ENOENT) {
+            buf_puts(text, "");
+            return 1;
+        }
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    buf_t b;
-    buf_init(&b);
-    int rc = read_all(fd, 4u << 20, &b);
+    int rc = read_all(fd, 4u << 20, text);
     close(fd);
     if (rc < 0) {
-        buf_free(&b);
+        buf_free(text);
         if (rc == -EFBIG)
             snprintf(err, errlen, "%s: file is larger than 4 MiB", path);
         else
             snprintf(err, errlen, "%s: read error: %s", path, strerror(-rc));
         return -1;
     }
-    if (b.len && memchr(b.data, '\0', b.len)) {
-        buf_free(&b);
+    if (text->len && memchr(text->data, '\0', text->len)) {
+        buf_free(text);
         snprintf(err, errlen, "%s: file contains a NUL byte (not a text file?)", path);
         return -1;
     }
-    rc = ini_parse(path, b.data ? b.data : "", fn, user, err, errlen);
+    if (!text->data)
+        buf_puts(text, "");
+    return 0;
+}
+
+int ini_parse_file(const char *path, int optional, ini_key_fn fn, void *user, char *err,
+                   size_t errlen)
+{
+    buf_t b;
+    int rc = ini_read_file(path, &b, err, errlen);
+    if (rc == 1) {
+        if (optional)
+            return 0;
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(ENOENT));
+        return -1;
+    }
+    if (rc < 0)
+        return -1;
+    rc = ini_parse(path, b.data, fn, user, err, errlen);
     buf_free(&b);
     return rc;
 }

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 /* The entries, by the file that holds each verb. */
-extern const cli_verb cli_verb_server, cli_verb_version; /* cli_server.c */
+extern const cli_verb cli_verb_server, cli_verb_reload, cli_verb_version; /* cli_server.c */
 extern const cli_verb cli_verb_ls, cli_verb_new, cli_verb_screen, cli_verb_kill, cli_verb_pin, cli_verb_rm,
     cli_verb_resize, cli_verb_attach; /* cli_sessions.c */
 extern const cli_verb cli_verb_exec, cli_verb_send, cli_verb_poll; /* cli_exec.c */
@@ -37,6 +37,7 @@ extern const cli_verb cli_verb_mcp; /* cli_mcp.c */
 /* The verbs, in the order corral --help lists them. */
 static const cli_verb *const verbs[] = {
     &cli_verb_server,
+    &cli_verb_reload,
     &cli_verb_ls,
     &cli_verb_new,
     &cli_verb_exec,

@@ -106,20 +106,27 @@ static json_t *next_reply(int fd)
 static const char *state_of(json_t *r);
 
 /* The reply that settles a request: past "pending" (said on stderr, as
- * "WHO: waiting for the user to approve request N...") and "running".
+ * "WHO: waiting for the user to approve request N...") and "running"
+ * (said after such a wait: the person who waited, or the agent reading
+ * the output, learns the answer came and what now runs is the command).
  * NULL when the server closed the socket without one. */
 static json_t *settling_reply(int fd, const char *who)
 {
+    long long asked = 0;
     for (;;) {
         json_t *r = next_reply(fd);
         if (!r)
             return NULL;
         const char *st = state_of(r);
-        if (strcmp(st, "pending") == 0)
-            fprintf(stderr, "%s: waiting for the user to approve request %lld...\n", who,
-                    (long long)json_integer_value(json_object_get(r, "approval")));
-        else if (strcmp(st, "running") != 0)
+        if (strcmp(st, "pending") == 0) {
+            asked = (long long)json_integer_value(json_object_get(r, "approval"));
+            fprintf(stderr, "%s: waiting for the user to approve request %lld...\n", who, asked);
+        } else if (strcmp(st, "running") == 0) {
+            if (asked)
+                fprintf(stderr, "%s: request %lld approved; running it now\n", who, asked);
+        } else {
             return r;
+        }
         json_decref(r);
     }
 }

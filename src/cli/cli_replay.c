@@ -505,10 +505,11 @@ static int verb_replay(const cli_verb *self, int argc, char **argv)
         return EXIT_ERR;
     }
     /* The history the server's models keep, so that a resize brings back
-     * the same lines here.  A config with an error has been reported by
-     * cli_load_conf; its defaults do. */
+     * the same lines here.  A line with an error is reported by
+     * cli_load_conf and left out; the replay goes on all the same. */
+    static const char *const sections[] = {"session", NULL};
     conf_t conf;
-    cli_load_conf(&conf);
+    cli_load_conf(&conf, "replay", sections);
     int scrollback = conf.scrollback;
     conf_free(&conf);
     const cast_header *h = castread_header(r);

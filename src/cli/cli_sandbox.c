@@ -159,6 +159,10 @@ static int run_reused(const sb_plan *plan, int n, bool parallel)
     return rc;
 }
 
+/* The config sections each verb reads: an error elsewhere does not stop it. */
+static const char *const sandbox_sections[] = {"sandbox", "profile", "env", NULL};
+static const char *const doctor_sections[] = {"sandbox", "profile", "env", "snapshots", NULL};
+
 static int verb_sandbox(const cli_verb *v, int argc, char **argv)
 {
     const char *profile_name = NULL, *dir = NULL;
@@ -223,7 +227,7 @@ static int verb_sandbox(const cli_verb *v, int argc, char **argv)
     bool have_plan = false;
     char err[2048];
     char *cwd = NULL;
-    if (cli_load_conf(&conf) < 0)
+    if (cli_load_conf(&conf, "sandbox", sandbox_sections) < 0)
         goto out;
     if (sbconf_profile(&conf, profile_name, &prof, err, sizeof err) < 0) {
         fprintf(stderr, "corral: %s\n", err);
@@ -346,8 +350,10 @@ static int verb_doctor(const cli_verb *v, int argc, char **argv)
         return cli_usage_line(v);
     }
     conf_t conf;
-    if (cli_load_conf(&conf) < 0)
+    if (cli_load_conf(&conf, "doctor", doctor_sections) < 0) {
+        conf_free(&conf);
         return 1;
+    }
     sb_profile prof;
     char err[2048];
     /* The default profile, confined even if the config chose "full". */

@@ -10,6 +10,7 @@
 #include "protocol/client.h"
 #include "base/exitcode.h"
 #include "base/paths.h"
+#include "config/conf.h"
 #include "protocol/proto.h"
 #include "server/server.h"
 #include "cli/server_modules.h"
@@ -163,6 +164,77 @@ const cli_verb cli_verb_server = {
             "                    terminal when some are running\n"
             "  -y, --yes         with --stop: do not ask\n",
     .run = verb_server,
+};
+
+/* corral reload: the server reads its config file again (as on SIGHUP).
+ * Every error of the file is printed; the server takes the file only when
+ * none is in a section it reads, else it keeps what it runs with. */
+static int verb_reload(const cli_verb *v, int argc, char **argv)
+{
+    int rc = cli_only_help(v, argc, argv);
+    if (rc >= 0)
+        return rc;
+    if (optind < argc)
+        return cli_usage_error(v, "takes no arguments");
+    client_t c;
+    char err[1024];
+    if (client_connect(&c, cli_client_name(), false, err, sizeof err) < 0) {
+        /* Nothing to reload; the file is still worth checking. */
+        conf_t conf;
+        conf_errors e = {0};
+        conf_load_user_all(&conf, &e, NULL);
+        for (size_t i = 0; i < e.n; i++)
+            fprintf(stderr, "corral: %s\n", e.text[i]);
+        char *path = conf_user_path();
+        fprintf(stderr, "corral: no server is running; the next one reads %s%s\n", path,
+                e.n ? " (once the errors above are fixed)" : "");
+        free(path);
+        rc = e.n ? EXIT_ERR : 0;
+        conf_errors_free(&e);
+        conf_free(&conf);
+        return rc;
+    }
+    json_t *r = cli_call(&c, json_pack("{s:s}", "cmd", "reload"));
+    client_close(&c);
+    if (!r)
+        return EXIT_ERR;
+    json_t *errors = json_object_get(r, "errors");
+    const char *path = json_string_value(json_object_get(r, "path"));
+    for (size_t i = 0; i < json_array_size(errors); i++)
+        fprintf(stderr, "corral: %s\n", json_string_value(json_array_get(errors, i)));
+    rc = json_array_size(errors) ? EXIT_ERR : 0;
+    if (!json_is_true(json_object_get(r, "applied"))) {
+        fprintf(stderr, "corral: the server keeps the settings it runs with: fix the errors above and run "
+                        "corral reload again\n");
+        json_decref(r);
+        return EXIT_ERR;
+    }
+    if (json_array_size(errors))
+        fprintf(stderr, "corral: the lines with errors were left out (only the screen reads them)\n");
+    printf("corral: the server reloaded %s\n", path ? path : "its config file");
+    json_t *later = json_object_get(r, "restart_needed");
+    if (json_array_size(later)) {
+        buf_t b;
+        buf_init(&b);
+        for (size_t i = 0; i < json_array_size(later); i++)
+            buf_printf(&b, "%s%s", i ? ", " : "", json_string_value(json_array_get(later, i)));
+        printf("corral: changes to %s take effect when the server starts again (corral server --stop, then "
+               "corral)\n", b.data);
+        buf_free(&b);
+    }
+    json_decref(r);
+    return rc;
+}
+
+const cli_verb cli_verb_reload = {
+    .name = "reload",
+    .usage = "reload",
+    .help = "Make the running server read its config file again (as SIGHUP to it does).\n"
+            "Every error of the file is listed.  The server takes the file when no error\n"
+            "is in a section it reads, else it keeps the settings it runs with; errors in\n"
+            "[ui] and [keys] are the screen's, whose own reload key (R) reads them.\n"
+            "[snapshots] and [network] max-connections wait for a server restart.\n",
+    .run = verb_reload,
 };
 
 static int verb_version(const cli_verb *v, int argc, char **argv)

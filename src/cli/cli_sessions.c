@@ -83,6 +83,17 @@ static void print_table(json_t *r)
         printf("%-6lld %s %s %s%s%s %s %-5s %s%s\n", (long long)json_integer_value(json_object_get(s, "id")), name,
                status, full ? "\033[1;31m" : "", prof, full ? "\033[0m" : "", client, age, shown,
                json_is_true(json_object_get(s, "pinned")) ? "  [pinned]" : "");
+        /* A request of it waits (its program is silent meanwhile): say for
+         * what, and how to answer, with no screen needed. */
+        json_t *wait = json_object_get(s, "waiting");
+        if (wait) {
+            long long aid = (long long)json_integer_value(json_object_get(wait, "approval"));
+            const char *summary = json_string_value(json_object_get(wait, "summary"));
+            char *what = sanitize_text(summary ? summary : "", summary ? strlen(summary) : 0, 400);
+            printf("       waits for an answer to request %lld: %s (corral approve %lld, corral deny %lld)\n", aid,
+                   what, aid, aid);
+            free(what);
+        }
         free(shown);
         free(name);
         free(client);

@@ -287,14 +287,20 @@ int cli_sandbox_opt(const cli_verb *v, cli_sandbox_opts *so, int o, const char *
     return taken;
 }
 
-/* The config file, or the defaults; prints the error. */
-int cli_load_conf(conf_t *c)
+int cli_load_conf(conf_t *c, const char *verb, const char *const *sections)
 {
-    char err[1024];
-    int rc = conf_load_user(c, err, sizeof err);
-    if (rc < 0)
-        fprintf(stderr, "corral: %s\n", err);
-    return rc;
+    conf_errors e = {0};
+    conf_load_user_all(c, &e, NULL);
+    /* Every error at once (not one a run); only those in what this verb
+     * reads stop it, the others are said so that they get fixed. */
+    for (size_t i = 0; i < e.n; i++)
+        fprintf(stderr, "corral: %s\n", e.text[i]);
+    size_t mine = conf_errors_read_by(&e, sections);
+    if (e.n && !mine)
+        fprintf(stderr, "corral: (corral %s does not read %s; it goes on)\n", verb,
+                e.n == 1 ? "that setting" : "those settings");
+    conf_errors_free(&e);
+    return mine ? -1 : 0;
 }
 
 static cli_tui_fn tui_fn;

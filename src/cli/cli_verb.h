@@ -127,9 +127,11 @@ json_t *cli_request(json_t *req);
 
 /* ---- the config and the screen -------------------------------------------------- */
 
-/* The config file, or the defaults; prints the error. */
+/* The config file over the defaults, its lines with errors left out; every
+ * error printed.  -1 when one is in a section verb reads (NULL-ended
+ * sections: conf_errors_read_by), else 0. */
 struct conf;
-int cli_load_conf(struct conf *c);
+int cli_load_conf(struct conf *c, const char *verb, const char *const *sections);
 /* The supervisor screen, as main.c handed it over (cli.h). */
 int cli_run_tui(const tui_options *opt);
 

@@ -19,6 +19,7 @@
 #include "gate/escalation.h"
 #include "gate/gate_network.h"
 #include "gate/gate_server.h"
+#include "gate/notify.h"
 #include "server/sesschan.h"
 #include "server/waiter.h"
 #include "server/watch.h"
@@ -33,6 +34,7 @@ const server_module *const corral_server_modules[] = {
     &gate_network_module, /* the network proxy's questions */
     &gate_server_module,  /* the gate: rules, the approval queue */
     &gate_exec_module,    /* exec requests */
+    &notify_module,       /* [notify] command when a request waits */
     &snap_module,         /* snapshots at command boundaries */
     &snap_commands_module,
     &retention_module,    /* gc of ended sessions and the stores */

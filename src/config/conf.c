@@ -13,6 +13,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,8 @@ void conf_defaults(conf_t *c)
     c->ui_sidebar_width = 28;
     c->network_max_connections = 256;
     c->ui_truecolor = -1;
+    c->ui_notify = CONF_NOTIFY_AUTO;
+    c->notify_interval_ms = 30000;
     key_bindings_default(&c->keys);
     snap_conf_defaults(&c->snap);
 }
@@ -225,6 +228,95 @@ static int sandbox_key(conf_sandbox *sb, const char *section, const char *key, c
     return 0;
 }
 
+/* command's words: blanks apart, '...' literal, "..." with \" and \\,
+ * a backslash outside quotes taking the next character.  No expansion and
+ * no shell: a character the shell would act on, unquoted, is refused, so
+ * that what is written is what runs.  NULL with err on a problem. */
+static char **split_words(const char *cmd, char *err, size_t errlen)
+{
+    char **argv = NULL;
+    size_t n = 0;
+    buf_t w;
+    buf_init(&w);
+    const char *p = cmd;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        buf_reset(&w);
+        buf_puts(&w, "");
+        while (*p && *p != ' ' && *p != '\t') {
+            if (*p == '\'') {
+                const char *end = strchr(p + 1, '\'');
+                if (!end) {
+                    snprintf(err, errlen, "notify.command: a ' is not closed");
+                    goto fail;
+                }
+                buf_append(&w, p + 1, (size_t)(end - p - 1));
+                p = end + 1;
+            } else if (*p == '"') {
+                for (p++; *p && *p != '"'; p++) {
+                    if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+                        p++;
+                    buf_putc(&w, *p);
+                }
+                if (*p != '"') {
+                    snprintf(err, errlen, "notify.command: a \" is not closed");
+                    goto fail;
+                }
+                p++;
+            } else if (*p == '\\' && p[1]) {
+                buf_putc(&w, p[1]);
+                p += 2;
+            } else if (strchr("|&;<>()$`*?[]{}~", *p)) {
+                snprintf(err, errlen, "notify.command: '%c' would need a shell, and none runs it; quote it, or "
+                         "write command = sh -c '...' with the request in \"$CORRAL_NOTIFY_SUMMARY\"", *p);
+                goto fail;
+            } else {
+                buf_putc(&w, *p++);
+            }
+        }
+        push(&argv, &n, w.data);
+    }
+    buf_free(&w);
+    if (!n) {
+        snprintf(err, errlen, "notify.command: empty; give a program and its arguments (e.g. notify-send corral)");
+        return NULL;
+    }
+    return argv;
+fail:
+    buf_free(&w);
+    strv_free(argv);
+    return NULL;
+}
+
+/* A key of [notify]: 0, or -1 with err. */
+static int notify_key(conf_t *c, const char *key, const char *value, char *err, size_t errlen)
+{
+    if (strcmp(key, "command") == 0) {
+        char **argv = split_words(value, err, errlen);
+        if (!argv)
+            return -1;
+        strv_free(c->notify_argv);
+        free(c->notify_command);
+        c->notify_argv = argv;
+        c->notify_command = xstrdup(value);
+        return 0;
+    }
+    if (strcmp(key, "interval") == 0) {
+        uint64_t ms;
+        if (conf_parse_duration(value, &ms) < 0 || ms < 1000) {
+            snprintf(err, errlen, "notify.interval: '%s' is not a duration of at least 1s (e.g. 30s, 5m)", value);
+            return -1;
+        }
+        c->notify_interval_ms = ms;
+        return 0;
+    }
+    snprintf(err, errlen, "unknown key '%s' in [notify] (known: command, interval)", key);
+    return -1;
+}
+
 static conf_sandbox *find_profile(conf_t *c, const char *name)
 {
     for (size_t i = 0; i < c->n_profiles; i++)
@@ -266,12 +358,13 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             return 0;
         }
         if (strcmp(section, "sandbox") == 0 && strcmp(key, "keep-warm") == 0) {
-            if (conf_parse_duration(value, &c->sandbox_keep_warm_ms) < 0 ||
-                c->sandbox_keep_warm_ms > 24ull * 3600 * 1000) {
+            uint64_t ms; /* a bad value leaves the setting as it was */
+            if (conf_parse_duration(value, &ms) < 0 || ms > 24ull * 3600 * 1000) {
                 snprintf(err, errlen, "sandbox.keep-warm: '%s' is not a duration up to 1d (e.g. 10m, 30s; 0 makes "
                          "every command's sandbox afresh)", value);
                 return -1;
             }
+            c->sandbox_keep_warm_ms = ms;
             return 0;
         }
         if (strcmp(section, "sandbox") == 0 && strcmp(key, "profile") == 0) {
@@ -298,6 +391,13 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             return -1;
         }
         return 0;
+    }
+    if (strcmp(section, "notify") == 0) {
+        if (subsection) {
+            snprintf(err, errlen, "section [%s] takes no subsection (\"%s\")", section, subsection);
+            return -1;
+        }
+        return notify_key(c, key, value, err, errlen);
     }
     if (strcmp(section, "snapshots") == 0) {
         if (subsection) {
@@ -342,8 +442,19 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             }
             return 0;
         }
+        if (strcmp(key, "notify") == 0) {
+            static const char *const names[] = {"auto", "osc9", "osc777", "bell", "off"};
+            for (int i = 0; i < 5; i++)
+                if (strcasecmp(value, names[i]) == 0) {
+                    c->ui_notify = i;
+                    return 0;
+                }
+            snprintf(err, errlen, "ui.notify: '%s' is not auto, osc9, osc777, bell or off", value);
+            return -1;
+        }
         if (strcmp(key, "sidebar-width") != 0) {
-            snprintf(err, errlen, "unknown key '%s' in [ui] (known: theme, mouse, truecolor, sidebar-width)", key);
+            snprintf(err, errlen, "unknown key '%s' in [ui] (known: theme, mouse, truecolor, notify, sidebar-width)",
+                     key);
             return -1;
         }
     }
@@ -472,6 +583,8 @@ void conf_free(conf_t *c)
     free(c->ui_theme);
     free(c->ui_theme_file);
     free(c->approval_policy);
+    strv_free(c->notify_argv);
+    free(c->notify_command);
     snap_conf_free(&c->snap);
     conf_defaults(c);
 }
@@ -492,52 +605,8 @@ static const conf_sandbox *profile_named(const conf_t *c, const char *name)
     return NULL;
 }
 
-/* Every profile name the file uses must exist, and every base chain must
- * end in a built-in profile: a typo in "base =" or "[sandbox] profile =" is
- * reported when the config is read (the server refuses to start), not when a
- * session first asks for that profile.  The chain limit is sbconf.c's. */
-static int check_profiles(const conf_t *c, const char *path, char *err, size_t errlen)
-{
-    static const char builtins[] = "read-only, workspace-write, full";
-    const char *chosen = c->sandbox_profile;
-    if (chosen && !is_builtin_profile(chosen) && !profile_named(c, chosen)) {
-        snprintf(err, errlen, "%s: [sandbox] profile = %s: no such profile (built in: %s; or define [profile \"%s\"])",
-                 path, chosen, builtins, chosen);
-        return -1;
-    }
-    for (size_t i = 0; i < c->n_profiles; i++) {
-        const conf_sandbox *sb = &c->profiles[i];
-        int depth = 0;
-        for (const conf_sandbox *cur = sb; cur && cur->base; cur = profile_named(c, cur->base)) {
-            if (!is_builtin_profile(cur->base) && !profile_named(c, cur->base)) {
-                snprintf(err, errlen, "%s: [profile \"%s\"] base = %s: no such profile (built in: %s; or a "
-                         "[profile] section of this file)", path, cur->name, cur->base, builtins);
-                return -1;
-            }
-            if (++depth > 8) {
-                snprintf(err, errlen, "%s: [profile \"%s\"]: its base chain is longer than 8 or loops (%s -> %s)",
-                         path, sb->name, cur->name, cur->base);
-                return -1;
-            }
-        }
-    }
-    return 0;
-}
-
-int conf_load(conf_t *c, const char *path, char *err, size_t errlen)
-{
-    c->ui_theme_set = false;
-    if (ini_parse_file(path, 1, conf_set, c, err, errlen) < 0)
-        return -1;
-    if (c->ui_theme_set) {
-        free(c->ui_theme_file);
-        c->ui_theme_file = xstrdup(path);
-    }
-    return check_profiles(c, path, err, errlen);
-}
-
 typedef struct key_finder {
-    const char *section, *key;
+    const char *section, *subsection, *key; /* subsection NULL: a section without one */
     int seen, stop_at;
 } key_finder;
 
@@ -546,7 +615,8 @@ static int find_key(void *user, const char *section, const char *subsection, con
 {
     (void)value;
     key_finder *f = user;
-    if (subsection || strcmp(section, f->section) != 0 || strcmp(key, f->key) != 0)
+    if ((subsection == NULL) != (f->subsection == NULL) || (subsection && strcmp(subsection, f->subsection) != 0) ||
+        strcmp(section, f->section) != 0 || strcmp(key, f->key) != 0)
         return 0;
     if (++f->seen != f->stop_at)
         return 0;
@@ -554,11 +624,12 @@ static int find_key(void *user, const char *section, const char *subsection, con
     return -1;
 }
 
-int conf_key_line(const char *name, const char *text, const char *section, const char *key)
+static int key_line(const char *name, const char *text, const char *section, const char *subsection,
+                    const char *key)
 {
     /* The reader reports "NAME:LINE: ..." where a callback stops it: count
      * the key's settings, then stop at the last one. */
-    key_finder f = {section, key, 0, -1};
+    key_finder f = {section, subsection, key, 0, -1};
     size_t errlen = strlen(name) + 64;
     char *err = xmalloc(errlen);
     int line = 0;
@@ -576,13 +647,251 @@ int conf_key_line(const char *name, const char *text, const char *section, const
     return line;
 }
 
-int conf_load_user(conf_t *c, char *err, size_t errlen)
+int conf_key_line(const char *name, const char *text, const char *section, const char *key)
 {
-    conf_defaults(c);
+    return key_line(name, text, section, NULL, key);
+}
+
+/* ---- reading a whole file, every problem reported ----------------------- */
+
+static const char *const known_sections[] = {"limits", "exec", "session", "sandbox", "profile", "env", "ui",
+                                             "keys", "approvals", "network", "snapshots", "notify", NULL};
+const char *const conf_server_sections[] = {"limits", "exec", "session", "sandbox", "profile", "env",
+                                            "approvals", "network", "snapshots", "notify", NULL};
+const char *const conf_screen_sections[] = {"ui", "keys", NULL};
+
+static bool listed(const char *name, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(*list, name) == 0)
+            return true;
+    return false;
+}
+
+void conf_errors_add(conf_errors *e, const char *section, const char *text)
+{
+    e->text = xrealloc(e->text, (e->n + 1) * sizeof *e->text);
+    e->section = xrealloc(e->section, (e->n + 1) * sizeof *e->section);
+    e->text[e->n] = xstrdup(text);
+    e->section[e->n] = section ? xstrdup(section) : NULL;
+    e->n++;
+}
+
+static void add_errorf(conf_errors *e, const char *section, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void add_errorf(conf_errors *e, const char *section, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char one[2048];
+    vsnprintf(one, sizeof one, fmt, ap);
+    va_end(ap);
+    conf_errors_add(e, section, one);
+}
+
+void conf_errors_free(conf_errors *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        free(e->text[i]);
+        free(e->section[i]);
+    }
+    free(e->text);
+    free(e->section);
+    memset(e, 0, sizeof *e);
+}
+
+size_t conf_errors_read_by(const conf_errors *e, const char *const *sections)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < e->n; i++) {
+        /* Outside any section, or in one nobody reads (a misspelt
+         * [sandbx]): its settings are lost to whoever meant to read them. */
+        const char *s = e->section[i];
+        n += !s || !listed(s, known_sections) || listed(s, sections);
+    }
+    return n;
+}
+
+char *conf_errors_join(const conf_errors *e)
+{
+    buf_t b;
+    buf_init(&b);
+    for (size_t i = 0; i < e->n; i++)
+        buf_printf(&b, "%s%s", i ? "\n" : "", e->text[i]);
+    if (!b.data)
+        buf_puts(&b, "");
+    return buf_steal(&b);
+}
+
+typedef struct loader {
+    conf_t *c;
+    conf_errors *errs;
+    char *unknown; /* the last unknown section reported: once per section, not per key */
+} loader;
+
+static int load_key(void *user, const char *section, const char *subsection, const char *key, const char *value,
+                    char *err, size_t errlen)
+{
+    loader *l = user;
+    if (!listed(section, known_sections)) {
+        if (l->unknown && strcmp(l->unknown, section) == 0)
+            return 0;
+        free(l->unknown);
+        l->unknown = xstrdup(section);
+        buf_t known;
+        buf_init(&known);
+        for (const char *const *k = known_sections; *k; k++)
+            buf_printf(&known, "%s%s", known.len ? ", " : "", *k);
+        snprintf(err, errlen, "unknown section [%s] (known: %s)", section, known.data);
+        buf_free(&known);
+        return -1;
+    }
+    return conf_set(l->c, section, subsection, key, value, err, errlen);
+}
+
+static void load_error(void *user, const char *section, const char *message)
+{
+    loader *l = user;
+    conf_errors_add(l->errs, section, message);
+}
+
+/* Every profile name the file uses must exist, and every base chain must
+ * end in a built-in profile: a typo in "base =" or "[sandbox] profile =" is
+ * reported when the config is read (the server refuses to start), not when a
+ * session first asks for that profile.  The chain limit is sbconf.c's. */
+static void check_profiles(conf_t *c, const char *path, const char *text, conf_errors *e)
+{
+    static const char builtins[] = "read-only, workspace-write, full";
+    const char *chosen = c->sandbox_profile;
+    if (chosen && !is_builtin_profile(chosen) && !profile_named(c, chosen)) {
+        add_errorf(e, "sandbox", "%s:%d: [sandbox] profile = %s: no such profile (built in: %s; or define "
+                   "[profile \"%s\"])", path, key_line(path, text, "sandbox", NULL, "profile"), chosen, builtins,
+                   chosen);
+        free(c->sandbox_profile); /* as if the line were not there: the default */
+        c->sandbox_profile = NULL;
+    }
+    for (size_t i = 0; i < c->n_profiles; i++) {
+        const conf_sandbox *sb = &c->profiles[i];
+        int depth = 0;
+        for (const conf_sandbox *cur = sb; cur && cur->base; cur = profile_named(c, cur->base)) {
+            if (!is_builtin_profile(cur->base) && !profile_named(c, cur->base)) {
+                if (cur == sb) /* once, at the profile that names it */
+                    add_errorf(e, "profile", "%s:%d: [profile \"%s\"] base = %s: no such profile (built in: %s; "
+                               "or a [profile] section of this file)", path,
+                               key_line(path, text, "profile", cur->name, "base"), cur->name, cur->base, builtins);
+                break;
+            }
+            if (++depth > 8) {
+                add_errorf(e, "profile", "%s:%d: [profile \"%s\"]: its base chain is longer than 8 or loops (%s -> "
+                           "%s); end it in a built-in profile (%s)", path,
+                           key_line(path, text, "profile", sb->name, "base"), sb->name, cur->name, cur->base,
+                           builtins);
+                break;
+            }
+        }
+    }
+}
+
+void conf_load_all(conf_t *c, const char *path, conf_errors *errs, char **text)
+{
+    c->ui_theme_set = false;
+    buf_t b;
+    char err[1024];
+    if (ini_read_file(path, &b, err, sizeof err) < 0) {
+        conf_errors_add(errs, NULL, err);
+        if (text)
+            *text = xstrdup("");
+        return;
+    }
+    loader l = {c, errs, NULL};
+    ini_parse_all(path, b.data, load_key, load_error, &l);
+    free(l.unknown);
+    if (c->ui_theme_set) {
+        free(c->ui_theme_file);
+        c->ui_theme_file = xstrdup(path);
+    }
+    check_profiles(c, path, b.data, errs);
+    if (text)
+        *text = buf_steal(&b);
+    else
+        buf_free(&b);
+}
+
+int conf_load(conf_t *c, const char *path, char *err, size_t errlen)
+{
+    conf_errors e = {0};
+    conf_load_all(c, path, &e, NULL);
+    int rc = e.n ? -1 : 0;
+    if (e.n)
+        snprintf(err, errlen, "%s", e.text[0]);
+    conf_errors_free(&e);
+    return rc;
+}
+
+char *conf_user_path(void)
+{
     char *dir = paths_config_dir();
     char *path = xasprintf("%s/config", dir);
     free(dir);
+    return path;
+}
+
+void conf_load_user_all(conf_t *c, conf_errors *errs, char **text)
+{
+    conf_defaults(c);
+    char *path = conf_user_path();
+    conf_load_all(c, path, errs, text);
+    free(path);
+}
+
+int conf_load_user(conf_t *c, char *err, size_t errlen)
+{
+    conf_defaults(c);
+    char *path = conf_user_path();
     int rc = conf_load(c, path, err, errlen);
     free(path);
     return rc;
+}
+
+char *conf_server_view(const char *text, int **lines, size_t *n_lines)
+{
+    buf_t out;
+    buf_init(&out);
+    buf_puts(&out, "");
+    size_t n = 0, cap = 0;
+    int *at = NULL;
+    bool screen = false; /* in a section only the screen reads */
+    int lineno = 0;
+    for (const char *line = text; *line; ) {
+        lineno++;
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        while (len && (line[0] == ' ' || line[0] == '\t'))
+            line++, len--;
+        while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
+            len--;
+        if (len && line[0] == '[') {
+            /* the header's name as the reader takes it: up to ], a blank or a quote */
+            size_t k = strcspn(line + 1, "] \t\"\n");
+            screen = false;
+            for (const char *const *s = conf_screen_sections; *s; s++)
+                screen = screen || (strlen(*s) == k && strncmp(line + 1, *s, k) == 0);
+        }
+        if (len && line[0] != '#' && line[0] != ';' && !screen) {
+            buf_printf(&out, "%.*s\n", (int)len, line);
+            if (lines) {
+                if (n == cap)
+                    at = xrealloc(at, (cap = cap ? 2 * cap : 16) * sizeof *at);
+                at[n++] = lineno;
+            }
+        }
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    if (lines) {
+        *lines = at;
+        *n_lines = n;
+    }
+    return buf_steal(&out);
 }

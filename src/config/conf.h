@@ -1,7 +1,9 @@
 /*
  * conf.h - corral's settings: built-in defaults overridden by the config file
  * ($XDG_CONFIG_HOME/corral/config, git-config style, see corral.conf(5)).
- * Unknown sections or keys and bad values are errors naming file:line.
+ * Unknown sections or keys and bad values are errors naming file:line, the
+ * value and the fix; a reader gets all of a file's errors at once and
+ * decides which matter to it (conf_errors_read_by).
  *
  * Included by src/config/, src/server/, ui/ and src/cli/.
  */
@@ -27,6 +29,9 @@ typedef struct conf_sandbox {
     /* limits; 0 = unset (core uses UINT64_MAX for unset) */
     uint64_t nofile, fsize, core, nproc, tmp_size, pids_max, memory_max;
 } conf_sandbox;
+
+/* [ui] notify: what the screen does when a request starts to wait. */
+enum { CONF_NOTIFY_AUTO, CONF_NOTIFY_OSC9, CONF_NOTIFY_OSC777, CONF_NOTIFY_BELL, CONF_NOTIFY_OFF };
 
 typedef struct conf {
     /* [limits] */
@@ -55,6 +60,7 @@ typedef struct conf {
     bool ui_mouse;         /* mouse: select, focus, wheel scroll */
     int ui_sidebar_width;  /* columns */
     int ui_truecolor;      /* -1 auto (COLORTERM, terminfo RGB/Tc), 0 off, 1 on */
+    int ui_notify;         /* a request waits: CONF_NOTIFY_* (the terminal's bell and notification) */
     char *ui_theme_file;   /* the config file that set ui_theme (conf_key_line finds the line) */
     bool ui_theme_set;     /* while loading: this file sets ui.theme */
     /* [keys] */
@@ -65,9 +71,26 @@ typedef struct conf {
     uint64_t approval_timeout_ms; /* 0: wait for an answer */
     /* [network] */
     int network_max_connections; /* open proxied connections per session */
+    /* [notify]: a program run on the host when a request starts to wait
+     * (src/gate/notify.c), as words (never through a shell); NULL: none */
+    char **notify_argv;
+    char *notify_command;        /* as written, for messages */
+    uint64_t notify_interval_ms; /* at most one run this often */
     /* [snapshots] (snap_conf.c) */
     snap_conf snap;
 } conf_t;
+
+/* Problems found in a config file, each with the section it is in. */
+typedef struct conf_errors {
+    char **text;    /* "FILE:LINE: what is wrong with the value, and the fix" */
+    char **section; /* its section, NULL outside any (or under a bad header) */
+    size_t n;
+} conf_errors;
+
+/* The sections the server reads, and those only the screen reads ([ui],
+ * [keys]); each NULL-terminated. */
+extern const char *const conf_server_sections[];
+extern const char *const conf_screen_sections[];
 
 void conf_free(conf_t *c);
 /* A size: "4096", "64K", "1G" (powers of 1024).  0 or -1. */
@@ -77,6 +100,31 @@ void conf_defaults(conf_t *c);
 /* Load path over the defaults already in c; a missing file is fine.
  * 0, or -1 with "FILE:LINE: ..." in err. */
 int conf_load(conf_t *c, const char *path, char *err, size_t errlen);
+
+/* Load all of path over c: a line with a problem is left out (its setting
+ * keeps the value it had) and every problem is added to errs, so that one
+ * read names them all.  text, when not NULL, gets the bytes read ("" for a
+ * missing file), to tell later whether the file changed. */
+void conf_load_all(conf_t *c, const char *path, conf_errors *errs, char **text);
+/* conf_defaults, then conf_load_all of the user's config file. */
+void conf_load_user_all(conf_t *c, conf_errors *errs, char **text);
+/* The user's config file: $XDG_CONFIG_HOME/corral/config (malloc'd). */
+char *conf_user_path(void);
+/* How many of errs matter to a program that reads sections (NULL-ended):
+ * those in one of them, outside any section, or in a section corral does
+ * not know (a misspelt [sandbx] loses settings someone meant). */
+size_t conf_errors_read_by(const conf_errors *e, const char *const *sections);
+/* What the server's settings come from in a config file's text: its lines
+ * that set something (trimmed, no blank or comment line) outside the
+ * sections only the screen reads, one a line (malloc'd).  Two texts with
+ * the same view give the server the same settings.  lines, when not NULL,
+ * gets the file's line number of each (malloc'd, *n_lines of them). */
+char *conf_server_view(const char *text, int **lines, size_t *n_lines);
+/* One more error, found after reading (a theme that does not load). */
+void conf_errors_add(conf_errors *e, const char *section, const char *text);
+/* All of them, one a line (malloc'd; "" for none). */
+char *conf_errors_join(const conf_errors *e);
+void conf_errors_free(conf_errors *e);
 
 /* The defaults, then the user's config file ($XDG_CONFIG_HOME/corral/config)
  * when there is one: conf_load's result and message. */

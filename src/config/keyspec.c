@@ -52,6 +52,7 @@ static const key_action_info actions[KA_COUNT] = {
     [KA_ENDED] = {"ended", KM_SUPERVISOR, "E", "show or hide ended sessions, also from before a restart"},
     [KA_CLEAR_EXITED] = {"clear-exited", KM_SUPERVISOR, "X",
                          "remove exited sessions but pinned ones (asks when more than one)"},
+    [KA_RELOAD] = {"reload", KM_SUPERVISOR, "R", "read the config file again: the screen's keys and the server's settings"},
 };
 
 static const struct {
@@ -245,24 +246,27 @@ int key_bindings_set(key_bindings *kb, const char *name, const char *value, char
         snprintf(err, errlen, "keys.%s: %s", name, why);
         return -1;
     }
+    /* Every conflict is checked before any default is dropped: a refused
+     * line changes nothing (the rest of the file is still read). */
     for (int i = 0; i < KEYS_PER_ACTION && keys[i]; i++) {
         for (int other = 0; other < KA_COUNT; other++) {
-            if (other == a || actions[other].mode != actions[a].mode)
+            if (other == a || actions[other].mode != actions[a].mode || !kb->set_by_user[other])
                 continue;
             for (int j = 0; j < KEYS_PER_ACTION; j++) {
                 if (kb->keys[other][j] != keys[i])
                     continue;
-                if (kb->set_by_user[other]) {
-                    char kn[32];
-                    keyspec_name(keys[i], kn, sizeof kn);
-                    snprintf(err, errlen, "keys.%s: %s is already bound to '%s'; bind one of them to "
-                             "another key", name, kn, actions[other].name);
-                    return -1;
-                }
+                char kn[32];
+                keyspec_name(keys[i], kn, sizeof kn);
+                snprintf(err, errlen, "keys.%s: %s is already bound to '%s'; bind one of them to "
+                         "another key", name, kn, actions[other].name);
+                return -1;
             }
-            drop_key(kb->keys[other], keys[i]);
         }
     }
+    for (int i = 0; i < KEYS_PER_ACTION && keys[i]; i++)
+        for (int other = 0; other < KA_COUNT; other++)
+            if (other != a && actions[other].mode == actions[a].mode)
+                drop_key(kb->keys[other], keys[i]);
     memcpy(kb->keys[a], keys, sizeof keys);
     kb->set_by_user[a] = true;
     return 0;

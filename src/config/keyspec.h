@@ -39,6 +39,7 @@ typedef enum key_action {
     KA_KEEP, KA_FOLD, KA_CLEAR_EXITED, /* supervisor focus: tiles and the list of finished commands */
     KA_DIFF, KA_COMMANDS, /* supervisor focus: snapshots (ui/diffview.c) */
     KA_TIMELINE, KA_REPLAY, KA_ENDED, /* supervisor focus: review (ui/timelineview.c, replayview.c, ended.c) */
+    KA_RELOAD, /* supervisor focus: the config file read again (ui/confstate.c) */
     KA_COUNT
 } key_action;
 

@@ -106,19 +106,23 @@ int snap_conf_set(snap_conf *c, const char *key, const char *value, char *err, s
         return 0;
     }
     if (strcmp(key, "stall-timeout") == 0) {
-        if (conf_parse_duration(value, &c->stall_ms) < 0 || c->stall_ms < 1000 || c->stall_ms > 3600000) {
+        uint64_t ms; /* a bad value leaves the setting as it was */
+        if (conf_parse_duration(value, &ms) < 0 || ms < 1000 || ms > 3600000) {
             snprintf(err, errlen, "snapshots.stall-timeout: '%s' is not a duration from 1s to 1h (e.g. 10s, 2m)",
                      value);
             return -1;
         }
+        c->stall_ms = ms;
         return 0;
     }
     if (strcmp(key, "keep-open") == 0) {
-        if (conf_parse_duration(value, &c->keep_open_ms) < 0 || c->keep_open_ms > 24ull * 3600 * 1000) {
+        uint64_t ms;
+        if (conf_parse_duration(value, &ms) < 0 || ms > 24ull * 3600 * 1000) {
             snprintf(err, errlen, "snapshots.keep-open: '%s' is not a duration up to 1d (e.g. 10m, 30s; 0 closes "
                                   "at once)", value);
             return -1;
         }
+        c->keep_open_ms = ms;
         return 0;
     }
     if (strcmp(key, "allow") == 0) {
@@ -163,4 +167,24 @@ bool snap_conf_allows(const snap_conf *c, const char *ws)
             return true;
     }
     return false;
+}
+
+static bool same_list(char **a, size_t na, char **b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(a[i], b[i]) != 0)
+            return false;
+    return true;
+}
+
+bool snap_conf_equal(const snap_conf *a, const snap_conf *b)
+{
+    return a->enabled == b->enabled && a->max_file_size == b->max_file_size &&
+           a->max_new_files == b->max_new_files && a->max_files == b->max_files &&
+           a->retention_ms == b->retention_ms && a->max_store_size == b->max_store_size &&
+           a->stall_ms == b->stall_ms && a->keep_open_ms == b->keep_open_ms &&
+           same_list(a->allow, a->n_allow, b->allow, b->n_allow) &&
+           same_list(a->exclude, a->n_exclude, b->exclude, b->n_exclude);
 }

@@ -34,6 +34,8 @@ void snap_conf_free(snap_conf *c);
 int snap_conf_set(snap_conf *c, const char *key, const char *value, char *err, size_t errlen);
 /* Deep copy (for the snapshot workers, which outlive a config reload). */
 void snap_conf_copy(snap_conf *dst, const snap_conf *src);
+/* Whether a and b are the same settings. */
+bool snap_conf_equal(const snap_conf *a, const snap_conf *b);
 /* Whether the user opted in workspace ws (a canonical path). */
 bool snap_conf_allows(const snap_conf *c, const char *ws);
 

@@ -86,6 +86,22 @@ json_t *approvals_json(const approval_queue *q)
     return list;
 }
 
+json_t *approvals_first_for_session(const approval_queue *q, int session)
+{
+    for (link_t *l = q->pending.next; l != &q->pending; l = l->next)
+        if (link_entry(l, approval_t, node)->session == session)
+            return approval_json(link_entry(l, approval_t, node));
+    return NULL;
+}
+
+size_t approvals_waiting(const approval_queue *q)
+{
+    size_t n = 0;
+    for (link_t *l = q->pending.next; l != &q->pending; l = l->next)
+        n++;
+    return n;
+}
+
 bool approvals_pending_for_session(const approval_queue *q, int id)
 {
     for (link_t *l = q->pending.next; l != &q->pending; l = l->next)

@@ -74,5 +74,10 @@ void approval_withdraw(approval_queue *q, approval_t *a);
 json_t *approvals_json(const approval_queue *q);
 /* Some request about session id waits for an answer. */
 bool approvals_pending_for_session(const approval_queue *q, int id);
+/* The oldest request pending about session, as clients see it (a new
+ * reference), or NULL. */
+json_t *approvals_first_for_session(const approval_queue *q, int session);
+/* How many requests wait for an answer. */
+size_t approvals_waiting(const approval_queue *q);
 
 #endif

@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include "gate/gate_server.h"
+#include "gate/notify.h"
+#include "protocol/approval_text.h"
 #include "base/paths.h"
 #include "protocol/proto.h"
 #include "sandbox/plan.h"
@@ -223,6 +225,11 @@ static void ask(gate_ticket *t)
     t->approval = approval_submit(&G(t->srv)->approvals, t->g.session, gate_request_json(&t->g), on_answer, on_accept,
                                   t);
     int id = approval_id(t->approval);
+    /* The user's [notify] command hears of it (with the id clients see). */
+    json_t *shown = gate_request_json(&t->g);
+    json_object_set_new(shown, "id", json_integer(id));
+    notify_request(t->srv, shown, gate_server_waiting(t->srv));
+    json_decref(shown);
     if (t->port->pending)
         t->port->pending(t, id);
     /* Whoever waits on the asking session (an agent's exec, corral send)
@@ -432,11 +439,40 @@ bool gate_someone_can_answer(server_t *srv)
     return server_conf(srv)->approval_timeout_ms || conn_any_subscribed();
 }
 
+/* A session a request of which waits says so in lists (corral ls): a
+ * program waiting on the proxy is otherwise silent, and with no screen
+ * attached nothing else shows the wait. */
+static void gate_server_session_json(server_t *srv, session_t *s, json_t *o)
+{
+    json_t *a = approvals_first_for_session(&G(srv)->approvals, s->id);
+    if (!a)
+        return;
+    char *summary = approval_summary(a, 300);
+    json_object_set_new(o, "waiting", json_pack("{s:I, s:s}", "approval", json_integer_value(json_object_get(a, "id")),
+                                                "summary", summary));
+    free(summary);
+    json_decref(a);
+}
+
+/* A reload: [approvals] timeout holds for the requests asked from now on
+ * (one already waiting keeps the deadline it was shown with). */
+static void gate_server_config_changed(server_t *srv)
+{
+    G(srv)->approvals.timeout_ms = server_conf(srv)->approval_timeout_ms;
+}
+
 const server_module gate_server_module = {
     .name = "gate",
     .start = gate_server_start,
     .shutdown = gate_server_shutdown,
+    .config_changed = gate_server_config_changed,
+    .session_json = gate_server_session_json,
     .subscribed = gate_server_subscribed,
     .holds_wait = gate_server_holds_wait,
     .commands = gate_commands,
 };
+
+size_t gate_server_waiting(server_t *srv)
+{
+    return approvals_waiting(&G(srv)->approvals);
+}

@@ -86,6 +86,8 @@ extern const server_module gate_server_module;
 /* Someone could answer a request now: a screen (a subscribed client) is
  * attached, or [approvals] timeout will answer it. */
 bool gate_someone_can_answer(server_t *srv);
+/* How many requests wait for a person's answer now. */
+size_t gate_server_waiting(server_t *srv);
 
 /* ---- gate_exec.c: exec requests (corral exec, an agent's exec_command) ---- */
 typedef struct exec_params {

@@ -7,6 +7,7 @@
 
 #include "server/server_int.h"
 #include "server/layouts.h"
+#include "server/server_conf.h"
 #include "server/spawn_args.h"
 #include "base/paths.h"
 #include "protocol/uexec.h"
@@ -437,6 +438,17 @@ static void cmd_shutdown(conn_t *c, json_t *id, json_t *req)
     server_begin_shutdown(conn_server(c));
 }
 
+/* reload: read the config file again (server_conf.c). */
+static void cmd_reload(conn_t *c, json_t *id, json_t *req)
+{
+    (void)req;
+    json_t *r = proto_ok(id);
+    json_t *fields = server_conf_reload(conn_server(c));
+    json_object_update(r, fields);
+    json_decref(fields);
+    conn_send(c, r);
+}
+
 static const struct {
     const char *name;
     cmd_fn fn;
@@ -445,7 +457,7 @@ static const struct {
     {"write_stdin", cmd_write_stdin}, {"screen", cmd_screen}, {"kill", cmd_kill},
     {"pin", cmd_pin}, {"resize", cmd_resize}, {"shutdown", cmd_shutdown},
     {"subscribe", cmd_subscribe}, {"watch", cmd_watch}, {"unwatch", cmd_unwatch}, {"input", cmd_input},
-    {"rm", cmd_rm}, {"layout", cmd_layout},
+    {"rm", cmd_rm}, {"layout", cmd_layout}, {"reload", cmd_reload},
 };
 
 /* The command called name: the core's, then each module's (module.h). */

@@ -50,6 +50,9 @@ typedef struct server_module {
     /* A screen subscribed: add what it must see at once to the reply
      * (later changes come as events). */
     void (*subscribed)(struct server *srv, json_t *reply);
+    /* The config file was read again and applied (server_conf(srv) is the
+     * new one): take again what the module copied from it at start. */
+    void (*config_changed)(struct server *srv);
     /* s's exec_command or write_stdin wait reached its deadline: true
      * holds it open (a request of s waits for a human; the answer extends
      * the wait, waiter_extend). */

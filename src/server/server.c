@@ -2,7 +2,7 @@
  * server.c - the server's event loop: start-up (one server per socket,
  * enforced with a lock file), the admin socket and its connections (peer
  * uid checked with SO_PEERCRED, messages framed and capped by proto.c),
- * reaping, and shutdown on SIGTERM.  Sessions themselves (start, plan,
+ * reaping, shutdown on SIGTERM, the config read again on SIGHUP.  Sessions themselves (start, plan,
  * store, hooks) are in server_sessions.c, a connection in conn.c.  The
  * modules it runs (module.h) come in a table from the caller: this file
  * calls none of them by name.
@@ -13,6 +13,7 @@
 #include "server/server_int.h"
 #include "base/paths.h"
 #include "net/proxy.h"
+#include "server/server_conf.h"
 #include "server/shellhook.h"
 #include "protocol/uexec.h"
 #include "sandbox/plan.h"
@@ -188,8 +189,18 @@ void server_begin_shutdown(server_t *srv)
 static void on_stop_signal(uv_signal_t *h, int sig)
 {
     server_t *srv = h->data;
-    server_log("received %s", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP");
+    server_log("received %s", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     server_begin_shutdown(srv);
+}
+
+/* SIGHUP reads the config file again, as daemons do (corral reload asks
+ * the same over the socket). */
+static void on_sighup(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    server_t *srv = h->data;
+    server_log("received SIGHUP: reading the config file again");
+    json_decref(server_conf_reload(srv));
 }
 
 /* ---- start-up ------------------------------------------------------------- */
@@ -316,15 +327,6 @@ static void start_modules(server_t *srv)
 
 /* The approval policy of a request that names none: the configuration's
  * (checked when it was loaded). */
-static void default_policy(const conf_t *conf, policy_settings *p)
-{
-    p->approval = APPROVAL_ON_REQUEST;
-    if (conf->approval_policy)
-        approval_policy_parse(conf->approval_policy, &p->approval);
-    p->granular_sandbox_approval = conf->granular_sandbox_approval;
-    p->granular_rules = conf->granular_rules;
-}
-
 /* Start-up failed: say so (log and ready pipe), free what was made. */
 static int start_failed(server_t *srv, int ready_fd, const char *err)
 {
@@ -334,6 +336,7 @@ static int start_failed(server_t *srv, int ready_fd, const char *err)
     free(srv->lock_path);
     free(srv->state_dir);
     conf_free(&srv->conf);
+    server_conf_free(srv);
     return 1;
 }
 
@@ -352,10 +355,9 @@ int server_run(int ready_fd, const server_module *const *modules)
     sb_plan_keep_listings();
 
     char err[1024];
-    int rc = conf_load_user(&srv->conf, err, sizeof err);
+    int rc = server_conf_load(srv, err, sizeof err);
     if (rc < 0)
         return start_failed(srv, ready_fd, err);
-    default_policy(&srv->conf, &srv->policy);
     srv->socket_path = paths_socket(err, sizeof err);
     if (!srv->socket_path)
         return start_failed(srv, ready_fd, err);
@@ -375,7 +377,7 @@ int server_run(int ready_fd, const server_module *const *modules)
         return start_failed(srv, ready_fd, err); /* the process ends: the loop with it */
     init_signal(srv, &srv->sig_term, SIGTERM, on_stop_signal);
     init_signal(srv, &srv->sig_int, SIGINT, on_stop_signal);
-    init_signal(srv, &srv->sig_hup, SIGHUP, on_stop_signal);
+    init_signal(srv, &srv->sig_hup, SIGHUP, on_sighup);
     init_signal(srv, &srv->sig_chld, SIGCHLD, on_sigchld);
     uv_timer_init(srv->loop, &srv->shutdown_timer);
     srv->shutdown_timer.data = srv;
@@ -403,6 +405,7 @@ int server_run(int ready_fd, const server_module *const *modules)
     free(srv->exe);
     free(srv->hook_dir);
     conf_free(&srv->conf);
+    server_conf_free(srv);
     attach_free_all(&srv->attached);
     if (srv->proxy)
         proxy_free(srv->proxy);

@@ -101,6 +101,10 @@ struct server {
      * (module.h), ended by NULL. */
     const server_module *const *modules;
     conf_t conf;
+    /* server_conf.c: the config file read, its text as applied, the
+     * errors of the last reload that was refused, the sections a reload
+     * could not change (a restart will). */
+    char *conf_path, *conf_text, *conf_refused, *conf_later;
     char *state_dir;
     char *socket_path;
     char *lock_path;

@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include "server/server_int.h"
+#include "server/server_conf.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -177,6 +178,7 @@ void watch_subscribe(conn_t *c, json_t *id)
     /* What the modules say a screen must see now (the approvals waiting,
      * say); later changes come as events. */
     TELL_MODULES(srv, subscribed, r);
+    json_object_set_new(r, "config", server_conf_status(srv));
     conn_send(c, r);
 }
 

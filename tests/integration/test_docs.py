@@ -6,13 +6,15 @@ kind the server writes to a session's events.jsonl is in docs/formats.md;
 every command of the protocol (the core's table and the modules') is in
 docs/protocol.md; every man page in docs/ is installed (man_MANS) and named
 in the README; the state glyphs corral(1) shows are the ones the sidebar
-draws."""
+draws; every config key corral accepts (as its own errors list them) is in
+corral.conf(5); the defaults and limits the README and corral.conf(5) state
+are those of --help and the code."""
 import glob
 import os
 import re
 import subprocess
 
-from harness import CORRAL, Tap, run_tests
+from harness import CORRAL, Tap, World, run_tests
 
 TESTS = os.environ.get("CORRAL_TESTS_SRCDIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 TOP = os.path.dirname(os.path.abspath(TESTS))
@@ -127,6 +129,60 @@ def test_glyphs_are_the_screens(t):
     t.ok(all(g in readme for g in drawn), "and so does the README", sorted(drawn))
 
 
+def known_config():
+    """{section: [keys]} as corral's own errors name them: an unknown
+    section lists the sections, an unknown key a section's keys (read with
+    corral reload, which checks the file and starts no server)."""
+    w = World()
+    try:
+        def errors(text):
+            w.write_config(text)
+            return w.corral("reload").stderr
+        m = re.search(r"unknown section \[zzz\] \(known: ([^)]*)\)", errors("[zzz]\nx = 1\n"))
+        sections = m.group(1).split(", ") if m else []
+        keys = {}
+        for s in sections:
+            head = '[profile "p"]' if s == "profile" else "[%s]" % s
+            m = re.search(r"unknown (?:key|action) 'zzz' in \[%s\] \(known: ([^)]*)\)" % s, errors(head + "\nzzz = 1\n"))
+            keys[s] = m.group(1).split(", ") if m else None
+        return keys
+    finally:
+        w.cleanup()
+
+
+def test_every_config_key_is_in_corral_conf(t):
+    keys = known_config()
+    t.ok(len(keys) >= 10 and all(v for v in keys.values()), "corral names its config sections and their keys", keys)
+    conf = read("docs", "corral.conf.5").replace("\\-", "-")
+    # A key's entry: ".B [sandbox] net", or one of a group,
+    # '.BR "[sandbox] write" ", " read ", " deny'.
+    documented = set()
+    for line in conf.splitlines():
+        m = re.match(r'\.BR? "?\[([a-z]+)\] (.*)', line)
+        if m:
+            documented |= {(m.group(1), w) for w in re.findall(r"[a-z][a-z-]*", m.group(2))}
+    missing = ["[%s] %s" % (s, k) for s, ks in keys.items() if s not in ("keys", "profile") for k in (ks or [])
+               if (s, k) not in documented]
+    t.eq(missing, [], "every key of every section is documented in corral.conf(5)")
+    t.ok(".B [keys]" in conf and '[profile "' in conf.replace("\\(dq", '"').replace('\\"', '"'),
+         "and so are [keys] and [profile \"NAME\"]")
+
+
+def test_stated_defaults(t):
+    conf = read("docs", "corral.conf.5").replace("\\-", "-")
+    helptext = subprocess.run([CORRAL, "exec", "--help"], capture_output=True, text=True).stdout
+    t.ok("proxy (workspace-write's default" in helptext, "--help: workspace-write's network is proxy", helptext)
+    t.ok("until the asking proxy exists" not in conf and re.search(r"\.B proxy\n\(the default of\n\.BR workspace-write",
+                                                                    conf),
+         "corral.conf(5) says the same of [sandbox] net")
+    readme = read("README.md")
+    snap = read("src", "config", "snap_conf.c")
+    new_files = re.search(r"max_new_files = (\d+);", snap).group(1)
+    t.ok("more than %s new files a command makes" % new_files in readme and "max-new-files" in readme,
+         "the README's snapshot limits include the new-file cap, at its default (%s)" % new_files)
+    t.ok("first on `PATH`" not in readme, "the README does not promise corral is first on PATH in every session")
+
+
 run_tests(Tap(), [test_every_verb_has_a_man_section, test_every_event_kind_is_in_formats,
                   test_every_protocol_command_is_documented, test_man_pages_installed_and_named,
-                  test_glyphs_are_the_screens])
+                  test_glyphs_are_the_screens, test_every_config_key_is_in_corral_conf, test_stated_defaults])

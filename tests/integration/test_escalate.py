@@ -103,6 +103,8 @@ def test_escalate_approved(t):
     t.ok("escalated-ran" in out, "its output went to the requester's stdout, in the session's output", out)
     t.ok("pager=cat" in out, "and it ran with an agent's non-interactive environment (PAGER=cat)", out)
     t.ok("status=3" in out, "corral escalate exits with the command's status", out)
+    t.ok("corral escalate: request %d approved; running it now" % a["id"] in out + err,
+         "after the answer, corral escalate says the command runs", out + err)
     events = [e["event"] for e in read_jsonl(os.path.join(w.session_dir(a["session"]), "events.jsonl"))]
     t.ok("approval_requested" in events and "approval_decided" in events and "escalated" in events and
          "escalation_ended" in events, "the session's log has the request, the decision and the run", events)

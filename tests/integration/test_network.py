@@ -180,6 +180,10 @@ def test_host_questions(t):
              "corral approvals shows the host request and what each answer saves", listing)
         t.ok("address: localhost is this machine (loopback): allowing lets the program reach the services running "
              "on your machine" in listing, "and, before any answer, that allowing it reaches this machine", listing)
+        ls = n.w.corral("ls").stdout
+        t.ok(("waits for an answer to request %d: session %d" % (a["id"], a["session"])) in ls
+             and "asks to reach localhost (http) (corral approve %d, corral deny %d)" % (a["id"], a["id"]) in ls,
+             "corral ls says the session waits, for which host, and how to answer (no screen needed)", ls)
         n.w.corral("deny", str(a["id"]))
         out, err = p.communicate(timeout=TIMEOUT)
         t.ok(out.startswith("HTTP/1.1 403") and header(out, "X-Corral-Error") == "denied"

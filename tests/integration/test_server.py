@@ -141,7 +141,7 @@ def test_config_error_names_file_and_line(t):
         path = os.path.join(w.config, "corral", "config")
         t.eq(r.returncode, 1, "a bad config stops the server from starting")
         t.eq(r.stderr.strip(), "corral: %s:3: unknown key 'session-lifetme' in [limits] "
-             "(known: session-lifetime, exec-lifetime)" % path, "the error names file:line and the known keys")
+             "(known: session-lifetime, exec-lifetime) (the server reads these sections; fix them and start again)" % path, "the error names file:line and the known keys")
     finally:
         w.cleanup()
 

@@ -569,6 +569,39 @@ def test_network_running_is_the_typed_line(t):
         net.cleanup()
 
 
+def test_network_wait_is_shown(t):
+    """A program's connection waits for an answer: its pane's title and its
+    sidebar row say what for (the program itself says nothing)."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
+    import proxyservers
+    net = World()
+    net.start_server()
+    web = proxyservers.WebServer("wait-web")
+    curl = "curl -sS --max-time %d --noproxy '' -x http://127.0.0.1:3128 " % (TIMEOUT - 5)
+    try:
+        with tui(world=net, rows=40, cols=200) as term:
+            term.supervisor_ready()
+            p = exec_bg("sh", "-c", curl + "http://localhost:%d/wait" % web.port, world=net)
+            ready(term, "localhost:%d" % web.port, world=net)
+            aid = pending(net)[0]["id"]
+            screen = term.wait("waits for your answer: network access to localhost:%d (request %d)"
+                               % (web.port, aid))
+            t.ok(True, "the pane's title says the program waits, for which host, and the request")
+            side = [row[:29] for row in screen.split("\n")]
+            t.ok(any(re.search(r"ws \? localhost", row) for row in side), "and its sidebar row names the host",
+                 "\n".join(side))
+            term.keys("d")
+            term.wait_absent("waits for your answer")
+            t.ok(True, "the answer takes the notice away")
+            finish(p)
+    finally:
+        web.close()
+        for a in pending(net):
+            net.corral("deny", str(a["id"]))
+        net.cleanup()
+
+
 def cleaned(fn):
     """A failed test leaves no request waiting for the next one."""
     def run(t):
@@ -587,4 +620,4 @@ if __name__ == "__main__":
                       test_themes, test_rules_error_and_refused_answer, test_timeout_countdown,
                       test_session_mark_and_live_rules_error, test_whole_command_and_quotes,
                       test_outside_the_sandbox, test_typed_line_as_typed, test_retry_names_the_failed_session, test_network_host,
-                      test_network_running_is_the_typed_line]])
+                      test_network_running_is_the_typed_line, test_network_wait_is_shown]])

@@ -509,12 +509,22 @@ def test_bad_theme_error(t):
 def test_bad_theme_in_config(t):
     cfg = os.path.join(w.config, "corral", "config")
     w.write_config("[ui]\nmouse = true\n\ntheme = gruvbx\n")
-    with tui() as term:
-        status = term.exit_status()
-        s = term.screen().replace("\n", "")
-        t.eq(status, 1, "a [ui] theme that does not load stops the TUI with status 1")
+    with tui(rows=70, cols=220) as term:
+        ready(term)
+        s = term.wait("config: 1 error, ? lists it")
+        t.ok("config:4: [ui] theme = gruvbx cannot be used" in status_bar(term)
+             and "older settings" not in status_bar(term),
+             "a [ui] theme that does not load: the screen opens anyway and says so (the server does not "
+             "read [ui]: its settings are not older)", s)
+        term.send("?")
+        s = term.wait("(the default theme is used)").replace("\n", "")
         t.ok(cfg + ":4: [ui] theme = gruvbx" in s and "unknown theme 'gruvbx'" in s,
-             "naming the config file and the line that sets it, and why", s)
+             "? names the config file, the line that sets it, and why", s)
+        term.send("q")
+        term.wait_absent("(the default theme is used)")
+        ready(term)
+        term.send("q")
+        t.eq(term.exit_status(), 0, "and the screen detaches as ever")
     os.unlink(cfg)
 
 

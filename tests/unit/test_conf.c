@@ -147,12 +147,84 @@ static void expect_conf_error(const char *text, const char *expected_suffix)
 {
     conf_t c;
     conf_defaults(&c);
-    char err[512];
+    char err[1024];
     const char *p = write_file("bad", text);
     assert_int_equal(conf_load(&c, p, err, sizeof err), -1);
-    char want[600];
+    char want[1100];
     snprintf(want, sizeof want, "%s:%s", p, expected_suffix);
     assert_string_equal(err, want);
+}
+
+/* One read finds every error, each with its section; a bad line changes
+ * nothing, the good ones around it apply. */
+static void all_errors_in_one_read(void **state)
+{
+    (void)state;
+    conf_t c;
+    conf_defaults(&c);
+    conf_errors e = {0};
+    char *text = NULL;
+    const char *p = write_file("many", "[sandbox]\nkeep-warm = 2d\n[ui]\nsidebar-width = 40\nmouse = maybe\n"
+                                       "[sandbx]\na = 1\nb = 2\n[approvals]\ntimeout = 5m\n");
+    conf_load_all(&c, p, &e, &text);
+    assert_int_equal(e.n, 3);
+    assert_string_equal(e.section[0], "sandbox");
+    assert_string_equal(e.section[1], "ui");
+    assert_string_equal(e.section[2], "sandbx");
+    assert_non_null(strstr(e.text[2], ":7: unknown section [sandbx]"));
+    assert_int_equal(c.sandbox_keep_warm_ms, 10ull * 60 * 1000); /* not half applied */
+    assert_int_equal(c.ui_sidebar_width, 40);
+    assert_int_equal(c.approval_timeout_ms, 5ull * 60 * 1000);
+    static const char *const screen[] = {"ui", "keys", NULL};
+    static const char *const sandbox[] = {"sandbox", NULL};
+    assert_int_equal(conf_errors_read_by(&e, screen), 2); /* [ui], and the unknown section */
+    assert_int_equal(conf_errors_read_by(&e, sandbox), 2);
+    assert_int_equal(conf_errors_read_by(&e, conf_server_sections), 2);
+    assert_non_null(strstr(text, "timeout = 5m"));
+    free(text);
+    conf_errors_free(&e);
+    conf_free(&c);
+}
+
+/* [notify] command: words as written, quotes grouping, never a shell's
+ * syntax unquoted. */
+static void notify_command_words(void **state)
+{
+    (void)state;
+    conf_t c;
+    conf_defaults(&c);
+    char err[1024];
+    const char *p = write_file("notify", "[notify]\ncommand = sh -c 'notify-send corral \"$CORRAL_NOTIFY_SUMMARY\"'\n"
+                                         "interval = 1m\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
+    assert_string_equal(c.notify_argv[0], "sh");
+    assert_string_equal(c.notify_argv[1], "-c");
+    assert_string_equal(c.notify_argv[2], "notify-send corral \"$CORRAL_NOTIFY_SUMMARY\"");
+    assert_null(c.notify_argv[3]);
+    assert_int_equal(c.notify_interval_ms, 60000);
+    conf_free(&c);
+    conf_defaults(&c);
+    p = write_file("notify", "[notify]\ncommand = notify-send $CORRAL_NOTIFY_SUMMARY\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), -1);
+    assert_non_null(strstr(err, ":2: notify.command: '$' would need a shell, and none runs it"));
+    conf_free(&c);
+}
+
+/* What the server reads of a file: a comment, a blank line or an edit of
+ * [ui] or [keys] changes nothing of it. */
+static void server_view(void **state)
+{
+    (void)state;
+    int *lines;
+    size_t n;
+    char *v = conf_server_view("# hi\n[ui]\n  mouse = false\n[limits]\n  exec-lifetime = 5m  \n\n[keys]\nnew = N\n",
+                               &lines, &n);
+    assert_string_equal(v, "[limits]\nexec-lifetime = 5m\n");
+    assert_int_equal(n, 2);
+    assert_int_equal(lines[0], 4);
+    assert_int_equal(lines[1], 5);
+    free(v);
+    free(lines);
 }
 
 static void errors_name_file_and_line(void **state)
@@ -162,7 +234,8 @@ static void errors_name_file_and_line(void **state)
                       "2: limits.exec-lifetime: 'soon' is not a duration (e.g. 0, 30s, 5m, 2h)");
     expect_conf_error("[limits]\n\nfrobnicate = 1\n",
                       "3: unknown key 'frobnicate' in [limits] (known: session-lifetime, exec-lifetime)");
-    expect_conf_error("[nosuch]\nx = 1\n", "2: unknown section [nosuch]");
+    expect_conf_error("[nosuch]\nx = 1\n", "2: unknown section [nosuch] (known: limits, exec, session, sandbox, "
+                      "profile, env, ui, keys, approvals, network, snapshots, notify)");
     expect_conf_error("exec-lifetime = 1\n", "1: key outside of any [section]");
     expect_conf_error("[limits\n", "1: expected ']' to close the section header");
     expect_conf_error("[session]\nscrollback = many\n",
@@ -252,7 +325,7 @@ static void profile_names_checked_on_load(void **state)
     char want[600];
     const char *p = write_file("base", "[profile \"x\"]\nbase = nosuch\n");
     assert_int_equal(conf_load(&c, p, err, sizeof err), -1);
-    snprintf(want, sizeof want, "%s: [profile \"x\"] base = nosuch: no such profile (built in: read-only, "
+    snprintf(want, sizeof want, "%s:2: [profile \"x\"] base = nosuch: no such profile (built in: read-only, "
              "workspace-write, full; or a [profile] section of this file)", p);
     assert_string_equal(err, want);
     conf_free(&c);
@@ -342,7 +415,7 @@ static void ui_and_keys_errors(void **state)
                       "2: unknown action 'frobnicate' in [keys] (known: up, down, focus, zoom, layout, new, kill, "
                       "pin, search, scroll-up, scroll-down, detach, stop-server, help, supervisor, line-up, "
                       "line-down, page-up, page-down, top, bottom, search-next, search-prev, scroll-search, "
-                      "scroll-exit, keep, fold, clear-exited, diff, commands, timeline, replay, ended)");
+                      "scroll-exit, keep, fold, clear-exited, diff, commands, timeline, replay, ended, reload)");
     expect_conf_error("[keys]\n\nnew = Ctrl-n\n",
                       "3: keys.new: 'Ctrl-n' is not a key: use one character (j, /, Q), C-x for control keys (C-]), "
                       "M-x for Alt, or Enter, Tab, Esc, Space, BS, Up, Down, Left, Right, Home, End, PgUp, PgDn, "
@@ -354,7 +427,7 @@ static void ui_and_keys_errors(void **state)
     expect_conf_error("[ui]\nmouse = sometimes\n", "2: ui.mouse: 'sometimes' is not true or false");
     expect_conf_error("[ui]\nsidebar-width = 5\n", "2: ui.sidebar-width: '5' is not a whole number from 12 to 80");
     expect_conf_error("[ui]\ncolour = red\n",
-                      "2: unknown key 'colour' in [ui] (known: theme, mouse, truecolor, sidebar-width)");
+                      "2: unknown key 'colour' in [ui] (known: theme, mouse, truecolor, notify, sidebar-width)");
     expect_conf_error("[ui]\n\ntruecolor = 24bit\n", "3: ui.truecolor: '24bit' is not auto, on or off");
 }
 
@@ -455,6 +528,9 @@ int main(void)
         cmocka_unit_test(sizes),
         cmocka_unit_test(ui_and_keys),
         cmocka_unit_test(ui_and_keys_errors),
+        cmocka_unit_test(all_errors_in_one_read),
+        cmocka_unit_test(server_view),
+        cmocka_unit_test(notify_command_words),
         cmocka_unit_test(truecolor_setting),
         cmocka_unit_test(key_lines),
         cmocka_unit_test(key_names_round_trip),
