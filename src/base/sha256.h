@@ -2,7 +2,8 @@
  * sha256.h - SHA-256 (FIPS 180-4), for pinning trust to the exact content of
  * a workspace's rules files (trust.h).  No library corral links has one.
  *
- * Included by src/base/, src/policy/ and src/snap/.
+ * Included by src/base/, src/policy/, src/snap/, src/server/ and ui/ (whether
+ * the config file changed since it was read).
  */
 #ifndef CORRAL_SHA256_H
 #define CORRAL_SHA256_H
