@@ -63,6 +63,9 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
     if (s->bell) {
         paint_set(TH_BELL, row);
         paint_text(y, r.x + 2, 1, "!");
+    } else if (s->pinned) { /* kept: never pruned, nor cleared with the exited */
+        paint_set(row, row);
+        paint_text(y, r.x + 2, 1, paint_unicode() ? "\xe2\x9a\x91" : "p");
     }
     /* Right side: open network connections, profile and age (or the exit;
      * or, while a request of it waits, what for: "? pypi.org"). */

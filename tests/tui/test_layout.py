@@ -320,6 +320,9 @@ def test_killed_by_you_is_no_failure(t):
         t.ok("\u25a0" in row and "\u2717" not in row, "a session you killed has the ended mark, not the failure's",
              row)
         t.ok("\u2717" in failed, "one that failed keeps the failure's", failed)
+        w.corral("pin", str(sid))
+        screen = term.wait_regex("\u2691victim")
+        t.ok(True, "a pinned session's row carries the pin mark")
 
 
 run_tests(Tap(), [test_finished_commands_fold, test_kept_tile, test_layout_survives_detach, test_clear_exited,
