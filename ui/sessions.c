@@ -71,7 +71,8 @@ int ui_sessions_live(const ui_sessions *l)
 
 bool ui_session_foldable(const ui_session *s)
 {
-    return !s->running && s->exec && strcmp(s->client, "user") != 0;
+    /* Your own corral exec runs too: a one-shot is a one-shot. */
+    return !s->running && s->exec;
 }
 
 bool ui_session_idle(const ui_session *s, double now)
