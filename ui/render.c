@@ -214,21 +214,25 @@ void render_frame(tui_t *t)
     if (t->full_redraw)
         erase();
     sidebar_draw(t);
-    for (int i = 0; i < t->nvisible; i++) {
+    /* An ended session selected: its last screen, instead of the panes. */
+    bool ended = ended_selected(t) != NULL;
+    if (ended)
+        endedscreen_draw(t, t->main);
+    for (int i = 0; i < t->nvisible && !ended; i++) {
         ui_session *s = ui_sessions_find(&t->list, t->visible[i]);
         if (s) {
             draw_pane(t, s, t->panes[i]);
             tiles_draw_mark(t, i);
         }
     }
-    if (t->nvisible == 0 && t->full_redraw) {
+    if (t->nvisible == 0 && t->full_redraw && !ended) {
         paint_set(TH_NORMAL, TH_NORMAL);
         for (int k = 0; k < t->main.h; k++)
             paint_fill(t->main.y + k, t->main.x, t->main.w);
     }
     /* Separators between side-by-side panes. */
     paint_set(TH_BORDER, TH_BORDER);
-    for (int i = 0; i < t->nvisible; i++) {
+    for (int i = 0; i < t->nvisible && !ended; i++) {
         ui_rect r = t->panes[i];
         if (r.x + r.w < t->main.x + t->main.w)
             paint_separator(r.y, r.x + r.w, r.h);

@@ -1071,6 +1071,7 @@ out:
     ui_sessions_free(&t->list);
     snapinfo_free();
     ended_free(&t->ended);
+    endedscreen_free(&t->ended_screen);
     approvals_free(t);
     confstate_free(t);
     free(t->goodbye);

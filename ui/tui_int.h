@@ -17,6 +17,7 @@
 #include "config/conf.h"
 #include "confstate.h"
 #include "ended.h"
+#include "endedscreen.h"
 #include "input.h"
 #include "layout.h"
 #include "paint.h"
@@ -112,6 +113,7 @@ typedef struct tui {
     bool zoom;
     ui_tiles tiles;     /* kept tiles, folded rows (tiles.c) */
     ui_ended ended;     /* ended sessions shown for review (ended.c) */
+    ui_ended_screen ended_screen; /* the selected one's last screen (endedscreen.c) */
     ui_views views;     /* what is open over the screen, bottom first (view.c) */
 
     /* Layout of the last frame. */

@@ -121,9 +121,15 @@ def test_what_was_not_captured_is_never_hidden(t):
     was not captured without saying that no files changed."""
     run("mkdir -p node_modules/pkg && echo 1 > node_modules/pkg/index.js")
     with tui() as term:
+        # Your finished corral exec runs are folded by now: unfold them.
+        term.wait("finished")
+        term.supervisor_ready()
+        term.keys("Enter")
         screen = term.wait("+0~0-0!")
         t.ok(True, "the sidebar shows +0~0-0! for a command whose change was not captured")
         term.supervisor_ready()
+        term.keys("j")  # from the folded row to that session's
+        term.wait_regex("maker [0-9]+ workspace-write exited 0")
         term.keys("d")
         screen = term.wait("n/N file")
         t.ok("not captured: node_modules/ (excluded" in screen, "d lists what was not captured", screen)
@@ -145,7 +151,7 @@ def test_revert_in_an_ended_session(t):
     with tui() as term:
         term.supervisor_ready()
         term.keys("E")
-        term.wait_regex("^ ended +\u2502\n[^\n]* maker ")
+        term.wait_regex("^ ended +\u2502[^\n]*\n[^\n]* maker ")
         term.keys("Enter")
         term.wait("ended session: l timeline, r replay")
         term.supervisor_ready()

@@ -241,8 +241,11 @@ def test_ended_after_restart(t):
     with tui() as term:
         term.supervisor_ready()
         term.keys("E")
-        screen = term.wait_regex("^ ended +\u2502\n[^\n]* reviewed ")
+        screen = term.wait_regex("^ ended +\u2502[^\n]*\n[^\n]* reviewed ")
         t.ok(True, "E: the session that ended with the old server is listed among the ended")
+        screen = term.wait_regex("reviewed %d \u00b7 ended \u00b7 its last screen" % SID)
+        screen = term.wait("fourth-4")
+        t.ok(True, "selected, the panes show its last screen, rebuilt from its recording")
         term.keys("Enter")
         screen = term.wait("ended session: l timeline, r replay")
         t.ok(True, "a key for live sessions says what works on an ended one")
