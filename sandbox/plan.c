@@ -1123,7 +1123,21 @@ static void session_tools_env(const sb_profile *p, const sb_request *req, char *
     env_put(env, n, kv);
     free(kv);
     if (req->shell_dir) {
-        kv = sb_printf("CORRAL_SHELL_DIR=%s", p->unconfined ? req->shell_dir : SB_TOOLS_DIR "/shell");
+        const char *dir = p->unconfined ? req->shell_dir : SB_TOOLS_DIR "/shell";
+        kv = sb_printf("CORRAL_SHELL_DIR=%s", dir);
+        env_put(env, n, kv);
+        free(kv);
+        /* A login shell's profile sets PATH anew: every bash then reads
+         * path.bash (BASH_ENV), which puts corral back; a BASH_ENV of the
+         * session's own is read from there. */
+        for (size_t i = 0; i < *n; i++)
+            if (strncmp((*env)[i], "BASH_ENV=", 9) == 0 && (*env)[i][9]) {
+                kv = sb_printf("CORRAL_USER_BASH_ENV=%s", (*env)[i] + 9);
+                env_put(env, n, kv);
+                free(kv);
+                break;
+            }
+        kv = sb_printf("BASH_ENV=%s/path.bash", dir);
         env_put(env, n, kv);
         free(kv);
     }

@@ -84,6 +84,24 @@ def test_escalate_outside_a_session(t):
     t.ok("only inside a corral session" in r.stderr, "and says it works only inside a session", r.stderr)
 
 
+def test_corral_on_path_in_every_shell(t):
+    """corral escalate must be found by the shells a session starts: a login
+    bash (exec -c and an agent's exec_command run bash -lc, whose profile
+    sets PATH anew), a plain bash -c and sh -c; CORRAL_BIN is absolute."""
+    for argv in (["bash", "-lc"], ["bash", "-c"], ["sh", "-c"]):
+        r = subprocess.run([CORRAL, "exec", "--raw", "-C", w.ws, "--"] + argv +
+                           ['command -v corral; case "$CORRAL_BIN" in /*) echo ABSOLUTE;; esac; '
+                            'corral escalate --help >/dev/null 2>&1 && echo ESCALATE-FOUND'],
+                           env=w.env, capture_output=True, text=True, timeout=TIMEOUT)
+        t.ok(r.stdout.startswith("/") and "ABSOLUTE" in r.stdout and "ESCALATE-FOUND" in r.stdout,
+             "%s: corral is on PATH and CORRAL_BIN is absolute" % " ".join(argv), r.stdout + r.stderr)
+    r = subprocess.run([CORRAL, "exec", "--raw", "-C", w.ws, "--", "env", "-u", "BASH_ENV", "bash", "-lc",
+                        "command -v corral || echo NOT-FOUND"], env=w.env, capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    profile_resets = "NOT-FOUND" in r.stdout
+    t.diag("this machine's login profile %s PATH" % ("resets" if profile_resets else "keeps"))
+
+
 def test_escalate_approved(t):
     target = os.path.join(outside, "escalated")
     p = in_session("touch %s 2>&1; echo sandboxed=$?; corral escalate --reason 'write the release notes' -- "
@@ -495,7 +513,8 @@ def test_session_policy_never(t):
 
 if __name__ == "__main__":
     try:
-        run_tests(Tap(), [test_escalate_outside_a_session, test_escalate_approved, test_escalate_denied_with_note,
+        run_tests(Tap(), [test_escalate_outside_a_session, test_corral_on_path_in_every_shell, test_escalate_approved,
+                          test_escalate_denied_with_note,
                           test_escalate_wider_sandbox, test_escalate_forbidden_by_rule, test_escalate_requester_gone,
                           test_escalated_ends_with_session, test_channel_is_requests_only, test_channel_flood_capped, test_channel_long_path_error,
                           test_bash_hook, test_bash_hook_keeps_user_prompt_command,
