@@ -84,7 +84,7 @@ static void scripts_written(void **state)
         assert_string_equal(buf, f->content);
         unlink(path);
     }
-    assert_int_equal(n, 4); /* corral.bash and zsh's .zshenv, .zprofile, .zshrc */
+    assert_int_equal(n, 5); /* corral.bash, path.bash (BASH_ENV) and zsh's .zshenv, .zprofile, .zshrc */
     char sub[512];
     snprintf(sub, sizeof sub, "%s/zsh", dir);
     rmdir(sub);
