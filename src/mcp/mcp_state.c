@@ -151,6 +151,8 @@ char *mcp_client_group(const char *client_name)
         return xstrdup("codex");
     if (strcmp(client_name, "claude-code") == 0)
         return xstrdup("claude");
+    if (strcmp(client_name, "gemini-cli-mcp-client") == 0)
+        return xstrdup("gemini");
     return sanitize_text(client_name, strlen(client_name), 64);
 }
 

@@ -57,8 +57,8 @@ void mcp_state_tick(mcp_state *s);
 void mcp_state_free(mcp_state *s);
 
 /* The name sessions of a client called client_name are grouped under:
- * codex-mcp-client is "codex", claude-code is "claude", others keep
- * theirs.  Caller frees. */
+ * codex-mcp-client is "codex", claude-code is "claude",
+ * gemini-cli-mcp-client is "gemini", others keep theirs.  Caller frees. */
 char *mcp_client_group(const char *client_name);
 
 #endif

@@ -344,6 +344,7 @@ def test_yield_cap(t):
 def test_identity(t):
     names = [({"name": "codex-mcp-client", "version": "0.171.0"}, (), "codex"),
              ({"name": "claude-code", "version": "2.0"}, (), "claude"),
+             ({"name": "gemini-cli-mcp-client", "version": "0.61.0"}, (), "gemini"),
              ({"name": "inspector-cli", "version": "0.5.1"}, (), "inspector-cli"),
              ({"name": "codex-mcp-client"}, ("--name", "reviewer"), "reviewer")]
     for info, args, want in names:
@@ -407,17 +408,39 @@ def test_print_config(t):
     conf = tomllib.loads(r.stdout)["mcp_servers"]["corral"]
     t.eq(conf["args"], ["mcp", "--name", "x y", "-C", os.path.realpath(sub), "--yield-cap", "700"],
          "with the bridge's options, -C made absolute")
-    t.eq(conf["tool_timeout_sec"], 710, "and a timeout above a long cap")
+    t.eq(conf["tool_timeout_sec"], 86400,
+         "a timeout of a day: with no [approvals] timeout a call waits as long as the person takes")
     r = w.corral("mcp", "--print-config", "claude")
     line = [x for x in r.stdout.splitlines() if x.startswith("claude mcp add")]
-    t.ok(line and shlex.split(line[0])[-3:] == ["--", exe, "mcp"], "--print-config claude: a claude mcp add line",
-         r.stdout)
+    words = shlex.split(line[0]) if line else []
+    t.ok(words[-3:] == ["--", exe, "mcp"], "--print-config claude: a claude mcp add line", r.stdout)
+    t.ok("XDG_RUNTIME_DIR=" + w.runtime in words and words.index("corral") < words.index("-e"),
+         "passing the environment that finds this server, after the server's name (-e takes several words)",
+         words)
+    t.ok('"allow": ["mcp__corral"]' in r.stdout and "--allowedTools mcp__corral" in r.stdout,
+         "with the permission entry that lets corral's tools run without Claude Code asking again", r.stdout)
+    t.ok("MCP_TOOL_TIMEOUT=" not in r.stdout,
+         "and no MCP_TOOL_TIMEOUT, which would shorten Claude Code's own 27.8 h limit", r.stdout)
     r = w.corral("mcp", "--print-config", "json")
     j = json.loads(r.stdout)["mcpServers"]["corral"]
     t.eq((j["command"], j["args"], j["env"]["XDG_RUNTIME_DIR"]), (exe, ["mcp"], w.runtime),
          "--print-config json: an mcpServers entry")
+    r = w.corral("mcp", "--print-config", "gemini")
+    g = json.loads(r.stdout)["mcpServers"]["corral"]
+    t.ok(g["command"] == exe and g["env"]["XDG_RUNTIME_DIR"] == w.runtime and g["trust"] is True and
+         g["timeout"] == 86400 * 1000, "--print-config gemini: settings.json's entry, trusted, a day's timeout", g)
+    conf_dir = os.path.join(w.base, "conf-approval-timeout")
+    os.makedirs(os.path.join(conf_dir, "corral"), exist_ok=True)
+    with open(os.path.join(conf_dir, "corral", "config"), "w") as f:
+        f.write("[approvals]\ntimeout = 20m\n")
+    r = subprocess.run([CORRAL, "mcp", "--print-config", "gemini"], capture_output=True, text=True,
+                       env=dict(w.env, XDG_CONFIG_HOME=conf_dir), cwd=w.ws)
+    g = json.loads(r.stdout)["mcpServers"]["corral"]
+    t.eq(g["timeout"], (20 * 60 + 60) * 1000, "above [approvals] timeout when the config sets one")
+    t.eq(g["env"].get("XDG_CONFIG_HOME"), conf_dir, "and the config's directory goes with it")
     r = w.corral("mcp", "--print-config", "vim")
-    t.ok(r.returncode == 2 and "codex, claude or json" in r.stderr, "an unknown client is a usage error", r.stderr)
+    t.ok(r.returncode == 2 and "codex, claude, gemini or json" in r.stderr, "an unknown client is a usage error",
+         r.stderr)
 
 
 def test_no_server(t):
