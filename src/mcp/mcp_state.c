@@ -190,8 +190,22 @@ static void m_initialize(mcp_state *s, json_t *id, json_t *params)
                                "capabilities", "tools", "listChanged", false, "serverInfo", "name", "corral",
                                "title", "corral", "version", PACKAGE_VERSION, "instructions", instructions);
     out(s, rpc_result(json_incref(id), result));
-    /* Connected now rather than at the first call, which then runs at
-     * once; a server that cannot be reached is tried again by each call. */
+    /* Not connected yet: a client's tools/list comes next and must be
+     * answered at once (Claude Code sends its first model request without
+     * the tools of a server that is slow to list them), and reaching the
+     * server may mean starting one.  The connection follows the tools/list
+     * answer, or CONNECT_GRACE_MS of quiet, or the first call. */
+    s->connect_at = now_ms() + MCP_CONNECT_GRACE_MS;
+}
+
+/* The first connection to the server, made once, before the first call
+ * (which would make it anyway) or once the client is answered. */
+static void connect_server(mcp_state *s)
+{
+    if (s->connected_once)
+        return;
+    s->connected_once = true;
+    s->connect_at = 0;
     char err[1024];
     if (mcp_bridge_connect(&s->bridge, err, sizeof err) < 0)
         note("cannot reach the corral server yet (each call tries again): %s", err);
@@ -223,6 +237,7 @@ static void m_tools_call(mcp_state *s, json_t *id, json_t *params)
     case MCP_TOOL_OK:
         break;
     }
+    connect_server(s);
     mcp_call *c = xcalloc(1, sizeof *c);
     link_init(&c->node);
     c->s = s;
@@ -272,6 +287,9 @@ static void request(mcp_state *s, rpc_msg *m)
         out(s, rpc_result(json_incref(m->id), json_object()));
     } else if (strcmp(method, "tools/list") == 0) {
         out(s, rpc_result(json_incref(m->id), mcp_tools_list()));
+        /* Answered: now the server, while the client's model thinks. */
+        if (s->connect_at)
+            s->connect_at = now_ms();
     } else if (strcmp(method, "tools/call") == 0) {
         m_tools_call(s, m->id, m->params);
     } else {
@@ -328,7 +346,7 @@ void mcp_state_too_large(mcp_state *s)
 
 int mcp_state_timeout(mcp_state *s)
 {
-    uint64_t now = now_ms(), next = 0;
+    uint64_t now = now_ms(), next = s->connect_at;
     for (link_t *l = s->calls.next; l != &s->calls; l = l->next) {
         mcp_call *c = link_entry(l, mcp_call, node);
         if (c->approval && c->token && (!next || c->next_beat < next))
@@ -342,6 +360,8 @@ int mcp_state_timeout(mcp_state *s)
 void mcp_state_tick(mcp_state *s)
 {
     uint64_t now = now_ms();
+    if (s->connect_at && s->connect_at <= now)
+        connect_server(s);
     for (link_t *l = s->calls.next; l != &s->calls; l = l->next) {
         mcp_call *c = link_entry(l, mcp_call, node);
         if (!c->approval || !c->token || c->next_beat > now)

@@ -28,6 +28,11 @@
  * client that resets its timeout on progress keeps waiting). */
 #define MCP_PROGRESS_INTERVAL_MS 15000u
 
+/* After initialize, the server is connected once tools/list is answered,
+ * or after this long without one (a client that lists no tools), or at
+ * the first call. */
+#define MCP_CONNECT_GRACE_MS 250u
+
 typedef struct mcp_options {
     const char *name;        /* --name: the client name; NULL: from clientInfo */
     mcp_exec_defaults exec;  /* workdir, profile, net, approval policy, yield cap */
@@ -38,6 +43,8 @@ typedef struct mcp_state {
     int out_fd;
     bool out_broken;    /* the client stopped reading: time to go */
     bool initialized;   /* notifications/initialized came */
+    bool connected_once; /* the first connection to the server was tried */
+    uint64_t connect_at; /* when to try it (ms, now_ms), 0: not yet due */
     char *version;      /* negotiated, or NULL before initialize */
     char *client;       /* the name sessions are grouped under */
     mcp_bridge bridge;

@@ -11,6 +11,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import shutil
 import subprocess
 import tempfile
@@ -56,8 +57,10 @@ def documented_tools():
 
 
 def test_initialize(t):
+    # 2026-07-28 is the stateless revision (server/discover, no
+    # initialize): corral speaks the one before it, and says so.
     for asked, agreed in (("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"), ("2024-11-05", "2025-11-25"),
-                          ("not-a-version", "2025-11-25")):
+                          ("2026-07-28", "2025-11-25"), ("not-a-version", "2025-11-25")):
         b = Bridge(w)
         r = b.initialize(asked)["result"]
         t.eq(r["protocolVersion"], agreed, "initialize with %s agrees on %s" % (asked, agreed))
@@ -71,6 +74,52 @@ def test_initialize(t):
     t.eq(r.get("error", {}).get("code"), -32602, "initialize without protocolVersion: invalid params", r)
     t.eq(b.call("ping"), {"jsonrpc": "2.0", "id": 2, "result": {}}, "ping answers with an empty result")
     t.eq(b.close(), 0, "closing stdin ends it with status 0")
+
+
+def test_discover_then_initialize(t):
+    """Claude Code opens with server/discover (the stateless revision) and
+    falls back to initialize on "method not found"."""
+    b = Bridge(w)
+    r = b.call("server/discover", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
+    t.eq(r.get("error", {}).get("code"), -32601, "server/discover: method not found, so the client falls back", r)
+    r = b.initialize("2025-11-25", client={"name": "claude-code", "version": "2.1.332"})
+    t.eq(r.get("result", {}).get("protocolVersion"), "2025-11-25", "then initialize agrees on 2025-11-25", r)
+    r = b.tool("exec_command", {"cmd": "echo after-discover"})
+    t.ok(r.get("structuredContent", {}).get("output", "").endswith("after-discover\n"), "and calls work", r)
+    b.close()
+
+
+def test_answers_before_the_server(t):
+    """initialize and tools/list never wait for the corral server: here one
+    accepts the connection and never answers, and both are still answered
+    (a client that lists the tools at once, as Claude Code does before its
+    first model request, gets them)."""
+    other = World()
+    os.makedirs(os.path.dirname(other.socket_path), exist_ok=True)
+    mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    mute.bind(other.socket_path)
+    mute.listen(8)
+    b = Bridge(other)
+    b.send_raw(b"".join(json.dumps(m).encode() + b"\n" for m in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "claude-code"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})))
+    r1, r2 = b.reply(1), b.reply(2)
+    t.ok(r1.get("result", {}).get("protocolVersion") == "2025-11-25" and
+         len(r2.get("result", {}).get("tools", [])) == 2,
+         "initialize and tools/list are answered while the server has not answered the bridge", (r1, r2))
+    mute.settimeout(TIMEOUT)
+    try:
+        conn, _ = mute.accept()  # the bridge does connect once they are answered
+    except socket.timeout:
+        conn = None
+    t.ok(conn is not None, "and then it connects")
+    if conn:
+        conn.close()
+    b.kill()
+    mute.close()
+    other.cleanup()
 
 
 def test_tools_list(t):
@@ -476,7 +525,7 @@ def test_server_goes_away(t):
     other.cleanup()
 
 
-run_tests(Tap(), [test_initialize, test_tools_list, test_exec_poll_write, test_workdir_does_not_widen,
+run_tests(Tap(), [test_initialize, test_discover_then_initialize, test_answers_before_the_server, test_tools_list, test_exec_poll_write, test_workdir_does_not_widen,
                   test_bad_arguments, test_jsonrpc_errors,
                   test_two_mib, test_cancel_mid_wait, test_stdin_closes_mid_call, test_sigterm_then_eof,
                   test_yield_cap, test_identity, test_two_bridges, test_concurrent_calls, test_print_config,
