@@ -22,6 +22,7 @@ typedef struct mcp_call {
     int link;
     int progress;     /* the last progress value sent */
     int approval;     /* the request it waits on a human for, 0: none */
+    int asked;        /* the last request it waited on, 0: none */
     char *waiting;    /* that request's message */
     uint64_t waiting_since, next_beat;
 } mcp_call;
@@ -83,6 +84,7 @@ static void on_event(void *user, void *call, json_t *ev)
          * and how to answer it are named where they can see it. */
         note("%s", clean);
         c->approval = (int)json_integer_value(json_object_get(ev, "approval"));
+        c->asked = c->approval;
         free(c->waiting);
         c->waiting = xstrdup(clean);
         c->waiting_since = now_ms();
@@ -102,8 +104,18 @@ static void on_reply(void *user, void *call, json_t *reply, const char *err)
     (void)user;
     mcp_call *c = call;
     json_t *result;
+    json_t *waits = NULL;
+    if (c->asked) {
+        /* The wall time the envelope shows counts from the answer: the
+         * model hears of the wait before it here. */
+        waits = json_array();
+        char *w = xasprintf("corral: this call waited %llu s for the user to answer request %d",
+                            (unsigned long long)((now_ms() - c->waiting_since + 500) / 1000), c->asked);
+        json_array_append_new(waits, json_string(w));
+        free(w);
+    }
     if (reply) {
-        result = mcp_tool_result(c->req, reply, c->warnings);
+        result = mcp_tool_result(c->req, reply, c->warnings, waits);
         json_decref(reply);
     } else {
         char *text = xasprintf("corral: the call was lost: %s. A command it started may still be running: "
@@ -112,6 +124,7 @@ static void on_reply(void *user, void *call, json_t *reply, const char *err)
         result = mcp_tool_error(text);
         free(text);
     }
+    json_decref(waits);
     out(c->s, rpc_result(json_incref(c->rpc_id), result));
     call_free(c);
 }

@@ -151,8 +151,10 @@ def test_tools_list(t):
          "5000-300000 ms by default.", "write_stdin's yield description is Codex's")
     out = ex["outputSchema"]
     t.eq((sorted(out["properties"]), out["required"]),
-         (sorted(["chunk_id", "wall_time_seconds", "exit_code", "session_id", "original_token_count", "output"]),
-          ["wall_time_seconds", "output"]), "an outputSchema with Codex's reply fields")
+         (sorted(["chunk_id", "wall_time_seconds", "exit_code", "session_id", "original_token_count", "output",
+                  "notices"]),
+          ["wall_time_seconds", "output"]), "an outputSchema with Codex's reply fields, and corral's notices")
+    t.eq(out["properties"]["notices"]["type"], "array", "notices: a list of texts")
     t.eq(ws["outputSchema"], out, "both tools share it")
     b.close()
 
@@ -169,7 +171,10 @@ def test_exec_poll_write(t):
                   r"Original token count: \d+\nOutput:\n", text) is not None and text.endswith("one-42\n"),
          "content is Codex's envelope", text)
     t.eq(sorted(sc), sorted(["chunk_id", "wall_time_seconds", "exit_code", "original_token_count", "output"]),
-         "structuredContent has the envelope's facts and nothing else")
+         "structuredContent has the envelope's facts and nothing else (no notices when there are none)")
+    shown = re.search(r"Wall time: (\d+\.\d{4}) seconds", text)
+    t.ok(shown and sc.get("wall_time_seconds") == float(shown.group(1)),
+         "wall_time_seconds is the envelope's, rounded as it is", (text[:80], sc.get("wall_time_seconds")))
 
     r = b.tool("exec_command", {"cmd": "read line; echo got:$line", "tty": True, "yield_time_ms": 300})
     sid = r["structuredContent"].get("session_id")
@@ -212,6 +217,9 @@ def test_exec_poll_write(t):
     sc = r["structuredContent"]
     t.ok(sc["original_token_count"] >= 262144 and "tokens truncated" in sc["output"] and len(sc["output"]) < 60000,
          "2 MiB of output is cut in the middle to the token budget", {k: sc[k] for k in sc if k != "output"})
+    t.ok(any(n.startswith("Warning: truncated output (original token count: ") for n in sc.get("notices", [])) and
+         "Warning: truncated output" in text_of(r),
+         "the truncation is a notice in structuredContent, as in the text", sc.get("notices"))
     b.close()
 
 

@@ -176,6 +176,14 @@ def test_denial_retry(t):
     t.ok(res["isError"] is False and res["structuredContent"]["exit_code"] == 1 and "Read-only file system" in out
          and "stay in the workspace" in out and "stay in the workspace" in text_of(res),
          "denied: the failed run's result, with the user's note", res)
+    notices = res["structuredContent"].get("notices", [])
+    t.ok(any("stay in the workspace" in x for x in notices) and any("sandbox" in x and x in text_of(res)
+                                                                    for x in notices),
+         "the note and what the sandbox refused (and how to ask) are notices of structuredContent too, and in the "
+         "text", notices)
+    waited = [x for x in notices if "waited" in x]
+    t.ok(waited and ("for the user to answer request %d" % n) in waited[0] and waited[0] in text_of(res),
+         "so is the wait for the user, in both", (notices, res["content"]))
     rid = b.tool_request("exec_command", {"cmd": "touch %s && echo retried-ok" % target}, token="r2")
     n = request_of(b.notification("notifications/progress"))
     w.corral("approve", str(n))
