@@ -23,8 +23,12 @@ typedef struct mcp_call {
     int progress;     /* the last progress value sent */
     int approval;     /* the request it waits on a human for, 0: none */
     int asked;        /* the last request it waited on, 0: none */
+    bool progress_said_request; /* that request's message went out as progress */
     char *waiting;    /* that request's message */
-    uint64_t waiting_since, next_beat;
+    uint64_t waiting_since; /* when the last request for a human came */
+    uint64_t started;       /* when the call was sent to the server */
+    uint64_t last_sent;     /* the last progress sent, 0: none yet */
+    uint64_t next_beat;     /* the next progress is due (with a token) */
 } mcp_call;
 
 static void out(mcp_state *s, json_t *msg)
@@ -68,6 +72,22 @@ static void progress(mcp_call *c, const char *message)
     json_t *params = json_pack("{s:O, s:i, s:s}", "progressToken", c->token, "progress", ++c->progress, "message",
                                message);
     out(c->s, rpc_notification("notifications/progress", params));
+    c->last_sent = now_ms();
+    c->next_beat = c->last_sent + c->s->opt.progress_ms;
+}
+
+/* A beat of a call that waits for its command (no human asked): the
+ * client hears the call is alive (Claude Code ends a call that is quiet
+ * for its idle timeout, and tells nobody). */
+static void beat_running(mcp_call *c)
+{
+    json_t *yield = json_object_get(c->req, "yield_time_ms");
+    char *msg = xasprintf("the command is still running (%llu s so far); the call returns when it ends or after "
+                          "its yield of %lld s",
+                          (unsigned long long)((now_ms() - c->started) / 1000),
+                          (long long)(json_integer_value(yield) / 1000));
+    progress(c, msg);
+    free(msg);
 }
 
 static void on_event(void *user, void *call, json_t *ev)
@@ -88,8 +108,15 @@ static void on_event(void *user, void *call, json_t *ev)
         free(c->waiting);
         c->waiting = xstrdup(clean);
         c->waiting_since = now_ms();
-        c->next_beat = c->waiting_since + MCP_PROGRESS_INTERVAL_MS;
-        progress(c, clean);
+        /* Who is asked, and how to answer, is news: said at once, unless a
+         * progress went out less than an interval ago (the client hears
+         * at most one per interval), then at the next beat. */
+        c->progress_said_request = false;
+        if (!c->last_sent || c->waiting_since >= c->last_sent + c->s->opt.progress_ms) {
+            progress(c, clean);
+            c->progress_said_request = true;
+        } else
+            c->next_beat = c->last_sent + c->s->opt.progress_ms;
     } else if (strcmp(kind, "warning") == 0) {
         note("warning: %s", clean);
         if (!c->warnings)
@@ -144,10 +171,16 @@ static void on_answer(void *user, void *call, json_t *reply)
     json_decref(reply);
     if (!pending) {
         c->approval = 0;
+        beat_running(c);
         return;
     }
-    char *msg = xasprintf("still %s (%llu s so far)", c->waiting ? c->waiting : "waiting for a human",
-                          (unsigned long long)((now_ms() - c->waiting_since) / 1000));
+    char *msg;
+    if (c->waiting && !c->progress_said_request)
+        msg = xstrdup(c->waiting); /* deferred by the interval: said now */
+    else
+        msg = xasprintf("still %s (%llu s so far)", c->waiting ? c->waiting : "waiting for a human",
+                        (unsigned long long)((now_ms() - c->waiting_since) / 1000));
+    c->progress_said_request = true;
     progress(c, msg);
     free(msg);
 }
@@ -259,6 +292,8 @@ static void m_tools_call(mcp_state *s, json_t *id, json_t *params)
     json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
     if (json_is_string(token) || json_is_integer(token))
         c->token = json_incref(token);
+    c->started = now_ms();
+    c->next_beat = c->started + s->opt.progress_ms;
     link_add(&s->calls, &c->node);
     c->link = mcp_bridge_call(&s->bridge, req, c, err, sizeof err);
     if (c->link < 0) {
@@ -362,7 +397,7 @@ int mcp_state_timeout(mcp_state *s)
     uint64_t now = now_ms(), next = s->connect_at;
     for (link_t *l = s->calls.next; l != &s->calls; l = l->next) {
         mcp_call *c = link_entry(l, mcp_call, node);
-        if (c->approval && c->token && (!next || c->next_beat < next))
+        if (c->token && (!next || c->next_beat < next))
             next = c->next_beat;
     }
     if (!next)
@@ -377,11 +412,14 @@ void mcp_state_tick(mcp_state *s)
         connect_server(s);
     for (link_t *l = s->calls.next; l != &s->calls; l = l->next) {
         mcp_call *c = link_entry(l, mcp_call, node);
-        if (!c->approval || !c->token || c->next_beat > now)
+        if (!c->token || c->next_beat > now)
             continue;
-        c->next_beat = now + MCP_PROGRESS_INTERVAL_MS;
-        /* Is it still waiting?  The answer comes through on_answer. */
-        mcp_bridge_ask(&s->bridge, c->link, json_pack("{s:s}", "cmd", "approvals"));
+        c->next_beat = now + s->opt.progress_ms;
+        /* Waiting for a human: is it still?  The answer comes through
+         * on_answer, which sends the progress.  If the question cannot be
+         * asked (one is outstanding), this beat says the call is alive. */
+        if (!c->approval || mcp_bridge_ask(&s->bridge, c->link, json_pack("{s:s}", "cmd", "approvals")) < 0)
+            beat_running(c);
     }
 }
 
@@ -389,6 +427,8 @@ void mcp_state_init(mcp_state *s, const mcp_options *opt, int out_fd)
 {
     memset(s, 0, sizeof *s);
     s->opt = *opt;
+    if (!s->opt.progress_ms)
+        s->opt.progress_ms = MCP_PROGRESS_INTERVAL_MS;
     s->out_fd = out_fd;
     link_init(&s->calls);
     mcp_bridge_init(&s->bridge, &bridge_ops, s);

@@ -24,9 +24,11 @@
 #define MCP_VERSION_OLD "2025-06-18"
 #define MCP_VERSION_NEW "2025-11-25"
 
-/* While a call waits for a human, its progress is repeated this often (a
- * client that resets its timeout on progress keeps waiting). */
-#define MCP_PROGRESS_INTERVAL_MS 15000u
+/* A call that has waited this long (for its command or for a human)
+ * reports progress, and again as often, when the client gave it a
+ * progressToken: a client that ends quiet calls (Claude Code's idle
+ * timeout) keeps waiting.  --progress-interval changes it. */
+#define MCP_PROGRESS_INTERVAL_MS 5000u
 
 /* After initialize, the server is connected once tools/list is answered,
  * or after this long without one (a client that lists no tools), or at
@@ -36,6 +38,7 @@
 typedef struct mcp_options {
     const char *name;        /* --name: the client name; NULL: from clientInfo */
     mcp_exec_defaults exec;  /* workdir, profile, net, approval policy, yield cap */
+    uint32_t progress_ms;    /* how often a waiting call reports progress */
 } mcp_options;
 
 typedef struct mcp_state {

@@ -122,6 +122,44 @@ def test_answers_before_the_server(t):
     other.cleanup()
 
 
+def test_progress_while_running(t):
+    """A call that waits for its command reports progress when the client
+    gave a progressToken (Claude Code ends a call that is quiet for its idle
+    timeout, without a word); the command here ends only when the test
+    releases it, after the progress came."""
+    b = bridge("--progress-interval", "1")
+    rid = b.tool_request("exec_command", {"cmd": held("beat"), "yield_time_ms": 30000}, token="beat-1")
+    p1 = b.notification("notifications/progress")
+    p2 = b.notification("notifications/progress")
+    t.ok(p1["params"]["progressToken"] == "beat-1" and "still running" in p1["params"]["message"],
+         "a call waiting for its command reports progress with the client's token", p1)
+    t.ok(p2["params"]["progress"] > p1["params"]["progress"], "again, each progress higher", (p1, p2))
+    release("beat")
+    r = b.reply(rid)["result"]
+    t.ok(r["structuredContent"]["output"].endswith("beat\n"), "then the call returns", r)
+    # A call without a token beside one with: by the second progress of
+    # the latter, the former has waited longer than an interval too.
+    quiet = b.tool_request("exec_command", {"cmd": held("quiet"), "yield_time_ms": 30000})
+    loud = b.tool_request("exec_command", {"cmd": held("loud"), "yield_time_ms": 30000}, token="loud")
+    seen = [b.notification("notifications/progress"), b.notification("notifications/progress")]
+    release("quiet")
+    release("loud")
+    replies = {}
+    while len(replies) < 2:  # in whichever order they end
+        m = b.read()
+        if "method" in m:
+            seen.append(m)
+        else:
+            replies[m.get("id")] = m
+    seen += [n for n in b.notifications if n["method"] == "notifications/progress"]
+    t.ok(all(n["params"]["progressToken"] == "loud" for n in seen) and all("result" in r for r in replies.values()) and sorted(replies) == sorted([quiet, loud]),
+         "a call without a token gets no progress (MCP has nowhere to send it)", seen)
+    b.close()
+    r = w.corral("mcp", "--progress-interval", "0")
+    t.ok(r.returncode == 2 and "--progress-interval wants seconds from 1 to 600" in r.stderr,
+         "--progress-interval 0 is refused", r.stderr)
+
+
 def test_tools_list(t):
     b = bridge()
     r = b.call("tools/list")["result"]
@@ -533,7 +571,8 @@ def test_server_goes_away(t):
     other.cleanup()
 
 
-run_tests(Tap(), [test_initialize, test_discover_then_initialize, test_answers_before_the_server, test_tools_list, test_exec_poll_write, test_workdir_does_not_widen,
+run_tests(Tap(), [test_initialize, test_discover_then_initialize, test_answers_before_the_server, test_tools_list,
+                  test_progress_while_running, test_exec_poll_write, test_workdir_does_not_widen,
                   test_bad_arguments, test_jsonrpc_errors,
                   test_two_mib, test_cancel_mid_wait, test_stdin_closes_mid_call, test_sigterm_then_eof,
                   test_yield_cap, test_identity, test_two_bridges, test_concurrent_calls, test_print_config,
