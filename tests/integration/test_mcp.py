@@ -552,6 +552,83 @@ def test_no_server(t):
     other.cleanup()
 
 
+def servers_of(world):
+    """pids of the corral servers running for world (by their environment)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"server" in argv[1:3] and ("XDG_RUNTIME_DIR=" + world.runtime).encode() in env:
+            found.append(int(pid))
+    return found
+
+
+def server_starts(world):
+    """How many servers the clients started (the log of servers they start):
+    those that listened, and those that found another holding the lock."""
+    try:
+        with open(os.path.join(world.state, "corral", "server.log")) as f:
+            text = f.read()
+    except OSError:
+        return 0, 0
+    return text.count("listening on"), text.count("already running")
+
+
+def test_one_server_for_all(t):
+    """20 verbs and 5 bridges started at the same instant with no server:
+    one server starts (the others wait for it), and every one is answered."""
+    other = World()
+    verbs = [subprocess.Popen([CORRAL, "ls", "--json"], env=other.env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE) for _ in range(20)]
+    bridges = [Bridge(other) for _ in range(5)]
+    calls = []
+    for i, b in enumerate(bridges):
+        b.send_raw(b"".join(json.dumps(m).encode() + b"\n" for m in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "race"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "exec_command", "arguments": {"cmd": "echo race-%d" % i}}})))
+    answered = 0
+    for p in verbs:
+        out, err = p.communicate(timeout=TIMEOUT)
+        try:
+            answered += p.returncode == 0 and "sessions" in json.loads(out)
+        except ValueError:
+            t.diag("corral ls: %r %r" % (out[-300:], err[-300:]))
+    t.eq(answered, 20, "every one of 20 verbs started at once with no server is answered")
+    outs = []
+    for i, b in enumerate(bridges):
+        b.reply(1)
+        outs.append(b.reply(2).get("result", {}).get("structuredContent", {}).get("output", ""))
+        b.close()
+    t.eq(outs, ["race-%d\n" % i for i in range(5)], "and every call of 5 bridges started with them")
+    t.eq((len(servers_of(other)), server_starts(other)), (1, (1, 0)),
+         "by one server: no other was started, not even one that found it running and gave up", servers_of(other))
+    other.cleanup()
+
+    # A verb right after a server was started by hand, before it listens:
+    # it waits for that server rather than starting a second.
+    other = World()
+    log = open(os.path.join(other.base, "server.log"), "ab")
+    by_hand = subprocess.Popen([CORRAL, "server", "--foreground"], env=other.env, stdin=subprocess.DEVNULL,
+                               stdout=log, stderr=log)
+    r = other.corral("ls", "--json")
+    t.ok(r.returncode == 0 and servers_of(other) == [by_hand.pid],
+         "a verb run right after corral server --foreground & uses that server", (r.stderr, servers_of(other)))
+    by_hand.terminate()
+    by_hand.wait(TIMEOUT)
+    log.close()
+    other.cleanup()
+
+
 def test_server_goes_away(t):
     other = World()
     other.start_server()
@@ -576,4 +653,4 @@ run_tests(Tap(), [test_initialize, test_discover_then_initialize, test_answers_b
                   test_bad_arguments, test_jsonrpc_errors,
                   test_two_mib, test_cancel_mid_wait, test_stdin_closes_mid_call, test_sigterm_then_eof,
                   test_yield_cap, test_identity, test_two_bridges, test_concurrent_calls, test_print_config,
-                  test_no_server, test_server_goes_away])
+                  test_no_server, test_one_server_for_all, test_server_goes_away])
