@@ -459,7 +459,16 @@ mcp_tool_status mcp_tool_request(const char *name, json_t *args, const mcp_exec_
         arg_error(&a, "'arguments' must be an object");
         return MCP_TOOL_BAD_ARGS;
     }
+    /* Gemini CLI adds wait_for_previous (a boolean: run this call after
+     * the model's earlier ones) to every tool's schema, acts on it itself
+     * and passes it on: it is the client's, not an argument of the tool. */
+    json_t *own = NULL;
+    if (json_is_boolean(json_object_get(args, "wait_for_previous"))) {
+        args = own = json_copy(args);
+        json_object_del(own, "wait_for_previous");
+    }
     *req = exec ? exec_request(&a, args, d) : write_request(&a, args, d);
+    json_decref(own);
     json_decref(empty);
     if (!*req)
         return MCP_TOOL_BAD_ARGS;

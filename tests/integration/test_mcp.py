@@ -309,6 +309,12 @@ def test_bad_arguments(t):
     t.ok(r.get("isError") and "'session_id' is required" in text_of(r), "write_stdin without session_id", r)
     r = b.tool("exec_command", {"cmd": "echo 1.5", "yield_time_ms": 20000.5, "max_output_tokens": 100.0})
     t.eq(r["structuredContent"].get("exit_code"), 0, "numbers may come as floats (JSON has one number type)", r)
+    r = b.tool("exec_command", {"cmd": "echo wfp", "wait_for_previous": True})
+    t.ok(r.get("structuredContent", {}).get("output", "").endswith("wfp\n"),
+         "wait_for_previous, which Gemini CLI adds to every tool and passes on, is the client's: ignored", r)
+    r = b.tool("exec_command", {"cmd": "true", "wait_for_previous": "yes"})
+    t.ok(r.get("isError") is True and "unknown argument 'wait_for_previous'" in text_of(r),
+         "(as a boolean only)", r)
     b.close()
 
 
