@@ -343,10 +343,10 @@ def test_codex(t):
 
 # ---- Claude Code and Gemini CLI ----------------------------------------------------------------
 
-def approve_when_asked(client):
-    """Approve the first request the agent's call puts to a person, as the
-    user would in the supervisor screen; returns its id, or None when none
-    came within the timeout."""
+def answer_when_asked(client, answer):
+    """Answer the first request the agent's call puts to a person, as the
+    user would in the supervisor screen, with `corral <answer...> ID`;
+    returns its id, or None when none came within the timeout."""
     found = []
 
     def asked():
@@ -357,7 +357,7 @@ def approve_when_asked(client):
 
     if not wait_until(asked, CLIENT_TIMEOUT):
         return None
-    w.corral("approve", str(found[0]["id"]))
+    w.corral(*answer, str(found[0]["id"]))
     return found[0]["id"]
 
 
@@ -495,12 +495,12 @@ def agent_home(name):
     return home
 
 
-def run_agent(argv, env, client):
-    """The agent's run, while the test approves the request its call puts
-    to a person; (the process's result, the request id approved)."""
+def run_agent(argv, env, client, answer=("approve",)):
+    """The agent's run, while the test answers the request its call puts
+    to a person; (the process's result, the request id answered)."""
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=env, cwd=w.ws)
-    approved = approve_when_asked(client)
+    approved = answer_when_asked(client, answer)
     try:
         out, err = p.communicate(timeout=CLIENT_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -517,29 +517,40 @@ def escalated(marker):
             "justification": "the test asks for it"}
 
 
+def claude_env(name, print_config_args=()):
+    """A fresh home for Claude Code with corral registered by the claude mcp
+    add line of --print-config claude; (env, the registration's result)."""
+    home = agent_home(name)
+    env = dict(w.env, HOME=home, ANTHROPIC_API_KEY="dummy", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    for k in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CONFIG_DIR", "MCP_TOOL_TIMEOUT", "CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT"):
+        env.pop(k, None)
+    snippet = w.corral("mcp", *print_config_args, "--print-config", "claude").stdout
+    add = [x for x in snippet.splitlines() if x.startswith("claude mcp add")]
+    r = subprocess.run([agents.bin("claude")] + shlex.split(add[0])[1:], capture_output=True, text=True, env=env,
+                       cwd=w.ws, timeout=CLIENT_TIMEOUT) if add else None
+    return env, r
+
+
+def run_claude(env, api, answer=("approve",)):
+    env = dict(env, ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % api.port)
+    # --allowedTools mcp__corral, as --print-config claude says.
+    r = run_agent([agents.bin("claude"), "-p", "run the command", "--allowedTools", "mcp__corral",
+                   "--output-format", "json"], env, "claude", answer)
+    api.close()
+    return r
+
+
 def test_claude(t):
     what = "Claude Code %s runs a command through corral mcp" % CLAUDE_VERSION
     if not agents.check(t, what):
         return
     if agents.note:
         t.diag(agents.note)
-    claude = agents.bin("claude")
-    home = agent_home("claude")
-    env = dict(w.env, HOME=home, ANTHROPIC_API_KEY="dummy", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
-    for k in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CONFIG_DIR", "MCP_TOOL_TIMEOUT"):
-        env.pop(k, None)
-    snippet = w.corral("mcp", "--print-config", "claude").stdout
-    add = [x for x in snippet.splitlines() if x.startswith("claude mcp add")]
-    r = subprocess.run([claude] + shlex.split(add[0])[1:], capture_output=True, text=True, env=env, cwd=w.ws,
-                       timeout=CLIENT_TIMEOUT) if add else None
+    env, r = claude_env("claude")
     t.ok(r is not None and r.returncode == 0, "the claude mcp add line of --print-config claude registers corral",
          r and (r.stdout + r.stderr)[-2000:])
     api = AnthropicAPI(escalated("claude-marker"))
-    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:%d" % api.port
-    # --allowedTools mcp__corral, as --print-config claude says.
-    r, approved = run_agent([claude, "-p", "run the command", "--allowedTools", "mcp__corral", "--output-format",
-                             "json"], env, "claude")
-    api.close()
+    r, approved = run_claude(env, api)
     t.eq(r.returncode, 0, "claude -p finishes (exit 0)", (r.stderr[-3000:], r.stdout[-3000:]))
     bodies = api.bodies()
     first = json.dumps(bodies[0]) if bodies else ""
@@ -560,6 +571,21 @@ def test_claude(t):
     t.ok(mine, "the command's output reached the model stand-in", results)
     t.ok(mine and ("this call waited" in mine[0] and "answer request %s" % approved in mine[0]),
          "and so did corral's notice of the wait for the user (Claude Code passes structuredContent)", mine)
+
+
+DENIAL_NOTE = "use the workspace instead"
+
+
+def test_claude_denied(t):
+    if not agents.check(t, "Claude Code: a denial's note reaches the model"):
+        return
+    env, _ = claude_env("claude-denied")
+    api = AnthropicAPI(escalated("claude-denied"))
+    r, denied = run_claude(env, api, ("deny", "--note", DENIAL_NOTE))
+    results = api.tool_results()
+    t.ok(r.returncode == 0 and denied is not None and any(DENIAL_NOTE in x and "did not run" in x for x in results),
+         "a request the user denied with a note: the model reads that it did not run, and the note", results)
+    t.ok(session_running(w, "claude-denied-$((6*7))") is None, "and nothing ran")
 
 
 def test_gemini(t):
@@ -605,5 +631,16 @@ def test_gemini(t):
     t.ok(mine and ("this call waited" in mine[0] and "answer request %s" % approved in mine[0]),
          "and so did corral's notice of the wait for the user (Gemini CLI passes the text)", mine)
 
+    api = GeminiAPI(escalated("gemini-denied"))
+    env["GOOGLE_GEMINI_BASE_URL"] = "http://127.0.0.1:%d" % api.port
+    r, denied = run_agent([gemini, "-m", "gemini-2.5-flash", "-p", "run the command", "--output-format", "json"],
+                          env, "gemini", ("deny", "--note", DENIAL_NOTE))
+    api.close()
+    responses = api.function_responses()
+    t.ok(r.returncode == 0 and denied is not None and any(DENIAL_NOTE in x and "did not run" in x
+                                                          for x in responses),
+         "a request the user denied with a note: the model reads that it did not run, and the note", responses)
+    t.ok(session_running(w, "gemini-denied-$((6*7))") is None, "and nothing ran")
 
-run_tests(Tap(), [test_inspector, test_codex, test_claude, test_gemini])
+
+run_tests(Tap(), [test_inspector, test_codex, test_claude, test_claude_denied, test_gemini])
