@@ -101,7 +101,14 @@ def test_deny_with_note(t):
     b.close()
 
 
+def withdrawal(screen, n):
+    """The approval_done a screen hears for request n."""
+    return screen.next_event(lambda m: m.get("event") == "approval_done" and m.get("approval") == n)
+
+
 def test_cancel_withdraws(t):
+    screen = w.connect("screen")
+    screen.call({"cmd": "subscribe"})
     b = Bridge(w)
     b.initialize()
     rid = b.tool_request("exec_command", {"cmd": "touch %s" % os.path.join(OUTSIDE, "withdrawn"),
@@ -110,11 +117,21 @@ def test_cancel_withdraws(t):
     n = request_of(asked(b))
     t.ok([a for a in pending() if a["id"] == n], "the request waits")
     b.notify("notifications/cancelled", {"requestId": rid})
-    gone = wait_until(lambda: not [a for a in pending() if a["id"] == n])
-    t.ok(gone, "cancelling the call withdraws the question (screens close their dialog)")
+    done = withdrawal(screen, n)
+    t.ok(done.get("answer") == "gone" and "its call was cancelled" in done.get("note", ""),
+         "cancelling the call withdraws the question: every screen hears it is gone, and why", done)
+    t.ok(not [a for a in pending() if a["id"] == n], "corral approvals no longer lists it")
     t.eq(b.call("ping").get("result"), {}, "no reply for the cancelled call; the bridge serves on")
     t.ok(not os.path.exists(os.path.join(OUTSIDE, "withdrawn")), "and nothing ran")
+    b.tool_request("exec_command", {"cmd": "touch %s" % os.path.join(OUTSIDE, "withdrawn"),
+                                    "sandbox_permissions": "require_escalated", "justification": "j"}, token="d")
+    n = request_of(asked(b))
     b.close()
+    done = withdrawal(screen, n)
+    t.ok(done.get("answer") == "gone" and "the agent or its connection to corral ended" in done.get("note", ""),
+         "the agent ending withdraws its question too, saying so", done)
+    t.ok(not os.path.exists(os.path.join(OUTSIDE, "withdrawn")), "and nothing ran")
+    screen.close()
 
 
 def test_no_token_no_progress(t):
