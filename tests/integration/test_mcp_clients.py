@@ -34,6 +34,7 @@ import fcntl
 import http.server
 import json
 import os
+import re
 import shlex
 import shutil
 import socketserver
@@ -410,21 +411,40 @@ class ModelAPI:
 class AnthropicAPI(ModelAPI):
     """The Messages API as Claude Code streams it (server-sent events).  Its
     MCP tools are deferred: the model first loads them with ToolSearch,
-    then calls corral's exec_command with args, then ends the turn."""
+    then calls corral's exec_command with args; when the result names a
+    session still running, it calls on_poll() and polls it with write_stdin;
+    then it ends the turn."""
 
-    def __init__(self, args):
+    def __init__(self, args, on_poll=None):
         self.args = args
+        self.on_poll = on_poll
         super().__init__()
+
+    def running_session(self, req):
+        """The session_id of the last tool result (Claude Code passes
+        structuredContent, as JSON text), or None."""
+        for m in reversed(req.get("messages", [])):
+            for c in m.get("content", []) if isinstance(m.get("content"), list) else []:
+                if c.get("type") == "tool_result":
+                    try:
+                        return json.loads(c.get("content")).get("session_id")
+                    except (TypeError, ValueError, AttributeError):
+                        return None
+        return None
 
     def answer(self, path, req):
         tools = [t.get("name") for t in req.get("tools", [])]
         used = [c.get("name") for m in req.get("messages", []) if m.get("role") == "assistant" and
                 isinstance(m.get("content"), list) for c in m["content"] if c.get("type") == "tool_use"]
         n = len(self.requests)
+        sid = self.running_session(req)
         if "mcp__corral__exec_command" in tools and "mcp__corral__exec_command" not in used:
             call = ("mcp__corral__exec_command", self.args)
         elif "ToolSearch" in tools and "ToolSearch" not in used:
             call = ("ToolSearch", {"query": "select:mcp__corral__exec_command,mcp__corral__write_stdin"})
+        elif self.on_poll and sid is not None and used.count("mcp__corral__write_stdin") < 5:
+            self.on_poll()
+            call = ("mcp__corral__write_stdin", {"session_id": sid, "yield_time_ms": 30000})
         else:
             call = None
         events = [{"type": "message_start", "message": {
@@ -461,17 +481,29 @@ class AnthropicAPI(ModelAPI):
 
 class GeminiAPI(ModelAPI):
     """The Gemini API as Gemini CLI calls it (streamGenerateContent, server-
-    sent events): a call of corral's exec_command with args, then an answer."""
+    sent events): a call of corral's exec_command with args; when the result
+    names a session still running, on_poll() and a write_stdin poll of it;
+    then an answer."""
 
-    def __init__(self, args):
+    def __init__(self, args, on_poll=None):
         self.args = args
+        self.on_poll = on_poll
         super().__init__()
 
     def answer(self, path, req):
         names = [d.get("name") for t in req.get("tools", []) for d in t.get("functionDeclarations", [])]
-        called = any("functionCall" in p for c in req.get("contents", []) for p in c.get("parts", []))
-        if "mcp_corral_exec_command" in names and not called:
+        calls = [p["functionCall"].get("name") for c in req.get("contents", []) for p in c.get("parts", [])
+                 if "functionCall" in p]
+        responses = [json.dumps(p["functionResponse"]) for c in req.get("contents", []) for p in c.get("parts", [])
+                     if "functionResponse" in p]
+        # Gemini CLI passes the text: Codex's envelope names a running session.
+        running = re.search(r"Process running with session ID (\d+)", responses[-1]) if responses else None
+        if "mcp_corral_exec_command" in names and not calls:
             parts = [{"functionCall": {"name": "mcp_corral_exec_command", "args": self.args}}]
+        elif self.on_poll and running and calls.count("mcp_corral_write_stdin") < 5:
+            self.on_poll()
+            parts = [{"functionCall": {"name": "mcp_corral_write_stdin",
+                                       "args": {"session_id": int(running.group(1)), "yield_time_ms": 30000}}}]
         else:
             parts = [{"text": "done"}]
         chunk = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
@@ -573,6 +605,37 @@ def test_claude(t):
          "and so did corral's notice of the wait for the user (Claude Code passes structuredContent)", mine)
 
 
+def held(marker):
+    """exec_command's arguments for a command that prints marker once
+    release(marker) is called (it waits for a file, not for a clock), with
+    a yield short enough to return while it waits."""
+    return {"cmd": "while [ ! -e .release-%s ]; do sleep 0.02; done; echo %s-$((6*7))" % (marker, marker),
+            "yield_time_ms": 250}
+
+
+def release(marker):
+    return lambda: open(os.path.join(w.ws, ".release-" + marker), "w").close()
+
+
+def test_claude_poll(t):
+    if not agents.check(t, "Claude Code: a yield, then a write_stdin poll"):
+        return
+    env, _ = claude_env("claude-poll")
+    api = AnthropicAPI(held("claude-polled"), on_poll=release("claude-polled"))
+    env = dict(env, ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % api.port)
+    r = subprocess.run([agents.bin("claude"), "-p", "run the command", "--allowedTools", "mcp__corral",
+                        "--output-format", "json"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       env=env, cwd=w.ws, timeout=CLIENT_TIMEOUT)
+    api.close()
+    results = []  # corral's results, each once, in the order the model got them
+    for x in api.tool_results():
+        if "chunk_id" in x and x not in results:
+            results.append(x)
+    t.ok(r.returncode == 0 and len(results) >= 2 and '\\"session_id\\"' in results[0] and
+         "claude-polled-42" in results[-1] and '\\"exit_code\\":0' in results[-1],
+         "the yield returns a session id, and a write_stdin poll of it the output and the exit", results)
+
+
 DENIAL_NOTE = "use the workspace instead"
 
 
@@ -642,5 +705,16 @@ def test_gemini(t):
          "a request the user denied with a note: the model reads that it did not run, and the note", responses)
     t.ok(session_running(w, "gemini-denied-$((6*7))") is None, "and nothing ran")
 
+    api = GeminiAPI(held("gemini-polled"), on_poll=release("gemini-polled"))
+    env["GOOGLE_GEMINI_BASE_URL"] = "http://127.0.0.1:%d" % api.port
+    r = subprocess.run([gemini, "-m", "gemini-2.5-flash", "-p", "run the command", "--output-format", "json"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, cwd=w.ws,
+                       timeout=CLIENT_TIMEOUT)
+    api.close()
+    responses = api.function_responses()
+    t.ok(r.returncode == 0 and len(responses) >= 2 and "Process running with session ID" in responses[0] and
+         "gemini-polled-42" in responses[-1] and "Process exited with code 0" in responses[-1],
+         "the yield returns a session id, and a write_stdin poll of it the output and the exit", responses)
 
-run_tests(Tap(), [test_inspector, test_codex, test_claude, test_claude_denied, test_gemini])
+
+run_tests(Tap(), [test_inspector, test_codex, test_claude, test_claude_denied, test_claude_poll, test_gemini])
