@@ -76,16 +76,25 @@ static void progress(mcp_call *c, const char *message)
     c->next_beat = c->last_sent + c->s->opt.progress_ms;
 }
 
-/* A beat of a call that waits for its command (no human asked): the
- * client hears the call is alive (Claude Code ends a call that is quiet
- * for its idle timeout, and tells nobody). */
-static void beat_running(mcp_call *c)
+/* A beat of a waiting call: the client hears the call is alive (Claude
+ * Code ends a call that is quiet for its idle timeout, and tells nobody),
+ * and what it waits for: a human (the request, said in full the first
+ * time), or its command. */
+static void beat(mcp_call *c)
 {
-    json_t *yield = json_object_get(c->req, "yield_time_ms");
-    char *msg = xasprintf("the command is still running (%llu s so far); the call returns when it ends or after "
-                          "its yield of %lld s",
-                          (unsigned long long)((now_ms() - c->started) / 1000),
-                          (long long)(json_integer_value(yield) / 1000));
+    char *msg;
+    if (c->approval && c->waiting && !c->progress_said_request)
+        msg = xstrdup(c->waiting); /* deferred by the interval: said now */
+    else if (c->approval)
+        msg = xasprintf("still %s (%llu s so far)", c->waiting ? c->waiting : "waiting for a human",
+                        (unsigned long long)((now_ms() - c->waiting_since) / 1000));
+    else
+        msg = xasprintf("the command is still running (%llu s so far); the call returns when it ends or after "
+                        "its yield of %lld s",
+                        (unsigned long long)((now_ms() - c->started) / 1000),
+                        (long long)(json_integer_value(json_object_get(c->req, "yield_time_ms")) / 1000));
+    if (c->approval)
+        c->progress_said_request = true;
     progress(c, msg);
     free(msg);
 }
@@ -169,20 +178,9 @@ static void on_answer(void *user, void *call, json_t *reply)
             pending = true;
     }
     json_decref(reply);
-    if (!pending) {
-        c->approval = 0;
-        beat_running(c);
-        return;
-    }
-    char *msg;
-    if (c->waiting && !c->progress_said_request)
-        msg = xstrdup(c->waiting); /* deferred by the interval: said now */
-    else
-        msg = xasprintf("still %s (%llu s so far)", c->waiting ? c->waiting : "waiting for a human",
-                        (unsigned long long)((now_ms() - c->waiting_since) / 1000));
-    c->progress_said_request = true;
-    progress(c, msg);
-    free(msg);
+    if (!pending)
+        c->approval = 0; /* answered: the call waits for its command now */
+    beat(c);
 }
 
 static const mcp_bridge_ops bridge_ops = {.event = on_event, .reply = on_reply, .answer = on_answer};
@@ -419,7 +417,7 @@ void mcp_state_tick(mcp_state *s)
          * on_answer, which sends the progress.  If the question cannot be
          * asked (one is outstanding), this beat says the call is alive. */
         if (!c->approval || mcp_bridge_ask(&s->bridge, c->link, json_pack("{s:s}", "cmd", "approvals")) < 0)
-            beat_running(c);
+            beat(c);
     }
 }
 

@@ -2,7 +2,7 @@
  * mcp_state.h - the MCP protocol state machine of `corral mcp`: initialize
  * (version negotiation, the client's name), ping, tools/list, tools/call
  * (through mcp_bridge.h), notifications/cancelled, and the progress a
- * waiting call reports while a human decides.  It reads one client message
+ * waiting call reports (while a human decides, or its command runs).  It reads one client message
  * at a time and writes its answers to the output descriptor; the event
  * loop around it lives in mcp.c.
  *
