@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The output schema both tools share (Codex's unified_exec_output_schema). */
+/* The output schema both tools share: Codex's unified_exec_output_schema,
+ * and corral's notices (for a client that shows its model only
+ * structuredContent, every notice the text carries). */
 #define OUTPUT_SCHEMA                                                                                            \
     "{\"type\":\"object\",\"properties\":{"                                                                      \
     "\"chunk_id\":{\"type\":\"string\",\"description\":\"Chunk identifier included when the response reports "  \

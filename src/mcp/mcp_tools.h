@@ -1,9 +1,10 @@
 /*
  * mcp_tools.h - the two tools `corral mcp` offers, exactly as the Codex CLI
  * defines them (exec_command and write_stdin: input schemas, descriptions,
- * defaults, the output schema), and the translation between a tools/call
- * and the corral server's own exec / write_stdin requests and replies
- * (docs/mcp.md, docs/protocol.md).  Pure functions: no I/O.
+ * defaults, the output schema, with corral's notices added), and the
+ * translation between a tools/call and the corral server's own exec /
+ * write_stdin requests and replies (docs/mcp.md, docs/protocol.md).  Pure
+ * functions: no I/O.
  *
  * Included only in src/mcp/.
  */
