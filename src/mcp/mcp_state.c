@@ -24,6 +24,7 @@ typedef struct mcp_call {
     int approval;     /* the request it waits on a human for, 0: none */
     int asked;        /* the last request it waited on, 0: none */
     bool progress_said_request; /* that request's message went out as progress */
+    bool stateless;   /* asked under the stateless revision: its result says resultType */
     char *waiting;    /* that request's message */
     uint64_t waiting_since; /* when the last request for a human came */
     uint64_t started;       /* when the call was sent to the server */
@@ -161,6 +162,8 @@ static void on_reply(void *user, void *call, json_t *reply, const char *err)
         free(text);
     }
     json_decref(waits);
+    if (c->stateless)
+        json_object_set_new(result, "resultType", json_string("complete"));
     out(c->s, rpc_result(json_incref(c->rpc_id), result));
     call_free(c);
 }
@@ -213,6 +216,61 @@ static void reply_error(mcp_state *s, json_t *id, int code, const char *message)
     out(s, rpc_error(json_incref(id), code, message));
 }
 
+/* The name sessions are grouped under, from a client's clientInfo (unless
+ * --name gave one), before the first connection. */
+static void learn_client(mcp_state *s, json_t *info)
+{
+    const char *name = json_string_value(json_object_get(info, "name"));
+    if (s->opt.name || !name || s->connected_once)
+        return;
+    free(s->client);
+    s->client = mcp_client_group(name);
+    mcp_bridge_set_name(&s->bridge, s->client);
+}
+
+/* The stateless revision (2026-07-28) has no initialize: a client asks
+ * server/discover which revisions are served (Claude Code does, then
+ * falls back to initialize if it is not answered), and every request
+ * names its revision and client in params._meta.  The tools and their
+ * results are the same; a result says resultType "complete". */
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CLIENT "io.modelcontextprotocol/clientInfo"
+
+static void m_discover(mcp_state *s, json_t *id, json_t *params)
+{
+    learn_client(s, json_object_get(json_object_get(params, "_meta"), META_CLIENT));
+    json_t *result = json_pack("{s:[s], s:{s:{s:b}}, s:s, s:i, s:s, s:s, s:{s:{s:s, s:s, s:s}}}", "supportedVersions",
+                               MCP_VERSION_STATELESS, "capabilities", "tools", "listChanged", false, "instructions",
+                               instructions, "ttlMs", 0, "cacheScope", "private", "resultType", "complete", "_meta",
+                               "io.modelcontextprotocol/serverInfo", "name", "corral", "title", "corral", "version",
+                               PACKAGE_VERSION);
+    out(s, rpc_result(json_incref(id), result));
+    if (!s->connected_once && !s->connect_at)
+        s->connect_at = now_ms() + MCP_CONNECT_GRACE_MS;
+}
+
+/* A request under the stateless revision: 1, 0 for one without the
+ * revision in its _meta, -1 when it names one corral does not serve
+ * (answered here with -32022, as the revision asks). */
+static int stateless(mcp_state *s, rpc_msg *m)
+{
+    json_t *meta = json_object_get(m->params, "_meta");
+    json_t *v = json_object_get(meta, META_VERSION);
+    if (!v)
+        return 0;
+    if (!json_is_string(v) || strcmp(json_string_value(v), MCP_VERSION_STATELESS) != 0) {
+        json_t *err = rpc_error(json_incref(m->id), RPC_UNSUPPORTED_VERSION,
+                                "unsupported protocol version: corral mcp serves " MCP_VERSION_STATELESS
+                                " (and, after initialize, " MCP_VERSION_NEW " and " MCP_VERSION_OLD ")");
+        json_object_set_new(json_object_get(err, "error"), "data",
+                            json_pack("{s:[s], s:O}", "supported", MCP_VERSION_STATELESS, "requested", v));
+        out(s, err);
+        return -1;
+    }
+    learn_client(s, json_object_get(meta, META_CLIENT));
+    return 1;
+}
+
 static void m_initialize(mcp_state *s, json_t *id, json_t *params)
 {
     json_t *version = json_object_get(params, "protocolVersion");
@@ -224,7 +282,7 @@ static void m_initialize(mcp_state *s, json_t *id, json_t *params)
     const char *agreed = strcmp(asked, MCP_VERSION_OLD) == 0 ? MCP_VERSION_OLD : MCP_VERSION_NEW;
     free(s->version);
     s->version = xstrdup(agreed);
-    if (!s->opt.name) {
+    if (!s->opt.name && !s->connected_once) {
         json_t *info = json_object_get(params, "clientInfo");
         free(s->client);
         s->client = mcp_client_group(json_string_value(json_object_get(info, "name")));
@@ -257,7 +315,7 @@ static void connect_server(mcp_state *s)
         note("serving %s through the corral server (pid %d)", s->client, s->bridge.server_pid);
 }
 
-static void m_tools_call(mcp_state *s, json_t *id, json_t *params)
+static void m_tools_call(mcp_state *s, json_t *id, json_t *params, bool is_stateless)
 {
     json_t *name = json_object_get(params, "name");
     json_t *args = json_object_get(params, "arguments");
@@ -275,9 +333,13 @@ static void m_tools_call(mcp_state *s, json_t *id, json_t *params)
     case MCP_TOOL_UNKNOWN:
         reply_error(s, id, RPC_INVALID_PARAMS, err);
         return;
-    case MCP_TOOL_BAD_ARGS:
-        out(s, rpc_result(json_incref(id), mcp_tool_error(err)));
+    case MCP_TOOL_BAD_ARGS: {
+        json_t *result = mcp_tool_error(err);
+        if (is_stateless)
+            json_object_set_new(result, "resultType", json_string("complete"));
+        out(s, rpc_result(json_incref(id), result));
         return;
+    }
     case MCP_TOOL_OK:
         break;
     }
@@ -286,6 +348,7 @@ static void m_tools_call(mcp_state *s, json_t *id, json_t *params)
     link_init(&c->node);
     c->s = s;
     c->rpc_id = json_incref(id);
+    c->stateless = is_stateless;
     c->req = json_deep_copy(req);
     json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
     if (json_is_string(token) || json_is_integer(token))
@@ -296,7 +359,10 @@ static void m_tools_call(mcp_state *s, json_t *id, json_t *params)
     c->link = mcp_bridge_call(&s->bridge, req, c, err, sizeof err);
     if (c->link < 0) {
         char *text = xasprintf("corral: cannot reach the corral server: %s", err);
-        out(s, rpc_result(json_incref(id), mcp_tool_error(text)));
+        json_t *result = mcp_tool_error(text);
+        if (is_stateless)
+            json_object_set_new(result, "resultType", json_string("complete"));
+        out(s, rpc_result(json_incref(id), result));
         free(text);
         call_free(c);
     }
@@ -324,24 +390,39 @@ static void m_cancelled(mcp_state *s, json_t *params)
     call_free(c);
 }
 
+/* result (stolen) answers id; under the stateless revision it says so. */
+static void answer(mcp_state *s, json_t *id, json_t *result, bool is_stateless)
+{
+    if (is_stateless)
+        json_object_set_new(result, "resultType", json_string("complete"));
+    out(s, rpc_result(json_incref(id), result));
+}
+
 static void request(mcp_state *s, rpc_msg *m)
 {
     const char *method = m->method;
+    if (strcmp(method, "server/discover") == 0) {
+        m_discover(s, m->id, m->params);
+        return;
+    }
+    int st = strcmp(method, "initialize") == 0 ? 0 : stateless(s, m);
+    if (st < 0)
+        return;
     if (strcmp(method, "initialize") == 0) {
         m_initialize(s, m->id, m->params);
     } else if (strcmp(method, "ping") == 0) {
-        out(s, rpc_result(json_incref(m->id), json_object()));
+        answer(s, m->id, json_object(), st);
     } else if (strcmp(method, "tools/list") == 0) {
-        out(s, rpc_result(json_incref(m->id), mcp_tools_list()));
+        answer(s, m->id, mcp_tools_list(), st);
         /* Answered: now the server, while the client's model thinks. */
-        if (s->connect_at)
+        if (!s->connected_once)
             s->connect_at = now_ms();
     } else if (strcmp(method, "tools/call") == 0) {
-        m_tools_call(s, m->id, m->params);
+        m_tools_call(s, m->id, m->params, st);
     } else {
         char *shown = sanitize_text(method, strlen(method), 100);
-        char *msg = xasprintf("method not found: %s (corral mcp offers initialize, ping, tools/list and "
-                              "tools/call)",
+        char *msg = xasprintf("method not found: %s (corral mcp offers server/discover, initialize, ping, "
+                              "tools/list and tools/call)",
                               shown);
         reply_error(s, m->id, RPC_METHOD_NOT_FOUND, msg);
         free(msg);

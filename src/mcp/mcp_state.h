@@ -19,10 +19,13 @@
 #include "mcp/mcp_bridge.h"
 #include "mcp/mcp_tools.h"
 
-/* Protocol versions spoken, oldest first; an unknown one is answered with
- * the newest. */
+/* Protocol versions spoken after initialize, oldest first; an unknown one
+ * is answered with the newest. */
 #define MCP_VERSION_OLD "2025-06-18"
 #define MCP_VERSION_NEW "2025-11-25"
+/* The stateless revision: no initialize, server/discover, each request's
+ * revision in its _meta. */
+#define MCP_VERSION_STATELESS "2026-07-28"
 
 /* A call that has waited this long (for its command or for a human)
  * reports progress, and again as often, when the client gave it a

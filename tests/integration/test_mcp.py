@@ -76,16 +76,37 @@ def test_initialize(t):
     t.eq(b.close(), 0, "closing stdin ends it with status 0")
 
 
-def test_discover_then_initialize(t):
-    """Claude Code opens with server/discover (the stateless revision) and
-    falls back to initialize on "method not found"."""
+def test_stateless_revision(t):
+    """The stateless revision (2026-07-28), as Claude Code speaks it: no
+    initialize; server/discover first, then each request names the
+    revision and the client in its _meta."""
     b = Bridge(w)
-    r = b.call("server/discover", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
-    t.eq(r.get("error", {}).get("code"), -32601, "server/discover: method not found, so the client falls back", r)
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.332"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    r = b.call("server/discover", {"_meta": meta}).get("result", {})
+    t.ok(r.get("supportedVersions") == ["2026-07-28"] and r.get("capabilities") == {"tools": {"listChanged": False}}
+         and r.get("resultType") == "complete" and r.get("instructions"),
+         "server/discover: the stateless revision, tools, instructions", r)
+    r = b.call("tools/list", {"_meta": meta}).get("result", {})
+    t.ok(len(r.get("tools", [])) == 2 and r.get("resultType") == "complete", "tools/list without initialize", r)
+    r = b.call("tools/call", {"name": "exec_command", "arguments": {"cmd": "echo stateless-$((6*7))"},
+                              "_meta": dict(meta, progressToken=1)}).get("result", {})
+    t.ok(r.get("structuredContent", {}).get("output") == "stateless-42\n" and r.get("resultType") == "complete",
+         "tools/call too", r)
+    s = session_running(w, "stateless-$((6*7))")
+    t.eq(s and s["client"], "claude", "its sessions belong to the client its _meta names")
+    r = b.call("tools/list", {"_meta": dict(meta, **{"io.modelcontextprotocol/protocolVersion": "2099-01-01"})})
+    t.ok(r.get("error", {}).get("code") == -32022 and r["error"].get("data", {}).get("supported") == ["2026-07-28"]
+         and r["error"]["data"].get("requested") == "2099-01-01",
+         "a revision corral does not serve: -32022 naming the ones it does", r)
+    b.close()
+    b = Bridge(w)
     r = b.initialize("2025-11-25", client={"name": "claude-code", "version": "2.1.332"})
-    t.eq(r.get("result", {}).get("protocolVersion"), "2025-11-25", "then initialize agrees on 2025-11-25", r)
-    r = b.tool("exec_command", {"cmd": "echo after-discover"})
-    t.ok(r.get("structuredContent", {}).get("output", "").endswith("after-discover\n"), "and calls work", r)
+    t.eq(r.get("result", {}).get("protocolVersion"), "2025-11-25",
+         "a client that falls back to initialize gets 2025-11-25 as before", r)
+    r = b.call("tools/list")["result"]
+    t.ok("resultType" not in r, "and results without resultType", r)
     b.close()
 
 
@@ -137,11 +158,14 @@ def test_progress_while_running(t):
     release("beat")
     r = b.reply(rid)["result"]
     t.ok(r["structuredContent"]["output"].endswith("beat\n"), "then the call returns", r)
+    b.notifications.clear()  # a last progress of that call may have come before its reply
     # A call without a token beside one with: by the second progress of
     # the latter, the former has waited longer than an interval too.
     quiet = b.tool_request("exec_command", {"cmd": held("quiet"), "yield_time_ms": 30000})
     loud = b.tool_request("exec_command", {"cmd": held("loud"), "yield_time_ms": 30000}, token="loud")
-    seen = [b.notification("notifications/progress"), b.notification("notifications/progress")]
+    seen = []
+    while len(seen) < 2:
+        seen.append(b.notification("notifications/progress"))
     release("quiet")
     release("loud")
     replies = {}
@@ -152,7 +176,8 @@ def test_progress_while_running(t):
         else:
             replies[m.get("id")] = m
     seen += [n for n in b.notifications if n["method"] == "notifications/progress"]
-    t.ok(all(n["params"]["progressToken"] == "loud" for n in seen) and all("result" in r for r in replies.values()) and sorted(replies) == sorted([quiet, loud]),
+    t.ok(all(n["params"].get("progressToken") == "loud" for n in seen) and
+         all("result" in r for r in replies.values()) and sorted(replies) == sorted([quiet, loud]),
          "a call without a token gets no progress (MCP has nowhere to send it)", seen)
     b.close()
     r = w.corral("mcp", "--progress-interval", "0")
@@ -601,7 +626,7 @@ def test_one_server_for_all(t):
              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "race"}}},
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
             {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-             "params": {"name": "exec_command", "arguments": {"cmd": "echo race-%d" % i}}})))
+             "params": {"name": "exec_command", "arguments": {"cmd": "echo race-%d" % i, "yield_time_ms": 30000}}})))
     answered = 0
     for p in verbs:
         out, err = p.communicate(timeout=TIMEOUT)
@@ -610,12 +635,13 @@ def test_one_server_for_all(t):
         except ValueError:
             t.diag("corral ls: %r %r" % (out[-300:], err[-300:]))
     t.eq(answered, 20, "every one of 20 verbs started at once with no server is answered")
-    outs = []
+    outs, replies = [], []
     for i, b in enumerate(bridges):
         b.reply(1)
-        outs.append(b.reply(2).get("result", {}).get("structuredContent", {}).get("output", ""))
+        replies.append(b.reply(2))
+        outs.append(replies[-1].get("result", {}).get("structuredContent", {}).get("output", ""))
         b.close()
-    t.eq(outs, ["race-%d\n" % i for i in range(5)], "and every call of 5 bridges started with them")
+    t.ok(outs == ["race-%d\n" % i for i in range(5)], "and every call of 5 bridges started with them", replies)
     t.eq((len(servers_of(other)), server_starts(other)), (1, (1, 0)),
          "by one server: no other was started, not even one that found it running and gave up", servers_of(other))
     other.cleanup()
@@ -654,7 +680,7 @@ def test_server_goes_away(t):
     other.cleanup()
 
 
-run_tests(Tap(), [test_initialize, test_discover_then_initialize, test_answers_before_the_server, test_tools_list,
+run_tests(Tap(), [test_initialize, test_stateless_revision, test_answers_before_the_server, test_tools_list,
                   test_progress_while_running, test_exec_poll_write, test_workdir_does_not_widen,
                   test_bad_arguments, test_jsonrpc_errors,
                   test_two_mib, test_cancel_mid_wait, test_stdin_closes_mid_call, test_sigterm_then_eof,
