@@ -209,14 +209,18 @@ static void wait_for_socket(int ino, int ms)
  * was ending has gone, and this start takes its place. */
 #define START_RETRY_MS 1000
 
+/* start_and_connect could not start one: err says why (not an errno, so
+ * that a connect's own error is never taken for it). */
+#define START_FAILED (-100000)
+
 /* No server answered on path: start one, or wait for the one being
- * started, and connect.  0, -errno of the last connect, or -EIO with
- * err set. */
+ * started, and connect.  0, -errno of the last connect, or START_FAILED
+ * with err set. */
 static int start_and_connect(const char *path, int *fd, char *err, size_t errlen)
 {
     int lock = take_start_lock(path, err, errlen);
     if (lock < 0)
-        return -EIO;
+        return START_FAILED;
     /* Whoever held the lock before may have started it. */
     int rc = try_connect(path, fd);
     if (rc == 0 || (rc != -ENOENT && rc != -ECONNREFUSED)) {
@@ -241,7 +245,7 @@ static int start_and_connect(const char *path, int *fd, char *err, size_t errlen
             bool elsewhere;
             last_spawn = now;
             if (spawn_server(err, errlen, &holder, &elsewhere) < 0) {
-                rc = -EIO;
+                rc = START_FAILED;
                 break;
             }
             /* Ours listens now; another (started by hand, with corral
@@ -257,7 +261,7 @@ static int start_and_connect(const char *path, int *fd, char *err, size_t errlen
             else
                 snprintf(err, errlen, "no server answered on %s within %d s of starting one", path,
                          START_WAIT_MS / 1000);
-            rc = -EIO;
+            rc = START_FAILED;
             break;
         }
         wait_for_socket(ino, START_LOOK_MS);
@@ -285,7 +289,7 @@ static int connect_common(client_t *c, const char *client_name, bool autostart, 
     }
     if (rc < 0 && autostart && (rc == -ENOENT || rc == -ECONNREFUSED)) {
         rc = start_and_connect(path, &c->fd, err, errlen);
-        if (rc == -EIO) {
+        if (rc == START_FAILED) {
             free(path);
             return -1; /* err says why */
         }
