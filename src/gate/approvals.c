@@ -199,16 +199,16 @@ int approval_decide(approval_queue *q, int id, approval_answer answer, const cha
     return 0;
 }
 
-void approval_withdraw(approval_queue *q, approval_t *a)
+void approval_withdraw(approval_queue *q, approval_t *a, const char *why)
 {
     char err[128];
-    approval_decide(q, a->id, ANSWER_GONE, NULL, "requester", NULL, err, sizeof err);
+    approval_decide(q, a->id, ANSWER_GONE, why, "requester", NULL, err, sizeof err);
 }
 
 void approval_queue_shutdown(approval_queue *q)
 {
     while (!link_empty(&q->pending))
-        approval_withdraw(q, link_entry(q->pending.next, approval_t, node));
+        approval_withdraw(q, link_entry(q->pending.next, approval_t, node), "the corral server is stopping");
     if (q->log)
         eventlog_close(q->log);
     q->log = NULL;

@@ -67,8 +67,9 @@ int approval_id(const approval_t *a);
  * by who answered.  0, or -1 with err (no such request, or refused). */
 int approval_decide(approval_queue *q, int id, approval_answer answer, const char *note, const char *by,
                     const char *key, char *err, size_t errlen);
-/* The requester of a is gone: drop it, telling clients it is done. */
-void approval_withdraw(approval_queue *q, approval_t *a);
+/* Nobody waits for a's answer any more: drop it, telling clients it is
+ * done and why (the note of the "gone" answer, which screens show). */
+void approval_withdraw(approval_queue *q, approval_t *a, const char *why);
 
 /* Every pending request, oldest first, as clients show them. */
 json_t *approvals_json(const approval_queue *q);

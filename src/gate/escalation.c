@@ -253,14 +253,15 @@ static bool escalation_reaped(server_t *srv, pid_t pid, int status)
     return false;
 }
 
-/* End c whatever state it is in: withdrawn while asked, killed while
- * running (reaped later, then done), dropped otherwise. */
-static void end_request(chan_ticket *c)
+/* End c whatever state it is in: withdrawn while asked (why: for the
+ * screens), killed while running (reaped later, then done), dropped
+ * otherwise. */
+static void end_request(chan_ticket *c, const char *why)
 {
     if (c->running)
         launch_kill_tree(c->child.pid); /* escalation_reaped finishes it */
     else
-        gate_withdraw(&c->t);
+        gate_withdraw(&c->t, why);
 }
 
 static void on_reply_event(uv_poll_t *h, int status, int events)
@@ -274,7 +275,7 @@ static void on_reply_event(uv_poll_t *h, int status, int events)
         return; /* nothing more is expected from the requester: ignored */
     /* Gone: nothing of its request may go on. */
     uv_poll_stop(&c->poll);
-    end_request(c);
+    end_request(c, "the program that asked (corral escalate) stopped waiting");
 }
 
 /* ---- requests ------------------------------------------------------------------ */
@@ -434,7 +435,8 @@ static void end_requests(server_t *srv, int id)
         l = l->next;
         if (id && c->session != id)
             continue;
-        end_request(c); /* may free c, never another entry */
+        end_request(c, id ? "the session that asked has ended" : "the corral server is stopping");
+        /* (end_request may free c, never another entry) */
     }
 }
 

@@ -384,7 +384,10 @@ static void exec_conn_closed(conn_t *c)
         if (!mine)
             return;
         link_del(&mine->gated_node);
-        gate_withdraw(&mine->t);
+        /* An MCP bridge closes a call's connection when its client cancels
+         * the call, and all of them when the agent ends. */
+        gate_withdraw(&mine->t, "the requester stopped waiting: its call was cancelled, or the agent or its "
+                                "connection to corral ended");
     }
 }
 

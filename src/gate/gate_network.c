@@ -180,7 +180,7 @@ static void cancelled(void *user, proxy_pending *p)
             n->waiting[i] = n->waiting[--n->n];
             /* Nobody waits any more: the question is withdrawn. */
             if (n->n == 0)
-                gate_withdraw(&n->t);
+                gate_withdraw(&n->t, "no connection waits for this host any more (the program gave up or ended)");
             return;
         }
     }

@@ -284,10 +284,10 @@ void gate_submit(server_t *srv, gate_ticket *t, const gate_port *port)
     step(t, gate_judge(&t->g, rules, rules_ws_builtin(G(srv)->rules_ws)));
 }
 
-void gate_withdraw(gate_ticket *t)
+void gate_withdraw(gate_ticket *t, const char *why)
 {
     if (t->approval)
-        approval_withdraw(&G(t->srv)->approvals, t->approval); /* on_answer drops it */
+        approval_withdraw(&G(t->srv)->approvals, t->approval, why); /* on_answer drops it */
     else if (t->g.state != GATE_LAUNCHED)
         gate_done(t);
 }
@@ -346,7 +346,7 @@ static void gate_server_shutdown(server_t *srv)
         gate_ticket *t = link_entry(l, gate_ticket, node);
         l = l->next;
         if (t->g.state != GATE_LAUNCHED)
-            gate_withdraw(t);
+            gate_withdraw(t, "the corral server is stopping");
     }
     rules_ws_free(G(srv)->rules_ws);
     G(srv)->rules_ws = NULL;

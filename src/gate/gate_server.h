@@ -62,9 +62,10 @@ struct gate_ticket {
  * launched. */
 void gate_submit(server_t *srv, gate_ticket *t, const gate_port *port);
 /* The requester is gone: a pending question is withdrawn (clients close
- * their dialogs) and nothing runs.  t is freed unless its port launched
+ * their dialogs, and hear why: a sentence such as "the agent's call was
+ * cancelled") and nothing runs.  t is freed unless its port launched
  * something it still owns. */
-void gate_withdraw(gate_ticket *t);
+void gate_withdraw(gate_ticket *t, const char *why);
 /* A launched exec finished with run: true when the gate took it over (the
  * one retry is asked, or runs from the cache); false, the caller replies
  * as usual and then calls gate_done. */

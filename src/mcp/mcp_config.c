@@ -95,33 +95,74 @@ static int print_codex(FILE *f, const char *exe, char *const *args, unsigned tim
     return 0;
 }
 
+/* Claude Code's own limit on a call when neither the registration nor
+ * MCP_TOOL_TIMEOUT sets one: 1e8 ms, about 27.8 hours.  Setting
+ * MCP_TOOL_TIMEOUT lower would cut an approval short, so it is only
+ * printed when a wait could outlast this. */
+#define CLAUDE_DEFAULT_TOOL_TIMEOUT_S 100000u
+
 static int print_claude(FILE *f, const char *exe, char *const *args, unsigned timeout)
 {
     size_t n = 0;
     while (args[n])
         n++;
-    const char *head[] = {"claude", "mcp", "add", "--transport", "stdio", "--scope", "user", "corral", "--", exe};
+    /* The server's name before -e: claude's -e takes every word up to the
+     * next option, and would take the name as one more variable. */
+    const char *head[] = {"claude", "mcp", "add", "--transport", "stdio", "--scope", "user", "corral"};
     size_t nh = sizeof head / sizeof *head;
-    char **argv = xcalloc(nh + n + 1, sizeof *argv);
+    size_t nenv = 0;
+    for (const char *const *e = mcp_config_env_names; *e; e++)
+        nenv++;
+    char **argv = xcalloc(nh + 2 * nenv + 2 + n + 1, sizeof *argv);
+    char **owned = xcalloc(nenv + 1, sizeof *owned);
+    size_t k = 0, no = 0;
     for (size_t i = 0; i < nh; i++)
-        argv[i] = (char *)head[i];
+        argv[k++] = (char *)head[i];
+    /* Claude Code passes its own environment on, but the registration
+     * outlives the shell it was typed in: the variables that find this
+     * user's corral server go with it. */
+    for (const char *const *e = mcp_config_env_names; *e; e++) {
+        const char *v;
+        if (!env_set(*e, &v))
+            continue;
+        argv[k++] = "-e";
+        argv[k++] = owned[no++] = xasprintf("%s=%s", *e, v);
+    }
+    argv[k++] = "--";
+    argv[k++] = (char *)exe;
     for (size_t i = 0; i < n; i++)
-        argv[nh + i] = args[i];
+        argv[k++] = args[i];
     char *line = quote_argv_display(argv);
     free(argv);
+    for (size_t i = 0; i < no; i++)
+        free(owned[i]);
+    free(owned);
     fprintf(f, "# corral: run Claude Code's commands in corral's sandboxed sessions (see corral mcp --help).\n"
                "%s\n"
-               "# Longer than any wait of a call (a person may be answering an approval):\n"
-               "export MCP_TOOL_TIMEOUT=%u\n"
-               "# Every command through corral: start Claude Code without its own Bash tool,\n"
+               "# corral asks you, not Claude Code, before anything leaves the sandbox: allow its\n"
+               "# tools without a second question, in ~/.claude/settings.json\n"
+               "#   {\"permissions\": {\"allow\": [\"mcp__corral\"]}}\n"
+               "# or start it as: claude --allowedTools mcp__corral\n",
+            line);
+    if (timeout > CLAUDE_DEFAULT_TOOL_TIMEOUT_S)
+        fprintf(f, "# Longer than any wait of a call (a person may be answering an approval):\n"
+                   "export MCP_TOOL_TIMEOUT=%llu\n",
+                (unsigned long long)timeout * 1000u);
+    else
+        fprintf(f, "# Its own tool timeout (about 27.8 hours) outlasts any wait of a call: leave\n"
+                   "# MCP_TOOL_TIMEOUT unset (a lower value cuts a wait for your approval short).\n");
+    fprintf(f, "# Every command through corral: start Claude Code without its own Bash tool,\n"
                "# claude --disallowedTools Bash\n"
-               "# or put \"permissions\": {\"deny\": [\"Bash\"]} in ~/.claude/settings.json.\n",
-            line, timeout * 1000u);
+               "# or put \"permissions\": {\"deny\": [\"Bash\"]} in ~/.claude/settings.json.\n");
     free(line);
     return 0;
 }
 
-static int print_json(FILE *f, const char *exe, char *const *args, char *err, size_t errlen)
+/* The mcpServers entry; for Gemini CLI (gemini true) with "trust", so that
+ * it offers the tools without asking (corral's gate asks), and "timeout"
+ * (ms), as its default of 10 minutes would end a wait for an approval. */
+static int print_json(FILE *f, const char *exe, char *const *args, bool gemini, unsigned timeout, char *err,
+                      size_t errlen)
 {
     json_t *jargs = json_array();
     bool ok = true;
@@ -147,6 +188,10 @@ static int print_json(FILE *f, const char *exe, char *const *args, char *err, si
     if (json_object_size(env))
         json_object_set(server, "env", env);
     json_decref(env);
+    if (gemini) {
+        json_object_set_new(server, "trust", json_true());
+        json_object_set_new(server, "timeout", json_integer((json_int_t)timeout * 1000));
+    }
     json_t *root = json_pack("{s:{s:o}}", "mcpServers", "corral", server);
     if (!ok) {
         json_decref(root);
@@ -155,6 +200,7 @@ static int print_json(FILE *f, const char *exe, char *const *args, char *err, si
     }
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
+    /* Plain JSON, no comments: settings.json is merged by hand or by a tool. */
     fprintf(f, "%s\n", text);
     free(text);
     return 0;
@@ -167,8 +213,10 @@ int mcp_print_config(FILE *f, const char *client, const char *exe, char *const *
         return print_codex(f, exe, mcp_args, tool_timeout_s, err, errlen);
     if (strcmp(client, "claude") == 0)
         return print_claude(f, exe, mcp_args, tool_timeout_s);
+    if (strcmp(client, "gemini") == 0)
+        return print_json(f, exe, mcp_args, true, tool_timeout_s, err, errlen);
     if (strcmp(client, "json") == 0)
-        return print_json(f, exe, mcp_args, err, errlen);
-    snprintf(err, errlen, "--print-config wants codex, claude or json");
+        return print_json(f, exe, mcp_args, false, tool_timeout_s, err, errlen);
+    snprintf(err, errlen, "--print-config wants codex, claude, gemini or json");
     return -1;
 }

@@ -123,7 +123,9 @@ int rpc_send(int fd, json_t *msg)
 {
     /* Compact JSON has no raw newline (inside strings they are escaped),
      * so the message is exactly one line. */
-    char *text = json_dumps(msg, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    /* 15 digits: a number rounded to four decimals (wall_time_seconds)
+     * is written as it reads, 0.0123 and not 0.012300000000000001. */
+    char *text = json_dumps(msg, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     json_decref(msg);
     if (!text)
         return -ENOMEM;

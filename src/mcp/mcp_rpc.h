@@ -20,6 +20,9 @@
 #define RPC_METHOD_NOT_FOUND -32601
 #define RPC_INVALID_PARAMS -32602
 #define RPC_INTERNAL_ERROR -32603
+/* MCP's: a request names a protocol revision the server does not serve
+ * (data: {"supported": [...], "requested": ...}). */
+#define RPC_UNSUPPORTED_VERSION -32022
 
 /* The largest message read from the client.  MCP sets no limit; a longer
  * line is skipped up to its newline and answered with -32600. */

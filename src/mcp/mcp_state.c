@@ -22,8 +22,14 @@ typedef struct mcp_call {
     int link;
     int progress;     /* the last progress value sent */
     int approval;     /* the request it waits on a human for, 0: none */
+    int asked;        /* the last request it waited on, 0: none */
+    bool progress_said_request; /* that request's message went out as progress */
+    bool stateless;   /* asked under the stateless revision: its result says resultType */
     char *waiting;    /* that request's message */
-    uint64_t waiting_since, next_beat;
+    uint64_t waiting_since; /* when the last request for a human came */
+    uint64_t started;       /* when the call was sent to the server */
+    uint64_t last_sent;     /* the last progress sent, 0: none yet */
+    uint64_t next_beat;     /* the next progress is due (with a token) */
 } mcp_call;
 
 static void out(mcp_state *s, json_t *msg)
@@ -67,6 +73,31 @@ static void progress(mcp_call *c, const char *message)
     json_t *params = json_pack("{s:O, s:i, s:s}", "progressToken", c->token, "progress", ++c->progress, "message",
                                message);
     out(c->s, rpc_notification("notifications/progress", params));
+    c->last_sent = now_ms();
+    c->next_beat = c->last_sent + c->s->opt.progress_ms;
+}
+
+/* A beat of a waiting call: the client hears the call is alive (Claude
+ * Code ends a call that is quiet for its idle timeout, and tells nobody),
+ * and what it waits for: a human (the request, said in full the first
+ * time), or its command. */
+static void beat(mcp_call *c)
+{
+    char *msg;
+    if (c->approval && c->waiting && !c->progress_said_request)
+        msg = xstrdup(c->waiting); /* deferred by the interval: said now */
+    else if (c->approval)
+        msg = xasprintf("still %s (%llu s so far)", c->waiting ? c->waiting : "waiting for a human",
+                        (unsigned long long)((now_ms() - c->waiting_since) / 1000));
+    else
+        msg = xasprintf("the command is still running (%llu s so far); the call returns when it ends or after "
+                        "its yield of %lld s",
+                        (unsigned long long)((now_ms() - c->started) / 1000),
+                        (long long)(json_integer_value(json_object_get(c->req, "yield_time_ms")) / 1000));
+    if (c->approval)
+        c->progress_said_request = true;
+    progress(c, msg);
+    free(msg);
 }
 
 static void on_event(void *user, void *call, json_t *ev)
@@ -83,11 +114,19 @@ static void on_event(void *user, void *call, json_t *ev)
          * and how to answer it are named where they can see it. */
         note("%s", clean);
         c->approval = (int)json_integer_value(json_object_get(ev, "approval"));
+        c->asked = c->approval;
         free(c->waiting);
         c->waiting = xstrdup(clean);
         c->waiting_since = now_ms();
-        c->next_beat = c->waiting_since + MCP_PROGRESS_INTERVAL_MS;
-        progress(c, clean);
+        /* Who is asked, and how to answer, is news: said at once, unless a
+         * progress went out less than an interval ago (the client hears
+         * at most one per interval), then at the next beat. */
+        c->progress_said_request = false;
+        if (!c->last_sent || c->waiting_since >= c->last_sent + c->s->opt.progress_ms) {
+            progress(c, clean);
+            c->progress_said_request = true;
+        } else
+            c->next_beat = c->last_sent + c->s->opt.progress_ms;
     } else if (strcmp(kind, "warning") == 0) {
         note("warning: %s", clean);
         if (!c->warnings)
@@ -102,8 +141,18 @@ static void on_reply(void *user, void *call, json_t *reply, const char *err)
     (void)user;
     mcp_call *c = call;
     json_t *result;
+    json_t *waits = NULL;
+    if (c->asked) {
+        /* The wall time the envelope shows counts from the answer: the
+         * model hears of the wait before it here. */
+        waits = json_array();
+        char *w = xasprintf("corral: this call waited %llu s for the user to answer request %d",
+                            (unsigned long long)((now_ms() - c->waiting_since + 500) / 1000), c->asked);
+        json_array_append_new(waits, json_string(w));
+        free(w);
+    }
     if (reply) {
-        result = mcp_tool_result(c->req, reply, c->warnings);
+        result = mcp_tool_result(c->req, reply, c->warnings, waits);
         json_decref(reply);
     } else {
         char *text = xasprintf("corral: the call was lost: %s. A command it started may still be running: "
@@ -112,6 +161,9 @@ static void on_reply(void *user, void *call, json_t *reply, const char *err)
         result = mcp_tool_error(text);
         free(text);
     }
+    json_decref(waits);
+    if (c->stateless)
+        json_object_set_new(result, "resultType", json_string("complete"));
     out(c->s, rpc_result(json_incref(c->rpc_id), result));
     call_free(c);
 }
@@ -129,14 +181,9 @@ static void on_answer(void *user, void *call, json_t *reply)
             pending = true;
     }
     json_decref(reply);
-    if (!pending) {
-        c->approval = 0;
-        return;
-    }
-    char *msg = xasprintf("still %s (%llu s so far)", c->waiting ? c->waiting : "waiting for a human",
-                          (unsigned long long)((now_ms() - c->waiting_since) / 1000));
-    progress(c, msg);
-    free(msg);
+    if (!pending)
+        c->approval = 0; /* answered: the call waits for its command now */
+    beat(c);
 }
 
 static const mcp_bridge_ops bridge_ops = {.event = on_event, .reply = on_reply, .answer = on_answer};
@@ -151,6 +198,8 @@ char *mcp_client_group(const char *client_name)
         return xstrdup("codex");
     if (strcmp(client_name, "claude-code") == 0)
         return xstrdup("claude");
+    if (strcmp(client_name, "gemini-cli-mcp-client") == 0)
+        return xstrdup("gemini");
     return sanitize_text(client_name, strlen(client_name), 64);
 }
 
@@ -167,6 +216,61 @@ static void reply_error(mcp_state *s, json_t *id, int code, const char *message)
     out(s, rpc_error(json_incref(id), code, message));
 }
 
+/* The name sessions are grouped under, from a client's clientInfo (unless
+ * --name gave one), before the first connection. */
+static void learn_client(mcp_state *s, json_t *info)
+{
+    const char *name = json_string_value(json_object_get(info, "name"));
+    if (s->opt.name || !name || s->connected_once)
+        return;
+    free(s->client);
+    s->client = mcp_client_group(name);
+    mcp_bridge_set_name(&s->bridge, s->client);
+}
+
+/* The stateless revision (2026-07-28) has no initialize: a client asks
+ * server/discover which revisions are served (Claude Code does, then
+ * falls back to initialize if it is not answered), and every request
+ * names its revision and client in params._meta.  The tools and their
+ * results are the same; a result says resultType "complete". */
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CLIENT "io.modelcontextprotocol/clientInfo"
+
+static void m_discover(mcp_state *s, json_t *id, json_t *params)
+{
+    learn_client(s, json_object_get(json_object_get(params, "_meta"), META_CLIENT));
+    json_t *result = json_pack("{s:[s], s:{s:{s:b}}, s:s, s:i, s:s, s:s, s:{s:{s:s, s:s, s:s}}}", "supportedVersions",
+                               MCP_VERSION_STATELESS, "capabilities", "tools", "listChanged", false, "instructions",
+                               instructions, "ttlMs", 0, "cacheScope", "private", "resultType", "complete", "_meta",
+                               "io.modelcontextprotocol/serverInfo", "name", "corral", "title", "corral", "version",
+                               PACKAGE_VERSION);
+    out(s, rpc_result(json_incref(id), result));
+    if (!s->connected_once && !s->connect_at)
+        s->connect_at = now_ms() + MCP_CONNECT_GRACE_MS;
+}
+
+/* A request under the stateless revision: 1, 0 for one without the
+ * revision in its _meta, -1 when it names one corral does not serve
+ * (answered here with -32022, as the revision asks). */
+static int stateless(mcp_state *s, rpc_msg *m)
+{
+    json_t *meta = json_object_get(m->params, "_meta");
+    json_t *v = json_object_get(meta, META_VERSION);
+    if (!v)
+        return 0;
+    if (!json_is_string(v) || strcmp(json_string_value(v), MCP_VERSION_STATELESS) != 0) {
+        json_t *err = rpc_error(json_incref(m->id), RPC_UNSUPPORTED_VERSION,
+                                "unsupported protocol version: corral mcp serves " MCP_VERSION_STATELESS
+                                " (and, after initialize, " MCP_VERSION_NEW " and " MCP_VERSION_OLD ")");
+        json_object_set_new(json_object_get(err, "error"), "data",
+                            json_pack("{s:[s], s:O}", "supported", MCP_VERSION_STATELESS, "requested", v));
+        out(s, err);
+        return -1;
+    }
+    learn_client(s, json_object_get(meta, META_CLIENT));
+    return 1;
+}
+
 static void m_initialize(mcp_state *s, json_t *id, json_t *params)
 {
     json_t *version = json_object_get(params, "protocolVersion");
@@ -178,7 +282,7 @@ static void m_initialize(mcp_state *s, json_t *id, json_t *params)
     const char *agreed = strcmp(asked, MCP_VERSION_OLD) == 0 ? MCP_VERSION_OLD : MCP_VERSION_NEW;
     free(s->version);
     s->version = xstrdup(agreed);
-    if (!s->opt.name) {
+    if (!s->opt.name && !s->connected_once) {
         json_t *info = json_object_get(params, "clientInfo");
         free(s->client);
         s->client = mcp_client_group(json_string_value(json_object_get(info, "name")));
@@ -188,8 +292,22 @@ static void m_initialize(mcp_state *s, json_t *id, json_t *params)
                                "capabilities", "tools", "listChanged", false, "serverInfo", "name", "corral",
                                "title", "corral", "version", PACKAGE_VERSION, "instructions", instructions);
     out(s, rpc_result(json_incref(id), result));
-    /* Connected now rather than at the first call, which then runs at
-     * once; a server that cannot be reached is tried again by each call. */
+    /* Not connected yet: a client's tools/list comes next and must be
+     * answered at once (Claude Code sends its first model request without
+     * the tools of a server that is slow to list them), and reaching the
+     * server may mean starting one.  The connection follows the tools/list
+     * answer, or CONNECT_GRACE_MS of quiet, or the first call. */
+    s->connect_at = now_ms() + MCP_CONNECT_GRACE_MS;
+}
+
+/* The first connection to the server, made once, before the first call
+ * (which would make it anyway) or once the client is answered. */
+static void connect_server(mcp_state *s)
+{
+    if (s->connected_once)
+        return;
+    s->connected_once = true;
+    s->connect_at = 0;
     char err[1024];
     if (mcp_bridge_connect(&s->bridge, err, sizeof err) < 0)
         note("cannot reach the corral server yet (each call tries again): %s", err);
@@ -197,7 +315,7 @@ static void m_initialize(mcp_state *s, json_t *id, json_t *params)
         note("serving %s through the corral server (pid %d)", s->client, s->bridge.server_pid);
 }
 
-static void m_tools_call(mcp_state *s, json_t *id, json_t *params)
+static void m_tools_call(mcp_state *s, json_t *id, json_t *params, bool is_stateless)
 {
     json_t *name = json_object_get(params, "name");
     json_t *args = json_object_get(params, "arguments");
@@ -215,25 +333,36 @@ static void m_tools_call(mcp_state *s, json_t *id, json_t *params)
     case MCP_TOOL_UNKNOWN:
         reply_error(s, id, RPC_INVALID_PARAMS, err);
         return;
-    case MCP_TOOL_BAD_ARGS:
-        out(s, rpc_result(json_incref(id), mcp_tool_error(err)));
+    case MCP_TOOL_BAD_ARGS: {
+        json_t *result = mcp_tool_error(err);
+        if (is_stateless)
+            json_object_set_new(result, "resultType", json_string("complete"));
+        out(s, rpc_result(json_incref(id), result));
         return;
+    }
     case MCP_TOOL_OK:
         break;
     }
+    connect_server(s);
     mcp_call *c = xcalloc(1, sizeof *c);
     link_init(&c->node);
     c->s = s;
     c->rpc_id = json_incref(id);
+    c->stateless = is_stateless;
     c->req = json_deep_copy(req);
     json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
     if (json_is_string(token) || json_is_integer(token))
         c->token = json_incref(token);
+    c->started = now_ms();
+    c->next_beat = c->started + s->opt.progress_ms;
     link_add(&s->calls, &c->node);
     c->link = mcp_bridge_call(&s->bridge, req, c, err, sizeof err);
     if (c->link < 0) {
         char *text = xasprintf("corral: cannot reach the corral server: %s", err);
-        out(s, rpc_result(json_incref(id), mcp_tool_error(text)));
+        json_t *result = mcp_tool_error(text);
+        if (is_stateless)
+            json_object_set_new(result, "resultType", json_string("complete"));
+        out(s, rpc_result(json_incref(id), result));
         free(text);
         call_free(c);
     }
@@ -261,21 +390,39 @@ static void m_cancelled(mcp_state *s, json_t *params)
     call_free(c);
 }
 
+/* result (stolen) answers id; under the stateless revision it says so. */
+static void answer(mcp_state *s, json_t *id, json_t *result, bool is_stateless)
+{
+    if (is_stateless)
+        json_object_set_new(result, "resultType", json_string("complete"));
+    out(s, rpc_result(json_incref(id), result));
+}
+
 static void request(mcp_state *s, rpc_msg *m)
 {
     const char *method = m->method;
+    if (strcmp(method, "server/discover") == 0) {
+        m_discover(s, m->id, m->params);
+        return;
+    }
+    int st = strcmp(method, "initialize") == 0 ? 0 : stateless(s, m);
+    if (st < 0)
+        return;
     if (strcmp(method, "initialize") == 0) {
         m_initialize(s, m->id, m->params);
     } else if (strcmp(method, "ping") == 0) {
-        out(s, rpc_result(json_incref(m->id), json_object()));
+        answer(s, m->id, json_object(), st);
     } else if (strcmp(method, "tools/list") == 0) {
-        out(s, rpc_result(json_incref(m->id), mcp_tools_list()));
+        answer(s, m->id, mcp_tools_list(), st);
+        /* Answered: now the server, while the client's model thinks. */
+        if (!s->connected_once)
+            s->connect_at = now_ms();
     } else if (strcmp(method, "tools/call") == 0) {
-        m_tools_call(s, m->id, m->params);
+        m_tools_call(s, m->id, m->params, st);
     } else {
         char *shown = sanitize_text(method, strlen(method), 100);
-        char *msg = xasprintf("method not found: %s (corral mcp offers initialize, ping, tools/list and "
-                              "tools/call)",
+        char *msg = xasprintf("method not found: %s (corral mcp offers server/discover, initialize, ping, "
+                              "tools/list and tools/call)",
                               shown);
         reply_error(s, m->id, RPC_METHOD_NOT_FOUND, msg);
         free(msg);
@@ -326,10 +473,10 @@ void mcp_state_too_large(mcp_state *s)
 
 int mcp_state_timeout(mcp_state *s)
 {
-    uint64_t now = now_ms(), next = 0;
+    uint64_t now = now_ms(), next = s->connect_at;
     for (link_t *l = s->calls.next; l != &s->calls; l = l->next) {
         mcp_call *c = link_entry(l, mcp_call, node);
-        if (c->approval && c->token && (!next || c->next_beat < next))
+        if (c->token && (!next || c->next_beat < next))
             next = c->next_beat;
     }
     if (!next)
@@ -340,13 +487,18 @@ int mcp_state_timeout(mcp_state *s)
 void mcp_state_tick(mcp_state *s)
 {
     uint64_t now = now_ms();
+    if (s->connect_at && s->connect_at <= now)
+        connect_server(s);
     for (link_t *l = s->calls.next; l != &s->calls; l = l->next) {
         mcp_call *c = link_entry(l, mcp_call, node);
-        if (!c->approval || !c->token || c->next_beat > now)
+        if (!c->token || c->next_beat > now)
             continue;
-        c->next_beat = now + MCP_PROGRESS_INTERVAL_MS;
-        /* Is it still waiting?  The answer comes through on_answer. */
-        mcp_bridge_ask(&s->bridge, c->link, json_pack("{s:s}", "cmd", "approvals"));
+        c->next_beat = now + s->opt.progress_ms;
+        /* Waiting for a human: is it still?  The answer comes through
+         * on_answer, which sends the progress.  If the question cannot be
+         * asked (one is outstanding), this beat says the call is alive. */
+        if (!c->approval || mcp_bridge_ask(&s->bridge, c->link, json_pack("{s:s}", "cmd", "approvals")) < 0)
+            beat(c);
     }
 }
 
@@ -354,6 +506,8 @@ void mcp_state_init(mcp_state *s, const mcp_options *opt, int out_fd)
 {
     memset(s, 0, sizeof *s);
     s->opt = *opt;
+    if (!s->opt.progress_ms)
+        s->opt.progress_ms = MCP_PROGRESS_INTERVAL_MS;
     s->out_fd = out_fd;
     link_init(&s->calls);
     mcp_bridge_init(&s->bridge, &bridge_ops, s);

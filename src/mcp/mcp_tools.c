@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The output schema both tools share (Codex's unified_exec_output_schema). */
+/* The output schema both tools share: Codex's unified_exec_output_schema,
+ * and corral's notices (for a client that shows its model only
+ * structuredContent, every notice the text carries). */
 #define OUTPUT_SCHEMA                                                                                            \
     "{\"type\":\"object\",\"properties\":{"                                                                      \
     "\"chunk_id\":{\"type\":\"string\",\"description\":\"Chunk identifier included when the response reports "  \
@@ -28,7 +30,10 @@
     "process is still running.\"},"                                                                              \
     "\"original_token_count\":{\"type\":\"number\",\"description\":\"Approximate token count before output "     \
     "truncation.\"},"                                                                                            \
-    "\"output\":{\"type\":\"string\",\"description\":\"Command output text, possibly truncated.\"}},"            \
+    "\"output\":{\"type\":\"string\",\"description\":\"Command output text, possibly truncated.\"},"            \
+    "\"notices\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"corral's notes on "     \
+    "this call, also in the text: what the sandbox refused and how to ask for it, the user's answer and note, a " \
+    "truncation, a wait for the user, a warning.\"}},"                                                          \
     "\"required\":[\"wall_time_seconds\",\"output\"],\"additionalProperties\":false}"
 
 static const char exec_command_tool[] =
@@ -456,7 +461,16 @@ mcp_tool_status mcp_tool_request(const char *name, json_t *args, const mcp_exec_
         arg_error(&a, "'arguments' must be an object");
         return MCP_TOOL_BAD_ARGS;
     }
+    /* Gemini CLI adds wait_for_previous (a boolean: run this call after
+     * the model's earlier ones) to every tool's schema, acts on it itself
+     * and passes it on: it is the client's, not an argument of the tool. */
+    json_t *own = NULL;
+    if (json_is_boolean(json_object_get(args, "wait_for_previous"))) {
+        args = own = json_copy(args);
+        json_object_del(own, "wait_for_previous");
+    }
     *req = exec ? exec_request(&a, args, d) : write_request(&a, args, d);
+    json_decref(own);
     json_decref(empty);
     if (!*req)
         return MCP_TOOL_BAD_ARGS;
@@ -483,18 +497,53 @@ json_t *mcp_tool_error(const char *text)
     return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text", text, "isError", true);
 }
 
-static void add_warnings(json_t *result, json_t *warnings)
+/* Texts as more content items: they are not part of the envelope, which
+ * stays Codex's word for word. */
+static void add_texts(json_t *result, json_t *texts)
 {
     size_t i;
     json_t *w;
     json_t *content = json_object_get(result, "content");
-    json_array_foreach(warnings, i, w) {
+    json_array_foreach(texts, i, w) {
         if (json_is_string(w))
             json_array_append_new(content, json_pack("{s:s, s:O}", "type", "text", "text", w));
     }
 }
 
-json_t *mcp_tool_result(json_t *req, json_t *reply, json_t *warnings)
+static void add_notice(json_t *notices, const char *text)
+{
+    if (text && *text)
+        json_array_append_new(notices, json_string(text));
+}
+
+/* Every notice of the reply, for structuredContent: a client that shows
+ * its model structuredContent and not content (Claude Code) must carry
+ * the same facts as one that shows the text (Gemini CLI, Codex).  The
+ * sandbox's advice, the user's answer and the truncation header are in
+ * the output and the envelope already; warnings and waits come as more
+ * text (add_texts). */
+static json_t *reply_notices(json_t *reply, json_t *warnings, json_t *waits)
+{
+    json_t *notices = json_array();
+    add_notice(notices, json_string_value(json_object_get(reply, "sandbox_advice")));
+    add_notice(notices, json_string_value(json_object_get(reply, "denial")));
+    const char *output = json_string_value(json_object_get(reply, "output"));
+    if (output && strncmp(output, "Warning: truncated output", 25) == 0) {
+        const char *nl = strchr(output, '\n');
+        char *line = xstrndup(output, nl ? (size_t)(nl - output) : strlen(output));
+        char *text = xasprintf("%s: the middle of the output was cut to max_output_tokens", line);
+        add_notice(notices, text);
+        free(text);
+        free(line);
+    }
+    size_t i;
+    json_t *v;
+    json_array_foreach(waits, i, v) add_notice(notices, json_string_value(v));
+    json_array_foreach(warnings, i, v) add_notice(notices, json_string_value(v));
+    return notices;
+}
+
+json_t *mcp_tool_result(json_t *req, json_t *reply, json_t *warnings, json_t *waits)
 {
     json_t *error = json_object_get(reply, "error");
     if (error) {
@@ -513,7 +562,8 @@ json_t *mcp_tool_result(json_t *req, json_t *reply, json_t *warnings)
             text = xasprintf("corral: %s", msg);
         json_t *result = mcp_tool_error(text);
         free(text);
-        add_warnings(result, warnings);
+        add_texts(result, waits);
+        add_texts(result, warnings);
         return result;
     }
     json_t *text = json_object_get(reply, "text");
@@ -527,11 +577,21 @@ json_t *mcp_tool_result(json_t *req, json_t *reply, json_t *warnings)
     }
     if (!json_object_get(structured, "output"))
         json_object_set_new(structured, "output", json_string(""));
-    if (!json_object_get(structured, "wall_time_seconds"))
-        json_object_set_new(structured, "wall_time_seconds", json_real(0));
+    /* As the envelope shows it (four decimals), not the server's double:
+     * the two parts of the reply say the same. */
+    json_t *wall = json_object_get(structured, "wall_time_seconds");
+    double secs = json_is_number(wall) ? json_number_value(wall) : 0;
+    if (!(secs >= 0 && secs < 1e9))
+        secs = 0;
+    json_object_set_new(structured, "wall_time_seconds", json_real((double)(long long)(secs * 1e4 + 0.5) / 1e4));
+    json_t *notices = reply_notices(reply, warnings, waits);
+    if (json_array_size(notices))
+        json_object_set(structured, "notices", notices);
+    json_decref(notices);
     const char *envelope = json_string_value(text);
     json_t *result = json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type", "text", "text",
                                envelope ? envelope : "", "structuredContent", structured, "isError", false);
-    add_warnings(result, warnings);
+    add_texts(result, waits);
+    add_texts(result, warnings);
     return result;
 }

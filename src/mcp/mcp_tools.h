@@ -1,9 +1,10 @@
 /*
  * mcp_tools.h - the two tools `corral mcp` offers, exactly as the Codex CLI
  * defines them (exec_command and write_stdin: input schemas, descriptions,
- * defaults, the output schema), and the translation between a tools/call
- * and the corral server's own exec / write_stdin requests and replies
- * (docs/mcp.md, docs/protocol.md).  Pure functions: no I/O.
+ * defaults, the output schema, with corral's notices added), and the
+ * translation between a tools/call and the corral server's own exec /
+ * write_stdin requests and replies (docs/mcp.md, docs/protocol.md).  Pure
+ * functions: no I/O.
  *
  * Included only in src/mcp/.
  */
@@ -48,9 +49,11 @@ mcp_tool_status mcp_tool_request(const char *name, json_t *args, const mcp_exec_
 /* The CallToolResult for the server's reply to req (the request made by
  * mcp_tool_request): the envelope in content and the same facts in
  * structuredContent, or isError with what went wrong.  warnings: texts
- * the server sent on the way (an array of strings, or NULL), added as
- * more content. */
-json_t *mcp_tool_result(json_t *req, json_t *reply, json_t *warnings);
+ * the server sent on the way; waits: the bridge's notes on waits for the
+ * user (arrays of strings, or NULL).  Both are added as more content, and
+ * every notice (those, the sandbox's advice, the user's answer, a
+ * truncation) is also in structuredContent.notices. */
+json_t *mcp_tool_result(json_t *req, json_t *reply, json_t *warnings, json_t *waits);
 
 /* A CallToolResult with isError set and text as its content. */
 json_t *mcp_tool_error(const char *text);

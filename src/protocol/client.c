@@ -9,10 +9,15 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -20,8 +25,11 @@
 
 /* ---- starting a server -------------------------------------------------- */
 
-int client_spawn_server(char *err, size_t errlen, int *pid_out)
+/* As client_spawn_server; *elsewhere set when another server held the
+ * socket's lock (starting, running, or ending), so that this one gave up. */
+static int spawn_server(char *err, size_t errlen, int *pid_out, bool *elsewhere)
 {
+    *elsewhere = false;
     char *state = paths_state_dir();
     int rc = mkdir_p(state, 0700);
     char *logpath = xasprintf("%s/server.log", state);
@@ -96,8 +104,12 @@ int client_spawn_server(char *err, size_t errlen, int *pid_out)
         return 0;
     }
     if (strncmp(buf, "error ", 6) == 0) {
-        /* Two clients may start a server at once: the loser is fine. */
+        /* Another server holds the lock: its pid, when it says. */
         if (strstr(buf, "already running")) {
+            const char *said = strstr(buf, "(pid ");
+            if (pid_out)
+                *pid_out = said ? atoi(said + 5) : 0;
+            *elsewhere = true;
             free(logpath);
             return 0;
         }
@@ -107,6 +119,12 @@ int client_spawn_server(char *err, size_t errlen, int *pid_out)
     }
     free(logpath);
     return -1;
+}
+
+int client_spawn_server(char *err, size_t errlen, int *pid_out)
+{
+    bool elsewhere;
+    return spawn_server(err, errlen, pid_out, &elsewhere);
 }
 
 /* 0 connected, -errno on failure. */
@@ -144,6 +162,116 @@ static int send_request(client_t *c, json_t *req, long *id_out, char *err, size_
     return 0;
 }
 
+/* Clients that find no server start one, one client at a time: a lock
+ * beside the socket (never removed, so that everyone locks the same file)
+ * is held from the second look at the socket until the server started
+ * listens.  Twenty verbs and five bridges started at once then make one
+ * server, and the others find it on their second look. */
+static int take_start_lock(const char *sock, char *err, size_t errlen)
+{
+    char *path = xasprintf("%.*s.start.lock", (int)(strlen(sock) - 5), sock); /* sock ends in ".sock" */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        free(path);
+        return -1;
+    }
+    free(path);
+    while (flock(fd, LOCK_EX) < 0) {
+        if (errno != EINTR) {
+            snprintf(err, errlen, "cannot lock the server's start-up: %s", strerror(errno));
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
+/* Wait at most ms for an entry to appear in the socket's directory (the
+ * socket of a server that is starting), or for ms to pass: a server binds
+ * its socket a moment before it listens, and a server that is ending
+ * creates nothing, so the caller looks again either way. */
+static void wait_for_socket(int ino, int ms)
+{
+    struct pollfd pfd = {.fd = ino, .events = POLLIN};
+    if (ino < 0 || poll(&pfd, 1, ms) <= 0)
+        return;
+    char buf[4096];
+    while (read(ino, buf, sizeof buf) > 0) {
+    }
+}
+
+/* Each look at a server that holds the lock but does not answer yet waits
+ * this long at most, and all of them together START_WAIT_MS. */
+#define START_LOOK_MS 50
+#define START_WAIT_MS 30000
+/* Started again this often while another server holds the lock: one that
+ * was ending has gone, and this start takes its place. */
+#define START_RETRY_MS 1000
+
+/* start_and_connect could not start one: err says why (not an errno, so
+ * that a connect's own error is never taken for it). */
+#define START_FAILED (-100000)
+
+/* No server answered on path: start one, or wait for the one being
+ * started, and connect.  0, -errno of the last connect, or START_FAILED
+ * with err set. */
+static int start_and_connect(const char *path, int *fd, char *err, size_t errlen)
+{
+    int lock = take_start_lock(path, err, errlen);
+    if (lock < 0)
+        return START_FAILED;
+    /* Whoever held the lock before may have started it. */
+    int rc = try_connect(path, fd);
+    if (rc == 0 || (rc != -ENOENT && rc != -ECONNREFUSED)) {
+        close(lock);
+        return rc;
+    }
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    int ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (ino >= 0 && inotify_add_watch(ino, dir, IN_CREATE | IN_MOVED_TO) < 0) {
+        close(ino);
+        ino = -1;
+    }
+    free(dir);
+    uint64_t start = now_ms(), last_spawn = 0;
+    int holder = 0;
+    for (;;) {
+        uint64_t now = now_ms();
+        if (!last_spawn || now - last_spawn >= START_RETRY_MS) {
+            bool elsewhere;
+            last_spawn = now;
+            if (spawn_server(err, errlen, &holder, &elsewhere) < 0) {
+                rc = START_FAILED;
+                break;
+            }
+            /* Ours listens now; another (started by hand, with corral
+             * server, or ending) may not yet. */
+        }
+        rc = try_connect(path, fd);
+        if (rc == 0 || (rc != -ENOENT && rc != -ECONNREFUSED))
+            break;
+        if (now_ms() - start >= START_WAIT_MS) {
+            if (holder > 0)
+                snprintf(err, errlen, "a server (pid %d) holds %s but has not answered in %d s", holder, path,
+                         START_WAIT_MS / 1000);
+            else
+                snprintf(err, errlen, "no server answered on %s within %d s of starting one", path,
+                         START_WAIT_MS / 1000);
+            rc = START_FAILED;
+            break;
+        }
+        wait_for_socket(ino, START_LOOK_MS);
+    }
+    if (ino >= 0)
+        close(ino);
+    close(lock);
+    return rc;
+}
+
 static int connect_common(client_t *c, const char *client_name, bool autostart, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -160,11 +288,11 @@ static int connect_common(client_t *c, const char *client_name, bool autostart, 
         return -1;
     }
     if (rc < 0 && autostart && (rc == -ENOENT || rc == -ECONNREFUSED)) {
-        if (client_spawn_server(err, errlen, NULL) < 0) {
+        rc = start_and_connect(path, &c->fd, err, errlen);
+        if (rc == START_FAILED) {
             free(path);
-            return -1;
+            return -1; /* err says why */
         }
-        rc = try_connect(path, &c->fd);
     }
     if (rc < 0) {
         if (rc == -ENOENT || rc == -ECONNREFUSED)

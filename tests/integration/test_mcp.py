@@ -11,6 +11,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import shutil
 import subprocess
 import tempfile
@@ -56,8 +57,10 @@ def documented_tools():
 
 
 def test_initialize(t):
+    # 2026-07-28 is the stateless revision (server/discover, no
+    # initialize): corral speaks the one before it, and says so.
     for asked, agreed in (("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"), ("2024-11-05", "2025-11-25"),
-                          ("not-a-version", "2025-11-25")):
+                          ("2026-07-28", "2025-11-25"), ("not-a-version", "2025-11-25")):
         b = Bridge(w)
         r = b.initialize(asked)["result"]
         t.eq(r["protocolVersion"], agreed, "initialize with %s agrees on %s" % (asked, agreed))
@@ -71,6 +74,115 @@ def test_initialize(t):
     t.eq(r.get("error", {}).get("code"), -32602, "initialize without protocolVersion: invalid params", r)
     t.eq(b.call("ping"), {"jsonrpc": "2.0", "id": 2, "result": {}}, "ping answers with an empty result")
     t.eq(b.close(), 0, "closing stdin ends it with status 0")
+
+
+def test_stateless_revision(t):
+    """The stateless revision (2026-07-28), as Claude Code speaks it: no
+    initialize; server/discover first, then each request names the
+    revision and the client in its _meta."""
+    b = Bridge(w)
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.332"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    r = b.call("server/discover", {"_meta": meta}).get("result", {})
+    t.ok(r.get("supportedVersions") == ["2026-07-28"] and r.get("capabilities") == {"tools": {"listChanged": False}}
+         and r.get("resultType") == "complete" and r.get("instructions"),
+         "server/discover: the stateless revision, tools, instructions", r)
+    r = b.call("tools/list", {"_meta": meta}).get("result", {})
+    t.ok(len(r.get("tools", [])) == 2 and r.get("resultType") == "complete", "tools/list without initialize", r)
+    r = b.call("tools/call", {"name": "exec_command", "arguments": {"cmd": "echo stateless-$((6*7))"},
+                              "_meta": dict(meta, progressToken=1)}).get("result", {})
+    t.ok(r.get("structuredContent", {}).get("output") == "stateless-42\n" and r.get("resultType") == "complete",
+         "tools/call too", r)
+    s = session_running(w, "stateless-$((6*7))")
+    t.eq(s and s["client"], "claude", "its sessions belong to the client its _meta names")
+    r = b.call("tools/list", {"_meta": dict(meta, **{"io.modelcontextprotocol/protocolVersion": "2099-01-01"})})
+    t.ok(r.get("error", {}).get("code") == -32022 and r["error"].get("data", {}).get("supported") == ["2026-07-28"]
+         and r["error"]["data"].get("requested") == "2099-01-01",
+         "a revision corral does not serve: -32022 naming the ones it does", r)
+    b.close()
+    b = Bridge(w)
+    r = b.initialize("2025-11-25", client={"name": "claude-code", "version": "2.1.332"})
+    t.eq(r.get("result", {}).get("protocolVersion"), "2025-11-25",
+         "a client that falls back to initialize gets 2025-11-25 as before", r)
+    r = b.call("tools/list")["result"]
+    t.ok("resultType" not in r, "and results without resultType", r)
+    b.close()
+
+
+def test_answers_before_the_server(t):
+    """initialize and tools/list never wait for the corral server: here one
+    accepts the connection and never answers, and both are still answered
+    (a client that lists the tools at once, as Claude Code does before its
+    first model request, gets them)."""
+    other = World()
+    os.makedirs(os.path.dirname(other.socket_path), exist_ok=True)
+    mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    mute.bind(other.socket_path)
+    mute.listen(8)
+    b = Bridge(other)
+    b.send_raw(b"".join(json.dumps(m).encode() + b"\n" for m in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "claude-code"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})))
+    r1, r2 = b.reply(1), b.reply(2)
+    t.ok(r1.get("result", {}).get("protocolVersion") == "2025-11-25" and
+         len(r2.get("result", {}).get("tools", [])) == 2,
+         "initialize and tools/list are answered while the server has not answered the bridge", (r1, r2))
+    mute.settimeout(TIMEOUT)
+    try:
+        conn, _ = mute.accept()  # the bridge does connect once they are answered
+    except socket.timeout:
+        conn = None
+    t.ok(conn is not None, "and then it connects")
+    if conn:
+        conn.close()
+    b.kill()
+    mute.close()
+    other.cleanup()
+
+
+def test_progress_while_running(t):
+    """A call that waits for its command reports progress when the client
+    gave a progressToken (Claude Code ends a call that is quiet for its idle
+    timeout, without a word); the command here ends only when the test
+    releases it, after the progress came."""
+    b = bridge("--progress-interval", "1")
+    rid = b.tool_request("exec_command", {"cmd": held("beat"), "yield_time_ms": 30000}, token="beat-1")
+    p1 = b.notification("notifications/progress")
+    p2 = b.notification("notifications/progress")
+    t.ok(p1["params"]["progressToken"] == "beat-1" and "still running" in p1["params"]["message"],
+         "a call waiting for its command reports progress with the client's token", p1)
+    t.ok(p2["params"]["progress"] > p1["params"]["progress"], "again, each progress higher", (p1, p2))
+    release("beat")
+    r = b.reply(rid)["result"]
+    t.ok(r["structuredContent"]["output"].endswith("beat\n"), "then the call returns", r)
+    b.notifications.clear()  # a last progress of that call may have come before its reply
+    # A call without a token beside one with: by the second progress of
+    # the latter, the former has waited longer than an interval too.
+    quiet = b.tool_request("exec_command", {"cmd": held("quiet"), "yield_time_ms": 30000})
+    loud = b.tool_request("exec_command", {"cmd": held("loud"), "yield_time_ms": 30000}, token="loud")
+    seen = []
+    while len(seen) < 2:
+        seen.append(b.notification("notifications/progress"))
+    release("quiet")
+    release("loud")
+    replies = {}
+    while len(replies) < 2:  # in whichever order they end
+        m = b.read()
+        if "method" in m:
+            seen.append(m)
+        else:
+            replies[m.get("id")] = m
+    seen += [n for n in b.notifications if n["method"] == "notifications/progress"]
+    t.ok(all(n["params"].get("progressToken") == "loud" for n in seen) and
+         all("result" in r for r in replies.values()) and sorted(replies) == sorted([quiet, loud]),
+         "a call without a token gets no progress (MCP has nowhere to send it)", seen)
+    b.close()
+    r = w.corral("mcp", "--progress-interval", "0")
+    t.ok(r.returncode == 2 and "--progress-interval wants seconds from 1 to 600" in r.stderr,
+         "--progress-interval 0 is refused", r.stderr)
 
 
 def test_tools_list(t):
@@ -102,8 +214,10 @@ def test_tools_list(t):
          "5000-300000 ms by default.", "write_stdin's yield description is Codex's")
     out = ex["outputSchema"]
     t.eq((sorted(out["properties"]), out["required"]),
-         (sorted(["chunk_id", "wall_time_seconds", "exit_code", "session_id", "original_token_count", "output"]),
-          ["wall_time_seconds", "output"]), "an outputSchema with Codex's reply fields")
+         (sorted(["chunk_id", "wall_time_seconds", "exit_code", "session_id", "original_token_count", "output",
+                  "notices"]),
+          ["wall_time_seconds", "output"]), "an outputSchema with Codex's reply fields, and corral's notices")
+    t.eq(out["properties"]["notices"]["type"], "array", "notices: a list of texts")
     t.eq(ws["outputSchema"], out, "both tools share it")
     b.close()
 
@@ -120,7 +234,10 @@ def test_exec_poll_write(t):
                   r"Original token count: \d+\nOutput:\n", text) is not None and text.endswith("one-42\n"),
          "content is Codex's envelope", text)
     t.eq(sorted(sc), sorted(["chunk_id", "wall_time_seconds", "exit_code", "original_token_count", "output"]),
-         "structuredContent has the envelope's facts and nothing else")
+         "structuredContent has the envelope's facts and nothing else (no notices when there are none)")
+    shown = re.search(r"Wall time: (\d+\.\d{4}) seconds", text)
+    t.ok(shown and sc.get("wall_time_seconds") == float(shown.group(1)),
+         "wall_time_seconds is the envelope's, rounded as it is", (text[:80], sc.get("wall_time_seconds")))
 
     r = b.tool("exec_command", {"cmd": "read line; echo got:$line", "tty": True, "yield_time_ms": 300})
     sid = r["structuredContent"].get("session_id")
@@ -163,6 +280,9 @@ def test_exec_poll_write(t):
     sc = r["structuredContent"]
     t.ok(sc["original_token_count"] >= 262144 and "tokens truncated" in sc["output"] and len(sc["output"]) < 60000,
          "2 MiB of output is cut in the middle to the token budget", {k: sc[k] for k in sc if k != "output"})
+    t.ok(any(n.startswith("Warning: truncated output (original token count: ") for n in sc.get("notices", [])) and
+         "Warning: truncated output" in text_of(r),
+         "the truncation is a notice in structuredContent, as in the text", sc.get("notices"))
     b.close()
 
 
@@ -214,6 +334,12 @@ def test_bad_arguments(t):
     t.ok(r.get("isError") and "'session_id' is required" in text_of(r), "write_stdin without session_id", r)
     r = b.tool("exec_command", {"cmd": "echo 1.5", "yield_time_ms": 20000.5, "max_output_tokens": 100.0})
     t.eq(r["structuredContent"].get("exit_code"), 0, "numbers may come as floats (JSON has one number type)", r)
+    r = b.tool("exec_command", {"cmd": "echo wfp", "wait_for_previous": True})
+    t.ok(r.get("structuredContent", {}).get("output", "").endswith("wfp\n"),
+         "wait_for_previous, which Gemini CLI adds to every tool and passes on, is the client's: ignored", r)
+    r = b.tool("exec_command", {"cmd": "true", "wait_for_previous": "yes"})
+    t.ok(r.get("isError") is True and "unknown argument 'wait_for_previous'" in text_of(r),
+         "(as a boolean only)", r)
     b.close()
 
 
@@ -344,6 +470,7 @@ def test_yield_cap(t):
 def test_identity(t):
     names = [({"name": "codex-mcp-client", "version": "0.171.0"}, (), "codex"),
              ({"name": "claude-code", "version": "2.0"}, (), "claude"),
+             ({"name": "gemini-cli-mcp-client", "version": "0.61.0"}, (), "gemini"),
              ({"name": "inspector-cli", "version": "0.5.1"}, (), "inspector-cli"),
              ({"name": "codex-mcp-client"}, ("--name", "reviewer"), "reviewer")]
     for info, args, want in names:
@@ -407,17 +534,39 @@ def test_print_config(t):
     conf = tomllib.loads(r.stdout)["mcp_servers"]["corral"]
     t.eq(conf["args"], ["mcp", "--name", "x y", "-C", os.path.realpath(sub), "--yield-cap", "700"],
          "with the bridge's options, -C made absolute")
-    t.eq(conf["tool_timeout_sec"], 710, "and a timeout above a long cap")
+    t.eq(conf["tool_timeout_sec"], 86400,
+         "a timeout of a day: with no [approvals] timeout a call waits as long as the person takes")
     r = w.corral("mcp", "--print-config", "claude")
     line = [x for x in r.stdout.splitlines() if x.startswith("claude mcp add")]
-    t.ok(line and shlex.split(line[0])[-3:] == ["--", exe, "mcp"], "--print-config claude: a claude mcp add line",
-         r.stdout)
+    words = shlex.split(line[0]) if line else []
+    t.ok(words[-3:] == ["--", exe, "mcp"], "--print-config claude: a claude mcp add line", r.stdout)
+    t.ok("XDG_RUNTIME_DIR=" + w.runtime in words and words.index("corral") < words.index("-e"),
+         "passing the environment that finds this server, after the server's name (-e takes several words)",
+         words)
+    t.ok('"allow": ["mcp__corral"]' in r.stdout and "--allowedTools mcp__corral" in r.stdout,
+         "with the permission entry that lets corral's tools run without Claude Code asking again", r.stdout)
+    t.ok("MCP_TOOL_TIMEOUT=" not in r.stdout,
+         "and no MCP_TOOL_TIMEOUT, which would shorten Claude Code's own 27.8 h limit", r.stdout)
     r = w.corral("mcp", "--print-config", "json")
     j = json.loads(r.stdout)["mcpServers"]["corral"]
     t.eq((j["command"], j["args"], j["env"]["XDG_RUNTIME_DIR"]), (exe, ["mcp"], w.runtime),
          "--print-config json: an mcpServers entry")
+    r = w.corral("mcp", "--print-config", "gemini")
+    g = json.loads(r.stdout)["mcpServers"]["corral"]
+    t.ok(g["command"] == exe and g["env"]["XDG_RUNTIME_DIR"] == w.runtime and g["trust"] is True and
+         g["timeout"] == 86400 * 1000, "--print-config gemini: settings.json's entry, trusted, a day's timeout", g)
+    conf_dir = os.path.join(w.base, "conf-approval-timeout")
+    os.makedirs(os.path.join(conf_dir, "corral"), exist_ok=True)
+    with open(os.path.join(conf_dir, "corral", "config"), "w") as f:
+        f.write("[approvals]\ntimeout = 20m\n")
+    r = subprocess.run([CORRAL, "mcp", "--print-config", "gemini"], capture_output=True, text=True,
+                       env=dict(w.env, XDG_CONFIG_HOME=conf_dir), cwd=w.ws)
+    g = json.loads(r.stdout)["mcpServers"]["corral"]
+    t.eq(g["timeout"], (20 * 60 + 60) * 1000, "above [approvals] timeout when the config sets one")
+    t.eq(g["env"].get("XDG_CONFIG_HOME"), conf_dir, "and the config's directory goes with it")
     r = w.corral("mcp", "--print-config", "vim")
-    t.ok(r.returncode == 2 and "codex, claude or json" in r.stderr, "an unknown client is a usage error", r.stderr)
+    t.ok(r.returncode == 2 and "codex, claude, gemini or json" in r.stderr, "an unknown client is a usage error",
+         r.stderr)
 
 
 def test_no_server(t):
@@ -431,6 +580,84 @@ def test_no_server(t):
          "none runs", r)
     t.ok(os.path.exists(other.socket_path), "(its socket is there now)")
     b.close()
+    other.cleanup()
+
+
+def servers_of(world):
+    """pids of the corral servers running for world (by their environment)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"server" in argv[1:3] and ("XDG_RUNTIME_DIR=" + world.runtime).encode() in env:
+            found.append(int(pid))
+    return found
+
+
+def server_starts(world):
+    """How many servers the clients started (the log of servers they start):
+    those that listened, and those that found another holding the lock."""
+    try:
+        with open(os.path.join(world.state, "corral", "server.log")) as f:
+            text = f.read()
+    except OSError:
+        return 0, 0
+    return text.count("listening on"), text.count("already running")
+
+
+def test_one_server_for_all(t):
+    """20 verbs and 5 bridges started at the same instant with no server:
+    one server starts (the others wait for it), and every one is answered."""
+    other = World()
+    verbs = [subprocess.Popen([CORRAL, "ls", "--json"], env=other.env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE) for _ in range(20)]
+    bridges = [Bridge(other) for _ in range(5)]
+    calls = []
+    for i, b in enumerate(bridges):
+        b.send_raw(b"".join(json.dumps(m).encode() + b"\n" for m in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "race"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "exec_command", "arguments": {"cmd": "echo race-%d" % i, "yield_time_ms": 30000}}})))
+    answered = 0
+    for p in verbs:
+        out, err = p.communicate(timeout=TIMEOUT)
+        try:
+            answered += p.returncode == 0 and "sessions" in json.loads(out)
+        except ValueError:
+            t.diag("corral ls: %r %r" % (out[-300:], err[-300:]))
+    t.eq(answered, 20, "every one of 20 verbs started at once with no server is answered")
+    outs, replies = [], []
+    for i, b in enumerate(bridges):
+        b.reply(1)
+        replies.append(b.reply(2))
+        outs.append(replies[-1].get("result", {}).get("structuredContent", {}).get("output", ""))
+        b.close()
+    t.ok(outs == ["race-%d\n" % i for i in range(5)], "and every call of 5 bridges started with them", replies)
+    t.eq((len(servers_of(other)), server_starts(other)), (1, (1, 0)),
+         "by one server: no other was started, not even one that found it running and gave up", servers_of(other))
+    other.cleanup()
+
+    # A verb right after a server was started by hand, before it listens:
+    # it waits for that server rather than starting a second.
+    other = World()
+    log = open(os.path.join(other.base, "server.log"), "ab")
+    by_hand = subprocess.Popen([CORRAL, "server", "--foreground"], env=other.env, stdin=subprocess.DEVNULL,
+                               stdout=log, stderr=log)
+    r = other.corral("ls", "--json")
+    t.ok(r.returncode == 0 and servers_of(other) == [by_hand.pid],
+         "a verb run right after corral server --foreground & uses that server", (r.stderr, servers_of(other)))
+    by_hand.terminate()
+    by_hand.wait(TIMEOUT)
+    log.close()
     other.cleanup()
 
 
@@ -453,8 +680,9 @@ def test_server_goes_away(t):
     other.cleanup()
 
 
-run_tests(Tap(), [test_initialize, test_tools_list, test_exec_poll_write, test_workdir_does_not_widen,
+run_tests(Tap(), [test_initialize, test_stateless_revision, test_answers_before_the_server, test_tools_list,
+                  test_progress_while_running, test_exec_poll_write, test_workdir_does_not_widen,
                   test_bad_arguments, test_jsonrpc_errors,
                   test_two_mib, test_cancel_mid_wait, test_stdin_closes_mid_call, test_sigterm_then_eof,
                   test_yield_cap, test_identity, test_two_bridges, test_concurrent_calls, test_print_config,
-                  test_no_server, test_server_goes_away])
+                  test_no_server, test_one_server_for_all, test_server_goes_away])

@@ -40,6 +40,15 @@ def request_of(progress):
     return int(m.group(1)) if m else None
 
 
+def asked(b):
+    """The next progress that names a request for a person; the beats of a
+    call that waits for its command (every 5 s) are passed over."""
+    while True:
+        p = b.notification("notifications/progress")
+        if request_of(p) is not None:
+            return p
+
+
 def test_approve(t):
     b = Bridge(w)
     b.initialize()
@@ -47,9 +56,9 @@ def test_approve(t):
     rid = b.tool_request("exec_command", {"cmd": "touch %s && echo made-it" % marker,
                                           "sandbox_permissions": "require_escalated",
                                           "justification": "write outside the workspace"}, token="tok-1")
-    p1 = b.notification("notifications/progress")
+    p1 = asked(b)
     n = request_of(p1)
-    t.ok(n is not None and p1["params"]["progressToken"] == "tok-1" and p1["params"]["progress"] == 1,
+    t.ok(n is not None and p1["params"]["progressToken"] == "tok-1" and p1["params"]["progress"] >= 1,
          "a call waiting for a person reports progress with the client's token", p1)
     t.ok("corral approve %d" % n in p1["params"]["message"] and "corral deny %d" % n in p1["params"]["message"],
          "naming the request and how to answer it", p1)
@@ -81,7 +90,7 @@ def test_deny_with_note(t):
     rid = b.tool_request("exec_command", {"cmd": "touch %s" % os.path.join(OUTSIDE, "denied"),
                                           "sandbox_permissions": "require_escalated", "justification": "j"},
                          token=7)
-    n = request_of(b.notification("notifications/progress"))
+    n = request_of(asked(b))
     r = w.corral("deny", "--note", "use the workspace instead", str(n))
     t.eq(r.returncode, 0, "corral deny --note answers it", r.stderr)
     res = b.reply(rid)["result"]
@@ -92,20 +101,37 @@ def test_deny_with_note(t):
     b.close()
 
 
+def withdrawal(screen, n):
+    """The approval_done a screen hears for request n."""
+    return screen.next_event(lambda m: m.get("event") == "approval_done" and m.get("approval") == n)
+
+
 def test_cancel_withdraws(t):
+    screen = w.connect("screen")
+    screen.call({"cmd": "subscribe"})
     b = Bridge(w)
     b.initialize()
     rid = b.tool_request("exec_command", {"cmd": "touch %s" % os.path.join(OUTSIDE, "withdrawn"),
                                           "sandbox_permissions": "require_escalated", "justification": "j"},
                          token="c")
-    n = request_of(b.notification("notifications/progress"))
+    n = request_of(asked(b))
     t.ok([a for a in pending() if a["id"] == n], "the request waits")
     b.notify("notifications/cancelled", {"requestId": rid})
-    gone = wait_until(lambda: not [a for a in pending() if a["id"] == n])
-    t.ok(gone, "cancelling the call withdraws the question (screens close their dialog)")
+    done = withdrawal(screen, n)
+    t.ok(done.get("answer") == "gone" and "its call was cancelled" in done.get("note", ""),
+         "cancelling the call withdraws the question: every screen hears it is gone, and why", done)
+    t.ok(not [a for a in pending() if a["id"] == n], "corral approvals no longer lists it")
     t.eq(b.call("ping").get("result"), {}, "no reply for the cancelled call; the bridge serves on")
     t.ok(not os.path.exists(os.path.join(OUTSIDE, "withdrawn")), "and nothing ran")
+    b.tool_request("exec_command", {"cmd": "touch %s" % os.path.join(OUTSIDE, "withdrawn"),
+                                    "sandbox_permissions": "require_escalated", "justification": "j"}, token="d")
+    n = request_of(asked(b))
     b.close()
+    done = withdrawal(screen, n)
+    t.ok(done.get("answer") == "gone" and "the agent or its connection to corral ended" in done.get("note", ""),
+         "the agent ending withdraws its question too, saying so", done)
+    t.ok(not os.path.exists(os.path.join(OUTSIDE, "withdrawn")), "and nothing ran")
+    screen.close()
 
 
 def test_no_token_no_progress(t):
@@ -141,7 +167,7 @@ def test_additional_permissions(t):
                                           "sandbox_permissions": "with_additional_permissions",
                                           "additional_permissions": {"file_system": {"write": [OUTSIDE]}},
                                           "justification": "write one directory more"}, token="w")
-    n = request_of(b.notification("notifications/progress"))
+    n = request_of(asked(b))
     a = [x for x in pending() if x["id"] == n]
     t.ok(a and a[0]["permissions"]["sandbox"] == "more" and
          a[0]["permissions"]["write"] == [os.path.realpath(OUTSIDE)],
@@ -165,7 +191,7 @@ def test_denial_retry(t):
     b.initialize()
     target = os.path.join(HOST_DIR, "retried")
     rid = b.tool_request("exec_command", {"cmd": "touch %s" % target}, token="r")
-    p = b.notification("notifications/progress")
+    p = asked(b)
     n = request_of(p)
     a = [x for x in pending() if x["id"] == n]
     t.ok(a and a[0]["kind"] == "retry" and "no screen is attached" not in p["params"]["message"],
@@ -176,8 +202,16 @@ def test_denial_retry(t):
     t.ok(res["isError"] is False and res["structuredContent"]["exit_code"] == 1 and "Read-only file system" in out
          and "stay in the workspace" in out and "stay in the workspace" in text_of(res),
          "denied: the failed run's result, with the user's note", res)
+    notices = res["structuredContent"].get("notices", [])
+    t.ok(any("stay in the workspace" in x for x in notices) and any("sandbox" in x and x in text_of(res)
+                                                                    for x in notices),
+         "the note and what the sandbox refused (and how to ask) are notices of structuredContent too, and in the "
+         "text", notices)
+    waited = [x for x in notices if "waited" in x]
+    t.ok(waited and ("for the user to answer request %d" % n) in waited[0] and waited[0] in text_of(res),
+         "so is the wait for the user, in both", (notices, res["content"]))
     rid = b.tool_request("exec_command", {"cmd": "touch %s && echo retried-ok" % target}, token="r2")
-    n = request_of(b.notification("notifications/progress"))
+    n = request_of(asked(b))
     w.corral("approve", str(n))
     res = b.reply(rid)["result"]
     t.ok(res["structuredContent"].get("exit_code") == 0 and os.path.exists(target),
@@ -208,8 +242,10 @@ def host_request(b, rid):
             b.notifications.append(m)
             continue
         n = request_of(m)
-        asked = [a for a in pending() if a["id"] == n]
-        return m, asked[0] if asked else None, None
+        if n is None:  # a beat of the call before the request came
+            continue
+        listed = [a for a in pending() if a["id"] == n]
+        return m, listed[0] if listed else None, None
 
 
 def ask_for_host(t, b, token):

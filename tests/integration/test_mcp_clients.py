@@ -10,30 +10,49 @@ versions) into a scratch folder outside the repository:
   back.  The command must have run in a corral session and its output must
   have reached the stand-in.  The tools Codex offers the model through
   corral are compared with Codex's own built-in exec_command and
-  write_stdin: they must be identical.
+  write_stdin: they must be identical;
+- Claude Code (`claude -p`, registered with the `claude mcp add` line of
+  --print-config claude, its calls allowed with --allowedTools mcp__corral)
+  against a stand-in for the Anthropic Messages API (ANTHROPIC_BASE_URL),
+  and Gemini CLI (`gemini -p`, with the settings.json entry of
+  --print-config gemini) against a stand-in for the Gemini API
+  (GOOGLE_GEMINI_BASE_URL): each is offered corral's tools (Claude Code in
+  its very first model request, which it sends without the tools of a
+  server that has not listed them within about a second), calls
+  exec_command with an escalation the test approves, and the command's
+  output and corral's notice of the wait for the user reach the model,
+  although Claude Code passes it structuredContent and Gemini CLI the text.
 
 The install is cached between runs, keyed by the pinned versions:
 $CORRAL_TEST_CLIENTS_DIR, else $XDG_CACHE_HOME/corral-tests (else
-~/.cache/corral-tests).  A cold run installs about 570 MB (Codex's native
-binary is most of it) in 15-30 s here; a warm run of this file takes about 5 s.  When the npm registry
-cannot be reached the tests are reported as skipped, never as passed."""
+~/.cache/corral-tests).  A cold run installs about 570 MB for Codex and the
+Inspector (Codex's native binary is most of it) and 480 MB for Claude Code and
+Gemini CLI, 15-30 s each here; a warm run of this file takes about a minute.
+When the npm registry cannot be reached the tests are reported as skipped,
+never as passed."""
 import fcntl
 import http.server
 import json
 import os
+import re
+import shlex
 import shutil
 import socketserver
 import subprocess
 import threading
 import time
 
-from harness import CORRAL, Tap, World, run_tests
+from harness import CORRAL, Tap, World, run_tests, wait_until
 from mcplib import session_running
 
 CODEX_VERSION = "0.171.0"
 INSPECTOR_VERSION = "0.15.0"
 PACKAGES = ["@openai/codex@" + CODEX_VERSION, "@modelcontextprotocol/inspector@" + INSPECTOR_VERSION]
 KEY = "codex-%s+inspector-%s" % (CODEX_VERSION, INSPECTOR_VERSION)
+CLAUDE_VERSION = "2.1.332"
+GEMINI_VERSION = "0.61.0"
+AGENT_PACKAGES = ["@anthropic-ai/claude-code@" + CLAUDE_VERSION, "@google/gemini-cli@" + GEMINI_VERSION]
+AGENT_KEY = "claude-code-%s+gemini-cli-%s" % (CLAUDE_VERSION, GEMINI_VERSION)
 INSTALL_TIMEOUT = 1200
 CLIENT_TIMEOUT = 180
 
@@ -53,11 +72,12 @@ class Install:
     (a reason: the registry cannot be reached) or error (it can, and the
     install failed: a failure)."""
 
-    def __init__(self):
+    def __init__(self, key, packages):
         self.dir = self.skip = self.error = None
         self.note = ""
+        self.packages = packages
         root = cache_root()
-        final = os.path.join(root, KEY)
+        final = os.path.join(root, key)
         try:
             os.makedirs(root, exist_ok=True)
         except OSError as e:
@@ -97,17 +117,17 @@ class Install:
                        "description": "MCP clients for corral's tests (tests/integration/test_mcp_clients.py)"}, f)
         start = time.monotonic()
         try:
-            r = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--save-exact"] + PACKAGES, cwd=tmp,
+            r = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--save-exact"] + self.packages, cwd=tmp,
                                capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.error = "npm install did not finish in %d s" % INSTALL_TIMEOUT
             return
         if r.returncode != 0:
-            self.error = "npm install %s failed:\n%s" % (" ".join(PACKAGES), r.stderr[-3000:])
+            self.error = "npm install %s failed:\n%s" % (" ".join(self.packages), r.stderr[-3000:])
             return
         open(os.path.join(tmp, ".complete"), "w").close()
         os.rename(tmp, final)
-        self.note = "installed %s into %s in %.0f s" % (" ".join(PACKAGES), final, time.monotonic() - start)
+        self.note = "installed %s into %s in %.0f s" % (" ".join(self.packages), final, time.monotonic() - start)
 
     def bin(self, name):
         return os.path.join(self.dir, "node_modules", ".bin", name)
@@ -124,7 +144,8 @@ class Install:
         return False
 
 
-clients = Install()
+clients = Install(KEY, PACKAGES)
+agents = Install(AGENT_KEY, AGENT_PACKAGES)
 
 
 def tools_list():
@@ -321,4 +342,379 @@ def test_codex(t):
              json.dumps({"codex": own.get(name), "corral": ours.get(name)}, indent=1)[:4000])
 
 
-run_tests(Tap(), [test_inspector, test_codex])
+# ---- Claude Code and Gemini CLI ----------------------------------------------------------------
+
+def answer_when_asked(client, answer):
+    """Answer the first request the agent's call puts to a person, as the
+    user would in the supervisor screen, with `corral <answer...> ID`;
+    returns its id, or None when none came within the timeout."""
+    found = []
+
+    def asked():
+        r = w.corral("approvals", "--json")
+        mine = [a for a in json.loads(r.stdout or "[]") if a.get("client") == client] if r.returncode == 0 else []
+        found[:] = mine
+        return bool(mine)
+
+    if not wait_until(asked, CLIENT_TIMEOUT):
+        return None
+    w.corral(*answer, str(found[0]["id"]))
+    return found[0]["id"]
+
+
+class ModelAPI:
+    """A local stand-in for an agent's model API: a threaded HTTP server
+    that keeps every request (path and JSON body) and answers with what
+    answer(path, body) returns (content type, bytes)."""
+
+    def __init__(self):
+        self.requests = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def reply(self, ctype, body):
+                self.send_response(200)
+                self.send_header("content-type", ctype)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                self.reply("application/json", b"{}")
+
+            def do_POST(self):
+                data = self.rfile.read(int(self.headers.get("content-length", "0")))
+                try:
+                    body = json.loads(data or b"{}")
+                except ValueError:
+                    body = {}
+                outer.requests.append((self.path, body))
+                self.reply(*outer.answer(self.path, body))
+
+        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class AnthropicAPI(ModelAPI):
+    """The Messages API as Claude Code streams it (server-sent events).  Its
+    MCP tools are deferred: the model first loads them with ToolSearch,
+    then calls corral's exec_command with args; when the result names a
+    session still running, it calls on_poll() and polls it with write_stdin;
+    then it ends the turn."""
+
+    def __init__(self, args, on_poll=None):
+        self.args = args
+        self.on_poll = on_poll
+        super().__init__()
+
+    def running_session(self, req):
+        """The session_id of the last tool result (Claude Code passes
+        structuredContent, as JSON text), or None."""
+        for m in reversed(req.get("messages", [])):
+            for c in m.get("content", []) if isinstance(m.get("content"), list) else []:
+                if c.get("type") == "tool_result":
+                    try:
+                        return json.loads(c.get("content")).get("session_id")
+                    except (TypeError, ValueError, AttributeError):
+                        return None
+        return None
+
+    def answer(self, path, req):
+        tools = [t.get("name") for t in req.get("tools", [])]
+        used = [c.get("name") for m in req.get("messages", []) if m.get("role") == "assistant" and
+                isinstance(m.get("content"), list) for c in m["content"] if c.get("type") == "tool_use"]
+        n = len(self.requests)
+        sid = self.running_session(req)
+        if "mcp__corral__exec_command" in tools and "mcp__corral__exec_command" not in used:
+            call = ("mcp__corral__exec_command", self.args)
+        elif "ToolSearch" in tools and "ToolSearch" not in used:
+            call = ("ToolSearch", {"query": "select:mcp__corral__exec_command,mcp__corral__write_stdin"})
+        elif self.on_poll and sid is not None and used.count("mcp__corral__write_stdin") < 5:
+            self.on_poll()
+            call = ("mcp__corral__write_stdin", {"session_id": sid, "yield_time_ms": 30000})
+        else:
+            call = None
+        events = [{"type": "message_start", "message": {
+            "id": "msg_%d" % n, "type": "message", "role": "assistant", "model": req.get("model", "m"), "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}]
+        if call:
+            block = {"type": "tool_use", "id": "toolu_%d" % n, "name": call[0], "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(call[1])}
+        else:
+            block = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": "done"}
+        events += [{"type": "content_block_start", "index": 0, "content_block": block},
+                   {"type": "content_block_delta", "index": 0, "delta": delta},
+                   {"type": "content_block_stop", "index": 0},
+                   {"type": "message_delta", "delta": {"stop_reason": "tool_use" if call else "end_turn",
+                                                       "stop_sequence": None}, "usage": {"output_tokens": 1}},
+                   {"type": "message_stop"}]
+        sse = "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events)
+        return "text/event-stream", sse.encode()
+
+    def bodies(self):
+        return [b for p, b in self.requests if p.startswith("/v1/messages")]
+
+    def tool_results(self):
+        """The text of every tool_result the model was sent."""
+        out = []
+        for body in self.bodies():
+            for m in body.get("messages", []):
+                for c in m.get("content", []) if isinstance(m.get("content"), list) else []:
+                    if c.get("type") == "tool_result":
+                        out.append(json.dumps(c.get("content")))
+        return out
+
+
+class GeminiAPI(ModelAPI):
+    """The Gemini API as Gemini CLI calls it (streamGenerateContent, server-
+    sent events): a call of corral's exec_command with args; when the result
+    names a session still running, on_poll() and a write_stdin poll of it;
+    then an answer."""
+
+    def __init__(self, args, on_poll=None):
+        self.args = args
+        self.on_poll = on_poll
+        super().__init__()
+
+    def answer(self, path, req):
+        names = [d.get("name") for t in req.get("tools", []) for d in t.get("functionDeclarations", [])]
+        calls = [p["functionCall"].get("name") for c in req.get("contents", []) for p in c.get("parts", [])
+                 if "functionCall" in p]
+        responses = [json.dumps(p["functionResponse"]) for c in req.get("contents", []) for p in c.get("parts", [])
+                     if "functionResponse" in p]
+        # Gemini CLI passes the text: Codex's envelope names a running session.
+        running = re.search(r"Process running with session ID (\d+)", responses[-1]) if responses else None
+        if "mcp_corral_exec_command" in names and not calls:
+            parts = [{"functionCall": {"name": "mcp_corral_exec_command", "args": self.args}}]
+        elif self.on_poll and running and calls.count("mcp_corral_write_stdin") < 5:
+            self.on_poll()
+            parts = [{"functionCall": {"name": "mcp_corral_write_stdin",
+                                       "args": {"session_id": int(running.group(1)), "yield_time_ms": 30000}}}]
+        else:
+            parts = [{"text": "done"}]
+        chunk = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+                 "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}}
+        if "alt=sse" in path:
+            return "text/event-stream", ("data: %s\r\n\r\n" % json.dumps(chunk)).encode()
+        return "application/json", json.dumps(chunk).encode()
+
+    def tool_bodies(self):
+        return [b for p, b in self.requests if "streamGenerateContent" in p]
+
+    def function_responses(self):
+        return [json.dumps(p["functionResponse"]) for b in self.tool_bodies() for c in b.get("contents", [])
+                for p in c.get("parts", []) if "functionResponse" in p]
+
+
+def agent_home(name):
+    home = os.path.join(w.base, name + "-home")
+    shutil.rmtree(home, ignore_errors=True)
+    os.makedirs(home)
+    return home
+
+
+def run_agent(argv, env, client, answer=("approve",)):
+    """The agent's run, while the test answers the request its call puts
+    to a person; (the process's result, the request id answered)."""
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env, cwd=w.ws)
+    approved = answer_when_asked(client, answer)
+    try:
+        out, err = p.communicate(timeout=CLIENT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    return subprocess.CompletedProcess(argv, p.returncode, out, err), approved
+
+
+# An escalation: the call waits for the user, and the wait is the notice
+# (item 1 of issue 21) that must reach the model whichever part of the
+# result its client passes on.
+def escalated(marker):
+    return {"cmd": "echo %s-$((6*7))" % marker, "sandbox_permissions": "require_escalated",
+            "justification": "the test asks for it"}
+
+
+def claude_env(name, print_config_args=()):
+    """A fresh home for Claude Code with corral registered by the claude mcp
+    add line of --print-config claude; (env, the registration's result)."""
+    home = agent_home(name)
+    env = dict(w.env, HOME=home, ANTHROPIC_API_KEY="dummy", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    for k in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CONFIG_DIR", "MCP_TOOL_TIMEOUT", "CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT"):
+        env.pop(k, None)
+    snippet = w.corral("mcp", *print_config_args, "--print-config", "claude").stdout
+    add = [x for x in snippet.splitlines() if x.startswith("claude mcp add")]
+    r = subprocess.run([agents.bin("claude")] + shlex.split(add[0])[1:], capture_output=True, text=True, env=env,
+                       cwd=w.ws, timeout=CLIENT_TIMEOUT) if add else None
+    return env, r
+
+
+def run_claude(env, api, answer=("approve",)):
+    env = dict(env, ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % api.port)
+    # --allowedTools mcp__corral, as --print-config claude says.
+    r = run_agent([agents.bin("claude"), "-p", "run the command", "--allowedTools", "mcp__corral",
+                   "--output-format", "json"], env, "claude", answer)
+    api.close()
+    return r
+
+
+def test_claude(t):
+    what = "Claude Code %s runs a command through corral mcp" % CLAUDE_VERSION
+    if not agents.check(t, what):
+        return
+    if agents.note:
+        t.diag(agents.note)
+    env, r = claude_env("claude")
+    t.ok(r is not None and r.returncode == 0, "the claude mcp add line of --print-config claude registers corral",
+         r and (r.stdout + r.stderr)[-2000:])
+    api = AnthropicAPI(escalated("claude-marker"))
+    r, approved = run_claude(env, api)
+    t.eq(r.returncode, 0, "claude -p finishes (exit 0)", (r.stderr[-3000:], r.stdout[-3000:]))
+    bodies = api.bodies()
+    first = json.dumps(bodies[0]) if bodies else ""
+    t.ok("mcp__corral__exec_command" in first and "mcp__corral__write_stdin" in first,
+         "its first model request already offers corral's tools (listed at once, not a second late)",
+         first[-2000:])
+    loaded = [{x["name"]: x for x in b.get("tools", [])} for b in bodies]
+    loaded = [x for x in loaded if "mcp__corral__exec_command" in x]
+    ours = tools_list()
+    t.ok(loaded and all(loaded[0].get("mcp__corral__" + n, {}).get("input_schema") == ours[n]["inputSchema"]
+                        for n in ours), "with corral's schemas, once the model loads them",
+         loaded and {n: loaded[0].get("mcp__corral__" + n) for n in ours})
+    s = session_running(w, "claude-marker-$((6*7))")
+    t.ok(s and s["client"] == "claude" and s.get("exit_code") == 0 and approved is not None,
+         "the command ran in a corral session of the client claude, once approved", (s, approved))
+    results = api.tool_results()
+    mine = [x for x in results if "claude-marker-42" in x]
+    t.ok(mine, "the command's output reached the model stand-in", results)
+    t.ok(mine and ("this call waited" in mine[0] and "answer request %s" % approved in mine[0]),
+         "and so did corral's notice of the wait for the user (Claude Code passes structuredContent)", mine)
+
+
+def held(marker):
+    """exec_command's arguments for a command that prints marker once
+    release(marker) is called (it waits for a file, not for a clock), with
+    a yield short enough to return while it waits."""
+    return {"cmd": "while [ ! -e .release-%s ]; do sleep 0.02; done; echo %s-$((6*7))" % (marker, marker),
+            "yield_time_ms": 250}
+
+
+def release(marker):
+    return lambda: open(os.path.join(w.ws, ".release-" + marker), "w").close()
+
+
+def test_claude_poll(t):
+    if not agents.check(t, "Claude Code: a yield, then a write_stdin poll"):
+        return
+    env, _ = claude_env("claude-poll")
+    api = AnthropicAPI(held("claude-polled"), on_poll=release("claude-polled"))
+    env = dict(env, ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % api.port)
+    r = subprocess.run([agents.bin("claude"), "-p", "run the command", "--allowedTools", "mcp__corral",
+                        "--output-format", "json"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       env=env, cwd=w.ws, timeout=CLIENT_TIMEOUT)
+    api.close()
+    results = []  # corral's results, each once, in the order the model got them
+    for x in api.tool_results():
+        if "chunk_id" in x and x not in results:
+            results.append(x)
+    t.ok(r.returncode == 0 and len(results) >= 2 and '\\"session_id\\"' in results[0] and
+         "claude-polled-42" in results[-1] and '\\"exit_code\\":0' in results[-1],
+         "the yield returns a session id, and a write_stdin poll of it the output and the exit", results)
+
+
+DENIAL_NOTE = "use the workspace instead"
+
+
+def test_claude_denied(t):
+    if not agents.check(t, "Claude Code: a denial's note reaches the model"):
+        return
+    env, _ = claude_env("claude-denied")
+    api = AnthropicAPI(escalated("claude-denied"))
+    r, denied = run_claude(env, api, ("deny", "--note", DENIAL_NOTE))
+    results = api.tool_results()
+    t.ok(r.returncode == 0 and denied is not None and any(DENIAL_NOTE in x and "did not run" in x for x in results),
+         "a request the user denied with a note: the model reads that it did not run, and the note", results)
+    t.ok(session_running(w, "claude-denied-$((6*7))") is None, "and nothing ran")
+
+
+def test_gemini(t):
+    what = "Gemini CLI %s runs a command through corral mcp" % GEMINI_VERSION
+    if not agents.check(t, what):
+        return
+    gemini = agents.bin("gemini")
+    home = agent_home("gemini")
+    settings = json.loads(w.corral("mcp", "--print-config", "gemini").stdout)
+    settings["security"] = {"auth": {"selectedType": "gemini-api-key"}}
+    os.makedirs(os.path.join(home, ".gemini"))
+    with open(os.path.join(home, ".gemini", "settings.json"), "w") as f:
+        json.dump(settings, f)
+    api = GeminiAPI(escalated("gemini-marker"))
+    env = dict(w.env, HOME=home, GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:%d" % api.port,
+               GEMINI_CLI_TRUST_WORKSPACE="true")
+    env.pop("GOOGLE_API_KEY", None)
+    # A model named, so that no routing request (which wants a JSON
+    # classification) precedes the turn.
+    r, approved = run_agent([gemini, "-m", "gemini-2.5-flash", "-p", "run the command", "--output-format", "json"],
+                            env, "gemini")
+    api.close()
+    t.eq(r.returncode, 0, "gemini -p finishes (exit 0)", (r.stderr[-3000:], r.stdout[-3000:]))
+    bodies = api.tool_bodies()
+    offered = {d["name"]: d for b in bodies[:1] for x in b.get("tools", []) for d in x.get("functionDeclarations", [])}
+    ours = tools_list()
+    # Gemini CLI adds a property of its own to every tool (wait_for_previous,
+    # which it passes on and corral ignores).
+    schemas = {}
+    for n in ours:
+        schema = json.loads(json.dumps(offered.get("mcp_corral_" + n, {}).get("parametersJsonSchema", {})))
+        schema.get("properties", {}).pop("wait_for_previous", None)
+        schemas[n] = schema
+    t.ok(all(schemas[n] == ours[n]["inputSchema"] for n in ours),
+         "it offers the model corral's two tools with their schemas (trusted, as --print-config gemini says)",
+         sorted(offered))
+    s = session_running(w, "gemini-marker-$((6*7))")
+    t.ok(s and s["client"] == "gemini" and s.get("exit_code") == 0 and approved is not None,
+         "the command ran in a corral session of the client gemini, once approved", (s, approved))
+    responses = api.function_responses()
+    mine = [x for x in responses if "gemini-marker-42" in x]
+    t.ok(mine, "the command's output reached the model stand-in", responses)
+    t.ok(mine and ("this call waited" in mine[0] and "answer request %s" % approved in mine[0]),
+         "and so did corral's notice of the wait for the user (Gemini CLI passes the text)", mine)
+
+    api = GeminiAPI(escalated("gemini-denied"))
+    env["GOOGLE_GEMINI_BASE_URL"] = "http://127.0.0.1:%d" % api.port
+    r, denied = run_agent([gemini, "-m", "gemini-2.5-flash", "-p", "run the command", "--output-format", "json"],
+                          env, "gemini", ("deny", "--note", DENIAL_NOTE))
+    api.close()
+    responses = api.function_responses()
+    t.ok(r.returncode == 0 and denied is not None and any(DENIAL_NOTE in x and "did not run" in x
+                                                          for x in responses),
+         "a request the user denied with a note: the model reads that it did not run, and the note", responses)
+    t.ok(session_running(w, "gemini-denied-$((6*7))") is None, "and nothing ran")
+
+    api = GeminiAPI(held("gemini-polled"), on_poll=release("gemini-polled"))
+    env["GOOGLE_GEMINI_BASE_URL"] = "http://127.0.0.1:%d" % api.port
+    r = subprocess.run([gemini, "-m", "gemini-2.5-flash", "-p", "run the command", "--output-format", "json"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, cwd=w.ws,
+                       timeout=CLIENT_TIMEOUT)
+    api.close()
+    responses = api.function_responses()
+    t.ok(r.returncode == 0 and len(responses) >= 2 and "Process running with session ID" in responses[0] and
+         "gemini-polled-42" in responses[-1] and "Process exited with code 0" in responses[-1],
+         "the yield returns a session id, and a write_stdin poll of it the output and the exit", responses)
+
+
+run_tests(Tap(), [test_inspector, test_codex, test_claude, test_claude_denied, test_claude_poll, test_gemini])
