@@ -205,9 +205,16 @@ void approvals_event(tui_t *t, const char *name, json_t *ev)
             uiconn_request(&t->conn, json_pack("{s:s}", "cmd", "approvals"), on_rules_reply, t);
         bool ours = a->answering;
         remove_id(t, id);
+        const char *note = json_string_value(json_object_get(ev, "note"));
         if (ours)
             tui_message(t, false, "request %d: %s", id, answer ? answer : "?");
-        else
+        else if (answer && strcmp(answer, "gone") == 0 && note && *note) {
+            /* Withdrawn: why (the agent's call was cancelled, the session
+             * ended...), its text made safe for the screen. */
+            char *why = sanitize_text(note, strlen(note), 300);
+            tui_message(t, false, "request %d withdrawn: %s", id, why);
+            free(why);
+        } else
             tui_message(t, false, "request %d answered elsewhere: %s (by %s)", id, answer ? answer : "?",
                         by ? by : "?");
     }

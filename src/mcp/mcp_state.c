@@ -207,7 +207,9 @@ static const char instructions[] =
     "Every command runs in a sandboxed corral session that the user watches live. exec_command and write_stdin "
     "work as in the Codex CLI. A command that needs more than its sandbox allows can ask with "
     "sandbox_permissions (require_escalated, or with_additional_permissions) and a justification: the call "
-    "waits until the user answers, and a denial says what they answered and any note they typed. The "
+    "waits until the user answers, and a denial says what they answered and any note they typed. Inside a "
+    "session a program can ask the same way with `corral escalate --reason TEXT -- CMD` ($CORRAL_BIN is "
+    "corral's absolute path). The "
     "network goes through corral's proxy (HTTP_PROXY and friends are set): the first connection to a new host "
     "waits for the user too, and a denied host answers HTTP 403 with the reason.";
 

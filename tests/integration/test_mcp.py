@@ -68,6 +68,8 @@ def test_initialize(t):
             t.eq(r["capabilities"], {"tools": {"listChanged": False}}, "it offers tools, a fixed list")
             t.eq((r["serverInfo"]["name"], bool(r.get("instructions"))), ("corral", True),
                  "it is corral, with instructions for the model")
+            t.ok("corral escalate --reason" in r["instructions"] and "CORRAL_BIN" in r["instructions"],
+                 "which say how a program inside a session asks for more", r["instructions"])
         b.close()
     b = Bridge(w)
     r = b.call("initialize", {"capabilities": {}})

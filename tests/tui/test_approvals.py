@@ -330,6 +330,19 @@ def test_timeout_countdown(t):
         slow.cleanup()
 
 
+def test_withdrawn_says_why(t):
+    """A request whose requester went away (its corral exec was killed)
+    leaves every screen, and the screen says why."""
+    with tui() as term:
+        term.wait("SUPERVISOR")
+        p = exec_bg("echo", "ask", "withdrawn-marker", opts=["--justification", "to be withdrawn"])
+        ready(term, "withdrawn-marker")
+        p.kill()
+        p.wait()
+        screen = term.wait("withdrawn: the requester stopped waiting")
+        t.ok(TITLE not in screen, "a request whose requester went away closes, saying why", screen)
+
+
 def test_session_mark_and_live_rules_error(t):
     """A request from inside a running session marks its sidebar row; a
     rules file broken while the screen is up shows at once (the server's
@@ -618,7 +631,7 @@ def cleaned(fn):
 
 
 if __name__ == "__main__":
-    run_tests(Tap(), [cleaned(f) for f in [test_dialog_and_yes, test_session_answer, test_deny_stop, test_deny_with_note,
+    run_tests(Tap(), [cleaned(f) for f in [test_dialog_and_yes, test_withdrawn_says_why, test_session_answer, test_deny_stop, test_deny_with_note,
                       test_type_ahead_guard, test_two_tuis_and_cli, test_queue_tab_and_details, test_small_sizes,
                       test_themes, test_rules_error_and_refused_answer, test_timeout_countdown,
                       test_session_mark_and_live_rules_error, test_whole_command_and_quotes,
