@@ -284,10 +284,11 @@ class Client:
 
 
 
-def run_in_pty(argv, env=None):
+def run_in_pty(argv, env=None, answer=None):
     """argv with a terminal as stdin and stdout (asciinema cat insists on
     /dev/tty), env its whole environment (default: this one): its exit
-    status and everything it printed."""
+    status and everything it printed.  answer: (prompt, reply) bytes: reply
+    is typed once prompt has been printed (a question the program asks)."""
     pid, fd = pty.fork()
     if pid == 0:
         try:
@@ -299,6 +300,8 @@ def run_in_pty(argv, env=None):
             os._exit(127)
     out = b""
     while True:
+        if not select.select([fd], [], [], TIMEOUT)[0]:
+            break  # printed nothing for TIMEOUT: the caller sees what it did print
         try:
             chunk = os.read(fd, 65536)
         except OSError:
@@ -306,6 +309,9 @@ def run_in_pty(argv, env=None):
         if not chunk:
             break
         out += chunk
+        if answer and answer[0] in out:
+            os.write(fd, answer[1])
+            answer = None
     _, status = os.waitpid(pid, 0)
     os.close(fd)
     return os.waitstatus_to_exitcode(status), out

@@ -4,45 +4,18 @@ second start names the pid), SIGTERM and `server --stop` end every session
 and leave complete logs, the socket directory is private, config errors
 name file:line, lifetime limits kill abandoned processes."""
 import os
-import pty
 import re
-import select
 import signal
 import stat
 
-from harness import CORRAL, TIMEOUT, Tap, World, pid_alive, read_jsonl, run_tests
+from harness import CORRAL, Tap, World, pid_alive, read_jsonl, run_in_pty, run_tests
 
 
 def stop_on_a_terminal(w, answer):
-    """corral server --stop with a terminal for stdin and stderr: waits for
-    its question, answers, and returns (status, everything printed)."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        try:
-            os.environ.clear()
-            os.environ.update(w.env)
-            os.execv(CORRAL, [CORRAL, "server", "--stop"])
-        finally:
-            os._exit(127)
-    out = b""
-    answered = False
-    while True:
-        ready, _, _ = select.select([fd], [], [], TIMEOUT)
-        if not ready:
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-        if not answered and b"[y/N]" in out:
-            os.write(fd, answer)
-            answered = True
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+    """corral server --stop with a terminal for stdin and stderr, answering
+    its question: (status, everything printed)."""
+    rc, out = run_in_pty([CORRAL, "server", "--stop"], env=w.env, answer=(b"[y/N]", answer))
+    return rc, out.decode(errors="replace")
 
 
 def lock_pid(w):
