@@ -86,7 +86,7 @@ static void layout_now(tui_t *t)
     t->rows = LINES;
     t->cols = COLS;
     int body_h = t->rows - 1; /* the status bar */
-    int sw = t->zoom ? 0 : t->conf->ui_sidebar_width;
+    int sw = t->zoom || t->sidebar_hidden ? 0 : t->conf->ui_sidebar_width;
     if (sw > t->cols / 2)
         sw = t->cols / 2;
     t->sidebar = (ui_rect){0, 0, body_h, sw};
@@ -340,6 +340,11 @@ static void supervisor_action(tui_t *t, int action)
         t->zoom = !t->zoom;
         t->relayout = true;
         tiles_save(t);
+        break;
+    case KA_SIDEBAR:
+        t->sidebar_hidden = !t->sidebar_hidden;
+        t->relayout = true;
+        tui_message(t, false, t->sidebar_hidden ? "session list hidden (s shows it)" : "session list shown");
         break;
     case KA_LAYOUT:
         t->layout = (t->layout + 1) % LAYOUT_COUNT;

@@ -111,6 +111,7 @@ typedef struct tui {
     bool scroll_mode;
     ui_layout layout;
     bool zoom;
+    bool sidebar_hidden; /* s: the panes take the whole width (not kept by the server) */
     ui_tiles tiles;     /* kept tiles, folded rows (tiles.c) */
     ui_ended ended;     /* ended sessions shown for review (ended.c) */
     ui_ended_screen ended_screen; /* the selected one's last screen (endedscreen.c) */

@@ -53,6 +53,7 @@ static const key_action_info actions[KA_COUNT] = {
     [KA_CLEAR_EXITED] = {"clear-exited", KM_SUPERVISOR, "X",
                          "remove exited sessions but pinned ones (asks when more than one)"},
     [KA_RELOAD] = {"reload", KM_SUPERVISOR, "R", "read the config file again: the screen's keys and the server's settings"},
+    [KA_SIDEBAR] = {"sidebar", KM_SUPERVISOR, "s", "hide or show the session list: the panes take the whole width"},
 };
 
 static const struct {

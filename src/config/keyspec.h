@@ -40,6 +40,7 @@ typedef enum key_action {
     KA_DIFF, KA_COMMANDS, /* supervisor focus: snapshots (ui/diffview.c) */
     KA_TIMELINE, KA_REPLAY, KA_ENDED, /* supervisor focus: review (ui/timelineview.c, replayview.c, ended.c) */
     KA_RELOAD, /* supervisor focus: the config file read again (ui/confstate.c) */
+    KA_SIDEBAR, /* supervisor focus: hide or show the session list */
     KA_COUNT
 } key_action;
 

@@ -309,6 +309,21 @@ def test_sizes_come_back_when_a_smaller_screen_detaches(t):
              "note", screen)
 
 
+def test_sidebar_hides(t):
+    clean_slate()
+    sid = new_session("wide", "sh", "-c", "exec sleep 1000")
+    with tui() as term:
+        term.wait_regex("\u25cf wide +ws")
+        term.supervisor_ready()
+        term.keys("s")
+        screen = term.wait_regex("^ wide %d workspace-write" % sid)
+        t.ok(not any("\u2502" in l[:SIDEBAR + 2] for l in screen.split("\n")[:3]),
+             "s hides the session list: the pane starts at the left edge", screen)
+        term.keys("s")
+        term.wait_regex("\u25cf wide +ws")
+        t.ok(True, "s again shows it")
+
+
 def test_killed_by_you_is_no_failure(t):
     clean_slate()
     ok = new_session("fails", "sh", "-c", "exit 3")
@@ -328,4 +343,5 @@ def test_killed_by_you_is_no_failure(t):
 
 
 run_tests(Tap(), [test_finished_commands_fold, test_kept_tile, test_layout_survives_detach, test_clear_exited,
-                  test_sizes_come_back_when_a_smaller_screen_detaches, test_killed_by_you_is_no_failure])
+                  test_sizes_come_back_when_a_smaller_screen_detaches, test_sidebar_hides,
+                  test_killed_by_you_is_no_failure])

@@ -415,7 +415,7 @@ static void ui_and_keys_errors(void **state)
                       "2: unknown action 'frobnicate' in [keys] (known: up, down, focus, zoom, layout, new, kill, "
                       "pin, search, scroll-up, scroll-down, detach, stop-server, help, supervisor, line-up, "
                       "line-down, page-up, page-down, top, bottom, search-next, search-prev, scroll-search, "
-                      "scroll-exit, keep, fold, clear-exited, diff, commands, timeline, replay, ended, reload)");
+                      "scroll-exit, keep, fold, clear-exited, diff, commands, timeline, replay, ended, reload, sidebar)");
     expect_conf_error("[keys]\n\nnew = Ctrl-n\n",
                       "3: keys.new: 'Ctrl-n' is not a key: use one character (j, /, Q), C-x for control keys (C-]), "
                       "M-x for Alt, or Enter, Tab, Esc, Space, BS, Up, Down, Left, Right, Home, End, PgUp, PgDn, "
