@@ -374,13 +374,34 @@ static int hide_file(int root, const char *rel)
     int dir = sys_openat2(root, slash ? parent : ".", O_PATH | O_DIRECTORY | O_CLOEXEC,
                           RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
     int e = errno;
-    free(parent);
-    if (dir < 0)
+    if (dir < 0) {
+        free(parent);
         return e == ENOENT ? 0 : -1;
+    }
+    /* base points into parent: freed only after the unlink (a nested
+     * file's name read from freed memory unlinked nothing, and the mask
+     * was skipped all the same). */
     int rc = unlinkat(dir, base, 0);
     e = errno;
     close(dir);
+    free(parent);
     return rc == 0 || e == ENOENT ? 0 : -1;
+}
+
+/* Lock files the host's version managers hold in the real home while they
+ * rebuild their shims (pyenv rehash, run by every login shell of a user
+ * with pyenv).  Seen through the layer, the host's lock is one the
+ * sandbox's own rehash, which writes the layer's copy of the shims, waits
+ * for: up to a minute (pyenv's rehash timeout) with the command silent,
+ * and for ever while a stale lock lies in the real home.  Hidden in the
+ * layer, the host's own lock stays untouched. */
+static const char *const host_locks[] = {".pyenv/shims/.pyenv-shim", ".rbenv/shims/.rbenv-shim",
+                                         ".nodenv/shims/.nodenv-shim", ".goenv/shims/.goenv-shim", NULL};
+
+static void hide_host_locks(int root)
+{
+    for (const char *const *l = host_locks; *l; l++)
+        hide_file(root, *l);
 }
 
 /* The home layer: an overlay at the home's place in the view, the real
@@ -443,6 +464,7 @@ static int overlay_home(int oldroot, sb_plan *plan, const sb_mount *m, char *err
         if (h->kind == SB_M_MASK_FILE && h->hide_in_layer && strncmp(h->dst, m->dst, hl) == 0 && h->dst[hl] == '/')
             h->skip = hide_file(root, h->dst + hl + 1) == 0;
     }
+    hide_host_locks(root);
     close(root);
     return 0;
 }
@@ -761,8 +783,10 @@ static int renew_home(sb_plan *plan, size_t at, char *err, size_t errlen)
         if (h->kind == SB_M_MASK_FILE && h->hide_in_layer)
             skip[i] = hide_file(root, h->dst + hl + 1) == 0;
     }
-    if (root >= 0)
+    if (root >= 0) {
+        hide_host_locks(root);
         close(root);
+    }
     rc = carry_back(plan, &c, skip, 0, err, errlen);
     free(skip);
     return rc;

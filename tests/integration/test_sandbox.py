@@ -272,6 +272,32 @@ def test_home_layer(t):
     remove_layers(layers)
 
 
+def test_host_rehash_lock_is_not_the_sandboxes(t):
+    """A pyenv rehash lock in the real home (another shell of the user's
+    rehashing, or one killed while it did) is not one the sandbox's own
+    rehash waits for: hidden in the layer, left in the real home."""
+    home = make_home("rehash-lock")
+    lock = os.path.join(home, ".pyenv", "shims", ".pyenv-shim")
+    with open(lock, "w") as f:
+        f.write("held by the host\n")
+    env = {"HOME": home, "XDG_CACHE_HOME": os.path.join(w.base, "cache")}
+    r = sandbox("--", "sh", "-c", 'test -e "$HOME/.pyenv/shims/.pyenv-shim" && echo LOCK-SEEN || echo LOCK-HIDDEN; '
+                'cat "$HOME/.pyenv/shims/python"', env=env)
+    t.ok("LOCK-HIDDEN" in r.stdout and "old shim" in r.stdout, "the host's rehash lock is hidden in the sandbox's "
+         "layer, the shims are not", r.stdout + r.stderr)
+    t.ok(os.path.exists(lock), "and the real lock is left alone")
+    # A denied file a directory down in the home, with short names: hidden
+    # in the layer like the rest (its name was once read from freed memory,
+    # nothing was hidden, and the mask skipped: the file was readable).
+    secret = os.path.join(home, ".a", "t")
+    os.makedirs(os.path.dirname(secret))
+    with open(secret, "w") as f:
+        f.write("SECRET-NESTED\n")
+    r = sandbox("--deny", secret, "--", "sh", "-c", 'cat "$HOME/.a/t" 2>&1; echo done', env=env)
+    t.ok("SECRET-NESTED" not in r.stdout and "done" in r.stdout, "a denied file one directory down in the home "
+         "cannot be read", r.stdout + r.stderr)
+
+
 def test_home_layer_with_state_in_home(t):
     """corral's state in the home itself (~/.local/state/corral, the
     default): the layer lives inside the home it covers, and no sandbox may
@@ -524,7 +550,7 @@ AS_USER = [test_loopback_inside_the_sandbox, test_home_layer, test_home_layer_wi
 try:
     run_tests(Tap(), AS_USER if os.environ.get("CORRAL_AS_USER") else
               [test_status_and_stdio, test_print_plan, test_loopback_inside_the_sandbox, test_private_tmp_is_explained,
-               test_home_layer,
+               test_home_layer, test_host_rehash_lock_is_not_the_sandboxes,
                test_home_layer_with_state_in_home, test_home_layer_unavailable, test_git_in_the_workspace, test_profiles_from_config,
                test_errors_name_the_fix, test_sessions_are_sandboxed, test_prebuilt_sandbox_keeps_commands_apart,
                test_as_an_unprivileged_user])
