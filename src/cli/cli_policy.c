@@ -55,8 +55,12 @@ static int check_as_server(const char *dir, char *const *cmd, bool resolve, bool
     char *cwd = dir ? NULL : getcwd(NULL, 0);
     const char *where = dir ? dir : cwd;
     struct stat st;
-    if (!where || stat(where, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        char *shown = quote_text_visible(where ? where : "", where ? strlen(where) : 0);
+    if (!where) {
+        fprintf(stderr, "corral policy: cannot read the current directory (%s): give -C DIR\n", strerror(errno));
+        return 1;
+    }
+    if (stat(where, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        char *shown = quote_text_visible(where, strlen(where));
         fprintf(stderr, "corral policy: %s is not a directory (-C DIR: the directory the command would run in)\n",
                 shown);
         free(shown);
