@@ -296,6 +296,24 @@ def test_host_rehash_lock_is_not_the_sandboxes(t):
     r = sandbox("--deny", secret, "--", "sh", "-c", 'cat "$HOME/.a/t" 2>&1; echo done', env=env)
     t.ok("SECRET-NESTED" not in r.stdout and "done" in r.stdout, "a denied file one directory down in the home "
          "cannot be read", r.stdout + r.stderr)
+    # A kept layer whose shims directory a sandbox made a symlink out of
+    # the home: hiding the lock at the next start follows no symlink, and
+    # the file it points at stays.
+    outside = tempfile.mkdtemp(prefix="crl-shims-", dir="/var/tmp")
+    try:
+        os.remove(lock)
+        w.write_config("[sandbox]\n  home-layer = keep\n")
+        sandbox("--", "sh", "-c", 'rm -rf "$HOME/.pyenv/shims" && ln -s %s "$HOME/.pyenv/shims"' % outside, env=env)
+        planted = os.path.join(outside, ".pyenv-shim")
+        with open(planted, "w") as f:
+            f.write("not the layer's\n")
+        r = sandbox("--", "sh", "-c", 'readlink "$HOME/.pyenv/shims"; echo ran', env=env)
+        t.ok("ran" in r.stdout and os.path.exists(planted), "a kept layer's shims turned into a symlink: the lock "
+             "it points at is not touched when the next sandbox starts", r.stdout + r.stderr)
+    finally:
+        w.write_config("")
+        shutil.rmtree(outside, ignore_errors=True)
+        remove_layers(os.path.join(w.state, "corral", "home-layers"))
 
 
 def test_home_layer_with_state_in_home(t):
