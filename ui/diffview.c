@@ -932,8 +932,13 @@ static void draw_list(tui_t *t, diff_view *d)
         const char *state = json_string_value(json_object_get(c, "state"));
         bool risky = json_array_size(json_object_get(c, "risk")) > 0;
         bool shared = json_array_size(json_object_get(c, "shared_with")) > 0;
-        snprintf(row, sizeof row, " %3lld  %-28s %-6s %s%s", (long long)json_integer_value(json_object_get(c, "command")),
-                 strcmp(state, "done") == 0 ? counts : state, shared ? "shared" : "", risky ? "RISK " : "",
+        /* An action on the session (a revert) says who did it. */
+        const char *by = json_string_value(json_object_get(c, "by"));
+        char who[80] = "";
+        if (by)
+            snprintf(who, sizeof who, "by %.60s: ", by);
+        snprintf(row, sizeof row, " %3lld  %-28s %-6s %s%s%s", (long long)json_integer_value(json_object_get(c, "command")),
+                 strcmp(state, "done") == 0 ? counts : state, shared ? "shared" : "", risky ? "RISK " : "", who,
                  json_string_value(json_object_get(c, "line")));
         theme_elem e = i == d->sel ? TH_SIDEBAR_SELECTED : TH_SIDEBAR;
         line_at(y, r.x, r.w, e, row);

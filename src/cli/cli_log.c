@@ -109,6 +109,8 @@ static const char *kind_colour(const tl_entry *e)
     switch (e->kind) {
     case TL_SESSION: return C_BOLD;
     case TL_COMMAND:
+        if (e->action)
+            return C_BLUE;
         if (e->risk)
             return C_ALERT;
         return e->has_exit && e->exit_code != 0 ? C_RED : C_GREEN;

@@ -271,7 +271,14 @@ static void print_list(json_t *r)
                     printf(" %lld", (long long)json_integer_value(json_object_get(w, "session")));
             }
         }
-        printf("  %s\n", line);
+        const char *by = json_string_value(json_object_get(c, "by"));
+        if (by) { /* an action on the session (a revert), not one of its commands */
+            char *v = visible(by);
+            printf("  by %s: %s\n", v, line);
+            free(v);
+        } else {
+            printf("  %s\n", line);
+        }
         free(line);
     }
 }

@@ -380,6 +380,11 @@ static void write_commands(const export_session *es, FILE *out)
         const export_cmd *c = &es->cmds[i];
         json_t *r = c->record;
         fprintf(out, "| %d | ", c->n);
+        if (str(r, "by")) { /* an action a client did on the session (a revert) */
+            fputs("action by ", out);
+            md_plain(out, str(r, "by"), "?");
+            fputs(": ", out);
+        }
         md_code(out, c->line);
         fputs(" | ", out);
         if (json_is_integer(json_object_get(r, "exit_code")))

@@ -401,6 +401,7 @@ static void take(loader *L, const js_member *event, double t, long line)
         break;
     case EV_CMD_STARTED:
         e = new_command(L, int_of(get(L, "command"), 0), t, line);
+        e->action = get(L, "by") != NULL;
         source(L, e, 0);
         break;
     case EV_CMD_ENDED: command_ended(L, t, line); break;
@@ -840,13 +841,16 @@ static void write_command(jw *w, const tl_entry *e)
     scan_src(e, 2, &ch);
     entry_time(w, &st, e->time);
     buf_printf(w->out, ",\"command\":%d", e->number);
-    const js_member *line = js_find(st.m, st.n, "line"), *cwd = js_find(st.m, st.n, "cwd");
+    const js_member *line = js_find(st.m, st.n, "line"), *cwd = js_find(st.m, st.n, "cwd"),
+                    *by = js_find(st.m, st.n, "by");
     if (!line)
         line = js_find(ch.m, ch.n, "line");
     if (line)
         raw(w, "line", line->val);
     if (cwd)
         raw(w, "cwd", cwd->val);
+    if (by)
+        raw(w, "by", by->val);
     buf_printf(w->out, ",\"state\":\"%s\"", e->end > 0 ? "ended" : "running");
     if (e->has_exit)
         buf_printf(w->out, ",\"exit_code\":%d", e->exit_code);
@@ -862,7 +866,7 @@ static void write_command(jw *w, const tl_entry *e)
             seconds(w, "duration_seconds", e->end - e->time);
     }
     static const char *const skip[] = {"time", "event", "command", "line", "started", "ended", "exit_code",
-                                       "state", "kind", "cwd", "duration_seconds", NULL};
+                                       "state", "kind", "cwd", "duration_seconds", "by", NULL};
     for (int i = 0; i < ch.n; i++)
         if (!any_of(&ch.m[i], skip))
             member(w, &ch.m[i]);

@@ -51,6 +51,8 @@ typedef struct tl_entry {
     bool has_counts;
     long added, modified, deleted; /* modified counts type changes too, as corral diff shows them */
     bool risk;       /* its changes carry risk marks */
+    bool action;     /* command: an action a client did on the session (a revert, "by" in its event), not
+                      * something the session ran */
     long missed;     /* paths its snapshots left out (the record's not_captured) */
     /* approval: settled (answered, timed out or withdrawn), and approved;
      * network: approved is the connection was allowed */
@@ -143,7 +145,7 @@ char *tl_entry_text(const timeline_t *tl, const tl_entry *e);
 
 typedef struct tl_summary {
     long commands, approvals, connections, hosts; /* hosts: distinct host names */
-    long added, modified, deleted;                /* summed over the commands */
+    long added, modified, deleted;                /* summed over the commands and actions */
     long risky;                                   /* commands with risk marks */
     long missed;                                  /* paths not captured, summed over the commands */
 } tl_summary;

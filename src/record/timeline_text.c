@@ -306,7 +306,9 @@ static void text_session(buf_t *b, const tl_entry *e, json_t *j)
 static void text_command(buf_t *b, const timeline_t *tl, const tl_entry *e, json_t *j)
 {
     char status[32];
-    if (e->has_exit)
+    if (e->action)
+        snprintf(status, sizeof status, "action");
+    else if (e->has_exit)
         snprintf(status, sizeof status, "exit %d", e->exit_code);
     else if (e->end > 0)
         snprintf(status, sizeof status, "exit ?");
@@ -330,6 +332,12 @@ static void text_command(buf_t *b, const timeline_t *tl, const tl_entry *e, json
     if (e->risk)
         buf_puts(b, "  RISK");
     buf_puts(b, "  ");
+    if (e->action) {
+        /* Not the session's own: who did it comes first. */
+        buf_puts(b, "by ");
+        put_visible(b, str(j, "by") ? str(j, "by") : "?");
+        buf_puts(b, ": ");
+    }
     put_visible(b, str(j, "line"));
     const char *cwd = str(j, "cwd");
     if (cwd && tl && tl->workspace && strcmp(cwd, tl->workspace) != 0) {
@@ -570,7 +578,9 @@ void tl_summarize(const timeline_t *tl, tl_summary *out)
         const tl_entry *e = &tl->entries[i];
         switch (e->kind) {
         case TL_COMMAND:
-            out->commands++;
+            /* An action on the session (a revert) is not one of its
+             * commands; what it changed still counts. */
+            out->commands += !e->action;
             out->added += e->added;
             out->modified += e->modified;
             out->deleted += e->deleted;

@@ -24,7 +24,7 @@ static json_t *text(const char *s)
     return j ? j : json_string("");
 }
 
-void cmdmark_start(session_t *s, int n, const char *line, const char *cwd)
+void cmdmark_start(session_t *s, int n, const char *line, const char *cwd, const char *by)
 {
     if (!s || n <= 0)
         return;
@@ -40,6 +40,8 @@ void cmdmark_start(session_t *s, int n, const char *line, const char *cwd)
     json_object_set_new(f, "command", json_integer(n));
     json_object_set_new(f, "line", text(line));
     json_object_set_new(f, "cwd", text(cwd ? cwd : s->cwd));
+    if (by)
+        json_object_set_new(f, "by", text(by));
     eventlog_write(s->events, "command_started", f, false);
 }
 

@@ -17,8 +17,10 @@
 #include "server/session.h"
 
 /* Command n of s started now, line as shown (the typed line, the argv
- * quoted), in directory cwd (NULL: the session's). */
-void cmdmark_start(session_t *s, int n, const char *line, const char *cwd);
+ * quoted), in directory cwd (NULL: the session's).  by: NULL for what the
+ * session runs; for an action a client does on the session (a revert), the
+ * client's name, written as the event's "by". */
+void cmdmark_start(session_t *s, int n, const char *line, const char *cwd, const char *by);
 /* It ended now, started (wall clock) seconds ago; its status when known. */
 void cmdmark_end(session_t *s, int n, bool has_exit, int exit_code, double started);
 

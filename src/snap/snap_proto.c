@@ -598,7 +598,7 @@ static void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
     }
     char line[64];
     snprintf(line, sizeof line, "corral revert %d %d", x->id, target->n);
-    r->self = snap_revert_cmd_begin(x, line, revert_go, r);
+    r->self = snap_revert_cmd_begin(x, line, conn_client(c), revert_go, r);
     r->self->refs++;
 }
 

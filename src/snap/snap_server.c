@@ -121,6 +121,7 @@ void snap_cmd_unref(snap_cmd *c)
     link_del(&c->active_node);
     free(c->line);
     free(c->cwd);
+    free(c->by);
     free(c->error);
     free(c->events_path);
     free(c->shared);
@@ -217,7 +218,7 @@ static void mark_start(snap_cmd *c)
         return;
     c->marked = true;
     c->mark_started = wall_sec();
-    cmdmark_start(x->s, c->n, c->line, c->cwd);
+    cmdmark_start(x->s, c->n, c->line, c->cwd, c->by);
 }
 
 static void mark_end(snap_cmd *c, bool has_exit, int exit_code)
@@ -804,9 +805,10 @@ snap_job *snap_observe(snap_sess *x, snap_job_fn work, snap_job_fn after, void *
     return j;
 }
 
-snap_cmd *snap_revert_cmd_begin(snap_sess *x, const char *line, snap_go_fn go, void *user)
+snap_cmd *snap_revert_cmd_begin(snap_sess *x, const char *line, const char *by, snap_go_fn go, void *user)
 {
     snap_cmd *c = cmd_new(x->ws, line);
+    c->by = xstrdup(by ? by : "user");
     c->n = ++x->numbered;
     c->cwd = xstrdup(x->ws->path);
     sess_add_cmd(x, c);
@@ -834,6 +836,8 @@ json_t *snap_cmd_json(const snap_cmd *c)
     json_t *o = json_pack("{s:i, s:s, s:s, s:o}", "command", c->n, "line", c->line, "state", states[c->state],
                           "started", iso(c->started));
     json_object_set_new(o, "workspace", json_string(c->ws->path));
+    if (c->by)
+        json_object_set_new(o, "by", json_string(c->by));
     if (c->ended > 0)
         json_object_set_new(o, "ended", iso(c->ended));
     if (c->has_exit)

@@ -25,6 +25,8 @@ typedef struct snap_cmd {
     int n;              /* its number in the session (1, 2, ...); 0: the session itself, not yet recorded */
     char *line;         /* as shown: the typed line, the argv shell-quoted */
     char *cwd;          /* where it runs (NULL: its session's directory) */
+    char *by;           /* an action a client did on the session (a revert): that client's name; NULL for
+                         * what the session ran */
     bool marked, mark_ended; /* its start and end are in its session's log and recording (cmdmark.h) */
     double mark_started;     /* wall clock of its start mark */
     double started, ended; /* wall */
@@ -71,7 +73,7 @@ json_t *snap_cmd_json(const snap_cmd *c);
  * after(job) runs with the commit in job->taken. */
 snap_job *snap_observe(snap_sess *x, snap_job_fn work, snap_job_fn after, void *data);
 /* The revert of command cmd as a command of its own (snap_proto.c). */
-snap_cmd *snap_revert_cmd_begin(snap_sess *x, const char *line, snap_go_fn go, void *user);
+snap_cmd *snap_revert_cmd_begin(snap_sess *x, const char *line, const char *by, snap_go_fn go, void *user);
 void snap_revert_cmd_end(snap_sess *x, snap_cmd *c);
 server_t *snap_server(void);
 /* Why snapshots are off although the config has them on (libgit2 cannot

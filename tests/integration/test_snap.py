@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -254,7 +255,14 @@ def test_revert(t):
     t.eq(now, original, "byte for byte: contents, modes, symlink target; created files and directories gone",
          "\n".join(sorted(os.listdir(ws))))
     lst = w.corral("diff", str(sid), "--list").stdout
-    t.ok("corral revert %d 1" % sid in lst, "the revert is a command of the session, with its diff", lst)
+    t.ok("by user: corral revert %d 1" % sid in lst, "the revert is listed with its diff, as an action and by whom",
+         lst)
+    log = w.corral("log", str(sid), "--color", "never").stdout
+    t.ok(re.search(r"#2 +action .*by user: corral revert %d 1" % sid, log), "corral log shows it as an action by "
+         "the client that did it, not as a command the session ran", log)
+    rows = [json.loads(l) for l in w.corral("log", "--json", "--all").stdout.splitlines() if l.strip()]
+    mine = [r for r in rows if r.get("id") == sid]
+    t.ok(mine and mine[0].get("commands") == 1, "and the session's command count leaves the action out", mine)
     f = files_of(diff(sid, 2))
     t.ok(f.get("new.txt", {}).get("status") == "D" and f.get("del.txt", {}).get("status") == "A",
          "its diff is the command's, reversed", f)
