@@ -86,9 +86,7 @@ static void layout_now(tui_t *t)
     t->rows = LINES;
     t->cols = COLS;
     int body_h = t->rows - 1; /* the status bar */
-    int sw = t->zoom || t->sidebar_hidden ? 0 : t->conf->ui_sidebar_width;
-    if (sw > t->cols / 2)
-        sw = t->cols / 2;
+    int sw = t->zoom || t->sidebar_hidden ? 0 : conf_sidebar_columns(t->conf, t->cols);
     t->sidebar = (ui_rect){0, 0, body_h, sw};
     t->main = sw ? (ui_rect){0, sw + 1, body_h, t->cols - sw - 1} : (ui_rect){0, 0, body_h, t->cols};
     ui_layout lay = t->zoom ? LAYOUT_SINGLE : t->layout;

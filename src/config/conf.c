@@ -37,7 +37,6 @@ static const conf_key conf_keys[] = {
     {"session", "scrollback", CT_INT, offsetof(conf_t, scrollback), 0, 1000000},
     {"session", "retention", CT_DURATION, offsetof(conf_t, session_retention_ms), 0, 0},
     {"session", "max-total-size", CT_SIZE, offsetof(conf_t, session_max_total_size), 0, 0},
-    {"ui", "sidebar-width", CT_INT, offsetof(conf_t, ui_sidebar_width), 12, 80},
     {"approvals", "timeout", CT_DURATION, offsetof(conf_t, approval_timeout_ms), 0, 0},
     {"network", "max-connections", CT_INT, offsetof(conf_t, network_max_connections), 1, 65536},
 };
@@ -48,6 +47,20 @@ static void sandbox_init(conf_sandbox *sb)
     sb->net = -1;
     sb->home_layer = -1;
     sb->core = UINT64_MAX;
+}
+
+int conf_sidebar_columns(const conf_t *c, int terminal_cols)
+{
+    int w = c->ui_sidebar_width;
+    if (w == CONF_SIDEBAR_AUTO) {
+        w = terminal_cols * 7 / 30;
+        w = w < 20 ? 20 : w > 44 ? 44 : w;
+    } else if (w < 0) {
+        w = terminal_cols * -w / 100;
+        if (w < 12)
+            w = 12;
+    }
+    return w > terminal_cols / 2 ? terminal_cols / 2 : w;
 }
 
 void conf_defaults(conf_t *c)
@@ -64,7 +77,7 @@ void conf_defaults(conf_t *c)
     c->ui_mouse = true;
     c->granular_sandbox_approval = true;
     c->granular_rules = true;
-    c->ui_sidebar_width = 28;
+    c->ui_sidebar_width = CONF_SIDEBAR_AUTO;
     c->network_max_connections = 256;
     c->ui_truecolor = -1;
     c->ui_notify = CONF_NOTIFY_AUTO;
@@ -452,11 +465,28 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             snprintf(err, errlen, "ui.notify: '%s' is not auto, osc9, osc777, bell or off", value);
             return -1;
         }
-        if (strcmp(key, "sidebar-width") != 0) {
-            snprintf(err, errlen, "unknown key '%s' in [ui] (known: theme, mouse, truecolor, notify, sidebar-width)",
-                     key);
-            return -1;
+        if (strcmp(key, "sidebar-width") == 0) {
+            /* auto (follows the terminal), columns, or a share of the
+             * terminal's width: stored as 0, N, or -PERCENT. */
+            char *end;
+            errno = 0;
+            long v = strtol(value, &end, 10);
+            if (strcasecmp(value, "auto") == 0) {
+                c->ui_sidebar_width = CONF_SIDEBAR_AUTO;
+            } else if (end != value && !errno && *end == '\0' && v >= 12 && v <= 80) {
+                c->ui_sidebar_width = (int)v;
+            } else if (end != value && !errno && strcmp(end, "%") == 0 && v >= 5 && v <= 50) {
+                c->ui_sidebar_width = -(int)v;
+            } else {
+                snprintf(err, errlen, "ui.sidebar-width: '%s' is not auto, a number of columns from 12 to 80, "
+                         "or a share of the terminal's width from 5%% to 50%% (sidebar-width = 25%%)", value);
+                return -1;
+            }
+            return 0;
         }
+        snprintf(err, errlen, "unknown key '%s' in [ui] (known: theme, mouse, truecolor, notify, sidebar-width)",
+                 key);
+        return -1;
     }
     if (strcmp(section, "approvals") == 0 && strcmp(key, "timeout") != 0) {
         if (strcmp(key, "policy") == 0) {

@@ -58,7 +58,7 @@ typedef struct conf {
     /* [ui] */
     char *ui_theme;        /* NULL: "default" (or "mono" under NO_COLOR) */
     bool ui_mouse;         /* mouse: select, focus, wheel scroll */
-    int ui_sidebar_width;  /* columns */
+    int ui_sidebar_width;  /* columns; -N: N% of the terminal's width; CONF_SIDEBAR_AUTO (conf_sidebar_columns) */
     int ui_truecolor;      /* -1 auto (COLORTERM, terminfo RGB/Tc), 0 off, 1 on */
     int ui_notify;         /* a request waits: CONF_NOTIFY_* (the terminal's bell and notification) */
     char *ui_theme_file;   /* the config file that set ui_theme (conf_key_line finds the line) */
@@ -95,6 +95,13 @@ extern const char *const conf_screen_sections[];
 void conf_free(conf_t *c);
 /* A size: "4096", "64K", "1G" (powers of 1024).  0 or -1. */
 int conf_parse_size(const char *s, uint64_t *bytes);
+
+/* [ui] sidebar-width: auto, the default, follows the terminal (7/30 of its
+ * width, from 20 to 44 columns: 28 on 120 columns, 44 on 190); N columns;
+ * or N% of its width.  The sidebar never takes more than half the
+ * terminal. */
+#define CONF_SIDEBAR_AUTO 0
+int conf_sidebar_columns(const conf_t *c, int terminal_cols);
 
 void conf_defaults(conf_t *c);
 /* Load path over the defaults already in c; a missing file is fine.

@@ -20,7 +20,7 @@ w = World()
 w.start_server()
 ENV = dict(w.env, LANG="C.UTF-8")
 ENV.pop("NO_COLOR", None)
-SIDEBAR = 28  # [ui] sidebar-width's default
+SIDEBAR = 28  # [ui] sidebar-width's default (auto) on the 120 columns tui() opens
 EXIT_0 = "\u21920"  # the sidebar's "exited 0"
 
 
@@ -324,6 +324,34 @@ def test_sidebar_hides(t):
         t.ok(True, "s again shows it")
 
 
+def separator_column(screen):
+    """Where the sidebar ends: the column of the separator on the first row."""
+    return screen.split("\n")[0].find("\u2502")
+
+
+def test_sidebar_follows_the_terminal(t):
+    clean_slate()
+    new_session("follows", "sh", "-c", "exec sleep 1000")
+    with tui(rows=30, cols=120) as term:
+        screen = term.wait_regex("\u25cf follows +ws")
+        t.eq(separator_column(screen), 28, "by default the session list takes 28 of 120 columns")
+        term.resize(30, 190)
+        screen = term.wait_regex("^.{44}\u2502")
+        t.eq(separator_column(screen), 44, "widened to 190 columns, it takes 44: more of each row shows")
+        term.resize(30, 80)
+        screen = term.wait_regex("^.{20}\u2502")
+        t.eq(separator_column(screen), 20, "narrowed to 80, it takes 20: the pane keeps most of the width")
+    w.write_config("[ui]\nsidebar-width = 30%\n")
+    with tui(rows=30, cols=100) as term:
+        screen = term.wait_regex("^.{30}\u2502")
+        t.eq(separator_column(screen), 30, "sidebar-width = 30% takes 30 of 100 columns")
+    w.write_config("[ui]\nsidebar-width = 33\n")
+    with tui(rows=30, cols=150) as term:
+        screen = term.wait_regex("^.{33}\u2502")
+        t.eq(separator_column(screen), 33, "and sidebar-width = 33 takes 33, whatever the width")
+    w.write_config("")
+
+
 def test_killed_by_you_is_no_failure(t):
     clean_slate()
     ok = new_session("fails", "sh", "-c", "exit 3")
@@ -342,6 +370,6 @@ def test_killed_by_you_is_no_failure(t):
         t.ok(True, "a pinned session's row carries the pin mark")
 
 
-run_tests(Tap(), [test_finished_commands_fold, test_kept_tile, test_layout_survives_detach, test_clear_exited,
+run_tests(Tap(), [test_finished_commands_fold, test_sidebar_follows_the_terminal, test_kept_tile, test_layout_survives_detach, test_clear_exited,
                   test_sizes_come_back_when_a_smaller_screen_detaches, test_sidebar_hides,
                   test_killed_by_you_is_no_failure])

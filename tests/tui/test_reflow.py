@@ -7,11 +7,13 @@ import os
 
 from tuilib import Tap, Term, World, run_tests
 
-w = World()
+# The pane's widths below are the test's: the sidebar is pinned, not the
+# default that follows the terminal (test_layout.py tests that).
+w = World(config="[ui]\nsidebar-width = 28\n")
 w.start_server()
 ENV = dict(w.env, LANG="C.UTF-8")
 ENV.pop("NO_COLOR", None)
-SIDEBAR = 28  # [ui] sidebar-width's default; the pane starts one column after it
+SIDEBAR = 28  # [ui] sidebar-width as set above; the pane starts one column after it
 
 SEQ = " ".join(str(i) for i in range(1, 61))  # what `seq -s " " 1 60` prints: 170 columns
 

@@ -155,6 +155,30 @@ static void expect_conf_error(const char *text, const char *expected_suffix)
     assert_string_equal(err, want);
 }
 
+/* [ui] sidebar-width: auto follows the terminal, N% is a share of it, N is
+ * N columns; none takes more than half the terminal. */
+static void sidebar_width_follows_the_terminal(void **state)
+{
+    (void)state;
+    conf_t c;
+    conf_defaults(&c);
+    assert_int_equal(conf_sidebar_columns(&c, 120), 28);
+    assert_int_equal(conf_sidebar_columns(&c, 80), 20);
+    assert_int_equal(conf_sidebar_columns(&c, 190), 44);
+    assert_int_equal(conf_sidebar_columns(&c, 400), 44);
+    assert_int_equal(conf_sidebar_columns(&c, 30), 15);
+    char err[1024];
+    assert_int_equal(conf_load(&c, write_file("pct", "[ui]\nsidebar-width = 30%\n"), err, sizeof err), 0);
+    assert_int_equal(conf_sidebar_columns(&c, 100), 30);
+    assert_int_equal(conf_sidebar_columns(&c, 20), 10);
+    assert_int_equal(conf_load(&c, write_file("cols", "[ui]\nsidebar-width = 33\n"), err, sizeof err), 0);
+    assert_int_equal(conf_sidebar_columns(&c, 150), 33);
+    assert_int_equal(conf_sidebar_columns(&c, 50), 25);
+    assert_int_equal(conf_load(&c, write_file("auto", "[ui]\nsidebar-width = AUTO\n"), err, sizeof err), 0);
+    assert_int_equal(conf_sidebar_columns(&c, 120), 28);
+    conf_free(&c);
+}
+
 /* One read finds every error, each with its section; a bad line changes
  * nothing, the good ones around it apply. */
 static void all_errors_in_one_read(void **state)
@@ -425,7 +449,12 @@ static void ui_and_keys_errors(void **state)
     expect_conf_error("[keys]\nnew =\n", "2: keys.new: no key given (to leave an action unbound, bind it to a key "
                                          "you never press)");
     expect_conf_error("[ui]\nmouse = sometimes\n", "2: ui.mouse: 'sometimes' is not true or false");
-    expect_conf_error("[ui]\nsidebar-width = 5\n", "2: ui.sidebar-width: '5' is not a whole number from 12 to 80");
+    expect_conf_error("[ui]\nsidebar-width = 5\n", "2: ui.sidebar-width: '5' is not auto, a number of columns from "
+                      "12 to 80, or a share of the terminal's width from 5% to 50% (sidebar-width = 25%)");
+    expect_conf_error("[ui]\nsidebar-width = 60%\n", "2: ui.sidebar-width: '60%' is not auto, a number of columns "
+                      "from 12 to 80, or a share of the terminal's width from 5% to 50% (sidebar-width = 25%)");
+    expect_conf_error("[ui]\nsidebar-width = 20 %\n", "2: ui.sidebar-width: '20 %' is not auto, a number of columns "
+                      "from 12 to 80, or a share of the terminal's width from 5% to 50% (sidebar-width = 25%)");
     expect_conf_error("[ui]\ncolour = red\n",
                       "2: unknown key 'colour' in [ui] (known: theme, mouse, truecolor, notify, sidebar-width)");
     expect_conf_error("[ui]\n\ntruecolor = 24bit\n", "3: ui.truecolor: '24bit' is not auto, on or off");
@@ -529,6 +558,7 @@ int main(void)
         cmocka_unit_test(ui_and_keys),
         cmocka_unit_test(ui_and_keys_errors),
         cmocka_unit_test(all_errors_in_one_read),
+        cmocka_unit_test(sidebar_width_follows_the_terminal),
         cmocka_unit_test(server_view),
         cmocka_unit_test(notify_command_words),
         cmocka_unit_test(truecolor_setting),
