@@ -19,6 +19,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -29,6 +30,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 /* The session channel from CORRAL_SESSION_FD, or -1 with a message. */
@@ -110,6 +112,22 @@ static const char *state_of(json_t *r);
  * (said after such a wait: the person who waited, or the agent reading
  * the output, learns the answer came and what now runs is the command).
  * NULL when the server closed the socket without one. */
+/* Keys that reached this session's terminal while a person was asked were
+ * typed at the dialog (the screen takes every key once it is up, so what
+ * is here came in the moment it opened, or from corral send meanwhile),
+ * not for the shell's next line or for the command: dropped, as a person
+ * answering a dialog expects.  Through /dev/tty, as the zsh hook's stdin is
+ * /dev/null; nothing happens without a terminal. */
+static void drop_keys_typed_while_asked(void)
+{
+    int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (tty < 0)
+        return;
+    if (isatty(tty))
+        tcflush(tty, TCIFLUSH);
+    close(tty);
+}
+
 static json_t *settling_reply(int fd, const char *who)
 {
     long long asked = 0;
@@ -122,9 +140,14 @@ static json_t *settling_reply(int fd, const char *who)
             asked = (long long)json_integer_value(json_object_get(r, "approval"));
             fprintf(stderr, "%s: waiting for the user to approve request %lld...\n", who, asked);
         } else if (strcmp(st, "running") == 0) {
-            if (asked)
+            if (asked) {
+                drop_keys_typed_while_asked();
                 fprintf(stderr, "%s: request %lld approved; running it now\n", who, asked);
+                asked = 0;
+            }
         } else {
+            if (asked)
+                drop_keys_typed_while_asked();
             return r;
         }
         json_decref(r);

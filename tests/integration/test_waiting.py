@@ -54,6 +54,28 @@ def test_send_says_what_it_waits_for(t):
     w.corral("kill", str(sid))
 
 
+def test_keys_typed_at_the_dialog_stay_out_of_the_shell(t):
+    """A key that reaches the session while its typed line waits for a
+    person (typed the moment the dialog opened, before it took the keys) is
+    not left in the shell's input line once the line is answered."""
+    r = w.corral("new", "-n", "typist", "-C", w.ws, "--", "bash")
+    sid = int(r.stdout.split()[0])
+    mon.call({"cmd": "watch", "session": sid})
+    mon.type_line(sid, "echo ready-$((40+2))")
+    mon.screen_until(sid, "ready-42")
+    mon.type_line(sid, "touch deployed; echo line-$((6*7))")
+    a = next_approval("command")
+    # Typed while the request waits: these bytes sit in the terminal's input.
+    mon.call({"cmd": "input", "session": sid, "data": "y"})
+    w.corral("approve", str(a["id"]))
+    mon.screen_until(sid, "line-42")
+    mon.type_line(sid, "echo after-$((1+1))")
+    seen = mon.screen_until(sid, "after-2")
+    t.ok("yecho" not in seen and "command not found" not in seen,
+         "the key typed while the dialog was up is not the start of the next line: that line runs as typed", seen)
+    w.corral("kill", str(sid))
+
+
 def test_refusal_is_explained(t):
     target = os.path.join(outside, "sub", "file")
     os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -111,7 +133,8 @@ def test_pending_exec_names_itself(t):
 
 if __name__ == "__main__":
     try:
-        run_tests(Tap(), [test_send_says_what_it_waits_for, test_refusal_is_explained,
+        run_tests(Tap(), [test_send_says_what_it_waits_for, test_keys_typed_at_the_dialog_stay_out_of_the_shell,
+                          test_refusal_is_explained,
                           test_declined_retry_carries_the_note, test_pending_exec_names_itself])
     finally:
         shutil.rmtree(outside, ignore_errors=True)
