@@ -78,24 +78,45 @@ bool shellhook_apply(char *const *argv, const char *hookdir, char ***new_argv, c
     *env = NULL;
     if (!argv || !argv[0])
         return false;
-    /* Only a plain interactive shell: with a script, -c, or options of
-     * its own, the user asked for something else. */
+    /* Only a plain interactive shell, a login one too for bash: with a
+     * script, -c, or options of its own, the user asked for something
+     * else. */
     size_t argc = 0;
     while (argv[argc])
         argc++;
     bool plain = argc == 1 || (argc == 2 && strcmp(argv[1], "-i") == 0);
-    if (!plain)
-        return false;
+    bool login = false;
+    for (size_t i = 1; i < argc && argc <= 3; i++) {
+        static const char *const login_opts[] = {"-l", "--login", "-il", "-li", NULL};
+        bool known = strcmp(argv[i], "-i") == 0;
+        for (const char *const *o = login_opts; *o && !known; o++)
+            if (strcmp(argv[i], *o) == 0)
+                known = login = true;
+        if (!known) {
+            login = false;
+            break;
+        }
+    }
     const char *name = base_name(argv[0]);
-    if (strcmp(name, "bash") == 0) {
+    if (strcmp(name, "bash") == 0 && (plain || login)) {
+        /* bash reads no --rcfile as a login shell: a login bash starts as
+         * an interactive one whose rcfile reads the login files first
+         * (corral.bash, CORRAL_LOGIN_SHELL). */
         char **a = xcalloc(5, sizeof *a);
         a[0] = xstrdup(argv[0]);
         a[1] = xstrdup("--rcfile");
         a[2] = xasprintf("%s/corral.bash", hookdir);
         a[3] = xstrdup("-i");
         *new_argv = a;
+        if (login) {
+            char **e = xcalloc(2, sizeof *e);
+            e[0] = xstrdup("CORRAL_LOGIN_SHELL=1");
+            *env = e;
+        }
         return true;
     }
+    if (!plain)
+        return false;
     if (strcmp(name, "zsh") == 0) {
         char **a = xcalloc(argc + 1, sizeof *a);
         for (size_t i = 0; i < argc; i++)

@@ -10,8 +10,30 @@
 # line, and the next prompt marks where the line ended (corral diff).
 if [ -z "${__corral_hooked-}" ]; then
     __corral_hooked=1
-    if [ -f "$HOME/.bashrc" ]; then
+    if [ -n "${CORRAL_LOGIN_SHELL-}" ]; then
+        # The session asked for a login shell (bash -l), which reads no
+        # rcfile: corral started it as an interactive one, and what a login
+        # bash reads is read here.
+        unset CORRAL_LOGIN_SHELL
+        if [ -f /etc/profile ]; then
+            . /etc/profile
+        fi
+        for __corral_f in "$HOME/.bash_profile" "$HOME/.bash_login" "$HOME/.profile"; do
+            if [ -f "$__corral_f" ]; then
+                . "$__corral_f"
+                break
+            fi
+        done
+        unset __corral_f
+    elif [ -f "$HOME/.bashrc" ]; then
         . "$HOME/.bashrc"
+    fi
+    # A profile may set PATH anew: corral goes back first on it.
+    if [ -n "${CORRAL_BIN-}" ]; then
+        case ":${PATH-}:" in
+        *":${CORRAL_BIN%/*}:"*) ;;
+        *) PATH="${CORRAL_BIN%/*}${PATH:+:$PATH}"; export PATH ;;
+        esac
     fi
     # ready: the next command starts a new line; each: the line was not
     # saved to history (HISTCONTROL=ignorespace, set +o history) or its

@@ -100,6 +100,16 @@ def test_corral_on_path_in_every_shell(t):
                        timeout=TIMEOUT)
     profile_resets = "NOT-FOUND" in r.stdout
     t.diag("this machine's login profile %s PATH" % ("resets" if profile_resets else "keeps"))
+    # An interactive login shell reads no BASH_ENV: corral starts it with its
+    # hook, which reads the login files, then puts corral back on PATH.
+    sid = int(w.corral("new", "-n", "login", "-C", w.ws, "--", "bash", "-l").stdout.split()[0])
+    mon.call({"cmd": "watch", "session": sid})
+    mon.call({"cmd": "input", "session": sid, "data": "command -v corral; echo hooked=${__corral_hooked-no}; "
+              "echo profile=${PROFILE_READ-no}-$((40+2))\r"})
+    seen = mon.screen_until(sid, "-42")
+    t.ok("/run/corral/bin/corral" in seen and "hooked=1" in seen,
+         "bash -l as a session: corral is on PATH and the shell hook checks its lines", seen)
+    w.corral("kill", str(sid))
 
 
 def test_escalate_approved(t):

@@ -34,6 +34,27 @@ static void bash_gets_rcfile(void **state)
     shellhook_free(argv, env);
 }
 
+/* A login bash reads no --rcfile: it starts as an interactive bash whose
+ * rcfile reads the login files (CORRAL_LOGIN_SHELL). */
+static void login_bash_gets_rcfile_and_its_profile(void **state)
+{
+    (void)state;
+    char *forms[][4] = {{"bash", "-l", NULL}, {"bash", "--login", NULL}, {"bash", "-il", NULL},
+                        {"bash", "-i", "-l", NULL}, {"/bin/bash", "-l", "-i", NULL}};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        char **argv, **env;
+        assert_true(shellhook_apply(forms[i], "/h", &argv, &env));
+        assert_string_equal(argv[1], "--rcfile");
+        assert_string_equal(argv[2], "/h/corral.bash");
+        assert_string_equal(argv[3], "-i");
+        assert_null(argv[4]);
+        assert_non_null(env);
+        assert_string_equal(env[0], "CORRAL_LOGIN_SHELL=1");
+        assert_null(env[1]);
+        shellhook_free(argv, env);
+    }
+}
+
 static void zsh_gets_zdotdir(void **state)
 {
     (void)state;
@@ -54,9 +75,10 @@ static void others_untouched(void **state)
 {
     (void)state;
     char *c[] = {"bash", "-c", "echo hi", NULL}, *script[] = {"bash", "build.sh", NULL};
-    char *login[] = {"bash", "-l", NULL}, *fish[] = {"fish", NULL}, *sh[] = {"sh", NULL};
+    char *login[] = {"zsh", "-l", NULL}, *fish[] = {"fish", NULL}, *sh[] = {"sh", NULL};
+    char *login_c[] = {"bash", "-l", "-c", "echo hi", NULL}, *login_script[] = {"bash", "-l", "build.sh", NULL};
     char **argv, **env;
-    char **cases[] = {c, script, login, fish, sh};
+    char **cases[] = {c, script, login, fish, sh, login_c, login_script};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         assert_false(shellhook_apply(cases[i], "/h", &argv, &env));
         assert_null(argv);
@@ -95,6 +117,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bash_gets_rcfile),
+        cmocka_unit_test(login_bash_gets_rcfile_and_its_profile),
         cmocka_unit_test(zsh_gets_zdotdir),
         cmocka_unit_test(others_untouched),
         cmocka_unit_test(scripts_written),
