@@ -334,7 +334,9 @@ static int hosts_key(conf_t *c, const char *key, const char *value, char *err, s
         return 0;
     }
     if (strncmp(value, "ssh://", 6) != 0 || !value[6]) {
-        snprintf(err, errlen, "hosts.%s: '%s' is not ssh://[user@]host[:port]", key, value);
+        /* Neither a setting nor a host (NAME = its URL). */
+        snprintf(err, errlen, "unknown key '%s' in [hosts] (known: ssh-command, remote-command), and '%s' is no "
+                 "host's ssh://[user@]host[:port]", key, value);
         return -1;
     }
     for (size_t i = 0; i < c->n_hosts; i++) {
