@@ -173,7 +173,7 @@ static int send_request(client_t *c, json_t *req, long *id_out, char *err, size_
     free(line);
     if (rc < 0) {
         if (c->ssh_pid && !c->hello && remote_get())
-            remote_link_failed(remote_get(), err, errlen);
+            remote_link_failed(remote_get(), NULL, err, errlen);
         else
             snprintf(err, errlen, "writing to the server: %s", strerror(-rc));
         return -1;
@@ -351,18 +351,23 @@ static int connect_common(client_t *c, const char *client_name, bool autostart, 
     return 0;
 }
 
-static json_t *read_message(client_t *c, char *err, size_t errlen);
+static json_t *read_message(client_t *c, bool *ended, char *err, size_t errlen);
 
 /* Read the hello reply if it is still pending; 0 or -1 with err. */
 static int finish_hello(client_t *c, char *err, size_t errlen)
 {
     while (c->hello_id) {
-        json_t *m = read_message(c, err, errlen);
+        bool ended;
+        json_t *m = read_message(c, &ended, err, errlen);
         if (!m) {
             /* Over ssh, an end before the hello's reply is the link's
-             * (ssh said why on stderr), not a server's. */
-            if (c->ssh_pid && remote_get())
-                remote_link_failed(remote_get(), err, errlen);
+             * (ssh said why on stderr), not a server's; anything else
+             * there is not corral's protocol. */
+            if (c->ssh_pid && remote_get()) {
+                char why[512];
+                snprintf(why, sizeof why, "%s", err);
+                remote_link_failed(remote_get(), ended ? NULL : why, err, errlen);
+            }
             return -1;
         }
         json_t *mid = json_object_get(m, "id");
@@ -439,9 +444,11 @@ const char *client_error_message(json_t *reply, char *buf, size_t buflen)
     return buf;
 }
 
-/* Read one message; NULL on end of file or error. */
-static json_t *read_message(client_t *c, char *err, size_t errlen)
+/* Read one message; NULL on end of file or error (*ended: the connection
+ * ended, rather than what came was not the protocol). */
+static json_t *read_message(client_t *c, bool *ended, char *err, size_t errlen)
 {
+    *ended = false;
     for (;;) {
         const char *line;
         size_t len;
@@ -456,7 +463,10 @@ static json_t *read_message(client_t *c, char *err, size_t errlen)
             json_error_t je;
             json_t *m = json_loadb(line, len, 0, &je);
             if (!m) {
-                snprintf(err, errlen, "the server sent invalid JSON: %s", je.text);
+                /* jansson's text quotes what came: made visible */
+                char *shown = quote_text_visible(je.text, strlen(je.text));
+                snprintf(err, errlen, "the server sent invalid JSON: %s", shown);
+                free(shown);
                 return NULL;
             }
             return m;
@@ -468,6 +478,7 @@ static json_t *read_message(client_t *c, char *err, size_t errlen)
         if (n <= 0) {
             snprintf(err, errlen, n == 0 ? "the server closed the connection" : "reading from the server: %s",
                      strerror(errno));
+            *ended = true;
             return NULL;
         }
         proto_reader_feed(&c->rd, buf, (size_t)n);
@@ -482,7 +493,8 @@ json_t *client_call(client_t *c, json_t *req, client_event_fn on_event, void *us
     if (finish_hello(c, err, errlen) < 0)
         return NULL;
     for (;;) {
-        json_t *m = read_message(c, err, errlen);
+        bool ended;
+        json_t *m = read_message(c, &ended, err, errlen);
         if (!m)
             return NULL;
         json_t *mid = json_object_get(m, "id");

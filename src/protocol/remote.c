@@ -237,16 +237,22 @@ void remote_reap(pid_t pid)
     }
 }
 
-void remote_link_failed(const remote_host *h, char *err, size_t errlen)
+void remote_link_failed(const remote_host *h, const char *why, char *err, size_t errlen)
 {
     char **argv = remote_argv(h);
     char *line = quote_argv_display(argv);
     strv_free(argv);
     char *spec = quote_text_visible(h->spec, strlen(h->spec));
-    snprintf(err, errlen,
-             "cannot reach the corral server of %s: the ssh link ended before it answered (ssh's message, if "
-             "any, is above); corral ran: %s",
-             spec, line);
+    if (why)
+        snprintf(err, errlen,
+                 "cannot reach the corral server of %s: what came through ssh is not corral's protocol (%s; a "
+                 "line printed by a login script there?); corral ran: %s",
+                 spec, why, line);
+    else
+        snprintf(err, errlen,
+                 "cannot reach the corral server of %s: the ssh link ended before it answered (ssh's message, if "
+                 "any, is above); corral ran: %s",
+                 spec, line);
     free(spec);
     free(line);
 }

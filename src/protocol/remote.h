@@ -49,8 +49,10 @@ int remote_spawn(const remote_host *h, int *fd, pid_t *pid, char *err, size_t er
  * (then it is killed), so that none is left running or a zombie. */
 void remote_reap(pid_t pid);
 
-/* "cannot reach HOST: the ssh link ended before its corral server
- * answered (ssh's message, if any, is above); corral ran: ARGV" */
-void remote_link_failed(const remote_host *h, char *err, size_t errlen);
+/* Into err: "cannot reach the corral server of HOST: the ssh link ended
+ * before it answered (ssh's message, if any, is above); corral ran: ARGV",
+ * or with why (what came was not the protocol: why says how) that instead
+ * of the link's end. */
+void remote_link_failed(const remote_host *h, const char *why, char *err, size_t errlen);
 
 #endif

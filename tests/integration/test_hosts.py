@@ -239,6 +239,16 @@ def test_verbs_refused_there(t):
          r.stderr)
 
 
+def test_not_the_protocol(t):
+    # What a login script prints before serve-stdio (a banner, colours) is
+    # no reply to the hello: said as such, made visible, and ssh is reaped.
+    r = local.corral("-H", "ssh://box", "ls",
+                     env={"CORRAL_SSH_COMMAND": "printf 'Welcome\\033[31m\\n'; cat >/dev/null;"})
+    t.ok(r.returncode == 1 and "not corral's protocol" in r.stderr and "corral ran: sh -c" in r.stderr,
+         "a link that carries something else fails, saying so and what corral ran", r.stderr)
+    t.ok("\x1b" not in r.stderr, "what came is shown made visible, not raw", r.stderr)
+
+
 # ---- through sshd ---------------------------------------------------------------------------
 
 
@@ -394,7 +404,7 @@ try:
     start_sshd()
     if why_not:
         t.diag("the tests through sshd skip: " + why_not)
-    run_tests(t, [test_serve_stdio_relays, test_hostile_hosts_refused, test_verbs_refused_there,
+    run_tests(t, [test_serve_stdio_relays, test_hostile_hosts_refused, test_verbs_refused_there, test_not_the_protocol,
                   test_exec_runs_there, test_send_poll_kill, test_approvals_there, test_diff_revert_there,
                   test_mcp_there, test_unreachable_host, test_corral_host_and_names, test_as_an_unprivileged_user])
 finally:
