@@ -20,21 +20,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A user or host ssh can only take as one: not empty, no leading '-' (ssh
- * would read an option: -oProxyCommand=...), no blank or control
- * character, no byte ssh or a shell would split on. */
-static bool word_ok(const char *s, size_t len)
+/* A user or host ssh can only take as one, as what it is: not empty, no
+ * leading '-' (ssh would read an option: -oProxyCommand=...), and only
+ * letters, digits, '.', '-' and '_' (and ':' in a bracketed address):
+ * ssh puts the host into a ProxyCommand or Match exec of the user's config
+ * through a shell (%h, %r), where anything else could be read as syntax. */
+static bool word_ok(const char *s, size_t len, bool address)
 {
     if (len == 0 || s[0] == '-')
         return false;
     for (size_t i = 0; i < len; i++) {
         unsigned char ch = (unsigned char)s[i];
-        if (ch <= ' ' || ch == 0x7f || ch == '\'' || ch == '"' || ch == '\\' || ch == '`' || ch == '$' ||
-            ch == ';' || ch == '|' || ch == '&' || ch == '<' || ch == '>' || ch == '(' || ch == ')')
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+                  ch == '-' || ch == '_' || (address && ch == ':');
+        if (!ok)
             return false;
     }
     return true;
 }
+
+#define REFUSED "is refused: it must not be empty or start with '-', and may hold only letters, digits, '.', '-' and '_'"
 
 static void refuse(char *err, size_t errlen, const char *what, const char *s, size_t len, const char *why)
 {
@@ -58,9 +63,8 @@ int remote_parse(const char *spec, remote_host *h, char *err, size_t errlen)
     const char *at = memchr(p, '@', len);
     const char *hs = p;
     if (at) {
-        if (!word_ok(p, (size_t)(at - p))) {
-            refuse(err, errlen, "user", p, (size_t)(at - p),
-                   "is refused (empty, starting with '-', or holding a blank, a control or a shell character)");
+        if (!word_ok(p, (size_t)(at - p), false)) {
+            refuse(err, errlen, "user", p, (size_t)(at - p), REFUSED);
             return -1;
         }
         hs = at + 1;
@@ -69,7 +73,8 @@ int remote_parse(const char *spec, remote_host *h, char *err, size_t errlen)
     const char *colon = NULL;
     const char *name = hs;
     size_t nlen = hlen;
-    if (hlen && hs[0] == '[') { /* [::1]:22 */
+    bool bracketed = hlen && hs[0] == '[';
+    if (bracketed) { /* [::1]:22 */
         const char *close = memchr(hs, ']', hlen);
         if (!close) {
             refuse(err, errlen, "host", hs, hlen, "has no closing ']'");
@@ -89,9 +94,8 @@ int remote_parse(const char *spec, remote_host *h, char *err, size_t errlen)
         if (colon)
             nlen = (size_t)(colon - hs);
     }
-    if (!word_ok(name, nlen) || memchr(name, '/', nlen) || memchr(name, '@', nlen)) {
-        refuse(err, errlen, "host", name, nlen,
-               "is refused (empty, starting with '-', or holding a blank, a control or a shell character)");
+    if (!word_ok(name, nlen, bracketed)) {
+        refuse(err, errlen, "host", name, nlen, REFUSED);
         return -1;
     }
     int port = 0;

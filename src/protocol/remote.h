@@ -24,10 +24,12 @@ typedef struct remote_host {
     char *remote_command; /* the remote corral program; NULL: "corral" */
 } remote_host;
 
-/* Parse ssh://[user@]host[:port] into h (its other fields NULL).  A user
- * or host that is empty, starts with '-' or holds a blank or a control
- * character is refused (it would reach ssh as an option or split); so is
- * a port outside 1-65535.  0, or -1 with a message naming the value. */
+/* Parse ssh://[user@]host[:port] (host may be a [bracketed] IPv6
+ * address) into h (its other fields NULL).  A user or host that is empty,
+ * starts with '-' or holds anything but letters, digits, '.', '-' and '_'
+ * is refused (it would reach ssh as an option, or a shell through a
+ * ProxyCommand's %h); so is a port outside 1-65535.  0, or -1 with a
+ * message naming the value. */
 int remote_parse(const char *spec, remote_host *h, char *err, size_t errlen);
 void remote_host_free(remote_host *h);
 

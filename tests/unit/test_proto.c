@@ -211,6 +211,9 @@ static void remote_hosts(void **state)
         {"ssh://box:0", "port '0'"},                      {"ssh://box:65536", "port '65536'"},
         {"ssh://box:22x", "port '22x'"},                  {"ssh://", "host ''"},
         {"box", "host 'box' is not ssh://"},              {"ssh://@box", "user ''"},
+        {"ssh://box*", "host 'box*'"},                    {"ssh://a%h", "host 'a%h'"},
+        {"ssh://u$x@box", "user 'u$x'"},                  {"ssh://box/x", "host 'box/x'"},
+        {"ssh://[::1;id]", "host '::1;id'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         err[0] = '\0';
