@@ -365,6 +365,7 @@ def test_unreachable_host(t):
          "ssh's own message reaches the user first, unchanged", r.stderr)
     t.ok(len(ran) == 1 and ("ssh -F %s" % SSH_CONFIG) in ran[0] and "-p %d" % port in ran[0] and
          "serve-stdio" in ran[0], "then one line with what corral ran", r.stderr)
+    t.eq(ssh_children(), [], "and no ssh is left behind")
 
 
 @needs_sshd
