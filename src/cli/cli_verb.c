@@ -216,7 +216,12 @@ int cli_workdir_field(json_t *req, const char *field, const char *dir)
             free(shown);
             return -1;
         }
-        json_object_set_new(req, field, json_string(dir));
+        json_t *d = json_string(dir);
+        if (!d) {
+            fprintf(stderr, "corral: -C: the directory is not valid UTF-8\n");
+            return -1;
+        }
+        json_object_set_new(req, field, d);
         return 0;
     }
     char *cwd = cli_workdir(dir);
