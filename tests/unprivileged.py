@@ -83,11 +83,14 @@ def remove_user(diag=print):
 
 class TempUser:
     """`with TempUser(home) as pw:` the user exists (home created, owned by
-    it) and nobody else uses it; afterwards its processes and it are gone."""
+    it) and nobody else uses it; afterwards its processes and it are gone.
+    shell: its login shell (nologin unless a test logs in as it, as the
+    hosts test does through a local sshd)."""
 
-    def __init__(self, home, diag=print):
+    def __init__(self, home, diag=print, shell="/usr/sbin/nologin"):
         self.home = home
         self.diag = diag
+        self.shell = shell
         self.lock = None
 
     def __enter__(self):
@@ -97,7 +100,7 @@ class TempUser:
         try:
             remove_user(self.diag)
             subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", self.home, "--shell",
-                            "/usr/sbin/nologin", "--user-group", "--comment", USER_COMMENT, USER_NAME], check=True,
+                            self.shell, "--user-group", "--comment", USER_COMMENT, USER_NAME], check=True,
                            stdout=subprocess.DEVNULL)
             pw = pwd.getpwnam(USER_NAME)
             os.makedirs(self.home, mode=0o700, exist_ok=True)
@@ -131,10 +134,10 @@ def python_for(pw):
     return None
 
 
-def run_script_as_user(tap, script, corral, helpers=(), timeout=900):
-    """Run the TAP test file script as the temporary user, with corral (and
-    the helper modules beside it) copied where the user can read them;
-    report each of its results on tap as "user: ..."."""
+def run_script_as_user(tap, script, corral, helpers=(), timeout=900, shell="/usr/sbin/nologin"):
+    """Run the TAP test file script as the temporary user (shell: its login
+    shell), with corral (and the helper modules beside it) copied where the
+    user can read them; report each of its results on tap as "user: ..."."""
     scratch = tempfile.mkdtemp(prefix="corral-user-", dir="/var/tmp")
     os.chmod(scratch, 0o755)
     child = None
@@ -146,7 +149,7 @@ def run_script_as_user(tap, script, corral, helpers=(), timeout=900):
         shutil.copy(corral, os.path.join(staged, "corral"))
         for f in os.listdir(staged):
             os.chmod(os.path.join(staged, f), 0o755)
-        with TempUser(os.path.join(scratch, "home"), tap.diag) as pw:
+        with TempUser(os.path.join(scratch, "home"), tap.diag, shell) as pw:
             python = python_for(pw)
             if not python:
                 tap.ok(False, "user: no Python interpreter usable by %s" % USER_NAME)

@@ -256,6 +256,7 @@ int ini_parse_file(const char *path, int optional, ini_key_fn fn, void *user, ch
     buf_t b;
     int rc = ini_read_file(path, &b, err, errlen);
     if (rc == 1) {
+        buf_free(&b); /* the "" of a missing file */
         if (optional)
             return 0;
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(ENOENT));

@@ -33,6 +33,7 @@ extern const cli_verb cli_verb_diff, cli_verb_revert, cli_verb_gc, cli_verb_git_
 extern const cli_verb cli_verb_log; /* cli_log.c */
 extern const cli_verb cli_verb_export; /* cli_export.c */
 extern const cli_verb cli_verb_mcp; /* cli_mcp.c */
+extern const cli_verb cli_verb_serve_stdio; /* cli_host.c */
 
 /* The verbs, in the order corral --help lists them. */
 static const cli_verb *const verbs[] = {
@@ -66,6 +67,7 @@ static const cli_verb *const verbs[] = {
     &cli_verb_log,
     &cli_verb_export,
     &cli_verb_mcp,
+    &cli_verb_serve_stdio,
     &cli_verb_attach,
 };
 
@@ -83,12 +85,14 @@ const cli_verb *const *cli_verbs(size_t *n)
 
 static void main_usage(FILE *f)
 {
-    fprintf(f, "usage: corral [VERB [ARGS...]]\n\n"
+    fprintf(f, "usage: corral [-H HOST] [VERB [ARGS...]]\n\n"
                "corral supervises AI-agent shells: sandboxed terminal sessions you can watch,\n"
                "approve and review.  Verbs:\n\n");
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
         fprintf(f, "  corral %s\n", verbs[i]->usage);
     fprintf(f, "\nWithout a verb: the supervisor screen (attach) on a terminal, else the list (ls).\n"
+               "-H HOST (or CORRAL_HOST): the verb runs against HOST's server, over ssh; HOST is\n"
+               "ssh://[user@]host[:port] or a name of the config's [hosts].\n"
                "'corral VERB --help' explains a verb; see corral(1).\n");
 }
 
@@ -116,8 +120,27 @@ static int run_verb(const cli_verb *v, int argc, char **argv)
     return v->run(v, argc, argv);
 }
 
+/* The verb (NULL: the screen) under -H / CORRAL_HOST, then run. */
+static int run_here_or_there(const cli_verb *v, const char *host, int argc, char **argv, const tui_options *o)
+{
+    int rc = cli_host_prepare(v, host);
+    if (rc >= 0)
+        return rc;
+    return v ? run_verb(v, argc, argv) : cli_run_tui(o);
+}
+
 int cli_main(int argc, char **argv)
 {
+    const char *host;
+    int skip;
+    int rc = cli_host_options(argc, argv, &skip, &host);
+    if (rc >= 0)
+        return rc;
+    if (skip) { /* the verb's words follow the global options */
+        argv[skip] = argv[0];
+        argv += skip;
+        argc -= skip;
+    }
     if (argc >= 3 && strcmp(argv[1], "--theme") == 0) {
         tui_options o = {.theme = argv[2]};
         if (argc > 3) {
@@ -125,15 +148,15 @@ int cli_main(int argc, char **argv)
                             "corral attach --theme NAME ID\n");
             return EXIT_USAGE;
         }
-        return cli_run_tui(&o);
+        return run_here_or_there(NULL, host, 0, NULL, &o);
     }
     if (argc < 2 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
         tui_options o = {0};
-        return cli_run_tui(&o);
+        return run_here_or_there(NULL, host, 0, NULL, &o);
     }
     if (argc < 2) { /* not on a terminal: the list, for scripts */
         char *args[] = {"ls", NULL};
-        return run_verb(&cli_verb_ls, 1, args);
+        return run_here_or_there(&cli_verb_ls, host, 1, args, NULL);
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         main_usage(stdout);
@@ -145,7 +168,7 @@ int cli_main(int argc, char **argv)
     }
     const cli_verb *v = find_verb(argv[1]);
     if (v)
-        return run_verb(v, argc - 1, argv + 1);
+        return run_here_or_there(v, host, argc - 1, argv + 1, NULL);
     /* One line, not the whole usage: what was wrong, and where the list is. */
     char *shown = quote_text_visible(argv[1], strlen(argv[1]));
     fprintf(stderr, "corral: unknown %s '%s' (corral --help lists the verbs and options)\n",

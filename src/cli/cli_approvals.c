@@ -206,6 +206,7 @@ const cli_verb cli_verb_approvals = {
             "in bash's $'...'), its kind, directory and permissions (and whether it runs\n"
             "OUTSIDE the sandbox), why the policy asks and the agent's reason.\n",
     .run = verb_approvals,
+    .where = CLI_REMOTE,
 };
 
 static int answer(const cli_verb *v, int argc, char **argv, bool approve)
@@ -281,6 +282,7 @@ const cli_verb cli_verb_approve = {
             "connection, --session the host (protocol and port) for the session, --persist\n"
             "saves network_rule(host=..., decision=\"allow\").  The first answer wins.\n",
     .run = verb_approve,
+    .where = CLI_REMOTE,
 };
 
 static int verb_deny(const cli_verb *v, int argc, char **argv)
@@ -297,4 +299,5 @@ const cli_verb cli_verb_deny = {
             "decision=\"deny\") in ~/.config/corral/rules/default.rules.  Options may\n"
             "follow the ID.\n",
     .run = verb_deny,
+    .where = CLI_REMOTE,
 };

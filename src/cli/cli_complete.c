@@ -3,7 +3,8 @@
  * last word of a command line being typed, one per line, for the shell
  * completions (src/shell/completion/): verbs, a verb's options (read from
  * its own usage and help text, so a new option completes with no change
- * here), session ids and approval request ids from a running server.
+ * here), session ids and approval request ids from a running server, and
+ * after -H the config's [hosts] names.
  * Nothing printed means "complete file names" (a directory after -C, a
  * command after --).  Never starts a server, never prompts, and prints
  * nothing on stderr: it runs on every Tab.
@@ -12,6 +13,7 @@
 
 #include "cli/cli_verb.h"
 #include "base/util.h"
+#include "config/conf.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -96,6 +98,19 @@ static void ids_from_server(const char *cmd, const char *list, words *out)
     json_decref(r);
 }
 
+/* The names of the config's [hosts] (errors in the file left unsaid). */
+static void host_names(words *out)
+{
+    conf_t c;
+    conf_errors e = {0};
+    conf_load_user_all(&c, &e, NULL);
+    conf_errors_free(&e);
+    for (size_t i = 0; i < c.n_hosts; i++)
+        add_unique(out, c.host_names[i], strlen(c.host_names[i]));
+    add_unique(out, "ssh://", 6);
+    conf_free(&c);
+}
+
 static bool names_session(const cli_verb *v)
 {
     return strstr(v->usage, "SESSION") || strstr(v->usage, " ID");
@@ -114,12 +129,36 @@ static int verb_complete(const cli_verb *self, int argc, char **argv)
     char **w = argv + first;
     const char *cur = w[nw - 1];
     words out = {0};
+    /* The global options before the verb (-H HOST): their value completes
+     * to [hosts]'s names, and the verb's words follow them. */
+    bool remote = false;
+    int g = 1;
+    while (g < nw - 1) {
+        if (strcmp(w[g], "-H") == 0 || strcmp(w[g], "--host") == 0) {
+            if (g + 1 == nw - 1) {
+                host_names(&out);
+                goto print;
+            }
+            g += 2;
+        } else if ((strncmp(w[g], "-H", 2) == 0 && w[g][2]) || strncmp(w[g], "--host=", 7) == 0) {
+            g++;
+        } else {
+            break;
+        }
+        remote = true;
+    }
+    w += g - 1; /* w[1] is the verb */
+    nw -= g - 1;
     size_t nverbs;
     const cli_verb *const *verbs = cli_verbs(&nverbs);
     if (nw == 2) {
         if (cur[0] == '-') {
             add_unique(&out, "--help", 6);
             add_unique(&out, "--version", 9);
+            if (!remote) {
+                add_unique(&out, "-H", 2);
+                add_unique(&out, "--host", 6);
+            }
         } else {
             for (size_t i = 0; i < nverbs; i++)
                 add_unique(&out, verbs[i]->name, strlen(verbs[i]->name));
@@ -141,12 +180,15 @@ static int verb_complete(const cli_verb *self, int argc, char **argv)
             add_unique(&out, "--help", 6);
         } else if (prev[0] == '-' && nw > 3 && takes_value(v, prev)) {
             /* an option's value: a file or directory name */
+        } else if (remote) {
+            /* ids are the other machine's: no ssh on every Tab */
         } else if (strcmp(v->name, "approve") == 0 || strcmp(v->name, "deny") == 0) {
             ids_from_server("approvals", "approvals", &out);
         } else if (names_session(v)) {
             ids_from_server("ls", "sessions", &out);
         }
     }
+print:;
     size_t plen = strlen(cur);
     for (size_t i = 0; i < out.n; i++)
         if (strncmp(out.v[i], cur, plen) == 0)
@@ -160,4 +202,5 @@ const cli_verb cli_verb_complete = {
     .usage = "__complete -- WORD...",
     .help = "The candidates for the last WORD of a command line (for shell completion).\n",
     .run = verb_complete,
+    .where = CLI_LOCAL,
 };

@@ -273,6 +273,7 @@ const cli_verb cli_verb_escalate = {
             "  -N, --net          with network access\n"
             "  -r, --reason TEXT  why, shown to the user\n",
     .run = verb_escalate,
+    .where = CLI_LOCAL,
 };
 
 static int verb_hook_check(const cli_verb *v, int argc, char **argv)
@@ -324,4 +325,5 @@ const cli_verb cli_verb_hook_check = {
     .usage = "__hook-check --shell NAME -- LINE",
     .help = "(internal: corral's shell hooks ask the server about each command line)\n",
     .run = verb_hook_check,
+    .where = CLI_LOCAL,
 };

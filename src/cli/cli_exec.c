@@ -147,7 +147,10 @@ static int exec_with(const cli_verb *v, int argc, char **argv, json_t *add_write
         case 'n': name = optarg; break;
         case 1: sandbox_perms = optarg; break;
         case 2: {
-            char *abs = realpath(optarg, NULL);
+            if (cli_remote() && optarg[0] != '/')
+                return cli_usage_error(v, "--add-write '%s': under -H a path is the other machine's: give it as "
+                                          "an absolute path there", optarg);
+            char *abs = cli_remote() ? NULL : realpath(optarg, NULL);
             json_array_append_new(add_write, json_string(abs ? abs : optarg));
             free(abs);
             break;
@@ -171,13 +174,10 @@ static int exec_with(const cli_verb *v, int argc, char **argv, json_t *add_write
         return cli_usage_error(v, "give either -c 'COMMAND' or -- CMD ARGS, not both");
     json_t *req = json_pack("{s:s, s:b}", "cmd", "exec", "tty", tty);
     cli_sandbox_opts_apply(&so, req);
-    char *cwd = cli_workdir(dir);
-    if (!cwd) {
+    if (cli_workdir_field(req, "workdir", dir) < 0) {
         json_decref(req);
         return err_status;
     }
-    json_object_set_new(req, "workdir", json_string(cwd));
-    free(cwd);
     if (shell_cmd) {
         json_t *s = json_string(shell_cmd);
         if (!s) {
@@ -271,7 +271,8 @@ const cli_verb cli_verb_exec = {
             "use its session id with corral poll and corral send.\n\n"
             "  -t, --tty             run on a terminal (stdin stays open for send);\n"
             "                        default: pipes, stdin closed\n"
-            "  -C, --directory DIR   working directory (default: the current directory)\n"
+            "  -C, --directory DIR   working directory (default: the current directory;\n"
+            "                        under -H, the other machine's home, or DIR there)\n"
             "  -y, --yield MS        wait this long for output (250..30000, default 10000)\n"
             "  -m, --max-tokens N    output budget in tokens of 4 bytes (default 10000)\n"
             "  -c, --command STRING  run STRING with your shell (SHELL -lc STRING)\n"
@@ -293,6 +294,7 @@ const cli_verb cli_verb_exec = {
             "  --justification TEXT  why, shown to the person who answers\n"
             "  --prefix-rule 'TOKENS' the rule to save if they answer \"always\" (p)\n" SANDBOX_HELP,
     .run = verb_exec,
+    .where = CLI_REMOTE,
 };
 
 /* ---- send / poll ------------------------------------------------------------------- */
@@ -423,6 +425,7 @@ const cli_verb cli_verb_send = {
             "      --enter     append a carriage return (the Enter key)\n"
             "  -y, --yield MS  how long to collect output\n",
     .run = verb_send,
+    .where = CLI_REMOTE,
 };
 
 static int verb_poll(const cli_verb *v, int argc, char **argv)
@@ -436,5 +439,6 @@ const cli_verb cli_verb_poll = {
     .help = "Collect a session's new output without writing (an empty write_stdin): waits\n"
             "up to the yield (5000..300000 ms, default 5000) unless the process ends.\n",
     .run = verb_poll,
+    .where = CLI_REMOTE,
 };
 

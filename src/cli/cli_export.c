@@ -695,4 +695,5 @@ const cli_verb cli_verb_export = {
             "  -o, --output FILE  the archive (default: corral-SESSION.tar.gz)\n"
             "  -f, --force        replace FILE if it exists\n",
     .run = verb_export,
+    .where = CLI_FILES,
 };

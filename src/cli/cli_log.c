@@ -613,4 +613,5 @@ const cli_verb cli_verb_log = {
             "A line of the log that cannot be read (one cut short by a crash) is skipped\n"
             "with a warning naming the file and line.\n",
     .run = verb_log,
+    .where = CLI_FILES,
 };

@@ -12,6 +12,8 @@
 #include "mcp/mcp.h"
 #include "mcp/mcp_config.h"
 #include "policy/policy.h"
+#include "protocol/remote.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -61,8 +63,12 @@ static int print_config(const char *client, const mcp_options *opt, bool dir_giv
     }
     char cap[16];
     snprintf(cap, sizeof cap, "%u", opt->exec.yield_cap_ms / 1000u);
-    char *args[16];
+    char *args[20];
     size_t n = 0;
+    if (cli_remote()) { /* the same host, named as it was resolved */
+        args[n++] = "-H";
+        args[n++] = remote_get()->spec;
+    }
     args[n++] = "mcp";
     const char *flags[][2] = {{"--name", opt->name},
                               {"--profile", opt->exec.profile},
@@ -165,7 +171,14 @@ static int verb_mcp(const cli_verb *v, int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error(v, "unexpected argument '%s'", argv[optind]);
-    char *workdir = dir ? realpath(dir, NULL) : getcwd(NULL, 0);
+    if (cli_remote() && (!dir || dir[0] != '/')) {
+        /* This machine's current directory means nothing there, and that
+         * server's default (its home) is no workspace a sandbox writes. */
+        fprintf(stderr, "corral mcp: under -H give -C DIR, the directory on that machine where its commands run "
+                        "(an absolute path there)\n");
+        return EXIT_USAGE;
+    }
+    char *workdir = cli_remote() ? xstrdup(dir) : dir ? realpath(dir, NULL) : getcwd(NULL, 0);
     if (!workdir) {
         fprintf(stderr, "corral mcp: cannot use directory '%s': %s\n", dir ? dir : ".", strerror(errno));
         return EXIT_ERR;
@@ -192,7 +205,8 @@ const cli_verb cli_verb_mcp = {
             "      --approval-policy P  on-request, unless-trusted, never or granular\n"
             "  -C, --directory DIR   the workspace: where its commands may write, and where\n"
             "                        they run unless a call names another workdir (default:\n"
-            "                        where the client starts it)\n"
+            "                        where the client starts it; under -H, required: a\n"
+            "                        directory on that machine)\n"
             "      --yield-cap S     no call waits longer than S seconds for output (5..3600,\n"
             "                        default 50): keep it below the client's tool timeout\n"
             "      --progress-interval S  a call with a progress token that waits (for its\n"
@@ -205,4 +219,5 @@ const cli_verb cli_verb_mcp = {
             "\nSIGTERM or the end of stdin ends it; the commands it started keep running\n"
             "in the corral server (corral ls) until they end, are pruned or killed.\n",
     .run = verb_mcp,
+    .where = CLI_REMOTE,
 };

@@ -621,4 +621,5 @@ const cli_verb cli_verb_replay = {
             "SESSION is an id from corral ls (ID.N for an older session's recording kept\n"
             "under that id); a file named like an id is given as ./NAME.\n",
     .run = verb_replay,
+    .where = CLI_FILES,
 };

@@ -164,6 +164,7 @@ const cli_verb cli_verb_server = {
             "                    terminal when some are running\n"
             "  -y, --yes         with --stop: do not ask\n",
     .run = verb_server,
+    .where = CLI_LOCAL,
 };
 
 /* corral reload: the server reads its config file again (as on SIGHUP).

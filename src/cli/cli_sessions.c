@@ -142,6 +142,7 @@ const cli_verb cli_verb_ls = {
             "created it, age and command.\n\n"
             "  -j, --json  print the server's JSON instead of a table\n",
     .run = verb_ls,
+    .where = CLI_REMOTE,
 };
 
 /* ---- new ------------------------------------------------------------------------ */
@@ -198,13 +199,10 @@ static int verb_new(const cli_verb *v, int argc, char **argv)
         terminal_size(&rows, &cols);
     json_t *req = json_pack("{s:s, s:b}", "cmd", "new", "pin", pin);
     cli_sandbox_opts_apply(&so, req);
-    char *cwd = cli_workdir(dir);
-    if (!cwd) {
+    if (cli_workdir_field(req, "cwd", dir) < 0) {
         json_decref(req);
         return EXIT_ERR;
     }
-    json_object_set_new(req, "cwd", json_string(cwd));
-    free(cwd);
     if (name)
         json_object_set_new(req, "name", json_string(name));
     if (rows) {
@@ -236,10 +234,12 @@ const cli_verb cli_verb_new = {
     .help = "Start an interactive session on a terminal (default: your shell) and print\n"
             "its id.\n\n"
             "  -n, --name NAME       a name to show in lists\n"
-            "  -C, --directory DIR   where it starts (default: the current directory)\n"
+            "  -C, --directory DIR   where it starts (default: the current directory;\n"
+            "                        under -H, the other machine's home, or DIR there)\n"
             "  -p, --pin             never prune this session from the store\n"
             "  -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)\n" SANDBOX_HELP,
     .run = verb_new,
+    .where = CLI_REMOTE,
 };
 
 /* ---- screen, kill, pin, resize ---------------------------------------------------- */
@@ -295,6 +295,7 @@ const cli_verb cli_verb_screen = {
     .help = "Print a session's current screen as text, from the server's terminal model.\n\n"
             "      --history  include the scrollback above the screen\n",
     .run = verb_screen,
+    .where = CLI_REMOTE,
 };
 
 static int verb_kill(const cli_verb *v, int argc, char **argv)
@@ -316,6 +317,7 @@ const cli_verb cli_verb_kill = {
     .usage = "kill ID",
     .help = "End a session's whole process tree and wait until it is gone.\n",
     .run = verb_kill,
+    .where = CLI_REMOTE,
 };
 
 static int verb_pin(const cli_verb *v, int argc, char **argv)
@@ -338,6 +340,7 @@ const cli_verb cli_verb_pin = {
     .usage = "pin [--off] ID",
     .help = "Pin a session so the store never prunes it (--off to unpin).\n",
     .run = verb_pin,
+    .where = CLI_REMOTE,
 };
 
 /* corral rm ID... | --exited */
@@ -395,6 +398,7 @@ const cli_verb cli_verb_rm = {
             "removed: end it first with corral kill.\n\n"
             "  -e, --exited  every exited session but the pinned ones\n",
     .run = verb_rm,
+    .where = CLI_REMOTE,
 };
 
 static int verb_resize(const cli_verb *v, int argc, char **argv)
@@ -423,6 +427,7 @@ const cli_verb cli_verb_resize = {
     .usage = "resize ID COLSxROWS",
     .help = "Resize a session's terminal.\n",
     .run = verb_resize,
+    .where = CLI_REMOTE,
 };
 
 static int verb_attach(const cli_verb *v, int argc, char **argv)
@@ -453,5 +458,6 @@ const cli_verb cli_verb_attach = {
             "the server if none runs.  With ID: that session zoomed, in pane focus.\n"
             "q detaches (sessions keep running); ? lists the keys.\n",
     .run = verb_attach,
+    .where = CLI_SCREEN,
 };
 

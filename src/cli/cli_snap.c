@@ -391,14 +391,25 @@ static void ended_hint(const char *name)
 
 /* How a verb reaches session arg's records: 1 the server's (it has the
  * session), 0 the files' (it ended and left the server, or arg is ID.N,
- * an older session whose id was drawn again), -1 on an error said. */
-static int by_server(const char *arg, long *sid)
+ * an older session whose id was drawn again), -1 on an error said (under
+ * -H, a session that server does not have: its files are not ours). */
+static int by_server(const char *verb, const char *arg, long *sid)
 {
-    if (strchr(arg, '.'))
-        return 0;
-    if (cli_parse_int(arg, 0, INT32_MAX, sid) < 0)
+    int live = 0;
+    if (!strchr(arg, '.')) {
+        if (cli_parse_int(arg, 0, INT32_MAX, sid) < 0)
+            return -1;
+        live = server_has(*sid);
+    }
+    if (live == 0 && cli_remote()) {
+        /* Its records are files of the other machine, which only a verb
+         * run there reads. */
+        fprintf(stderr, "corral -H: %s: session %s is not in that machine's server (an ended session that left "
+                        "it is read from that machine's files); run corral %s there (ssh HOST corral %s ...)\n",
+                verb, arg, verb, verb);
         return -1;
-    return server_has(*sid);
+    }
+    return live;
 }
 
 /* ---- corral diff ------------------------------------------------------------------ */
@@ -524,7 +535,7 @@ static int verb_diff(const cli_verb *v, int argc, char **argv)
                cli_parse_int(argv[optind + 1], 1, INT32_MAX, &a) < 0) {
         return usage(v, "'%s' is not a command number (1, 2, ... or last; --list lists them)", argv[optind + 1]);
     }
-    int live = by_server(argv[optind], &sid);
+    int live = by_server("diff", argv[optind], &sid);
     if (live < 0)
         return 1;
     if (!live)
@@ -579,6 +590,7 @@ const cli_verb cli_verb_diff = {
             "      --list         the session's commands with their counts and risk marks\n"
             "      --color WHEN   always, never or auto (default: when stdout is a terminal)\n",
     .run = verb_diff,
+    .where = CLI_REMOTE,
 };
 
 /* ---- corral revert ----------------------------------------------------------------- */
@@ -637,7 +649,7 @@ static int verb_revert(const cli_verb *v, int argc, char **argv)
     if (!last && cli_parse_int(argv[optind + 1], 1, INT32_MAX, &n) < 0)
         return usage(v, "'%s' is not a command number (corral diff SESSION --list lists them)",
                      argv[optind + 1]);
-    int live = by_server(name, &sid);
+    int live = by_server("revert", name, &sid);
     if (live < 0)
         return 1;
     json_t *req;
@@ -707,6 +719,7 @@ const cli_verb cli_verb_revert = {
             "checks, and not recorded as a command.\n\n"
             "  -n, --dry-run  list what it would do, change nothing\n",
     .run = verb_revert,
+    .where = CLI_REMOTE,
 };
 
 /* ---- corral git-restore --------------------------------------------------------------- */
@@ -1136,4 +1149,5 @@ const cli_verb cli_verb_hook_mark = {
     .usage = "__hook-mark [--status N] end",
     .help = "(internal: corral's shell hooks mark where a command line ended)\n",
     .run = verb_hook_mark,
+    .where = CLI_LOCAL,
 };

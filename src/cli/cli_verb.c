@@ -15,6 +15,7 @@
 #include "policy/policy.h"
 #include "base/quote.h"
 #include "base/util.h"
+#include "protocol/remote.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -198,6 +199,39 @@ char *cli_workdir(const char *dir)
     return d;
 }
 
+bool cli_remote(void)
+{
+    return remote_get() != NULL;
+}
+
+int cli_workdir_field(json_t *req, const char *field, const char *dir)
+{
+    if (cli_remote()) {
+        if (!dir)
+            return 0; /* the server's default */
+        if (dir[0] != '/') {
+            char *shown = quote_text_visible(dir, strlen(dir));
+            fprintf(stderr, "corral: -C '%s': under -H a directory is the other machine's: give it as an absolute "
+                            "path there\n", shown);
+            free(shown);
+            return -1;
+        }
+        json_t *d = json_string(dir);
+        if (!d) {
+            fprintf(stderr, "corral: -C: the directory is not valid UTF-8\n");
+            return -1;
+        }
+        json_object_set_new(req, field, d);
+        return 0;
+    }
+    char *cwd = cli_workdir(dir);
+    if (!cwd)
+        return -1;
+    json_object_set_new(req, field, json_string(cwd));
+    free(cwd);
+    return 0;
+}
+
 void cli_print_json(json_t *j, size_t flags)
 {
     char *s = json_dumps(j, flags);
@@ -214,7 +248,12 @@ static int take_sandbox_opt(const cli_verb *v, cli_sandbox_opts *so, int o, cons
 {
     json_t **list = o == 'w' ? &so->write : o == 'R' ? &so->read : o == 'D' ? &so->deny : NULL;
     if (list) {
-        char *abs = arg[0] == '/' || arg[0] == '~' || arg[0] == ':' ? xstrdup(arg) : realpath(arg, NULL);
+        bool as_is = arg[0] == '/' || arg[0] == '~' || arg[0] == ':';
+        if (!as_is && cli_remote()) {
+            cli_usage_error(v, "'%s': under -H a path is the other machine's: give it as an absolute path there", arg);
+            return -1;
+        }
+        char *abs = as_is ? xstrdup(arg) : realpath(arg, NULL);
         if (!abs) {
             cli_usage_error(v, "cannot use path '%s': %s", arg, strerror(errno));
             return -1;

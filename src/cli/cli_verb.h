@@ -15,6 +15,16 @@
 #include "protocol/client.h"
 #include "ui/tui.h"
 
+/* What a verb does under corral -H HOST (or CORRAL_HOST): cli_host.c. */
+enum cli_where {
+    CLI_HERE = 0,  /* this machine's only (its config, sandbox, files): refused under -H and CORRAL_HOST */
+    CLI_REMOTE,    /* asks the server only: runs against HOST's server */
+    CLI_FILES,     /* reads this machine's records: refused, saying so */
+    CLI_SCREEN,    /* the supervisor screen: not yet over -H, refused saying so */
+    CLI_LOCAL,     /* always this machine's (a server, serve-stdio, what runs in a session): refused
+                    * under -H, and CORRAL_HOST is not for it */
+};
+
 typedef struct cli_verb cli_verb;
 struct cli_verb {
     const char *name;  /* corral NAME */
@@ -24,6 +34,7 @@ struct cli_verb {
      * its messages with it) and getopt is reset for the verb's own options.
      * Returns the exit status (base/exitcode.h). */
     int (*run)(const cli_verb *v, int argc, char **argv);
+    enum cli_where where; /* under corral -H */
 };
 
 /* The verbs corral --help lists, in its order (cli.c). */
@@ -64,6 +75,27 @@ json_t *cli_argv_to_json(int argc, char **argv);
  * directory (else the home directory).  NULL when dir cannot be used (said
  * on stderr).  Caller frees. */
 char *cli_workdir(const char *dir);
+/* Put where a command runs into req's field: cli_workdir's; under -H
+ * (cli_remote) dir as it is (an absolute path on that machine) or, with no
+ * dir, nothing (the server's default, its home directory), since this
+ * machine's current directory means nothing there.  0, or -1 (said on
+ * stderr). */
+int cli_workdir_field(json_t *req, const char *field, const char *dir);
+
+/* ---- another machine (corral -H, cli_host.c) ------------------------------------ */
+
+/* Take the global options before the verb (-H HOST, --host HOST) from
+ * argv (argv[0] is corral's name): *skip is how many words they were.  -1
+ * to go on, or an exit status after saying what was wrong. */
+int cli_host_options(int argc, char **argv, int *skip, const char **host);
+/* Before verb v (NULL: the supervisor screen) runs: with host (-H) or
+ * CORRAL_HOST, resolve it ([hosts] names) and point every connection of
+ * this process at it (protocol/remote.h), or refuse v there.  -1 to go on,
+ * else the exit status after saying why not. */
+int cli_host_prepare(const cli_verb *v, const char *host);
+/* Whether the verb runs against another machine's server (cli_host_prepare
+ * pointed the connections there). */
+bool cli_remote(void);
 
 /* ---- output --------------------------------------------------------------------- */
 

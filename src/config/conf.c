@@ -330,6 +330,50 @@ static int notify_key(conf_t *c, const char *key, const char *value, char *err, 
     return -1;
 }
 
+/* A key of [hosts]: ssh-command, remote-command, or NAME = ssh://...
+ * (checked whole when corral -H uses it: protocol/remote.c).  0, or -1
+ * with err. */
+static int hosts_key(conf_t *c, const char *key, const char *value, char *err, size_t errlen)
+{
+    if (strcmp(key, "ssh-command") == 0 || strcmp(key, "remote-command") == 0) {
+        if (!*value) {
+            snprintf(err, errlen, "hosts.%s: empty; give a command (e.g. %s)", key,
+                     key[0] == 's' ? "ssh -F ~/.ssh/corral_config" : "/usr/local/bin/corral");
+            return -1;
+        }
+        char **slot = key[0] == 's' ? &c->hosts_ssh_command : &c->hosts_remote_command;
+        free(*slot);
+        *slot = xstrdup(value);
+        return 0;
+    }
+    if (strncmp(value, "ssh://", 6) != 0 || !value[6]) {
+        /* Neither a setting nor a host (NAME = its URL). */
+        snprintf(err, errlen, "unknown key '%s' in [hosts] (known: ssh-command, remote-command), and '%s' is no "
+                 "host's ssh://[user@]host[:port]", key, value);
+        return -1;
+    }
+    for (size_t i = 0; i < c->n_hosts; i++) {
+        if (strcmp(c->host_names[i], key) == 0) {
+            free(c->host_urls[i]);
+            c->host_urls[i] = xstrdup(value);
+            return 0;
+        }
+    }
+    c->host_names = xrealloc(c->host_names, (c->n_hosts + 1) * sizeof *c->host_names);
+    c->host_urls = xrealloc(c->host_urls, (c->n_hosts + 1) * sizeof *c->host_urls);
+    c->host_names[c->n_hosts] = xstrdup(key);
+    c->host_urls[c->n_hosts++] = xstrdup(value);
+    return 0;
+}
+
+const char *conf_host_url(const conf_t *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_hosts; i++)
+        if (strcmp(c->host_names[i], name) == 0)
+            return c->host_urls[i];
+    return NULL;
+}
+
 static conf_sandbox *find_profile(conf_t *c, const char *name)
 {
     for (size_t i = 0; i < c->n_profiles; i++)
@@ -411,6 +455,13 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             return -1;
         }
         return notify_key(c, key, value, err, errlen);
+    }
+    if (strcmp(section, "hosts") == 0) {
+        if (subsection) {
+            snprintf(err, errlen, "section [%s] takes no subsection (\"%s\")", section, subsection);
+            return -1;
+        }
+        return hosts_key(c, key, value, err, errlen);
     }
     if (strcmp(section, "snapshots") == 0) {
         if (subsection) {
@@ -616,6 +667,10 @@ void conf_free(conf_t *c)
     strv_free(c->notify_argv);
     free(c->notify_command);
     snap_conf_free(&c->snap);
+    free_list(c->host_names, c->n_hosts);
+    free_list(c->host_urls, c->n_hosts);
+    free(c->hosts_ssh_command);
+    free(c->hosts_remote_command);
     conf_defaults(c);
 }
 
@@ -685,10 +740,12 @@ int conf_key_line(const char *name, const char *text, const char *section, const
 /* ---- reading a whole file, every problem reported ----------------------- */
 
 static const char *const known_sections[] = {"limits", "exec", "session", "sandbox", "profile", "env", "ui",
-                                             "keys", "approvals", "network", "snapshots", "notify", NULL};
+                                             "keys", "approvals", "network", "snapshots", "notify", "hosts",
+                                             NULL};
 const char *const conf_server_sections[] = {"limits", "exec", "session", "sandbox", "profile", "env",
                                             "approvals", "network", "snapshots", "notify", NULL};
 const char *const conf_screen_sections[] = {"ui", "keys", NULL};
+const char *const conf_client_sections[] = {"hosts", NULL};
 
 static bool listed(const char *name, const char *const *list)
 {
@@ -890,7 +947,7 @@ char *conf_server_view(const char *text, int **lines, size_t *n_lines)
     buf_puts(&out, "");
     size_t n = 0, cap = 0;
     int *at = NULL;
-    bool screen = false; /* in a section only the screen reads */
+    bool screen = false; /* in a section only the screen or the clients read */
     int lineno = 0;
     for (const char *line = text; *line; ) {
         lineno++;
@@ -905,6 +962,8 @@ char *conf_server_view(const char *text, int **lines, size_t *n_lines)
             size_t k = strcspn(line + 1, "] \t\"\n");
             screen = false;
             for (const char *const *s = conf_screen_sections; *s; s++)
+                screen = screen || (strlen(*s) == k && strncmp(line + 1, *s, k) == 0);
+            for (const char *const *s = conf_client_sections; *s; s++)
                 screen = screen || (strlen(*s) == k && strncmp(line + 1, *s, k) == 0);
         }
         if (len && line[0] != '#' && line[0] != ';' && !screen) {

@@ -78,6 +78,11 @@ typedef struct conf {
     uint64_t notify_interval_ms; /* at most one run this often */
     /* [snapshots] (snap_conf.c) */
     snap_conf snap;
+    /* [hosts]: other machines' servers, reached over ssh (corral -H NAME) */
+    char **host_names, **host_urls; /* NAME = ssh://[user@]host[:port], n_hosts of each */
+    size_t n_hosts;
+    char *hosts_ssh_command;    /* ssh-command: NULL for ssh */
+    char *hosts_remote_command; /* remote-command: NULL for corral */
 } conf_t;
 
 /* Problems found in a config file, each with the section it is in. */
@@ -87,10 +92,15 @@ typedef struct conf_errors {
     size_t n;
 } conf_errors;
 
-/* The sections the server reads, and those only the screen reads ([ui],
- * [keys]); each NULL-terminated. */
+/* The sections the server reads, those only the screen reads ([ui],
+ * [keys]), and those only clients read ([hosts], by corral -H and the
+ * screen); each NULL-terminated. */
 extern const char *const conf_server_sections[];
 extern const char *const conf_screen_sections[];
+extern const char *const conf_client_sections[];
+
+/* The URL of host name in [hosts], or NULL. */
+const char *conf_host_url(const conf_t *c, const char *name);
 
 void conf_free(conf_t *c);
 /* A size: "4096", "64K", "1G" (powers of 1024).  0 or -1. */
@@ -123,7 +133,7 @@ char *conf_user_path(void);
 size_t conf_errors_read_by(const conf_errors *e, const char *const *sections);
 /* What the server's settings come from in a config file's text: its lines
  * that set something (trimmed, no blank or comment line) outside the
- * sections only the screen reads, one a line (malloc'd).  Two texts with
+ * sections only the screen or the clients read, one a line (malloc'd).  Two texts with
  * the same view give the server the same settings.  lines, when not NULL,
  * gets the file's line number of each (malloc'd, *n_lines of them). */
 char *conf_server_view(const char *text, int **lines, size_t *n_lines);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "protocol/client.h"
+#include "protocol/remote.h"
 #include "base/paths.h"
 #include "base/quote.h"
 #include "base/util.h"
@@ -146,16 +147,35 @@ static int try_connect(const char *path, int *fd_out)
     return 0;
 }
 
+/* write_all without SIGPIPE: a server (or an ssh link) that went away
+ * is an error to report, not the end of the process. */
+static int send_all(int fd, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 static int send_request(client_t *c, json_t *req, long *id_out, char *err, size_t errlen)
 {
     long id = c->next_id++;
     json_object_set_new(req, "id", json_integer(id));
     size_t len;
     char *line = proto_dump(req, &len);
-    int rc = write_all(c->fd, line, len);
+    int rc = send_all(c->fd, line, len);
     free(line);
     if (rc < 0) {
-        snprintf(err, errlen, "writing to the server: %s", strerror(-rc));
+        if (c->ssh_pid && !c->hello && remote_get())
+            remote_link_failed(remote_get(), NULL, err, errlen);
+        else
+            snprintf(err, errlen, "writing to the server: %s", strerror(-rc));
         return -1;
     }
     *id_out = id;
@@ -272,23 +292,20 @@ static int start_and_connect(const char *path, int *fd, char *err, size_t errlen
     return rc;
 }
 
-static int connect_common(client_t *c, const char *client_name, bool autostart, char *err, size_t errlen)
+int client_connect_socket(int *fd, bool autostart, char *err, size_t errlen)
 {
-    memset(c, 0, sizeof *c);
-    c->fd = -1;
-    c->next_id = 1;
-    proto_reader_init(&c->rd, 64u << 20); /* replies may be large */
+    *fd = -1;
     char *path = paths_socket(err, errlen);
     if (!path)
         return -1;
-    int rc = try_connect(path, &c->fd);
+    int rc = try_connect(path, fd);
     if (rc == -ENAMETOOLONG) {
         snprintf(err, errlen, "socket path %s is too long: set XDG_RUNTIME_DIR to a shorter directory", path);
         free(path);
         return -1;
     }
     if (rc < 0 && autostart && (rc == -ENOENT || rc == -ECONNREFUSED)) {
-        rc = start_and_connect(path, &c->fd, err, errlen);
+        rc = start_and_connect(path, fd, err, errlen);
         if (rc == START_FAILED) {
             free(path);
             return -1; /* err says why */
@@ -303,20 +320,56 @@ static int connect_common(client_t *c, const char *client_name, bool autostart, 
         return -1;
     }
     free(path);
-    json_t *hello = json_pack("{s:s, s:i, s:s}", "cmd", "hello", "protocol", PROTO_VERSION, "client",
-                              client_name ? client_name : "user");
-    return send_request(c, hello, &c->hello_id, err, errlen);
+    return 0;
 }
 
-static json_t *read_message(client_t *c, char *err, size_t errlen);
+static int connect_common(client_t *c, const char *client_name, bool autostart, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+    c->next_id = 1;
+    proto_reader_init(&c->rd, 64u << 20); /* replies may be large */
+    const remote_host *remote = remote_get();
+    if (remote) {
+        /* Another machine's server: its corral serve-stdio through ssh,
+         * which starts that server when none answers there. */
+        pid_t pid;
+        if (remote_spawn(remote, &c->fd, &pid, err, errlen) < 0)
+            return -1;
+        c->ssh_pid = (int)pid;
+    } else if (client_connect_socket(&c->fd, autostart, err, errlen) < 0) {
+        return -1;
+    }
+    json_t *hello = json_pack("{s:s, s:i, s:s}", "cmd", "hello", "protocol", PROTO_VERSION, "client",
+                              client_name ? client_name : "user");
+    long id;
+    if (send_request(c, hello, &id, err, errlen) < 0) {
+        client_close(c);
+        return -1;
+    }
+    c->hello_id = id;
+    return 0;
+}
+
+static json_t *read_message(client_t *c, bool *ended, char *err, size_t errlen);
 
 /* Read the hello reply if it is still pending; 0 or -1 with err. */
 static int finish_hello(client_t *c, char *err, size_t errlen)
 {
     while (c->hello_id) {
-        json_t *m = read_message(c, err, errlen);
-        if (!m)
+        bool ended;
+        json_t *m = read_message(c, &ended, err, errlen);
+        if (!m) {
+            /* Over ssh, an end before the hello's reply is the link's
+             * (ssh said why on stderr), not a server's; anything else
+             * there is not corral's protocol. */
+            if (c->ssh_pid && remote_get()) {
+                char why[512];
+                snprintf(why, sizeof why, "%s", err);
+                remote_link_failed(remote_get(), ended ? NULL : why, err, errlen);
+            }
             return -1;
+        }
         json_t *mid = json_object_get(m, "id");
         if (json_object_get(m, "event") || !json_is_integer(mid) || json_integer_value(mid) != c->hello_id) {
             json_decref(m);
@@ -326,7 +379,11 @@ static int finish_hello(client_t *c, char *err, size_t errlen)
         char buf[512];
         const char *msg = client_error_message(m, buf, sizeof buf);
         if (msg) {
-            snprintf(err, errlen, "%s", msg);
+            /* The server's words (another machine's, under -H), made
+             * visible: the caller prints err as it is. */
+            char *shown = quote_text_visible(msg, strlen(msg));
+            snprintf(err, errlen, "%s", shown);
+            free(shown);
             json_decref(m);
             return -1;
         }
@@ -344,7 +401,11 @@ int client_connect(client_t *c, const char *client_name, bool autostart, char *e
 {
     if (connect_common(c, client_name, autostart, err, errlen) < 0)
         return -1;
-    return finish_hello(c, err, errlen);
+    if (finish_hello(c, err, errlen) < 0) {
+        client_close(c); /* the caller has nothing to close */
+        return -1;
+    }
+    return 0;
 }
 
 char *client_quote_argv(json_t *argv)
@@ -383,9 +444,11 @@ const char *client_error_message(json_t *reply, char *buf, size_t buflen)
     return buf;
 }
 
-/* Read one message; NULL on end of file or error. */
-static json_t *read_message(client_t *c, char *err, size_t errlen)
+/* Read one message; NULL on end of file or error (*ended: the connection
+ * ended, rather than what came was not the protocol). */
+static json_t *read_message(client_t *c, bool *ended, char *err, size_t errlen)
 {
+    *ended = false;
     for (;;) {
         const char *line;
         size_t len;
@@ -400,7 +463,10 @@ static json_t *read_message(client_t *c, char *err, size_t errlen)
             json_error_t je;
             json_t *m = json_loadb(line, len, 0, &je);
             if (!m) {
-                snprintf(err, errlen, "the server sent invalid JSON: %s", je.text);
+                /* jansson's text quotes what came: made visible */
+                char *shown = quote_text_visible(je.text, strlen(je.text));
+                snprintf(err, errlen, "the server sent invalid JSON: %s", shown);
+                free(shown);
                 return NULL;
             }
             return m;
@@ -412,6 +478,7 @@ static json_t *read_message(client_t *c, char *err, size_t errlen)
         if (n <= 0) {
             snprintf(err, errlen, n == 0 ? "the server closed the connection" : "reading from the server: %s",
                      strerror(errno));
+            *ended = true;
             return NULL;
         }
         proto_reader_feed(&c->rd, buf, (size_t)n);
@@ -426,7 +493,8 @@ json_t *client_call(client_t *c, json_t *req, client_event_fn on_event, void *us
     if (finish_hello(c, err, errlen) < 0)
         return NULL;
     for (;;) {
-        json_t *m = read_message(c, err, errlen);
+        bool ended;
+        json_t *m = read_message(c, &ended, err, errlen);
         if (!m)
             return NULL;
         json_t *mid = json_object_get(m, "id");
@@ -450,6 +518,9 @@ void client_close(client_t *c)
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;
+    /* Our end closed, ssh hears the end of its input and goes. */
+    remote_reap((pid_t)c->ssh_pid);
+    c->ssh_pid = 0;
     json_decref(c->hello);
     c->hello = NULL;
     proto_reader_free(&c->rd);

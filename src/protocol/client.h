@@ -20,6 +20,7 @@ typedef struct client {
     long next_id;
     json_t *hello;     /* the server's hello reply, once read */
     long hello_id;     /* id of a hello whose reply is still to be read */
+    int ssh_pid;       /* under corral -H (remote.h): the ssh child, reaped by client_close; else 0 */
 } client_t;
 
 /* Start a server in the background (a new session, stdio to the server log)
@@ -28,7 +29,14 @@ typedef struct client {
  * message in err. */
 int client_spawn_server(char *err, size_t errlen, int *pid_out);
 
-/* Connect and say hello as client_name.  With autostart, a server is
+/* Connect to this machine's server's socket (starting one when none
+ * answers, with autostart), without a hello: what corral serve-stdio
+ * relays.  Never another machine's (remote.h).  0, or -1 with err. */
+int client_connect_socket(int *fd, bool autostart, char *err, size_t errlen);
+
+/* Connect and say hello as client_name: to this machine's server, or,
+ * when remote_set (remote.h) named another machine, through ssh to its
+ * corral serve-stdio.  With autostart, a server is
  * started when none answers.  0, or -1 with a message in err.  With
  * wait_hello false the hello reply is read together with the first call's
  * (one round trip less for a one-shot CLI call); a refused hello then fails

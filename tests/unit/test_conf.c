@@ -251,6 +251,36 @@ static void server_view(void **state)
     free(lines);
 }
 
+/* [hosts]: names of other machines' servers and the two settings; a
+ * value that is no ssh:// URL is refused naming the known keys; the
+ * server's view leaves the section out (only clients read it). */
+static void hosts_section(void **state)
+{
+    (void)state;
+    conf_t c;
+    conf_defaults(&c);
+    char err[512];
+    const char *p = write_file("hosts", "[hosts]\nbox = ssh://me@box\ngpu-1 = ssh://gpu:2222\nbox = ssh://other@box\n"
+                                        "ssh-command = ssh -F /etc/corral_ssh\nremote-command = /opt/corral\n");
+    assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
+    assert_int_equal(c.n_hosts, 2);
+    assert_string_equal(conf_host_url(&c, "box"), "ssh://other@box"); /* the last one given */
+    assert_string_equal(conf_host_url(&c, "gpu-1"), "ssh://gpu:2222");
+    assert_null(conf_host_url(&c, "ssh-command"));
+    assert_null(conf_host_url(&c, "nosuch"));
+    assert_string_equal(c.hosts_ssh_command, "ssh -F /etc/corral_ssh");
+    assert_string_equal(c.hosts_remote_command, "/opt/corral");
+    conf_free(&c);
+    assert_int_equal(c.n_hosts, 0);
+    expect_conf_error("[hosts]\nbox = me@box\n", "2: unknown key 'box' in [hosts] (known: ssh-command, "
+                      "remote-command), and 'me@box' is no host's ssh://[user@]host[:port]");
+    expect_conf_error("[hosts]\nssh-command =\n",
+                      "2: hosts.ssh-command: empty; give a command (e.g. ssh -F ~/.ssh/corral_config)");
+    char *v = conf_server_view("[hosts]\nbox = ssh://box\n[limits]\nexec-lifetime = 5m\n", NULL, NULL);
+    assert_string_equal(v, "[limits]\nexec-lifetime = 5m\n");
+    free(v);
+}
+
 static void errors_name_file_and_line(void **state)
 {
     (void)state;
@@ -259,7 +289,7 @@ static void errors_name_file_and_line(void **state)
     expect_conf_error("[limits]\n\nfrobnicate = 1\n",
                       "3: unknown key 'frobnicate' in [limits] (known: session-lifetime, exec-lifetime)");
     expect_conf_error("[nosuch]\nx = 1\n", "2: unknown section [nosuch] (known: limits, exec, session, sandbox, "
-                      "profile, env, ui, keys, approvals, network, snapshots, notify)");
+                      "profile, env, ui, keys, approvals, network, snapshots, notify, hosts)");
     expect_conf_error("exec-lifetime = 1\n", "1: key outside of any [section]");
     expect_conf_error("[limits\n", "1: expected ']' to close the section header");
     expect_conf_error("[session]\nscrollback = many\n",
@@ -560,6 +590,7 @@ int main(void)
         cmocka_unit_test(all_errors_in_one_read),
         cmocka_unit_test(sidebar_width_follows_the_terminal),
         cmocka_unit_test(server_view),
+        cmocka_unit_test(hosts_section),
         cmocka_unit_test(notify_command_words),
         cmocka_unit_test(truecolor_setting),
         cmocka_unit_test(key_lines),

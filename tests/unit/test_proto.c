@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "protocol/proto.h"
+#include "protocol/remote.h"
+#include "base/quote.h"
 #include "base/util.h"
 
 static void reader_splits_and_joins(void **state)
@@ -161,6 +163,66 @@ static void base64_round_trip(void **state)
     assert_null(base64_decode("Z!9v", 4, &m));
 }
 
+/* corral -H: ssh://[user@]host[:port] parsed; what could reach ssh as an
+ * option or split a word refused, naming it; the argv run. */
+static void remote_hosts(void **state)
+{
+    (void)state;
+    remote_host h;
+    char err[512];
+    assert_int_equal(remote_parse("ssh://me@box.example:2222", &h, err, sizeof err), 0);
+    assert_string_equal(h.user, "me");
+    assert_string_equal(h.host, "box.example");
+    assert_int_equal(h.port, 2222);
+    char **v = remote_argv(&h);
+    char *line = quote_argv_display(v);
+    assert_string_equal(line, "ssh -p 2222 -l me -T -- box.example corral serve-stdio");
+    free(line);
+    strv_free(v);
+    h.ssh_command = xstrdup("ssh -F cfg");
+    h.remote_command = xstrdup("/opt/corral");
+    v = remote_argv(&h);
+    assert_string_equal(v[0], "sh");
+    assert_string_equal(v[1], "-c");
+    assert_string_equal(v[2], "ssh -F cfg \"$@\"");
+    assert_string_equal(v[3], "ssh -F cfg");
+    line = quote_argv_display(v + 4);
+    assert_string_equal(line, "-p 2222 -l me -T -- box.example /opt/corral serve-stdio");
+    free(line);
+    strv_free(v);
+    remote_host_free(&h);
+
+    assert_int_equal(remote_parse("ssh://box/", &h, err, sizeof err), 0);
+    assert_null(h.user);
+    assert_int_equal(h.port, 0);
+    assert_string_equal(h.host, "box");
+    remote_host_free(&h);
+    assert_int_equal(remote_parse("ssh://[::1]:22", &h, err, sizeof err), 0);
+    assert_string_equal(h.host, "::1");
+    assert_int_equal(h.port, 22);
+    remote_host_free(&h);
+
+    static const struct {
+        const char *spec, *named;
+    } bad[] = {
+        {"ssh://-oProxyCommand=x", "'-oProxyCommand=x'"}, {"ssh://-lroot@box", "user '-lroot'"},
+        {"ssh://me@-p22", "host '-p22'"},                 {"ssh://bo x", "host 'bo x'"},
+        {"ssh://box\tx", "host 'box\\tx'"},               {"ssh://me;id@box", "user 'me;id'"},
+        {"ssh://box:0", "port '0'"},                      {"ssh://box:65536", "port '65536'"},
+        {"ssh://box:22x", "port '22x'"},                  {"ssh://", "host ''"},
+        {"box", "host 'box' is not ssh://"},              {"ssh://@box", "user ''"},
+        {"ssh://box*", "host 'box*'"},                    {"ssh://a%h", "host 'a%h'"},
+        {"ssh://u$x@box", "user 'u$x'"},                  {"ssh://box/x", "host 'box/x'"},
+        {"ssh://[::1;id]", "host '::1;id'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = '\0';
+        assert_int_equal(remote_parse(bad[i].spec, &h, err, sizeof err), -1);
+        if (!strstr(err, bad[i].named))
+            fail_msg("%s: %s", bad[i].spec, err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +233,7 @@ int main(void)
         cmocka_unit_test(typed_fields),
         cmocka_unit_test(replies_are_single_lines),
         cmocka_unit_test(base64_round_trip),
+        cmocka_unit_test(remote_hosts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""corral -H ssh://... and CORRAL_HOST (issue 20, phase 1): the CLI's verbs
+and corral mcp against another machine's server, over OpenSSH.
+
+The other machine is this one: Debian's sshd on 127.0.0.1 (a free port, a
+host key and a user key made here, in a scratch directory), whose
+authorized_keys forces `corral serve-stdio` with runtime, state and config
+directories of their own, so the "remote" corral server is not the local
+one.  The client's ssh reads a config of its own (CORRAL_SSH_COMMAND="ssh
+-F scratch/ssh_config").  Through that: serve-stdio's relay, exec (the
+session is the remote server's, not the local one's), send and poll,
+kill, an escalation raised there and answered with approvals/approve and
+deny, diff and revert of a remote command, corral mcp with CORRAL_HOST
+driving a remote exec, a host that cannot be reached (ssh's own message,
+then one line saying what corral ran), hostile hosts refused before any
+ssh runs, CORRAL_HOST, [hosts] names and [hosts] ssh-command, and the
+verbs refused there.  As root, then (sshd run by that user on a port of
+its own) as a temporary unprivileged user.  When sshd is missing or does
+not start, the tests report SKIP with the reason."""
+import json
+import os
+import pwd
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+from harness import CORRAL, TIMEOUT, Tap, World, run_tests, wait_until
+
+t = Tap()
+SSHD = "/usr/sbin/sshd"
+ME = pwd.getpwuid(os.geteuid()).pw_name
+
+RULES = 'prefix_rule(pattern=["echo", "deploy"], decision="prompt", justification="deploys to production")\n'
+
+local = World()
+local.start_server()
+remote = World()  # the other machine's corral: directories of its own
+os.makedirs(os.path.join(remote.config, "corral", "rules"), exist_ok=True)
+with open(os.path.join(remote.config, "corral", "rules", "user.rules"), "w") as f:
+    f.write(RULES)
+
+scratch = tempfile.mkdtemp(prefix="crlssh")
+os.chmod(scratch, 0o755)
+sshd = None
+why_not = None  # the reason the remote tests skip
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def sh(*argv):
+    return subprocess.run(list(argv), capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def start_sshd():
+    """sshd on 127.0.0.1 for the remote corral; sets why_not when it cannot."""
+    global sshd, why_not, PORT, HOST, ENV, SSH_CONFIG
+    if not os.access(SSHD, os.X_OK):
+        why_not = "%s is not installed (bootstrap installs openssh-server)" % SSHD
+        return
+    if not shutil.which("ssh"):
+        why_not = "ssh is not installed"
+        return
+    for key in ("host_key", "user_key"):
+        r = sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(scratch, key))
+        if r.returncode != 0:
+            why_not = "ssh-keygen failed: " + r.stderr
+            return
+    if os.geteuid() == 0 and not os.path.isdir("/run/sshd"):
+        os.makedirs("/run/sshd", mode=0o755)  # sshd's privilege separation directory, as its package makes it
+    PORT = free_port()
+    forced = "env XDG_RUNTIME_DIR=%s XDG_STATE_HOME=%s XDG_CONFIG_HOME=%s %s serve-stdio" % (
+        remote.runtime, remote.state, remote.config, CORRAL)
+    with open(os.path.join(scratch, "user_key.pub")) as f:
+        pub = f.read().strip()
+    with open(os.path.join(scratch, "authorized_keys"), "w") as f:
+        f.write('command="%s",no-pty,no-port-forwarding,no-agent-forwarding,no-X11-forwarding %s\n' % (forced, pub))
+    with open(os.path.join(scratch, "sshd_config"), "w") as f:
+        f.write("Port %d\nListenAddress 127.0.0.1\nHostKey %s/host_key\nUsePAM no\nStrictModes no\n"
+                "PidFile none\nAuthorizedKeysFile %s/authorized_keys\nPasswordAuthentication no\n"
+                "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nAllowUsers %s\nLogLevel INFO\n"
+                % (PORT, scratch, scratch, ME))
+    with open(os.path.join(scratch, "host_key.pub")) as f:
+        host_pub = " ".join(f.read().split()[:2])
+    with open(os.path.join(scratch, "known_hosts"), "w") as f:
+        f.write("[127.0.0.1]:%d %s\n" % (PORT, host_pub))
+    SSH_CONFIG = os.path.join(scratch, "ssh_config")
+    with open(SSH_CONFIG, "w") as f:
+        f.write("Host *\n  IdentityFile %s/user_key\n  IdentitiesOnly yes\n  UserKnownHostsFile %s/known_hosts\n"
+                "  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n"
+                "  ControlMaster no\n  LogLevel ERROR\n" % (scratch, scratch))
+    log = open(os.path.join(scratch, "sshd.log"), "wb")
+    sshd = subprocess.Popen([SSHD, "-D", "-e", "-f", os.path.join(scratch, "sshd_config")], stdin=subprocess.DEVNULL,
+                            stdout=log, stderr=log)
+    listening = wait_until(lambda: "Server listening" in sshd_log() or sshd.poll() is not None)
+    if sshd.poll() is not None or not listening:
+        why_not = "sshd did not start: " + sshd_log()
+        return
+    HOST = "ssh://%s@127.0.0.1:%d" % (ME, PORT)
+    ENV = {"CORRAL_SSH_COMMAND": "ssh -F %s" % SSH_CONFIG}
+
+
+def sshd_log():
+    try:
+        with open(os.path.join(scratch, "sshd.log")) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def stop_all():
+    if sshd and sshd.poll() is None:
+        sshd.terminate()
+        sshd.wait(TIMEOUT)
+    remote.cleanup()
+    local.cleanup()
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def corral_h(*args, env=None, input=None, host=None):
+    """corral -H HOST ARGS... from the local world."""
+    e = dict(ENV)
+    e.update(env or {})
+    return local.corral("-H", host or HOST, *args, env=e, input=input)
+
+
+def remote_sessions():
+    c = remote.connect("test")
+    r = c.call({"cmd": "ls"})
+    c.close()
+    return r["sessions"]
+
+
+def local_sessions():
+    c = local.connect("test")
+    r = c.call({"cmd": "ls"})
+    c.close()
+    return r["sessions"]
+
+
+def newest_remote():
+    return max(remote_sessions(), key=lambda s: s["use"])
+
+
+def ssh_children():
+    """Processes running this test's ssh config: a verb that has returned
+    leaves none."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv and os.path.basename(argv[0]) in (b"ssh", b"sh") and SSH_CONFIG.encode() in b" ".join(argv):
+            found.append(int(d))
+    return found
+
+
+def needs_sshd(fn):
+    def wrapped(tap):
+        if why_not:
+            tap.skip(fn.__name__, why_not)
+            return
+        fn(tap)
+    wrapped.__name__ = fn.__name__
+    return wrapped
+
+
+# ---- serve-stdio, no ssh ----------------------------------------------------------------
+
+
+def test_serve_stdio_relays(t):
+    lines = (json.dumps({"cmd": "hello", "protocol": 1, "client": "relay", "id": 1}) + "\n" +
+             json.dumps({"cmd": "ls", "id": 2}) + "\n")
+    p = subprocess.run([CORRAL, "serve-stdio"], input=lines.encode(), capture_output=True, env=remote.env,
+                       timeout=TIMEOUT)
+    out = [json.loads(x) for x in p.stdout.decode().splitlines() if x.strip()]
+    t.eq(p.returncode, 0, "serve-stdio exits 0 when its input ends", p.stderr)
+    t.eq([(m.get("id"), m.get("ok")) for m in out], [(1, True), (2, True)],
+         "it relays the requests to the server and the replies back, byte for byte", p.stdout)
+    t.ok(os.path.exists(remote.socket_path), "it started that machine's server, as verbs do when none answers",
+         remote.socket_path)
+    long_dir = os.path.join(remote.base, "x" * 120)
+    os.makedirs(long_dir, mode=0o700)
+    p = subprocess.run([CORRAL, "serve-stdio"], input=b"", capture_output=True, timeout=TIMEOUT,
+                       env=dict(remote.env, XDG_RUNTIME_DIR=long_dir))
+    err = p.stderr.decode()
+    t.ok(p.returncode != 0 and len(err.strip().splitlines()) == 1 and "serve-stdio" in err and "too long" in err,
+         "when it cannot reach the server: non-zero, and one line on stderr saying why", (p.returncode, err))
+    r = local.corral("-H", "ssh://box", "serve-stdio")
+    t.ok(r.returncode == 2 and "this machine only" in r.stderr, "serve-stdio under -H is refused", r.stderr)
+
+
+# ---- refused before anything runs ----------------------------------------------------------
+
+
+def test_hostile_hosts_refused(t):
+    marker = os.path.join(scratch, "ssh-ran")
+    env = {"CORRAL_SSH_COMMAND": "touch %s; ssh" % marker}
+    for spec, value in (("ssh://-oProxyCommand=x", "-oProxyCommand=x"), ("ssh://-lroot@box", "-lroot"),
+                        ("ssh://me@-p22", "-p22"), ("ssh://bo x", "bo x"), ("ssh://box\tevil", "box\\tevil"),
+                        ("ssh://box:99999", "99999")):
+        r = local.corral("-H", spec, "ls", env=env)
+        t.ok(r.returncode == 2 and ("'%s'" % value) in r.stderr, "-H %r is refused, naming the value" % spec,
+             r.stderr)
+    r = local.corral("ls", env=dict(env, CORRAL_HOST="ssh://-oProxyCommand=sh"))
+    t.ok(r.returncode == 2 and "-oProxyCommand=sh" in r.stderr, "so is CORRAL_HOST's", r.stderr)
+    t.ok(not os.path.exists(marker), "and no ssh command ran for any of them")
+
+
+def test_verbs_refused_there(t):
+    for verb, words in (("log", "reads this machine's files"), ("replay", "reads this machine's files"),
+                        ("export", "reads this machine's files"), ("sandbox", "this machine only"),
+                        ("server", "this machine only"), ("attach", "not yet supported")):
+        r = local.corral("-H", "ssh://box", verb, "1")
+        t.ok(r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+             "corral -H HOST %s is refused: %s" % (verb, words), r.stderr)
+    r = local.corral("sandbox", "--", "true", env={"CORRAL_HOST": "ssh://box"})
+    t.ok(r.returncode == 2 and "CORRAL_HOST" in r.stderr, "under CORRAL_HOST too, saying so", r.stderr)
+    r = local.corral("-H", "nosuchname", "ls")
+    t.ok(r.returncode == 2 and "[hosts]" in r.stderr, "a name that is no URL and not in [hosts] is refused",
+         r.stderr)
+    r = local.corral("-H", "ssh://box", "mcp")
+    t.ok(r.returncode == 2 and "-C DIR" in r.stderr, "corral mcp under -H wants -C DIR, a directory there",
+         r.stderr)
+    r = local.corral("-H", "ssh://box", "exec", "-C", "relative", "--", "true")
+    t.ok(r.returncode == 1 and "absolute path" in r.stderr, "exec -C under -H wants that machine's absolute path",
+         r.stderr)
+
+
+def test_not_the_protocol(t):
+    # What a login script prints before serve-stdio (a banner, colours) is
+    # no reply to the hello: said as such, made visible, and ssh is reaped.
+    r = local.corral("-H", "ssh://box", "ls",
+                     env={"CORRAL_SSH_COMMAND": "printf 'Welcome\\033[31m\\n'; cat >/dev/null;"})
+    t.ok(r.returncode == 1 and "not corral's protocol" in r.stderr and "corral ran: sh -c" in r.stderr,
+         "a link that carries something else fails, saying so and what corral ran", r.stderr)
+    t.ok("\x1b" not in r.stderr, "what came is shown made visible, not raw", r.stderr)
+
+
+# ---- through sshd ---------------------------------------------------------------------------
+
+
+@needs_sshd
+def test_exec_runs_there(t):
+    r = corral_h("exec", "-C", remote.ws, "--", "echo", "hi-from-there")
+    t.eq(r.returncode, 0, "corral -H HOST exec runs", r.stderr)
+    t.ok(r.stdout.rstrip().endswith("hi-from-there") and "Process exited with code 0" in r.stdout,
+         "and prints the command's envelope and output", r.stdout)
+    there = [s for s in remote_sessions() if s["command"] == ["echo", "hi-from-there"]]
+    t.eq(len(there), 1, "the session is the remote server's", remote_sessions())
+    here = [s for s in local_sessions() if s["command"] == ["echo", "hi-from-there"]]
+    t.eq(here, [], "and not the local one's")
+    t.ok(there and there[0]["cwd"] == remote.ws, "it ran in -C's directory there", there)
+    ls = corral_h("ls", "--json")
+    ids = [s["id"] for s in json.loads(ls.stdout or "{}").get("sessions", [])]
+    t.ok(there and there[0]["id"] in ids, "corral -H HOST ls lists it", ls.stdout + ls.stderr)
+    t.eq(ssh_children(), [], "no ssh is left running after the verbs")
+    r = corral_h("exec", "--", "true")
+    t.ok(r.returncode == 1 and "home directory" in r.stderr,
+         "without -C the command runs in that machine's home, which a writable sandbox refuses, saying so",
+         r.stderr)
+
+
+@needs_sshd
+def test_send_poll_kill(t):
+    r = corral_h("exec", "-t", "-y", "300", "-C", remote.ws, "--", "sh", "-c", "read l; echo got:$l; sleep 600")
+    m = re.search(r"Process running with session ID (\d+)", r.stdout)
+    t.ok(m, "a command still running gives its session id", r.stdout + r.stderr)
+    if not m:
+        return
+    sid = m.group(1)
+    r = corral_h("send", "--enter", "-y", "2000", sid, "hello")
+    out = r.stdout
+    t.eq(r.returncode, 0, "corral -H send writes to it", r.stderr)
+    out += corral_h("poll", "-y", "2000", sid).stdout if "got:hello" not in out else ""
+    t.ok("got:hello" in out, "and send/poll see its answer", out)
+    r = corral_h("kill", sid)
+    t.eq(r.returncode, 0, "corral -H kill ends it", r.stderr)
+    s = [x for x in remote_sessions() if str(x["id"]) == sid]
+    t.ok(s and s[0]["state"] != "running", "the remote session has ended", s)
+
+
+@needs_sshd
+def test_approvals_there(t):
+    watcher = remote.connect("watcher")
+    watcher.call({"cmd": "subscribe"})
+    e = dict(local.env, **ENV)
+    p = subprocess.Popen([CORRAL, "-H", HOST, "exec", "-C", remote.ws, "--", "echo", "deploy"], env=e,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    a = watcher.next_event(lambda m: m.get("event") == "approval")["approval"]
+    t.eq(a["argv"], ["echo", "deploy"], "the escalation is raised on the remote server")
+    listed = corral_h("approvals", "--json")
+    t.ok(a["id"] in [x["id"] for x in json.loads(listed.stdout or "[]")], "corral -H approvals lists it",
+         listed.stdout + listed.stderr)
+    r = corral_h("approve", str(a["id"]))
+    t.eq(r.returncode, 0, "corral -H approve answers it", r.stderr)
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok(p.returncode == 0 and out.rstrip().endswith("deploy"), "the remote command then runs", out + err)
+    t.ok("waiting for a human to approve request %d" % a["id"] in err, "and the exec said it waited, as locally",
+         err)
+    p = subprocess.Popen([CORRAL, "-H", HOST, "exec", "-C", remote.ws, "--", "echo", "deploy"], env=e,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    a = watcher.next_event(lambda m: m.get("event") == "approval")["approval"]
+    corral_h("deny", "--note", "not today", str(a["id"]))
+    out, err = p.communicate(timeout=TIMEOUT)
+    t.ok(p.returncode == 1 and "not today" in err, "corral -H deny refuses one, with the note", err)
+    watcher.close()
+
+
+@needs_sshd
+def test_diff_revert_there(t):
+    target = os.path.join(remote.ws, "made-there.txt")
+    r = corral_h("exec", "-C", remote.ws, "--", "sh", "-c", "echo made-there > made-there.txt")
+    t.eq(r.returncode, 0, "a remote command writes a file", r.stderr)
+    sid = str(newest_remote()["id"])
+    r = corral_h("diff", sid)
+    t.ok(r.returncode == 0 and "made-there.txt" in r.stdout and "+made-there" in r.stdout,
+         "corral -H diff shows what it changed there", r.stdout + r.stderr)
+    r = corral_h("revert", sid, "1")
+    t.ok(r.returncode == 0 and not os.path.exists(target), "corral -H revert undoes it there",
+         r.stdout + r.stderr)
+    r = corral_h("diff", "999999")
+    t.ok(r.returncode == 1 and "that machine" in r.stderr, "a session that server does not have is not read "
+         "from this machine's files", r.stderr)
+
+
+@needs_sshd
+def test_mcp_there(t):
+    from mcplib import Bridge
+    b = Bridge(local, ("-C", remote.ws), env=dict(ENV, CORRAL_HOST=HOST))
+    b.initialize()
+    r = b.tool("exec_command", {"cmd": "echo via-mcp-$((40+2))"})
+    sc = r.get("structuredContent", {})
+    t.ok(sc.get("exit_code") == 0 and sc.get("output", "").endswith("via-mcp-42\n"),
+         "corral mcp with CORRAL_HOST runs an agent's command on the remote server", r)
+    there = [s for s in remote_sessions() if s["client"] == "codex"]
+    t.ok(there and there[-1]["cwd"] == remote.ws, "as a session of the remote server, in -C's directory", there)
+    t.eq([s for s in local_sessions() if s["client"] == "codex"], [], "not of the local one")
+    b.close_stdin()
+    b.p.wait(TIMEOUT)
+    t.eq(b.p.returncode, 0, "the bridge ends at the end of its input", b.stderr())
+    t.eq(ssh_children(), [], "and leaves no ssh running")
+
+
+@needs_sshd
+def test_unreachable_host(t):
+    port = free_port()
+    r = local.corral("-H", "ssh://%s@127.0.0.1:%d" % (ME, port), "ls", env=ENV)
+    lines = r.stderr.strip().splitlines()
+    ran = [x for x in lines if "corral ran:" in x]
+    t.eq(r.returncode, 1, "a host that cannot be reached fails with the status of a server that cannot", r.stderr)
+    t.ok("Connection refused" in r.stderr and lines and "corral ran" not in lines[0],
+         "ssh's own message reaches the user first, unchanged", r.stderr)
+    t.ok(len(ran) == 1 and ("ssh -F %s" % SSH_CONFIG) in ran[0] and "-p %d" % port in ran[0] and
+         "serve-stdio" in ran[0], "then one line with what corral ran", r.stderr)
+    t.eq(ssh_children(), [], "and no ssh is left behind")
+
+
+@needs_sshd
+def test_corral_host_and_names(t):
+    want = sorted(s["id"] for s in remote_sessions())
+    r = local.corral("ls", "--json", env=dict(ENV, CORRAL_HOST=HOST))
+    t.eq(sorted(s["id"] for s in json.loads(r.stdout or "{}").get("sessions", [])), want,
+         "with CORRAL_HOST, corral ls lists the remote server's sessions", r.stderr)
+    local.write_config("[hosts]\nbox = %s\nssh-command = ssh -F %s\n" % (HOST, SSH_CONFIG))
+    try:
+        r = local.corral("-H", "box", "ls", "--json")
+        t.eq(sorted(s["id"] for s in json.loads(r.stdout or "{}").get("sessions", [])), want,
+             "-H NAME is [hosts]'s NAME, reached with [hosts] ssh-command", r.stderr)
+        r = local.corral("ls", "--json", env={"CORRAL_HOST": "box"})
+        t.eq(sorted(s["id"] for s in json.loads(r.stdout or "{}").get("sessions", [])), want,
+             "CORRAL_HOST takes a name too", r.stderr)
+    finally:
+        local.write_config("")
+
+
+def test_as_an_unprivileged_user(t):
+    """The same as the temporary user, with an sshd of its own (root only;
+    the user's run skips this)."""
+    if os.geteuid() != 0 or os.environ.get("CORRAL_AS_USER"):
+        return
+    if why_not:
+        t.skip("the run as an unprivileged user", why_not)
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, ".."))
+    from unprivileged import run_script_as_user
+    run_script_as_user(t, os.path.abspath(__file__), CORRAL, shell="/bin/sh",
+                       helpers=[os.path.join(here, "harness.py"), os.path.join(here, "mcplib.py")])
+
+
+try:
+    start_sshd()
+    if why_not:
+        t.diag("the tests through sshd skip: " + why_not)
+    run_tests(t, [test_serve_stdio_relays, test_hostile_hosts_refused, test_verbs_refused_there, test_not_the_protocol,
+                  test_exec_runs_there, test_send_poll_kill, test_approvals_there, test_diff_revert_there,
+                  test_mcp_there, test_unreachable_host, test_corral_host_and_names, test_as_an_unprivileged_user])
+finally:
+    stop_all()
