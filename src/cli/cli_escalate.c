@@ -112,13 +112,14 @@ static const char *state_of(json_t *r);
  * (said after such a wait: the person who waited, or the agent reading
  * the output, learns the answer came and what now runs is the command).
  * NULL when the server closed the socket without one. */
-/* Keys that reached this session's terminal while a person was asked were
- * typed at the dialog (the screen takes every key once it is up, so what
- * is here came in the moment it opened, or from corral send meanwhile),
- * not for the shell's next line or for the command: dropped, as a person
- * answering a dialog expects.  Through /dev/tty, as the zsh hook's stdin is
- * /dev/null; nothing happens without a terminal. */
-static void drop_keys_typed_while_asked(void)
+/* A person is being asked: keys that reached this session's terminal since
+ * the line was entered (or the command asked) were typed as the dialog
+ * opened, before it could take them; a screen takes every key once the
+ * dialog is up.  Meant for the dialog, not for the shell's next line or
+ * the command, they are dropped now.  What arrives from here on (an agent's
+ * corral send while a person decides) is kept.  Through /dev/tty, as the
+ * zsh hook's stdin is /dev/null; nothing happens without a terminal. */
+static void drop_keys_typed_as_asked(void)
 {
     int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (tty < 0)
@@ -138,16 +139,12 @@ static json_t *settling_reply(int fd, const char *who)
         const char *st = state_of(r);
         if (strcmp(st, "pending") == 0) {
             asked = (long long)json_integer_value(json_object_get(r, "approval"));
+            drop_keys_typed_as_asked();
             fprintf(stderr, "%s: waiting for the user to approve request %lld...\n", who, asked);
         } else if (strcmp(st, "running") == 0) {
-            if (asked) {
-                drop_keys_typed_while_asked();
-                fprintf(stderr, "%s: request %lld approved; running it now\n", who, asked);
-                asked = 0;
-            }
-        } else {
             if (asked)
-                drop_keys_typed_while_asked();
+                fprintf(stderr, "%s: request %lld approved; running it now\n", who, asked);
+        } else {
             return r;
         }
         json_decref(r);

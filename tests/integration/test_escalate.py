@@ -494,12 +494,14 @@ def test_no_retry_for_other_failures(t):
 
 
 def test_yield_extended_while_waiting(t):
-    p = in_session("corral escalate -- true; echo after-escalate", yield_ms="300")
+    # What is left of the yield after the answer must hold an escalated
+    # `true` and an echo, also under the sanitizers on a busy machine.
+    p = in_session("corral escalate -- true; echo after-escalate", yield_ms="2000")
     a = next_approval("escalate")
     # Proving a reply did *not* come needs time to pass: well past the
-    # 300 ms yield, the exec is still waiting because a human is deciding.
+    # 2 s yield, the exec is still waiting because a human is deciding.
     try:
-        p.wait(timeout=1.5)
+        p.wait(timeout=3)
     except subprocess.TimeoutExpired:
         pass
     t.ok(p.poll() is None, "while the session's request waits for a human, the exec's yield does not run out")

@@ -55,24 +55,26 @@ def test_send_says_what_it_waits_for(t):
 
 
 def test_keys_typed_at_the_dialog_stay_out_of_the_shell(t):
-    """A key that reaches the session while its typed line waits for a
+    """A key that reaches the session as its typed line comes to wait for a
     person (typed the moment the dialog opened, before it took the keys) is
-    not left in the shell's input line once the line is answered."""
+    not left in the shell's input line once the line is answered; what is
+    typed while the person decides (an agent's next line) is kept."""
     r = w.corral("new", "-n", "typist", "-C", w.ws, "--", "bash")
     sid = int(r.stdout.split()[0])
     mon.call({"cmd": "watch", "session": sid})
     mon.type_line(sid, "echo ready-$((40+2))")
     mon.screen_until(sid, "ready-42")
-    mon.type_line(sid, "touch deployed; echo line-$((6*7))")
+    # The "y" comes right behind the line, before anyone could see a dialog.
+    mon.call({"cmd": "input", "session": sid, "data": "touch deployed; echo line-$((6*7))\ry"})
     a = next_approval("command")
-    # Typed while the request waits: these bytes sit in the terminal's input.
-    mon.call({"cmd": "input", "session": sid, "data": "y"})
+    mon.call({"cmd": "input", "session": sid, "data": "echo kept-$((2+3))\r"})
     w.corral("approve", str(a["id"]))
     mon.screen_until(sid, "line-42")
-    mon.type_line(sid, "echo after-$((1+1))")
-    seen = mon.screen_until(sid, "after-2")
+    seen = mon.screen_until(sid, "kept-5")
     t.ok("yecho" not in seen and "command not found" not in seen,
-         "the key typed while the dialog was up is not the start of the next line: that line runs as typed", seen)
+         "the key typed as the dialog opened is dropped, and the line typed while the person decided runs as "
+         "typed", seen)
+    os.unlink(os.path.join(w.ws, "deployed"))
     w.corral("kill", str(sid))
 
 
