@@ -67,6 +67,10 @@ int hex_value(int c);
 
 /* Write all of buf to fd, retrying on EINTR/partial writes. 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
+/* The same to a socket without SIGPIPE: a peer (a server, an ssh link, a
+ * reader) that went away is an error to report (-EPIPE), not a signal that
+ * ends the process. */
+int send_all(int fd, const void *buf, size_t len);
 
 /* Append what fd holds from here to its end to out (a NUL follows it,
  * not counted in out->len), retrying on EINTR.  0; -EFBIG when it holds

@@ -147,22 +147,6 @@ static int try_connect(const char *path, int *fd_out)
     return 0;
 }
 
-/* write_all without SIGPIPE: a server (or an ssh link) that went away
- * is an error to report, not the end of the process. */
-static int send_all(int fd, const char *p, size_t len)
-{
-    while (len) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static int send_request(client_t *c, json_t *req, long *id_out, char *err, size_t errlen)
 {
     long id = c->next_id++;

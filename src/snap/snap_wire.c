@@ -59,22 +59,6 @@ void sw_stat(snap_wire_out *o, const snap_wire_stat *st)
     sw_u32(o, st->gid);
 }
 
-/* send() without SIGPIPE: the peer going away is an error to report,
- * not a signal that ends the process. */
-static int send_all(int fd, const char *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int sw_send(int fd, snap_wire_out *o)
 {
     uint32_t len = (uint32_t)(o->b.len - 4);

@@ -337,9 +337,8 @@ def parent_of(pid):
     return int(fields[1]) if fields else None
 
 
-def reader_pids(ws):
-    """The confined snapshot readers of workspace ws (their cmdline names
-    it)."""
+def pids_whose_argv(pred):
+    """The live processes whose argv (a list of bytes) pred accepts."""
     pids = []
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -349,9 +348,15 @@ def reader_pids(ws):
                 argv = f.read().split(b"\0")
         except OSError:
             continue
-        if b"__snapworker" in argv and ws.encode() in argv:
+        if pred(argv):
             pids.append(int(d))
     return pids
+
+
+def reader_pids(ws):
+    """The confined snapshot readers of workspace ws (their cmdline names
+    it)."""
+    return pids_whose_argv(lambda argv: b"__snapworker" in argv and ws.encode() in argv)
 
 
 def descendants(root):

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import CORRAL, TIMEOUT, Tap, World, run_tests, wait_until
+from harness import CORRAL, TIMEOUT, Tap, World, pids_whose_argv, run_tests, wait_until
 
 t = Tap()
 SSHD = "/usr/sbin/sshd"
@@ -153,18 +153,8 @@ def newest_remote():
 def ssh_children():
     """Processes running this test's ssh config: a verb that has returned
     leaves none."""
-    found = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % d, "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        if argv and os.path.basename(argv[0]) in (b"ssh", b"sh") and SSH_CONFIG.encode() in b" ".join(argv):
-            found.append(int(d))
-    return found
+    return pids_whose_argv(lambda argv: os.path.basename(argv[0]) in (b"ssh", b"sh") and
+                           SSH_CONFIG.encode() in b" ".join(argv))
 
 
 def needs_sshd(fn):
