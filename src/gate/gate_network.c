@@ -146,9 +146,14 @@ static void decide(void *user, proxy_pending *p, const proxy_request *r)
     g->argv[1] = xasprintf("%s://%s:%u", r->proto == RULE_NET_HTTP ? "http" : r->proto == RULE_NET_HTTPS ? "https"
                                                                                                     : "socks5",
                            r->host, (unsigned)r->port);
-    /* The command running now (a typed line, as typed), else the
-     * session's own command (its shell between commands). */
-    g->running = s->running_line && s->running_line[0] ? xstrdup(s->running_line) : quote_argv_display(s->argv);
+    /* What connects: the program in the foreground of the session's
+     * terminal (what its shell runs); else the command running now (a
+     * typed line, as typed; an exec); else the session's own command. */
+    g->running = session_foreground_command(s);
+    if (!g->running && s->running_line && s->running_line[0])
+        g->running = xstrdup(s->running_line);
+    if (!g->running)
+        g->running = quote_argv_display(s->argv);
     n->key = gate_cache_key(g);
     /* Another connection of this session already asks about the same
      * host, protocol and port: it waits for that answer. */

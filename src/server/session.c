@@ -675,6 +675,74 @@ void session_pause_reading(session_t *s, bool paused)
     update_poll(s);
 }
 
+/* A process's parent, from /proc/PID/stat (the field after the name,
+ * which is in parentheses and may hold anything: read from the last ')');
+ * -1 when it has gone. */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *close_paren = strrchr(buf, ')');
+    int ppid;
+    if (!close_paren || sscanf(close_paren + 1, " %*c %d", &ppid) != 1)
+        return -1;
+    return ppid;
+}
+
+/* Is pid one of the session's processes (its init's descendant)? */
+static bool in_session(const session_t *s, pid_t pid)
+{
+    for (int depth = 0; depth < 64 && pid > 1; depth++) {
+        pid_t up = parent_of(pid);
+        if (up == s->pid)
+            return true;
+        pid = up;
+    }
+    return false;
+}
+
+char *session_foreground_command(const session_t *s)
+{
+    if (!s->tty || s->fd < 0 || s->pid <= 0)
+        return NULL;
+    pid_t pg = tcgetpgrp(s->fd);
+    /* The session's own program (its shell at the prompt, an agent) is not
+     * a program it runs: the caller says that better. */
+    if (pg <= 0 || parent_of(pg) == s->pid || !in_session(s, pg))
+        return NULL;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pg);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    /* A program may make its argv as long as it likes: the first 4 KiB
+     * say what it is. */
+    char buf[4097];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf - 1)) < 0 && errno == EINTR)
+        ;
+    close(fd);
+    /* Checked again after the read: a group that ended and whose number
+     * went to a process outside the session is not shown. */
+    if (n <= 0 || !in_session(s, pg))
+        return NULL;
+    buf[n] = '\0';
+    char *words[64];
+    size_t k = 0;
+    for (char *p = buf; p < buf + n && k < sizeof words / sizeof words[0] - 1; p += strlen(p) + 1)
+        words[k++] = p;
+    words[k] = NULL;
+    return k ? quote_argv_display(words) : NULL;
+}
+
 char *session_take_pending(session_t *s, size_t *len)
 {
     return headtail_drain(&s->pending, len);

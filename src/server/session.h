@@ -163,6 +163,15 @@ void session_release_layer(uv_loop_t *loop, sb_layer_hold *layer);
 void session_pause_reading(session_t *s, bool paused);
 /* Take what was output since the last take. Caller frees. */
 char *session_take_pending(session_t *s, size_t *len);
+
+/* The command line of the process group in the foreground of s's terminal
+ * (a program its shell runs), shell-quoted as quote_argv_display writes
+ * it; NULL when there is none to tell (no terminal, the group has gone,
+ * it is the session's own program, or it is not one of the session's
+ * processes).  What a process says of
+ * itself (its argv): the session's own words, for showing, never for a
+ * decision. */
+char *session_foreground_command(const session_t *s);
 /* Begin closing every handle; hooks->closed fires when done. */
 void session_close(session_t *s);
 void session_free(session_t *s);

@@ -279,6 +279,36 @@ def test_host_questions(t):
         web2.close()
 
 
+def test_running_is_the_foreground_program(t):
+    """The question about a host says what connects: in a shell the hook
+    does not mark (sh), the program in the terminal's foreground, not the
+    shell; as the program names itself, with its control characters made
+    visible."""
+    web = ps.WebServer("fg")
+    n = Net()
+    try:
+        sid = n.mon.call({"cmd": "new", "argv": ["sh"], "cwd": n.w.ws, "name": "plain-sh"})["session"]["id"]
+        # A program that names itself with a control sequence in its name.
+        script = os.path.join(n.w.ws, "fetch.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/bash\nexec -a \"$(printf 'curl\\033[2J')\" %s-x %s http://localhost:%d/fg\n"
+                    % (CURL, HTTP_PROXY, web.port))
+        os.chmod(script, 0o755)
+        n.mon.call({"cmd": "input", "session": sid, "data": "./fetch.sh\r"})
+        a = n.host_request("localhost", None)
+        running = (a or {}).get("running", "")
+        t.ok("curl" in running and "-x" in running and "\x1b" not in running and "\\x1b" in running,
+             "Running: is the program in the foreground, not the session's shell", a)
+        listing = n.w.corral("approvals").stdout
+        t.ok("\x1b" not in listing and "2J" in listing and "running: " in listing,
+             "and what the program calls itself is shown with its control characters made visible", listing)
+        if a:
+            n.w.corral("deny", str(a["id"]))
+    finally:
+        n.close()
+        web.close()
+
+
 def test_open_connections_count(t):
     web = ps.WebServer("web-c")
     n = Net()
@@ -533,5 +563,6 @@ if __name__ == "__main__":
         t = Tap()
         t.skip("network through the proxy", "curl is not installed (bootstrap installs it)")
         t.done()
-    run_tests(Tap(), [test_environment, test_host_questions, test_open_connections_count, test_no_way_around,
+    run_tests(Tap(), [test_environment, test_host_questions, test_running_is_the_foreground_program,
+                      test_open_connections_count, test_no_way_around,
                       test_private_internet, test_as_an_unprivileged_user])

@@ -604,7 +604,7 @@ def test_network_wait_is_shown(t):
             screen = term.wait("waits for your answer: network access to localhost:%d (request %d)"
                                % (web.port, aid))
             t.ok(True, "the pane's title says the program waits, for which host, and the request")
-            side = [row[:29] for row in screen.split("\n")]
+            side = [row.split("\u2502")[0] for row in screen.split("\n")]
             t.ok(any(re.search(r"ws \? localhost", row) for row in side), "and its sidebar row names the host",
                  "\n".join(side))
             term.keys("d")
