@@ -307,7 +307,10 @@ static int verb_kill(const cli_verb *v, int argc, char **argv)
     json_t *r = cli_request(json_pack("{s:s, s:i}", "cmd", "kill", "session", (int)id));
     if (!r)
         return EXIT_ERR;
-    printf("session %ld: %s\n", id, json_string_value(json_object_get(r, "state")));
+    const char *state = json_string_value(json_object_get(r, "state"));
+    char *shown = sanitize_text(state ? state : "?", state ? strlen(state) : 1, 200);
+    printf("session %ld: %s\n", id, shown);
+    free(shown);
     json_decref(r);
     return 0;
 }

@@ -423,8 +423,30 @@ const char *client_error_message(json_t *reply, char *buf, size_t buflen)
     json_t *e = json_object_get(reply, "error");
     if (!e)
         return NULL;
-    const char *msg = json_string_value(json_object_get(e, "message"));
-    snprintf(buf, buflen, "%s", msg ? msg : "the server reported an error");
+    /* Printed as it is by every verb: a server on another machine (-H) may
+     * send anything, so its control characters are made visible here, line
+     * by line (a message of several lines keeps them). */
+    json_t *m = json_object_get(e, "message");
+    if (!json_is_string(m)) {
+        snprintf(buf, buflen, "the server reported an error");
+        return buf;
+    }
+    const char *p = json_string_value(m), *end = p + json_string_length(m);
+    size_t used = 0;
+    buf[0] = '\0';
+    while (p <= end && used + 1 < buflen) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        char *line = quote_text_visible(p, (size_t)(stop - p));
+        int n = snprintf(buf + used, buflen - used, "%s%s", used || p != json_string_value(m) ? "\n" : "", line);
+        free(line);
+        if (n < 0)
+            break;
+        used += (size_t)n < buflen - used ? (size_t)n : buflen - used - 1;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
     return buf;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/client.h"
 #include "protocol/proto.h"
 #include "protocol/remote.h"
 #include "base/quote.h"
@@ -223,6 +224,28 @@ static void remote_hosts(void **state)
     }
 }
 
+/* An error reply's message is printed by every verb: what a server (one on
+ * another machine, -H) puts in it reaches the terminal with its control
+ * characters made visible, its lines kept. */
+static void error_messages_are_made_visible(void **state)
+{
+    (void)state;
+    char buf[256];
+    json_t *r = json_pack("{s:{s:s}}", "error", "message", "bad\x1b]0;owned\x07 thing\nsecond \x1b[2J line");
+    assert_string_equal(client_error_message(r, buf, sizeof buf), "bad\\x1b]0;owned\\x07 thing\nsecond \\x1b[2J line");
+    json_decref(r);
+    r = json_pack("{s:{s:i}}", "error", "message", 3);
+    assert_string_equal(client_error_message(r, buf, sizeof buf), "the server reported an error");
+    json_decref(r);
+    r = json_pack("{s:b}", "ok", 1);
+    assert_null(client_error_message(r, buf, sizeof buf));
+    json_decref(r);
+    char tiny[8];
+    r = json_pack("{s:{s:s}}", "error", "message", "a long message\nwith lines");
+    assert_string_equal(client_error_message(r, tiny, sizeof tiny), "a long ");
+    json_decref(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +257,7 @@ int main(void)
         cmocka_unit_test(replies_are_single_lines),
         cmocka_unit_test(base64_round_trip),
         cmocka_unit_test(remote_hosts),
+        cmocka_unit_test(error_messages_are_made_visible),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
