@@ -59,30 +59,6 @@ static void say(int fd, const char *a, const char *b, const char *c)
     }
 }
 
-/* Parent pid of pid from /proc/PID/stat, or -1. */
-static pid_t read_ppid(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    /* The command name may contain ')' and spaces: parse after the last ')'. */
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return -1;
-    char state;
-    int ppid;
-    if (sscanf(p + 1, " %c %d", &state, &ppid) != 2)
-        return -1;
-    return ppid;
-}
-
 /* SIGKILL every process below init (found through /proc). */
 static void kill_descendants(void)
 {
@@ -99,7 +75,7 @@ static void kill_descendants(void)
         long pid = strtol(e->d_name, &end, 10);
         if (*end || pid <= 0 || pid == self)
             continue;
-        pid_t pp = read_ppid((pid_t)pid);
+        pid_t pp = sb_parent_pid((pid_t)pid);
         if (pp < 0)
             continue;
         if (n == cap) {

@@ -5,12 +5,14 @@
 
 #include "sbutil.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void oom(void)
 {
@@ -119,4 +121,26 @@ bool sb_times_settled(const struct stat *st)
         return false;
     long long age = (long long)(now.tv_sec - st->st_ctim.tv_sec) * 1000000000 + (now.tv_nsec - st->st_ctim.tv_nsec);
     return age >= settle_ns;
+}
+
+int sb_parent_pid(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* The command name may hold ')' and spaces: the fields after it are
+     * read from the last ')'. */
+    char *p = strrchr(buf, ')');
+    char state;
+    int ppid;
+    if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2)
+        return -1;
+    return ppid;
 }

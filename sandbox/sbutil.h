@@ -2,7 +2,7 @@
  * sbutil.h - small helpers of the sandbox modules (which may not use src/):
  * allocation that aborts on failure, path strings, growable string lists.
  *
- * Included by sandbox/, src/policy/, src/snap/ and src/cli/.
+ * Included by sandbox/, src/policy/, src/snap/, src/server/ and src/cli/.
  */
 #ifndef CORRAL_SBUTIL_H
 #define CORRAL_SBUTIL_H
@@ -18,6 +18,9 @@ char *sb_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Append s to a NULL-terminated list of n strings (takes a copy). */
 void sb_list_push(char ***list, size_t *n, const char *s);
 void sb_list_free(char **list, size_t n);
+
+/* The parent of process pid, from /proc/PID/stat; -1 when it has gone. */
+int sb_parent_pid(int pid);
 
 /* Is path equal to root or below it?  Both absolute and canonical. */
 bool sb_path_under(const char *path, const char *root);

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "server/session.h"
+#include "sandbox/sbutil.h"
 #include "protocol/proto.h"
 #include "base/quote.h"
 #include "protocol/uexec.h"
@@ -675,33 +676,11 @@ void session_pause_reading(session_t *s, bool paused)
     update_poll(s);
 }
 
-/* A process's parent, from /proc/PID/stat (the field after the name,
- * which is in parentheses and may hold anything: read from the last ')');
- * -1 when it has gone. */
-static pid_t parent_of(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    char *close_paren = strrchr(buf, ')');
-    int ppid;
-    if (!close_paren || sscanf(close_paren + 1, " %*c %d", &ppid) != 1)
-        return -1;
-    return ppid;
-}
-
 /* Is pid one of the session's processes (its init's descendant)? */
 static bool in_session(const session_t *s, pid_t pid)
 {
     for (int depth = 0; depth < 64 && pid > 1; depth++) {
-        pid_t up = parent_of(pid);
+        pid_t up = sb_parent_pid(pid);
         if (up == s->pid)
             return true;
         pid = up;
@@ -716,7 +695,7 @@ char *session_foreground_command(const session_t *s)
     pid_t pg = tcgetpgrp(s->fd);
     /* The session's own program (its shell at the prompt, an agent) is not
      * a program it runs: the caller says that better. */
-    if (pg <= 0 || parent_of(pg) == s->pid || !in_session(s, pg))
+    if (pg <= 0 || sb_parent_pid(pg) == s->pid || !in_session(s, pg))
         return NULL;
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pg);
