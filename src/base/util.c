@@ -284,11 +284,12 @@ int mkdir_p(const char *path, unsigned mode)
     return rc;
 }
 
-int send_all(int fd, const void *buf, size_t len)
+/* write(2), or send(2) without SIGPIPE, until all of buf is out. */
+static int put_all(int fd, const void *buf, size_t len, bool socket)
 {
     const char *p = buf;
     while (len > 0) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        ssize_t n = socket ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -300,20 +301,14 @@ int send_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+int send_all(int fd, const void *buf, size_t len)
+{
+    return put_all(fd, buf, len, true);
+}
+
 int write_all(int fd, const void *buf, size_t len)
 {
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return put_all(fd, buf, len, false);
 }
 
 int read_all(int fd, size_t max, buf_t *out)
