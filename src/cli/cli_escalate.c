@@ -19,7 +19,6 @@
 #include "base/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -30,7 +29,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
 /* The session channel from CORRAL_SESSION_FD, or -1 with a message. */
@@ -112,23 +110,6 @@ static const char *state_of(json_t *r);
  * (said after such a wait: the person who waited, or the agent reading
  * the output, learns the answer came and what now runs is the command).
  * NULL when the server closed the socket without one. */
-/* A person is being asked: keys that reached this session's terminal since
- * the line was entered (or the command asked) were typed as the dialog
- * opened, before it could take them; a screen takes every key once the
- * dialog is up.  Meant for the dialog, not for the shell's next line or
- * the command, they are dropped now.  What arrives from here on (an agent's
- * corral send while a person decides) is kept.  Through /dev/tty, as the
- * zsh hook's stdin is /dev/null; nothing happens without a terminal. */
-static void drop_keys_typed_as_asked(void)
-{
-    int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (tty < 0)
-        return;
-    if (isatty(tty))
-        tcflush(tty, TCIFLUSH);
-    close(tty);
-}
-
 static json_t *settling_reply(int fd, const char *who)
 {
     long long asked = 0;
@@ -139,7 +120,6 @@ static json_t *settling_reply(int fd, const char *who)
         const char *st = state_of(r);
         if (strcmp(st, "pending") == 0) {
             asked = (long long)json_integer_value(json_object_get(r, "approval"));
-            drop_keys_typed_as_asked();
             fprintf(stderr, "%s: waiting for the user to approve request %lld...\n", who, asked);
         } else if (strcmp(st, "running") == 0) {
             if (asked)

@@ -222,6 +222,14 @@ static void ask(gate_ticket *t)
         free(msg);
         return;
     }
+    /* A line typed in a session (or a corral escalate run there) now waits
+     * for a person: keys typed into it until now go, before any screen
+     * shows the question (session.h). */
+    session_t *asker = t->g.session && (t->g.origin == GATE_HOOK || t->g.origin == GATE_ESCALATE)
+                           ? server_find(t->srv, t->g.session)
+                           : NULL;
+    if (asker)
+        session_drop_typeahead(asker);
     t->approval = approval_submit(&G(t->srv)->approvals, t->g.session, gate_request_json(&t->g), on_answer, on_accept,
                                   t);
     int id = approval_id(t->approval);

@@ -722,6 +722,20 @@ char *session_foreground_command(const session_t *s)
     return k ? quote_argv_display(words) : NULL;
 }
 
+void session_drop_typeahead(session_t *s)
+{
+    if (!s->tty || s->fd < 0)
+        return;
+    /* The terminal's side the session reads, opened through the master
+     * the server holds: its input queue is what was typed and not read.
+     * Bytes the server has not yet written (s->wq) were typed before too. */
+    int peer = ioctl(s->fd, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (peer >= 0) {
+        tcflush(peer, TCIFLUSH);
+        close(peer);
+    }
+}
+
 char *session_take_pending(session_t *s, size_t *len)
 {
     return headtail_drain(&s->pending, len);

@@ -172,6 +172,13 @@ char *session_take_pending(session_t *s, size_t *len);
  * itself (its argv): the session's own words, for showing, never for a
  * decision. */
 char *session_foreground_command(const session_t *s);
+
+/* Drop what was typed into s's terminal and not yet read: called as a
+ * person comes to be asked about a line typed there (or a corral escalate
+ * run there), before any screen shows the question, so that a key typed as
+ * the dialog opens, before it could take keys, is not left for the shell's
+ * next line or the command; what is typed from then on is kept. */
+void session_drop_typeahead(session_t *s);
 /* Begin closing every handle; hooks->closed fires when done. */
 void session_close(session_t *s);
 void session_free(session_t *s);

@@ -67,6 +67,7 @@ def test_keys_typed_at_the_dialog_stay_out_of_the_shell(t):
     # The "y" comes right behind the line, before anyone could see a dialog.
     mon.call({"cmd": "input", "session": sid, "data": "touch deployed; echo line-$((6*7))\ry"})
     a = next_approval("command")
+    # Once the question is out, what is typed is kept.
     mon.call({"cmd": "input", "session": sid, "data": "echo kept-$((2+3))\r"})
     w.corral("approve", str(a["id"]))
     mon.screen_until(sid, "line-42")
