@@ -32,6 +32,12 @@
 /* Requests one session may have open at once: code in a sandbox must not
  * bury the user in dialogs (or the server in descriptors). */
 #define OPEN_MAX_PER_SESSION 8
+/* The marks' door: connections open at once per session (more are closed
+ * as they come), and the time one has to send its message. */
+#define DOOR_CONNS_MAX 64
+#define DOOR_READ_MS 10000
+
+typedef struct door door;
 
 /* The server's end of one channel: a session's own, or an escalated run's
  * (which may only hand over its proxy listeners). */
@@ -45,7 +51,29 @@ struct sesschan {
     bool listeners_only; /* an escalated run's: nothing but its listeners */
     bool proxy_mode;     /* its sandbox is in network mode proxy */
     bool got_listeners;  /* its init handed them over (once) */
+    door *door;          /* the session's own: its marks' door, once handed over */
 };
+
+/* The marks' door of a session: its listener, and the connections being read. */
+struct door {
+    server_t *srv;
+    int session;
+    int fd;
+    uv_poll_t poll;
+    link_t conns; /* door_conn.node */
+    int n_conns;
+};
+
+typedef struct door_conn {
+    link_t node;
+    door *d;
+    int fd;
+    uv_poll_t poll;
+    uv_timer_t timer;
+    char *buf;
+    size_t len;
+    int closing; /* handles still to close */
+} door_conn;
 
 static void send_failed(int fd, const char *message)
 {
@@ -80,20 +108,29 @@ static bool loopback_listener(int fd, uint16_t port)
            ntohs(a.sin_port) == port && ntohl(a.sin_addr.s_addr) == INADDR_LOOPBACK;
 }
 
-/* Proxy mode: a sandbox's init hands over its two listeners once, before
+static void door_open(sesschan *ch, int fd);
+
+/* Proxy mode: a sandbox's init hands over its three listeners once, before
  * its command starts; the server's proxy accepts the sandbox's connections
- * on them.  Anything else (a second time, a sandbox not in proxy mode,
- * sockets that are not those listeners) is dropped. */
+ * on the first two, the marks' door on the third (the session's own
+ * sandbox only: an escalated run cannot mark).  Anything else (a second
+ * time, a sandbox not in proxy mode, sockets that are not those listeners)
+ * is dropped. */
 static void take_listeners(sesschan *ch, session_t *s, int *fds, int nfds)
 {
     server_t *srv = ch->srv;
     char err[256];
-    if (!server_proxy(srv) || !ch->proxy_mode || ch->got_listeners || nfds != 2 ||
-        !loopback_listener(fds[0], SB_PROXY_HTTP_PORT) || !loopback_listener(fds[1], SB_PROXY_SOCKS_PORT)) {
+    if (!server_proxy(srv) || !ch->proxy_mode || ch->got_listeners || nfds != 3 ||
+        !loopback_listener(fds[0], SB_PROXY_HTTP_PORT) || !loopback_listener(fds[1], SB_PROXY_SOCKS_PORT) ||
+        !loopback_listener(fds[2], SB_MARK_PORT)) {
         close_fds(fds, nfds);
         return;
     }
     ch->got_listeners = true;
+    if (ch->listeners_only || !ch->x)
+        close(fds[2]);
+    else
+        door_open(ch, fds[2]);
     if (proxy_add_listener(server_proxy(srv), s->id, ch->owner, fds[0], PROXY_LISTEN_HTTP, err, sizeof err) < 0)
         server_log("session %d: the proxy cannot listen for it: %s", s->id, err);
     if (proxy_add_listener(server_proxy(srv), s->id, ch->owner, fds[1], PROXY_LISTEN_SOCKS5, err, sizeof err) < 0)
@@ -110,7 +147,7 @@ void sesschan_handle_with(const sesschan_handler *h)
 
 /* A request arrived: fds[0] is the reply socket, then stdio for escalate.
  * Its shape is checked by chanmsg.c; escalation.c judges what it asks. */
-static void handle_message(sesschan *ch, const char *data, size_t len, int *fds, int nfds)
+static void handle_message(sesschan *ch, const char *data, size_t len, int *fds, int nfds, bool marks_only)
 {
     server_t *srv = ch->srv;
     session_t *s = server_find(srv, ch->session);
@@ -128,6 +165,12 @@ static void handle_message(sesschan *ch, const char *data, size_t len, int *fds,
     char err[512];
     if (chan_msg_parse(data, len, &m, err, sizeof err) < 0) {
         send_failed(fds[0], err);
+        close_fds(fds, nfds);
+        return;
+    }
+    if (marks_only && m.verb != CHAN_MARK) {
+        send_failed(fds[0], "only marks come through this door; the rest needs the session channel (fd 3)");
+        chan_msg_free(&m);
         close_fds(fds, nfds);
         return;
     }
@@ -158,8 +201,148 @@ static void chan_closed(uv_handle_t *h)
     free(ch);
 }
 
+/* ---- the marks' door ------------------------------------------------------ */
+
+static void door_conn_handle_closed(uv_handle_t *h)
+{
+    door_conn *k = h->data;
+    if (--k->closing > 0)
+        return;
+    if (k->fd >= 0)
+        close(k->fd);
+    free(k->buf);
+    free(k);
+}
+
+/* Done with k: its handles closed, its fd too unless handed on (-1). */
+static void door_conn_close(door_conn *k)
+{
+    link_del(&k->node);
+    k->d->n_conns--;
+    k->closing = 2;
+    uv_poll_stop(&k->poll);
+    uv_timer_stop(&k->timer);
+    uv_close((uv_handle_t *)&k->poll, door_conn_handle_closed);
+    uv_close((uv_handle_t *)&k->timer, door_conn_handle_closed);
+}
+
+static void door_conn_timeout(uv_timer_t *t)
+{
+    door_conn_close(t->data);
+}
+
+/* Read k until its client shuts its side: the message, then the reply on
+ * the same connection (the handler takes the fd). */
+static void door_conn_readable(uv_poll_t *h, int status, int events)
+{
+    (void)events;
+    door_conn *k = h->data;
+    if (status < 0) {
+        door_conn_close(k);
+        return;
+    }
+    for (;;) {
+        if (k->len == CHAN_MSG_MAX) {
+            send_failed(k->fd, "malformed request: more than the channel's size");
+            door_conn_close(k);
+            return;
+        }
+        ssize_t n = recv(k->fd, k->buf + k->len, CHAN_MSG_MAX - k->len, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n < 0) {
+            door_conn_close(k);
+            return;
+        }
+        if (n > 0) {
+            k->len += (size_t)n;
+            continue;
+        }
+        break; /* the message is whole */
+    }
+    server_t *srv = k->d->srv;
+    session_t *s = server_find(srv, k->d->session);
+    sesschan *ch = s ? srv_session(s)->chan : NULL;
+    if (!ch) {
+        door_conn_close(k);
+        return;
+    }
+    int fd = k->fd;
+    k->fd = -1;
+    char *data = k->buf;
+    size_t len = k->len;
+    k->buf = NULL;
+    door_conn_close(k);
+    handle_message(ch, data, len, &fd, 1, true);
+    free(data);
+}
+
+static void door_accept(uv_poll_t *h, int status, int events)
+{
+    (void)events;
+    door *d = h->data;
+    if (status < 0)
+        return;
+    for (int round = 0; round < 16; round++) {
+        int fd = accept4(d->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            return;
+        if (d->n_conns >= DOOR_CONNS_MAX) {
+            close(fd);
+            continue;
+        }
+        door_conn *k = xcalloc(1, sizeof *k);
+        k->d = d;
+        k->fd = fd;
+        k->buf = xmalloc(CHAN_MSG_MAX);
+        link_add(&d->conns, &k->node);
+        d->n_conns++;
+        uv_poll_init(d->srv->loop, &k->poll, fd);
+        k->poll.data = k;
+        uv_poll_start(&k->poll, UV_READABLE | UV_DISCONNECT, door_conn_readable);
+        uv_timer_init(d->srv->loop, &k->timer);
+        k->timer.data = k;
+        uv_timer_start(&k->timer, door_conn_timeout, DOOR_READ_MS, 0);
+    }
+}
+
+static void door_open(sesschan *ch, int fd)
+{
+    door *d = xcalloc(1, sizeof *d);
+    d->srv = ch->srv;
+    d->session = ch->session;
+    d->fd = fd;
+    link_init(&d->conns);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    uv_poll_init(d->srv->loop, &d->poll, fd);
+    d->poll.data = d;
+    uv_poll_start(&d->poll, UV_READABLE, door_accept);
+    ch->door = d;
+}
+
+static void door_closed(uv_handle_t *h)
+{
+    door *d = h->data;
+    close(d->fd);
+    free(d);
+}
+
+static void door_close(door *d)
+{
+    while (d->conns.next != &d->conns)
+        door_conn_close(link_entry(d->conns.next, door_conn, node));
+    uv_poll_stop(&d->poll);
+    uv_close((uv_handle_t *)&d->poll, door_closed);
+}
+
 static void chan_close(sesschan *ch)
 {
+    if (ch->door) {
+        door_close(ch->door);
+        ch->door = NULL;
+    }
     if (ch->x && ch->x->chan == ch)
         ch->x->chan = NULL;
     ch->x = NULL;
@@ -226,7 +409,7 @@ static void on_chan_readable(uv_poll_t *h, int status, int events)
                 close(fds[i]);
             continue; /* too big: dropped */
         }
-        handle_message(ch, data, (size_t)n, fds, nfds);
+        handle_message(ch, data, (size_t)n, fds, nfds, false);
     }
 }
 
