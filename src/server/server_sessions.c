@@ -237,7 +237,8 @@ static sb_plan *session_plan(server_t *srv, const launch_spec *r, int id, bool t
         nb++;
     while (hook_env && hook_env[nh])
         nh++;
-    char **set_env = xcalloc(nb + nh + 3, sizeof *set_env);
+    char **set_env = xcalloc(nb + nh + 4, sizeof *set_env);
+    char *claude_env = NULL;
     for (size_t i = 0; i < nb; i++)
         set_env[i] = (char *)base_env[i];
     for (size_t i = 0; i < nh; i++)
@@ -249,6 +250,13 @@ static sb_plan *session_plan(server_t *srv, const launch_spec *r, int id, bool t
     if (tools && !hooked && !r->agent) {
         set_env[nb + nh] = "CORRAL_MARK_COMMANDS=1";
         set_env[nb + nh + 1] = "CORRAL_COMMAND="; /* none of a session it was started from */
+        /* Claude Code's Bash tool does not read BASH_ENV; it sources this
+         * file (one line: path.bash) in each command's bash. */
+        if (srv->hook_dir) {
+            const char *dir = sbconf_unconfined(&srv->conf, r->profile) ? srv->hook_dir : SB_TOOLS_DIR "/shell";
+            claude_env = xasprintf("CLAUDE_ENV_FILE=%s/agent-env.sh", dir);
+            set_env[nb + nh + 2] = claude_env;
+        }
     }
     sbconf_tools t = {.argv = hook_argv, .set_env = set_env};
     if (tools) {
@@ -257,6 +265,7 @@ static sb_plan *session_plan(server_t *srv, const launch_spec *r, int id, bool t
     }
     sb_plan *plan = sbconf_compile(&srv->conf, r, &t, id, err, errlen);
     free(set_env);
+    free(claude_env);
     shellhook_free(hook_argv, hook_env);
     return plan;
 }
