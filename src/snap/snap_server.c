@@ -529,7 +529,8 @@ static void submit(snap_ws *ws, boundary *b)
 
 /* Begin command c: its "before" snapshot is queued; go (if any) is called
  * when it is taken, or after LATE_MS. */
-static void begin(snap_sess *x, snap_cmd *c, snap_go_fn go, void *user, bool session_start)
+/* c waits for its "before": go (if any) when it is taken, or after LATE_MS. */
+static void arm(snap_cmd *c, snap_go_fn go, void *user)
 {
     c->go = go;
     c->go_user = user;
@@ -541,10 +542,42 @@ static void begin(snap_sess *x, snap_cmd *c, snap_go_fn go, void *user, bool ses
         c->refs++; /* the timer's, until it is closed */
         uv_timer_start(c->late_timer, on_late, LATE_MS, 0);
     }
+}
+
+static void begin(snap_sess *x, snap_cmd *c, snap_go_fn go, void *user, bool session_start)
+{
+    arm(c, go, user);
     boundary *b = boundary_new(x);
     b->start = c;
     c->refs++;
     b->session_start = session_start;
+    submit(c->ws, b);
+}
+
+static void end(snap_sess *x, snap_cmd *c, bool session_end, int exit_code, bool has_exit);
+
+/* c ends where next begins: one snapshot is c's "after" and next's
+ * "before", so whatever changes between them is one command's or the
+ * other's (an agent session's program and its bash commands). */
+static void end_begin(snap_sess *x, snap_cmd *c, int exit_code, bool has_exit, snap_cmd *next, snap_go_fn go,
+                      void *user)
+{
+    if (c->state == CMD_ENDING || c->state == CMD_DONE || c->state == CMD_DROPPED) {
+        begin(x, next, go, user, false);
+        return;
+    }
+    mark_end(c, has_exit, exit_code);
+    c->state = CMD_ENDING;
+    c->ended = wall_sec();
+    c->has_exit = has_exit;
+    c->exit_code = exit_code;
+    arm(next, go, user);
+    boundary *b = boundary_new(x);
+    b->end = c;
+    c->refs++;
+    b->start = next;
+    next->refs++;
+    b->ended = c->ended;
     submit(c->ws, b);
 }
 
@@ -878,19 +911,34 @@ static size_t agent_open_count(const snap_sess *x)
  * next agent command (or the session's end) is a command of its own, its
  * line the session's, so what the agent changed with its own tools (not a
  * shell) is a command's too; one that changed nothing is not recorded. */
-static void agent_program_resumes(snap_sess *x)
+/* The end mark's reply, once the snapshot after its command is taken (or
+ * late): what the program does next is not the command's. */
+static void ended_go(void *user, snap_cmd *c, bool stopping)
+{
+    (void)c;
+    (void)stopping;
+    int fd = (int)(intptr_t)user;
+    send_state(fd, "ok");
+    close(fd);
+}
+
+/* 1 when reply_fd was taken (answered when the snapshot is). */
+static int agent_program_resumes(snap_sess *x, snap_cmd *ending, int exit_code, bool has_exit, int reply_fd)
 {
     if (x->open || x->ended || !x->s || !ws_snapshotted(x->ws) || snap_queue_stopping() ||
-        x->n_cmds >= MAX_CMDS || agent_open_count(x) > 0)
-        return;
+        x->n_cmds >= MAX_CMDS || agent_open_count(x) > 1) {
+        end(x, ending, false, exit_code, has_exit);
+        return 0;
+    }
     char *line = quote_argv_display(x->s->argv);
     snap_cmd *c = cmd_new(x->ws, line);
     free(line);
     c->whole = true; /* numbered (and recorded) at its end only if it changed something */
     sess_add_cmd(x, c);
     x->open = c;
-    begin(x, c, NULL, NULL, false);
+    end_begin(x, ending, exit_code, has_exit, c, ended_go, (void *)(intptr_t)reply_fd);
     snap_cmd_unref(c);
+    return 1;
 }
 
 /* A top-level bash of a session that is neither an exec nor a hooked
@@ -905,12 +953,6 @@ static void agent_start(snap_sess *x, const chan_msg *m, int reply_fd)
         return;
     }
     x->agent = true;
-    if (x->open) {
-        /* The program's own stretch ends where its shell command starts. */
-        snap_cmd *p = x->open;
-        x->open = NULL;
-        end(x, p, false, 0, false);
-    }
     size_t n;
     char *valid = uexec_lossy_utf8(m->line, strlen(m->line), &n);
     char *shown = quote_shorten(valid, AGENT_LINE_MAX);
@@ -920,26 +962,32 @@ static void agent_start(snap_sess *x, const chan_msg *m, int reply_fd)
     c->agent = true;
     c->cwd = m->cwd ? xstrdup(m->cwd) : NULL;
     sess_add_cmd(x, c); /* numbered when it runs (agent_go) */
-    begin(x, c, agent_go, (void *)(intptr_t)reply_fd, false);
+    if (x->open) {
+        /* The program's own stretch ends where its shell command starts. */
+        snap_cmd *p = x->open;
+        x->open = NULL;
+        end_begin(x, p, 0, false, c, agent_go, (void *)(intptr_t)reply_fd);
+    } else
+        begin(x, c, agent_go, (void *)(intptr_t)reply_fd, false);
     snap_cmd_unref(c);
 }
 
-/* Its end: only a running agent command of this session, by its number. */
-static void agent_end(snap_sess *x, const chan_msg *m)
+/* Its end: only a running agent command of this session, by its number.
+ * 1 when reply_fd was taken. */
+static int agent_end(snap_sess *x, const chan_msg *m, int reply_fd)
 {
     if (!x || !x->agent || x->ended || m->command <= 0 || m->command > x->numbered)
-        return;
+        return 0;
     for (size_t i = x->n_cmds; i-- > 0;) {
         snap_cmd *c = x->cmds[i];
         if (c->n == m->command) {
             if (!agent_running(c))
-                return;
+                return 0;
             bool known = m->status >= 0 && m->status <= 255;
-            end(x, c, false, known ? (int)m->status : 0, known);
-            agent_program_resumes(x);
-            return;
+            return agent_program_resumes(x, c, known ? (int)m->status : 0, known, reply_fd);
         }
     }
+    return 0;
 }
 
 void snap_hook_mark(server_t *srv, session_t *s, const chan_msg *m, int reply_fd)
@@ -950,9 +998,10 @@ void snap_hook_mark(server_t *srv, session_t *s, const chan_msg *m, int reply_fd
         agent_start(x, m, reply_fd);
         return;
     }
-    if (m->command >= 0)
-        agent_end(x, m);
-    else if (x && x->hooked && x->open) {
+    if (m->command >= 0) {
+        if (agent_end(x, m, reply_fd))
+            return;
+    } else if (x && x->hooked && x->open) {
         snap_cmd *c = x->open;
         x->open = NULL;
         bool known = m->status >= 0 && m->status <= 255;
