@@ -36,6 +36,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import time
 
 from agentlib import (AGENT_KEY, AGENT_PACKAGES, CLAUDE_VERSION, CLIENT_TIMEOUT, CODEX_VERSION, GEMINI_VERSION,
                       INSPECTOR_VERSION, KEY, PACKAGES, AnthropicAPI, GeminiAPI, Install, StandIn)
@@ -181,10 +182,11 @@ def test_codex(t):
 
 # ---- Claude Code and Gemini CLI ----------------------------------------------------------------
 
-def answer_when_asked(client, answer):
+def answer_when_asked(client, answer, delay=0):
     """Answer the first request the agent's call puts to a person, as the
-    user would in the supervisor screen, with `corral <answer...> ID`;
-    returns its id, or None when none came within the timeout."""
+    user would in the supervisor screen, with `corral <answer...> ID`,
+    delay seconds after it came; returns its id, or None when none came
+    within the timeout."""
     found = []
 
     def asked():
@@ -195,6 +197,7 @@ def answer_when_asked(client, answer):
 
     if not wait_until(asked, CLIENT_TIMEOUT):
         return None
+    time.sleep(delay)
     w.corral(*answer, str(found[0]["id"]))
     return found[0]["id"]
 
@@ -206,12 +209,13 @@ def agent_home(name):
     return home
 
 
-def run_agent(argv, env, client, answer=("approve",)):
+def run_agent(argv, env, client, answer=("approve",), delay=0):
     """The agent's run, while the test answers the request its call puts
-    to a person; (the process's result, the request id answered)."""
+    to a person (delay seconds after it came); (the process's result, the
+    request id answered)."""
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=env, cwd=w.ws)
-    approved = answer_when_asked(client, answer)
+    approved = answer_when_asked(client, answer, delay)
     try:
         out, err = p.communicate(timeout=CLIENT_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -242,11 +246,11 @@ def claude_env(name, print_config_args=()):
     return env, r
 
 
-def run_claude(env, api, answer=("approve",)):
+def run_claude(env, api, answer=("approve",), delay=0):
     env = dict(env, ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % api.port)
     # --allowedTools mcp__corral, as --print-config claude says.
     r = run_agent([agents.bin("claude"), "-p", "run the command", "--allowedTools", "mcp__corral",
-                   "--output-format", "json"], env, "claude", answer)
+                   "--output-format", "json"], env, "claude", answer, delay)
     api.close()
     return r
 
@@ -282,6 +286,37 @@ def test_claude(t):
     t.ok(mine, "the command's output reached the model stand-in", results)
     t.ok(mine and ("this call waited" in mine[0] and "answer request %s" % approved in mine[0]),
          "and so did corral's notice of the wait for the user (Claude Code passes structuredContent)", mine)
+
+
+# Claude Code may end a tool call its server has said nothing about for
+# CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT ms, without telling the server; set low
+# here, with progress every second from corral mcp, and the approval comes
+# well after it.  (Claude Code 2.1.332 in -p mode was seen to keep such a
+# call open without progress too: this checks that the call survives and
+# its result arrives, not that the idle timeout would otherwise fire.)
+IDLE_TIMEOUT_MS = 4000
+APPROVAL_DELAY = 12
+
+
+def test_claude_idle_timeout(t):
+    if not agents.check(t, "Claude Code: progress keeps a call waiting for approval past the client's idle timeout"):
+        return
+    env, r = claude_env("claude-idle", ("--progress-interval", "1"))
+    t.ok(r is not None and r.returncode == 0, "corral registered with --progress-interval 1",
+         r and (r.stdout + r.stderr)[-2000:])
+    env["CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT"] = str(IDLE_TIMEOUT_MS)
+    api = AnthropicAPI(escalated("claude-idle"))
+    start = time.monotonic()
+    r, approved = run_claude(env, api, delay=APPROVAL_DELAY)
+    waited = time.monotonic() - start
+    t.ok(r.returncode == 0 and approved is not None and waited > IDLE_TIMEOUT_MS / 1000.0 + 5,
+         "claude -p finishes; the approval came %d s after the request, the idle timeout is %d s" %
+         (APPROVAL_DELAY, IDLE_TIMEOUT_MS // 1000), (r.returncode, waited, r.stderr[-2000:], r.stdout[-2000:]))
+    s = session_running(w, "claude-idle-$((6*7))")
+    t.ok(s and s.get("exit_code") == 0, "the approved command ran", s)
+    results = api.tool_results()
+    t.ok(any("claude-idle-42" in x for x in results),
+         "and its output reached the model, the call kept open by progress past the idle timeout", results)
 
 
 def held(marker):
@@ -396,4 +431,5 @@ def test_gemini(t):
          "the yield returns a session id, and a write_stdin poll of it the output and the exit", responses)
 
 
-run_tests(Tap(), [test_inspector, test_codex, test_claude, test_claude_denied, test_claude_poll, test_gemini])
+run_tests(Tap(), [test_inspector, test_codex, test_claude, test_claude_denied, test_claude_poll, test_claude_idle_timeout,
+                  test_gemini])
