@@ -51,11 +51,13 @@ struct sesschan {
     bool listeners_only; /* an escalated run's: nothing but its listeners */
     bool proxy_mode;     /* its sandbox is in network mode proxy */
     bool got_listeners;  /* its init handed them over (once) */
-    door *door;          /* the session's own: its marks' door, once handed over */
 };
 
-/* The marks' door of a session: its listener, and the connections being read. */
+/* The marks' door of a session: its listener, and the connections being
+ * read.  It lasts as long as the session, whatever becomes of the channel
+ * (a program may close fd 3 and still have children that mark). */
 struct door {
+    link_t node; /* in doors */
     server_t *srv;
     int session;
     int fd;
@@ -63,6 +65,8 @@ struct door {
     link_t conns; /* door_conn.node */
     int n_conns;
 };
+
+static link_t doors = {&doors, &doors};
 
 typedef struct door_conn {
     link_t node;
@@ -147,7 +151,7 @@ void sesschan_handle_with(const sesschan_handler *h)
 
 /* A request arrived: fds[0] is the reply socket, then stdio for escalate.
  * Its shape is checked by chanmsg.c; escalation.c judges what it asks. */
-static void handle_message(sesschan *ch, const char *data, size_t len, int *fds, int nfds, bool marks_only)
+static void handle_message(sesschan *ch, const char *data, size_t len, int *fds, int nfds)
 {
     server_t *srv = ch->srv;
     session_t *s = server_find(srv, ch->session);
@@ -165,12 +169,6 @@ static void handle_message(sesschan *ch, const char *data, size_t len, int *fds,
     char err[512];
     if (chan_msg_parse(data, len, &m, err, sizeof err) < 0) {
         send_failed(fds[0], err);
-        close_fds(fds, nfds);
-        return;
-    }
-    if (marks_only && m.verb != CHAN_MARK) {
-        send_failed(fds[0], "only marks come through this door; the rest needs the session channel (fd 3)");
-        chan_msg_free(&m);
         close_fds(fds, nfds);
         return;
     }
@@ -231,6 +229,33 @@ static void door_conn_timeout(uv_timer_t *t)
     door_conn_close(t->data);
 }
 
+/* One message through d, its reply on fd (taken): a mark, or a refusal. */
+static void door_message(door *d, const char *data, size_t len, int fd)
+{
+    server_t *srv = d->srv;
+    session_t *s = server_find(srv, d->session);
+    if (!s || !handler) {
+        close(fd);
+        return;
+    }
+    chan_msg m;
+    char err[512];
+    if (chan_msg_parse(data, len, &m, err, sizeof err) < 0) {
+        send_failed(fd, err);
+        close(fd);
+        return;
+    }
+    if (m.verb != CHAN_MARK) {
+        send_failed(fd, "only marks come through this door; the rest needs the session channel (fd 3)");
+        chan_msg_free(&m);
+        close(fd);
+        return;
+    }
+    int stdio[3] = {-1, -1, -1};
+    handler->request(srv, s, &m, fd, stdio);
+    chan_msg_free(&m);
+}
+
 /* Read k until its client shuts its side: the message, then the reply on
  * the same connection (the handler takes the fd). */
 static void door_conn_readable(uv_poll_t *h, int status, int events)
@@ -262,20 +287,14 @@ static void door_conn_readable(uv_poll_t *h, int status, int events)
         }
         break; /* the message is whole */
     }
-    server_t *srv = k->d->srv;
-    session_t *s = server_find(srv, k->d->session);
-    sesschan *ch = s ? srv_session(s)->chan : NULL;
-    if (!ch) {
-        door_conn_close(k);
-        return;
-    }
+    door *d = k->d;
     int fd = k->fd;
     k->fd = -1;
     char *data = k->buf;
     size_t len = k->len;
     k->buf = NULL;
     door_conn_close(k);
-    handle_message(ch, data, len, &fd, 1, true);
+    door_message(d, data, len, fd);
     free(data);
 }
 
@@ -315,11 +334,11 @@ static void door_open(sesschan *ch, int fd)
     d->session = ch->session;
     d->fd = fd;
     link_init(&d->conns);
+    link_add(&doors, &d->node);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     uv_poll_init(d->srv->loop, &d->poll, fd);
     d->poll.data = d;
     uv_poll_start(&d->poll, UV_READABLE, door_accept);
-    ch->door = d;
 }
 
 static void door_closed(uv_handle_t *h)
@@ -331,18 +350,26 @@ static void door_closed(uv_handle_t *h)
 
 static void door_close(door *d)
 {
+    link_del(&d->node);
     while (d->conns.next != &d->conns)
         door_conn_close(link_entry(d->conns.next, door_conn, node));
     uv_poll_stop(&d->poll);
     uv_close((uv_handle_t *)&d->poll, door_closed);
 }
 
+/* The doors of session id (-1: every one). */
+static void doors_close(int id)
+{
+    for (link_t *l = doors.next; l != &doors;) {
+        door *d = link_entry(l, door, node);
+        l = l->next;
+        if (id < 0 || d->session == id)
+            door_close(d);
+    }
+}
+
 static void chan_close(sesschan *ch)
 {
-    if (ch->door) {
-        door_close(ch->door);
-        ch->door = NULL;
-    }
     if (ch->x && ch->x->chan == ch)
         ch->x->chan = NULL;
     ch->x = NULL;
@@ -409,7 +436,7 @@ static void on_chan_readable(uv_poll_t *h, int status, int events)
                 close(fds[i]);
             continue; /* too big: dropped */
         }
-        handle_message(ch, data, (size_t)n, fds, nfds, false);
+        handle_message(ch, data, (size_t)n, fds, nfds);
     }
 }
 
@@ -468,6 +495,7 @@ static void session_ended(server_t *srv, session_t *s)
     (void)srv;
     if (srv_session(s)->chan)
         chan_close(srv_session(s)->chan);
+    doors_close(s->id);
 }
 
 static void shutdown_channels(server_t *srv)
@@ -477,6 +505,7 @@ static void shutdown_channels(server_t *srv)
         if (x->chan)
             chan_close(x->chan);
     }
+    doors_close(-1);
 }
 
 const server_module sesschan_module = {

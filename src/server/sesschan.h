@@ -34,7 +34,8 @@
  * commands they run).  One TCP connection carries one message, the same
  * JSON, ended by the client's shutdown of its side (at most the channel's
  * size, within 10 s); the reply comes back on the connection.  Only marks
- * come through it, and only from the session whose sandbox it is.
+ * come through it, and only from the session whose sandbox it is.  It
+ * lasts as long as the session, whether or not the channel is still open.
  *
  * Server-internal.
  *
