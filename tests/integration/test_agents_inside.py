@@ -18,10 +18,12 @@ install it.
 Without npm: the outermost `bash -c` of a session whose program is not a
 hooked shell is a command of its own (path.bash), a nested one is not, a
 hooked shell's typed line is one command (not two), an exec is one
-command, and a hostile line (control characters, 20 KB) is cut and shown
-visibly."""
+command, a hostile line (control characters, 20 KB) is cut and shown
+visibly, and a program that closed fd 3 still marks through the sandbox's
+door (127.0.0.1:3129), which takes nothing but marks."""
 import json
 import os
+import re
 import shutil
 import tempfile
 
@@ -275,6 +277,43 @@ def test_hostile_line(t):
          ends)
 
 
+DOOR_PROBE = r"""
+import json, socket
+def ask(msg):
+    s = socket.create_connection(("127.0.0.1", 3129))
+    s.sendall(json.dumps(msg).encode())
+    s.shutdown(socket.SHUT_WR)
+    data = b""
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            return data.decode()
+        data += chunk
+print("escalate:", ask({"verb": "escalate", "argv": ["true"], "cwd": "/"}))
+print("garbage:", ask("not a message"))
+print("start:", ask({"verb": "mark", "what": "start", "line": "probe", "cwd": "/"}))
+"""
+
+
+def test_door(t):
+    """Without fd 3 (as agents start their commands), bash -c marks through
+    the sandbox's door, which takes marks and nothing else."""
+    cwd = workspace("door")
+    with open(os.path.join(cwd, "probe.py"), "w") as f:
+        f.write(DOOR_PROBE)
+    sid, r = start(cwd, ["sh", "-c", 'exec 3>&-; bash -c "echo d > d.txt"; python3 probe.py > probe.out 2>&1'])
+    t.ok(sid is not None and ended(sid, 60), "a session whose program closed fd 3 runs a bash -c", r.stderr)
+    listed = commands(sid, 2)
+    t.ok(any("echo d > d.txt" in x and " +1 " in x for x in listed), "its command is marked through the door", listed)
+    out = open(os.path.join(cwd, "probe.out")).read() if os.path.exists(os.path.join(cwd, "probe.out")) else ""
+    t.ok("escalate:" in out and "only marks come through this door" in out.split("escalate:")[1].split("\n")[0],
+         "an escalation through the door is refused", out)
+    t.ok("garbage:" in out and '"failed"' in out.split("garbage:")[1].split("\n")[0],
+         "a message that is not JSON gets a failed reply", out)
+    t.ok(re.search(r'"command":\s*[1-9]', out.split("start:")[1]) is not None if "start:" in out else False,
+         "a start mark gets its number", out)
+
+
 def cleanup():
     shutil.rmtree(home, ignore_errors=True)
     shutil.rmtree(outside, ignore_errors=True)
@@ -282,6 +321,6 @@ def cleanup():
 
 try:
     run_tests(Tap(), [test_bash_commands, test_program_edits_between, test_hooked_shell, test_exec,
-                      test_hostile_line, test_codex, test_claude, test_gemini])
+                      test_hostile_line, test_door, test_codex, test_claude, test_gemini])
 finally:
     cleanup()
