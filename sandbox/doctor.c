@@ -170,11 +170,11 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
                                                             : "the sandbox started but /bin/true failed");
         if (plan->net == SB_NET_PROXY) {
             int got = proxy_listeners_received(chan[0]);
-            fprintf(f, "  %-4s %s\n", got == 2 ? "yes" : "NO",
-                    got == 2 ? "the network proxy's listeners (127.0.0.1:3128 HTTP, 127.0.0.1:1080 SOCKS5) "
-                               "were made and handed over"
+            fprintf(f, "  %-4s %s\n", got == 3 ? "yes" : "NO",
+                    got == 3 ? "the network proxy's listeners (127.0.0.1:3128 HTTP, 127.0.0.1:1080 SOCKS5) "
+                               "and the marks' (127.0.0.1:3129) were made and handed over"
                              : "the sandbox did not hand over the network proxy's listeners");
-            works = works && got == 2;
+            works = works && got == 3;
         }
     }
     if (chan[0] >= 0) {

@@ -67,13 +67,15 @@ int sb_netns_proxy_listeners(int chan, char *err, size_t errlen)
                  "use --net off or --net full");
         return -1;
     }
-    int fds[2] = {listen_loopback(SB_PROXY_HTTP_PORT, err, errlen), -1};
-    if (fds[0] < 0)
-        return -1;
-    fds[1] = listen_loopback(SB_PROXY_SOCKS_PORT, err, errlen);
-    if (fds[1] < 0) {
-        close(fds[0]);
-        return -1;
+    static const int ports[3] = {SB_PROXY_HTTP_PORT, SB_PROXY_SOCKS_PORT, SB_MARK_PORT};
+    int fds[3];
+    for (int i = 0; i < 3; i++) {
+        fds[i] = listen_loopback((uint16_t)ports[i], err, errlen);
+        if (fds[i] < 0) {
+            while (i-- > 0)
+                close(fds[i]);
+            return -1;
+        }
     }
     static const char msg[] = "{\"verb\":\"listeners\",\"cwd\":\"/\"}";
     union {
@@ -95,8 +97,8 @@ int sb_netns_proxy_listeners(int chan, char *err, size_t errlen)
     while (n < 0 && errno == EINTR);
     int e = errno;
     /* The server holds them now; nothing in the sandbox keeps a copy. */
-    close(fds[0]);
-    close(fds[1]);
+    for (int i = 0; i < 3; i++)
+        close(fds[i]);
     if (n < 0) {
         snprintf(err, errlen, "cannot hand the proxy's listeners to the server: %s", strerror(e));
         return -1;

@@ -24,12 +24,16 @@ int sb_netns_loopback_up(char *err, size_t errlen);
  * HTTP_PROXY and ALL_PROXY name). */
 #define SB_PROXY_HTTP_PORT 3128
 #define SB_PROXY_SOCKS_PORT 1080
+/* Where a program whose parent closed the session channel (fd 3), as
+ * agents do for the shell commands they run, still marks its commands
+ * (corral __hook-mark): the server reads one mark per connection here. */
+#define SB_MARK_PORT 3129
 
-/* Proxy mode: listen on 127.0.0.1:3128 and :1080 in this namespace and
- * hand both listening sockets to the server over the session channel chan
- * (one message, {"verb":"listeners"}, the HTTP one first), keeping no copy:
- * the server accepts the sandbox's connections on them.  0, or -1 with err
- * (no channel: not started by the server). */
+/* Proxy mode: listen on 127.0.0.1:3128, :1080 and :3129 in this namespace
+ * and hand the three listening sockets to the server over the session
+ * channel chan (one message, {"verb":"listeners"}, HTTP, SOCKS5, marks),
+ * keeping no copy: the server accepts the sandbox's connections on them.
+ * 0, or -1 with err (no channel: not started by the server). */
 int sb_netns_proxy_listeners(int chan, char *err, size_t errlen);
 
 #endif

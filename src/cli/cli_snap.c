@@ -16,6 +16,8 @@
 #include "snap/git_quarantine.h"
 #include "base/paths.h"
 #include "base/quote.h"
+#include "protocol/uexec.h"
+#include "sandbox/netns.h"
 #include "record/sessfiles.h"
 #include "record/timeline.h"
 #include "snap/snap_store.h"
@@ -32,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1084,33 +1088,143 @@ static int channel(void)
     struct stat st;
     if (!v || !*v || *end || fd < 0 || fd > INT_MAX || fstat((int)fd, &st) < 0 || !S_ISSOCK(st.st_mode))
         return -1;
+    /* A descriptor of that number a program opened itself after closing
+     * the channel (a connection of an agent's) is not written to. */
+    int type = 0, domain = 0;
+    socklen_t len = sizeof type;
+    if (getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_SEQPACKET)
+        return -1;
+    len = sizeof domain;
+    if (getsockopt((int)fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 || domain != AF_UNIX)
+        return -1;
     return (int)fd;
+}
+
+/* The longest command line a start mark sends (the server cuts it shorter,
+ * marked): the message stays far below the channel's limit. */
+#define MARK_LINE_MAX 16384
+
+/* A start's reply (got bytes of buf, which has room for a NUL): the
+ * command's number, printed for the end mark. */
+static void print_command(bool start, char *buf, ssize_t got)
+{
+    if (!start || got <= 0)
+        return;
+    buf[got] = '\0';
+    json_t *r = json_loads(buf, 0, NULL);
+    json_int_t k = json_integer_value(json_object_get(r, "command"));
+    json_decref(r);
+    if (k > 0 && k <= INT_MAX)
+        printf("%d\n", (int)k);
+}
+
+/* One message through the marks' door of the sandbox (sesschan.h): sent,
+ * our side shut, the reply read to the end (at most len - 1 bytes).  The
+ * bytes read, or -1. */
+static ssize_t door_call(const char *text, char *reply, size_t len)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(SB_MARK_PORT)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    size_t n = strlen(text), off = 0;
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        close(fd);
+        return -1;
+    }
+    while (off < n) {
+        ssize_t w = send(fd, text + off, n - off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            close(fd);
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    shutdown(fd, SHUT_WR);
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = recv(fd, reply + got, len - 1 - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0 || (got += (size_t)r) == len - 1)
+            break;
+    }
+    close(fd);
+    return (ssize_t)got;
 }
 
 static int verb_hook_mark(const cli_verb *v, int argc, char **argv)
 {
-    long status = -1;
+    long status = -1, command = -1;
+    const char *line = NULL;
     int i = 1;
-    if (i + 1 < argc && strcmp(argv[i], "--status") == 0) {
-        if (cli_parse_int(argv[i + 1], 0, 255, &status) < 0)
-            status = -1;
-        i += 2;
+    for (;;) {
+        if (i + 1 < argc && strcmp(argv[i], "--status") == 0) {
+            if (cli_parse_int(argv[i + 1], 0, 255, &status) < 0)
+                status = -1;
+            i += 2;
+        } else if (i + 1 < argc && strcmp(argv[i], "--command") == 0) {
+            if (cli_parse_int(argv[i + 1], 0, INT_MAX, &command) < 0)
+                command = -1;
+            i += 2;
+        } else
+            break;
     }
-    if (i + 1 != argc || strcmp(argv[i], "end") != 0) {
+    bool start = i < argc && strcmp(argv[i], "start") == 0;
+    if (start && i + 2 < argc && strcmp(argv[i + 1], "--") == 0)
+        line = argv[i + 2], i += 3;
+    else if (start && i + 1 < argc)
+        line = argv[i + 1], i += 2;
+    else if (!start && i + 1 == argc && strcmp(argv[i], "end") == 0)
+        i++;
+    if (i != argc || (start && (status >= 0 || command >= 0))) {
         cli_usage_line(v);
         fputs(v->help, stderr);
         return EXIT_USAGE;
     }
-    /* Outside a session there is nobody to tell; never disturb the shell. */
+    /* Outside a session there is nobody to tell; never disturb the shell.
+     * A program whose parent closed fd 3 (an agent's command) marks
+     * through the door of a proxy-mode sandbox instead. */
     int chan = channel();
-    if (chan < 0)
+    bool door = false;
+    if (chan < 0) {
+        const char *net = getenv("CORRAL_NETWORK");
+        if (!getenv("CORRAL_SESSION") || !net || strcmp(net, "proxy") != 0)
+            return 0;
+        door = true;
+    }
+    /* An agent command's number (end: the one its start printed; 0, as
+     * from a session where commands are not marked, is none). */
+    if (!start && command == 0)
         return 0;
     char cwd[PATH_MAX];
-    json_t *req = json_pack("{s:s, s:s, s:s}", "verb", "mark", "what", "end", "cwd", getcwd(cwd, sizeof cwd) ? cwd : "/");
+    json_t *req = json_pack("{s:s, s:s, s:s}", "verb", "mark", "what", start ? "start" : "end", "cwd",
+                            getcwd(cwd, sizeof cwd) ? cwd : "/");
+    if (start) {
+        /* Valid UTF-8 (the message is JSON), and not without bound. */
+        size_t len = strlen(line), n;
+        char *valid = uexec_lossy_utf8(line, len, &n);
+        char *cut = quote_shorten(valid, MARK_LINE_MAX);
+        json_object_set_new(req, "line", json_string(cut));
+        free(cut);
+        free(valid);
+    }
     if (status >= 0)
         json_object_set_new(req, "status", json_integer(status));
+    if (command > 0)
+        json_object_set_new(req, "command", json_integer(command));
     char *text = json_dumps(req, JSON_COMPACT);
     json_decref(req);
+    if (door) {
+        char reply[256];
+        ssize_t got = text ? door_call(text, reply, sizeof reply) : -1;
+        free(text);
+        print_command(start, reply, got);
+        return 0;
+    }
     int sp[2];
     if (!text || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
         free(text);
@@ -1134,20 +1248,25 @@ static int verb_hook_mark(const cli_verb *v, int argc, char **argv)
     while (n < 0 && errno == EINTR);
     free(text);
     close(sp[1]);
-    /* The reply says the mark is in: the next line's snapshot comes after it. */
+    /* The reply says the mark is in: the next line's snapshot comes after
+     * it.  A start's reply comes once the snapshot before the command is
+     * taken, with the command's number, printed for the end mark. */
     char buf[256];
+    ssize_t got = -1;
     if (n >= 0)
-        while (recv(sp[0], buf, sizeof buf, 0) < 0 && errno == EINTR)
+        while ((got = recv(sp[0], buf, sizeof buf - 1, 0)) < 0 && errno == EINTR)
             ;
     close(sp[0]);
+    print_command(start, buf, got);
     return 0;
 }
 
 /* Internal: cli.c never lists it. */
 const cli_verb cli_verb_hook_mark = {
     .name = "__hook-mark",
-    .usage = "__hook-mark [--status N] end",
-    .help = "(internal: corral's shell hooks mark where a command line ended)\n",
+    .usage = "__hook-mark [--status N] [--command N] end | __hook-mark start [--] LINE",
+    .help = "(internal: corral's shell hooks mark where a command line ended; path.bash marks where an "
+            "agent's bash command starts (its number printed) and ends)\n",
     .run = verb_hook_mark,
     .where = CLI_LOCAL,
 };

@@ -17,7 +17,9 @@
 #include <string.h>
 
 /* The one reply for a mark that is not one. */
-#define MARK_USAGE "mark needs \"what\": \"end\" (and \"status\" a number, if given)"
+#define MARK_USAGE                                                                                      \
+    "mark needs \"what\": \"start\" with a \"line\", or \"end\" (and \"status\" and \"command\" numbers, if " \
+    "given)"
 
 /* Fail with a message: m emptied, err one line of valid UTF-8 that fits
  * errlen (text from the input, such as a JSON parser's "near '...'", made
@@ -75,9 +77,20 @@ static int read_mark(json_t *o, chan_msg *m, char *err, size_t errlen)
 {
     const char *what = json_string_value(json_object_get(o, "what"));
     json_t *status = json_object_get(o, "status");
-    if (!what || strcmp(what, "end") != 0 || (status && !json_is_integer(status)))
+    json_t *command = json_object_get(o, "command");
+    json_t *line = json_object_get(o, "line");
+    if (what && strcmp(what, "start") == 0) {
+        if (!json_is_string(line) || status || command)
+            return fail(m, err, errlen, MARK_USAGE);
+        m->start = true;
+        m->line = xstrdup(json_string_value(line));
+        return 0;
+    }
+    if (!what || strcmp(what, "end") != 0 || line || (status && !json_is_integer(status)) ||
+        (command && !json_is_integer(command)))
         return fail(m, err, errlen, MARK_USAGE);
     m->status = status ? (long long)json_integer_value(status) : -1;
+    m->command = command ? (long long)json_integer_value(command) : -1;
     return 0;
 }
 
@@ -85,6 +98,7 @@ int chan_msg_parse(const char *data, size_t len, chan_msg *m, char *err, size_t 
 {
     memset(m, 0, sizeof *m);
     m->status = -1;
+    m->command = -1;
     if (errlen)
         err[0] = '\0';
     if (len > CHAN_MSG_MAX)
@@ -131,4 +145,5 @@ void chan_msg_free(chan_msg *m)
     free(m->line);
     memset(m, 0, sizeof *m);
     m->status = -1;
+    m->command = -1;
 }

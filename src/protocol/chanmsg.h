@@ -37,9 +37,13 @@ typedef struct chan_msg {
     char *reason; /* NULL, or made visible (sanitize_text): no control characters, at most CHAN_REASON_MAX bytes */
     /* check */
     const char *shell; /* "bash", "zsh", or "sh" for anything else */
-    char *line;
-    /* mark ("what" is "end", the only mark there is) */
-    long long status; /* the line's exit status as sent, -1 when absent */
+    char *line;        /* check, and mark's start: as sent (any length the message holds, any characters) */
+    /* mark: "start" (an agent's bash, path.bash: line is its command) or
+     * "end" (a typed line, or with command the agent command of that
+     * number) */
+    bool start;
+    long long status;  /* end: the exit status as sent, -1 when absent */
+    long long command; /* end: the number its start was given, -1 when absent */
 } chan_msg;
 
 /* Decode data[0..len) into *m.  0 on success (free m with chan_msg_free);

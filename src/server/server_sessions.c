@@ -226,7 +226,8 @@ static sb_plan *session_plan(server_t *srv, const launch_spec *r, int id, bool t
     /* An interactive bash or zsh gets the shell hook (escalation path 3),
      * from where the command will see it. */
     char **hook_argv = NULL, **hook_env = NULL;
-    if (gets_shell_hook(srv, r, tools)) {
+    bool hooked = gets_shell_hook(srv, r, tools);
+    if (hooked) {
         const char *dir = sbconf_unconfined(&srv->conf, r->profile) ? srv->hook_dir : SB_TOOLS_DIR "/shell";
         shellhook_apply(r->argv, dir, &hook_argv, &hook_env);
     }
@@ -236,11 +237,27 @@ static sb_plan *session_plan(server_t *srv, const launch_spec *r, int id, bool t
         nb++;
     while (hook_env && hook_env[nh])
         nh++;
-    char **set_env = xcalloc(nb + nh + 1, sizeof *set_env);
+    char **set_env = xcalloc(nb + nh + 4, sizeof *set_env);
+    char *claude_env = NULL;
     for (size_t i = 0; i < nb; i++)
         set_env[i] = (char *)base_env[i];
     for (size_t i = 0; i < nh; i++)
         set_env[nb + i] = hook_env[i];
+    /* A program that is neither an exec (one command already) nor a hooked
+     * shell (its typed lines are the commands), an agent say: each of its
+     * outermost bash -c is a command (path.bash; the snapshot module takes
+     * a mark only from such a session). */
+    if (tools && !hooked && !r->agent) {
+        set_env[nb + nh] = "CORRAL_MARK_COMMANDS=1";
+        set_env[nb + nh + 1] = "CORRAL_COMMAND="; /* none of a session it was started from */
+        /* Claude Code's Bash tool does not read BASH_ENV; it sources this
+         * file (one line: path.bash) in each command's bash. */
+        if (srv->hook_dir) {
+            const char *dir = sbconf_unconfined(&srv->conf, r->profile) ? srv->hook_dir : SB_TOOLS_DIR "/shell";
+            claude_env = xasprintf("CLAUDE_ENV_FILE=%s/agent-env.sh", dir);
+            set_env[nb + nh + 2] = claude_env;
+        }
+    }
     sbconf_tools t = {.argv = hook_argv, .set_env = set_env};
     if (tools) {
         t.corral_exe = srv->exe;
@@ -248,6 +265,7 @@ static sb_plan *session_plan(server_t *srv, const launch_spec *r, int id, bool t
     }
     sb_plan *plan = sbconf_compile(&srv->conf, r, &t, id, err, errlen);
     free(set_env);
+    free(claude_env);
     shellhook_free(hook_argv, hook_env);
     return plan;
 }

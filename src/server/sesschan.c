@@ -32,6 +32,12 @@
 /* Requests one session may have open at once: code in a sandbox must not
  * bury the user in dialogs (or the server in descriptors). */
 #define OPEN_MAX_PER_SESSION 8
+/* The marks' door: connections open at once per session (more are closed
+ * as they come), and the time one has to send its message. */
+#define DOOR_CONNS_MAX 64
+#define DOOR_READ_MS 10000
+
+typedef struct door door;
 
 /* The server's end of one channel: a session's own, or an escalated run's
  * (which may only hand over its proxy listeners). */
@@ -46,6 +52,32 @@ struct sesschan {
     bool proxy_mode;     /* its sandbox is in network mode proxy */
     bool got_listeners;  /* its init handed them over (once) */
 };
+
+/* The marks' door of a session: its listener, and the connections being
+ * read.  It lasts as long as the session, whatever becomes of the channel
+ * (a program may close fd 3 and still have children that mark). */
+struct door {
+    link_t node; /* in doors */
+    server_t *srv;
+    int session;
+    int fd;
+    uv_poll_t poll;
+    link_t conns; /* door_conn.node */
+    int n_conns;
+};
+
+static link_t doors = {&doors, &doors};
+
+typedef struct door_conn {
+    link_t node;
+    door *d;
+    int fd;
+    uv_poll_t poll;
+    uv_timer_t timer;
+    char *buf;
+    size_t len;
+    int closing; /* handles still to close */
+} door_conn;
 
 static void send_failed(int fd, const char *message)
 {
@@ -80,20 +112,29 @@ static bool loopback_listener(int fd, uint16_t port)
            ntohs(a.sin_port) == port && ntohl(a.sin_addr.s_addr) == INADDR_LOOPBACK;
 }
 
-/* Proxy mode: a sandbox's init hands over its two listeners once, before
+static void door_open(sesschan *ch, int fd);
+
+/* Proxy mode: a sandbox's init hands over its three listeners once, before
  * its command starts; the server's proxy accepts the sandbox's connections
- * on them.  Anything else (a second time, a sandbox not in proxy mode,
- * sockets that are not those listeners) is dropped. */
+ * on the first two, the marks' door on the third (the session's own
+ * sandbox only: an escalated run cannot mark).  Anything else (a second
+ * time, a sandbox not in proxy mode, sockets that are not those listeners)
+ * is dropped. */
 static void take_listeners(sesschan *ch, session_t *s, int *fds, int nfds)
 {
     server_t *srv = ch->srv;
     char err[256];
-    if (!server_proxy(srv) || !ch->proxy_mode || ch->got_listeners || nfds != 2 ||
-        !loopback_listener(fds[0], SB_PROXY_HTTP_PORT) || !loopback_listener(fds[1], SB_PROXY_SOCKS_PORT)) {
+    if (!server_proxy(srv) || !ch->proxy_mode || ch->got_listeners || nfds != 3 ||
+        !loopback_listener(fds[0], SB_PROXY_HTTP_PORT) || !loopback_listener(fds[1], SB_PROXY_SOCKS_PORT) ||
+        !loopback_listener(fds[2], SB_MARK_PORT)) {
         close_fds(fds, nfds);
         return;
     }
     ch->got_listeners = true;
+    if (ch->listeners_only || !ch->x)
+        close(fds[2]);
+    else
+        door_open(ch, fds[2]);
     if (proxy_add_listener(server_proxy(srv), s->id, ch->owner, fds[0], PROXY_LISTEN_HTTP, err, sizeof err) < 0)
         server_log("session %d: the proxy cannot listen for it: %s", s->id, err);
     if (proxy_add_listener(server_proxy(srv), s->id, ch->owner, fds[1], PROXY_LISTEN_SOCKS5, err, sizeof err) < 0)
@@ -156,6 +197,175 @@ static void chan_closed(uv_handle_t *h)
     sesschan *ch = h->data;
     close(ch->fd);
     free(ch);
+}
+
+/* ---- the marks' door ------------------------------------------------------ */
+
+static void door_conn_handle_closed(uv_handle_t *h)
+{
+    door_conn *k = h->data;
+    if (--k->closing > 0)
+        return;
+    if (k->fd >= 0)
+        close(k->fd);
+    free(k->buf);
+    free(k);
+}
+
+/* Done with k: its handles closed, its fd too unless handed on (-1). */
+static void door_conn_close(door_conn *k)
+{
+    link_del(&k->node);
+    k->d->n_conns--;
+    k->closing = 2;
+    uv_poll_stop(&k->poll);
+    uv_timer_stop(&k->timer);
+    uv_close((uv_handle_t *)&k->poll, door_conn_handle_closed);
+    uv_close((uv_handle_t *)&k->timer, door_conn_handle_closed);
+}
+
+static void door_conn_timeout(uv_timer_t *t)
+{
+    door_conn_close(t->data);
+}
+
+/* One message through d, its reply on fd (taken): a mark, or a refusal. */
+static void door_message(door *d, const char *data, size_t len, int fd)
+{
+    server_t *srv = d->srv;
+    session_t *s = server_find(srv, d->session);
+    if (!s || !handler) {
+        close(fd);
+        return;
+    }
+    chan_msg m;
+    char err[512];
+    if (chan_msg_parse(data, len, &m, err, sizeof err) < 0) {
+        send_failed(fd, err);
+        close(fd);
+        return;
+    }
+    if (m.verb != CHAN_MARK) {
+        send_failed(fd, "only marks come through this door; the rest needs the session channel (fd 3)");
+        chan_msg_free(&m);
+        close(fd);
+        return;
+    }
+    int stdio[3] = {-1, -1, -1};
+    handler->request(srv, s, &m, fd, stdio);
+    chan_msg_free(&m);
+}
+
+/* Read k until its client shuts its side: the message, then the reply on
+ * the same connection (the handler takes the fd). */
+static void door_conn_readable(uv_poll_t *h, int status, int events)
+{
+    (void)events;
+    door_conn *k = h->data;
+    if (status < 0) {
+        door_conn_close(k);
+        return;
+    }
+    for (;;) {
+        if (k->len == CHAN_MSG_MAX) {
+            send_failed(k->fd, "malformed request: more than the channel's size");
+            door_conn_close(k);
+            return;
+        }
+        ssize_t n = recv(k->fd, k->buf + k->len, CHAN_MSG_MAX - k->len, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n < 0) {
+            door_conn_close(k);
+            return;
+        }
+        if (n > 0) {
+            k->len += (size_t)n;
+            continue;
+        }
+        break; /* the message is whole */
+    }
+    door *d = k->d;
+    int fd = k->fd;
+    k->fd = -1;
+    char *data = k->buf;
+    size_t len = k->len;
+    k->buf = NULL;
+    door_conn_close(k);
+    door_message(d, data, len, fd);
+    free(data);
+}
+
+static void door_accept(uv_poll_t *h, int status, int events)
+{
+    (void)events;
+    door *d = h->data;
+    if (status < 0)
+        return;
+    for (int round = 0; round < 16; round++) {
+        int fd = accept4(d->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            return;
+        if (d->n_conns >= DOOR_CONNS_MAX) {
+            close(fd);
+            continue;
+        }
+        door_conn *k = xcalloc(1, sizeof *k);
+        k->d = d;
+        k->fd = fd;
+        k->buf = xmalloc(CHAN_MSG_MAX);
+        link_add(&d->conns, &k->node);
+        d->n_conns++;
+        uv_poll_init(d->srv->loop, &k->poll, fd);
+        k->poll.data = k;
+        uv_poll_start(&k->poll, UV_READABLE | UV_DISCONNECT, door_conn_readable);
+        uv_timer_init(d->srv->loop, &k->timer);
+        k->timer.data = k;
+        uv_timer_start(&k->timer, door_conn_timeout, DOOR_READ_MS, 0);
+    }
+}
+
+static void door_open(sesschan *ch, int fd)
+{
+    door *d = xcalloc(1, sizeof *d);
+    d->srv = ch->srv;
+    d->session = ch->session;
+    d->fd = fd;
+    link_init(&d->conns);
+    link_add(&doors, &d->node);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    uv_poll_init(d->srv->loop, &d->poll, fd);
+    d->poll.data = d;
+    uv_poll_start(&d->poll, UV_READABLE, door_accept);
+}
+
+static void door_closed(uv_handle_t *h)
+{
+    door *d = h->data;
+    close(d->fd);
+    free(d);
+}
+
+static void door_close(door *d)
+{
+    link_del(&d->node);
+    while (d->conns.next != &d->conns)
+        door_conn_close(link_entry(d->conns.next, door_conn, node));
+    uv_poll_stop(&d->poll);
+    uv_close((uv_handle_t *)&d->poll, door_closed);
+}
+
+/* The doors of session id (-1: every one). */
+static void doors_close(int id)
+{
+    for (link_t *l = doors.next; l != &doors;) {
+        door *d = link_entry(l, door, node);
+        l = l->next;
+        if (id < 0 || d->session == id)
+            door_close(d);
+    }
 }
 
 static void chan_close(sesschan *ch)
@@ -285,6 +495,7 @@ static void session_ended(server_t *srv, session_t *s)
     (void)srv;
     if (srv_session(s)->chan)
         chan_close(srv_session(s)->chan);
+    doors_close(s->id);
 }
 
 static void shutdown_channels(server_t *srv)
@@ -294,6 +505,7 @@ static void shutdown_channels(server_t *srv)
         if (x->chan)
             chan_close(x->chan);
     }
+    doors_close(-1);
 }
 
 const server_module sesschan_module = {

@@ -21,9 +21,21 @@
  *  {"verb":"check","shell":"bash"|"zsh","line":TEXT,"cwd":DIR}
  *     -> {"state":"pending","approval":ID} (maybe)
  *     -> {"state":"run"} | {"state":"denied","message":TEXT}
- *  {"verb":"listeners","cwd":"/"} with two fds, no reply: a proxy-mode
- *     sandbox's init hands over its listeners on 127.0.0.1:3128 (HTTP)
- *     and :1080 (SOCKS5), once, before its command starts.
+ *  {"verb":"mark","what":"start","line":TEXT,"cwd":DIR}
+ *     -> {"state":"run","command":N} (0: not a command)
+ *  {"verb":"mark","what":"end","status":N,"command":N,"cwd":DIR}
+ *     -> {"state":"ok"}
+ *  {"verb":"listeners","cwd":"/"} with three fds, no reply: a proxy-mode
+ *     sandbox's init hands over its listeners on 127.0.0.1:3128 (HTTP),
+ *     :1080 (SOCKS5) and :3129 (marks), once, before its command starts.
+ *
+ * The marks' door (127.0.0.1:3129 in the sandbox): for programs whose
+ * parent closed fd 3 (agents close every descriptor but 0-2 for the
+ * commands they run).  One TCP connection carries one message, the same
+ * JSON, ended by the client's shutdown of its side (at most the channel's
+ * size, within 10 s); the reply comes back on the connection.  Only marks
+ * come through it, and only from the session whose sandbox it is.  It
+ * lasts as long as the session, whether or not the channel is still open.
  *
  * Server-internal.
  *

@@ -9,6 +9,18 @@ if [ -n "${CORRAL_BIN-}" ]; then
     *) PATH="${CORRAL_BIN%/*}${PATH:+:$PATH}"; export PATH ;;
     esac
 fi
+# In a session whose program is not a hooked shell nor an exec (an agent
+# inside a session: CORRAL_MARK_COMMANDS), the outermost bash -c is one
+# command of the session: its line before it runs (once the snapshot
+# before it is taken), its end and status at exit.  CORRAL_COMMAND, its
+# number, tells the bash it starts that they are inside it.
+if [ -n "${CORRAL_MARK_COMMANDS-}" ] && [ -z "${CORRAL_COMMAND-}" ] && [ -n "${BASH_EXECUTION_STRING-}" ]; then
+    CORRAL_COMMAND=$("${CORRAL_BIN:-corral}" __hook-mark start -- "$BASH_EXECUTION_STRING" </dev/null 2>/dev/null)
+    case "$CORRAL_COMMAND" in '' | *[!0-9]*) CORRAL_COMMAND=0 ;; esac
+    export CORRAL_COMMAND
+    [ "$CORRAL_COMMAND" = 0 ] ||
+        trap '"${CORRAL_BIN:-corral}" __hook-mark --status $? --command '"$CORRAL_COMMAND"' end </dev/null 2>/dev/null' EXIT
+fi
 if [ -n "${CORRAL_USER_BASH_ENV-}" ] && [ -r "$CORRAL_USER_BASH_ENV" ]; then
     . "$CORRAL_USER_BASH_ENV"
 fi

@@ -62,7 +62,7 @@ static snap_cmd *cmd_arg(conn_t *c, json_t *id, snap_sess *x, json_t *v, const c
     char msg[300];
     if (!v || (json_is_string(v) && strcmp(json_string_value(v), "last") == 0)) {
         for (size_t i = x->n_cmds; i-- > 0;)
-            if (x->cmds[i]->state != CMD_DROPPED)
+            if (x->cmds[i]->state != CMD_DROPPED && x->cmds[i]->n > 0)
                 return x->cmds[i];
         snprintf(msg, sizeof msg, "session %d has no commands yet", x->id);
         conn_reply_error(c, id, PERR_NOT_FOUND, msg);
@@ -91,7 +91,8 @@ static void cmd_snap_commands(conn_t *c, json_t *id, json_t *req)
         return;
     json_t *list = json_array();
     for (size_t i = 0; i < x->n_cmds; i++)
-        json_array_append_new(list, snap_cmd_json(x->cmds[i]));
+        if (x->cmds[i]->n > 0) /* an agent session's stretch is numbered at its end, if at all */
+            json_array_append_new(list, snap_cmd_json(x->cmds[i]));
     json_t *r = proto_ok(id);
     json_object_set_new(r, "session", json_integer(x->id));
     json_object_set_new(r, "workspace", json_string(x->ws->path));

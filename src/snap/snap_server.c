@@ -36,6 +36,11 @@
 /* Commands recorded per session: a process that sends marks in a loop
  * must not grow the server without bound. */
 #define MAX_CMDS 20000
+/* An agent session's commands running at once, at most: a start mark past
+ * it is answered without a command. */
+#define MAX_AGENT_OPEN 64
+/* An agent command's line, at most, in bytes (the cut is marked). */
+#define AGENT_LINE_MAX 4096
 /* Maintenance of every open store this often (retention, repack). */
 #define MAINTAIN_MS (6u * 3600 * 1000)
 
@@ -399,6 +404,17 @@ static void start_applied(snap_cmd *c, snap_job *j)
     fire_go(c, false);
 }
 
+/* Did the changes of a command change anything (or leave something out)? */
+static bool changed_anything(const json_t *changes)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)json_object_get(changes, "counts"), k, v)
+        if (json_integer_value(v) > 0)
+            return true;
+    return json_array_size(json_object_get(changes, "not_captured")) > 0;
+}
+
 static void end_applied(snap_cmd *c, snap_job *j, boundary *b)
 {
     link_del(&c->active_node);
@@ -414,6 +430,23 @@ static void end_applied(snap_cmd *c, snap_job *j, boundary *b)
         b->changes = NULL;
     } else if (!c->error) {
         c->error = xstrdup(j->rc < 0 ? j->err : b->err[0] ? b->err : "no diff");
+    }
+    if (c->n == 0) {
+        /* An agent session's program on its own between its commands (or
+         * an agent command that never started): a command, numbered now,
+         * only if it changed something.  Its ends are applied in order, so
+         * the numbers are too. */
+        snap_sess *x = c->session ? snap_sess_find(c->session) : NULL;
+        if (x && c->whole && (!c->changes || changed_anything(c->changes))) {
+            c->n = ++x->numbered;
+            reg_update(c);
+        } else {
+            c->state = CMD_DROPPED;
+            if (x)
+                sess_drop_cmd(x, c);
+            snap_hold_record_written(c);
+            return;
+        }
     }
     write_record(c);
     snap_hold_record_written(c);
@@ -496,7 +529,8 @@ static void submit(snap_ws *ws, boundary *b)
 
 /* Begin command c: its "before" snapshot is queued; go (if any) is called
  * when it is taken, or after LATE_MS. */
-static void begin(snap_sess *x, snap_cmd *c, snap_go_fn go, void *user, bool session_start)
+/* c waits for its "before": go (if any) when it is taken, or after LATE_MS. */
+static void arm(snap_cmd *c, snap_go_fn go, void *user)
 {
     c->go = go;
     c->go_user = user;
@@ -508,10 +542,42 @@ static void begin(snap_sess *x, snap_cmd *c, snap_go_fn go, void *user, bool ses
         c->refs++; /* the timer's, until it is closed */
         uv_timer_start(c->late_timer, on_late, LATE_MS, 0);
     }
+}
+
+static void begin(snap_sess *x, snap_cmd *c, snap_go_fn go, void *user, bool session_start)
+{
+    arm(c, go, user);
     boundary *b = boundary_new(x);
     b->start = c;
     c->refs++;
     b->session_start = session_start;
+    submit(c->ws, b);
+}
+
+static void end(snap_sess *x, snap_cmd *c, bool session_end, int exit_code, bool has_exit);
+
+/* c ends where next begins: one snapshot is c's "after" and next's
+ * "before", so whatever changes between them is one command's or the
+ * other's (an agent session's program and its bash commands). */
+static void end_begin(snap_sess *x, snap_cmd *c, int exit_code, bool has_exit, snap_cmd *next, snap_go_fn go,
+                      void *user)
+{
+    if (c->state == CMD_ENDING || c->state == CMD_DONE || c->state == CMD_DROPPED) {
+        begin(x, next, go, user, false);
+        return;
+    }
+    mark_end(c, has_exit, exit_code);
+    c->state = CMD_ENDING;
+    c->ended = wall_sec();
+    c->has_exit = has_exit;
+    c->exit_code = exit_code;
+    arm(next, go, user);
+    boundary *b = boundary_new(x);
+    b->end = c;
+    c->refs++;
+    b->start = next;
+    next->refs++;
+    b->ended = c->ended;
     submit(c->ws, b);
 }
 
@@ -640,6 +706,7 @@ static void snap_session_started(server_t *srv, session_t *s)
     snap_cmd *c = cmd_new(x->ws, line);
     free(line);
     c->n = ++x->numbered;
+    c->whole = true;
     sess_add_cmd(x, c);
     x->open = c;
     /* An interactive shell with the hook: its typed lines will be the
@@ -650,12 +717,33 @@ static void snap_session_started(server_t *srv, session_t *s)
     snap_cmd_unref(c);
 }
 
+/* Is c an agent command that has not ended? */
+static bool agent_running(const snap_cmd *c)
+{
+    return c->agent && (c->state == CMD_WAITING || c->state == CMD_RUNNING);
+}
+
+/* The session's exit status is its program's: the exec, or the program's
+ * own command (the whole session, or its last stretch between agent
+ * commands); a hooked shell's last line did not end the shell. */
+static bool exit_is_open_cmds(const snap_sess *x)
+{
+    return x->open && !x->hooked && (x->open->n == 1 || x->open->whole);
+}
+
 static void snap_session_ending(server_t *srv, session_t *s)
 {
     (void)srv;
     snap_sess *x = snap_sess_find(s->id);
-    if (x && x->open)
-        mark_end(x->open, x->open->n == 1 && !x->hooked, s->exit_code);
+    if (!x)
+        return;
+    /* An agent command whose end never came (its bash was killed, or
+     * replaced the EXIT trap) ends with the session, status unknown. */
+    for (size_t i = 0; i < x->n_cmds; i++)
+        if (agent_running(x->cmds[i]))
+            mark_end(x->cmds[i], false, 0);
+    if (x->open)
+        mark_end(x->open, exit_is_open_cmds(x), s->exit_code);
 }
 
 static void snap_session_ended(server_t *srv, session_t *s)
@@ -665,10 +753,13 @@ static void snap_session_ended(server_t *srv, session_t *s)
     if (!x || x->ended)
         return;
     x->ended = true;
+    for (size_t i = 0; i < x->n_cmds; i++)
+        if (agent_running(x->cmds[i]))
+            end(x, x->cmds[i], false, 0, false);
     if (x->open) {
         snap_cmd *c = x->open;
+        bool exit_known = exit_is_open_cmds(x);
         x->open = NULL;
-        bool exit_known = c->n == 1 && !x->hooked;
         end(x, c, true, s->exit_code, exit_known);
     } else if (ws_snapshotted(x->ws) && !snap_queue_stopping()) {
         boundary *b = boundary_new(x);
@@ -750,7 +841,7 @@ void snap_hook_line(server_t *srv, int session, const char *line, const char *cw
 {
     session_t *s = server_find(srv, session);
     snap_sess *x = snap_sess_find(session);
-    if (!s || !x || x->exec || x->ended || !ws_snapshotted(x->ws) || snap_queue_stopping() ||
+    if (!s || !x || x->exec || x->agent || x->ended || !ws_snapshotted(x->ws) || snap_queue_stopping() ||
         (x->hooked && x->open) || x->n_cmds >= MAX_CMDS) {
         /* Not snapshotted, or a further simple command of the same line. */
         send_state(reply_fd, "run");
@@ -782,11 +873,135 @@ void snap_hook_line(server_t *srv, int session, const char *line, const char *cw
     snap_cmd_unref(c);
 }
 
+/* ---- an agent's shell commands (path.bash) ------------------------------------------------ */
+
+/* Its "before" is taken (or late, or the server stops): the bash that asked
+ * runs its command once it hears the number (0: not a command). */
+static void agent_go(void *user, snap_cmd *c, bool stopping)
+{
+    int fd = (int)(intptr_t)user;
+    int n = 0;
+    snap_sess *x = c && c->session ? snap_sess_find(c->session) : NULL;
+    if (!stopping && agent_running(c) && x && !x->ended) {
+        /* Numbered now, after the program's stretch before it (its end
+         * was applied first). */
+        c->n = ++x->numbered;
+        reg_update(c);
+        mark_start(c);
+        n = c->n;
+    }
+    json_t *o = json_pack("{s:s, s:i}", "state", "run", "command", n);
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    if (text)
+        (void)!send(fd, text, strlen(text), MSG_NOSIGNAL | MSG_DONTWAIT);
+    free(text);
+    close(fd);
+}
+
+static size_t agent_open_count(const snap_sess *x)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->n_cmds; i++)
+        n += agent_running(x->cmds[i]);
+    return n;
+}
+
+/* The session's own program runs on its own again: its stretch until the
+ * next agent command (or the session's end) is a command of its own, its
+ * line the session's, so what the agent changed with its own tools (not a
+ * shell) is a command's too; one that changed nothing is not recorded. */
+/* The end mark's reply, once the snapshot after its command is taken (or
+ * late): what the program does next is not the command's. */
+static void ended_go(void *user, snap_cmd *c, bool stopping)
+{
+    (void)c;
+    (void)stopping;
+    int fd = (int)(intptr_t)user;
+    send_state(fd, "ok");
+    close(fd);
+}
+
+/* 1 when reply_fd was taken (answered when the snapshot is). */
+static int agent_program_resumes(snap_sess *x, snap_cmd *ending, int exit_code, bool has_exit, int reply_fd)
+{
+    if (x->open || x->ended || !x->s || !ws_snapshotted(x->ws) || snap_queue_stopping() ||
+        x->n_cmds >= MAX_CMDS || agent_open_count(x) > 1) {
+        end(x, ending, false, exit_code, has_exit);
+        return 0;
+    }
+    char *line = quote_argv_display(x->s->argv);
+    snap_cmd *c = cmd_new(x->ws, line);
+    free(line);
+    c->whole = true; /* numbered (and recorded) at its end only if it changed something */
+    sess_add_cmd(x, c);
+    x->open = c;
+    end_begin(x, ending, exit_code, has_exit, c, ended_go, (void *)(intptr_t)reply_fd);
+    snap_cmd_unref(c);
+    return 1;
+}
+
+/* A top-level bash of a session that is neither an exec nor a hooked
+ * shell starts its command line (an agent's shell command).  The line is
+ * whatever the sandbox sent: kept as valid UTF-8 and cut (marked) here,
+ * made visible by every reader. */
+static void agent_start(snap_sess *x, const chan_msg *m, int reply_fd)
+{
+    if (!x || x->exec || x->hooked || x->ended || !x->s || !ws_snapshotted(x->ws) || snap_queue_stopping() ||
+        x->n_cmds >= MAX_CMDS || agent_open_count(x) >= MAX_AGENT_OPEN) {
+        agent_go((void *)(intptr_t)reply_fd, NULL, true);
+        return;
+    }
+    x->agent = true;
+    size_t n;
+    char *valid = uexec_lossy_utf8(m->line, strlen(m->line), &n);
+    char *shown = quote_shorten(valid, AGENT_LINE_MAX);
+    free(valid);
+    snap_cmd *c = cmd_new(x->ws, shown);
+    free(shown);
+    c->agent = true;
+    c->cwd = m->cwd ? xstrdup(m->cwd) : NULL;
+    sess_add_cmd(x, c); /* numbered when it runs (agent_go) */
+    if (x->open) {
+        /* The program's own stretch ends where its shell command starts. */
+        snap_cmd *p = x->open;
+        x->open = NULL;
+        end_begin(x, p, 0, false, c, agent_go, (void *)(intptr_t)reply_fd);
+    } else
+        begin(x, c, agent_go, (void *)(intptr_t)reply_fd, false);
+    snap_cmd_unref(c);
+}
+
+/* Its end: only a running agent command of this session, by its number.
+ * 1 when reply_fd was taken. */
+static int agent_end(snap_sess *x, const chan_msg *m, int reply_fd)
+{
+    if (!x || !x->agent || x->ended || m->command <= 0 || m->command > x->numbered)
+        return 0;
+    for (size_t i = x->n_cmds; i-- > 0;) {
+        snap_cmd *c = x->cmds[i];
+        if (c->n == m->command) {
+            if (!agent_running(c))
+                return 0;
+            bool known = m->status >= 0 && m->status <= 255;
+            return agent_program_resumes(x, c, known ? (int)m->status : 0, known, reply_fd);
+        }
+    }
+    return 0;
+}
+
 void snap_hook_mark(server_t *srv, session_t *s, const chan_msg *m, int reply_fd)
 {
     (void)srv;
     snap_sess *x = snap_sess_find(s->id);
-    if (x && x->hooked && x->open) {
+    if (m->start) {
+        agent_start(x, m, reply_fd);
+        return;
+    }
+    if (m->command >= 0) {
+        if (agent_end(x, m, reply_fd))
+            return;
+    } else if (x && x->hooked && x->open) {
         snap_cmd *c = x->open;
         x->open = NULL;
         bool known = m->status >= 0 && m->status <= 255;

@@ -22,7 +22,8 @@ typedef struct snap_cmd {
     long serial;        /* unique in the server */
     int refs;
     int session;        /* 0 until an exec's session starts */
-    int n;              /* its number in the session (1, 2, ...); 0: the session itself, not yet recorded */
+    int n;              /* its number in the session (1, 2, ...); 0: not numbered yet (an exec not started, an
+                         * agent command before it runs, an agent session's program between its commands) */
     char *line;         /* as shown: the typed line, the argv shell-quoted */
     char *cwd;          /* where it runs (NULL: its session's directory) */
     char *by;           /* an action a client did on the session (a revert): that client's name; NULL for
@@ -32,6 +33,8 @@ typedef struct snap_cmd {
     double started, ended; /* wall */
     char before[SNAP_OID_HEX], after[SNAP_OID_HEX];
     bool late;          /* started before its "before" was taken */
+    bool agent;         /* a shell command an agent's bash marked (path.bash) */
+    bool whole;         /* the session's own program: all of it, or between its agent commands */
     bool has_exit;
     int exit_code;
     snap_cmd_state state;
@@ -56,11 +59,14 @@ typedef struct snap_sess {
     char *events_path;  /* its events.jsonl */
     snap_ws *ws;
     bool exec, hooked, ended;
+    bool agent;         /* its program's bash commands are its commands (path.bash's marks) */
     int seq;            /* snapshots anchored for it */
     snap_cmd **cmds;    /* recorded and running commands, in order */
     size_t n_cmds;
     int numbered;       /* the last number given */
-    snap_cmd *open;     /* running now: the exec, the typed line, or the session itself */
+    snap_cmd *open;     /* running now: the exec, the typed line, or the session itself (an agent
+                         * session's own program between its agent commands); an agent session's
+                         * commands are in cmds, marked agent, until they end */
     char start_commit[SNAP_OID_HEX], end_commit[SNAP_OID_HEX];
     double created;
     char applied[SNAP_OID_HEX];

@@ -23,126 +23,28 @@ versions) into a scratch folder outside the repository:
   output and corral's notice of the wait for the user reach the model,
   although Claude Code passes it structuredContent and Gemini CLI the text.
 
-The install is cached between runs, keyed by the pinned versions:
+The clients, their install and the stand-ins are agentlib.py's.  The
+install is cached between runs, keyed by the pinned versions:
 $CORRAL_TEST_CLIENTS_DIR, else $XDG_CACHE_HOME/corral-tests (else
 ~/.cache/corral-tests).  A cold run installs about 570 MB for Codex and the
 Inspector (Codex's native binary is most of it) and 480 MB for Claude Code and
 Gemini CLI, 15-30 s each here; a warm run of this file takes about a minute.
 When the npm registry cannot be reached the tests are reported as skipped,
 never as passed."""
-import fcntl
-import http.server
 import json
 import os
-import re
 import shlex
 import shutil
-import socketserver
 import subprocess
-import threading
 import time
 
+from agentlib import (AGENT_KEY, AGENT_PACKAGES, CLAUDE_VERSION, CLIENT_TIMEOUT, CODEX_VERSION, GEMINI_VERSION,
+                      INSPECTOR_VERSION, KEY, PACKAGES, AnthropicAPI, GeminiAPI, Install, StandIn)
 from harness import CORRAL, Tap, World, run_tests, wait_until
 from mcplib import session_running
 
-CODEX_VERSION = "0.171.0"
-INSPECTOR_VERSION = "0.15.0"
-PACKAGES = ["@openai/codex@" + CODEX_VERSION, "@modelcontextprotocol/inspector@" + INSPECTOR_VERSION]
-KEY = "codex-%s+inspector-%s" % (CODEX_VERSION, INSPECTOR_VERSION)
-CLAUDE_VERSION = "2.1.332"
-GEMINI_VERSION = "0.61.0"
-AGENT_PACKAGES = ["@anthropic-ai/claude-code@" + CLAUDE_VERSION, "@google/gemini-cli@" + GEMINI_VERSION]
-AGENT_KEY = "claude-code-%s+gemini-cli-%s" % (CLAUDE_VERSION, GEMINI_VERSION)
-INSTALL_TIMEOUT = 1200
-CLIENT_TIMEOUT = 180
-
 w = World()
 w.start_server()
-
-
-def cache_root():
-    if os.environ.get("CORRAL_TEST_CLIENTS_DIR"):
-        return os.environ["CORRAL_TEST_CLIENTS_DIR"]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "corral-tests")
-
-
-class Install:
-    """The scratch install: dir (with node_modules) when ready; else skip
-    (a reason: the registry cannot be reached) or error (it can, and the
-    install failed: a failure)."""
-
-    def __init__(self, key, packages):
-        self.dir = self.skip = self.error = None
-        self.note = ""
-        self.packages = packages
-        root = cache_root()
-        final = os.path.join(root, key)
-        try:
-            os.makedirs(root, exist_ok=True)
-        except OSError as e:
-            self.error = "cannot create the cache folder %s: %s" % (root, e)
-            return
-        # One install at a time (make check and make check-sanitizers may
-        # run at once).
-        with open(final + ".lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not os.path.exists(os.path.join(final, ".complete")):
-                self.install(root, final)
-            if os.path.exists(os.path.join(final, ".complete")):
-                self.dir = final
-
-    def install(self, root, final):
-        npm = shutil.which("npm")
-        if not npm:
-            self.skip = "npm is not installed"
-            return
-        try:
-            ping = subprocess.run([npm, "ping", "--fetch-retries=0", "--fetch-timeout=20000"], capture_output=True,
-                                  text=True, timeout=60)
-        except subprocess.TimeoutExpired:
-            self.skip = "the npm registry did not answer within 60 s"
-            return
-        if ping.returncode != 0:
-            errors = [x for x in ping.stderr.splitlines() if x.startswith("npm error") and "complete log" not in x]
-            self.skip = "the npm registry cannot be reached: " + (errors or ["npm ping failed"])[0]
-            return
-        tmp = "%s.tmp-%d" % (final, os.getpid())
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(final, ignore_errors=True)
-        os.makedirs(tmp)
-        # Its own package.json, so npm installs here and not in a parent.
-        with open(os.path.join(tmp, "package.json"), "w") as f:
-            json.dump({"name": "corral-test-clients", "private": True,
-                       "description": "MCP clients for corral's tests (tests/integration/test_mcp_clients.py)"}, f)
-        start = time.monotonic()
-        try:
-            r = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--save-exact"] + self.packages, cwd=tmp,
-                               capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.error = "npm install did not finish in %d s" % INSTALL_TIMEOUT
-            return
-        if r.returncode != 0:
-            self.error = "npm install %s failed:\n%s" % (" ".join(self.packages), r.stderr[-3000:])
-            return
-        open(os.path.join(tmp, ".complete"), "w").close()
-        os.rename(tmp, final)
-        self.note = "installed %s into %s in %.0f s" % (" ".join(self.packages), final, time.monotonic() - start)
-
-    def bin(self, name):
-        return os.path.join(self.dir, "node_modules", ".bin", name)
-
-    def check(self, t, what):
-        """True when the clients are there; otherwise reports what as a
-        skip or a failure."""
-        if self.dir:
-            return True
-        if self.skip:
-            t.skip(what, self.skip)
-        else:
-            t.ok(False, what, self.error)
-        return False
-
 
 clients = Install(KEY, PACKAGES)
 agents = Install(AGENT_KEY, AGENT_PACKAGES)
@@ -191,70 +93,6 @@ def test_inspector(t):
                        text=True, env=w.env, cwd=w.ws, timeout=CLIENT_TIMEOUT)
     t.ok(r.returncode == 1 and "-32602" in r.stdout + r.stderr and "unknown tool: nosuch" in r.stdout + r.stderr,
          "an unknown tool is the client's -32602 error", r.stdout + r.stderr)
-
-
-class StandIn:
-    """A local stand-in for the model API Codex talks to (its Responses API,
-    streamed as server-sent events): the first request of a turn gets a
-    function_call of corral's exec_command; the request that carries the
-    tool's output gets a final message.  Every request body is kept."""
-
-    def __init__(self, command):
-        self.command = command
-        self.requests = []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def reply(self, status, ctype, body):
-                self.send_response(status)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self):  # model lists and the like: nothing to offer
-                self.reply(200, "application/json", b'{"data":[],"models":[]}')
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("content-length", "0")))
-                try:
-                    req = json.loads(body or b"{}")
-                except ValueError:
-                    req = {}
-                outer.requests.append(req)
-                answered = any(i.get("type") == "function_call_output" for i in req.get("input", []))
-                rid = "resp_%d" % len(outer.requests)
-                events = [{"type": "response.created", "response": {"id": rid}}]
-                if answered:
-                    events.append({"type": "response.output_item.done", "item": {
-                        "type": "message", "role": "assistant", "id": "msg_1",
-                        "content": [{"type": "output_text", "text": "done"}]}})
-                else:
-                    events.append({"type": "response.output_item.done", "item": {
-                        "type": "function_call", "call_id": "call_1", "namespace": "mcp__corral",
-                        "name": "exec_command",
-                        "arguments": json.dumps({"cmd": outer.command, "yield_time_ms": 10000})}})
-                events.append({"type": "response.completed", "response": {"id": rid, "usage": {
-                    "input_tokens": 1, "input_tokens_details": None, "output_tokens": 1,
-                    "output_tokens_details": None, "total_tokens": 2}}})
-                sse = "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events)
-                self.reply(200, "text/event-stream", sse.encode())
-
-        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-            daemon_threads = True
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def run_codex(standin, extra_args=(), shell_off=True):
@@ -344,10 +182,11 @@ def test_codex(t):
 
 # ---- Claude Code and Gemini CLI ----------------------------------------------------------------
 
-def answer_when_asked(client, answer):
+def answer_when_asked(client, answer, delay=0):
     """Answer the first request the agent's call puts to a person, as the
-    user would in the supervisor screen, with `corral <answer...> ID`;
-    returns its id, or None when none came within the timeout."""
+    user would in the supervisor screen, with `corral <answer...> ID`,
+    delay seconds after it came; returns its id, or None when none came
+    within the timeout."""
     found = []
 
     def asked():
@@ -358,166 +197,9 @@ def answer_when_asked(client, answer):
 
     if not wait_until(asked, CLIENT_TIMEOUT):
         return None
+    time.sleep(delay)
     w.corral(*answer, str(found[0]["id"]))
     return found[0]["id"]
-
-
-class ModelAPI:
-    """A local stand-in for an agent's model API: a threaded HTTP server
-    that keeps every request (path and JSON body) and answers with what
-    answer(path, body) returns (content type, bytes)."""
-
-    def __init__(self):
-        self.requests = []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def reply(self, ctype, body):
-                self.send_response(200)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self):
-                self.reply("application/json", b"{}")
-
-            def do_POST(self):
-                data = self.rfile.read(int(self.headers.get("content-length", "0")))
-                try:
-                    body = json.loads(data or b"{}")
-                except ValueError:
-                    body = {}
-                outer.requests.append((self.path, body))
-                self.reply(*outer.answer(self.path, body))
-
-        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-            daemon_threads = True
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-class AnthropicAPI(ModelAPI):
-    """The Messages API as Claude Code streams it (server-sent events).  Its
-    MCP tools are deferred: the model first loads them with ToolSearch,
-    then calls corral's exec_command with args; when the result names a
-    session still running, it calls on_poll() and polls it with write_stdin;
-    then it ends the turn."""
-
-    def __init__(self, args, on_poll=None):
-        self.args = args
-        self.on_poll = on_poll
-        super().__init__()
-
-    def running_session(self, req):
-        """The session_id of the last tool result (Claude Code passes
-        structuredContent, as JSON text), or None."""
-        for m in reversed(req.get("messages", [])):
-            for c in m.get("content", []) if isinstance(m.get("content"), list) else []:
-                if c.get("type") == "tool_result":
-                    try:
-                        return json.loads(c.get("content")).get("session_id")
-                    except (TypeError, ValueError, AttributeError):
-                        return None
-        return None
-
-    def answer(self, path, req):
-        tools = [t.get("name") for t in req.get("tools", [])]
-        used = [c.get("name") for m in req.get("messages", []) if m.get("role") == "assistant" and
-                isinstance(m.get("content"), list) for c in m["content"] if c.get("type") == "tool_use"]
-        n = len(self.requests)
-        sid = self.running_session(req)
-        if "mcp__corral__exec_command" in tools and "mcp__corral__exec_command" not in used:
-            call = ("mcp__corral__exec_command", self.args)
-        elif "ToolSearch" in tools and "ToolSearch" not in used:
-            call = ("ToolSearch", {"query": "select:mcp__corral__exec_command,mcp__corral__write_stdin"})
-        elif self.on_poll and sid is not None and used.count("mcp__corral__write_stdin") < 5:
-            self.on_poll()
-            call = ("mcp__corral__write_stdin", {"session_id": sid, "yield_time_ms": 30000})
-        else:
-            call = None
-        events = [{"type": "message_start", "message": {
-            "id": "msg_%d" % n, "type": "message", "role": "assistant", "model": req.get("model", "m"), "content": [],
-            "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}]
-        if call:
-            block = {"type": "tool_use", "id": "toolu_%d" % n, "name": call[0], "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(call[1])}
-        else:
-            block = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": "done"}
-        events += [{"type": "content_block_start", "index": 0, "content_block": block},
-                   {"type": "content_block_delta", "index": 0, "delta": delta},
-                   {"type": "content_block_stop", "index": 0},
-                   {"type": "message_delta", "delta": {"stop_reason": "tool_use" if call else "end_turn",
-                                                       "stop_sequence": None}, "usage": {"output_tokens": 1}},
-                   {"type": "message_stop"}]
-        sse = "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events)
-        return "text/event-stream", sse.encode()
-
-    def bodies(self):
-        return [b for p, b in self.requests if p.startswith("/v1/messages")]
-
-    def tool_results(self):
-        """The text of every tool_result the model was sent."""
-        out = []
-        for body in self.bodies():
-            for m in body.get("messages", []):
-                for c in m.get("content", []) if isinstance(m.get("content"), list) else []:
-                    if c.get("type") == "tool_result":
-                        out.append(json.dumps(c.get("content")))
-        return out
-
-
-class GeminiAPI(ModelAPI):
-    """The Gemini API as Gemini CLI calls it (streamGenerateContent, server-
-    sent events): a call of corral's exec_command with args; when the result
-    names a session still running, on_poll() and a write_stdin poll of it;
-    then an answer."""
-
-    def __init__(self, args, on_poll=None):
-        self.args = args
-        self.on_poll = on_poll
-        super().__init__()
-
-    def answer(self, path, req):
-        names = [d.get("name") for t in req.get("tools", []) for d in t.get("functionDeclarations", [])]
-        calls = [p["functionCall"].get("name") for c in req.get("contents", []) for p in c.get("parts", [])
-                 if "functionCall" in p]
-        responses = [json.dumps(p["functionResponse"]) for c in req.get("contents", []) for p in c.get("parts", [])
-                     if "functionResponse" in p]
-        # Gemini CLI passes the text: Codex's envelope names a running session.
-        running = re.search(r"Process running with session ID (\d+)", responses[-1]) if responses else None
-        if "mcp_corral_exec_command" in names and not calls:
-            parts = [{"functionCall": {"name": "mcp_corral_exec_command", "args": self.args}}]
-        elif self.on_poll and running and calls.count("mcp_corral_write_stdin") < 5:
-            self.on_poll()
-            parts = [{"functionCall": {"name": "mcp_corral_write_stdin",
-                                       "args": {"session_id": int(running.group(1)), "yield_time_ms": 30000}}}]
-        else:
-            parts = [{"text": "done"}]
-        chunk = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-                 "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}}
-        if "alt=sse" in path:
-            return "text/event-stream", ("data: %s\r\n\r\n" % json.dumps(chunk)).encode()
-        return "application/json", json.dumps(chunk).encode()
-
-    def tool_bodies(self):
-        return [b for p, b in self.requests if "streamGenerateContent" in p]
-
-    def function_responses(self):
-        return [json.dumps(p["functionResponse"]) for b in self.tool_bodies() for c in b.get("contents", [])
-                for p in c.get("parts", []) if "functionResponse" in p]
 
 
 def agent_home(name):
@@ -527,12 +209,13 @@ def agent_home(name):
     return home
 
 
-def run_agent(argv, env, client, answer=("approve",)):
+def run_agent(argv, env, client, answer=("approve",), delay=0):
     """The agent's run, while the test answers the request its call puts
-    to a person; (the process's result, the request id answered)."""
+    to a person (delay seconds after it came); (the process's result, the
+    request id answered)."""
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=env, cwd=w.ws)
-    approved = answer_when_asked(client, answer)
+    approved = answer_when_asked(client, answer, delay)
     try:
         out, err = p.communicate(timeout=CLIENT_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -563,11 +246,11 @@ def claude_env(name, print_config_args=()):
     return env, r
 
 
-def run_claude(env, api, answer=("approve",)):
+def run_claude(env, api, answer=("approve",), delay=0):
     env = dict(env, ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % api.port)
     # --allowedTools mcp__corral, as --print-config claude says.
     r = run_agent([agents.bin("claude"), "-p", "run the command", "--allowedTools", "mcp__corral",
-                   "--output-format", "json"], env, "claude", answer)
+                   "--output-format", "json"], env, "claude", answer, delay)
     api.close()
     return r
 
@@ -603,6 +286,37 @@ def test_claude(t):
     t.ok(mine, "the command's output reached the model stand-in", results)
     t.ok(mine and ("this call waited" in mine[0] and "answer request %s" % approved in mine[0]),
          "and so did corral's notice of the wait for the user (Claude Code passes structuredContent)", mine)
+
+
+# Claude Code may end a tool call its server has said nothing about for
+# CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT ms, without telling the server; set low
+# here, with progress every second from corral mcp, and the approval comes
+# well after it.  (Claude Code 2.1.332 in -p mode was seen to keep such a
+# call open without progress too: this checks that the call survives and
+# its result arrives, not that the idle timeout would otherwise fire.)
+IDLE_TIMEOUT_MS = 4000
+APPROVAL_DELAY = 12
+
+
+def test_claude_idle_timeout(t):
+    if not agents.check(t, "Claude Code: progress keeps a call waiting for approval past the client's idle timeout"):
+        return
+    env, r = claude_env("claude-idle", ("--progress-interval", "1"))
+    t.ok(r is not None and r.returncode == 0, "corral registered with --progress-interval 1",
+         r and (r.stdout + r.stderr)[-2000:])
+    env["CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT"] = str(IDLE_TIMEOUT_MS)
+    api = AnthropicAPI(escalated("claude-idle"))
+    start = time.monotonic()
+    r, approved = run_claude(env, api, delay=APPROVAL_DELAY)
+    waited = time.monotonic() - start
+    t.ok(r.returncode == 0 and approved is not None and waited > IDLE_TIMEOUT_MS / 1000.0 + 5,
+         "claude -p finishes; the approval came %d s after the request, the idle timeout is %d s" %
+         (APPROVAL_DELAY, IDLE_TIMEOUT_MS // 1000), (r.returncode, waited, r.stderr[-2000:], r.stdout[-2000:]))
+    s = session_running(w, "claude-idle-$((6*7))")
+    t.ok(s and s.get("exit_code") == 0, "the approved command ran", s)
+    results = api.tool_results()
+    t.ok(any("claude-idle-42" in x for x in results),
+         "and its output reached the model, the call kept open by progress past the idle timeout", results)
 
 
 def held(marker):
@@ -717,4 +431,5 @@ def test_gemini(t):
          "the yield returns a session id, and a write_stdin poll of it the output and the exit", responses)
 
 
-run_tests(Tap(), [test_inspector, test_codex, test_claude, test_claude_denied, test_claude_poll, test_gemini])
+run_tests(Tap(), [test_inspector, test_codex, test_claude, test_claude_denied, test_claude_poll, test_claude_idle_timeout,
+                  test_gemini])

@@ -97,6 +97,22 @@ static void check_mark_and_listeners_are_decoded(void **state)
     chan_msg_free(&m);
     assert_int_equal(parse("{\"verb\":\"mark\",\"what\":\"end\",\"cwd\":\"/w\"}", &m, err, sizeof err), 0);
     assert_int_equal(m.status, -1); /* absent */
+    assert_int_equal(m.command, -1);
+    assert_false(m.start);
+    chan_msg_free(&m);
+    /* An agent's bash (path.bash): its command's start, and its end by number. */
+    assert_int_equal(parse("{\"verb\":\"mark\",\"what\":\"start\",\"line\":\"echo hi\\n\\u001b[2J\",\"cwd\":\"/w\"}", &m,
+                           err, sizeof err),
+                     0);
+    assert_true(m.start);
+    assert_string_equal(m.line, "echo hi\n\033[2J"); /* as sent: the server cuts it; every reader shows it visibly */
+    chan_msg_free(&m);
+    assert_int_equal(parse("{\"verb\":\"mark\",\"what\":\"end\",\"status\":0,\"command\":4,\"cwd\":\"/w\"}", &m, err,
+                           sizeof err),
+                     0);
+    assert_false(m.start);
+    assert_int_equal(m.command, 4);
+    assert_int_equal(m.status, 0);
     chan_msg_free(&m);
 
     /* The listeners need nothing else (their fds are the transport's). */
@@ -254,9 +270,15 @@ static void a_reason_is_made_visible_and_kept_short(void **state)
 static void a_mark_needs_end_and_a_whole_status(void **state)
 {
     (void)state;
-    const char *want = "mark needs \"what\": \"end\" (and \"status\" a number, if given)";
+    const char *want = "mark needs \"what\": \"start\" with a \"line\", or \"end\" (and \"status\" and "
+                       "\"command\" numbers, if given)";
     refused_text("{\"verb\":\"mark\",\"cwd\":\"/\"}", want);
     refused_text("{\"verb\":\"mark\",\"what\":\"start\",\"cwd\":\"/\"}", want);
+    refused_text("{\"verb\":\"mark\",\"what\":\"start\",\"line\":7,\"cwd\":\"/\"}", want);
+    refused_text("{\"verb\":\"mark\",\"what\":\"start\",\"line\":\"x\",\"status\":0,\"cwd\":\"/\"}", want);
+    refused_text("{\"verb\":\"mark\",\"what\":\"end\",\"line\":\"x\",\"cwd\":\"/\"}", want);
+    refused_text("{\"verb\":\"mark\",\"what\":\"end\",\"command\":\"1\",\"cwd\":\"/\"}", want);
+    refused_text("{\"verb\":\"mark\",\"what\":\"end\",\"command\":1.5,\"cwd\":\"/\"}", want);
     refused_text("{\"verb\":\"mark\",\"what\":\"end\",\"status\":\"0\",\"cwd\":\"/\"}", want);
     refused_text("{\"verb\":\"mark\",\"what\":\"end\",\"status\":1.5,\"cwd\":\"/\"}", want);
     refused_text("{\"verb\":\"mark\",\"what\":\"end\",\"status\":0.0,\"cwd\":\"/\"}", want);

@@ -1,0 +1,1 @@
+[ -z "${CORRAL_SHELL_DIR-}" ] || . "$CORRAL_SHELL_DIR/path.bash"
