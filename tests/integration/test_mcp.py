@@ -656,7 +656,8 @@ def test_one_server_for_all(t):
                                stdout=log, stderr=log)
     r = other.corral("ls", "--json")
     t.ok(r.returncode == 0 and servers_of(other) == [by_hand.pid],
-         "a verb run right after corral server --foreground & uses that server", (r.stderr, servers_of(other)))
+         "a verb run right after corral server --foreground & uses that server",
+         (r.returncode, r.stdout[-500:], r.stderr, by_hand.pid, servers_of(other)))
     by_hand.terminate()
     by_hand.wait(TIMEOUT)
     log.close()
