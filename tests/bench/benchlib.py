@@ -37,10 +37,12 @@ def p99(xs):
 
 
 class Tmux:
-    """A tmux server of its own (-L), without user config."""
+    """A tmux server of its own (-L, named for this process too: two runs
+    at once, a build's and a sanitizer build's, must not share one),
+    without user config."""
 
     def __init__(self, name):
-        self.name = name
+        self.name = "%s-%d" % (name, os.getpid())
         self.tmux = shutil.which("tmux")
 
     def __call__(self, *args, check=True):
