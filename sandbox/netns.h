@@ -10,7 +10,7 @@
  * 127.0.0.1:3128 (HTTP) and :1080 (SOCKS5), which hand each connection to
  * the server over the session channel.
  *
- * Included by sandbox/ and src/server/.
+ * Included by sandbox/, src/server/ and src/cli/.
  */
 #ifndef CORRAL_SB_NETNS_H
 #define CORRAL_SB_NETNS_H

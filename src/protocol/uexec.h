@@ -4,8 +4,8 @@
  * exactly as the Codex CLI does them,
  * so that an agent that knows one knows the other.
  *
- * Included by src/protocol/, src/record/, src/server/, src/snap/, src/gate/
- * and src/mcp/.
+ * Included by src/protocol/, src/record/, src/server/, src/snap/, src/gate/,
+ * src/mcp/ and src/cli/.
  */
 #ifndef CORRAL_UEXEC_H
 #define CORRAL_UEXEC_H

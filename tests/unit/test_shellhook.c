@@ -106,7 +106,9 @@ static void scripts_written(void **state)
         assert_string_equal(buf, f->content);
         unlink(path);
     }
-    assert_int_equal(n, 5); /* corral.bash, path.bash (BASH_ENV) and zsh's .zshenv, .zprofile, .zshrc */
+    /* corral.bash, path.bash (BASH_ENV), agent-env.sh (CLAUDE_ENV_FILE) and
+     * zsh's .zshenv, .zprofile, .zshrc */
+    assert_int_equal(n, 6);
     char sub[512];
     snprintf(sub, sizeof sub, "%s/zsh", dir);
     rmdir(sub);
