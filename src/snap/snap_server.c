@@ -556,6 +556,17 @@ static void begin(snap_sess *x, snap_cmd *c, snap_go_fn go, void *user, bool ses
 
 static void end(snap_sess *x, snap_cmd *c, bool session_end, int exit_code, bool has_exit);
 
+/* c ends now: its end mark, its state and status; its "after" is the
+ * caller's boundary. */
+static void now_ending(snap_cmd *c, bool has_exit, int exit_code)
+{
+    mark_end(c, has_exit, exit_code);
+    c->state = CMD_ENDING;
+    c->ended = wall_sec();
+    c->has_exit = has_exit;
+    c->exit_code = exit_code;
+}
+
 /* c ends where next begins: one snapshot is c's "after" and next's
  * "before", so whatever changes between them is one command's or the
  * other's (an agent session's program and its bash commands). */
@@ -566,11 +577,7 @@ static void end_begin(snap_sess *x, snap_cmd *c, int exit_code, bool has_exit, s
         begin(x, next, go, user, false);
         return;
     }
-    mark_end(c, has_exit, exit_code);
-    c->state = CMD_ENDING;
-    c->ended = wall_sec();
-    c->has_exit = has_exit;
-    c->exit_code = exit_code;
+    now_ending(c, has_exit, exit_code);
     arm(next, go, user);
     boundary *b = boundary_new(x);
     b->end = c;
@@ -585,11 +592,7 @@ static void end(snap_sess *x, snap_cmd *c, bool session_end, int exit_code, bool
 {
     if (c->state == CMD_ENDING || c->state == CMD_DONE || c->state == CMD_DROPPED)
         return;
-    mark_end(c, has_exit, exit_code);
-    c->state = CMD_ENDING;
-    c->ended = wall_sec();
-    c->has_exit = has_exit;
-    c->exit_code = exit_code;
+    now_ending(c, has_exit, exit_code);
     boundary *b = boundary_new(x);
     b->end = c;
     c->refs++;
