@@ -362,10 +362,13 @@ def test_killed_by_you_is_no_failure(t):
     sid = new_session("victim", "sleep", "1000")
     w.corral("kill", str(sid))
     with tui() as term:
-        screen = term.wait_regex("victim +ws[^\n]*\u2502")
-        sidebar = [l.split("\u2502")[0] for l in screen.split("\n")]
-        row = next((l for l in sidebar if "victim" in l), "")
-        failed = next((l for l in sidebar if "fails" in l), "")
+        # Each row from a screen on which that row is drawn whole (a frame
+        # draws the list row by row).
+        def row_of(name):
+            screen = term.wait_regex("%s +ws[^\n]*\u2502" % name)
+            return next((l.split("\u2502")[0] for l in screen.split("\n") if name in l.split("\u2502")[0]), "")
+        row = row_of("victim")
+        failed = row_of("fails")
         t.ok("\u25a0" in row and "\u2717" not in row, "a session you killed has the ended mark, not the failure's",
              row)
         t.ok("\u2717" in failed, "one that failed keeps the failure's", failed)
