@@ -363,11 +363,9 @@ static int finish_hello(client_t *c, char *err, size_t errlen)
         char buf[512];
         const char *msg = client_error_message(m, buf, sizeof buf);
         if (msg) {
-            /* The server's words (another machine's, under -H), made
-             * visible: the caller prints err as it is. */
-            char *shown = quote_text_visible(msg, strlen(msg));
-            snprintf(err, errlen, "%s", shown);
-            free(shown);
+            /* Already made visible by client_error_message: the caller
+             * prints err as it is. */
+            snprintf(err, errlen, "%s", msg);
             json_decref(m);
             return -1;
         }
