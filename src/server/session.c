@@ -676,14 +676,13 @@ void session_pause_reading(session_t *s, bool paused)
     update_poll(s);
 }
 
-/* Is pid one of the session's processes (its init's descendant)? */
+/* Is pid the session's init or one of its descendants? */
 static bool in_session(const session_t *s, pid_t pid)
 {
     for (int depth = 0; depth < 64 && pid > 1; depth++) {
-        pid_t up = sb_parent_pid(pid);
-        if (up == s->pid)
+        if (pid == s->pid)
             return true;
-        pid = up;
+        pid = sb_parent_pid(pid);
     }
     return false;
 }
@@ -693,9 +692,12 @@ char *session_foreground_command(const session_t *s)
     if (!s->tty || s->fd < 0 || s->pid <= 0)
         return NULL;
     pid_t pg = tcgetpgrp(s->fd);
+    if (pg <= 0)
+        return NULL;
     /* The session's own program (its shell at the prompt, an agent) is not
      * a program it runs: the caller says that better. */
-    if (pg <= 0 || sb_parent_pid(pg) == s->pid || !in_session(s, pg))
+    pid_t up = sb_parent_pid(pg);
+    if (up == s->pid || !in_session(s, up))
         return NULL;
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pg);
@@ -728,7 +730,8 @@ void session_drop_typeahead(session_t *s)
         return;
     /* The terminal's side the session reads, opened through the master
      * the server holds: its input queue is what was typed and not read.
-     * Bytes the server has not yet written (s->wq) were typed before too. */
+     * Bytes the server could not yet write (s->wq, only while that queue
+     * is full) stay: they go in after the question is out. */
     int peer = ioctl(s->fd, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (peer >= 0) {
         tcflush(peer, TCIFLUSH);
