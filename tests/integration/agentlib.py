@@ -115,90 +115,12 @@ class Install:
 
 
 
-class StandIn:
-    """A local stand-in for the model API Codex talks to (its Responses API,
-    streamed as server-sent events): each request of a turn gets a
-    function_call of corral's exec_command (builtin: of the command tool
-    Codex offers of its own) for the next of the commands (one, or a list)
-    until each has its output; then a final message, final.  Every request
-    body is kept."""
-
-    def __init__(self, command, builtin=False, final="done"):
-        self.commands = command if isinstance(command, list) else [command]
-        self.builtin = builtin
-        self.final = final
-        self.requests = []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def reply(self, status, ctype, body):
-                self.send_response(status)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self):  # model lists and the like: nothing to offer
-                self.reply(200, "application/json", b'{"data":[],"models":[]}')
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("content-length", "0")))
-                try:
-                    req = json.loads(body or b"{}")
-                except ValueError:
-                    req = {}
-                outer.requests.append(req)
-                answered = sum(i.get("type") == "function_call_output" for i in req.get("input", []))
-                rid = "resp_%d" % len(outer.requests)
-                events = [{"type": "response.created", "response": {"id": rid}}]
-                if answered >= len(outer.commands):
-                    events.append({"type": "response.output_item.done", "item": {
-                        "type": "message", "role": "assistant", "id": "msg_1",
-                        "content": [{"type": "output_text", "text": outer.final}]}})
-                else:
-                    item = {"type": "function_call", "call_id": "call_%d" % (answered + 1)}
-                    item.update(outer.call(req, outer.commands[answered]))
-                    events.append({"type": "response.output_item.done", "item": item})
-                events.append({"type": "response.completed", "response": {"id": rid, "usage": {
-                    "input_tokens": 1, "input_tokens_details": None, "output_tokens": 1,
-                    "output_tokens_details": None, "total_tokens": 2}}})
-                sse = "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events)
-                self.reply(200, "text/event-stream", sse.encode())
-
-        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-            daemon_threads = True
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def call(self, req, command):
-        """The function_call's name, namespace and arguments for command."""
-        if not self.builtin:
-            return {"namespace": "mcp__corral", "name": "exec_command",
-                    "arguments": json.dumps({"cmd": command, "yield_time_ms": 10000})}
-        own = [t.get("name") for t in req.get("tools", []) if t.get("type") == "function"]
-        if "exec_command" in own:
-            return {"name": "exec_command", "arguments": json.dumps({"cmd": command, "yield_time_ms": 10000})}
-        if "shell_command" in own:
-            return {"name": "shell_command", "arguments": json.dumps({"command": command})}
-        return {"name": "shell", "arguments": json.dumps({"command": ["bash", "-lc", command]})}
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-
 class ModelAPI:
     """A local stand-in for an agent's model API: a threaded HTTP server
-    that keeps every request (path and JSON body) and answers with what
-    answer(path, body) returns (content type, bytes)."""
+    that keeps every request (keep(path, body): path and JSON body) and
+    answers with what answer(path, body) returns (content type, bytes)."""
+
+    GET_BODY = b"{}"  # what a GET (a model list and the like) is answered
 
     def __init__(self):
         self.requests = []
@@ -218,7 +140,7 @@ class ModelAPI:
                 self.wfile.write(body)
 
             def do_GET(self):
-                self.reply("application/json", b"{}")
+                self.reply("application/json", outer.GET_BODY)
 
             def do_POST(self):
                 data = self.rfile.read(int(self.headers.get("content-length", "0")))
@@ -226,7 +148,7 @@ class ModelAPI:
                     body = json.loads(data or b"{}")
                 except ValueError:
                     body = {}
-                outer.requests.append((self.path, body))
+                outer.keep(self.path, body)
                 self.reply(*outer.answer(self.path, body))
 
         class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
@@ -236,9 +158,62 @@ class ModelAPI:
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
+    def keep(self, path, body):
+        self.requests.append((path, body))
+
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+class StandIn(ModelAPI):
+    """A local stand-in for the model API Codex talks to (its Responses API,
+    streamed as server-sent events): each request of a turn gets a
+    function_call of corral's exec_command (builtin: of the command tool
+    Codex offers of its own) for the next of the commands (one, or a list)
+    until each has its output; then a final message, final.  Every request
+    body is kept."""
+
+    GET_BODY = b'{"data":[],"models":[]}'  # model lists: nothing to offer
+
+    def __init__(self, command, builtin=False, final="done"):
+        self.commands = command if isinstance(command, list) else [command]
+        self.builtin = builtin
+        self.final = final
+        super().__init__()
+
+    def keep(self, path, body):
+        self.requests.append(body)
+
+    def answer(self, path, req):
+        answered = sum(i.get("type") == "function_call_output" for i in req.get("input", []))
+        rid = "resp_%d" % len(self.requests)
+        events = [{"type": "response.created", "response": {"id": rid}}]
+        if answered >= len(self.commands):
+            events.append({"type": "response.output_item.done", "item": {
+                "type": "message", "role": "assistant", "id": "msg_1",
+                "content": [{"type": "output_text", "text": self.final}]}})
+        else:
+            item = {"type": "function_call", "call_id": "call_%d" % (answered + 1)}
+            item.update(self.call(req, self.commands[answered]))
+            events.append({"type": "response.output_item.done", "item": item})
+        events.append({"type": "response.completed", "response": {"id": rid, "usage": {
+            "input_tokens": 1, "input_tokens_details": None, "output_tokens": 1,
+            "output_tokens_details": None, "total_tokens": 2}}})
+        sse = "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events)
+        return "text/event-stream", sse.encode()
+
+    def call(self, req, command):
+        """The function_call's name, namespace and arguments for command."""
+        if not self.builtin:
+            return {"namespace": "mcp__corral", "name": "exec_command",
+                    "arguments": json.dumps({"cmd": command, "yield_time_ms": 10000})}
+        own = [t.get("name") for t in req.get("tools", []) if t.get("type") == "function"]
+        if "exec_command" in own:
+            return {"name": "exec_command", "arguments": json.dumps({"cmd": command, "yield_time_ms": 10000})}
+        if "shell_command" in own:
+            return {"name": "shell_command", "arguments": json.dumps({"command": command})}
+        return {"name": "shell", "arguments": json.dumps({"command": ["bash", "-lc", command]})}
 
 
 class AnthropicAPI(ModelAPI):
