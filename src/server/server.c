@@ -353,6 +353,12 @@ int server_run(int ready_fd, const server_module *const *modules)
         srv->store.sequential_ids = true; /* deterministic ids for tests */
     signal(SIGPIPE, SIG_IGN);
     sb_plan_keep_listings();
+    /* Every session sees SHELL (a sandbox passes the server's on): started
+     * from cron, systemd or ssh with a bare environment the server has none,
+     * and programs that pick a shell from it guess otherwise (Claude Code
+     * tries zsh first).  As tmux does for its panes: the user's shell. */
+    if (!getenv("SHELL") || strcmp(getenv("SHELL"), paths_user_shell()) != 0)
+        setenv("SHELL", paths_user_shell(), 1);
 
     char err[1024];
     int rc = server_conf_load(srv, err, sizeof err);

@@ -23,6 +23,7 @@ visibly, and a program that closed fd 3 still marks through the sandbox's
 door (127.0.0.1:3129), which takes nothing but marks."""
 import json
 import os
+import pwd
 import re
 import shutil
 import tempfile
@@ -53,6 +54,9 @@ os.chmod(home, 0o755)
 outside = tempfile.mkdtemp(prefix="corral-outside-", dir="/var/tmp")
 os.chmod(outside, 0o777)
 w = World()
+# Started as CI starts it, with no SHELL in its environment: a session still
+# sees the user's shell (Claude Code picks zsh over bash without one).
+w.env.pop("SHELL", None)
 os.makedirs(os.path.join(w.config, "corral", "rules"), exist_ok=True)
 with open(os.path.join(w.config, "corral", "rules", "user.rules"), "w") as f:
     f.write(RULES)
@@ -277,6 +281,37 @@ def test_hostile_line(t):
          ends)
 
 
+def test_shell(t):
+    """A session sees SHELL although the server was started without one
+    (the user's shell, as tmux gives its panes)."""
+    cwd = workspace("shell")
+    sid, r = start(cwd, ["sh", "-c", 'printf %s "$SHELL" > shell.txt'])
+    t.ok(sid is not None and ended(sid, 60), "a session that writes down its SHELL", r.stderr)
+    want = pwd.getpwuid(os.getuid()).pw_shell
+    if not (want.startswith("/") and os.access(want, os.X_OK)):
+        want = "/bin/sh"
+    path = os.path.join(cwd, "shell.txt")
+    got = open(path).read() if os.path.exists(path) else None
+    t.eq(got, want, "a server started without SHELL gives its sessions the user's shell", os.listdir(cwd))
+
+
+def test_zsh_commands(t):
+    """An agent whose shell is zsh (SHELL names it) and that sources
+    CLAUDE_ENV_FILE in each command's shell, as Claude Code does: its
+    zsh -c is a command too."""
+    if not shutil.which("zsh"):
+        t.skip("zsh -c sourcing CLAUDE_ENV_FILE is a command", "zsh is not installed (bootstrap installs it)")
+        return
+    cwd = workspace("zsh")
+    sid, r = start(cwd, ["sh", "-c", 'zsh -c \'. "$CLAUDE_ENV_FILE"; echo z > z.txt\'; '
+                                     'zsh -c \'. "$CLAUDE_ENV_FILE"; zsh -c ". \\"\\$CLAUDE_ENV_FILE\\"; exit 4"\''])
+    t.ok(sid is not None and ended(sid, 60), "a session running two zsh -c that source CLAUDE_ENV_FILE", r.stderr)
+    listed = commands(sid, 3)
+    t.ok(len(listed) == 3 and "echo z > z.txt" in listed[1] and " +1 " in listed[1],
+         "a zsh -c that sources CLAUDE_ENV_FILE is a command, with its diff", listed)
+    t.ok(len(listed) == 3 and "exit 4" in listed[2], "the nested one is not one more", listed)
+
+
 DOOR_PROBE = r"""
 import json, socket
 def ask(msg):
@@ -321,6 +356,6 @@ def cleanup():
 
 try:
     run_tests(Tap(), [test_bash_commands, test_program_edits_between, test_hooked_shell, test_exec,
-                      test_hostile_line, test_door, test_codex, test_claude, test_gemini])
+                      test_hostile_line, test_door, test_shell, test_zsh_commands, test_codex, test_claude, test_gemini])
 finally:
     cleanup()
