@@ -408,6 +408,12 @@ static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held,
     who_text(t, a, &b);
     add_wrapped(L, 50, 15, TH_DIALOG, w, 2, "", b.len ? b.data : "");
     buf_free(&b);
+    /* Who waits for the answer, and whether its wait (an agent's call) is
+     * kept open. */
+    char *waiter = visible(r, "waiter");
+    if (waiter[0])
+        add_wrapped(L, 45, 12, TH_DIALOG, w, 2, "Waiting: ", waiter);
+    free(waiter);
     if (json_integer_value(json_object_get(r, "failed_session")) > 0) {
         /* A retry: which run failed (its name is the agent's, made
          * visible). */
@@ -515,6 +521,10 @@ static void details(tui_t *t, const ui_approval *a, dlines *L, int w)
     add_command(L, 0, 0, w, 0, "Directory: ", cwd);
     free(cwd);
     add_line(L, 0, TH_DIALOG, "Terminal: %s", json_is_true(json_object_get(r, "tty")) ? "yes" : "no");
+    char *waiter = visible(r, "waiter");
+    if (waiter[0])
+        add_wrapped(L, 0, 0, TH_DIALOG, w, 0, "Who waits: ", waiter);
+    free(waiter);
     char *cmd = client_approval_command(r);
     add_command(L, 0, 0, w, 0, "Command: ", cmd);
     free(cmd);

@@ -100,6 +100,10 @@ static void print_request(json_t *a, bool color)
         free(name);
     }
     printf(", waiting %.0fs\n", json_number_value(json_object_get(a, "age_seconds")));
+    char *waiter = field(a, "waiter");
+    if (waiter)
+        printf("  who waits: %s\n", waiter);
+    free(waiter);
     if (kind && strcmp(kind, "network") == 0) {
         print_host_request(a);
         free(client);

@@ -29,6 +29,7 @@ void gate_request_init(gate_request *g, gate_origin origin)
     memset(g, 0, sizeof *g);
     g->origin = origin;
     g->base.net = -1;
+    g->mcp_progress_s = -1;
     g->policy.approval = APPROVAL_ON_REQUEST;
     g->state = GATE_NEW;
 }
@@ -424,6 +425,32 @@ void gate_cache_free(gate_cache *c)
 
 /* ---- what clients show ------------------------------------------------------- */
 
+/* Who waits for the answer, and how its wait ends: every screen shows it
+ * beside the request's age.  A request whose requester went away is
+ * withdrawn at once, so what is shown is always still waiting; what corral
+ * cannot see is a client that gives up on its call without saying so,
+ * which progress prevents where the client asked for it. */
+static char *waiter_text(const gate_request *g)
+{
+    switch (g->origin) {
+    case GATE_EXEC:
+    case GATE_RETRY:
+        if (g->mcp_progress_s > 0)
+            return xasprintf("its MCP call is open, kept alive by progress every %d s", g->mcp_progress_s);
+        if (g->mcp_progress_s == 0)
+            return xstrdup("its MCP call is open, without progress (the client asked for none): the client's own "
+                           "timeout may end it without telling corral");
+        return xstrdup("its client waits (closing it withdraws the request)");
+    case GATE_ESCALATE:
+        return xstrdup("corral escalate waits in the session (ending it withdraws the request)");
+    case GATE_HOOK:
+        return xstrdup("the session's shell holds the typed line (Ctrl-C there withdraws the request)");
+    case GATE_NETWORK:
+        return xstrdup("the proxy holds the program's connection (ending the program withdraws the request)");
+    }
+    return xstrdup("?");
+}
+
 json_t *gate_request_json(const gate_request *g)
 {
     static const char *const sandbox_names[] = {"default", "escalated", "more"};
@@ -445,6 +472,9 @@ json_t *gate_request_json(const gate_request *g)
     }
     if (g->line)
         json_object_set_new(o, "line", json_string(g->line));
+    char *waiter = waiter_text(g);
+    json_object_set_new(o, "waiter", json_string(waiter));
+    free(waiter);
     if (g->origin == GATE_NETWORK) {
         json_object_set_new(o, "host", json_string(g->host));
         json_object_set_new(o, "port", json_integer(g->port));

@@ -99,6 +99,10 @@ typedef struct gate_request {
     rule_net_proto net_proto;
     gate_cache *deny_cache;  /* not owned */
     char *running;           /* the command running in the session, for the dialog, or NULL */
+    /* GATE_EXEC (and its retry) through corral mcp: the client's call is
+     * kept alive by progress every mcp_progress_s seconds (0: the client
+     * asked for none); -1: not an MCP call. */
+    int mcp_progress_s;
     /* The requester's own words (sanitized by the caller). */
     char *justification;
     char **prefix_rule; /* its suggestion for "always" */

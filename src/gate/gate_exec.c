@@ -356,7 +356,10 @@ static void gate_exec(conn_t *c, json_t *id, json_t *req, const launch_spec *r, 
     g->config_deny = server_conf(srv)->sandbox.n_deny > 0;
     launch_sandbox_of(r, &g->base);
     proto_err pe;
-    if (read_permissions(req, g, &pe) < 0 || resolve_paths(g, r->cwd, &pe) < 0) {
+    /* corral mcp says a call is its client's and how it keeps it alive. */
+    int64_t progress_s = -1;
+    if (proto_get_int(req, "mcp_progress_s", false, 0, 600, &progress_s, &pe) < 0 ||
+        read_permissions(req, g, &pe) < 0 || resolve_paths(g, r->cwd, &pe) < 0) {
         conn_reply_error(c, id, pe.code, pe.message);
         gate_request_free(g);
         json_decref(e->id);
@@ -365,6 +368,7 @@ static void gate_exec(conn_t *c, json_t *id, json_t *req, const launch_spec *r, 
         free(e);
         return;
     }
+    g->mcp_progress_s = (int)progress_s;
     link_add(&gated, &e->gated_node);
     gate_submit(srv, &e->t, &exec_port);
 }

@@ -351,10 +351,15 @@ static void m_tools_call(mcp_state *s, json_t *id, json_t *params, bool is_state
     c->s = s;
     c->rpc_id = json_incref(id);
     c->stateless = is_stateless;
-    c->req = json_deep_copy(req);
     json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
     if (json_is_string(token) || json_is_integer(token))
         c->token = json_incref(token);
+    /* An approval this call waits for says whether progress keeps the
+     * client's call alive (the dialog and corral approvals show it). */
+    const char *verb = json_string_value(json_object_get(req, "cmd"));
+    if (verb && strcmp(verb, "exec") == 0)
+        json_object_set_new(req, "mcp_progress_s", json_integer(c->token ? (json_int_t)(s->opt.progress_ms / 1000) : 0));
+    c->req = json_deep_copy(req);
     c->started = now_ms();
     c->next_beat = c->started + s->opt.progress_ms;
     link_add(&s->calls, &c->node);

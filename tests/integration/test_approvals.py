@@ -54,6 +54,8 @@ def test_approve_once(t):
          "the policy's reason, the agent's justification and the rule")
     listed = json.loads(w.corral("approvals", "--json").stdout)
     t.eq([x["id"] for x in listed], [a["id"]], "corral approvals lists it")
+    t.ok("who waits: its client waits (closing it withdraws the request)" in w.corral("approvals").stdout,
+         "and who waits for the answer: corral exec, whose end withdraws it", listed)
     r = w.corral("approve", str(a["id"]))
     t.eq(r.returncode, 0, "corral approve answers it", r.stderr)
     out, err = p.communicate(timeout=TIMEOUT)

@@ -70,6 +70,10 @@ def test_approve(t):
     t.ok(listed and listed[0]["client"] == "codex" and listed[0]["justification"] == "write outside the workspace"
          and listed[0]["permissions"]["sandbox"] == "escalated",
          "corral approvals shows it: the agent's name, its justification, escalated", listed)
+    shown = w.corral("approvals").stdout
+    t.ok(listed and listed[0].get("waiter") == "its MCP call is open, kept alive by progress every 5 s" and
+         "who waits: its MCP call is open, kept alive by progress every 5 s" in shown,
+         "and that the agent's call is open, kept alive by progress (the bridge's interval)", (listed, shown))
     p2 = b.notification("notifications/progress")
     t.ok(p2["params"]["progress"] > p1["params"]["progress"] and "still waiting" in p2["params"]["message"],
          "while it still waits, progress comes again (a client's timeout that resets on progress holds)", p2)
@@ -141,6 +145,11 @@ def test_no_token_no_progress(t):
                                           "justification": "j"})
     t.ok(b.wait_stderr("waiting for a human to approve request"), "without a progressToken: stderr only")
     n = int(re.findall(r"approve request (\d+)", b.stderr())[-1])
+    listed = [a for a in pending() if a["id"] == n]
+    t.ok(listed and "without progress" in listed[0].get("waiter", "") and
+         "may end it without telling corral" in listed[0].get("waiter", ""),
+         "corral approvals says the call is open without progress, which its client's timeout may end unseen",
+         listed)
     w.corral("approve", str(n))
     m = b.read()
     t.eq((m.get("id"), "method" in m), (rid, False), "and no progress notification", m)

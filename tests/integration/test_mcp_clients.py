@@ -293,7 +293,8 @@ def test_claude(t):
 # here, with progress every second from corral mcp, and the approval comes
 # well after it.  (Claude Code 2.1.332 in -p mode was seen to keep such a
 # call open without progress too: this checks that the call survives and
-# its result arrives, not that the idle timeout would otherwise fire.)
+# its result arrives, not that the idle timeout would otherwise fire.
+# test_sdk_idle_timeout below shows that, with the SDK's own client.)
 IDLE_TIMEOUT_MS = 4000
 APPROVAL_DELAY = 12
 
@@ -316,7 +317,74 @@ def test_claude_idle_timeout(t):
     t.ok(s and s.get("exit_code") == 0, "the approved command ran", s)
     results = api.tool_results()
     t.ok(any("claude-idle-42" in x for x in results),
-         "and its output reached the model, the call kept open by progress past the idle timeout", results)
+         "and its output reached the model, past the idle timeout", results)
+
+
+# The same idle timeout, through the MCP TypeScript SDK's own client (the
+# library the clients are built on; Claude Code calls tools with its
+# timeout, maxTotalTimeout and resetTimeoutOnProgress): 3 s of silence end
+# a call, and corral mcp's progress is what keeps it open, both while a
+# person decides and during a plain yield.  With progress all but off
+# (--progress-interval 600: one at the request, then nothing) the same
+# calls end, and the SDK's notifications/cancelled withdraws the request.
+SDK_IDLE_MS = 3000
+SDK_CALL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sdk_call.mjs")
+
+
+def sdk_call(args, interval, during=lambda: None):
+    """One exec_command call through the SDK client with the idle timeout
+    (corral mcp --progress-interval interval); (its JSON line, what during()
+    returned, run while the call is open)."""
+    sdk = os.path.join(clients.dir, "node_modules", "@modelcontextprotocol", "sdk")
+    argv = ["node", SDK_CALL, sdk, str(SDK_IDLE_MS), json.dumps(args), "--", CORRAL, "mcp", "--progress-interval",
+            str(interval)]
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=w.env, cwd=w.ws)
+    seen = during()
+    try:
+        out, err = p.communicate(timeout=CLIENT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    lines = [x for x in out.splitlines() if x.startswith("{")]
+    return (json.loads(lines[-1]) if lines else {"stderr": err[-2000:], "stdout": out[-2000:]}), seen
+
+
+def pending(client):
+    r = w.corral("approvals", "--json")
+    return [a for a in json.loads(r.stdout or "[]") if a.get("client") == client] if r.returncode == 0 else None
+
+
+def test_sdk_idle_timeout(t):
+    if not clients.check(t, "the MCP SDK's client: progress keeps a call open past its idle timeout"):
+        return
+    if not shutil.which("node"):
+        t.skip("the MCP SDK's client: progress keeps a call open past its idle timeout", "node is not installed")
+        return
+    res, approved = sdk_call(escalated("sdk-approved"), 1, lambda: answer_when_asked("idle-probe", ("approve",), 8))
+    t.ok(res.get("ok") and "sdk-approved-42" in res.get("text", "") and approved is not None,
+         "an approval 8 s after the request, the client's idle timeout 3 s, progress every 1 s: the output arrives",
+         res)
+    t.ok(res.get("progress", 0) >= 5, "progress came while the person decided, one a second", res)
+
+    res, _ = sdk_call({"cmd": "sleep 6; echo sdk-yield-$((6*7))", "yield_time_ms": 10000}, 1)
+    t.ok(res.get("ok") and "sdk-yield-42" in res.get("text", ""),
+         "a 10 s yield on a 6 s command, the idle timeout 3 s, progress every 1 s: the output arrives", res)
+
+    res, _ = sdk_call({"cmd": "sleep 6; echo sdk-quiet-$((6*7))", "yield_time_ms": 10000}, 600)
+    t.ok(not res.get("ok") and (res.get("error") or {}).get("code") == -32001,
+         "the same yield with progress all but off ends at the client's idle timeout (so progress is what kept it)",
+         res)
+
+    res, asked = sdk_call(escalated("sdk-abandoned"), 600,
+                          lambda: wait_until(lambda: pending("idle-probe"), CLIENT_TIMEOUT))
+    t.ok(asked and asked[0].get("waiter") == "its MCP call is open, kept alive by progress every 600 s",
+         "while it waited, corral approvals said the call was open and how often progress comes", asked)
+    t.ok(asked and (res.get("error") or {}).get("code") == -32001,
+         "an approval nobody answers, progress all but off: the call ends at the client's idle timeout", res)
+    t.ok(wait_until(lambda: pending("idle-probe") == [], 30),
+         "and the client's cancel withdraws the request from every screen", pending("idle-probe"))
+    t.ok(session_running(w, "sdk-abandoned-$((6*7))") is None, "and nothing ran")
 
 
 def held(marker):
@@ -432,4 +500,4 @@ def test_gemini(t):
 
 
 run_tests(Tap(), [test_inspector, test_codex, test_claude, test_claude_denied, test_claude_poll, test_claude_idle_timeout,
-                  test_gemini])
+                  test_sdk_idle_timeout, test_gemini])

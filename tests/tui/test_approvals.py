@@ -79,6 +79,8 @@ def test_dialog_and_yes(t):
         t.ok("Why it asks: echo ask asks first (rule `echo ask`)" in screen, "why the policy asks, and the rule",
              screen)
         t.ok("from user, no session yet" in screen, "who asks", screen)
+        t.ok("Waiting: its client waits (closing it withdraws the request)" in screen,
+             "who waits for the answer, and how that wait ends", screen)
         t.ok("No, and tell the agent what to do differently" in screen and "Yes, proceed" in screen,
              "and the numbered options", screen)
         row, col = term.find("d  No, deny")
@@ -102,7 +104,8 @@ def test_session_answer(t):
     """a: the same exact request on the same connection (an agent's
     session) runs again without asking."""
     c = w.connect("agent-a")
-    req = {"cmd": "exec", "argv": ["echo", "ask", "twice"], "workdir": w.ws, "yield_time_ms": 5000}
+    req = {"cmd": "exec", "argv": ["echo", "ask", "twice"], "workdir": w.ws, "yield_time_ms": 5000,
+           "mcp_progress_s": 5}
     with tui() as term:
         term.wait("SUPERVISOR")
         rid = c.next_id
@@ -110,6 +113,8 @@ def test_session_answer(t):
         c.send(dict(req, id=rid))
         screen = ready(term, "twice")
         t.ok("from agent-a" in screen, "the dialog names the asking client", screen)
+        t.ok("Waiting: its MCP call is open, kept alive by progress" in screen,
+             "and that its MCP call is open, kept alive by progress (as corral mcp says)", screen)
         term.keys("a")
         r = c.read_msg()
         while "event" in r:

@@ -344,6 +344,40 @@ static void test_persist_filter(void **state)
     }
 }
 
+/* Every request says who waits for its answer and how that wait ends;
+ * an MCP call, whether progress keeps it alive. */
+static void test_waiter(void **state)
+{
+    (void)state;
+    static const struct {
+        gate_origin origin;
+        int mcp_progress_s;
+        const char *want;
+    } rows[] = {
+        {GATE_EXEC, 5, "its MCP call is open, kept alive by progress every 5 s"},
+        {GATE_EXEC, 0, "without progress (the client asked for none)"},
+        {GATE_EXEC, -1, "its client waits (closing it withdraws the request)"},
+        {GATE_RETRY, 30, "kept alive by progress every 30 s"},
+        {GATE_ESCALATE, -1, "corral escalate waits in the session"},
+        {GATE_HOOK, -1, "the session's shell holds the typed line"},
+        {GATE_NETWORK, -1, "the proxy holds the program's connection"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        gate_request g;
+        gate_request_init(&g, rows[i].origin);
+        g.argv = strv("true", NULL, NULL);
+        if (rows[i].origin == GATE_NETWORK)
+            g.host = strdup("example.org");
+        g.mcp_progress_s = rows[i].mcp_progress_s;
+        json_t *j = gate_request_json(&g);
+        const char *waiter = json_string_value(json_object_get(j, "waiter"));
+        if (!waiter || !strstr(waiter, rows[i].want))
+            fail_msg("row %zu: waiter '%s', wanted '%s'", i, waiter ? waiter : "(none)", rows[i].want);
+        json_decref(j);
+        gate_request_free(&g);
+    }
+}
+
 static gate_request launched_exec(policy_settings ps)
 {
     gate_request g;
@@ -537,6 +571,7 @@ int main(void)
         cmocka_unit_test(test_persist_filter),
         cmocka_unit_test(test_retry),
         cmocka_unit_test(test_network),
+        cmocka_unit_test(test_waiter),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
