@@ -22,6 +22,7 @@
 #include "base/paths.h"
 #include "protocol/proto.h"
 #include "base/quote.h"
+#include "cli/cli_records.h"
 #include "record/sessdir.h"
 #include "base/util.h"
 
@@ -598,6 +599,11 @@ static int verb_export(const cli_verb *v, int argc, char **argv)
     if (!j.out)
         j.out = default_out;
 
+    if (cli_records_remote()) {
+        char err[1024];
+        if (cli_records_fetch(j.name, true, err, sizeof err) < 0)
+            return fail(&j, "%s%s", err, "");
+    }
     char *root = sessdir_root();
     j.src = xasprintf("%s/%s", root, j.name);
     free(root);

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include "cli/cli_records.h"
 #include "cli/cli_verb.h"
 
 #include "base/exitcode.h"
@@ -129,11 +130,19 @@ int cli_host_prepare(const cli_verb *v, const char *host)
         if (rc == 0)
             rc = -1;
         break;
-    case CLI_FILES:
-        fprintf(stderr, "%s: %s reads this machine's files (the records in its state directory), not the server's; "
-                        "run it on that machine (ssh HOST corral %s ...)\n", who, name, name);
-        rc = EXIT_USAGE;
+    case CLI_FILES: {
+        /* The other machine's records, copied into a private directory
+         * that this run then reads as its own state directory. */
+        rc = use_host(host, from);
+        char err[1024];
+        if (rc == 0 && cli_records_begin(err, sizeof err) < 0) {
+            fprintf(stderr, "corral: %s\n", err);
+            rc = EXIT_ERR;
+        }
+        if (rc == 0)
+            rc = -1;
         break;
+    }
     case CLI_SCREEN:
         fprintf(stderr, "%s: the supervisor screen is not yet supported on another machine; use the verbs there "
                         "(ls, exec, send, poll, approvals, approve, deny, diff, ...) or ssh -t HOST corral\n", who);

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include "cli/cli_records.h"
 #include "cli/cli_verb.h"
 #include "protocol/client.h"
 #include "base/exitcode.h"
@@ -212,6 +213,11 @@ static void print_entries(const timeline_t *tl, const opts *o)
 
 static int one_session(const char *arg, const opts *o)
 {
+    char ferr[1024];
+    if (cli_records_remote() && cli_records_fetch(arg, false, ferr, sizeof ferr) < 0) {
+        say("", ferr);
+        return EXIT_ERR;
+    }
     sessfiles f;
     sessfiles_for(arg, &f);
     timeline_t tl;
@@ -446,8 +452,12 @@ static int list_sessions(const opts *o)
         fprintf(stderr, "corral log: --kind goes with a session: corral log --kind KIND SESSION\n");
         return EXIT_USAGE;
     }
-    char *state = paths_state_dir(), *root = NULL;
     char err0[PATH_MAX + 200];
+    if (cli_records_remote() && cli_records_fetch_all(err0, sizeof err0) < 0) {
+        say("", err0);
+        return EXIT_ERR;
+    }
+    char *state = paths_state_dir(), *root = NULL;
     sessfiles_rec *recs;
     size_t n;
     if (sessfiles_list(o->filter.since, &recs, &n, &root, err0, sizeof err0) < 0) {
@@ -492,20 +502,22 @@ static int list_sessions(const opts *o)
         free(dir);
         flush_out(false);
     }
+    char *place = cli_records_place(root);
     if (!o->json && nrows) {
-        buf_printf(&out, "Sessions recorded in %s, most recent first:\n", root);
+        buf_printf(&out, "Sessions recorded in %s, most recent first:\n", place);
         print_table(rows, nrows, o);
     } else {
         free(rows);
     }
     if (!o->json && !n)
-        buf_printf(&out, "no sessions are recorded in %s%s\n", root, o->filter.since > 0 ? " since then" : "");
+        buf_printf(&out, "no sessions are recorded in %s%s\n", place, o->filter.since > 0 ? " since then" : "");
     else if (!o->json && !o->all && shown == o->limit && n > (size_t)shown)
         buf_printf(&out, "(%zu more: corral log --all)\n", n - (size_t)shown);
     flush_out(true);
     json_decref(live);
     free(recs);
     free(approvals);
+    free(place);
     free(root);
     free(state);
     return 0;

@@ -15,6 +15,7 @@
 
 #include "record/castplay.h"
 #include "record/castread.h"
+#include "cli/cli_records.h"
 #include "cli/cli_verb.h"
 #include "config/conf.h"
 #include "base/exitcode.h"
@@ -81,13 +82,21 @@ static int parse_number(const char *s, double max, double *out)
  * id was drawn again for) or a file. */
 static char *recording_path(const char *arg, char *err, size_t errlen)
 {
+    if (cli_records_remote() && cli_records_fetch(arg, true, err, errlen) < 0)
+        return NULL;
     if (!sessfiles_name_ok(arg))
         return xstrdup(arg);
     sessfiles f;
     sessfiles_for(arg, &f);
     char *path = xstrdup(f.cast);
     struct stat st;
-    if (stat(path, &st) < 0) {
+    if (stat(path, &st) < 0 && cli_records_remote()) {
+        char *place = cli_records_place("");
+        snprintf(err, errlen, "session %s has no recording in %s", arg, place);
+        free(place);
+        free(path);
+        path = NULL;
+    } else if (stat(path, &st) < 0) {
         snprintf(err, errlen,
                  "no recording of session %s: %s: %s (corral ls lists the sessions; an ended session's "
                  "recording stays in %s/sessions; a file named %s is replayed as ./%s)",

@@ -19,7 +19,7 @@
 enum cli_where {
     CLI_HERE = 0,  /* this machine's only (its config, sandbox, files): refused under -H and CORRAL_HOST */
     CLI_REMOTE,    /* asks the server only: runs against HOST's server */
-    CLI_FILES,     /* reads this machine's records: refused, saying so */
+    CLI_FILES,     /* reads the records: under -H, HOST's, copied first (cli_records.c) */
     CLI_SCREEN,    /* the supervisor screen: not yet over -H, refused saying so */
     CLI_LOCAL,     /* always this machine's (a server, serve-stdio, what runs in a session): refused
                     * under -H, and CORRAL_HOST is not for it */

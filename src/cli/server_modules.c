@@ -20,6 +20,7 @@
 #include "gate/gate_network.h"
 #include "gate/gate_server.h"
 #include "gate/notify.h"
+#include "server/records.h"
 #include "server/sesschan.h"
 #include "server/waiter.h"
 #include "server/watch.h"
@@ -38,6 +39,7 @@ const server_module *const corral_server_modules[] = {
     &snap_module,         /* snapshots at command boundaries */
     &snap_commands_module,
     &retention_module,    /* gc of ended sessions and the stores */
+    &records_module,      /* record files for log, replay, export on another machine */
     &waiter_module,       /* unified-exec waits and their replies */
     &watch_module,        /* screens that follow sessions */
     NULL,

@@ -17,6 +17,7 @@ ssh runs, CORRAL_HOST, [hosts] names and [hosts] ssh-command, and the
 verbs refused there.  As root, then (sshd run by that user on a port of
 its own) as a temporary unprivileged user.  When sshd is missing or does
 not start, the tests report SKIP with the reason."""
+import base64
 import json
 import os
 import pwd
@@ -210,9 +211,8 @@ def test_hostile_hosts_refused(t):
 
 
 def test_verbs_refused_there(t):
-    for verb, words in (("log", "reads this machine's files"), ("replay", "reads this machine's files"),
-                        ("export", "reads this machine's files"), ("sandbox", "this machine only"),
-                        ("server", "this machine only"), ("attach", "not yet supported")):
+    for verb, words in (("sandbox", "this machine only"), ("server", "this machine only"),
+                        ("attach", "not yet supported")):
         r = local.corral("-H", "ssh://box", verb, "1")
         t.ok(r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1,
              "corral -H HOST %s is refused: %s" % (verb, words), r.stderr)
@@ -326,6 +326,80 @@ def test_diff_revert_there(t):
          "from this machine's files", r.stderr)
 
 
+def test_records_command(t):
+    """The records command hands out only a session's events and recording
+    and approvals.jsonl, by name, never through a symlink."""
+    c = local.connect("test")
+    r = c.call({"cmd": "exec", "argv": ["echo", "recorded"], "workdir": local.ws, "yield_time_ms": 10000})
+    sid = str(r.get("session_id") or r.get("session") or "")
+    listed = c.call({"cmd": "records"})
+    t.ok(sid and any(x["name"] == sid for x in listed.get("sessions", [])),
+         "records lists the recorded sessions", (r, listed))
+    ev = c.call({"cmd": "records", "session": sid, "file": "events.jsonl"})
+    path = os.path.join(local.session_dir(sid), "events.jsonl") if sid else ""
+    t.ok(sid and ev.get("size") == os.path.getsize(path) and
+         base64.b64decode(ev.get("data_b64", "")) == open(path, "rb").read(),
+         "and a session's events.jsonl, whole, with its size", ev)
+    for bad, why in (({"session": "../%s" % sid, "file": "events.jsonl"}, "a session name with a path"),
+                     ({"session": sid, "file": "../../config"}, "a file outside the three"),
+                     ({"file": "events.jsonl"}, "a session's file without a session"),
+                     ({"session": sid, "file": "events.jsonl", "offset": -1}, "a negative offset")):
+        r = c.call(dict({"cmd": "records"}, **bad))
+        t.eq((r.get("error") or {}).get("code"), "bad_request", "refused: " + why, r)
+    d = local.session_dir(sid)
+    os.rename(os.path.join(d, "output.cast"), os.path.join(d, "output.cast.real"))
+    os.symlink("/etc/passwd", os.path.join(d, "output.cast"))
+    r = c.call({"cmd": "records", "session": sid, "file": "output.cast"})
+    t.ok("error" in r and "root:" not in json.dumps(r), "a record file swapped for a symlink is not followed", r)
+    os.unlink(os.path.join(d, "output.cast"))
+    os.rename(os.path.join(d, "output.cast.real"), os.path.join(d, "output.cast"))
+    c.close()
+
+
+@needs_sshd
+def test_records_there(t):
+    """log, replay and export of that machine's sessions, copied into a
+    private directory that is gone afterwards."""
+    tmp = os.path.join(scratch, "tmp-records")
+    os.makedirs(tmp, exist_ok=True)
+    env = {"TMPDIR": tmp}
+    r = corral_h("exec", "-C", remote.ws, "--", "sh", "-c", "echo recorded-there-$((6*7))")
+    t.eq(r.returncode, 0, "a command runs there", r.stderr)
+    sid = str(newest_remote()["id"])
+    r = corral_h("log", env=env)
+    t.ok(r.returncode == 0 and ("the records of " + HOST) in r.stdout and
+         any(x.split() and x.split()[0] == sid for x in r.stdout.splitlines()),
+         "corral -H HOST log lists that machine's sessions, saying whose", r.stdout + r.stderr)
+    r = corral_h("log", sid, env=env)
+    t.ok(r.returncode == 0 and "recorded-there-$((6*7))" in r.stdout and "command" in r.stdout,
+         "corral -H HOST log SESSION shows its commands", r.stdout + r.stderr)
+    r = corral_h("replay", "--speed", "0", sid, env=env)
+    t.ok(r.returncode == 0 and "recorded-there-42" in r.stdout, "corral -H HOST replay plays its recording",
+         r.stdout + r.stderr)
+    r = corral_h("exec", "-C", remote.ws, "--raw", "--", "seq", "1", "150000", env=env)
+    big = str(newest_remote()["id"])
+    r = corral_h("replay", "--speed", "0", big, env=env)
+    cast = os.path.join(remote.session_dir(big), "output.cast")
+    t.ok(r.returncode == 0 and "149999\r\n150000" in r.stdout.replace("\n", "\r\n").replace("\r\r", "\r") and
+         os.path.getsize(cast) > 3 * 256 * 1024,
+         "a recording of several chunks (over 768 KiB) arrives whole",
+         (r.stdout[-300:], r.stderr))
+    out = os.path.join(scratch, "there.tar.gz")
+    r = corral_h("export", "-o", out, sid, env=env)
+    names = subprocess.run(["tar", "tzf", out], capture_output=True, text=True).stdout.split() \
+        if os.path.exists(out) else []
+    t.ok(r.returncode == 0 and "corral-%s/events.jsonl" % sid in names and "corral-%s/output.cast" % sid in names,
+         "corral -H HOST export writes its archive here", (r.stdout + r.stderr, names))
+    r = corral_h("log", "999999", env=env)
+    t.ok(r.returncode == 1 and "no session 999999 is recorded on " + HOST in r.stderr,
+         "a session that machine has not recorded is said to be missing there", r.stderr)
+    r = corral_h("log", "/etc", env=env)
+    t.ok(r.returncode == 1 and "not a path" in r.stderr, "a path is refused under -H (it names this machine's "
+         "files)", r.stderr)
+    t.eq(os.listdir(tmp), [], "the private copies are gone after each verb")
+    t.eq(ssh_children(), [], "and no ssh is left running")
+
+
 @needs_sshd
 def test_mcp_there(t):
     from mcplib import Bridge
@@ -396,7 +470,8 @@ try:
     if why_not:
         t.diag("the tests through sshd skip: " + why_not)
     run_tests(t, [test_serve_stdio_relays, test_hostile_hosts_refused, test_verbs_refused_there, test_not_the_protocol,
-                  test_exec_runs_there, test_send_poll_kill, test_approvals_there, test_diff_revert_there,
+                  test_records_command, test_exec_runs_there, test_send_poll_kill, test_approvals_there,
+                  test_diff_revert_there, test_records_there,
                   test_mcp_there, test_unreachable_host, test_corral_host_and_names, test_as_an_unprivileged_user])
 finally:
     stop_all()

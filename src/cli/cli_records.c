@@ -1,0 +1,286 @@
+/*
+ * cli_records.c - see cli_records.h.  The files come through the other
+ * server's records command (src/server/records.c) in chunks, over one
+ * connection (one ssh) for the whole run.
+ *
+ * What the other machine sends is hostile: a session name is checked as a
+ * recorded session's name (sessfiles_name_ok) before it names a directory
+ * here; a file is taken only up to the size the server announced first and
+ * at most RECORDS_MAX_FILE; every file is created new (O_EXCL, no symlink
+ * followed) in the private directory (0700); and the verbs then read the
+ * copies as they read any record, showing their text made visible.
+ */
+#include "config.h"
+
+#include "cli/cli_records.h"
+
+#include "base/util.h"
+#include "protocol/client.h"
+#include "protocol/proto.h"
+#include "protocol/remote.h"
+#include "record/sessfiles.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A larger file is refused: a recording of days of output stays well
+ * below, and a server that sends more is not to be believed. */
+#define RECORDS_MAX_FILE (4ull << 30)
+/* Files this large show their progress on a terminal. */
+#define PROGRESS_FROM (8u << 20)
+
+static struct {
+    char *root;   /* the private directory (XDG_STATE_HOME), or NULL */
+    char **made;  /* what was made in it, in order, removed backwards at exit */
+    size_t n_made;
+    client_t c;
+    bool connected;
+} M;
+
+bool cli_records_remote(void)
+{
+    return M.root != NULL;
+}
+
+static void note_made(char *path)
+{
+    M.made = xrealloc(M.made, (M.n_made + 1) * sizeof *M.made);
+    M.made[M.n_made++] = path;
+}
+
+static void cleanup(void)
+{
+    if (M.connected)
+        client_close(&M.c);
+    M.connected = false;
+    for (size_t i = M.n_made; i-- > 0;) {
+        if (unlink(M.made[i]) < 0)
+            rmdir(M.made[i]); /* a directory (unlink says EISDIR) */
+        free(M.made[i]);
+    }
+    free(M.made);
+    M.made = NULL;
+    M.n_made = 0;
+    if (M.root)
+        rmdir(M.root);
+    free(M.root);
+    M.root = NULL;
+}
+
+/* mkdir path (0700) and remember it. */
+static int make_dir(const char *path, char *err, size_t errlen)
+{
+    if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (errno != EEXIST || !M.n_made || strcmp(M.made[M.n_made - 1], path) != 0)
+        note_made(xstrdup(path));
+    return 0;
+}
+
+int cli_records_begin(char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *templ = xasprintf("%s/corral-records-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+    if (!mkdtemp(templ)) {
+        snprintf(err, errlen, "cannot create a private directory for the other machine's records (%s): %s", templ,
+                 strerror(errno));
+        free(templ);
+        return -1;
+    }
+    M.root = templ;
+    atexit(cleanup);
+    char *corral = xasprintf("%s/corral", M.root), *sessions = xasprintf("%s/corral/sessions", M.root);
+    int rc = make_dir(corral, err, errlen) < 0 || make_dir(sessions, err, errlen) < 0 ? -1 : 0;
+    free(corral);
+    free(sessions);
+    if (rc == 0)
+        setenv("XDG_STATE_HOME", M.root, 1);
+    return rc;
+}
+
+/* The reply to req (stolen), which may be an error reply; NULL with err
+ * when the link failed. */
+static json_t *ask(json_t *req, char *err, size_t errlen)
+{
+    if (!M.connected) {
+        if (client_connect(&M.c, "user", false, err, errlen) < 0) {
+            json_decref(req);
+            return NULL;
+        }
+        M.connected = true;
+    }
+    return client_call(&M.c, req, NULL, NULL, err, errlen);
+}
+
+/* The code of an error reply ("not_found" ...), or NULL. */
+static const char *error_code(json_t *r)
+{
+    json_t *e = json_object_get(r, "error");
+    const char *code = e ? json_string_value(json_object_get(e, "code")) : NULL;
+    return e ? code ? code : "?" : NULL;
+}
+
+/* Copy file (of session, NULL: the state directory's) into path.  A file
+ * the other server does not have is no error when optional. */
+static int copy(const char *session, const char *file, const char *path, bool optional, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    note_made(xstrdup(path));
+    const remote_host *h = remote_get();
+    bool tty = isatty(2);
+    long long size = -1, offset = 0;
+    int rc = 0;
+    for (;;) {
+        json_t *req = json_pack("{s:s, s:s, s:I}", "cmd", "records", "file", file, "offset", (json_int_t)offset);
+        if (session)
+            json_object_set_new(req, "session", json_string(session));
+        char why[1024];
+        json_t *r = ask(req, why, sizeof why);
+        const char *code = r ? error_code(r) : NULL;
+        bool absent = code && strcmp(code, PERR_NOT_FOUND) == 0;
+        if (r && code) {
+            client_error_message(r, why, sizeof why);
+            json_decref(r);
+            r = NULL;
+        }
+        if (!r && absent && optional)
+            break;
+        if (!r && absent && session) {
+            snprintf(err, errlen, "no session %s is recorded on %s (corral -H %s log lists them)", session,
+                     h ? h->spec : "that machine", h ? h->spec : "HOST");
+            rc = -1;
+            break;
+        }
+        if (!r) {
+            snprintf(err, errlen, "cannot copy %s%s%s from %s: %s", session ? "session " : "", session ? session : "",
+                     session ? file[0] == 'e' ? "'s events" : "'s recording" : file, h ? h->spec : "the server",
+                     why);
+            rc = -1;
+            break;
+        }
+        json_t *b64 = json_object_get(r, "data_b64"), *sz = json_object_get(r, "size");
+        size_t len = 0;
+        char *data = json_is_string(b64) ? base64_decode(json_string_value(b64), json_string_length(b64), &len)
+                                         : NULL;
+        if (size < 0)
+            size = json_is_integer(sz) ? (long long)json_integer_value(sz) : -1;
+        bool bad = !data || size < 0 || (unsigned long long)size > RECORDS_MAX_FILE ||
+                   json_integer_value(json_object_get(r, "offset")) != offset || offset + (long long)len > size;
+        json_decref(r);
+        if (bad) {
+            free(data);
+            snprintf(err, errlen, "the server of %s sent a chunk of %s that does not fit (offset %lld, %zu bytes of "
+                     "%lld): not copied", h ? h->spec : "?", file, offset, len, size);
+            rc = -1;
+            break;
+        }
+        int w = len ? write_all(fd, data, len) : 0;
+        if (w < 0) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(-w));
+            free(data);
+            rc = -1;
+            break;
+        }
+        free(data);
+        offset += (long long)len;
+        if (tty && size >= PROGRESS_FROM)
+            fprintf(stderr, "\rcorral: copying %s %s from %s: %lld of %lld MiB ", session ? session : "", file,
+                    h ? h->spec : "?", offset >> 20, size >> 20);
+        if (len == 0 || offset >= size)
+            break;
+    }
+    if (tty && size >= PROGRESS_FROM)
+        fputc('\n', stderr);
+    close(fd);
+    return rc;
+}
+
+static int fetch_approvals(char *err, size_t errlen)
+{
+    char *path = xasprintf("%s/corral/approvals.jsonl", M.root);
+    struct stat st;
+    int rc = lstat(path, &st) == 0 ? 0 : copy(NULL, "approvals.jsonl", path, true, err, errlen);
+    free(path);
+    return rc;
+}
+
+static int fetch_session(const char *name, bool cast, char *err, size_t errlen)
+{
+    char *dir = xasprintf("%s/corral/sessions/%s", M.root, name);
+    int rc = make_dir(dir, err, errlen);
+    struct stat st;
+    char *events = xasprintf("%s/events.jsonl", dir), *rec = xasprintf("%s/output.cast", dir);
+    if (rc == 0 && lstat(events, &st) < 0)
+        rc = copy(name, "events.jsonl", events, false, err, errlen);
+    if (rc == 0 && cast && lstat(rec, &st) < 0)
+        rc = copy(name, "output.cast", rec, true, err, errlen);
+    free(events);
+    free(rec);
+    free(dir);
+    return rc;
+}
+
+int cli_records_fetch(const char *name, bool cast, char *err, size_t errlen)
+{
+    if (!sessfiles_name_ok(name)) {
+        snprintf(err, errlen, "under -H give a session's number (corral -H HOST log lists them), not a path: "
+                 "a path names this machine's files");
+        return -1;
+    }
+    if (fetch_approvals(err, errlen) < 0)
+        return -1;
+    return fetch_session(name, cast, err, errlen);
+}
+
+int cli_records_fetch_all(char *err, size_t errlen)
+{
+    json_t *r = ask(json_pack("{s:s}", "cmd", "records"), err, errlen);
+    if (r && error_code(r)) {
+        char why[1024];
+        const remote_host *h = remote_get();
+        snprintf(err, errlen, "cannot list the sessions recorded on %s: %s", h ? h->spec : "that machine",
+                 client_error_message(r, why, sizeof why));
+        json_decref(r);
+        return -1;
+    }
+    if (!r)
+        return -1;
+    json_t *list = json_object_get(r, "sessions"), *s;
+    size_t i;
+    int rc = fetch_approvals(err, errlen);
+    json_array_foreach(list, i, s)
+    {
+        const char *name = json_string_value(json_object_get(s, "name"));
+        if (rc < 0 || !name || !sessfiles_name_ok(name))
+            continue; /* a name that is not one is skipped: it never names a directory here */
+        rc = fetch_session(name, false, err, errlen);
+        /* The copy keeps the original's time: the list sorts by it. */
+        double mtime = json_number_value(json_object_get(s, "mtime"));
+        char *events = xasprintf("%s/corral/sessions/%s/events.jsonl", M.root, name);
+        struct timespec ts[2] = {{(time_t)mtime, (long)((mtime - (double)(time_t)mtime) * 1e9)}};
+        ts[1] = ts[0];
+        if (rc == 0 && mtime > 0)
+            utimensat(AT_FDCWD, events, ts, 0);
+        free(events);
+    }
+    json_decref(r);
+    return rc;
+}
+
+char *cli_records_place(const char *local)
+{
+    const remote_host *h = remote_get();
+    return M.root && h ? xasprintf("the records of %s", h->spec) : xstrdup(local);
+}
