@@ -453,7 +453,7 @@ static int list_sessions(const opts *o)
         return EXIT_USAGE;
     }
     char err0[PATH_MAX + 200];
-    if (cli_records_remote() && cli_records_fetch_all(err0, sizeof err0) < 0) {
+    if (cli_records_remote() && cli_records_list(err0, sizeof err0) < 0) {
         say("", err0);
         return EXIT_ERR;
     }
@@ -475,8 +475,10 @@ static int list_sessions(const opts *o)
         char *dir = xasprintf("%s/%s", root, recs[i].name);
         char *events = xasprintf("%s/events.jsonl", dir);
         timeline_t tl;
+        memset(&tl, 0, sizeof tl);
         char err[PATH_MAX + 200];
-        if (tl_load(&tl, events, approvals, err, sizeof err) == 0) {
+        int copied = cli_records_remote() ? cli_records_fetch(recs[i].name, false, err, sizeof err) : 0;
+        if (copied == 0 && tl_load(&tl, events, approvals, err, sizeof err) == 0) {
             print_warnings(&tl, events);
             bool is_live = !tl.exited && strchr(recs[i].name, '.') == NULL && json_object_get(live, recs[i].name);
             json_t *s = summary_json(recs[i].name, dir, &tl, is_live);

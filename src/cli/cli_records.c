@@ -39,6 +39,8 @@ static struct {
     char *root;   /* the private directory (XDG_STATE_HOME), or NULL */
     char **made;  /* what was made in it, in order, removed backwards at exit */
     size_t n_made;
+    char **pending; /* sessions listed whose events.jsonl is still an empty stand-in */
+    size_t n_pending;
     client_t c;
     bool connected;
 } M;
@@ -67,6 +69,11 @@ static void cleanup(void)
     free(M.made);
     M.made = NULL;
     M.n_made = 0;
+    for (size_t i = 0; i < M.n_pending; i++)
+        free(M.pending[i]);
+    free(M.pending);
+    M.pending = NULL;
+    M.n_pending = 0;
     if (M.root)
         rmdir(M.root);
     free(M.root);
@@ -216,12 +223,28 @@ static int fetch_approvals(char *err, size_t errlen)
     return rc;
 }
 
+/* Whether name's events.jsonl is still the empty stand-in the list made
+ * (cli_records_list), and then no longer. */
+static bool take_pending(const char *name)
+{
+    for (size_t i = 0; i < M.n_pending; i++) {
+        if (strcmp(M.pending[i], name) == 0) {
+            free(M.pending[i]);
+            M.pending[i] = M.pending[--M.n_pending];
+            return true;
+        }
+    }
+    return false;
+}
+
 static int fetch_session(const char *name, bool cast, char *err, size_t errlen)
 {
     char *dir = xasprintf("%s/corral/sessions/%s", M.root, name);
     int rc = make_dir(dir, err, errlen);
     struct stat st;
     char *events = xasprintf("%s/events.jsonl", dir), *rec = xasprintf("%s/output.cast", dir);
+    if (rc == 0 && take_pending(name))
+        unlink(events); /* made again below, noted again */
     if (rc == 0 && lstat(events, &st) < 0)
         rc = copy(name, "events.jsonl", events, false, err, errlen);
     if (rc == 0 && cast && lstat(rec, &st) < 0)
@@ -244,7 +267,7 @@ int cli_records_fetch(const char *name, bool cast, char *err, size_t errlen)
     return fetch_session(name, cast, err, errlen);
 }
 
-int cli_records_fetch_all(char *err, size_t errlen)
+int cli_records_list(char *err, size_t errlen)
 {
     json_t *r = ask(json_pack("{s:s}", "cmd", "records"), err, errlen);
     if (r && error_code(r)) {
@@ -259,24 +282,34 @@ int cli_records_fetch_all(char *err, size_t errlen)
         return -1;
     json_t *list = json_object_get(r, "sessions"), *s;
     size_t i;
-    int rc = fetch_approvals(err, errlen);
+    int rc = 0;
     json_array_foreach(list, i, s)
     {
         const char *name = json_string_value(json_object_get(s, "name"));
         if (rc < 0 || !name || !sessfiles_name_ok(name))
             continue; /* a name that is not one is skipped: it never names a directory here */
-        rc = fetch_session(name, false, err, errlen);
-        /* The copy keeps the original's time: the list sorts by it. */
-        double mtime = json_number_value(json_object_get(s, "mtime"));
-        char *events = xasprintf("%s/corral/sessions/%s/events.jsonl", M.root, name);
-        struct timespec ts[2] = {{(time_t)mtime, (long)((mtime - (double)(time_t)mtime) * 1e9)}};
-        ts[1] = ts[0];
-        if (rc == 0 && mtime > 0)
-            utimensat(AT_FDCWD, events, ts, 0);
+        char *dir = xasprintf("%s/corral/sessions/%s", M.root, name);
+        char *events = xasprintf("%s/events.jsonl", dir);
+        rc = make_dir(dir, err, errlen);
+        int fd = rc == 0 ? open(events, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+        if (fd >= 0) {
+            close(fd);
+            note_made(xstrdup(events));
+            M.pending = xrealloc(M.pending, (M.n_pending + 1) * sizeof *M.pending);
+            M.pending[M.n_pending++] = xstrdup(name);
+            /* The stand-in has the original's time: the list sorts by it. */
+            double mtime = json_number_value(json_object_get(s, "mtime"));
+            if (mtime > 0 && mtime < 1e11) {
+                struct timespec ts[2] = {{(time_t)mtime, (long)((mtime - (double)(time_t)mtime) * 1e9)}};
+                ts[1] = ts[0];
+                utimensat(AT_FDCWD, events, ts, 0);
+            }
+        }
         free(events);
+        free(dir);
     }
     json_decref(r);
-    return rc;
+    return rc < 0 ? -1 : fetch_approvals(err, errlen);
 }
 
 char *cli_records_place(const char *local)

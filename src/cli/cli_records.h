@@ -25,9 +25,11 @@ int cli_records_begin(char *err, size_t errlen);
  * means this machine's files, which -H does not read.  0, or -1 with err. */
 int cli_records_fetch(const char *name, bool cast, char *err, size_t errlen);
 
-/* Copy every recorded session's events.jsonl, and approvals.jsonl (corral
- * log's list).  0, or -1 with err. */
-int cli_records_fetch_all(char *err, size_t errlen);
+/* The sessions recorded there, each with an empty events.jsonl that has
+ * the original's time (so that the list sorts as there), and
+ * approvals.jsonl: corral log's list, which then copies with
+ * cli_records_fetch only the sessions it shows.  0, or -1 with err. */
+int cli_records_list(char *err, size_t errlen);
 
 /* Where the records are, for a message: local (this machine's directory)
  * as it is, or under -H "the records of ssh://HOST" (never the private
