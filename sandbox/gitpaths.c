@@ -81,6 +81,40 @@ bool gp_writable(gp *g, const char *path)
     return g->s->writable(g->s->user, path);
 }
 
+struct gp_stat {
+    char *path;
+    int err; /* 0: st holds the answer */
+    struct stat st;
+};
+
+int gp_lstat(gp *g, const char *path, struct stat *st)
+{
+    for (size_t i = g->n_stats; i-- > 0;) {
+        const struct gp_stat *m = &g->stats[i];
+        if (strcmp(m->path, path) == 0) {
+            if (m->err) {
+                errno = m->err;
+                return -1;
+            }
+            *st = m->st;
+            return 0;
+        }
+    }
+    struct gp_stat m = {.path = sb_strdup(path)};
+    m.err = lstat(path, &m.st) == 0 ? 0 : errno;
+    if (g->n_stats == g->cap_stats) {
+        g->cap_stats = g->cap_stats ? g->cap_stats * 2 : 32;
+        g->stats = sb_realloc(g->stats, g->cap_stats * sizeof *g->stats);
+    }
+    g->stats[g->n_stats++] = m;
+    if (m.err) {
+        errno = m.err;
+        return -1;
+    }
+    *st = m.st;
+    return 0;
+}
+
 void gp_resolve(gp *g, const char *path, gp_resolved *out)
 {
     memset(out, 0, sizeof *out);
@@ -115,7 +149,7 @@ void gp_resolve(gp *g, const char *path, gp_resolved *out)
         char *next = gp_join(cur, comp);
         free(comp);
         struct stat st;
-        if (lstat(next, &st) < 0) {
+        if (gp_lstat(g, next, &st) < 0) {
             if (errno == ENOENT) {
                 out->missing = next;
                 out->missing_last = last;
@@ -429,5 +463,8 @@ void gp_free(gp *g)
     sb_list_free(g->globals.dirs, g->globals.n_dirs);
     sb_list_free(g->globals.cmds, g->globals.n_cmds);
     gp_repos_free(g);
+    for (size_t i = 0; i < g->n_stats; i++)
+        free(g->stats[i].path);
+    free(g->stats);
     memset(g, 0, sizeof *g);
 }

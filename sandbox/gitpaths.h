@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "gitprotect.h"
 
@@ -65,6 +66,8 @@ typedef struct gp {
     gp_values globals;  /* from the system and global config files */
     struct gp_repo **repos; /* repositories read so far (gitrepo.c) */
     size_t n_repos;
+    struct gp_stat *stats;  /* lstat's answers so far (gp_lstat) */
+    size_t n_stats, cap_stats;
     char *err;
     size_t errlen;
     int rc; /* -1 once something failed: later steps do nothing */
@@ -80,6 +83,12 @@ typedef struct gp_resolved {
     char **links;   /* symlinks on the way that lie in writable directories */
     size_t n_links;
 } gp_resolved;
+
+/* lstat(path) as it answered the first time in this run: one run is one
+ * moment of the host (what it decides is pinned later by file
+ * descriptors, as every plan is), and the same directories are asked
+ * about for every path under them.  0, or -1 with errno. */
+int gp_lstat(gp *g, const char *path, struct stat *st);
 
 void gp_resolve(gp *g, const char *path, gp_resolved *out);
 void gp_resolved_free(gp_resolved *r);

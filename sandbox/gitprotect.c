@@ -92,16 +92,16 @@ static bool listed(char **list, size_t n, const char *s)
     return false;
 }
 
-static bool exists(const char *path, struct stat *st)
+static bool exists(gp *g, const char *path, struct stat *st)
 {
     struct stat tmp;
-    return lstat(path, st ? st : &tmp) == 0;
+    return gp_lstat(g, path, st ? st : &tmp) == 0;
 }
 
-static bool is_gitdir(const char *dir)
+static bool is_gitdir(gp *g, const char *dir)
 {
     char *head = gp_join(dir, "HEAD");
-    bool ok = exists(head, NULL);
+    bool ok = exists(g, head, NULL);
     free(head);
     return ok;
 }
@@ -147,7 +147,7 @@ static char *resolve_gitdir(run *R, const char *path, const char *what, gp_links
     char *res = NULL;
     struct stat st;
     if (gp_links_ok(g, &r, what, policy)) {
-        if (r.exists && exists(r.canon, &st) && S_ISDIR(st.st_mode))
+        if (r.exists && exists(&R->g, r.canon, &st) && S_ISDIR(st.st_mode))
             res = sb_strdup(r.canon);
         else if (!r.exists)
             gp_protect_path(g, path, true, "the sandbox could make a git directory there", policy);
@@ -174,7 +174,7 @@ static void protect_container(run *R, const char *dir, int depth, bool top, gp_l
 {
     gp *g = &R->g;
     struct stat st;
-    if (!exists(dir, &st) || !S_ISDIR(st.st_mode))
+    if (!exists(&R->g, dir, &st) || !S_ISDIR(st.st_mode))
         return;
     if (top && !gp_protect_path(g, dir, true, "git takes up what is created in it", policy))
         return;
@@ -184,13 +184,13 @@ static void protect_container(run *R, const char *dir, int depth, bool top, gp_l
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *sub = gp_join(dir, e->d_name);
-        bool is_dir = exists(sub, &st) && S_ISDIR(st.st_mode);
+        bool is_dir = exists(&R->g, sub, &st) && S_ISDIR(st.st_mode);
         if (is_dir && g->budget == 0) {
             gp_fail(g, "cannot protect the git directories in %s: more than %zu directories to look at (raise "
                     "CORRAL_GIT_SCAN_DIRS in the environment of corral and of its server)", dir, g->budget_full);
         } else if (is_dir) {
             g->budget--;
-            if (is_gitdir(sub)) {
+            if (is_gitdir(&R->g, sub)) {
                 if (top && gp_writable(g, sub))
                     gp_add(g, GP_REOPEN, sub, NULL, true, "writable: its own state (what runs code stays read-only)");
                 protect_gitdir(R, sub, true, policy);
@@ -224,7 +224,7 @@ static gp_repo *protect_gitdir(run *R, const char *gd, bool worktree, gp_links p
         gp_pin_chain(g, gd);
     char *p = gp_join(gd, "commondir");
     char *common = NULL;
-    if (exists(p, NULL)) {
+    if (exists(&R->g, p, NULL)) {
         gp_protect_path(g, p, false, "commondir says where git's config and hooks are", policy);
         char *to = read_small(p);
         char *path = to ? gp_expand(to[0] ? to : ".", gd) : NULL;
@@ -250,7 +250,7 @@ static gp_repo *protect_gitdir(run *R, const char *gd, bool worktree, gp_links p
     static const char *const pointers[] = {"config.worktree", "gitdir", NULL};
     for (const char *const *n = pointers; *n && g->rc == 0; n++) {
         p = gp_join(gd, *n);
-        if (exists(p, NULL))
+        if (exists(&R->g, p, NULL))
             gp_protect_path(g, p, false, "per-worktree git config and pointers", policy);
         free(p);
     }
@@ -262,7 +262,7 @@ static gp_repo *protect_gitdir(run *R, const char *gd, bool worktree, gp_links p
         free(p);
     }
     p = gp_join(gd, "modules");
-    if (!exists(p, NULL) && writable && !linked && worktree)
+    if (!exists(&R->g, p, NULL) && writable && !linked && worktree)
         gp_protect_path(g, p, true, "git submodule update would take up a submodule git directory planted here",
                         policy);
     else if (g->rc == 0)
@@ -301,7 +301,7 @@ static void protect_worktree_repo(run *R, const char *dir, gp_links policy)
     char *dotgit = gp_join(dir, ".git");
     struct stat st;
     char *gd = NULL;
-    if (!exists(dotgit, &st)) {
+    if (!exists(&R->g, dotgit, &st)) {
         free(dotgit);
         return;
     }
@@ -314,7 +314,7 @@ static void protect_worktree_repo(run *R, const char *dir, gp_links policy)
     if (gp_links_ok(g, &r, dotgit, policy)) {
         if (!r.exists) {
             gp_protect_path(g, dotgit, true, "the sandbox could make a git directory there", policy);
-        } else if (exists(r.canon, &st) && S_ISDIR(st.st_mode)) {
+        } else if (exists(&R->g, r.canon, &st) && S_ISDIR(st.st_mode)) {
             gd = sb_strdup(r.canon);
         } else if (S_ISREG(st.st_mode)) {
             gp_protect_path(g, dotgit, false, "the .git file says where the git directory is", policy);
@@ -409,7 +409,7 @@ static int found_gitlink(void *u, const char *rel)
     }
     if (ok && sb_path_under(path, g->root)) {
         char *dotgit = gp_join(path, ".git");
-        if (exists(dotgit, NULL)) {
+        if (exists(g, dotgit, NULL)) {
             gp_pin_chain(g, path);
             protect_worktree_repo(c->R, path, GP_LINKS_WARN);
         }
@@ -440,14 +440,14 @@ static void enclosing(run *R)
     char *dir = gp_parent(g->root);
     while (g->rc == 0 && strcmp(dir, g->root) != 0) {
         char *dotgit = gp_join(dir, ".git");
-        bool here = exists(dotgit, NULL);
+        bool here = exists(&R->g, dotgit, NULL);
         free(dotgit);
         if (here) {
             protect_worktree_repo(R, dir, GP_LINKS_FAIL);
             break;
         }
         char *objects = gp_join(dir, "objects"), *refs = gp_join(dir, "refs");
-        bool bare = is_gitdir(dir) && exists(objects, NULL) && exists(refs, NULL);
+        bool bare = is_gitdir(&R->g, dir) && exists(&R->g, objects, NULL) && exists(&R->g, refs, NULL);
         free(objects);
         free(refs);
         if (bare) {
@@ -491,7 +491,7 @@ int sb_protect_repos(const char *root, const sb_protect_sink *s, char *err, size
 
     gp_read_global_config(g);
     char *dotgit = gp_join(root, ".git");
-    if (g->rc == 0 && !exists(dotgit, NULL) && errno == ENOENT) {
+    if (g->rc == 0 && !exists(g, dotgit, NULL) && errno == ENOENT) {
         /* No repository here: a `git init` inside the sandbox would create
          * hooks that the user's own git later runs.  An empty read-only
          * .git stops it, and git's discovery skips an empty .git, so a
