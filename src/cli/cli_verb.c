@@ -234,7 +234,11 @@ int cli_workdir_field(json_t *req, const char *field, const char *dir)
 
 void cli_print_json(json_t *j, size_t flags)
 {
-    char *s = json_dumps(j, flags);
+    /* Whatever the server sent in its place (another machine's may send a
+     * string or nothing where a list belongs). */
+    char *s = j ? json_dumps(j, flags | JSON_ENCODE_ANY) : NULL;
+    if (!s)
+        s = xstrdup("null");
     buf_t b;
     buf_init(&b);
     quote_json_append(&b, s, strlen(s));

@@ -102,7 +102,8 @@ bool cli_remote(void);
 
 /* j as JSON (json_dumps flags) on stdout, and a newline: its DEL, C1 and
  * invisible characters as \u escapes (quote.h), since what the server says
- * quotes sessions and the requests from inside them. */
+ * quotes sessions and the requests from inside them.  NULL (a member the
+ * server left out) is null. */
 void cli_print_json(json_t *j, size_t flags);
 
 /* A session's output (exec, send, poll, screen) goes to stdout byte for
