@@ -298,7 +298,8 @@ static int verb_screen(const cli_verb *v, int argc, char **argv)
 const cli_verb cli_verb_screen = {
     .name = "screen",
     .usage = "screen [--history] ID",
-    .help = "Print a session's current screen as text, from the server's terminal model.\n\n"
+    .help = "Print a session's current screen as text, from the server's terminal model\n"
+            "(on a terminal, control characters show as cat -v shows them).\n\n"
             "      --history  include the scrollback above the screen\n",
     .run = verb_screen,
     .where = CLI_REMOTE,
