@@ -123,7 +123,7 @@ void cli_out_init(cli_out *o);
 /* Write a session's output to stdout (final: nothing follows). */
 void cli_out_write(cli_out *o, const char *s, size_t len, bool final);
 /* A reply's "text" (an exec envelope, a screen), whole; end_line: ending
- * in a newline, added when it has none.  Not a string: nothing. */
+ * in a newline, added when it has none.  Not a string: as "". */
 void cli_out_text(json_t *text, bool end_line);
 
 /* ---- the sandbox options of new and exec ---------------------------------------- */
