@@ -41,17 +41,11 @@ static const char *kind_text(const char *kind)
     return "";
 }
 
-/* A string of the request as text a terminal cannot act on: its invisible
- * and control characters written as escapes; NULL if v is not a string.
- * Caller frees. */
-static char *visible(json_t *v)
-{
-    return json_is_string(v) ? quote_text_visible(json_string_value(v), json_string_length(v)) : NULL;
-}
-
+/* A string of the request as text a terminal cannot act on
+ * (client_field); NULL if it is missing or not a string. */
 static char *field(json_t *a, const char *key)
 {
-    return visible(json_object_get(a, key));
+    return client_field(a, key, NULL);
 }
 
 /* A host request: the host, port and protocol, what runs in the session,
@@ -120,11 +114,13 @@ static void print_request(json_t *a, bool color)
     free(dir);
     json_t *perm = json_object_get(a, "permissions");
     const char *sandbox = json_string_value(json_object_get(perm, "sandbox"));
+    char *shown_sandbox = client_field(perm, "sandbox", "?");
     json_t *write = json_object_get(perm, "write");
     char *roots = json_array_size(write) ? client_quote_argv(write) : xstrdup("none");
-    printf("  permissions: sandbox %s; extra write: %s; network: %s\n", sandbox ? sandbox : "?", roots,
+    printf("  permissions: sandbox %s; extra write: %s; network: %s\n", shown_sandbox, roots,
            json_is_true(json_object_get(perm, "network")) ? "yes" : "no");
     free(roots);
+    free(shown_sandbox);
     if (sandbox && strcmp(sandbox, "escalated") == 0)
         printf("  %sruns OUTSIDE the sandbox: nothing confines what it does%s\n", color ? "\033[1;31m" : "",
                color ? "\033[0m" : "");
@@ -138,8 +134,8 @@ static void print_request(json_t *a, bool color)
     free(why);
     json_t *risks = json_object_get(a, "risks");
     for (size_t i = 0; i < json_array_size(risks); i++) {
-        char *r = visible(json_array_get(risks, i));
-        printf("%s%s", i ? ", " : "  risks: ", r ? r : "?");
+        char *r = client_visible(json_array_get(risks, i), "?");
+        printf("%s%s", i ? ", " : "  risks: ", r);
         free(r);
     }
     if (json_array_size(risks))
@@ -176,8 +172,11 @@ static int verb_approvals(const cli_verb *v, int argc, char **argv)
     } else {
         size_t i;
         json_t *a;
-        if (json_array_size(list) == 0)
-            printf("no requests waiting (policy %s)\n", json_string_value(json_object_get(r, "policy")));
+        if (json_array_size(list) == 0) {
+            char *policy = client_field(r, "policy", "?");
+            printf("no requests waiting (policy %s)\n", policy);
+            free(policy);
+        }
         const char *nc = getenv("NO_COLOR");
         bool color = isatty(STDOUT_FILENO) && !(nc && *nc);
         json_array_foreach(list, i, a) {
@@ -267,7 +266,9 @@ static int answer(const cli_verb *v, int argc, char **argv, bool approve)
     json_t *r = call(approve ? "approve" : "deny", f);
     if (!r)
         return 1;
-    printf("%s %ld (%s)\n", approve ? "approved" : "denied", id, json_string_value(json_object_get(r, "answer")));
+    char *shown = client_field(r, "answer", "?");
+    printf("%s %ld (%s)\n", approve ? "approved" : "denied", id, shown);
+    free(shown);
     json_decref(r);
     return 0;
 }

@@ -36,57 +36,9 @@ static int parse_yield(const char *s, long *out)
 
 /* ---- exec ----------------------------------------------------------------------- */
 
-/* A session's output goes to stdout byte for byte when stdout is a pipe or
- * a file; on a terminal its control characters are made visible first (as
- * cat -v shows them, but for newline, tab and carriage return), so that
- * what a command prints cannot act on the user's terminal: an OSC 52 would
- * write their clipboard, an OSC 0 their title, and a DECRQSS or CSI 21t
- * makes the terminal answer into its own input, as if typed. */
-typedef struct out_state {
-    bool tty;        /* stdout is a terminal */
-    quote_catv catv; /* a character split between two writes */
-    bool broken;     /* stdout went away */
-} out_state;
-
-static void out_init(out_state *o)
-{
-    *o = (out_state){.tty = isatty(STDOUT_FILENO) == 1};
-}
-
-/* Write a session's output to stdout (final: nothing follows). */
-static void out_write(out_state *o, const char *s, size_t len, bool final)
-{
-    if (o->broken)
-        return;
-    if (!o->tty) {
-        if (write_all(STDOUT_FILENO, s, len) < 0)
-            o->broken = true;
-        return;
-    }
-    buf_t b;
-    buf_init(&b);
-    quote_catv_write(&o->catv, &b, s, len, final);
-    if (b.len && write_all(STDOUT_FILENO, b.data, b.len) < 0)
-        o->broken = true;
-    buf_free(&b);
-}
-
-/* A reply's "text" (the envelope), ending in a newline. */
-static void out_reply_text(json_t *text)
-{
-    out_state o;
-    out_init(&o);
-    fflush(stdout);
-    size_t n = json_string_length(text);
-    const char *s = json_string_value(text);
-    out_write(&o, s ? s : "", n, true);
-    if (n == 0 || s[n - 1] != '\n')
-        out_write(&o, "\n", 1, true);
-}
-
 static void on_raw_event(json_t *ev, void *user)
 {
-    out_state *st = user;
+    cli_out *st = user;
     const char *kind = json_string_value(json_object_get(ev, "event"));
     if (cli_notice(ev, kind))
         return;
@@ -96,7 +48,7 @@ static void on_raw_event(json_t *ev, void *user)
     size_t n;
     char *bytes = base64_decode(json_string_value(d), json_string_length(d), &n);
     if (bytes)
-        out_write(st, bytes, n, false);
+        cli_out_write(st, bytes, n, false);
     free(bytes);
 }
 
@@ -224,12 +176,12 @@ static int exec_with(const cli_verb *v, int argc, char **argv, json_t *add_write
         return err_status;
     }
     char err[1024];
-    out_state st;
-    out_init(&st);
+    cli_out st;
+    cli_out_init(&st);
     json_t *r = client_call(&c, req, raw ? on_raw_event : on_exec_event, &st, err, sizeof err);
     client_close(&c);
     if (raw)
-        out_write(&st, "", 0, true); /* a character the stream ended inside */
+        cli_out_write(&st, "", 0, true); /* a character the stream ended inside */
     if (!r) {
         fprintf(stderr, "corral: %s\n", err);
         return err_status;
@@ -245,7 +197,7 @@ static int exec_with(const cli_verb *v, int argc, char **argv, json_t *add_write
     if (raw) {
         status = (int)json_integer_value(json_object_get(r, "exit_code"));
     } else {
-        out_reply_text(json_object_get(r, "text"));
+        cli_out_text(json_object_get(r, "text"), true);
     }
     json_decref(r);
     return status;
@@ -353,7 +305,7 @@ static int write_stdin(long id, const char *chars, size_t len, long yield, long 
     json_t *r = cli_request(req);
     if (!r)
         return EXIT_ERR;
-    out_reply_text(json_object_get(r, "text"));
+    cli_out_text(json_object_get(r, "text"), true);
     json_decref(r);
     return 0;
 }

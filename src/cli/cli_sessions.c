@@ -38,13 +38,16 @@ static void format_age(double secs, char *out, size_t n)
         snprintf(out, n, "%dd", (int)(secs / 86400));
 }
 
-/* text (UTF-8 from a session or the config) in a column of w terminal
- * columns: cut to whole characters that fit, padded with spaces, as wide
- * as w on screen whatever its characters' widths (CJK takes two columns
- * each, printf's %-16s counts bytes).  Caller frees. */
+/* text (from a session, the config, or another machine's server) in a
+ * column of w terminal columns: its control and invisible characters made
+ * visible (client_visible), cut to whole characters that fit, padded with
+ * spaces, as wide as w on screen whatever its characters' widths (CJK
+ * takes two columns each, printf's %-16s counts bytes).  Caller frees. */
 static char *column(const char *text, int w)
 {
-    char *clean = sanitize_text(text ? text : "", text ? strlen(text) : 0, 4096);
+    /* Only the start can show: a huge string is not escaped whole. */
+    size_t len = text ? strnlen(text, 4096) : 0;
+    char *clean = quote_text_visible(text ? text : "", len);
     int used;
     size_t n = uc_text_fit(clean, strlen(clean), w, &used);
     char *out = xasprintf("%.*s%*s", (int)n, clean, w - used, "");
@@ -88,11 +91,12 @@ static void print_table(json_t *r)
         json_t *wait = json_object_get(s, "waiting");
         if (wait) {
             long long aid = (long long)json_integer_value(json_object_get(wait, "approval"));
-            const char *summary = json_string_value(json_object_get(wait, "summary"));
-            char *what = sanitize_text(summary ? summary : "", summary ? strlen(summary) : 0, 400);
+            char *summary = client_field(wait, "summary", "?");
+            char *what = quote_shorten(summary, 400);
             printf("       waits for an answer to request %lld: %s (corral approve %lld, corral deny %lld)\n", aid,
                    what, aid, aid);
             free(what);
+            free(summary);
         }
         free(shown);
         free(name);
@@ -220,9 +224,10 @@ static int verb_new(const cli_verb *v, int argc, char **argv)
     json_t *r = cli_request(req);
     if (!r)
         return EXIT_ERR;
-    const char *warning = json_string_value(json_object_get(r, "warning"));
+    char *warning = client_field(r, "warning", NULL);
     if (warning)
         fprintf(stderr, "corral: warning: %s\n", warning);
+    free(warning);
     printf("%lld\n", (long long)json_integer_value(json_object_get(json_object_get(r, "session"), "id")));
     json_decref(r);
     return 0;
@@ -283,8 +288,9 @@ static int verb_screen(const cli_verb *v, int argc, char **argv)
     json_t *r = cli_request(json_pack("{s:s, s:i, s:b}", "cmd", "screen", "session", (int)id, "history", history));
     if (!r)
         return EXIT_ERR;
-    json_t *t = json_object_get(r, "text");
-    fwrite(json_string_value(t), 1, json_string_length(t), stdout);
+    /* The session's screen: as exec prints a session's output (raw to a
+     * pipe, its control characters made visible on a terminal). */
+    cli_out_text(json_object_get(r, "text"), false);
     json_decref(r);
     return 0;
 }
@@ -292,7 +298,8 @@ static int verb_screen(const cli_verb *v, int argc, char **argv)
 const cli_verb cli_verb_screen = {
     .name = "screen",
     .usage = "screen [--history] ID",
-    .help = "Print a session's current screen as text, from the server's terminal model.\n\n"
+    .help = "Print a session's current screen as text, from the server's terminal model\n"
+            "(on a terminal, control characters show as cat -v shows them).\n\n"
             "      --history  include the scrollback above the screen\n",
     .run = verb_screen,
     .where = CLI_REMOTE,
@@ -307,8 +314,9 @@ static int verb_kill(const cli_verb *v, int argc, char **argv)
     json_t *r = cli_request(json_pack("{s:s, s:i}", "cmd", "kill", "session", (int)id));
     if (!r)
         return EXIT_ERR;
-    const char *state = json_string_value(json_object_get(r, "state"));
-    char *shown = sanitize_text(state ? state : "?", state ? strlen(state) : 1, 200);
+    char *state = client_field(r, "state", "?");
+    char *shown = quote_shorten(state, 200);
+    free(state);
     printf("session %ld: %s\n", id, shown);
     free(shown);
     json_decref(r);

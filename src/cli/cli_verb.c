@@ -93,15 +93,15 @@ int cli_connect(client_t *c, bool autostart)
  * True when ev was one of them. */
 bool cli_notice(json_t *ev, const char *kind)
 {
-    const char *msg = json_string_value(json_object_get(ev, "message"));
-    if (!kind || !msg)
+    if (!kind || !json_is_string(json_object_get(ev, "message")))
         return false;
-    if (strcmp(kind, "warning") == 0)
-        fprintf(stderr, "corral: warning: %s\n", msg);
-    else if (strcmp(kind, "approval_pending") == 0)
-        fprintf(stderr, "corral: %s\n", msg);
-    else
+    bool warning = strcmp(kind, "warning") == 0;
+    if (!warning && strcmp(kind, "approval_pending") != 0)
         return false;
+    /* It quotes a command and its session's name: made visible. */
+    char *msg = client_field(ev, "message", NULL);
+    fprintf(stderr, "corral: %s%s\n", warning ? "warning: " : "", msg);
+    free(msg);
     return true;
 }
 
@@ -234,7 +234,11 @@ int cli_workdir_field(json_t *req, const char *field, const char *dir)
 
 void cli_print_json(json_t *j, size_t flags)
 {
-    char *s = json_dumps(j, flags);
+    /* Whatever the server sent in its place (another machine's may send a
+     * string or nothing where a list belongs). */
+    char *s = j ? json_dumps(j, flags | JSON_ENCODE_ANY) : NULL;
+    if (!s)
+        s = xstrdup("null");
     buf_t b;
     buf_init(&b);
     quote_json_append(&b, s, strlen(s));
@@ -242,6 +246,40 @@ void cli_print_json(json_t *j, size_t flags)
     fwrite(b.data, 1, b.len, stdout);
     buf_free(&b);
     free(s);
+}
+
+void cli_out_init(cli_out *o)
+{
+    *o = (cli_out){.tty = isatty(STDOUT_FILENO) == 1};
+}
+
+void cli_out_write(cli_out *o, const char *s, size_t len, bool final)
+{
+    if (o->broken)
+        return;
+    if (!o->tty) {
+        if (write_all(STDOUT_FILENO, s, len) < 0)
+            o->broken = true;
+        return;
+    }
+    buf_t b;
+    buf_init(&b);
+    quote_catv_write(&o->catv, &b, s, len, final);
+    if (b.len && write_all(STDOUT_FILENO, b.data, b.len) < 0)
+        o->broken = true;
+    buf_free(&b);
+}
+
+void cli_out_text(json_t *text, bool end_line)
+{
+    cli_out o;
+    cli_out_init(&o);
+    fflush(stdout);
+    size_t n = json_string_length(text);
+    const char *s = json_string_value(text);
+    cli_out_write(&o, s ? s : "", n, true);
+    if (end_line && (n == 0 || s[n - 1] != '\n'))
+        cli_out_write(&o, "\n", 1, true);
 }
 
 static int take_sandbox_opt(const cli_verb *v, cli_sandbox_opts *so, int o, const char *arg)

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "base/quote.h"
 #include "protocol/client.h"
 #include "ui/tui.h"
 
@@ -101,8 +102,29 @@ bool cli_remote(void);
 
 /* j as JSON (json_dumps flags) on stdout, and a newline: its DEL, C1 and
  * invisible characters as \u escapes (quote.h), since what the server says
- * quotes sessions and the requests from inside them. */
+ * quotes sessions and the requests from inside them.  NULL (a member the
+ * server left out) is null. */
 void cli_print_json(json_t *j, size_t flags);
+
+/* A session's output (exec, send, poll, screen) goes to stdout byte for
+ * byte when stdout is a pipe or a file; on a terminal its control
+ * characters are made visible first (as cat -v shows them, but for
+ * newline, tab and carriage return), so that what a command prints, or
+ * what another machine's server (-H) says it printed, cannot act on the
+ * user's terminal: an OSC 52 would write their clipboard, an OSC 0 their
+ * title, and a DECRQSS or CSI 21t makes the terminal answer into its own
+ * input, as if typed. */
+typedef struct cli_out {
+    bool tty;        /* stdout is a terminal */
+    quote_catv catv; /* a character split between two writes */
+    bool broken;     /* stdout went away */
+} cli_out;
+void cli_out_init(cli_out *o);
+/* Write a session's output to stdout (final: nothing follows). */
+void cli_out_write(cli_out *o, const char *s, size_t len, bool final);
+/* A reply's "text" (an exec envelope, a screen), whole; end_line: ending
+ * in a newline, added when it has none.  Not a string: as "". */
+void cli_out_text(json_t *text, bool end_line);
 
 /* ---- the sandbox options of new and exec ---------------------------------------- */
 

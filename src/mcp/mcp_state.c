@@ -5,7 +5,9 @@
 
 #include "mcp/mcp_rpc.h"
 #include "mcp/mcp_state.h"
+#include "base/quote.h"
 #include "base/util.h"
+#include "protocol/client.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,10 +107,13 @@ static void on_event(void *user, void *call, json_t *ev)
     (void)user;
     mcp_call *c = call;
     const char *kind = json_string_value(json_object_get(ev, "event"));
-    const char *msg = json_string_value(json_object_get(ev, "message"));
-    if (!kind || !msg)
+    if (!kind || !json_is_string(json_object_get(ev, "message")))
         return;
-    char *clean = sanitize_text(msg, strlen(msg), 2000);
+    /* Said on stderr and to the agent: another machine's server (-H) may
+     * send anything, so its invisible characters are made visible. */
+    char *seen = client_field(ev, "message", NULL);
+    char *clean = quote_shorten(seen, 2000);
+    free(seen);
     if (strcmp(kind, "approval_pending") == 0) {
         /* Whoever runs the agent may have no screen attached: the request
          * and how to answer it are named where they can see it. */

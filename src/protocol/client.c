@@ -390,6 +390,18 @@ int client_connect(client_t *c, const char *client_name, bool autostart, char *e
     return 0;
 }
 
+char *client_visible(json_t *v, const char *missing)
+{
+    if (json_is_string(v))
+        return quote_text_visible(json_string_value(v), json_string_length(v));
+    return missing ? xstrdup(missing) : NULL;
+}
+
+char *client_field(json_t *obj, const char *key, const char *missing)
+{
+    return client_visible(json_object_get(obj, key), missing);
+}
+
 char *client_quote_argv(json_t *argv)
 {
     size_t n = json_array_size(argv);

@@ -54,6 +54,16 @@ json_t *client_call(client_t *c, json_t *req, client_event_fn on_event, void *us
 
 void client_close(client_t *c);
 
+/* A string a server sent, for a person to read: its control characters
+ * (C0, DEL, C1, so every escape sequence), its invisible and
+ * direction-changing characters and any byte that is not UTF-8 written as
+ * escapes (quote_text_visible), since another machine's server (-H) may
+ * send anything; missing copied (NULL: NULL) when v is absent or not a
+ * string.  Caller frees. */
+char *client_visible(json_t *v, const char *missing);
+/* obj's member key as client_visible shows it. */
+char *client_field(json_t *obj, const char *key, const char *missing);
+
 /* A JSON array of strings (an argv) as quote_argv_display shows it.
  * Caller frees. */
 char *client_quote_argv(json_t *argv);
