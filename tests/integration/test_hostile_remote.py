@@ -94,7 +94,36 @@ def replies(cmd, p):
                         "conflicts": [{"path": p, "reason": p}] if p is HUGE else [],
                         "message": p, "reverted": False, "revert_command": 2}),
     }
+    table["records"] = ([], records(p))
     return table.get(cmd, ([], {}))
+
+
+def record_files(p):
+    """A session's record files (log, replay, export under -H) full of p."""
+    events = [{"time": "2026-12-06T00:00:00.000Z", "event": "created", "session": SID, "name": p, "command": [p, p],
+               "cwd": p, "client": p, "profile": p, "kind": "exec", "tty": True, "cols": 80, "rows": 24,
+               "workspace": p},
+              {"time": "2026-12-06T00:00:01.000Z", "event": "command_started", "command": 1, "line": p, "cwd": p,
+               "by": p},
+              {"time": "2026-12-06T00:00:02.000Z", "event": "network", "host": p, "port": 443, "decision": p},
+              {"time": "2026-12-06T00:00:03.000Z", "event": "command_ended", "command": 1, "exit_code": 3},
+              {"time": "2026-12-06T00:00:04.000Z", "event": "exited", "code": 3, "duration_seconds": 4}]
+    cast = [{"version": 2, "width": 80, "height": 24, "timestamp": 1796515395, "command": p, "title": p},
+            [0.1, "o", p + "\r\n"], [0.2, "m", p]]
+    return {"events.jsonl": "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events),
+            "output.cast": "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in cast),
+            "approvals.jsonl": json.dumps({"event": "approval_requested", "approval": 7, "session": SID,
+                                           "command": p}, ensure_ascii=False) + "\n"}
+
+
+def records(p, req={}):
+    """The records command: sessions whose names would lead out of the
+    copy (none of them may name a directory there), and files full of p."""
+    if "file" not in req:
+        return {"sessions": [{"name": n, "mtime": 1796515395.5} for n in
+                             ("../../../../tmp/corral-hostile-escape", str(SID) + "/../x", p, "/etc", str(SID))]}
+    data = record_files(p).get(req.get("file"), p).encode()
+    return {"data_b64": base64.b64encode(data).decode(), "offset": req.get("offset", 0), "size": len(data)}
 
 
 def serve(mode):
@@ -106,6 +135,10 @@ def serve(mode):
             continue
         rid, cmd = req.get("id"), req.get("cmd")
         events, fields = replies(cmd, HUGE if mode == "huge" else PAYLOAD)
+        if cmd == "records":
+            fields = records(HUGE if mode == "huge" else PAYLOAD, req)
+            if mode == "lies":  # a size it then exceeds, an offset it was not asked for, not base64
+                fields = dict(fields, size=3, offset=req.get("offset", 0) + 5, data_b64="%%%not base64")
         if mode == "error" or (mode == "error-after-hello" and cmd != "hello"):
             events, fields = [], {"error": {"code": PAYLOAD, "message": PAYLOAD + "\n" + PAYLOAD}}
         elif mode == "error-types" and cmd != "hello":
@@ -175,6 +208,10 @@ VERBS = [
     (["diff", "--list", str(SID)], False, True),
     (["revert", str(SID), "1"], False, True),
     (["revert", "--dry-run", str(SID), "last"], False, True),
+    (["log"], False, True),
+    (["log", str(SID)], False, True),
+    (["log", "--json", str(SID)], False, True),
+    (["export", "-o", os.path.join(w.base, "hostile.tar.gz"), "--force", str(SID)], False, False),
 ]
 
 # The forms PAYLOAD's ESC ] 52 takes when made visible: $'...' escapes,
@@ -271,9 +308,33 @@ def test_mcp(t):
         b.kill()
 
 
+def test_records_stay_inside(t):
+    """log, replay and export copy what the server sends into a private
+    directory: a session name that would lead out of it names nothing, and
+    the directory is gone afterwards, whatever the server sent.  (replay
+    draws the recording through corral's terminal model, as a local one,
+    whose own hostile-recording tests are test_replay's.)"""
+    tmp = os.path.join(w.base, "records-tmp")
+    os.makedirs(tmp, exist_ok=True)
+    for mode in ("hostile", "lies", "types", "missing", "huge"):
+        for argv in (["log"], ["log", str(SID)], ["replay", "--speed", "0", str(SID)]):
+            p = subprocess.run([CORRAL, "-H", HOST] + argv, env=dict(env(mode), TMPDIR=tmp),
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT)
+            t.ok(not crashed(p.returncode, p.stderr), "%s: corral -H %s ends without a crash" % (mode, " ".join(argv)),
+                 p.stderr[-2000:])
+    t.ok(not os.path.exists("/tmp/corral-hostile-escape") and not os.path.exists("/etc/events.jsonl"),
+         "a listed name with a path in it named nothing outside the copy")
+    t.eq(os.listdir(tmp), [], "and every private copy is gone")
+    p = subprocess.run([CORRAL, "-H", HOST, "log", str(SID)], env=dict(env("lies"), TMPDIR=tmp),
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT)
+    t.ok(p.returncode == 1 and b"does not fit" in p.stderr, "a chunk that does not fit what was announced is "
+         "refused, saying so", p.stderr[-2000:])
+
+
 def cleanup(t):
     w.cleanup()
 
 
 MODES = ["hostile", "huge", "types", "shallow", "missing", "error", "error-after-hello", "error-types", "badjson"]
-run_tests(t, [test_output_stays_exact, test_ls_visible] + [make_test(m) for m in MODES] + [test_mcp, cleanup])
+run_tests(t, [test_output_stays_exact, test_ls_visible] + [make_test(m) for m in MODES] +
+          [test_records_stay_inside, test_mcp, cleanup])
