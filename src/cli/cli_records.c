@@ -18,10 +18,13 @@
 #include "protocol/client.h"
 #include "protocol/proto.h"
 #include "protocol/remote.h"
+#include "record/sessdir.h"
 #include "record/sessfiles.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,66 +39,90 @@
 #define PROGRESS_FROM (8u << 20)
 
 static struct {
-    char *root;   /* the private directory (XDG_STATE_HOME), or NULL */
-    char **made;  /* what was made in it, in order, removed backwards at exit */
-    size_t n_made;
+    char *root; /* the private directory (XDG_STATE_HOME), or NULL */
     char **pending; /* sessions listed whose events.jsonl is still an empty stand-in */
     size_t n_pending;
     client_t c;
     bool connected;
 } M;
 
+/* The private directory's name: the pid of the run it is for, so that one
+ * left by a run that was killed is known for what it is and removed by a
+ * later run. */
+#define PREFIX "corral-records-"
+
 bool cli_records_remote(void)
 {
     return M.root != NULL;
 }
 
-static void note_made(char *path)
+static char *parent_dir(void)
 {
-    M.made = xrealloc(M.made, (M.n_made + 1) * sizeof *M.made);
-    M.made[M.n_made++] = path;
+    const char *tmp = getenv("TMPDIR");
+    return xstrdup(tmp && tmp[0] == '/' ? tmp : "/tmp");
 }
 
-static void cleanup(void)
+/* Remove the private directories of runs that are gone (killed before
+ * they could remove theirs): ours by owner, mode and name, whose pid no
+ * longer runs. */
+static void sweep_stale(const char *parent)
+{
+    DIR *d = opendir(parent);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, PREFIX, strlen(PREFIX)) != 0)
+            continue;
+        char *end;
+        long pid = strtol(de->d_name + strlen(PREFIX), &end, 10);
+        struct stat st;
+        if (pid <= 0 || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH ||
+            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid() || (st.st_mode & 077))
+            continue;
+        char err[512];
+        sessdir_remove(parent, de->d_name, err, sizeof err);
+    }
+    closedir(d);
+}
+
+void cli_records_end(void)
 {
     if (M.connected)
         client_close(&M.c);
     M.connected = false;
-    for (size_t i = M.n_made; i-- > 0;) {
-        if (unlink(M.made[i]) < 0)
-            rmdir(M.made[i]); /* a directory (unlink says EISDIR) */
-        free(M.made[i]);
-    }
-    free(M.made);
-    M.made = NULL;
-    M.n_made = 0;
     for (size_t i = 0; i < M.n_pending; i++)
         free(M.pending[i]);
     free(M.pending);
     M.pending = NULL;
     M.n_pending = 0;
-    if (M.root)
-        rmdir(M.root);
+    if (M.root) {
+        char *slash = strrchr(M.root, '/');
+        *slash = '\0';
+        char err[512];
+        sessdir_remove(slash == M.root ? "/" : M.root, slash + 1, err, sizeof err);
+    }
     free(M.root);
     M.root = NULL;
 }
 
-/* mkdir path (0700) and remember it. */
+/* mkdir path (0700), there already being fine. */
 static int make_dir(const char *path, char *err, size_t errlen)
 {
     if (mkdir(path, 0700) < 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return -1;
     }
-    if (errno != EEXIST || !M.n_made || strcmp(M.made[M.n_made - 1], path) != 0)
-        note_made(xstrdup(path));
     return 0;
 }
 
 int cli_records_begin(char *err, size_t errlen)
 {
-    const char *tmp = getenv("TMPDIR");
-    char *templ = xasprintf("%s/corral-records-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+    char *parent = parent_dir();
+    sweep_stale(parent);
+    char *templ = xasprintf("%s/" PREFIX "%d-XXXXXX", parent, (int)getpid());
+    free(parent);
     if (!mkdtemp(templ)) {
         snprintf(err, errlen, "cannot create a private directory for the other machine's records (%s): %s", templ,
                  strerror(errno));
@@ -103,7 +130,7 @@ int cli_records_begin(char *err, size_t errlen)
         return -1;
     }
     M.root = templ;
-    atexit(cleanup);
+    atexit(cli_records_end);
     char *corral = xasprintf("%s/corral", M.root), *sessions = xasprintf("%s/corral/sessions", M.root);
     int rc = make_dir(corral, err, errlen) < 0 || make_dir(sessions, err, errlen) < 0 ? -1 : 0;
     free(corral);
@@ -144,7 +171,6 @@ static int copy(const char *session, const char *file, const char *path, bool op
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return -1;
     }
-    note_made(xstrdup(path));
     const remote_host *h = remote_get();
     bool tty = isatty(2);
     long long size = -1, offset = 0;
@@ -294,7 +320,6 @@ int cli_records_list(char *err, size_t errlen)
         int fd = rc == 0 ? open(events, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
         if (fd >= 0) {
             close(fd);
-            note_made(xstrdup(events));
             M.pending = xrealloc(M.pending, (M.n_pending + 1) * sizeof *M.pending);
             M.pending[M.n_pending++] = xstrdup(name);
             /* The stand-in has the original's time: the list sorts by it. */

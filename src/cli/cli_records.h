@@ -17,8 +17,12 @@
 bool cli_records_remote(void);
 
 /* Make the private directory and point XDG_STATE_HOME at it; removed at
- * exit.  0, or -1 with err. */
+ * exit (cli_records_end), or, when a signal ended the run first, by the
+ * next run's cli_records_begin.  0, or -1 with err. */
 int cli_records_begin(char *err, size_t errlen);
+/* Remove the private directory now (a verb about to end by a signal it
+ * raises again); nothing when there is none. */
+void cli_records_end(void);
 
 /* Copy session name's events.jsonl (and with cast its output.cast), and
  * approvals.jsonl.  name must be a recorded session's name (7, 7.1): a path

@@ -602,6 +602,7 @@ static int verb_replay(const cli_verb *self, int argc, char **argv)
     if (pl.signal) {
         /* Ended by a signal: end the way it would have ended us. */
         castplay_free(p);
+        cli_records_end(); /* no exit handlers run after the signal */
         signal(pl.signal, SIG_DFL);
         raise(pl.signal);
         return 128 + pl.signal;

@@ -397,6 +397,23 @@ def test_records_there(t):
     t.ok(r.returncode == 1 and "not a path" in r.stderr, "a path is refused under -H (it names this machine's "
          "files)", r.stderr)
     t.eq(os.listdir(tmp), [], "the private copies are gone after each verb")
+    # One a killed run left (its pid gone) is removed by the next run; one
+    # of a live run, or not private, or another's, is not.
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = os.path.join(tmp, "corral-records-%d-abcdef" % gone.pid)
+    live = os.path.join(tmp, "corral-records-%d-abcdef" % os.getpid())
+    shared = os.path.join(tmp, "corral-records-%d-ghijkl" % gone.pid)
+    for d, mode in ((stale, 0o700), (live, 0o700), (shared, 0o755)):
+        os.makedirs(os.path.join(d, "corral", "sessions", "7"))
+        open(os.path.join(d, "corral", "sessions", "7", "events.jsonl"), "w").close()
+        os.chmod(d, mode)
+    r = corral_h("log", sid, env=env)
+    t.ok(r.returncode == 0 and sorted(os.listdir(tmp)) == sorted([os.path.basename(live), os.path.basename(shared)]),
+         "a private copy a killed run left is removed by the next; a live run's and a shared one are left",
+         (r.stderr, os.listdir(tmp)))
+    shutil.rmtree(live)
+    shutil.rmtree(shared)
     t.eq(ssh_children(), [], "and no ssh is left running")
 
 
