@@ -5,8 +5,8 @@
  *
  * What the other machine sends is hostile: a session name is checked as a
  * recorded session's name (sessfiles_name_ok) before it names a directory
- * here; a file is taken only up to the size the server announced first and
- * at most RECORDS_MAX_FILE; every file is created new (O_EXCL, no symlink
+ * here; a file is taken only up to the size the server announced first
+ * (a live session's grows meanwhile) and at most RECORDS_MAX_FILE; every file is created new (O_EXCL, no symlink
  * followed) in the private directory (0700); and the verbs then read the
  * copies as they read any record, showing their text made visible.
  */
@@ -210,8 +210,12 @@ static int copy(const char *session, const char *file, const char *path, bool op
         if (size < 0)
             size = json_is_integer(sz) ? (long long)json_integer_value(sz) : -1;
         bool bad = !data || size < 0 || (unsigned long long)size > RECORDS_MAX_FILE ||
-                   json_integer_value(json_object_get(r, "offset")) != offset || offset + (long long)len > size;
+                   json_integer_value(json_object_get(r, "offset")) != offset;
         json_decref(r);
+        /* A live session's file grows while it is copied: the copy is the
+         * file as it was announced first, and what came after is left. */
+        if (!bad && offset + (long long)len > size)
+            len = (size_t)(size - offset);
         if (bad) {
             free(data);
             snprintf(err, errlen, "the server of %s sent a chunk of %s that does not fit (offset %lld, %zu bytes of "
