@@ -7,7 +7,8 @@
  * one (its start and its end) for a list.  Files only: no server, no event
  * loop, nothing printed.
  *
- * Included by src/record/, ui/ and src/cli/.
+ * Included by src/record/, src/server/ (the records command), ui/ and
+ * src/cli/.
  */
 #ifndef CORRAL_SESSFILES_H
 #define CORRAL_SESSFILES_H
