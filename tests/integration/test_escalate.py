@@ -350,6 +350,17 @@ def shell_tests(t, shell):
     text += screen_until(sid, "denied-9")
     t.ok(not os.path.exists(os.path.join(w.ws, "deployed")) and "not today" in text,
          "%s: denied, it does not run and the note is shown" % shell, text)
+    # Ctrl-C in the shell while its line waits: the request is withdrawn
+    # (as every screen's "Waiting:" line says), and nothing runs.
+    type_line(sid, "touch deployed")
+    a = next_approval("command")
+    t.ok("Ctrl-C there withdraws" in a.get("waiter", ""), "%s: the request says who waits: the shell" % shell, a)
+    mon.call({"cmd": "input", "session": sid, "data": "\x03"})
+    done = approval_done(a["id"])
+    type_line(sid, "echo interrupted-$((5+5))")
+    text = screen_until(sid, "interrupted-10")
+    t.ok(done.get("answer") == "gone" and not os.path.exists(os.path.join(w.ws, "deployed")),
+         "%s: Ctrl-C withdraws the waiting line's request, and it does not run" % shell, (done, text))
     return sid
 
 
