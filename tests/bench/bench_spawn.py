@@ -10,8 +10,11 @@ base, so (time of --reuse 1+K - time of --reuse 1) / K is what each further
 command costs, the base's own build left out.  Target (issue 19): at most
 1.0x bwrap's spawn.
 Then the system calls of one spawn, counted with `strace -f -c` (issue
-19, item 3: fewer than bwrap for the same kind of plan): the total, the
-failing ones and the five most called, for corral and bwrap.  strace
+19, item 3: fewer than bwrap for the same plan): the total, the failing
+ones and the five most called, for corral, bwrap's bare line, and bwrap
+given the mounts of corral's plan (read from --print-plan; bwrap cannot
+make corral's seccomp filter, Landlock rules, home overlay or cgroup, so
+its line has less to do).  strace
 (installed by ./bootstrap) is needed for the counts only.
 bubblewrap (Debian package bubblewrap) is needed for the reference only."""
 import os
@@ -23,6 +26,7 @@ import tempfile
 from benchlib import CORRAL, arg, median, now, sized
 
 RUNS = arg(1, 200, 3)
+SAME = "bwrap, corral's mounts"
 
 
 def timed(argv, cwd, env):
@@ -65,6 +69,47 @@ def syscalls(argv, cwd, env, work):
     return total, failed, rows
 
 
+MOUNT_LINE = re.compile(r"^\s+\d+\s+(bind ro|bind rw|dev|proc|overlay|tmpfs ro|tmpfs rw|mask)\s+(\S+)"
+                        r"(?:\s+<-\s+(\S+))?")
+
+
+def same_plan_bwrap(bwrap, ws, env):
+    """bwrap's line for the mounts of corral's plan for this workspace (from
+    corral sandbox --print-plan), as far as bwrap can make them: /dev/null
+    over a masked file, a tmpfs for the home layer (bwrap has no overlay).
+    corral's seccomp filter, Landlock rules and cgroup are not in it.
+    A placeholder corral makes for the run (an empty read-only .git, say)
+    is left out: bwrap would make its mount point in the workspace and leave
+    it there.  (argv, None), or (None, why not)."""
+    r = subprocess.run([CORRAL, "sandbox", "--print-plan", "--", "/bin/true"], cwd=ws, env=env,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, "corral sandbox --print-plan exited %d" % r.returncode
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    for line in r.stdout.splitlines():
+        m = MOUNT_LINE.match(line)
+        if not m:
+            continue
+        kind, dst, src = m.group(1), m.group(2), m.group(3) or m.group(2)
+        if kind.startswith("bind") and not os.path.exists(dst):
+            continue  # a placeholder corral makes: bwrap would make its mount point in the workspace for good
+        if kind.startswith("bind") and os.path.exists(src):
+            argv += ["--ro-bind" if kind == "bind ro" else "--bind", src, dst]
+        elif kind in ("bind ro", "bind rw", "tmpfs ro"):
+            argv += ["--tmpfs", dst, "--remount-ro", dst]
+        elif kind in ("tmpfs rw", "overlay"):
+            argv += ["--tmpfs", dst]
+        elif kind == "dev":
+            argv += ["--dev", dst]
+        elif kind == "proc":
+            argv += ["--proc", dst]
+        elif kind == "mask":
+            argv += ["--ro-bind", "/dev/null", dst] if not os.path.isdir(dst) else ["--tmpfs", dst, "--remount-ro", dst]
+    if len(argv) < 10:
+        return None, "no mounts read from corral sandbox --print-plan"
+    return argv + ["--chdir", ws, "/bin/true"], None
+
+
 def report_syscalls(cases, ws, env, work):
     print("System calls of one spawn (strace -f -c):")
     counted = {}
@@ -81,6 +126,10 @@ def report_syscalls(cases, ws, env, work):
     if "bwrap (--unshare-all)" in counted:
         ours, theirs = counted["corral sandbox -- true"][0], counted["bwrap (--unshare-all)"][0]
         print("  corral/bwrap calls %.2fx (target < 1.0x): %s" % (ours / theirs, "met" if ours < theirs else "NOT met"))
+    if SAME in counted:
+        ours, theirs = counted["corral sandbox -- true"][0], counted[SAME][0]
+        print("  corral/bwrap with the same mounts %.2fx (target < 1.0x; bwrap's line has no seccomp filter, "
+              "Landlock, home overlay or cgroup): %s" % (ours / theirs, "met" if ours < theirs else "NOT met"))
 
 
 def main():
@@ -98,6 +147,11 @@ def main():
         cases.append(("bwrap (--unshare-all)", [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                                                 "--tmpfs", "/tmp", "--bind", ws, ws, "--unshare-all",
                                                 "--die-with-parent", "--new-session", "/bin/true"]))
+        same, why = same_plan_bwrap(bwrap, ws, env)
+        if same:
+            cases.append((SAME, same))
+        else:
+            print("bwrap with corral's mounts: not measured: %s" % why)
     unshare = shutil.which("unshare")
     if unshare:
         cases.append(("unshare -r -m -p -f", [unshare, "-r", "-m", "-p", "-f", "--mount-proc", "/bin/true"]))
@@ -126,6 +180,8 @@ def main():
               % (ratio, "met" if ratio <= 1.0 else "NOT met", "met" if ratio <= 0.35 else "NOT met"))
         ratio = reused / median(times["bwrap (--unshare-all)"])
         print("  pre-built/bwrap %.2fx (target <= 1.0x): %s" % (ratio, "met" if ratio <= 1.0 else "NOT met"))
+        if SAME in times:
+            print("  corral/bwrap with corral's mounts %.2fx" % (ours / median(times[SAME])))
     else:
         print("  bwrap not installed (apt-get install bubblewrap): no reference figure")
 
