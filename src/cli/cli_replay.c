@@ -90,17 +90,17 @@ static char *recording_path(const char *arg, char *err, size_t errlen)
     sessfiles_for(arg, &f);
     char *path = xstrdup(f.cast);
     struct stat st;
-    if (stat(path, &st) < 0 && cli_records_remote()) {
-        char *place = cli_records_place("");
-        snprintf(err, errlen, "session %s has no recording in %s", arg, place);
-        free(place);
-        free(path);
-        path = NULL;
-    } else if (stat(path, &st) < 0) {
-        snprintf(err, errlen,
-                 "no recording of session %s: %s: %s (corral ls lists the sessions; an ended session's "
-                 "recording stays in %s/sessions; a file named %s is replayed as ./%s)",
-                 arg, path, strerror(errno), f.state, arg, arg);
+    if (stat(path, &st) < 0) {
+        if (cli_records_remote()) {
+            char *place = cli_records_place("");
+            snprintf(err, errlen, "session %s has no recording in %s", arg, place);
+            free(place);
+        } else {
+            snprintf(err, errlen,
+                     "no recording of session %s: %s: %s (corral ls lists the sessions; an ended session's "
+                     "recording stays in %s/sessions; a file named %s is replayed as ./%s)",
+                     arg, path, strerror(errno), f.state, arg, arg);
+        }
         free(path);
         path = NULL;
     }
