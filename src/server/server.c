@@ -357,8 +357,9 @@ int server_run(int ready_fd, const server_module *const *modules)
      * from cron, systemd or ssh with a bare environment the server has none,
      * and programs that pick a shell from it guess otherwise (Claude Code
      * tries zsh first).  As tmux does for its panes: the user's shell. */
-    if (!getenv("SHELL") || strcmp(getenv("SHELL"), paths_user_shell()) != 0)
-        setenv("SHELL", paths_user_shell(), 1);
+    const char *shell = paths_user_shell(), *env_shell = getenv("SHELL");
+    if (!env_shell || strcmp(env_shell, shell) != 0)
+        setenv("SHELL", shell, 1);
 
     char err[1024];
     int rc = server_conf_load(srv, err, sizeof err);
