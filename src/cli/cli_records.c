@@ -162,8 +162,9 @@ static const char *error_code(json_t *r)
     return e ? code ? code : "?" : NULL;
 }
 
-/* Copy file (of session, NULL: the state directory's) into path.  A file
- * the other server does not have is no error when optional. */
+/* Copy file (of session, NULL: the state directory's) into path: 0, or 1
+ * when optional and the other server has none (path is then empty), or -1
+ * with err (path removed). */
 static int copy(const char *session, const char *file, const char *path, bool optional, char *err, size_t errlen)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -188,8 +189,10 @@ static int copy(const char *session, const char *file, const char *path, bool op
             json_decref(r);
             r = NULL;
         }
-        if (!r && absent && optional)
+        if (!r && absent && optional) {
+            rc = 1;
             break;
+        }
         if (!r && absent && session) {
             snprintf(err, errlen, "no session %s is recorded on %s (corral -H %s log lists them)", session,
                      h ? h->spec : "that machine", h ? h->spec : "HOST");
@@ -241,6 +244,8 @@ static int copy(const char *session, const char *file, const char *path, bool op
     if (tty && size >= PROGRESS_FROM)
         fputc('\n', stderr);
     close(fd);
+    if (rc < 0)
+        unlink(path); /* nothing half copied is left to be read as the whole file */
     return rc;
 }
 
@@ -248,9 +253,10 @@ static int fetch_approvals(char *err, size_t errlen)
 {
     char *path = xasprintf("%s/corral/approvals.jsonl", M.root);
     struct stat st;
+    /* None there is an empty log here: no approvals. */
     int rc = lstat(path, &st) == 0 ? 0 : copy(NULL, "approvals.jsonl", path, true, err, errlen);
     free(path);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 /* Whether name's events.jsonl is still the empty stand-in the list made
@@ -274,11 +280,13 @@ static int fetch_session(const char *name, bool cast, char *err, size_t errlen)
     struct stat st;
     char *events = xasprintf("%s/events.jsonl", dir), *rec = xasprintf("%s/output.cast", dir);
     if (rc == 0 && take_pending(name))
-        unlink(events); /* made again below, noted again */
+        unlink(events); /* the list's empty stand-in: copied below */
     if (rc == 0 && lstat(events, &st) < 0)
         rc = copy(name, "events.jsonl", events, false, err, errlen);
-    if (rc == 0 && cast && lstat(rec, &st) < 0)
-        rc = copy(name, "output.cast", rec, true, err, errlen);
+    if (rc == 0 && cast && lstat(rec, &st) < 0 && (rc = copy(name, "output.cast", rec, true, err, errlen)) == 1) {
+        unlink(rec); /* no recording there: none here (replay says so) */
+        rc = 0;
+    }
     free(events);
     free(rec);
     free(dir);
@@ -316,7 +324,7 @@ int cli_records_list(char *err, size_t errlen)
     json_array_foreach(list, i, s)
     {
         const char *name = json_string_value(json_object_get(s, "name"));
-        if (rc < 0 || !name || !sessfiles_name_ok(name))
+        if (!name || !sessfiles_name_ok(name))
             continue; /* a name that is not one is skipped: it never names a directory here */
         char *dir = xasprintf("%s/corral/sessions/%s", M.root, name);
         char *events = xasprintf("%s/events.jsonl", dir);
@@ -336,6 +344,8 @@ int cli_records_list(char *err, size_t errlen)
         }
         free(events);
         free(dir);
+        if (rc < 0)
+            break;
     }
     json_decref(r);
     return rc < 0 ? -1 : fetch_approvals(err, errlen);

@@ -390,6 +390,12 @@ def test_records_there(t):
         if os.path.exists(out) else []
     t.ok(r.returncode == 0 and "corral-%s/events.jsonl" % sid in names and "corral-%s/output.cast" % sid in names,
          "corral -H HOST export writes its archive here", (r.stdout + r.stderr, names))
+    cast = os.path.join(remote.session_dir(sid), "output.cast")
+    os.rename(cast, cast + ".away")
+    r = corral_h("replay", "--speed", "0", sid, env=env)
+    os.rename(cast + ".away", cast)
+    t.ok(r.returncode == 1 and "has no recording in the records of " + HOST in r.stderr,
+         "a session without a recording there is said to have none", r.stderr)
     r = corral_h("log", "999999", env=env)
     t.ok(r.returncode == 1 and "no session 999999 is recorded on " + HOST in r.stderr,
          "a session that machine has not recorded is said to be missing there", r.stderr)
