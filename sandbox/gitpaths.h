@@ -68,6 +68,7 @@ typedef struct gp {
     size_t n_repos;
     struct gp_stat *stats;  /* lstat's answers so far (gp_lstat) */
     size_t n_stats, cap_stats;
+    size_t *stat_slots;     /* a hash of their paths: index + 1, 0 empty; 2 * cap_stats slots */
     char *err;
     size_t errlen;
     int rc; /* -1 once something failed: later steps do nothing */
