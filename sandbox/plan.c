@@ -33,6 +33,7 @@
 #include "dents.h"
 #include "gitdir_enclosing.h"
 #include "gitprotect.h"
+#include "mountpoints.h"
 #include "placeholders.h"
 #include "sbutil.h"
 
@@ -974,42 +975,18 @@ static char *home_layer_place(const compile_state *cs, const sb_profile *p, cons
     return NULL;
 }
 
-/* "\040" and the like in a mountinfo field, decoded in place. */
-static void mountinfo_unescape(char *s)
-{
-    char *w = s;
-    for (char *r = s; *r;) {
-        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
-            *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-            r += 4;
-        } else {
-            *w++ = *r++;
-        }
-    }
-    *w = '\0';
-}
-
 /* The host's mounts inside the home: an overlay shows only the home's own
  * filesystem, so each is bound again, read-only, over the layer, unless
  * an entry deeper than the home covers it already (a deny mask hides it,
  * a bind carries it along). */
 static void home_submounts(compile_state *cs, const char *home)
 {
-    FILE *f = fopen("/proc/self/mountinfo", "re");
-    if (!f)
+    size_t len = 0;
+    char *points = sb_mountpoints(&len);
+    if (!points)
         return;
     int home_depth = sb_path_depth(home);
-    char *line = NULL;
-    size_t cap = 0;
-    while (getline(&line, &cap, f) > 0) {
-        char *save = NULL, *point = NULL;
-        char *field = strtok_r(line, " ", &save);
-        for (int i = 1; field && i < 5; i++)
-            field = strtok_r(NULL, " ", &save);
-        point = field;
-        if (!point)
-            continue;
-        mountinfo_unescape(point);
+    for (const char *point = points; point < points + len; point += strlen(point) + 1) {
         if (strcmp(point, home) == 0 || !sb_path_under(point, home))
             continue;
         bool covered = false;
@@ -1022,8 +999,7 @@ static void home_submounts(compile_state *cs, const char *home)
         add_resolved(cs, canon, SB_READ, true, false, S_ISDIR(st.st_mode),
                      "a mount inside the home (the home layer shows only the home's own filesystem)");
     }
-    free(line);
-    fclose(f);
+    free(points);
 }
 
 /* May the denied file r->path be hidden in the home layer instead of

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,29 +196,91 @@ static void add_dir(sb_cgroup *out, char *dir)
     free(dir);
 }
 
+/* The v2 parent the last command's cgroup was made in, and whether the
+ * memory controller is enabled there.  Looking it up (the unified root,
+ * /proc/self/cgroup, subtree_control) gives the same answer for every
+ * command of a server, and cost more than making the child itself; a
+ * parent that stops working (the server moved to another cgroup, the
+ * controllers taken back) fails the child's mkdir or writes, and the next
+ * attempt looks it up afresh. */
+static struct {
+    pthread_mutex_t lock;
+    char *dir;
+    bool memory;
+} v2_memo = {PTHREAD_MUTEX_INITIALIZER, NULL, false};
+
+static char *v2_parent_memo(const sb_limits *l, bool fresh, char *why, size_t whylen)
+{
+    pthread_mutex_lock(&v2_memo.lock);
+    char *dir = NULL;
+    if (!fresh && v2_memo.dir && (v2_memo.memory || !l->memory_max)) {
+        dir = sb_strdup(v2_memo.dir);
+    } else {
+        dir = v2_parent(l, true, why, whylen);
+        free(v2_memo.dir);
+        v2_memo.dir = dir ? sb_strdup(dir) : NULL;
+        v2_memo.memory = l->memory_max != 0;
+    }
+    pthread_mutex_unlock(&v2_memo.lock);
+    return dir;
+}
+
+static void v2_memo_forget(void)
+{
+    pthread_mutex_lock(&v2_memo.lock);
+    free(v2_memo.dir);
+    v2_memo.dir = NULL;
+    pthread_mutex_unlock(&v2_memo.lock);
+}
+
+/* A v2 child of parent for pid with l's limits.  False when pid could not
+ * be put in it: the parent no longer takes children (what was made is in
+ * out->dirs, empty, to be removed). */
+static bool v2_child(const char *parent, pid_t pid, const sb_limits *l, sb_cgroup *out)
+{
+    char num[32], pidstr[32];
+    snprintf(pidstr, sizeof pidstr, "%d", (int)pid);
+    char *dir = make_child(parent, pid);
+    if (!dir)
+        return false;
+    snprintf(num, sizeof num, "%llu", (unsigned long long)l->pids_max);
+    out->pids_applied = write_file(dir, "pids.max", num) == 0;
+    out->memory_applied = false;
+    if (l->memory_max) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)l->memory_max);
+        out->memory_applied = write_file(dir, "memory.max", num) == 0;
+    }
+    bool placed = write_file(dir, "cgroup.procs", pidstr) == 0;
+    if (!placed)
+        out->pids_applied = out->memory_applied = false;
+    add_dir(out, dir);
+    return placed;
+}
+
 void sb_cgroup_create(pid_t pid, const sb_limits *l, sb_cgroup *out)
 {
     memset(out, 0, sizeof *out);
     char num[32], pidstr[32];
     snprintf(pidstr, sizeof pidstr, "%d", (int)pid);
-    char why[200];
-    char *v2 = v2_parent(l, true, why, sizeof why);
-    if (v2) {
-        char *dir = make_child(v2, pid);
+    char why[200] = "";
+    char *v2 = v2_parent_memo(l, false, why, sizeof why);
+    if (v2 && !v2_child(v2, pid, l, out)) {
+        /* The remembered parent failed: undo, and look it up again. */
+        v2_memo_forget();
+        sb_cgroup_remove(out);
+        memset(out, 0, sizeof *out);
         free(v2);
-        if (dir) {
-            snprintf(num, sizeof num, "%llu", (unsigned long long)l->pids_max);
-            out->pids_applied = write_file(dir, "pids.max", num) == 0;
-            if (l->memory_max) {
-                snprintf(num, sizeof num, "%llu", (unsigned long long)l->memory_max);
-                out->memory_applied = write_file(dir, "memory.max", num) == 0;
-            }
-            if (write_file(dir, "cgroup.procs", pidstr) < 0)
-                out->pids_applied = out->memory_applied = false;
-            add_dir(out, dir);
-            if (out->pids_applied)
-                return;
+        v2 = v2_parent_memo(l, true, why, sizeof why);
+        if (v2 && !v2_child(v2, pid, l, out))
+            v2_memo_forget();
+    }
+    if (v2) {
+        if (out->pids_applied) {
+            free(v2);
+            return;
         }
+        snprintf(why, sizeof why, "cgroup v2 at %s did not take the pids limit", v2);
+        free(v2);
     }
     char *pids = v1_parent("pids");
     if (pids) {

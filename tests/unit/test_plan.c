@@ -735,7 +735,10 @@ static void home_layer_over_a_read_only_home(void **state)
 
 /* An overlay shows only the home's own filesystem: a mount inside the
  * home is bound again, read-only, above the layer (unless something
- * deeper covers it).  In a mount namespace of a child's own. */
+ * deeper covers it).  In a mount namespace of a child's own, which
+ * compiles a plan before it unshares and before it mounts: the mounts are
+ * kept between plans, and neither a new namespace nor a new mount in it
+ * may be missed. */
 static void home_layer_rebinds_mounts_inside_the_home(void **state)
 {
     (void)state;
@@ -746,14 +749,27 @@ static void home_layer_rebinds_mounts_inside_the_home(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-            mount("tmpfs", mnt, "tmpfs", 0, "size=64k") < 0)
-            _exit(77);
         sb_profile prof;
         char err[1024];
         sb_profile_builtin(&prof, "workspace-write", err, sizeof err);
         sb_request req = layer_request();
         sb_plan plan;
+        if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+            _exit(1);
+        bool before = mount_at(&plan, mnt) != NULL;
+        sb_plan_free(&plan);
+        if (before)
+            _exit(3); /* not a mount yet */
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+            _exit(77);
+        if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+            _exit(1);
+        before = mount_at(&plan, mnt) != NULL;
+        sb_plan_free(&plan);
+        if (before)
+            _exit(4);
+        if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") < 0)
+            _exit(77);
         if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
             _exit(1);
         const sb_mount *m = mount_at(&plan, mnt);
