@@ -609,7 +609,13 @@ char *sb_base_key(const sb_plan *plan, size_t *len)
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const sb_mount *m = &plan->mounts[i];
         struct stat a, b;
-        bool sa = m->src && lstat(m->src, &a) == 0, sb = m->dst && lstat(m->dst, &b) == 0;
+        bool sa = m->src && lstat(m->src, &a) == 0, sb;
+        if (m->src && m->dst && strcmp(m->src, m->dst) == 0) {
+            sb = sa; /* most binds show a path where it is: one look */
+            b = a;
+        } else {
+            sb = m->dst && lstat(m->dst, &b) == 0;
+        }
         fprintf(f, "I\t%llu:%llu\t%llu:%llu\n", sa ? (unsigned long long)a.st_dev : 0ull,
                 sa ? (unsigned long long)a.st_ino : 0ull, sb ? (unsigned long long)b.st_dev : 0ull,
                 sb ? (unsigned long long)b.st_ino : 0ull);

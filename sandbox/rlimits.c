@@ -196,46 +196,9 @@ static void add_dir(sb_cgroup *out, char *dir)
     free(dir);
 }
 
-/* The v2 parent the last command's cgroup was made in, and whether the
- * memory controller is enabled there.  Looking it up (the unified root,
- * /proc/self/cgroup, subtree_control) gives the same answer for every
- * command of a server, and cost more than making the child itself; a
- * parent that stops working (the server moved to another cgroup, the
- * controllers taken back) fails the child's mkdir or writes, and the next
- * attempt looks it up afresh. */
-static struct {
-    pthread_mutex_t lock;
-    char *dir;
-    bool memory;
-} v2_memo = {PTHREAD_MUTEX_INITIALIZER, NULL, false};
-
-static char *v2_parent_memo(const sb_limits *l, bool fresh, char *why, size_t whylen)
-{
-    pthread_mutex_lock(&v2_memo.lock);
-    char *dir = NULL;
-    if (!fresh && v2_memo.dir && (v2_memo.memory || !l->memory_max)) {
-        dir = sb_strdup(v2_memo.dir);
-    } else {
-        dir = v2_parent(l, true, why, whylen);
-        free(v2_memo.dir);
-        v2_memo.dir = dir ? sb_strdup(dir) : NULL;
-        v2_memo.memory = l->memory_max != 0;
-    }
-    pthread_mutex_unlock(&v2_memo.lock);
-    return dir;
-}
-
-static void v2_memo_forget(void)
-{
-    pthread_mutex_lock(&v2_memo.lock);
-    free(v2_memo.dir);
-    v2_memo.dir = NULL;
-    pthread_mutex_unlock(&v2_memo.lock);
-}
-
 /* A v2 child of parent for pid with l's limits.  False when pid could not
- * be put in it: the parent no longer takes children (what was made is in
- * out->dirs, empty, to be removed). */
+ * be put in it (the parent no longer takes children); what was made is in
+ * out->dirs either way. */
 static bool v2_child(const char *parent, pid_t pid, const sb_limits *l, sb_cgroup *out)
 {
     char num[32], pidstr[32];
@@ -257,54 +220,123 @@ static bool v2_child(const char *parent, pid_t pid, const sb_limits *l, sb_cgrou
     return placed;
 }
 
+/* v1 children of pids (and mem, may be NULL) for pid with l's limits. */
+static void v1_children(const char *pids, const char *mem, pid_t pid, const sb_limits *l, sb_cgroup *out)
+{
+    char num[32], pidstr[32];
+    snprintf(pidstr, sizeof pidstr, "%d", (int)pid);
+    char *dir = pids ? make_child(pids, pid) : NULL;
+    if (dir) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)l->pids_max);
+        out->pids_applied = write_file(dir, "pids.max", num) == 0 && write_file(dir, "cgroup.procs", pidstr) == 0;
+        add_dir(out, dir);
+    }
+    dir = mem && l->memory_max ? make_child(mem, pid) : NULL;
+    if (dir) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)l->memory_max);
+        out->memory_applied =
+            write_file(dir, "memory.limit_in_bytes", num) == 0 && write_file(dir, "cgroup.procs", pidstr) == 0;
+        add_dir(out, dir);
+    }
+}
+
+/* Where the last command's cgroup was made: the v2 parent, or the v1 pids
+ * (and memory) parents.  Finding them (the unified root, /proc/self/cgroup,
+ * subtree_control, each v1 hierarchy) gives the same answer for every
+ * command of a server and cost more than making the child itself.  The
+ * next command goes straight there; when that fails to apply a limit it
+ * applied before (the server moved to another cgroup, a controller taken
+ * back), the parents are looked up afresh, as the first time. */
+static struct {
+    pthread_mutex_t lock;
+    char *v2;            /* the v2 parent, or NULL */
+    bool v2_memory;      /* asked with a memory limit, and had it */
+    char *v1_pids;       /* the v1 parents, when v2 had none */
+    char *v1_mem;
+    bool v1_mem_asked;   /* v1_mem was looked for */
+} memo = {PTHREAD_MUTEX_INITIALIZER, NULL, false, NULL, NULL, false};
+
+static void memo_forget_locked(void)
+{
+    free(memo.v2);
+    free(memo.v1_pids);
+    free(memo.v1_mem);
+    memo.v2 = memo.v1_pids = memo.v1_mem = NULL;
+    memo.v2_memory = memo.v1_mem_asked = false;
+}
+
+/* From the memo: 1 made (out filled), 0 nothing remembered for l, -1 the
+ * remembered parents failed (out holds what was made; the memo is gone). */
+static int create_from_memo(pid_t pid, const sb_limits *l, sb_cgroup *out)
+{
+    pthread_mutex_lock(&memo.lock);
+    char *v2 = memo.v2 && (memo.v2_memory || !l->memory_max) ? sb_strdup(memo.v2) : NULL;
+    bool v1 = !memo.v2 && memo.v1_pids && (memo.v1_mem_asked || !l->memory_max);
+    char *pids = v1 ? sb_strdup(memo.v1_pids) : NULL;
+    char *mem = v1 && memo.v1_mem ? sb_strdup(memo.v1_mem) : NULL;
+    pthread_mutex_unlock(&memo.lock);
+    int rc = 0;
+    if (v2)
+        rc = v2_child(v2, pid, l, out) && out->pids_applied && (out->memory_applied || !l->memory_max) ? 1 : -1;
+    else if (pids) {
+        v1_children(pids, mem, pid, l, out);
+        rc = out->pids_applied && (out->memory_applied || !l->memory_max || !mem) ? 1 : -1;
+    }
+    free(v2);
+    free(pids);
+    free(mem);
+    if (rc < 0) {
+        pthread_mutex_lock(&memo.lock);
+        memo_forget_locked();
+        pthread_mutex_unlock(&memo.lock);
+    }
+    return rc;
+}
+
+static void memo_keep(const char *v2, bool v2_memory, const char *pids, const char *mem, bool mem_asked)
+{
+    pthread_mutex_lock(&memo.lock);
+    memo_forget_locked();
+    memo.v2 = v2 ? sb_strdup(v2) : NULL;
+    memo.v2_memory = v2_memory;
+    memo.v1_pids = pids ? sb_strdup(pids) : NULL;
+    memo.v1_mem = mem ? sb_strdup(mem) : NULL;
+    memo.v1_mem_asked = mem_asked;
+    pthread_mutex_unlock(&memo.lock);
+}
+
 void sb_cgroup_create(pid_t pid, const sb_limits *l, sb_cgroup *out)
 {
     memset(out, 0, sizeof *out);
-    char num[32], pidstr[32];
-    snprintf(pidstr, sizeof pidstr, "%d", (int)pid);
+    int rc = create_from_memo(pid, l, out);
+    if (rc > 0)
+        return;
+    /* What a failed attempt made: removed once pid is elsewhere. */
+    sb_cgroup failed = *out;
+    memset(out, 0, sizeof *out);
     char why[200] = "";
-    char *v2 = v2_parent_memo(l, false, why, sizeof why);
-    if (v2 && !v2_child(v2, pid, l, out)) {
-        /* The remembered parent failed: undo, and look it up again. */
-        v2_memo_forget();
-        sb_cgroup_remove(out);
-        memset(out, 0, sizeof *out);
-        free(v2);
-        v2 = v2_parent_memo(l, true, why, sizeof why);
-        if (v2 && !v2_child(v2, pid, l, out))
-            v2_memo_forget();
-    }
+    char *v2 = v2_parent(l, true, why, sizeof why);
+    bool done = false;
     if (v2) {
-        if (out->pids_applied) {
-            free(v2);
-            return;
+        if (v2_child(v2, pid, l, out) && out->pids_applied) {
+            memo_keep(v2, out->memory_applied, NULL, NULL, false);
+            done = true;
+        } else {
+            snprintf(why, sizeof why, "cgroup v2 at %s did not take the pids limit", v2);
         }
-        snprintf(why, sizeof why, "cgroup v2 at %s did not take the pids limit", v2);
         free(v2);
     }
-    char *pids = v1_parent("pids");
-    if (pids) {
-        char *dir = make_child(pids, pid);
+    if (!done) {
+        char *pids = v1_parent("pids"), *mem = l->memory_max ? v1_parent("memory") : NULL;
+        v1_children(pids, mem, pid, l, out);
+        if (out->pids_applied)
+            memo_keep(NULL, false, pids, mem, l->memory_max != 0);
+        else
+            snprintf(out->why_not, sizeof out->why_not, "%s; no writable cgroup v1 pids hierarchy", why);
         free(pids);
-        if (dir) {
-            snprintf(num, sizeof num, "%llu", (unsigned long long)l->pids_max);
-            out->pids_applied = write_file(dir, "pids.max", num) == 0 && write_file(dir, "cgroup.procs", pidstr) == 0;
-            add_dir(out, dir);
-        }
-    }
-    char *mem = l->memory_max ? v1_parent("memory") : NULL;
-    if (mem) {
-        char *dir = make_child(mem, pid);
         free(mem);
-        if (dir) {
-            snprintf(num, sizeof num, "%llu", (unsigned long long)l->memory_max);
-            out->memory_applied = write_file(dir, "memory.limit_in_bytes", num) == 0 &&
-                                  write_file(dir, "cgroup.procs", pidstr) == 0;
-            add_dir(out, dir);
-        }
     }
-    if (!out->pids_applied)
-        snprintf(out->why_not, sizeof out->why_not, "%s; no writable cgroup v1 pids hierarchy", why);
+    sb_cgroup_remove(&failed);
 }
 
 void sb_cgroup_remove(sb_cgroup *cg)
