@@ -144,21 +144,48 @@ static void clear_queue(tui_t *t)
     t->appr.n = 0;
 }
 
-void approvals_load(tui_t *t, json_t *reply)
+/* host's requests leave the list (not the dialog's stack: show() sees to
+ * that). */
+static void remove_host(tui_t *t, int host)
+{
+    ui_approvals *q = &t->appr;
+    size_t k = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        if (hosts_index_of(q->v[i].id) == host)
+            json_decref(q->v[i].req);
+        else
+            q->v[k++] = q->v[i];
+    }
+    q->n = k;
+}
+
+void approvals_load_host(tui_t *t, int host, json_t *reply)
 {
     ui_approvals *q = &t->appr;
     size_t before = q->n;
-    clear_queue(t);
+    remove_host(t, host);
+    size_t kept = q->n;
     size_t i;
     json_t *req;
     json_array_foreach(json_object_get(reply, "approvals"), i, req)
         add(t, req);
-    free(q->rules_error);
-    const char *re = json_string_value(json_object_get(reply, "rules_error"));
-    q->rules_error = re && *re ? xstrdup(re) : NULL;
-    if (q->n > before)
+    if (host == 0) { /* the rules files are this machine's */
+        free(q->rules_error);
+        const char *re = json_string_value(json_object_get(reply, "rules_error"));
+        q->rules_error = re && *re ? xstrdup(re) : NULL;
+    }
+    if (q->n > kept && q->n > before)
         bell(t, q->v[q->n - 1].req);
     show(t, find(t, q->shown) ? q->shown : q->n ? q->v[0].id : 0);
+}
+
+void approvals_drop_host(tui_t *t, int host)
+{
+    ui_approvals *q = &t->appr;
+    size_t before = q->n;
+    remove_host(t, host);
+    if (q->n != before)
+        show(t, find(t, q->shown) ? q->shown : q->n ? q->v[0].id : 0);
 }
 
 /* After an "always" answer the server reloaded the rules: a fixed or a
@@ -202,7 +229,7 @@ void approvals_event(tui_t *t, const char *name, json_t *ev)
         const char *answer = json_string_value(json_object_get(ev, "answer"));
         const char *by = json_string_value(json_object_get(ev, "by"));
         if (answer && strcmp(answer, "persist") == 0)
-            uiconn_request(&t->conn, json_pack("{s:s}", "cmd", "approvals"), on_rules_reply, t);
+            hosts_request(t, json_pack("{s:s}", "cmd", "approvals"), on_rules_reply, t);
         bool ours = a->answering;
         remove_id(t, id);
         const char *note = json_string_value(json_object_get(ev, "note"));
@@ -290,7 +317,7 @@ static void send_answer(tui_t *t, ui_approval *a, ui_answer ans, const char *not
     ctx->id = a->id;
     a->answering = true;
     t->appr.error[0] = 0;
-    uiconn_request(&t->conn, req, on_answer_reply, ctx);
+    hosts_request(t, req, on_answer_reply, ctx);
     tui_redraw_soon(t);
 }
 

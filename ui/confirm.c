@@ -89,7 +89,7 @@ static void on_kill_reply(uiconn_t *c, json_t *reply, void *user)
 
 static void kill_yes(tui_t *t, int target)
 {
-    uiconn_request(&t->conn, json_pack("{s:s, s:i}", "cmd", "kill", "session", target), on_kill_reply, t);
+    hosts_request(t, json_pack("{s:s, s:i}", "cmd", "kill", "session", target), on_kill_reply, t);
 }
 
 void confirm_kill(tui_t *t)
@@ -115,7 +115,7 @@ static void on_shutdown_reply(uiconn_t *c, json_t *reply, void *user)
 static void stop_yes(tui_t *t, int target)
 {
     (void)target;
-    uiconn_request(&t->conn, json_pack("{s:s}", "cmd", "shutdown"), on_shutdown_reply, t);
+    hosts_request(t, json_pack("{s:s}", "cmd", "shutdown"), on_shutdown_reply, t);
 }
 
 void confirm_stop(tui_t *t)

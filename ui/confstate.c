@@ -272,7 +272,7 @@ void confstate_reload(tui_t *t)
     conf_free(&fresh);
     t->relayout = true;
     t->full_redraw = true;
-    uiconn_request(&t->conn, json_pack("{s:s}", "cmd", "reload"), on_reload_reply, t);
+    hosts_request(t, json_pack("{s:s}", "cmd", "reload"), on_reload_reply, t);
     tui_redraw_soon(t);
 }
 

@@ -282,13 +282,13 @@ static void request_diff(diff_view *d, json_t *command)
                                 json_object_get(d->record, "workspace"), "before", json_object_get(d->record, "before"),
                                 "after", json_object_get(d->record, "after"), "format", "files", "ignore_space",
                                 kept.ignore_space);
-        uiconn_request(&d->t->conn, req, on_diff, req_new(d));
+        hosts_request(d->t, req, on_diff, req_new(d));
         return;
     }
     json_t *req = json_pack("{s:s, s:i, s:s, s:b}", "cmd", "diff", "session", d->session, "format", "files",
                             "ignore_space", kept.ignore_space);
     json_object_set_new(req, "command", command);
-    uiconn_request(&d->t->conn, req, on_diff, req_new(d));
+    hosts_request(d->t, req, on_diff, req_new(d));
 }
 
 static void on_commands(uiconn_t *c, json_t *reply, void *user)
@@ -310,7 +310,7 @@ static void on_commands(uiconn_t *c, json_t *reply, void *user)
 
 static void request_commands(diff_view *d)
 {
-    uiconn_request(&d->t->conn, json_pack("{s:s, s:i}", "cmd", "commands", "session", d->session), on_commands,
+    hosts_request(d->t, json_pack("{s:s, s:i}", "cmd", "commands", "session", d->session), on_commands,
                    req_new(d));
 }
 
@@ -430,7 +430,7 @@ static void start_revert(diff_view *d, int n)
 {
     d->revert_n = n;
     d->confirming = false;
-    uiconn_request(&d->t->conn, revert_request(d, n, true), on_revert_plan, req_new(d));
+    hosts_request(d->t, revert_request(d, n, true), on_revert_plan, req_new(d));
 }
 
 static void on_reverted(uiconn_t *c, json_t *reply, void *user)
@@ -466,7 +466,7 @@ static void confirm_revert(diff_view *d)
     if (json_array_size(json_object_get(d->plan, "conflicts")) || d->reverting)
         return;
     d->reverting = true;
-    uiconn_request(&d->t->conn, revert_request(d, d->revert_n, false), on_reverted, req_new(d));
+    hosts_request(d->t, revert_request(d, d->revert_n, false), on_reverted, req_new(d));
 }
 
 /* ---- keys ------------------------------------------------------------------------------ */

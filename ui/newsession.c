@@ -60,7 +60,7 @@ static void submit(tui_t *t, newsession_view *d)
         json_object_set_new(req, "profile", json_string(f[2].text));
     d->busy = true;
     d->error[0] = 0;
-    uiconn_request(&t->conn, req, on_new_reply, t);
+    hosts_request(t, req, on_new_reply, t);
 }
 
 static void key(tui_t *t, ui_view *v, const ui_key *k)

@@ -145,8 +145,9 @@ static void fill(ui_session *s, json_t *o)
     s->seen = true;
 }
 
-/* Sidebar order: groups by client, the group with the most recent session
- * first; most recently used first within a group. */
+/* Sidebar order: this machine's sessions, then each other machine's in
+ * the order of [hosts]; within one, groups by client, the group with the
+ * most recent session first; most recently used first within a group. */
 static long long group_use(const ui_sessions *l, const char *client)
 {
     long long best = -1;
@@ -164,7 +165,9 @@ static void sort(ui_sessions *l)
     for (size_t i = 1; i < l->n; i++) {
         for (size_t j = i; j > 0; j--) {
             ui_session *a = l->v[j - 1], *b = l->v[j];
-            int c = gu[j - 1] != gu[j] ? (gu[j - 1] < gu[j] ? 1 : -1) : strcmp(a->client, b->client);
+            int ha = a->id / UI_SESSIONS_HOST_STRIDE, hb = b->id / UI_SESSIONS_HOST_STRIDE;
+            int c = ha != hb ? (ha > hb ? 1 : -1)
+                    : gu[j - 1] != gu[j] ? (gu[j - 1] < gu[j] ? 1 : -1) : strcmp(a->client, b->client);
             if (c == 0)
                 c = a->use < b->use ? 1 : a->use > b->use ? -1 : 0;
             if (c <= 0)
@@ -203,10 +206,10 @@ void ui_sessions_remove(ui_sessions *l, int id)
     l->n--;
 }
 
-void ui_sessions_load(ui_sessions *l, json_t *reply)
+void ui_sessions_load_host(ui_sessions *l, json_t *reply, int host)
 {
     for (size_t i = 0; i < l->n; i++)
-        l->v[i]->seen = false;
+        l->v[i]->seen = l->v[i]->id / UI_SESSIONS_HOST_STRIDE != host;
     size_t k;
     json_t *o;
     json_array_foreach(json_object_get(reply, "sessions"), k, o)
@@ -215,6 +218,6 @@ void ui_sessions_load(ui_sessions *l, json_t *reply)
         if (!l->v[i]->seen)
             ui_sessions_remove(l, l->v[i]->id);
     json_t *max = json_object_get(reply, "max");
-    if (json_is_integer(max))
+    if (json_is_integer(max) && host == 0)
         l->max = (int)json_integer_value(max);
 }

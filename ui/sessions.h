@@ -36,19 +36,24 @@ typedef struct ui_session {
     int scroll;        /* lines scrolled back from the live screen (0: live) */
     bool redraw;       /* repaint its pane fully */
     bool seen;         /* in the latest list from the server */
+    bool lost;         /* its machine's link is down (hosts.h): shown greyed, keys go nowhere */
 } ui_session;
 
+/* Which machine a screen id is of (hosts.h: id / this). */
+#define UI_SESSIONS_HOST_STRIDE 1000000
+
 typedef struct ui_sessions {
-    ui_session **v; /* sidebar order: grouped by client, most recently used first */
+    ui_session **v; /* sidebar order: by machine, then grouped by client, most recently used first */
     size_t n;
     int max;        /* store size */
 } ui_sessions;
 
 void ui_sessions_init(ui_sessions *l);
 void ui_sessions_free(ui_sessions *l);
-/* Take the list of a subscribe (or ls) reply: entries not in it go, the
- * others keep their models. */
-void ui_sessions_load(ui_sessions *l, json_t *reply);
+/* Take the list of host's subscribe (or ls) reply (its ids the screen's,
+ * hosts.h): host's entries not in it go, the others keep their models;
+ * other hosts' entries stay. */
+void ui_sessions_load_host(ui_sessions *l, json_t *reply, int host);
 /* A "session" event: update or add. Returns the entry. */
 ui_session *ui_sessions_update(ui_sessions *l, json_t *session);
 void ui_sessions_remove(ui_sessions *l, int id);

@@ -294,7 +294,7 @@ static int clearable(tui_t *t, json_t *ids, int *pinned)
     *pinned = 0;
     for (size_t i = 0; i < t->list.n; i++) {
         ui_session *s = t->list.v[i];
-        if (s->running)
+        if (s->running || hosts_unreachable(t, s->id))
             continue;
         if (s->pinned) {
             (*pinned)++;
@@ -329,7 +329,20 @@ static void send_rm(tui_t *t)
         json_decref(ids);
         return;
     }
-    uiconn_request(&t->conn, json_pack("{s:s, s:o}", "cmd", "rm", "sessions", ids), on_rm_reply, t);
+    /* One request to each machine, with its own sessions. */
+    for (size_t h = 0; h < t->hosts.n; h++) {
+        json_t *mine = json_array();
+        size_t i;
+        json_t *v;
+        json_array_foreach(ids, i, v)
+            if (hosts_index_of((int)json_integer_value(v)) == (int)h)
+                json_array_append(mine, v);
+        if (json_array_size(mine))
+            hosts_request_on(t, (int)h, json_pack("{s:s, s:o}", "cmd", "rm", "sessions", mine), on_rm_reply, t);
+        else
+            json_decref(mine);
+    }
+    json_decref(ids);
 }
 
 /* The confirmation's question, as many as there are when it is drawn. */
@@ -364,8 +377,13 @@ void tiles_already_exited(tui_t *t, const ui_session *s)
 {
     char keys[48];
     key_bindings_names(&t->conf->keys, KA_CLEAR_EXITED, keys, sizeof keys);
-    tui_message(t, true, "%s has already exited: %s removes exited sessions (corral rm %d this one)", s->name, keys,
-                s->id);
+    const ui_host *h = hosts_of(t, s->id);
+    if (h && h->index > 0)
+        tui_message(t, true, "%s has already exited: %s removes exited sessions (corral -H %s rm %d this one)",
+                    s->name, keys, h->name, hosts_server_id(s->id));
+    else
+        tui_message(t, true, "%s has already exited: %s removes exited sessions (corral rm %d this one)", s->name,
+                    keys, s->id);
 }
 
 /* ---- kept on the server ---------------------------------------------------------- */
@@ -384,13 +402,15 @@ void tiles_save(tui_t *t)
 {
     t->tiles.changed = true;
     json_t *kept = json_array(), *expanded = json_array();
+    /* This machine's server keeps this machine's tiles: another machine's
+     * session is not its to name, and may have another number next time. */
     for (int i = 0; i < LAYOUT_MAX_PANES; i++)
-        json_array_append_new(kept, json_integer(t->tiles.kept[i]));
+        json_array_append_new(kept, json_integer(hosts_remote_id(t->tiles.kept[i]) ? 0 : t->tiles.kept[i]));
     for (int i = 0; i < t->tiles.nexpanded; i++)
         json_array_append_new(expanded, json_string(t->tiles.expanded[i]));
     json_t *layout = json_pack("{s:s, s:b, s:o, s:o}", "mode", layout_key(t->layout), "zoom", t->zoom, "tiles",
                                kept, "expanded", expanded);
-    uiconn_request(&t->conn, json_pack("{s:s, s:o}", "cmd", "layout", "set", layout), on_saved, t);
+    hosts_request_on(t, 0, json_pack("{s:s, s:o}", "cmd", "layout", "set", layout), on_saved, t);
 }
 
 static void on_restored(uiconn_t *c, json_t *reply, void *user)
@@ -422,5 +442,5 @@ static void on_restored(uiconn_t *c, json_t *reply, void *user)
 
 void tiles_restore(tui_t *t)
 {
-    uiconn_request(&t->conn, json_pack("{s:s}", "cmd", "layout"), on_restored, t);
+    hosts_request_on(t, 0, json_pack("{s:s}", "cmd", "layout"), on_restored, t);
 }

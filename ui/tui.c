@@ -63,7 +63,7 @@ static void watch(tui_t *t, ui_session *s)
     s->watched = true;
     s->synced = false;
     int history = t->conf->scrollback;
-    uiconn_request(&t->conn, json_pack("{s:s, s:i, s:i}", "cmd", "watch", "session", s->id, "history", history),
+    hosts_request(t, json_pack("{s:s, s:i, s:i}", "cmd", "watch", "session", s->id, "history", history),
                    request_ignore, NULL);
 }
 
@@ -78,7 +78,7 @@ static void unwatch(tui_t *t, ui_session *s)
         vt_free(s->vt);
         s->vt = NULL;
     }
-    uiconn_request(&t->conn, json_pack("{s:s, s:i}", "cmd", "unwatch", "session", s->id), request_ignore, NULL);
+    hosts_request(t, json_pack("{s:s, s:i}", "cmd", "unwatch", "session", s->id), request_ignore, NULL);
 }
 
 static void layout_now(tui_t *t)
@@ -112,7 +112,7 @@ static void layout_now(tui_t *t)
         ui_session *s = ui_sessions_find(&t->list, t->visible[k]);
         int rows = t->panes[k].h - 1, cols = t->panes[k].w;
         if (s && s->running && s->tty && rows > 0 && cols > 1 && (s->rows != rows || s->cols != cols)) {
-            uiconn_request(&t->conn, json_pack("{s:s, s:i, s:i, s:i}", "cmd", "resize", "session", s->id, "rows",
+            hosts_request(t, json_pack("{s:s, s:i, s:i, s:i}", "cmd", "resize", "session", s->id, "rows",
                                                rows, "cols", cols),
                            request_ignore, NULL);
             s->rows = rows;
@@ -149,6 +149,7 @@ static void on_tick(uv_timer_t *timer)
     if (ended_refresh(t, false)) /* the ended sessions shown, when the list changed */
         sidebar_select_first(t);
     confstate_poll(t); /* an edit of the config file shows within a second */
+    hosts_tick(t);
     /* Ages, idle states, messages.  Drawn at once and not counted against
      * the frame cap, so a key's echo right after never waits for it. */
     if (!uv_is_active((uv_handle_t *)&t->frame_timer) && !t->quitting) {
@@ -217,7 +218,7 @@ static void send_to_session(tui_t *t, ui_session *s, const char *bytes, size_t l
         return;
     size_t b64n;
     char *b64 = base64_encode(bytes, len, &b64n);
-    uiconn_request(&t->conn, json_pack("{s:s, s:i, s:s%}", "cmd", "input", "session", s->id, "data_b64", b64, b64n),
+    hosts_request(t, json_pack("{s:s, s:i, s:s%}", "cmd", "input", "session", s->id, "data_b64", b64, b64n),
                    request_ignore, NULL);
     free(b64);
     if (s->scroll) {
@@ -237,7 +238,8 @@ static void move_selection(tui_t *t, int delta)
 /* Why keys typed into s's pane go nowhere, or NULL when they reach it. */
 static const char *pane_dead(const ui_session *s)
 {
-    return !s ? "the session is gone" : !s->running ? "its program has ended" : !s->tty ? "it has no terminal" : NULL;
+    return !s ? "the session is gone" : s->lost ? "the link to its machine is down" : !s->running ? "its program has ended"
+           : !s->tty ? "it has no terminal" : NULL;
 }
 
 /* The notice for keys typed into a pane that takes none. */
@@ -365,9 +367,8 @@ static void supervisor_action(tui_t *t, int action)
         break;
     case KA_PIN:
         if (s)
-            uiconn_request(&t->conn,
-                           json_pack("{s:s, s:i, s:b}", "cmd", "pin", "session", s->id, "pinned", !s->pinned),
-                           on_pin_reply, t);
+            hosts_request(t, json_pack("{s:s, s:i, s:b}", "cmd", "pin", "session", s->id, "pinned", !s->pinned),
+                          on_pin_reply, t);
         break;
     case KA_SEARCH:
         if (s && s->vt)
@@ -782,10 +783,8 @@ static void on_sync(tui_t *t, json_t *ev)
     s->redraw = true;
 }
 
-static void on_term(uiconn_t *c, int session, const char *data, size_t len, void *user)
+static void on_term(tui_t *t, int session, const char *data, size_t len)
 {
-    (void)c;
-    tui_t *t = user;
     ui_session *s = ui_sessions_find(&t->list, session);
     if (!s || !s->vt)
         return;
@@ -806,9 +805,9 @@ static void on_term(uiconn_t *c, int session, const char *data, size_t len, void
     tui_redraw_soon(t);
 }
 
-static void on_event(uiconn_t *c, json_t *ev, void *user)
+static void on_event(tui_t *t, ui_host *h, json_t *ev)
 {
-    tui_t *t = user;
+    (void)h;
     const char *name = json_string_value(json_object_get(ev, "event"));
     if (!name)
         return;
@@ -817,7 +816,7 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
         size_t len;
         char *data = b64 ? base64_decode(b64, strlen(b64), &len) : NULL;
         if (data)
-            on_term(c, (int)json_integer_value(json_object_get(ev, "session")), data, len, t);
+            on_term(t, (int)json_integer_value(json_object_get(ev, "session")), data, len);
         free(data);
     } else if (strcmp(name, "sync") == 0) {
         on_sync(t, ev);
@@ -891,30 +890,54 @@ static void on_event(uiconn_t *c, json_t *ev, void *user)
     }
 }
 
-static void on_closed(uiconn_t *c, const char *why, void *user)
+static void on_local_lost(tui_t *t, const char *why)
 {
-    (void)c;
-    tui_t *t = user;
-    if (!why || t->quitting)
-        return;
     char msg[256];
     snprintf(msg, sizeof msg, "corral: lost the server (%s); sessions end with it. Run corral to start a new one.",
              why);
     tui_quit(t, 1, msg);
 }
 
-static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
+/* Sessions of h: their links and watches go with h's link, and come back
+ * with it (a watch is asked for again when the list is in). */
+static void host_sessions(tui_t *t, const ui_host *h, bool lost)
 {
-    (void)c;
-    tui_t *t = user;
-    if (!reply || json_object_get(reply, "error")) {
-        tui_quit(t, 1, "corral: the server refused to send its session list");
+    for (size_t i = 0; i < t->list.n; i++) {
+        ui_session *s = t->list.v[i];
+        if (hosts_index_of(s->id) != h->index)
+            continue;
+        s->lost = lost;
+        s->watched = false;
+        s->synced = false;
+        s->redraw = true;
+    }
+}
+
+static void on_host_changed(tui_t *t, ui_host *h)
+{
+    if (h->index > 0 && h->state == HOST_DOWN) {
+        host_sessions(t, h, true);
+        approvals_drop_host(t, h->index); /* they wait there, where nobody here can answer */
+    }
+    t->relayout = true;
+    t->full_redraw = true;
+    tui_redraw_soon(t);
+}
+
+static void on_subscribed(tui_t *t, ui_host *h, json_t *reply)
+{
+    ui_sessions_load_host(&t->list, reply, h->index);
+    host_sessions(t, h, false);
+    ended_list_changed(t);
+    approvals_load_host(t, h->index, reply);
+    if (h->index > 0) { /* another machine came (back) */
+        if (!t->selected && !tiles_fold_selected(t) && !ended_selected(t))
+            sidebar_select_first(t);
+        t->relayout = true;
+        tui_redraw_soon(t);
         return;
     }
-    ui_sessions_load(&t->list, reply);
-    ended_list_changed(t);
     snapinfo_note_list(reply);
-    approvals_load(t, reply);
     confstate_server(t, json_object_get(reply, "config"));
     if (t->attach_id) {
         if (!ui_sessions_find(&t->list, t->attach_id)) {
@@ -935,6 +958,31 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
 }
 
 /* ---- start and end ------------------------------------------------------------ */
+
+/* Every machine of [hosts], and the one corral attach -H adds, each
+ * connecting in the background. */
+static void add_hosts(tui_t *t, const tui_options *opt)
+{
+    char err[512];
+    for (size_t i = 0; i < t->conf->n_hosts + (opt->host ? 1 : 0); i++) {
+        bool extra = i == t->conf->n_hosts;
+        const char *name = extra ? opt->host_name : t->conf->host_names[i];
+        const char *url = extra ? opt->host : t->conf->host_urls[i];
+        remote_host *r = xcalloc(1, sizeof *r);
+        if (remote_parse(url, r, err, sizeof err) < 0) {
+            tui_message(t, true, "[hosts] %s: %s", name, err);
+            free(r);
+            continue;
+        }
+        const char *ssh = getenv("CORRAL_SSH_COMMAND");
+        if (!ssh || !*ssh)
+            ssh = t->conf->hosts_ssh_command;
+        r->ssh_command = ssh ? xstrdup(ssh) : NULL;
+        r->remote_command = t->conf->hosts_remote_command ? xstrdup(t->conf->hosts_remote_command) : NULL;
+        if (!hosts_add_remote(t, name, r, err, sizeof err))
+            tui_message(t, true, "%s", err);
+    }
+}
 
 static int start_curses(tui_t *t, char *err, size_t errlen)
 {
@@ -1020,7 +1068,8 @@ int tui_main(const tui_options *opt)
             goto out;
         }
     }
-    if (uiconn_open(&t->conn, &loop, on_event, on_term, on_closed, t, err, sizeof err) < 0) {
+    static const ui_hosts_handlers hd = {on_event, on_term, on_subscribed, on_host_changed, on_local_lost};
+    if (hosts_open_local(t, &hd, err, sizeof err) < 0) {
         /* No server, and none would start: when the config file is why,
          * every error in full (the server's start names them on one line). */
         for (size_t i = 0; i < t->cfg.errors.n; i++)
@@ -1057,7 +1106,8 @@ int tui_main(const tui_options *opt)
     uv_poll_start(&t->stdin_poll, UV_READABLE, on_stdin);
     t->relayout = true;
     tui_redraw_soon(t);
-    uiconn_request(&t->conn, json_pack("{s:s}", "cmd", "subscribe"), on_subscribed, t);
+    hosts_start(t);
+    add_hosts(t, opt);
     uv_run(&loop, UV_RUN_DEFAULT);
     input_stop();
     endwin();
@@ -1067,7 +1117,7 @@ int tui_main(const tui_options *opt)
 out:
     views_close_all(t); /* while the loop can still close their timers */
     if (connected)
-        uiconn_close(&t->conn);
+        hosts_close_all(t);
     uv_walk(&loop, close_walk, NULL);
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
@@ -1076,6 +1126,7 @@ out:
     ended_free(&t->ended);
     endedscreen_free(&t->ended_screen);
     approvals_free(t);
+    hosts_free(t);
     confstate_free(t);
     free(t->goodbye);
     buf_free(&t->paste.text);

@@ -9,6 +9,8 @@
 typedef struct tui_options {
     int attach_id;     /* 0: none */
     const char *theme; /* --theme, or NULL */
+    const char *host;      /* corral attach -H: ssh://... added for this run, or NULL */
+    const char *host_name; /* how the screen names it */
 } tui_options;
 
 /* Run the TUI until detach; returns the exit status. */

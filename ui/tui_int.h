@@ -24,6 +24,7 @@
 #include "sessions.h"
 #include "theme.h"
 #include "tiles.h"
+#include "hosts.h"
 #include "uiconn.h"
 #include "view.h"
 #include "base/util.h"
@@ -96,7 +97,7 @@ typedef struct ui_paste {
 
 typedef struct tui {
     uv_loop_t *loop;
-    uiconn_t conn;
+    ui_hosts hosts;     /* this machine's server (0) and the others' (hosts.h) */
     conf_t *conf;
     theme_t theme;
     ui_sessions list;
@@ -208,7 +209,9 @@ void render_frame(tui_t *t);
 void approvals_init(tui_t *t);
 /* The pending list of a subscribe (or approvals) reply, and its
  * rules_error: replaces what was known. */
-void approvals_load(tui_t *t, json_t *reply);
+void approvals_load_host(tui_t *t, int host, json_t *reply);
+/* Host's requests leave the queue (its link is down). */
+void approvals_drop_host(tui_t *t, int host);
 /* An "approval" or "approval_done" event. */
 void approvals_event(tui_t *t, const char *name, json_t *ev);
 void approvals_free(tui_t *t);

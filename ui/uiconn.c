@@ -135,6 +135,27 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
     }
 }
 
+/* Take fd over (and what was read of it already) and start reading. */
+static int attach_fd(uiconn_t *c, uv_loop_t *loop, int fd, const char *left, size_t nleft, char *err,
+                     size_t errlen)
+{
+    proto_reader_init(&c->rd, PROTO_MAX_MSG);
+    if (nleft)
+        proto_reader_feed(&c->rd, left, nleft);
+    uv_pipe_init(loop, &c->pipe, 0);
+    c->pipe.data = c;
+    if (uv_pipe_open(&c->pipe, fd) < 0) {
+        snprintf(err, errlen, "cannot use the server connection");
+        close(fd);
+        proto_reader_free(&c->rd);
+        c->closed = true;
+        uv_close((uv_handle_t *)&c->pipe, NULL);
+        return -1;
+    }
+    uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read);
+    return 0;
+}
+
 int uiconn_open(uiconn_t *c, uv_loop_t *loop, uiconn_event_fn on_event, uiconn_term_fn on_term,
                 uiconn_closed_fn on_closed, void *user, char *err, size_t errlen)
 {
@@ -148,25 +169,25 @@ int uiconn_open(uiconn_t *c, uv_loop_t *loop, uiconn_event_fn on_event, uiconn_t
     c->on_term = on_term;
     c->on_closed = on_closed;
     c->user = user;
-    proto_reader_init(&c->rd, PROTO_MAX_MSG);
     /* Anything already read behind the hello reply stays ours. */
     size_t left = proto_reader_pending(&cl.rd);
     int fd = cl.fd;
     cl.fd = -1;
-    if (left)
-        proto_reader_feed(&c->rd, cl.rd.buf.data + cl.rd.start, left);
+    int rc = attach_fd(c, loop, fd, cl.rd.buf.data + cl.rd.start, left, err, errlen);
     client_close(&cl);
-    uv_pipe_init(loop, &c->pipe, 0);
-    c->pipe.data = c;
-    if (uv_pipe_open(&c->pipe, fd) < 0) {
-        snprintf(err, errlen, "cannot use the server connection");
-        close(fd);
-        proto_reader_free(&c->rd);
-        uv_close((uv_handle_t *)&c->pipe, NULL);
-        return -1;
-    }
-    uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read);
-    return 0;
+    return rc;
+}
+
+int uiconn_open_fd(uiconn_t *c, uv_loop_t *loop, int fd, uiconn_event_fn on_event, uiconn_term_fn on_term,
+                   uiconn_closed_fn on_closed, void *user, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->next_id = 1;
+    c->on_event = on_event;
+    c->on_term = on_term;
+    c->on_closed = on_closed;
+    c->user = user;
+    return attach_fd(c, loop, fd, NULL, 0, err, errlen);
 }
 
 void uiconn_request(uiconn_t *c, json_t *req, uiconn_reply_fn fn, void *user)
@@ -195,6 +216,20 @@ void uiconn_request(uiconn_t *c, json_t *req, uiconn_reply_fn fn, void *user)
         free(w);
         shut(c, "cannot write to the server");
     }
+}
+
+static void free_on_close(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+void uiconn_destroy(uiconn_t *c)
+{
+    shut(c, NULL);
+    proto_reader_free(&c->rd);
+    c->pipe.data = c;
+    if (!uv_is_closing((uv_handle_t *)&c->pipe))
+        uv_close((uv_handle_t *)&c->pipe, free_on_close);
 }
 
 void uiconn_close(uiconn_t *c)

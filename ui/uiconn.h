@@ -49,8 +49,16 @@ struct uiconn {
  * 0, or -1 with err. */
 int uiconn_open(uiconn_t *c, uv_loop_t *loop, uiconn_event_fn on_event, uiconn_term_fn on_term,
                 uiconn_closed_fn on_closed, void *user, char *err, size_t errlen);
+/* Speak the protocol on fd (taken over), not yet said hello on: another
+ * machine's server through ssh (hosts.c), which says hello itself, as a
+ * request.  0, or -1 with err (fd closed). */
+int uiconn_open_fd(uiconn_t *c, uv_loop_t *loop, int fd, uiconn_event_fn on_event, uiconn_term_fn on_term,
+                   uiconn_closed_fn on_closed, void *user, char *err, size_t errlen);
 /* Send req (stolen); fn (may be NULL) gets the reply. */
 void uiconn_request(uiconn_t *c, json_t *req, uiconn_reply_fn fn, void *user);
 void uiconn_close(uiconn_t *c);
+/* Close c, allocated with malloc, and free it once libuv is done with it
+ * (safe from inside one of c's own callbacks). */
+void uiconn_destroy(uiconn_t *c);
 
 #endif

@@ -127,9 +127,9 @@ void remote_host_free(remote_host *h)
     memset(h, 0, sizeof *h);
 }
 
-char **remote_argv(const remote_host *h)
+static char **argv_for(const remote_host *h, bool batch)
 {
-    char **v = xcalloc(16, sizeof *v);
+    char **v = xcalloc(20, sizeof *v);
     size_t n = 0;
     if (h->ssh_command) {
         v[n++] = xstrdup("sh");
@@ -147,6 +147,12 @@ char **remote_argv(const remote_host *h)
         v[n++] = xstrdup("-l");
         v[n++] = xstrdup(h->user);
     }
+    if (batch) {
+        /* Nobody to answer a password or host-key question: ssh fails at
+         * once and says why, instead of waiting for a terminal. */
+        v[n++] = xstrdup("-o");
+        v[n++] = xstrdup("BatchMode=yes");
+    }
     v[n++] = xstrdup("-T");
     v[n++] = xstrdup("--");
     v[n++] = xstrdup(h->host);
@@ -154,6 +160,16 @@ char **remote_argv(const remote_host *h)
     v[n++] = xstrdup("serve-stdio");
     v[n] = NULL;
     return v;
+}
+
+char **remote_argv(const remote_host *h)
+{
+    return argv_for(h, false);
+}
+
+char **remote_argv_batch(const remote_host *h)
+{
+    return argv_for(h, true);
 }
 
 static remote_host *current;
@@ -204,6 +220,53 @@ int remote_spawn(const remote_host *h, int *fd, pid_t *pid, char *err, size_t er
     strv_free(argv);
     close(sv[1]);
     *fd = sv[0];
+    *pid = child;
+    return 0;
+}
+
+int remote_spawn_batch(const remote_host *h, int *fd, int *errfd, pid_t *pid, char *err, size_t errlen)
+{
+    int sv[2], ep[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+        snprintf(err, errlen, "cannot create a socket pair: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe2(ep, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    char **argv = remote_argv_batch(h);
+    pid_t child = fork();
+    if (child < 0) {
+        snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+        strv_free(argv);
+        close(sv[0]);
+        close(sv[1]);
+        close(ep[0]);
+        close(ep[1]);
+        return -1;
+    }
+    if (child == 0) {
+        /* A session of its own: no controlling terminal, so neither ssh
+         * nor a ProxyCommand can read the screen's keys or draw on it. */
+        setsid();
+        if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0 || dup2(ep[1], 2) < 0)
+            _exit(127);
+        signal(SIGPIPE, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execvp(argv[0], argv);
+        dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    strv_free(argv);
+    close(sv[1]);
+    close(ep[1]);
+    *fd = sv[0];
+    *errfd = ep[0];
     *pid = child;
     return 0;
 }

@@ -7,7 +7,7 @@
  * ssh's own messages reach the user unchanged), and reaped.  The blocking
  * client (client.c) uses it in its one place that connects.
  *
- * Included by src/protocol/ and src/cli/.
+ * Included by src/protocol/, src/cli/ and ui/.
  */
 #ifndef CORRAL_REMOTE_H
 #define CORRAL_REMOTE_H
@@ -46,6 +46,13 @@ const remote_host *remote_get(void);
 /* Start h's ssh with a socketpair: *fd our end (close-on-exec), *pid the
  * child.  0, or -1 with err. */
 int remote_spawn(const remote_host *h, int *fd, pid_t *pid, char *err, size_t errlen);
+
+/* The same with no terminal to ask on, for the supervisor screen's links:
+ * ssh runs with BatchMode=yes (remote_argv_batch) in a session of its own
+ * (no controlling terminal), and its stderr is a pipe, *errfd (ours,
+ * close-on-exec), whose text says why a link failed. */
+char **remote_argv_batch(const remote_host *h);
+int remote_spawn_batch(const remote_host *h, int *fd, int *errfd, pid_t *pid, char *err, size_t errlen);
 
 /* After our end is closed: wait for the ssh child, at most a few seconds
  * (then it is killed), so that none is left running or a zombie. */
