@@ -930,8 +930,28 @@ static void on_subscribed(tui_t *t, ui_host *h, json_t *reply)
     host_sessions(t, h, false);
     ended_list_changed(t);
     approvals_load_host(t, h->index, reply);
+    bool attach = t->attach_id && h->index == t->attach_host;
+    if (attach) {
+        /* corral attach [-H HOST] ID: that session, zoomed, once its
+         * machine's list is in (and only the first time it is). */
+        int id = h->index * UI_HOST_STRIDE + t->attach_id;
+        t->attach_id = 0;
+        if (!ui_sessions_find(&t->list, id)) {
+            char msg[160];
+            if (h->index > 0)
+                snprintf(msg, sizeof msg, "corral: %s has no session with id %d (corral -H %s ls lists them)",
+                         h->name, hosts_server_id(id), h->name);
+            else
+                snprintf(msg, sizeof msg, "corral: no session with id %d (corral ls lists them)", id);
+            tui_quit(t, 1, msg);
+            return;
+        }
+        tui_select(t, id);
+        t->zoom = true;
+        focus_pane(t);
+    }
     if (h->index > 0) { /* another machine came (back) */
-        if (!t->selected && !tiles_fold_selected(t) && !ended_selected(t))
+        if (!attach && !t->selected && !tiles_fold_selected(t) && !ended_selected(t))
             sidebar_select_first(t);
         t->relayout = true;
         tui_redraw_soon(t);
@@ -939,19 +959,8 @@ static void on_subscribed(tui_t *t, ui_host *h, json_t *reply)
     }
     snapinfo_note_list(reply);
     confstate_server(t, json_object_get(reply, "config"));
-    if (t->attach_id) {
-        if (!ui_sessions_find(&t->list, t->attach_id)) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "corral: no session with id %d (corral ls lists them)", t->attach_id);
-            tui_quit(t, 1, msg);
-            return;
-        }
-        tui_select(t, t->attach_id);
-        t->zoom = true;
-        focus_pane(t);
-    } else {
+    if (!attach && !t->attach_id)
         sidebar_select_first(t);
-    }
     tiles_restore(t);
     t->relayout = true;
     tui_redraw_soon(t);
@@ -979,8 +988,15 @@ static void add_hosts(tui_t *t, const tui_options *opt)
             ssh = t->conf->hosts_ssh_command;
         r->ssh_command = ssh ? xstrdup(ssh) : NULL;
         r->remote_command = t->conf->hosts_remote_command ? xstrdup(t->conf->hosts_remote_command) : NULL;
-        if (!hosts_add_remote(t, name, r, err, sizeof err))
+        if (!hosts_add_remote(t, name, r, err, sizeof err) && !extra)
             tui_message(t, true, "%s", err);
+    }
+    /* corral attach -H HOST ID: the session is on that machine, whether
+     * -H added it or [hosts] has it already. */
+    for (size_t i = 1; opt->host && i < t->hosts.n; i++) {
+        const ui_host *h = t->hosts.v[i];
+        if (strcmp(h->name, opt->host_name) == 0 || strcmp(h->remote->spec, opt->host) == 0)
+            t->attach_host = (int)i;
     }
 }
 

@@ -149,6 +149,7 @@ typedef struct tui {
     int exit_status;
     char *goodbye;      /* printed after the screen is gone */
     int attach_id;      /* corral attach ID: focus it once the list is in */
+    int attach_host;    /* ...of this host (corral attach -H) */
 } tui_t;
 
 /* screen.c */

@@ -109,6 +109,51 @@ static int use_host(const char *spec, const char *from)
     return 0;
 }
 
+/* The host corral -H HOST adds to the supervisor screen for this run. */
+static char *screen_name, *screen_url;
+
+/* Check spec (a URL or a [hosts] name) now, before the screen opens, and
+ * keep it for cli_screen_host.  0, or an exit status after saying why. */
+static int screen_host(const char *spec, const char *from)
+{
+    conf_t conf;
+    if (cli_load_conf(&conf, "-H", conf_client_sections) < 0) {
+        conf_free(&conf);
+        return EXIT_ERR;
+    }
+    const char *url = strncmp(spec, "ssh://", 6) == 0 ? spec : conf_host_url(&conf, spec);
+    int rc = 0;
+    remote_host h = {0};
+    char err[512];
+    if (!url) {
+        char *shown = quote_text_visible(spec, strlen(spec));
+        char *path = conf_user_path();
+        char *where = quote_text_visible(path, strlen(path));
+        fprintf(stderr, "corral: %s '%s' is neither ssh://[user@]host[:port] nor a name in [hosts] of %s\n", from,
+                shown, where);
+        free(where);
+        free(path);
+        free(shown);
+        rc = EXIT_USAGE;
+    } else if (remote_parse(url, &h, err, sizeof err) < 0) {
+        fprintf(stderr, "corral: %s: %s\n", from, err);
+        rc = EXIT_USAGE;
+    } else {
+        /* Named as [hosts] names it, or by the host in the URL. */
+        screen_name = xstrdup(url == spec ? h.host : spec);
+        screen_url = xstrdup(url);
+    }
+    remote_host_free(&h);
+    conf_free(&conf);
+    return rc;
+}
+
+void cli_screen_host(const char **name, const char **url)
+{
+    *name = screen_name;
+    *url = screen_url;
+}
+
 int cli_host_prepare(const cli_verb *v, const char *host)
 {
     const char *env = getenv("CORRAL_HOST");
@@ -144,9 +189,10 @@ int cli_host_prepare(const cli_verb *v, const char *host)
         break;
     }
     case CLI_SCREEN:
-        fprintf(stderr, "%s: the supervisor screen is not yet supported on another machine; use the verbs there "
-                        "(ls, exec, send, poll, approvals, approve, deny, diff, ...) or ssh -t HOST corral\n", who);
-        rc = EXIT_USAGE;
+        /* The screen shows this machine and adds that one (with [hosts]). */
+        rc = screen_host(host, from);
+        if (rc == 0)
+            rc = -1;
         break;
     case CLI_LOCAL:
     case CLI_HERE:

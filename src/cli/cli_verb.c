@@ -393,6 +393,8 @@ int cli_run_tui(const tui_options *opt)
         fprintf(stderr, "corral: this build has no supervisor screen\n");
         return 1;
     }
-    return tui_fn(opt);
+    tui_options o = *opt;
+    cli_screen_host(&o.host_name, &o.host);
+    return tui_fn(&o);
 }
 

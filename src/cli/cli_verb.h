@@ -94,6 +94,9 @@ int cli_host_options(int argc, char **argv, int *skip, const char **host);
  * this process at it (protocol/remote.h), or refuse v there.  -1 to go on,
  * else the exit status after saying why not. */
 int cli_host_prepare(const cli_verb *v, const char *host);
+/* The machine corral -H (or CORRAL_HOST) adds to the supervisor screen,
+ * as cli_host_prepare found it: its name and ssh:// URL, or NULLs. */
+void cli_screen_host(const char **name, const char **url);
 /* Whether the verb runs against another machine's server (cli_host_prepare
  * pointed the connections there). */
 bool cli_remote(void);

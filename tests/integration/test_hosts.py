@@ -20,19 +20,16 @@ not start, the tests report SKIP with the reason."""
 import base64
 import json
 import os
-import pwd
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 
 from harness import CORRAL, TIMEOUT, Tap, World, pids_whose_argv, run_tests, wait_until
+from sshlab import ME, SshLab, free_port
 
 t = Tap()
-SSHD = "/usr/sbin/sshd"
-ME = pwd.getpwuid(os.geteuid()).pw_name
 
 RULES = 'prefix_rule(pattern=["echo", "deploy"], decision="prompt", justification="deploys to production")\n'
 
@@ -43,87 +40,29 @@ os.makedirs(os.path.join(remote.config, "corral", "rules"), exist_ok=True)
 with open(os.path.join(remote.config, "corral", "rules", "user.rules"), "w") as f:
     f.write(RULES)
 
-scratch = tempfile.mkdtemp(prefix="crlssh")
-os.chmod(scratch, 0o755)
-sshd = None
+lab = SshLab()
+lab.add("box", remote)
+scratch = lab.scratch
 why_not = None  # the reason the remote tests skip
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def sh(*argv):
-    return subprocess.run(list(argv), capture_output=True, text=True, timeout=TIMEOUT)
 
 
 def start_sshd():
     """sshd on 127.0.0.1 for the remote corral; sets why_not when it cannot."""
-    global sshd, why_not, PORT, HOST, ENV, SSH_CONFIG
-    if not os.access(SSHD, os.X_OK):
-        why_not = "%s is not installed (bootstrap installs openssh-server)" % SSHD
+    global why_not, PORT, HOST, ENV, SSH_CONFIG
+    lab.start()
+    why_not = lab.why_not
+    if why_not:
         return
-    if not shutil.which("ssh"):
-        why_not = "ssh is not installed"
-        return
-    for key in ("host_key", "user_key"):
-        r = sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(scratch, key))
-        if r.returncode != 0:
-            why_not = "ssh-keygen failed: " + r.stderr
-            return
-    if os.geteuid() == 0 and not os.path.isdir("/run/sshd"):
-        os.makedirs("/run/sshd", mode=0o755)  # sshd's privilege separation directory, as its package makes it
-    PORT = free_port()
-    forced = "env XDG_RUNTIME_DIR=%s XDG_STATE_HOME=%s XDG_CONFIG_HOME=%s %s serve-stdio" % (
-        remote.runtime, remote.state, remote.config, CORRAL)
-    with open(os.path.join(scratch, "user_key.pub")) as f:
-        pub = f.read().strip()
-    with open(os.path.join(scratch, "authorized_keys"), "w") as f:
-        f.write('command="%s",no-pty,no-port-forwarding,no-agent-forwarding,no-X11-forwarding %s\n' % (forced, pub))
-    with open(os.path.join(scratch, "sshd_config"), "w") as f:
-        f.write("Port %d\nListenAddress 127.0.0.1\nHostKey %s/host_key\nUsePAM no\nStrictModes no\n"
-                "PidFile none\nAuthorizedKeysFile %s/authorized_keys\nPasswordAuthentication no\n"
-                "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nAllowUsers %s\nLogLevel INFO\n"
-                % (PORT, scratch, scratch, ME))
-    with open(os.path.join(scratch, "host_key.pub")) as f:
-        host_pub = " ".join(f.read().split()[:2])
-    with open(os.path.join(scratch, "known_hosts"), "w") as f:
-        f.write("[127.0.0.1]:%d %s\n" % (PORT, host_pub))
-    SSH_CONFIG = os.path.join(scratch, "ssh_config")
-    with open(SSH_CONFIG, "w") as f:
-        f.write("Host *\n  IdentityFile %s/user_key\n  IdentitiesOnly yes\n  UserKnownHostsFile %s/known_hosts\n"
-                "  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n"
-                "  ControlMaster no\n  LogLevel ERROR\n" % (scratch, scratch))
-    log = open(os.path.join(scratch, "sshd.log"), "wb")
-    sshd = subprocess.Popen([SSHD, "-D", "-e", "-f", os.path.join(scratch, "sshd_config")], stdin=subprocess.DEVNULL,
-                            stdout=log, stderr=log)
-    listening = wait_until(lambda: "Server listening" in sshd_log() or sshd.poll() is not None)
-    if sshd.poll() is not None or not listening:
-        why_not = "sshd did not start: " + sshd_log()
-        return
-    HOST = "ssh://%s@127.0.0.1:%d" % (ME, PORT)
-    ENV = {"CORRAL_SSH_COMMAND": "ssh -F %s" % SSH_CONFIG}
-
-
-def sshd_log():
-    try:
-        with open(os.path.join(scratch, "sshd.log")) as f:
-            return f.read()
-    except OSError:
-        return ""
+    PORT = lab.port
+    HOST = lab.url()
+    ENV = lab.env
+    SSH_CONFIG = lab.config
 
 
 def stop_all():
-    if sshd and sshd.poll() is None:
-        sshd.terminate()
-        sshd.wait(TIMEOUT)
+    lab.stop()
     remote.cleanup()
     local.cleanup()
-    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def corral_h(*args, env=None, input=None, host=None):
@@ -211,8 +150,7 @@ def test_hostile_hosts_refused(t):
 
 
 def test_verbs_refused_there(t):
-    for verb, words in (("sandbox", "this machine only"), ("server", "this machine only"),
-                        ("attach", "not yet supported")):
+    for verb, words in (("sandbox", "this machine only"), ("server", "this machine only")):
         r = local.corral("-H", "ssh://box", verb, "1")
         t.ok(r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1,
              "corral -H HOST %s is refused: %s" % (verb, words), r.stderr)
@@ -221,6 +159,10 @@ def test_verbs_refused_there(t):
     r = local.corral("-H", "nosuchname", "ls")
     t.ok(r.returncode == 2 and "[hosts]" in r.stderr, "a name that is no URL and not in [hosts] is refused",
          r.stderr)
+    r = local.corral("-H", "nosuchname", "attach")
+    t.ok(r.returncode == 2 and "[hosts]" in r.stderr, "so is the screen's (before it opens)", r.stderr)
+    r = local.corral("-H", "ssh://-oProxyCommand=x", "attach")
+    t.ok(r.returncode == 2 and "-oProxyCommand=x" in r.stderr, "and a hostile URL for the screen", r.stderr)
     r = local.corral("-H", "ssh://box", "mcp")
     t.ok(r.returncode == 2 and "-C DIR" in r.stderr, "corral mcp under -H wants -C DIR, a directory there",
          r.stderr)
@@ -485,7 +427,8 @@ def test_as_an_unprivileged_user(t):
     sys.path.insert(0, os.path.join(here, ".."))
     from unprivileged import run_script_as_user
     run_script_as_user(t, os.path.abspath(__file__), CORRAL, shell="/bin/sh",
-                       helpers=[os.path.join(here, "harness.py"), os.path.join(here, "mcplib.py")])
+                       helpers=[os.path.join(here, "harness.py"), os.path.join(here, "mcplib.py"),
+                                os.path.join(here, "sshlab.py")])
 
 
 try:
