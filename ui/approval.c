@@ -234,15 +234,15 @@ void approvals_event(tui_t *t, const char *name, json_t *ev)
         remove_id(t, id);
         const char *note = json_string_value(json_object_get(ev, "note"));
         if (ours)
-            tui_message(t, false, "request %d: %s", id, answer ? answer : "?");
+            tui_message(t, false, "request %s: %s", hosts_id(t, id), answer ? answer : "?");
         else if (answer && strcmp(answer, "gone") == 0 && note && *note) {
             /* Withdrawn: why (the agent's call was cancelled, the session
              * ended...), its text made safe for the screen. */
             char *why = sanitize_text(note, strlen(note), 300);
-            tui_message(t, false, "request %d withdrawn: %s", id, why);
+            tui_message(t, false, "request %s withdrawn: %s", hosts_id(t, id), why);
             free(why);
         } else
-            tui_message(t, false, "request %d answered elsewhere: %s (by %s)", id, answer ? answer : "?",
+            tui_message(t, false, "request %s answered elsewhere: %s (by %s)", hosts_id(t, id), answer ? answer : "?",
                         by ? by : "?");
     }
 }
@@ -294,7 +294,7 @@ static void on_answer_reply(uiconn_t *c, json_t *reply, void *user)
         snprintf(t->appr.error, sizeof t->appr.error, "not answered: %s", why ? why : "refused");
         tui_redraw_soon(t);
     } else {
-        tui_message(t, true, "request %d: %s", id, why ? why : "refused");
+        tui_message(t, true, "request %s: %s", hosts_id(t, id), why ? why : "refused");
     }
 }
 

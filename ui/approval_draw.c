@@ -365,18 +365,28 @@ static void who_text(tui_t *t, const ui_approval *a, buf_t *b)
     free(cwd);
     const ui_session *s = a->session ? ui_sessions_find(&t->list, a->session) : NULL;
     if (a->session)
-        buf_printf(b, ", session %s (%d)", s ? s->name : str(r, "session_name"), a->session);
+        buf_printf(b, ", session %s (%s)", s ? s->name : str(r, "session_name"), hosts_id(t, a->session));
     else
         buf_puts(b, ", no session yet");
     buf_printf(b, "%s \xc2\xb7 asked %s ago", json_is_true(json_object_get(r, "tty")) ? ", on a terminal" : "", age);
 }
 
 
+/* Another machine's request: its name first, in its own style, so that
+ * an answer is never given thinking it is for this machine. */
+static void remote_line(tui_t *t, const ui_approval *a, dlines *L)
+{
+    const ui_host *h = hosts_of(t, a->id);
+    if (h && h->index > 0)
+        add_line(L, 99, TH_REMOTE_HOST, "On %s, another machine (%s)", h->name, h->remote->spec);
+}
+
 /* The summary; the command takes at most cmd_lines lines (0: all). */
 static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held, int cmd_lines)
 {
     ui_approvals *q = &t->appr;
     json_t *r = a->req;
+    remote_line(t, a, L);
     if (approval_is_network(a)) {
         /* The host, port and protocol instead of a command; the command
          * running in the session is what connects. */
@@ -485,7 +495,7 @@ static void summary(tui_t *t, const ui_approval *a, dlines *L, int w, bool held,
                           : "Enter confirm \xc2\xb7 \xe2\x86\x91/\xe2\x86\x93 choose \xc2\xb7 v details";
     /* The id, for corral approve/deny and the logs. */
     char more[256];
-    snprintf(more, sizeof more, "%s \xc2\xb7 request %d", footer, a->id);
+    snprintf(more, sizeof more, "%s \xc2\xb7 request %s", footer, hosts_id(t, a->id));
     add_wrapped(L, 40, 5, TH_DIALOG, w, 2, "", more);
 }
 
@@ -495,10 +505,11 @@ static void details(tui_t *t, const ui_approval *a, dlines *L, int w)
 {
     json_t *r = a->req, *perm = json_object_get(r, "permissions");
     char buf[256];
-    add_line(L, 0, TH_DIALOG, "Request %d \xc2\xb7 %s \xc2\xb7 from %s", a->id, str(r, "kind"), str(r, "client"));
+    remote_line(t, a, L);
+    add_line(L, 0, TH_DIALOG, "Request %s \xc2\xb7 %s \xc2\xb7 from %s", hosts_id(t, a->id), str(r, "kind"), str(r, "client"));
     if (a->session) {
         const ui_session *s = ui_sessions_find(&t->list, a->session);
-        add_line(L, 0, TH_DIALOG, "Session: %s (%d)", s ? s->name : str(r, "session_name"), a->session);
+        add_line(L, 0, TH_DIALOG, "Session: %s (%s)", s ? s->name : str(r, "session_name"), hosts_id(t, a->session));
     } else {
         add_line(L, 0, TH_DIALOG, "Session: none yet (the command starts one when approved)");
     }

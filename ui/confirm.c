@@ -75,7 +75,7 @@ void confirm_open(tui_t *t, const char *head, void (*question)(tui_t *t, int tar
 static void kill_question(tui_t *t, int target, char *out, size_t outlen)
 {
     ui_session *s = ui_sessions_find(&t->list, target);
-    snprintf(out, outlen, "Kill %s (%d) and every process in it?", s ? s->name : "?", target);
+    snprintf(out, outlen, "Kill %s (%s) and every process in it?", s ? s->name : "?", hosts_id(t, target));
 }
 
 static void on_kill_reply(uiconn_t *c, json_t *reply, void *user)

@@ -44,7 +44,7 @@ void dialog_free(tui_t *t, ui_view *v);
 void field_insert(ui_field *f, uint32_t c);
 void field_backspace(ui_field *f);
 
-#define FORM_FIELDS 3
+#define FORM_FIELDS 4
 
 /* One-line fields, one of them current. */
 typedef struct ui_form {
@@ -75,8 +75,9 @@ ui_field *form_dialog_field(tui_t *t, ui_view *v);
 
 /* ---- the dialogs ----------------------------------------------------------- */
 
-/* newsession.c: name, directory and profile; Enter asks the server for the
- * session and focuses it, a refusal shows in the form. */
+/* newsession.c: name, directory and profile (and, with [hosts], the
+ * machine); Enter asks that machine's server for the session and focuses
+ * it, a refusal shows in the form. */
 void newsession_open(tui_t *t);
 
 /* confirm.c: a question answered by y (any other key: no); keys typed in

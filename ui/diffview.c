@@ -117,7 +117,7 @@ static diff_view *req_current(dv_req *r, json_t *reply)
         if (d->by_ids && !d->reply) {
             /* An ended session's diff the server cannot make: said where
              * the key was pressed, rather than in an empty view. */
-            tui_message(t, true, "no diff of command %d of session %d: %s", d->command, d->session, d->error);
+            tui_message(t, true, "no diff of command %d of session %s: %s", d->command, hosts_id(t, d->session), d->error);
             view_close(t, &d->view);
             return NULL;
         }
@@ -381,7 +381,7 @@ void diffview_open_command(tui_t *t, int session, bool in_server, int n, json_t 
     if (!in_server && !(ws && before && after)) {
         const char *why = json_string_value(json_object_get(record, "error"));
         char *clean = why ? sanitize_text(why, strlen(why), 300) : NULL;
-        tui_message(t, true, "no diff of command %d of session %d: %s", n, session,
+        tui_message(t, true, "no diff of command %d of session %s: %s", n, hosts_id(t, session),
                     clean ? clean : "its log has no snapshots of it (it had not ended, or snapshots were off)");
         free(clean);
         return;
@@ -599,7 +599,7 @@ static void diff_key(tui_t *t, diff_view *d, const ui_key *k)
         return;
     case 'D':
         if (d->by_ids) {
-            tui_message(t, true, "session %d has ended: its commands are in its timeline", d->session);
+            tui_message(t, true, "session %s has ended: its commands are in its timeline", hosts_id(t, d->session));
             break;
         }
         reset_diff(d);
@@ -840,7 +840,7 @@ static void draw_diff(tui_t *t, diff_view *d)
     json_t *rec = json_object_get(d->reply, "record");
     char head[1400], counts[160], attr[600];
     const char *line = json_string_value(json_object_get(rec, "line"));
-    snprintf(head, sizeof head, " diff \xc2\xb7 session %d \xc2\xb7 command %d \xc2\xb7 %s", d->session, d->command,
+    snprintf(head, sizeof head, " diff \xc2\xb7 session %s \xc2\xb7 command %d \xc2\xb7 %s", hosts_id(d->t, d->session), d->command,
              line ? line : "");
     line_at(y++, r.x, r.w, TH_BORDER_FOCUS, head);
     counts_text(json_object_get(d->reply, "changes"), counts, sizeof counts);
@@ -913,7 +913,7 @@ static void draw_list(tui_t *t, diff_view *d)
     ui_rect r = t->main;
     int y = r.y;
     char head[300];
-    snprintf(head, sizeof head, " commands \xc2\xb7 session %d \xc2\xb7 Enter diff  u revert  q close", d->session);
+    snprintf(head, sizeof head, " commands \xc2\xb7 session %s \xc2\xb7 Enter diff  u revert  q close", hosts_id(d->t, d->session));
     line_at(y++, r.x, r.w, TH_BORDER_FOCUS, head);
     int n = list_count(d), rows = r.h - 1;
     if (d->sel < d->list_top)
@@ -967,7 +967,7 @@ static void draw_confirm(tui_t *t, const diff_view *d)
     if (json_array_size(conflicts))
         snprintf(title, sizeof title, " Command %d cannot be reverted: files changed again after it ", d->revert_n);
     else
-        snprintf(title, sizeof title, " Revert command %d of session %d? ", d->revert_n, d->session);
+        snprintf(title, sizeof title, " Revert command %d of session %s? ", d->revert_n, hosts_id(d->t, d->session));
     line_at(y0, x0, w, TH_DIALOG_TITLE, title);
     int y = y0 + 1;
     json_t *lists[3] = {conflicts, actions, skipped};

@@ -117,6 +117,14 @@ static bool event_to_screen(const ui_host *h, json_t *ev)
         return false;
     static const char *const by_session[] = {"term", "sync", "resized", "bell", "warning", "output",
                                              "session_removed"};
+    if (strcmp(name, "sync") == 0 || strcmp(name, "resized") == 0) {
+        /* A terminal size no server makes would be a model of any size
+         * here (the protocol's resize takes 1..1000 each way). */
+        json_int_t rows = json_integer_value(json_object_get(ev, "rows"));
+        json_int_t cols = json_integer_value(json_object_get(ev, "cols"));
+        if (rows < 1 || rows > 1000 || cols < 1 || cols > 1000)
+            return false;
+    }
     for (size_t i = 0; i < sizeof by_session / sizeof *by_session; i++)
         if (strcmp(name, by_session[i]) == 0)
             return to_screen(ev, "session", base);
@@ -546,6 +554,15 @@ void hosts_id_text(const tui_t *t, int id, char *out, size_t n)
         snprintf(out, n, "%s:%d", h->name, hosts_server_id(id));
     else
         snprintf(out, n, "%d", id);
+}
+
+const char *hosts_id(const tui_t *t, int id)
+{
+    static char ring[8][96];
+    static unsigned next;
+    char *out = ring[next++ % 8];
+    hosts_id_text(t, id, out, sizeof ring[0]);
+    return out;
 }
 
 void hosts_down_text(const ui_host *h, char *out, size_t n)

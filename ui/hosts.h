@@ -138,6 +138,8 @@ static inline int hosts_server_id(int id)
 bool hosts_unreachable(const struct tui *t, int id);
 /* An id as people read it: "48213" here, "box:48213" on host box. */
 void hosts_id_text(const struct tui *t, int id, char *out, size_t n);
+/* The same in one of 8 buffers used in turn, for a message's arguments. */
+const char *hosts_id(const struct tui *t, int id);
 /* Why a session of a host whose link is down cannot be reached, for the
  * status bar and its pane: "link to box lost at 14:02:11 (ssh: ...);
  * trying again in 8 s". */

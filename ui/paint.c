@@ -56,9 +56,17 @@ static int pair_for(vt_color fg, vt_color bg)
     return p < 0 ? 0 : p;
 }
 
+/* Every cell of the terminals drawn now is dimmed (paint_dim). */
+static bool dim_all;
+
+void paint_dim(bool on)
+{
+    dim_all = on;
+}
+
 static attr_t curses_attrs(unsigned a)
 {
-    attr_t r = A_NORMAL;
+    attr_t r = dim_all ? A_DIM : A_NORMAL;
     if (a & VT_ATTR_BOLD)
         r |= A_BOLD;
     if (a & VT_ATTR_DIM)

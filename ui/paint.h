@@ -60,6 +60,9 @@ typedef struct paint_mark {
  * does not reach is dotted instead of blank. */
 void paint_vt(const vt_t *vt, ui_rect r, int first_line, bool all, const paint_mark *marks, int nmarks,
               bool held);
+/* While on, paint_vt draws every cell dimmed: the last screen of a
+ * session whose machine's link is down (hosts.h). */
+void paint_dim(bool on);
 /* After curses drew a frame (refresh): the cells of it with more marks
  * than curses keeps in a cell (CCHARW_MAX - 1) written again whole, so
  * that every mark the terminal model keeps is shown; the cursor goes back

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* A live terminal this screen sized for its pane that is smaller now:
  * another screen attached to the server asked for its size later (the
@@ -39,9 +40,18 @@ static void draw_title(tui_t *t, ui_session *s, ui_rect r)
     if (held_small(s))
         snprintf(held, sizeof held, " \xc2\xb7 %dx%d: another screen holds it smaller", vt_cols(s->vt),
                  vt_rows(s->vt));
-    snprintf(title, sizeof title, " %s %d %s %s%s%s%s ", s->name, s->id, s->profile, s->status, held,
+    snprintf(title, sizeof title, " %s %s %s %s%s%s%s ", s->name, hosts_id(t, s->id), s->profile, s->status, held,
              s->title[0] ? " \xc2\xb7 " : "", s->title);
     int used = paint_text(r.y, r.x, r.w, title);
+    /* Its machine's link is down: what is shown is its last screen. */
+    const ui_host *h = s->lost ? hosts_of(t, s->id) : NULL;
+    if (h && used < r.w) {
+        char down[700];
+        hosts_down_text(h, down, sizeof down);
+        paint_set(TH_STATE_EXIT_FAIL, e);
+        used += paint_text(r.y, r.x + used, r.w - used, down);
+        paint_set(e, e);
+    }
     /* A request of its own waits (a network host its program reaches
      * for, say): the program is silent meanwhile, so its pane says why. */
     const ui_approval *wa = s->running ? approval_for_session(t, s->id) : NULL;
@@ -77,7 +87,9 @@ static void draw_pane(tui_t *t, ui_session *s, ui_rect r)
     int first = pane_first_row(s->vt, body.h) - s->scroll;
     bool selected = s->id == t->selected;
     bool all = t->full_redraw || s->redraw || s->scroll > 0 || (selected && t->nmarks > 0);
+    paint_dim(s->lost);
     paint_vt(s->vt, body, first, all, selected ? t->marks : NULL, selected ? t->nmarks : 0, held_small(s));
+    paint_dim(false);
     vt_clear_damage(s->vt);
     s->redraw = false;
 }
@@ -142,6 +154,36 @@ static void draw_hints(tui_t *t, int y, int x, int w)
     }
 }
 
+/* The machines not up: "box: link lost 14:02:11" (the first, with how
+ * many more), in the error style.  Returns the columns used. */
+static int hosts_status(tui_t *t, int y, int x, int maxw)
+{
+    const ui_host *first = NULL;
+    int down = 0;
+    for (size_t i = 1; i < t->hosts.n; i++)
+        if (t->hosts.v[i]->state != HOST_UP) {
+            first = first ? first : t->hosts.v[i];
+            down++;
+        }
+    if (!first || maxw <= 0)
+        return 0;
+    char text[160], when[32] = "";
+    if (first->lost_at) {
+        struct tm tm;
+        localtime_r(&first->lost_at, &tm);
+        strftime(when, sizeof when, " %H:%M:%S", &tm);
+    }
+    snprintf(text, sizeof text, "%s: %s%s%s%.0d%s ", first->name,
+             first->state == HOST_CONNECTING && !first->ever_up ? "connecting"
+             : first->ever_up                                   ? "link lost"
+                                                                : "unreachable",
+             when, down > 1 ? " (+" : "", down > 1 ? down - 1 : 0, down > 1 ? " more)" : "");
+    paint_set(TH_STATE_EXIT_FAIL, TH_STATUS);
+    int used = paint_text(y, x, maxw, text);
+    paint_set(TH_STATUS, TH_STATUS);
+    return used;
+}
+
 static void draw_status(tui_t *t)
 {
     int y = t->rows - 1;
@@ -164,6 +206,7 @@ static void draw_status(tui_t *t)
             memmove(p, "|", 1), memmove(p + 1, p + 3, strlen(p + 3) + 1);
     x += paint_text(y, x, t->cols - x, info);
     x += snapinfo_status(t, y, x, t->cols - x - 20); /* the workspace's snapshot store or progress */
+    x += hosts_status(t, y, x, t->cols - x - 20); /* machines whose link is down */
     bool message = t->message[0] && ui_now() < t->message_until;
     /* A rules error stays until fixed, but leaves a message some room. */
     int rules_w = message && t->cols - x > 40 ? (t->cols - x) * 3 / 5 : t->cols - x;

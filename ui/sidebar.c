@@ -30,6 +30,10 @@ static const char *profile_short(const char *p)
 static const char *state_glyph(tui_t *t, const ui_session *s, double now, theme_elem *e)
 {
     bool u = paint_unicode();
+    if (s->lost) { /* its machine's link is down: state unknown until it is back */
+        *e = TH_STATE_IDLE;
+        return "~";
+    }
     if (s->running && approval_for_session(t, s->id)) {
         *e = TH_STATE_WAITING;
         return "?";
@@ -71,7 +75,9 @@ static void draw_session_row(tui_t *t, ui_session *s, int y, double now)
      * or, while a request of it waits, what for: "? pypi.org"). */
     char right[96], age[48], conns[24] = "";
     const ui_approval *wa = s->running ? approval_for_session(t, s->id) : NULL;
-    if (wa) {
+    if (s->lost) {
+        snprintf(age, sizeof age, "lost");
+    } else if (wa) {
         char wait[96];
         approval_wait_text(wa, true, wait, sizeof wait);
         snprintf(age, sizeof age, "%.12s", wait); /* a host is ASCII (IDNA): bytes are columns */

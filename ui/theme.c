@@ -56,6 +56,7 @@ static const char *const elem_keys[TH_COUNT] = {
     [TH_SEARCH_MATCH] = "search-match",
     [TH_SEARCH_CURRENT] = "search-current",
     [TH_BELL] = "bell",
+    [TH_REMOTE_HOST] = "remote-host",
 };
 
 const char *theme_elem_key(theme_elem e)
@@ -103,6 +104,7 @@ static const theme_style builtin_default[TH_COUNT] = {
     [TH_SEARCH_MATCH] = {C(BLACK), C(YELLOW), 0},
     [TH_SEARCH_CURRENT] = {C(BLACK), C(BR_CYAN), BOLD},
     [TH_BELL] = {C(BR_YELLOW), DEF, BOLD},
+    [TH_REMOTE_HOST] = {C(RED), C(WHITE), BOLD},
 };
 
 void theme_builtin_default(theme_t *t)

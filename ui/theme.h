@@ -41,6 +41,7 @@ typedef enum theme_elem {
     TH_SEARCH_MATCH,    /* scrollback search highlight */
     TH_SEARCH_CURRENT,  /* the current match */
     TH_BELL,            /* bell mark in the sidebar */
+    TH_REMOTE_HOST,     /* another machine's name where it asks (the approval dialog): red, bold */
     TH_COUNT
 } theme_elem;
 

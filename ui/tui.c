@@ -58,7 +58,7 @@ static void request_ignore(uiconn_t *c, json_t *reply, void *user)
 
 static void watch(tui_t *t, ui_session *s)
 {
-    if (s->watched)
+    if (s->watched || s->lost) /* a lost one keeps its last screen until its machine is back */
         return;
     s->watched = true;
     s->synced = false;
@@ -907,8 +907,9 @@ static void host_sessions(tui_t *t, const ui_host *h, bool lost)
         if (hosts_index_of(s->id) != h->index)
             continue;
         s->lost = lost;
-        s->watched = false;
-        s->synced = false;
+        s->watched = false; /* asked for again when it is back (its watch went with the link) */
+        if (!lost)
+            s->synced = false;
         s->redraw = true;
     }
 }

@@ -95,6 +95,23 @@ def replies(cmd, p):
                         "message": p, "reverted": False, "revert_command": 2}),
     }
     table["records"] = ([], records(p))
+    # The supervisor screen's own requests (its [hosts] link): a list whose
+    # ids are another machine's or none, events for sessions it has not,
+    # a terminal of a size no terminal has.
+    table["subscribe"] = ([{"event": "session", "session": dict(session, id=10 ** 8)},
+                           {"event": "approval", "approval": dict(approval, id=10 ** 9)},
+                           {"event": "approval_done", "approval": -4},
+                           {"event": "session_removed", "session": 10 ** 7},
+                           {"event": "config", "config": {"path": p, "text": p}},
+                           {"event": "rules", "rules_error": p}],
+                          {"sessions": [session, dict(session, id=10 ** 8), dict(session, id=p)],
+                           "approvals": [approval, network, dict(approval, id=5 * 10 ** 6)], "live": 1, "stored": 1,
+                           "max": 64, "config": {"path": p, "text": p, "refused": [p]}, "rules_error": p})
+    table["watch"] = ([{"event": "sync", "session": SID, "rows": 24, "cols": 80},
+                       {"event": "term", "session": SID, "data_b64": b64},
+                       {"event": "resized", "session": SID, "rows": 10 ** 6, "cols": 10 ** 6},
+                       {"event": "sync", "session": SID, "rows": -1, "cols": 0},
+                       {"event": "bell", "session": SID}], {"session": SID})
     return table.get(cmd, ([], {}))
 
 

@@ -205,7 +205,8 @@ static void unknown_keys_and_sections(void **state)
                  "7: unknown key 'frobnicate' in [colors] (known: normal, sidebar, sidebar-selected, "
                  "sidebar-group, status, status-key, mode-supervisor, mode-pane, border, border-focus, "
                  "dialog, dialog-title, dialog-selected, state-running, state-waiting, state-idle, "
-                 "state-exit-ok, state-exit-fail, profile-full, search-match, search-current, bell)");
+                 "state-exit-ok, state-exit-fail, profile-full, search-match, search-current, bell, "
+                 "remote-host)");
     expect_error("[theme]\ncolour = red\n", "2: unknown key 'colour' in [theme] (known: name, inherit, mono)");
     expect_error("[colours]\nstatus = red\n", "2: unknown section [colours] (known: [theme], [colors])");
     expect_error("[colors \"x\"]\nstatus = red\n", "2: unknown section [colors \"x\"] (known: [theme], [colors])");

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Several machines on one screen (issue 20): the real TUI in a real PTY,
+this machine's server and two other machines' servers, each reached
+through OpenSSH's sshd on 127.0.0.1 (tests/integration/sshlab.py: a
+machine is a corral server with directories of its own, behind a Host
+alias of the lab's ssh config).  Through that: the sessions of every
+machine in the sidebar, grouped by machine, with their output; a request
+raised on another machine answered from this screen (its machine named
+first, red and bold), and answered once; the link to a machine killed
+(its sessions greyed with the time, its session still running there) and
+coming back by itself; `n` asking on which machine; `corral attach -H`;
+a machine that cannot be reached; and a hostile stand-in server that the
+screen survives.  Every wait is for the screen or a process; when sshd is
+missing or does not start, the tests report SKIP."""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from tuilib import CORRAL, TIMEOUT, Tap, Term, World, run_tests, wait_until
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import pids_whose_argv  # noqa: E402
+from sshlab import ME, SshLab  # noqa: E402
+
+t = Tap()
+RULES = 'prefix_rule(pattern=["echo", "deploy"], decision="prompt", justification="deploys to production")\n'
+
+local = World()
+local.start_server()
+one, two = World(), World()
+os.makedirs(os.path.join(one.config, "corral", "rules"), exist_ok=True)
+with open(os.path.join(one.config, "corral", "rules", "user.rules"), "w") as f:
+    f.write(RULES)
+lab = SshLab()
+lab.add("one", one)
+lab.add("two", two)
+
+
+def hosts_config(extra=""):
+    local.write_config("[hosts]\none = %s\ntwo = %s\nssh-command = ssh -F %s\n%s" %
+                       (lab.url("one"), lab.url("two"), lab.config, extra))
+
+
+def screen(args=(), env=None, rows=30, cols=130):
+    e = dict(local.env, LANG="C.UTF-8")
+    e.pop("NO_COLOR", None)
+    e.update(env or {})
+    return Term([CORRAL] + list(args), rows=rows, cols=cols, env=e, cwd=local.ws)
+
+
+def ls(world):
+    c = world.connect("test")
+    r = c.call({"cmd": "ls"})
+    c.close()
+    return r["sessions"]
+
+
+def new_session(world, name, script):
+    r = world.corral("new", "--name", name, "--", "sh", "-c", script)
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.split()[0])
+
+
+def ssh_of(alias):
+    """The ssh processes of the screen's link to alias."""
+    return pids_whose_argv(lambda argv: os.path.basename(argv[0]) == b"ssh" and alias.encode() in argv and
+                           lab.config.encode() in b" ".join(argv))
+
+
+def select(term, title):
+    """Select the sidebar's session named title (its row: a state glyph,
+    then the name): from the top, as many j as session rows above it;
+    the screen once its pane has that title."""
+    for _ in range(12):
+        term.keys("k")
+    lines = term.wait(title).split("\n")
+    rows = [l for l in lines if len(l) > 3 and not l[1].isalnum() and l[1] != " " and l[2] == " " and "\u2502" in l]
+    names = [l[3:].split()[0] for l in rows]
+    for _ in range(names.index(title)):
+        term.keys("j")
+    return term.wait_regex("\u2502 %s " % title)
+
+
+def up(term):
+    """Wait until no machine of the screen is still connecting (the status
+    bar, drawn with the first frame, says which are); on a timeout, which
+    ssh and serve-stdio processes there were."""
+    term.wait("SUPERVISOR")
+    try:
+        return term.wait_absent("connecting")
+    except AssertionError:
+        t.diag(subprocess.run("ps -eo pid,ppid,stat,wchan:20,args | grep -E 'ssh|serve-stdio' | grep -v grep",
+                              shell=True, capture_output=True, text=True).stdout)
+        raise
+
+
+def needs_sshd(fn):
+    def wrapped(tap):
+        if lab.why_not:
+            tap.skip(fn.__name__, lab.why_not)
+            return
+        fn(tap)
+    wrapped.__name__ = fn.__name__
+    return wrapped
+
+
+@needs_sshd
+def test_every_machine_on_one_screen(t):
+    a = new_session(one, "on-one", "echo hello from one; exec sleep 600")
+    b = new_session(two, "on-two", "echo hello from two; exec sleep 600")
+    new_session(local, "on-here", "echo hello from here; exec sleep 600")
+    hosts_config()
+    with screen() as term:
+        up(term)
+        s = term.wait_regex("on-here(.|\n)*on-one(.|\n)*on-two")
+        t.ok("one: user" in s and "two: user" in s,
+             "the sidebar lists this machine's sessions and both other machines', grouped by machine", s)
+        lines = s.split("\n")
+        order = [i for name in ("on-here", "on-one", "on-two") for i, l in enumerate(lines) if name in l[:28]]
+        t.ok(order == sorted(order), "this machine first, then the others in the order of [hosts]", s)
+        select(term, "on-one")
+        s = term.wait("hello from one")
+        t.ok("on-one one:%d" % a in s, "a session of another machine is named MACHINE:ID in its pane", s)
+        select(term, "on-two")
+        s = term.wait("hello from two")
+        t.ok("on-two two:%d" % b in s, "and the next machine's session shows its own output", s)
+        term.keys("Enter")
+        term.wait(" PANE ")
+        term.send("x")  # no terminal input for sh -c ... sleep; the key must go to two's session only
+        term.keys("C-]")
+        term.wait("SUPERVISOR")
+    for w, sid in ((one, a), (two, b)):
+        w.corral("kill", str(sid))
+
+
+@needs_sshd
+def test_a_request_there_answered_here(t):
+    hosts_config()
+    with screen() as term:
+        up(term)
+        p = subprocess.Popen([CORRAL, "exec", "-C", one.ws, "--", "echo", "deploy", "now"], env=one.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        s = term.wait("On one, another machine")
+        t.ok("Would you like to run the following command?" in s and "echo deploy now" in s,
+             "a request raised on another machine opens the dialog here", s)
+        row, col = term.find("On one, another machine")
+        cell = term.cells(row)[col]
+        t.ok("bold" in cell["attrs"] and cell["fg"] in ("idx:1", "idx:9"), "its machine is named first, red and bold",
+             cell)
+        s = term.wait_regex("Enter confirm[^\n]* request one:[0-9]+")
+        t.ok(True, "the request is numbered as that machine's (one:N)")
+        term.keys("y")
+        out, err = p.communicate(timeout=TIMEOUT)
+        t.ok(p.returncode == 0 and out.strip().endswith("\ndeploy now"), "y here lets the command run there",
+             out + err)
+        t.eq(json.loads(one.corral("approvals", "--json").stdout), [], "and nothing is left waiting there")
+        s = term.wait_absent("On one, another machine")
+        t.ok("Would you like" not in s, "and the dialog closes", s)
+
+
+@needs_sshd
+def test_link_lost_and_back(t):
+    sid = new_session(one, "survivor", "i=0; while :; do i=$((i+1)); echo tick $i; sleep 0.3; done")
+    hosts_config()
+    with screen() as term:
+        up(term)
+        select(term, "survivor")
+        term.wait("tick")
+        before = ssh_of("one")
+        t.ok(len(before) >= 1, "the screen's link to one is an ssh process", before)
+        for pid in before:
+            os.kill(pid, signal.SIGKILL)
+        s = term.wait("link lost")
+        t.ok("one: link lost" in s, "the status bar says the link to one is lost, with the time", s)
+        t.ok(" ~ survivor" in s or "~ survivor" in s, "its session is greyed in the sidebar", s)
+        t.ok(any(x["id"] == sid and x["state"] == "running" for x in ls(one)),
+             "the session still runs on its machine")
+        s = term.wait_absent("link lost", timeout=TIMEOUT)
+        after = ssh_of("one")
+        t.ok(after and not set(after) & set(before), "the screen reconnects by itself, through a new ssh", after)
+        s = term.wait_regex("tick [0-9]+")
+        t.ok("survivor one:%d" % sid in s, "and the session comes back with its output", s)
+    one.corral("kill", str(sid))
+
+
+@needs_sshd
+def test_n_asks_on_which_machine(t):
+    hosts_config()
+    with screen() as term:
+        up(term)
+        term.keys("n")
+        s = term.wait("machine: here, one, two")
+        t.ok("machine    here" in s, "with [hosts], the form asks on which machine (here, to start with)", s)
+        term.keys("S-Tab")
+        term.keys("C-u")
+        term.send("two")
+        term.keys("Tab")
+        term.send("made-here-for-two")
+        term.keys("Enter")
+        s = term.wait("which one on two?")
+        t.ok("this machine's" in s, "this machine's directory is not taken for the other's", s)
+        term.keys("Tab", "C-u")
+        term.send(two.ws)
+        term.keys("Enter")
+        s = term.wait_regex("\u2502 made-here-for-two two:[0-9]+")
+        made = [x for x in ls(two) if x["name"] == "made-here-for-two"]
+        t.ok(len(made) == 1 and made[0]["cwd"] == two.ws, "Enter starts the session on that machine, there", s)
+        t.ok(not any(x["name"] == "made-here-for-two" for x in ls(local)), "not here")
+        term.keys("C-]")
+        two.corral("kill", str(made[0]["id"]))
+
+
+@needs_sshd
+def test_attach_h(t):
+    local.write_config("")
+    sid = new_session(two, "zoom-me", "echo zoomed on two; exec sleep 600")
+    with screen(args=("-H", lab.url("two"), "attach", str(sid)), env=lab.env) as term:
+        s = term.wait("zoomed on two")
+        t.ok(" PANE " in term.wait(" PANE "), "corral -H HOST attach ID zooms on that machine's session", s)
+        term.keys("C-]")
+    with screen(args=("-H", lab.url("two"), "attach", "99999"), env=lab.env) as term:
+        status = term.exit_status()
+        t.eq(status, 1, "an id that machine does not have ends the screen, saying so")
+    two.corral("kill", str(sid))
+
+
+@needs_sshd
+def test_unreachable_machine(t):
+    local.write_config("[hosts]\nnowhere = ssh://%s@127.0.0.1:1\nssh-command = ssh -F %s\n" % (ME, lab.config))
+    with screen() as term:
+        term.wait("nowhere: unreachable")
+        s = term.wait("SUPERVISOR")
+        t.ok("nowhere: unreachable" in s, "a machine that cannot be reached does not keep the screen from opening", s)
+        term.keys("q")
+        t.eq(term.exit_status(), 0, "and q leaves as always")
+    t.eq(ssh_of("nowhere") + ssh_of("127.0.0.1"), [], "no ssh is left behind")
+
+
+def test_hostile_machine(t):
+    """A stand-in server (tests/integration/test_hostile_remote.py --serve)
+    that answers the screen's subscribe and watch with terminal take-overs,
+    ids of other machines, sizes no terminal has, and 100 KB strings."""
+    serve = "%s %s --serve" % (sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                                            "integration", "test_hostile_remote.py"))
+    local.write_config("[hosts]\nevil = ssh://me@evil.example\n")
+    for mode in ("hostile", "huge", "types", "missing", "badjson", "error-after-hello"):
+        with screen(env={"CORRAL_SSH_COMMAND": serve, "CORRAL_TEST_HOSTILE": mode}) as term:
+            term.wait("SUPERVISOR")
+            term.settle(500)
+            info = term.info()
+            t.ok("HOSTILE-TITLE" not in (info.get("title") or ""), "%s: the screen's title is its own" % mode,
+                 info.get("title"))
+            s = term.screen()
+            t.ok("\x1b" not in s and "\u202e" not in s, "%s: nothing hostile is drawn raw" % mode, s)
+            if mode == "hostile":
+                t.ok("On evil, another machine" in s and "\\x1b]52" in s.replace("\n", ""),
+                     "its request is in the dialog, named as the other machine's, its text made visible", s)
+            # The dialog of its request, when one came, takes q: a signal
+            # detaches, as from any screen.
+            term.kill(signal.SIGTERM)
+            t.eq(term.exit_status(), 1, "%s: the screen survives to detach on a signal, no crash" % mode)
+
+
+try:
+    lab.start()
+    if lab.why_not:
+        t.diag("the tests through sshd skip: " + lab.why_not)
+    else:
+        one.start_server()
+        two.start_server()
+    run_tests(t, [test_every_machine_on_one_screen, test_a_request_there_answered_here, test_link_lost_and_back,
+                  test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine, test_hostile_machine])
+finally:
+    lab.stop()
+    for w in (one, two, local):
+        w.cleanup()
