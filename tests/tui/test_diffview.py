@@ -50,7 +50,8 @@ def test_diff_view(t):
              screen)
         term.supervisor_ready()
         term.keys("d")
-        screen = term.wait("n/N file")
+        screen = term.wait("hook pre-commit added")  # the list, which comes after the view's head
+        screen = term.wait("keep.txt")
         t.ok("command 1" in screen and "RISK hook" in screen and "hook pre-commit added" in screen,
              "d: the last command's diff, risk marks first", screen)
         t.ok("RISK hook: sub/.git/hooks \u2014 made inert by corral: hook pre-commit (5 bytes" in screen,
@@ -133,7 +134,9 @@ def test_what_was_not_captured_is_never_hidden(t):
         term.keys("j")  # from the folded row to that session's
         term.wait_regex("maker [0-9]+ workspace-write exited 0")
         term.keys("d")
-        screen = term.wait("n/N file")
+        # The view's head comes before its list (the files are the
+        # server's reply): wait for the list's line itself.
+        screen = term.wait("not captured: node_modules/")
         t.ok("not captured: node_modules/ (excluded" in screen, "d lists what was not captured", screen)
         t.ok("(no files changed)" not in screen and "no captured file changed" in screen,
              "and never says no files changed beside it", screen)
@@ -159,7 +162,8 @@ def test_revert_in_an_ended_session(t):
         term.supervisor_ready()
         term.keys("d")
         screen = term.wait("n/N file")
-        t.ok("late.txt" in screen, "d: the ended session's last command's diff", screen)
+        screen = term.wait("late.txt")  # its list comes after the view's head
+        t.ok("command" in screen, "d: the ended session's last command's diff", screen)
         term.keys("u")
         screen = term.wait("n/Esc cancel")
         t.ok("remove late.txt" in screen, "u asks first, listing what the revert will do", screen)
