@@ -5,10 +5,10 @@
  *
  * What the other machine sends is hostile: a session name is checked as a
  * recorded session's name (sessfiles_name_ok) before it names a directory
- * here; a file is taken only up to the size the server announced first
- * (a live session's grows meanwhile) and at most RECORDS_MAX_FILE; every file is created new (O_EXCL, no symlink
- * followed) in the private directory (0700); and the verbs then read the
- * copies as they read any record, showing their text made visible.
+ * here; each file is copied by record/reccopy.c (only up to the size the
+ * server announced first, created new, no symlink followed, in the private
+ * directory); and the verbs then read the copies as they read any record,
+ * showing their text made visible.
  */
 #include "config.h"
 
@@ -18,7 +18,7 @@
 #include "protocol/client.h"
 #include "protocol/proto.h"
 #include "protocol/remote.h"
-#include "record/sessdir.h"
+#include "record/reccopy.h"
 #include "record/sessfiles.h"
 
 #include <dirent.h>
@@ -32,9 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A larger file is refused: a recording of days of output stays well
- * below, and a server that sends more is not to be believed. */
-#define RECORDS_MAX_FILE (4ull << 30)
 /* Files this large show their progress on a terminal. */
 #define PROGRESS_FROM (8u << 20)
 
@@ -46,45 +43,9 @@ static struct {
     bool connected;
 } M;
 
-/* The private directory's name: the pid of the run it is for, so that one
- * left by a run that was killed is known for what it is and removed by a
- * later run. */
-#define PREFIX "corral-records-"
-
 bool cli_records_remote(void)
 {
     return M.root != NULL;
-}
-
-static char *parent_dir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    return xstrdup(tmp && tmp[0] == '/' ? tmp : "/tmp");
-}
-
-/* Remove the private directories of runs that are gone (killed before
- * they could remove theirs): ours by owner, mode and name, whose pid no
- * longer runs. */
-static void sweep_stale(const char *parent)
-{
-    DIR *d = opendir(parent);
-    if (!d)
-        return;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (strncmp(de->d_name, PREFIX, strlen(PREFIX)) != 0)
-            continue;
-        char *end;
-        long pid = strtol(de->d_name + strlen(PREFIX), &end, 10);
-        struct stat st;
-        if (pid <= 0 || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH ||
-            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
-            st.st_uid != geteuid() || (st.st_mode & 077))
-            continue;
-        char err[512];
-        sessdir_remove(parent, de->d_name, err, sizeof err);
-    }
-    closedir(d);
 }
 
 void cli_records_end(void)
@@ -97,12 +58,7 @@ void cli_records_end(void)
     free(M.pending);
     M.pending = NULL;
     M.n_pending = 0;
-    if (M.root) {
-        char *slash = strrchr(M.root, '/');
-        *slash = '\0';
-        char err[512];
-        sessdir_remove(slash == M.root ? "/" : M.root, slash + 1, err, sizeof err);
-    }
+    reccopy_space_end(M.root);
     free(M.root);
     M.root = NULL;
 }
@@ -119,25 +75,12 @@ static int make_dir(const char *path, char *err, size_t errlen)
 
 int cli_records_begin(char *err, size_t errlen)
 {
-    char *parent = parent_dir();
-    sweep_stale(parent);
-    char *templ = xasprintf("%s/" PREFIX "%d-XXXXXX", parent, (int)getpid());
-    free(parent);
-    if (!mkdtemp(templ)) {
-        snprintf(err, errlen, "cannot create a private directory for the other machine's records (%s): %s", templ,
-                 strerror(errno));
-        free(templ);
+    M.root = reccopy_space_begin(err, errlen);
+    if (!M.root)
         return -1;
-    }
-    M.root = templ;
     atexit(cli_records_end);
-    char *corral = xasprintf("%s/corral", M.root), *sessions = xasprintf("%s/corral/sessions", M.root);
-    int rc = make_dir(corral, err, errlen) < 0 || make_dir(sessions, err, errlen) < 0 ? -1 : 0;
-    free(corral);
-    free(sessions);
-    if (rc == 0)
-        setenv("XDG_STATE_HOME", M.root, 1);
-    return rc;
+    setenv("XDG_STATE_HOME", M.root, 1);
+    return 0;
 }
 
 /* The reply to req (stolen), which may be an error reply; NULL with err
@@ -167,21 +110,16 @@ static const char *error_code(json_t *r)
  * with err (path removed). */
 static int copy(const char *session, const char *file, const char *path, bool optional, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    reccopy c;
+    if (reccopy_open(&c, session, file, path, err, errlen) < 0)
         return -1;
-    }
     const remote_host *h = remote_get();
+    const char *from = h ? h->spec : "?";
     bool tty = isatty(2);
-    long long size = -1, offset = 0;
     int rc = 0;
     for (;;) {
-        json_t *req = json_pack("{s:s, s:s, s:I}", "cmd", "records", "file", file, "offset", (json_int_t)offset);
-        if (session)
-            json_object_set_new(req, "session", json_string(session));
         char why[1024];
-        json_t *r = ask(req, why, sizeof why);
+        json_t *r = ask(reccopy_request(&c), why, sizeof why);
         const char *code = r ? error_code(r) : NULL;
         bool absent = code && strcmp(code, PERR_NOT_FOUND) == 0;
         if (r && code) {
@@ -206,46 +144,23 @@ static int copy(const char *session, const char *file, const char *path, bool op
             rc = -1;
             break;
         }
-        json_t *b64 = json_object_get(r, "data_b64"), *sz = json_object_get(r, "size");
-        size_t len = 0;
-        char *data = json_is_string(b64) ? base64_decode(json_string_value(b64), json_string_length(b64), &len)
-                                         : NULL;
-        if (size < 0)
-            size = json_is_integer(sz) ? (long long)json_integer_value(sz) : -1;
-        bool bad = !data || size < 0 || (unsigned long long)size > RECORDS_MAX_FILE ||
-                   json_integer_value(json_object_get(r, "offset")) != offset;
+        int more = reccopy_take(&c, r, from, err, errlen);
         json_decref(r);
-        /* A live session's file grows while it is copied: the copy is the
-         * file as it was announced first, and what came after is left. */
-        if (!bad && offset + (long long)len > size)
-            len = (size_t)(size - offset);
-        if (bad) {
-            free(data);
-            snprintf(err, errlen, "the server of %s sent a chunk of %s that does not fit (offset %lld, %zu bytes of "
-                     "%lld): not copied", h ? h->spec : "?", file, offset, len, size);
+        if (more < 0) {
             rc = -1;
             break;
         }
-        int w = len ? write_all(fd, data, len) : 0;
-        if (w < 0) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(-w));
-            free(data);
-            rc = -1;
-            break;
-        }
-        free(data);
-        offset += (long long)len;
-        if (tty && size >= PROGRESS_FROM)
-            fprintf(stderr, "\rcorral: copying %s %s from %s: %lld of %lld MiB ", session ? session : "", file,
-                    h ? h->spec : "?", offset >> 20, size >> 20);
-        if (len == 0 || offset >= size)
+        if (tty && c.size >= PROGRESS_FROM)
+            fprintf(stderr, "\rcorral: copying %s %s from %s: %lld of %lld MiB ", session ? session : "", file, from,
+                    c.offset >> 20, c.size >> 20);
+        if (!more)
             break;
     }
-    if (tty && size >= PROGRESS_FROM)
+    if (tty && c.size >= PROGRESS_FROM)
         fputc('\n', stderr);
-    close(fd);
-    if (rc < 0)
-        unlink(path); /* nothing half copied is left to be read as the whole file */
+    reccopy_close(&c, rc >= 0);
+    if (rc == 1)
+        close(open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)); /* "path is then empty" */
     return rc;
 }
 

@@ -7,7 +7,7 @@
  * This module frames bytes into messages, parses and validates requests,
  * and builds replies.  It is shared by the server and every client.
  *
- * Included by src/protocol/, src/server/, src/snap/, src/gate/, src/mcp/,
+ * Included by src/protocol/, src/record/ (reccopy.c), src/server/, src/snap/, src/gate/, src/mcp/,
  * ui/ and src/cli/.
  */
 #ifndef CORRAL_PROTO_H
