@@ -36,6 +36,7 @@
 #include "mountpoints.h"
 #include "placeholders.h"
 #include "sbutil.h"
+#include "statmemo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -114,12 +115,14 @@ typedef struct resolved {
     char *label;      /* what the user wrote, for messages */
 } resolved;
 
-/* What one compile learnt of the host's directories, so that the entries
+/* What one compile learnt of the host's paths, so that the entries
  * sharing a parent (every ~/.x of the built-in deny list, the carve-outs of
- * one workspace) do not each walk it again: canonical forms of parent
- * directories and prefixes known to be real directories.  Kept for one
- * compile only, which is one moment of the host as before: the view is
- * pinned later by file descriptors, never by these names. */
+ * one workspace) do not each walk it again, nor each step of the compile
+ * look again at what another looked at: canonical forms of parent
+ * directories, and lstat's answers (shared with the git protection
+ * through its sink).  Kept for one compile only, which is one moment of
+ * the host as before: the view is pinned later by file descriptors, never
+ * by these names. */
 #define PATH_MEMO_MAX 32
 typedef struct path_memo {
     struct path_memo_parent {
@@ -127,8 +130,7 @@ typedef struct path_memo {
         int err;
     } parent[PATH_MEMO_MAX];
     size_t n_parent;
-    char *real_dir[PATH_MEMO_MAX]; /* lstat found a directory, not a link */
-    size_t n_real_dir;
+    sb_statmemo lstats;
 } path_memo;
 
 typedef struct compile_state {
@@ -146,9 +148,14 @@ static void path_memo_free(path_memo *m)
         free(m->parent[i].raw);
         free(m->parent[i].canon);
     }
-    for (size_t i = 0; i < m->n_real_dir; i++)
-        free(m->real_dir[i]);
+    sb_statmemo_free(&m->lstats);
     memset(m, 0, sizeof *m);
+}
+
+/* lstat(path) as it first answered in this compile (statmemo.h). */
+static int cs_lstat(const compile_state *cs, const char *path, struct stat *st)
+{
+    return sb_statmemo_lstat(&cs->memo->lstats, path, st);
 }
 
 /* realpath() of a parent directory, remembered for the compile: the
@@ -193,7 +200,7 @@ static char *canon_stat(compile_state *cs, const char *path, char out[PATH_MAX],
                 errno = pm->err;
                 return NULL;
             }
-            if (pm && lstat(path, st) < 0)
+            if (pm && cs_lstat(cs, path, st) < 0)
                 return NULL;
             if (pm && !S_ISLNK(st->st_mode)) {
                 const char *pc = pm->canon;
@@ -208,20 +215,12 @@ static char *canon_stat(compile_state *cs, const char *path, char out[PATH_MAX],
     return out;
 }
 
-/* Is prefix a symlink (lstat)?  A prefix found to be a real directory is
- * remembered: the same workspace and home prefixes come up for every
- * checked path. */
-static bool memo_is_symlink(path_memo *m, const char *prefix)
+/* Is prefix a symlink (lstat)?  The same workspace and home prefixes come
+ * up for every checked path: the memo answers for them. */
+static bool memo_is_symlink(const compile_state *cs, const char *prefix)
 {
-    for (size_t i = 0; i < m->n_real_dir; i++)
-        if (strcmp(m->real_dir[i], prefix) == 0)
-            return false;
     struct stat st;
-    if (lstat(prefix, &st) < 0)
-        return false;
-    if (S_ISDIR(st.st_mode) && m->n_real_dir < PATH_MEMO_MAX)
-        m->real_dir[m->n_real_dir++] = sb_strdup(prefix);
-    return S_ISLNK(st.st_mode);
+    return cs_lstat(cs, prefix, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
 static void add_resolved(compile_state *cs, const char *path, sb_access access, bool builtin, bool protected,
@@ -269,7 +268,7 @@ static char *writable_symlink_on(const compile_state *cs, const char *p)
         if (saved != '/' && saved != '\0')
             continue;
         *s = '\0';
-        if (memo_is_symlink(cs->memo, copy)) {
+        if (memo_is_symlink(cs, copy)) {
             char *parent = sb_strdup(copy);
             char *slash = strrchr(parent, '/');
             if (slash == parent)
@@ -363,11 +362,11 @@ static const char *base_name(const char *path)
  * A path the user made that looks the same is left alone at launch: the
  * registry knows which ones corral made.  *content: what such a
  * placeholder holds (NULL: a directory). */
-static bool placeholder_kind(const char *path, bool is_dir, const char **content)
+static bool placeholder_kind(const compile_state *cs, const char *path, bool is_dir, const char **content)
 {
     *content = NULL;
     struct stat st;
-    if (lstat(path, &st) < 0)
+    if (cs_lstat(cs, path, &st) < 0)
         return false;
     if (is_dir) {
         if (!S_ISDIR(st.st_mode))
@@ -423,7 +422,7 @@ static void protect_existing(protect_ctx *c, const char *path, bool is_dir, cons
 {
     add_resolved(c->cs, path, SB_READ, true, true, is_dir, why);
     const char *content;
-    if (placeholder_kind(path, is_dir, &content))
+    if (placeholder_kind(c->cs, path, is_dir, &content))
         push_placeholder(&c->plan->shared_placeholders, &c->plan->n_shared_placeholders, path, content);
 }
 
@@ -440,7 +439,7 @@ static void sink_pin(void *u, const char *dir, const char *why)
      * Read-only as a whole. */
     char *head = sb_printf("%s/HEAD", dir), *config = sb_printf("%s/config", dir);
     struct stat st;
-    bool repo = lstat(head, &st) == 0 || lstat(config, &st) == 0;
+    bool repo = cs_lstat(c->cs, head, &st) == 0 || cs_lstat(c->cs, config, &st) == 0;
     free(head);
     free(config);
     if (strcmp(base_name(dir), ".git") == 0 && !repo) {
@@ -596,7 +595,7 @@ static void protect_agent_link(protect_ctx *c, const char *link, const char *roo
             if (*base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0 && realpath(tdir, canon) &&
                 sink_writable(c, canon)) {
                 char *where = sb_printf("%s/%s", strcmp(canon, "/") == 0 ? "" : canon, base);
-                if (lstat(where, &st) < 0 && errno == ENOENT) {
+                if (cs_lstat(c->cs, where, &st) < 0 && errno == ENOENT) {
                     sink_placeholder(c, where, a->dir ? NULL : "", a->why);
                     char *msg = sb_printf("%s is a symlink to %s, which does not exist: a sandboxed command may "
                                           "have made it, to fill in later. An empty read-only placeholder holds "
@@ -621,7 +620,7 @@ static void protect_agent_link(protect_ctx *c, const char *link, const char *roo
 static void protect_agent_cfg(protect_ctx *c, const char *path, const char *root, const agent_cfg *a)
 {
     struct stat st;
-    if (lstat(path, &st) < 0 || inside_whole(c, path) || !sink_writable(c, path))
+    if (cs_lstat(c->cs, path, &st) < 0 || inside_whole(c, path) || !sink_writable(c, path))
         return;
     if (S_ISLNK(st.st_mode)) {
         protect_agent_link(c, path, root, a);
@@ -668,7 +667,7 @@ static int agent_cfg_unreadable(compile_state *cs, const char *path, int e)
     if (e == ENOENT || e == ENOTDIR || e == ELOOP)
         return 0; /* gone, or swapped for a file or symlink meanwhile */
     struct stat st;
-    if (e == EACCES && !(lstat(path, &st) == 0 && st.st_uid == geteuid()) && access(path, X_OK) != 0)
+    if (e == EACCES && !(cs_lstat(cs, path, &st) == 0 && st.st_uid == geteuid()) && access(path, X_OK) != 0)
         return 0;
     snprintf(cs->err, cs->errlen, "cannot look for agent configuration in %s: %s (a sandboxed command could hide "
              "one there that an agent later loads); make it readable (chmod u+rx %s) or remove it", path,
@@ -793,7 +792,7 @@ static int protect_writable_root(protect_ctx *ctx, const sb_protect_sink *sink, 
         char *p = sb_printf("%s/%s", strcmp(w, "/") == 0 ? "" : w, a->name);
         /* A read-only mount needs a mount point: an empty directory made
          * now and removed when the last sandbox using it ends. */
-        if (a->dir && lstat(p, &st) < 0 && errno == ENOENT)
+        if (a->dir && cs_lstat(cs, p, &st) < 0 && errno == ENOENT)
             sink_placeholder(ctx, p, NULL, "protected (empty; created for the mount)");
         free(p);
     }
@@ -839,7 +838,7 @@ static int protect_writable_roots(compile_state *cs, sb_plan *plan)
     protect_ctx ctx = {cs, plan, NULL, 0};
     sb_protect_sink sink = {.user = &ctx, .pin = sink_pin, .readonly = sink_readonly,
                             .placeholder = sink_placeholder, .writable = sink_writable,
-                            .pin_link = sink_pin_link, .warn = sink_warn};
+                            .pin_link = sink_pin_link, .warn = sink_warn, .stats = &cs->memo->lstats};
     size_t n = 0, *order = sb_alloc((cs->n + 1) * sizeof *order);
     for (size_t i = 0; i < cs->n; i++)
         if (cs->r[i].access == SB_WRITE && !cs->r[i].special_tmp)
@@ -1292,7 +1291,7 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
         char *link = writable_symlink_on(&cs, way ? way : cs.r[i].path);
         free(way);
         struct stat st;
-        if (!link && !cs.r[i].link && lstat(cs.r[i].path, &st) == 0 && S_ISLNK(st.st_mode))
+        if (!link && !cs.r[i].link && cs_lstat(&cs, cs.r[i].path, &st) == 0 && S_ISLNK(st.st_mode))
             link = sb_strdup(cs.r[i].path);
         if (link) {
             snprintf(err, errlen, "cannot enforce sandbox read-only path %s because it crosses writable "
@@ -1427,7 +1426,7 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
             for (size_t i = 0; i < cs.n; i++)
                 if (cs.r[i].access == SB_DENY && sb_path_under(home_path, cs.r[i].path))
                     denied = true;
-            if (!denied && lstat(home_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (!denied && cs_lstat(&cs, home_path, &st) == 0 && S_ISDIR(st.st_mode)) {
                 char *src = sb_printf("%s/%s", req->cache_dir, *c);
                 add_mount(out, SB_M_BIND, src, home_path, false, 0, 0, "build-tool cache (corral's copy)");
                 sb_list_push(&out->write_roots, &out->n_write_roots, home_path);
