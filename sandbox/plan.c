@@ -123,7 +123,10 @@ typedef struct resolved {
  * through its sink).  Kept for one compile only, which is one moment of
  * the host as before: the view is pinned later by file descriptors, never
  * by these names. */
-#define PATH_MEMO_MAX 32
+/* Directories resolved (every prefix of the parents of the profile's
+ * entries: the home's, the workspace's, corral's own directories'); a
+ * compile past it resolves the rest with realpath() itself. */
+#define PATH_MEMO_MAX 64
 typedef struct path_memo {
     struct path_memo_parent {
         char *raw, *canon; /* canon NULL: realpath failed with err */
@@ -158,56 +161,146 @@ static int cs_lstat(const compile_state *cs, const char *path, struct stat *st)
     return sb_statmemo_lstat(&cs->memo->lstats, path, st);
 }
 
-/* realpath() of a parent directory, remembered for the compile: the
- * slot, whose canon is NULL (errno in err) when realpath failed; NULL when
- * the memo is full (the caller resolves the whole path itself). */
-static const struct path_memo_parent *memo_parent(path_memo *m, const char *raw)
+/* An absolute path of plain names: no empty, "." or ".." component, no
+ * trailing slash ("/" itself is one). */
+static bool plain_path(const char *p)
+{
+    if (p[0] != '/')
+        return false;
+    if (p[1] == '\0')
+        return true;
+    for (const char *c = p + 1;;) {
+        size_t n = strcspn(c, "/");
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return false;
+        if (c[n] == '\0')
+            return true;
+        c += n + 1;
+    }
+}
+
+static const struct path_memo_parent *memo_find(const path_memo *m, const char *raw)
 {
     for (size_t i = 0; i < m->n_parent; i++)
         if (strcmp(m->parent[i].raw, raw) == 0)
             return &m->parent[i];
-    if (m->n_parent == PATH_MEMO_MAX)
-        return NULL;
-    char canon[PATH_MAX];
+    return NULL;
+}
+
+static const struct path_memo_parent *memo_keep(path_memo *m, const char *raw, const char *canon, int err)
+{
     struct path_memo_parent *slot = &m->parent[m->n_parent++];
     slot->raw = sb_strdup(raw);
-    slot->canon = realpath(raw, canon) ? sb_strdup(canon) : NULL;
-    slot->err = slot->canon ? 0 : errno;
+    slot->canon = canon ? sb_strdup(canon) : NULL;
+    slot->err = canon ? 0 : err;
     return slot;
 }
 
+/* realpath() of a directory, remembered for the compile: the slot, whose
+ * canon is NULL (errno in err) when realpath failed; NULL for a relative
+ * path or when the memo is full (the caller resolves it itself).
+ *
+ * A plain path is resolved from "/" down, one remembered prefix after
+ * another, as realpath() resolves it component by component: a component
+ * that lstat() (through the memo) finds to be no symlink is its resolved
+ * parent's plus its name; one that is missing fails with ENOENT, as
+ * realpath()'s readlink() of it would; where the parent failed, it fails
+ * the same way.  A symlink, another failure, a result too long, or a path
+ * that is not plain asks realpath() itself.  So the answer is realpath()'s,
+ * without a readlink() of every component of every path. */
+static const struct path_memo_parent *memo_parent(const compile_state *cs, const char *raw)
+{
+    path_memo *m = cs->memo;
+    if (raw[0] != '/')
+        return NULL; /* relative: only absolute paths are remembered */
+    const struct path_memo_parent *pm = memo_find(m, raw);
+    if (pm)
+        return pm;
+    char canon[PATH_MAX];
+    if (!plain_path(raw) || strlen(raw) >= PATH_MAX) {
+        if (m->n_parent == PATH_MEMO_MAX)
+            return NULL;
+        return realpath(raw, canon) ? memo_keep(m, raw, canon, 0) : memo_keep(m, raw, NULL, errno);
+    }
+    char prefix[PATH_MAX];
+    const struct path_memo_parent *up = NULL; /* the resolved prefix; NULL: "/" */
+    for (const char *end = raw + 1;; end++) {
+        if (*end != '/' && *end != '\0')
+            continue;
+        size_t len = (size_t)(end - raw);
+        memcpy(prefix, raw, len);
+        prefix[len] = '\0';
+        pm = len > 1 ? memo_find(m, prefix) : NULL;
+        if (!pm && len > 1) {
+            if (m->n_parent == PATH_MEMO_MAX)
+                return NULL;
+            const char *upc = up ? up->canon : "/";
+            struct stat st;
+            int n = -1, rc = upc ? cs_lstat(cs, prefix, &st) : -1;
+            if (!upc)
+                pm = memo_keep(m, prefix, NULL, up->err);
+            else if (rc < 0 && errno == ENOENT)
+                pm = memo_keep(m, prefix, NULL, ENOENT); /* what realpath()'s readlink() of it meets */
+            else if (rc == 0 && !S_ISLNK(st.st_mode) &&
+                     (n = snprintf(canon, sizeof canon, "%s/%s", strcmp(upc, "/") == 0 ? "" : upc,
+                                   strrchr(prefix, '/') + 1)) > 0 && n < (int)sizeof canon)
+                pm = memo_keep(m, prefix, canon, 0);
+            else
+                pm = realpath(prefix, canon) ? memo_keep(m, prefix, canon, 0) : memo_keep(m, prefix, NULL, errno);
+        }
+        up = pm;
+        if (*end == '\0')
+            break;
+    }
+    if (up)
+        return up;
+    /* raw is "/" */
+    if (m->n_parent == PATH_MEMO_MAX)
+        return NULL;
+    return memo_keep(m, raw, "/", 0);
+}
+
+/* realpath(raw, out), remembered for the compile (memo_parent). */
+static char *memo_realpath(const compile_state *cs, const char *raw, char out[PATH_MAX])
+{
+    const struct path_memo_parent *pm = memo_parent(cs, raw);
+    if (!pm)
+        return realpath(raw, out);
+    if (!pm->canon) {
+        errno = pm->err;
+        return NULL;
+    }
+    snprintf(out, PATH_MAX, "%s", pm->canon);
+    return out;
+}
+
 /* The same answer as realpath(path) followed by stat() of the result, in
- * one lstat() when the parent was resolved before and the last component
- * is not a symlink (then its canonical path is the parent's plus its name,
- * and lstat() saw what stat() would).  Anything else (a symlink at the
- * end, "." or ".." or "//" in the path) goes to realpath() itself. */
+ * one lstat() when the parent was resolved (memo_parent) and the last
+ * component is not a symlink (then its canonical path is the parent's plus
+ * its name, and lstat() saw what stat() would).  Anything else (a symlink
+ * at the end, "." or ".." or "//" in the path) goes to realpath()
+ * itself. */
 static char *canon_stat(compile_state *cs, const char *path, char out[PATH_MAX], struct stat *st)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : "";
-    bool plain = path[0] == '/' && slash && slash != path && *base && strcmp(base, ".") != 0 &&
-                 strcmp(base, "..") != 0 && !strstr(path, "/./") && !strstr(path, "/../") && !strstr(path, "//");
-    if (plain) {
+    size_t plen = slash == path ? 1 : slash ? (size_t)(slash - path) : 0; /* "/x": its parent is "/" */
+    if (slash && slash[1] && plain_path(path) && plen < PATH_MAX) {
         char parent[PATH_MAX];
-        size_t plen = (size_t)(slash - path);
-        if (plen >= sizeof parent)
-            plain = false;
-        else {
-            memcpy(parent, path, plen);
-            parent[plen] = '\0';
-            const struct path_memo_parent *pm = memo_parent(cs->memo, parent);
-            if (pm && !pm->canon) {
-                errno = pm->err;
-                return NULL;
-            }
-            if (pm && cs_lstat(cs, path, st) < 0)
-                return NULL;
-            if (pm && !S_ISLNK(st->st_mode)) {
-                const char *pc = pm->canon;
-                int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(pc, "/") == 0 ? "" : pc, base);
-                if (n > 0 && n < PATH_MAX)
-                    return out;
-            }
+        memcpy(parent, path, plen);
+        parent[plen] = '\0';
+        const struct path_memo_parent *pm = memo_parent(cs, parent);
+        if (pm && !pm->canon) {
+            errno = pm->err;
+            return NULL;
+        }
+        if (pm && cs_lstat(cs, path, st) < 0)
+            return NULL;
+        if (pm && !S_ISLNK(st->st_mode)) {
+            const char *pc = pm->canon;
+            int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(pc, "/") == 0 ? "" : pc, base);
+            if (n > 0 && n < PATH_MAX)
+                return out;
         }
     }
     if (!realpath(path, out) || stat(out, st) < 0)
@@ -873,7 +966,7 @@ static int refuse_home_roots(const compile_state *cs, const char *workspace)
     if (req->allow_home_workspace || !req->home || req->home[0] != '/')
         return 0;
     char home[PATH_MAX];
-    if (!realpath(req->home, home))
+    if (!memo_realpath(cs, req->home, home))
         snprintf(home, sizeof home, "%s", req->home);
     for (size_t i = 0; i < cs->n; i++) {
         const resolved *r = &cs->r[i];
@@ -951,14 +1044,14 @@ static bool under_denied_dir(const compile_state *cs, const char *path)
 static char *home_layer_place(const compile_state *cs, const sb_profile *p, const char **why_not)
 {
     const sb_request *req = cs->req;
-    char canon[PATH_MAX];
+    char canon[PATH_MAX]; /* canonical: no symlink at its end, so lstat() sees what stat() would */
     struct stat st;
     if (p->home_layer == SB_HOME_OFF)
         *why_not = "read-only ([sandbox] home-layer = off)";
     else if (!req->home_layers_dir)
         *why_not = "read-only (corral has no state directory to keep a layer in)";
-    else if (!req->home || req->home[0] != '/' || !realpath(req->home, canon) || stat(canon, &st) < 0 ||
-             !S_ISDIR(st.st_mode))
+    else if (!req->home || req->home[0] != '/' || !memo_realpath(cs, req->home, canon) ||
+             cs_lstat(cs, canon, &st) < 0 || !S_ISDIR(st.st_mode))
         *why_not = "read-only where it is visible ($HOME names no directory)";
     else if (strcmp(canon, "/") == 0)
         *why_not = "read-only (the home directory is /)";
@@ -1214,8 +1307,12 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
     return rc;
 }
 
-static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen)
+/* The compile, with what it learns of the host kept in memo (path_memo):
+ * one memo per compile, freed by the caller. */
+static int compile_in(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen,
+                      path_memo *memo)
 {
+    compile_state cs = {.req = req, .err = err, .errlen = errlen, .memo = memo};
     memset(out, 0, sizeof *out);
     out->profile = sb_strdup(p->name);
     out->unconfined = p->unconfined;
@@ -1231,7 +1328,7 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
     }
     char canon[PATH_MAX];
     const char *ws = req->workspace ? req->workspace : req->cwd;
-    if (!realpath(ws, canon)) {
+    if (!memo_realpath(&cs, ws, canon)) {
         snprintf(err, errlen, "workspace '%s' cannot be used: %s", ws, strerror(errno));
         return -1;
     }
@@ -1245,8 +1342,6 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
         out->ns_flags |= CLONE_NEWNET;
 
     out->placeholder_registry = sb_placeholder_registry(req->runtime_dir);
-    path_memo memo = {0};
-    compile_state cs = {.req = req, .err = err, .errlen = errlen, .memo = &memo};
     sb_request wsreq = *req;
     wsreq.workspace = out->workspace;
     cs.req = &wsreq;
@@ -1452,6 +1547,13 @@ done:
         free(cs.r[i].label);
     }
     free(cs.r);
+    return rc;
+}
+
+static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen)
+{
+    path_memo memo = {0};
+    int rc = compile_in(p, req, out, err, errlen, &memo);
     path_memo_free(&memo);
     return rc;
 }
