@@ -461,18 +461,8 @@ static bool placeholder_kind(const compile_state *cs, const char *path, bool is_
     struct stat st;
     if (cs_lstat(cs, path, &st) < 0)
         return false;
-    if (is_dir) {
-        if (!S_ISDIR(st.st_mode))
-            return false;
-        DIR *d = opendir(path);
-        if (!d)
-            return false;
-        bool empty = true;
-        for (struct dirent *e; empty && (e = readdir(d)) != NULL;)
-            empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
-        closedir(d);
-        return empty;
-    }
+    if (is_dir)
+        return S_ISDIR(st.st_mode) && sb_dir_empty(path);
     if (!S_ISREG(st.st_mode))
         return false;
     if (st.st_size == 0) {
