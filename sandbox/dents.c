@@ -200,6 +200,25 @@ static int list_now(int fd, sb_dents *out)
     return 0;
 }
 
+bool sb_dir_empty(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char buf[1024] __attribute__((aligned(8)));
+    bool empty = true;
+    long got;
+    while (empty && (got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+        for (long off = 0; empty && off < got;) {
+            const struct linux_dirent64 *d = (const struct linux_dirent64 *)(buf + off);
+            off += d->d_reclen;
+            empty = strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0;
+        }
+    }
+    close(fd);
+    return empty;
+}
+
 int sb_dents_read(int fd, sb_dents *out)
 {
     struct stat before;

@@ -37,6 +37,13 @@ typedef struct sb_dents {
 int sb_dents_read(int fd, sb_dents *out);
 void sb_dents_free(sb_dents *d);
 
+/* Does the directory at path hold nothing but "." and ".."?  Opened
+ * without following a symlink (false when it cannot be opened) and read
+ * with getdents64 until an entry says no: opendir() would fstat it too.  A
+ * failed read ends the look, as the end of readdir() would.  For the
+ * plan's check of each protected directory (is it an empty placeholder?). */
+bool sb_dir_empty(const char *path);
+
 /* What the searches use: the entries of the directory at path that a
  * search can act on (directories, symlinks, names that start with a dot,
  * and HEAD, objects and refs, which make a git directory), with every

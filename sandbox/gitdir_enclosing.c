@@ -11,6 +11,7 @@
 
 #include "gitdir_enclosing.h"
 #include "sbutil.h"
+#include "statmemo.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -23,10 +24,12 @@
 
 #define GITDIR_DEPTH 4 /* submodule gitdirs and commondir hops followed */
 
-static bool is_dir(const char *path)
+/* The sink's lstat memo (statmemo.h) answers for a path the compile has
+ * looked at already. */
+static bool is_dir(sb_statmemo *m, const char *path)
 {
     struct stat st;
-    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    return sb_statmemo_lstat(m, path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* HEAD as git accepts it: "ref: refs/..." or a full object name. */
@@ -54,14 +57,19 @@ static bool valid_head(const char *dir)
     return ok;
 }
 
-bool sb_looks_like_gitdir(const char *dir)
+static bool looks_like_gitdir(sb_statmemo *m, const char *dir)
 {
     char *objects = sb_printf("%s/objects", strcmp(dir, "/") == 0 ? "" : dir);
     char *refs = sb_printf("%s/refs", strcmp(dir, "/") == 0 ? "" : dir);
-    bool ok = is_dir(objects) && is_dir(refs) && valid_head(dir);
+    bool ok = is_dir(m, objects) && is_dir(m, refs) && valid_head(dir);
     free(objects);
     free(refs);
     return ok;
+}
+
+bool sb_looks_like_gitdir(const char *dir)
+{
+    return looks_like_gitdir(NULL, dir);
 }
 
 /* The directory commondir names, resolved against gd; or NULL. */
@@ -96,10 +104,10 @@ static void protect_modules(const char *dir, const sb_protect_sink *s, int depth
         if (e->d_name[0] == '.')
             continue;
         char *sub = sb_printf("%s/%s", dir, e->d_name);
-        if (is_dir(sub)) {
+        if (is_dir(s->stats, sub)) {
             char *head = sb_printf("%s/HEAD", sub);
             struct stat st;
-            if (lstat(head, &st) == 0)
+            if (sb_statmemo_lstat(s->stats, head, &st) == 0)
                 protect_gitdir(sub, s, depth - 1);
             else
                 protect_modules(sub, s, depth - 1);
@@ -118,7 +126,7 @@ static void protect_gitdir(const char *gd, const sb_protect_sink *s, int depth)
     if (writable)
         s->pin(s->user, gd, "pinned: a git directory");
     char *p = sb_printf("%s/hooks", gd);
-    if (lstat(p, &st) == 0)
+    if (sb_statmemo_lstat(s->stats, p, &st) == 0)
         s->readonly(s->user, p, S_ISDIR(st.st_mode), "protected: git hooks run code");
     else if (errno == ENOENT && writable)
         s->placeholder(s->user, p, NULL, "protected (empty): git hooks run code");
@@ -126,13 +134,13 @@ static void protect_gitdir(const char *gd, const sb_protect_sink *s, int depth)
     static const char *const files[] = {"config", "config.worktree", NULL};
     for (const char *const *f = files; *f; f++) {
         p = sb_printf("%s/%s", gd, *f);
-        if (lstat(p, &st) == 0)
+        if (sb_statmemo_lstat(s->stats, p, &st) == 0)
             s->readonly(s->user, p, false, "protected: git config can run code");
         free(p);
     }
     p = sb_printf("%s/commondir", gd);
     char *common = NULL;
-    if (lstat(p, &st) == 0) {
+    if (sb_statmemo_lstat(s->stats, p, &st) == 0) {
         s->readonly(s->user, p, false, "protected: commondir says where config and hooks are");
         common = read_commondir(p, gd);
     } else if (errno == ENOENT && writable) {
@@ -155,7 +163,7 @@ void sb_protect_enclosing_gitdirs(const char *path, const sb_protect_sink *sink)
     for (;;) {
         const char *base = strrchr(cur, '/');
         base = base ? base + 1 : cur;
-        if ((strcmp(base, ".git") == 0 && is_dir(cur)) || sb_looks_like_gitdir(cur))
+        if ((strcmp(base, ".git") == 0 && is_dir(sink->stats, cur)) || looks_like_gitdir(sink->stats, cur))
             protect_gitdir(cur, sink, GITDIR_DEPTH);
         char *slash = strrchr(cur, '/');
         if (!slash || slash == cur)

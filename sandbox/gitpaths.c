@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,56 +81,9 @@ bool gp_writable(gp *g, const char *path)
     return g->s->writable(g->s->user, path);
 }
 
-struct gp_stat {
-    char *path;
-    int err; /* 0: st holds the answer */
-    struct stat st;
-};
-
-/* FNV-1a: the paths of one workspace share long prefixes. */
-static size_t path_hash(const char *p)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    return (size_t)h;
-}
-
-/* The slot of path in g's hash: its entry's, or the empty one it would take. */
-static size_t *stat_slot(gp *g, const char *path)
-{
-    size_t mask = 2 * g->cap_stats - 1;
-    for (size_t i = path_hash(path) & mask;; i = (i + 1) & mask)
-        if (!g->stat_slots[i] || strcmp(g->stats[g->stat_slots[i] - 1].path, path) == 0)
-            return &g->stat_slots[i];
-}
-
 int gp_lstat(gp *g, const char *path, struct stat *st)
 {
-    /* A run may look at thousands of paths (a workspace of nested
-     * repositories): looked up by hash, the table half full at most. */
-    if (g->n_stats == g->cap_stats) {
-        g->cap_stats = g->cap_stats ? g->cap_stats * 2 : 32;
-        g->stats = sb_realloc(g->stats, g->cap_stats * sizeof *g->stats);
-        free(g->stat_slots);
-        g->stat_slots = sb_alloc(2 * g->cap_stats * sizeof *g->stat_slots); /* zeroed: empty */
-        for (size_t i = 0; i < g->n_stats; i++)
-            *stat_slot(g, g->stats[i].path) = i + 1;
-    }
-    size_t *slot = stat_slot(g, path);
-    if (!*slot) {
-        struct gp_stat m = {.path = sb_strdup(path)};
-        m.err = lstat(path, &m.st) == 0 ? 0 : errno;
-        g->stats[g->n_stats++] = m;
-        *slot = g->n_stats;
-    }
-    const struct gp_stat *m = &g->stats[*slot - 1];
-    if (m->err) {
-        errno = m->err;
-        return -1;
-    }
-    *st = m->st;
-    return 0;
+    return sb_statmemo_lstat(g->stats, path, st);
 }
 
 void gp_resolve(gp *g, const char *path, gp_resolved *out)
@@ -330,7 +282,7 @@ bool gp_protect_path(gp *g, const char *path, bool want_dir, const char *why, gp
                     "file or directory inside %s", path, why, r.canon);
         } else {
             struct stat st;
-            bool is_dir = lstat(r.canon, &st) == 0 && S_ISDIR(st.st_mode);
+            bool is_dir = gp_lstat(g, r.canon, &st) == 0 && S_ISDIR(st.st_mode);
             gp_pin_chain(g, parent);
             char *w = sb_printf("protected: %s", why);
             gp_add(g, GP_READONLY, r.canon, NULL, is_dir, w);
@@ -482,9 +434,6 @@ void gp_free(gp *g)
     sb_list_free(g->globals.dirs, g->globals.n_dirs);
     sb_list_free(g->globals.cmds, g->globals.n_cmds);
     gp_repos_free(g);
-    for (size_t i = 0; i < g->n_stats; i++)
-        free(g->stats[i].path);
-    free(g->stats);
-    free(g->stat_slots);
+    sb_statmemo_free(&g->own_stats);
     memset(g, 0, sizeof *g);
 }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "gitprotect.h"
+#include "statmemo.h"
 
 typedef enum gp_kind {
     GP_PIN,         /* a directory made a mount point (stays writable) */
@@ -66,9 +67,8 @@ typedef struct gp {
     gp_values globals;  /* from the system and global config files */
     struct gp_repo **repos; /* repositories read so far (gitrepo.c) */
     size_t n_repos;
-    struct gp_stat *stats;  /* lstat's answers so far (gp_lstat) */
-    size_t n_stats, cap_stats;
-    size_t *stat_slots;     /* a hash of their paths: index + 1, 0 empty; 2 * cap_stats slots */
+    sb_statmemo *stats;     /* lstat's answers (gp_lstat): the sink's, else own_stats */
+    sb_statmemo own_stats;
     char *err;
     size_t errlen;
     int rc; /* -1 once something failed: later steps do nothing */
@@ -85,10 +85,11 @@ typedef struct gp_resolved {
     size_t n_links;
 } gp_resolved;
 
-/* lstat(path) as it answered the first time in this run: one run is one
- * moment of the host (what it decides is pinned later by file
- * descriptors, as every plan is), and the same directories are asked
- * about for every path under them.  0, or -1 with errno. */
+/* lstat(path) as it answered the first time in this run, or in the
+ * compile the sink's memo belongs to (statmemo.h): one run is one moment
+ * of the host (what it decides is pinned later by file descriptors, as
+ * every plan is), and the same directories are asked about for every path
+ * under them.  0, or -1 with errno. */
 int gp_lstat(gp *g, const char *path, struct stat *st);
 
 void gp_resolve(gp *g, const char *path, gp_resolved *out);

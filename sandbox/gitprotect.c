@@ -402,7 +402,7 @@ static int found_gitlink(void *u, const char *rel)
         size_t n = strcspn(p, "/");
         char *next = sb_printf("%s%s%.*s", path, strcmp(path, "/") == 0 ? "" : "/", (int)n, p);
         struct stat st;
-        ok = lstat(next, &st) == 0 && S_ISDIR(st.st_mode);
+        ok = gp_lstat(g, next, &st) == 0 && S_ISDIR(st.st_mode);
         free(path);
         path = next;
         p += n + (p[n] == '/');
@@ -484,6 +484,7 @@ int sb_protect_repos(const char *root, const sb_protect_sink *s, char *err, size
     memset(&R, 0, sizeof R);
     gp *g = &R.g;
     g->s = s;
+    g->stats = s->stats ? s->stats : &g->own_stats;
     g->root = root;
     g->err = err;
     g->errlen = errlen;

@@ -53,6 +53,9 @@ typedef struct sb_protect_sink {
      * 0: SB_GIT_SCAN_DIRS_DEFAULT.  CORRAL_GIT_SCAN_DIRS in the environment
      * wins over both. */
     size_t scan_dirs;
+    /* Optional: the compile's lstat memo (statmemo.h), shared with the
+     * caller's own looks at the same paths; NULL: each run keeps one. */
+    struct sb_statmemo *stats;
 } sb_protect_sink;
 
 /* Protect the repositories at, around and below root (root's .git may be

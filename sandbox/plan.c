@@ -36,6 +36,7 @@
 #include "mountpoints.h"
 #include "placeholders.h"
 #include "sbutil.h"
+#include "statmemo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -114,21 +115,25 @@ typedef struct resolved {
     char *label;      /* what the user wrote, for messages */
 } resolved;
 
-/* What one compile learnt of the host's directories, so that the entries
+/* What one compile learnt of the host's paths, so that the entries
  * sharing a parent (every ~/.x of the built-in deny list, the carve-outs of
- * one workspace) do not each walk it again: canonical forms of parent
- * directories and prefixes known to be real directories.  Kept for one
- * compile only, which is one moment of the host as before: the view is
- * pinned later by file descriptors, never by these names. */
-#define PATH_MEMO_MAX 32
+ * one workspace) do not each walk it again, nor each step of the compile
+ * look again at what another looked at: canonical forms of parent
+ * directories, and lstat's answers (shared with the git protection
+ * through its sink).  Kept for one compile only, which is one moment of
+ * the host as before: the view is pinned later by file descriptors, never
+ * by these names. */
+/* Directories resolved (every prefix of the parents of the profile's
+ * entries: the home's, the workspace's, corral's own directories'); a
+ * compile past it resolves the rest with realpath() itself. */
+#define PATH_MEMO_MAX 64
 typedef struct path_memo {
     struct path_memo_parent {
         char *raw, *canon; /* canon NULL: realpath failed with err */
         int err;
     } parent[PATH_MEMO_MAX];
     size_t n_parent;
-    char *real_dir[PATH_MEMO_MAX]; /* lstat found a directory, not a link */
-    size_t n_real_dir;
+    sb_statmemo lstats;
 } path_memo;
 
 typedef struct compile_state {
@@ -146,61 +151,156 @@ static void path_memo_free(path_memo *m)
         free(m->parent[i].raw);
         free(m->parent[i].canon);
     }
-    for (size_t i = 0; i < m->n_real_dir; i++)
-        free(m->real_dir[i]);
+    sb_statmemo_free(&m->lstats);
     memset(m, 0, sizeof *m);
 }
 
-/* realpath() of a parent directory, remembered for the compile: the
- * slot, whose canon is NULL (errno in err) when realpath failed; NULL when
- * the memo is full (the caller resolves the whole path itself). */
-static const struct path_memo_parent *memo_parent(path_memo *m, const char *raw)
+/* lstat(path) as it first answered in this compile (statmemo.h). */
+static int cs_lstat(const compile_state *cs, const char *path, struct stat *st)
+{
+    return sb_statmemo_lstat(&cs->memo->lstats, path, st);
+}
+
+/* An absolute path of plain names: no empty, "." or ".." component, no
+ * trailing slash ("/" itself is one). */
+static bool plain_path(const char *p)
+{
+    if (p[0] != '/')
+        return false;
+    if (p[1] == '\0')
+        return true;
+    for (const char *c = p + 1;;) {
+        size_t n = strcspn(c, "/");
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return false;
+        if (c[n] == '\0')
+            return true;
+        c += n + 1;
+    }
+}
+
+static const struct path_memo_parent *memo_find(const path_memo *m, const char *raw)
 {
     for (size_t i = 0; i < m->n_parent; i++)
         if (strcmp(m->parent[i].raw, raw) == 0)
             return &m->parent[i];
-    if (m->n_parent == PATH_MEMO_MAX)
-        return NULL;
-    char canon[PATH_MAX];
+    return NULL;
+}
+
+static const struct path_memo_parent *memo_keep(path_memo *m, const char *raw, const char *canon, int err)
+{
     struct path_memo_parent *slot = &m->parent[m->n_parent++];
     slot->raw = sb_strdup(raw);
-    slot->canon = realpath(raw, canon) ? sb_strdup(canon) : NULL;
-    slot->err = slot->canon ? 0 : errno;
+    slot->canon = canon ? sb_strdup(canon) : NULL;
+    slot->err = canon ? 0 : err;
     return slot;
 }
 
+/* realpath() of a directory, remembered for the compile: the slot, whose
+ * canon is NULL (errno in err) when realpath failed; NULL for a relative
+ * path or when the memo is full (the caller resolves it itself).
+ *
+ * A plain path is resolved from "/" down, one remembered prefix after
+ * another, as realpath() resolves it component by component: a component
+ * that lstat() (through the memo) finds to be no symlink is its resolved
+ * parent's plus its name; one that is missing fails with ENOENT, as
+ * realpath()'s readlink() of it would; where the parent failed, it fails
+ * the same way.  A symlink, another failure, a result too long, or a path
+ * that is not plain asks realpath() itself.  So the answer is realpath()'s,
+ * without a readlink() of every component of every path. */
+static const struct path_memo_parent *memo_parent(const compile_state *cs, const char *raw)
+{
+    path_memo *m = cs->memo;
+    if (raw[0] != '/')
+        return NULL; /* relative: only absolute paths are remembered */
+    const struct path_memo_parent *pm = memo_find(m, raw);
+    if (pm)
+        return pm;
+    char canon[PATH_MAX];
+    if (!plain_path(raw) || strlen(raw) >= PATH_MAX) {
+        if (m->n_parent == PATH_MEMO_MAX)
+            return NULL;
+        return realpath(raw, canon) ? memo_keep(m, raw, canon, 0) : memo_keep(m, raw, NULL, errno);
+    }
+    char prefix[PATH_MAX];
+    const struct path_memo_parent *up = NULL; /* the resolved prefix; NULL: "/" */
+    for (const char *end = raw + 1;; end++) {
+        if (*end != '/' && *end != '\0')
+            continue;
+        size_t len = (size_t)(end - raw);
+        memcpy(prefix, raw, len);
+        prefix[len] = '\0';
+        pm = len > 1 ? memo_find(m, prefix) : NULL;
+        if (!pm && len > 1) {
+            if (m->n_parent == PATH_MEMO_MAX)
+                return NULL;
+            const char *upc = up ? up->canon : "/";
+            struct stat st;
+            int n = -1, rc = upc ? cs_lstat(cs, prefix, &st) : -1;
+            if (!upc)
+                pm = memo_keep(m, prefix, NULL, up->err);
+            else if (rc < 0 && errno == ENOENT)
+                pm = memo_keep(m, prefix, NULL, ENOENT); /* what realpath()'s readlink() of it meets */
+            else if (rc == 0 && !S_ISLNK(st.st_mode) &&
+                     (n = snprintf(canon, sizeof canon, "%s/%s", strcmp(upc, "/") == 0 ? "" : upc,
+                                   strrchr(prefix, '/') + 1)) > 0 && n < (int)sizeof canon)
+                pm = memo_keep(m, prefix, canon, 0);
+            else
+                pm = realpath(prefix, canon) ? memo_keep(m, prefix, canon, 0) : memo_keep(m, prefix, NULL, errno);
+        }
+        up = pm;
+        if (*end == '\0')
+            break;
+    }
+    if (up)
+        return up;
+    /* raw is "/" */
+    if (m->n_parent == PATH_MEMO_MAX)
+        return NULL;
+    return memo_keep(m, raw, "/", 0);
+}
+
+/* realpath(raw, out), remembered for the compile (memo_parent). */
+static char *memo_realpath(const compile_state *cs, const char *raw, char out[PATH_MAX])
+{
+    const struct path_memo_parent *pm = memo_parent(cs, raw);
+    if (!pm)
+        return realpath(raw, out);
+    if (!pm->canon) {
+        errno = pm->err;
+        return NULL;
+    }
+    snprintf(out, PATH_MAX, "%s", pm->canon);
+    return out;
+}
+
 /* The same answer as realpath(path) followed by stat() of the result, in
- * one lstat() when the parent was resolved before and the last component
- * is not a symlink (then its canonical path is the parent's plus its name,
- * and lstat() saw what stat() would).  Anything else (a symlink at the
- * end, "." or ".." or "//" in the path) goes to realpath() itself. */
+ * one lstat() when the parent was resolved (memo_parent) and the last
+ * component is not a symlink (then its canonical path is the parent's plus
+ * its name, and lstat() saw what stat() would).  Anything else (a symlink
+ * at the end, "." or ".." or "//" in the path) goes to realpath()
+ * itself. */
 static char *canon_stat(compile_state *cs, const char *path, char out[PATH_MAX], struct stat *st)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : "";
-    bool plain = path[0] == '/' && slash && slash != path && *base && strcmp(base, ".") != 0 &&
-                 strcmp(base, "..") != 0 && !strstr(path, "/./") && !strstr(path, "/../") && !strstr(path, "//");
-    if (plain) {
+    size_t plen = slash == path ? 1 : slash ? (size_t)(slash - path) : 0; /* "/x": its parent is "/" */
+    if (slash && slash[1] && plain_path(path) && plen < PATH_MAX) {
         char parent[PATH_MAX];
-        size_t plen = (size_t)(slash - path);
-        if (plen >= sizeof parent)
-            plain = false;
-        else {
-            memcpy(parent, path, plen);
-            parent[plen] = '\0';
-            const struct path_memo_parent *pm = memo_parent(cs->memo, parent);
-            if (pm && !pm->canon) {
-                errno = pm->err;
-                return NULL;
-            }
-            if (pm && lstat(path, st) < 0)
-                return NULL;
-            if (pm && !S_ISLNK(st->st_mode)) {
-                const char *pc = pm->canon;
-                int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(pc, "/") == 0 ? "" : pc, base);
-                if (n > 0 && n < PATH_MAX)
-                    return out;
-            }
+        memcpy(parent, path, plen);
+        parent[plen] = '\0';
+        const struct path_memo_parent *pm = memo_parent(cs, parent);
+        if (pm && !pm->canon) {
+            errno = pm->err;
+            return NULL;
+        }
+        if (pm && cs_lstat(cs, path, st) < 0)
+            return NULL;
+        if (pm && !S_ISLNK(st->st_mode)) {
+            const char *pc = pm->canon;
+            int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(pc, "/") == 0 ? "" : pc, base);
+            if (n > 0 && n < PATH_MAX)
+                return out;
         }
     }
     if (!realpath(path, out) || stat(out, st) < 0)
@@ -208,20 +308,12 @@ static char *canon_stat(compile_state *cs, const char *path, char out[PATH_MAX],
     return out;
 }
 
-/* Is prefix a symlink (lstat)?  A prefix found to be a real directory is
- * remembered: the same workspace and home prefixes come up for every
- * checked path. */
-static bool memo_is_symlink(path_memo *m, const char *prefix)
+/* Is prefix a symlink (lstat)?  The same workspace and home prefixes come
+ * up for every checked path: the memo answers for them. */
+static bool memo_is_symlink(const compile_state *cs, const char *prefix)
 {
-    for (size_t i = 0; i < m->n_real_dir; i++)
-        if (strcmp(m->real_dir[i], prefix) == 0)
-            return false;
     struct stat st;
-    if (lstat(prefix, &st) < 0)
-        return false;
-    if (S_ISDIR(st.st_mode) && m->n_real_dir < PATH_MEMO_MAX)
-        m->real_dir[m->n_real_dir++] = sb_strdup(prefix);
-    return S_ISLNK(st.st_mode);
+    return cs_lstat(cs, prefix, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
 static void add_resolved(compile_state *cs, const char *path, sb_access access, bool builtin, bool protected,
@@ -269,7 +361,7 @@ static char *writable_symlink_on(const compile_state *cs, const char *p)
         if (saved != '/' && saved != '\0')
             continue;
         *s = '\0';
-        if (memo_is_symlink(cs->memo, copy)) {
+        if (memo_is_symlink(cs, copy)) {
             char *parent = sb_strdup(copy);
             char *slash = strrchr(parent, '/');
             if (slash == parent)
@@ -363,24 +455,14 @@ static const char *base_name(const char *path)
  * A path the user made that looks the same is left alone at launch: the
  * registry knows which ones corral made.  *content: what such a
  * placeholder holds (NULL: a directory). */
-static bool placeholder_kind(const char *path, bool is_dir, const char **content)
+static bool placeholder_kind(const compile_state *cs, const char *path, bool is_dir, const char **content)
 {
     *content = NULL;
     struct stat st;
-    if (lstat(path, &st) < 0)
+    if (cs_lstat(cs, path, &st) < 0)
         return false;
-    if (is_dir) {
-        if (!S_ISDIR(st.st_mode))
-            return false;
-        DIR *d = opendir(path);
-        if (!d)
-            return false;
-        bool empty = true;
-        for (struct dirent *e; empty && (e = readdir(d)) != NULL;)
-            empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
-        closedir(d);
-        return empty;
-    }
+    if (is_dir)
+        return S_ISDIR(st.st_mode) && sb_dir_empty(path);
     if (!S_ISREG(st.st_mode))
         return false;
     if (st.st_size == 0) {
@@ -423,7 +505,7 @@ static void protect_existing(protect_ctx *c, const char *path, bool is_dir, cons
 {
     add_resolved(c->cs, path, SB_READ, true, true, is_dir, why);
     const char *content;
-    if (placeholder_kind(path, is_dir, &content))
+    if (placeholder_kind(c->cs, path, is_dir, &content))
         push_placeholder(&c->plan->shared_placeholders, &c->plan->n_shared_placeholders, path, content);
 }
 
@@ -440,7 +522,7 @@ static void sink_pin(void *u, const char *dir, const char *why)
      * Read-only as a whole. */
     char *head = sb_printf("%s/HEAD", dir), *config = sb_printf("%s/config", dir);
     struct stat st;
-    bool repo = lstat(head, &st) == 0 || lstat(config, &st) == 0;
+    bool repo = cs_lstat(c->cs, head, &st) == 0 || cs_lstat(c->cs, config, &st) == 0;
     free(head);
     free(config);
     if (strcmp(base_name(dir), ".git") == 0 && !repo) {
@@ -596,7 +678,7 @@ static void protect_agent_link(protect_ctx *c, const char *link, const char *roo
             if (*base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0 && realpath(tdir, canon) &&
                 sink_writable(c, canon)) {
                 char *where = sb_printf("%s/%s", strcmp(canon, "/") == 0 ? "" : canon, base);
-                if (lstat(where, &st) < 0 && errno == ENOENT) {
+                if (cs_lstat(c->cs, where, &st) < 0 && errno == ENOENT) {
                     sink_placeholder(c, where, a->dir ? NULL : "", a->why);
                     char *msg = sb_printf("%s is a symlink to %s, which does not exist: a sandboxed command may "
                                           "have made it, to fill in later. An empty read-only placeholder holds "
@@ -621,7 +703,7 @@ static void protect_agent_link(protect_ctx *c, const char *link, const char *roo
 static void protect_agent_cfg(protect_ctx *c, const char *path, const char *root, const agent_cfg *a)
 {
     struct stat st;
-    if (lstat(path, &st) < 0 || inside_whole(c, path) || !sink_writable(c, path))
+    if (cs_lstat(c->cs, path, &st) < 0 || inside_whole(c, path) || !sink_writable(c, path))
         return;
     if (S_ISLNK(st.st_mode)) {
         protect_agent_link(c, path, root, a);
@@ -668,7 +750,7 @@ static int agent_cfg_unreadable(compile_state *cs, const char *path, int e)
     if (e == ENOENT || e == ENOTDIR || e == ELOOP)
         return 0; /* gone, or swapped for a file or symlink meanwhile */
     struct stat st;
-    if (e == EACCES && !(lstat(path, &st) == 0 && st.st_uid == geteuid()) && access(path, X_OK) != 0)
+    if (e == EACCES && !(cs_lstat(cs, path, &st) == 0 && st.st_uid == geteuid()) && access(path, X_OK) != 0)
         return 0;
     snprintf(cs->err, cs->errlen, "cannot look for agent configuration in %s: %s (a sandboxed command could hide "
              "one there that an agent later loads); make it readable (chmod u+rx %s) or remove it", path,
@@ -793,7 +875,7 @@ static int protect_writable_root(protect_ctx *ctx, const sb_protect_sink *sink, 
         char *p = sb_printf("%s/%s", strcmp(w, "/") == 0 ? "" : w, a->name);
         /* A read-only mount needs a mount point: an empty directory made
          * now and removed when the last sandbox using it ends. */
-        if (a->dir && lstat(p, &st) < 0 && errno == ENOENT)
+        if (a->dir && cs_lstat(cs, p, &st) < 0 && errno == ENOENT)
             sink_placeholder(ctx, p, NULL, "protected (empty; created for the mount)");
         free(p);
     }
@@ -839,7 +921,7 @@ static int protect_writable_roots(compile_state *cs, sb_plan *plan)
     protect_ctx ctx = {cs, plan, NULL, 0};
     sb_protect_sink sink = {.user = &ctx, .pin = sink_pin, .readonly = sink_readonly,
                             .placeholder = sink_placeholder, .writable = sink_writable,
-                            .pin_link = sink_pin_link, .warn = sink_warn};
+                            .pin_link = sink_pin_link, .warn = sink_warn, .stats = &cs->memo->lstats};
     size_t n = 0, *order = sb_alloc((cs->n + 1) * sizeof *order);
     for (size_t i = 0; i < cs->n; i++)
         if (cs->r[i].access == SB_WRITE && !cs->r[i].special_tmp)
@@ -874,7 +956,7 @@ static int refuse_home_roots(const compile_state *cs, const char *workspace)
     if (req->allow_home_workspace || !req->home || req->home[0] != '/')
         return 0;
     char home[PATH_MAX];
-    if (!realpath(req->home, home))
+    if (!memo_realpath(cs, req->home, home))
         snprintf(home, sizeof home, "%s", req->home);
     for (size_t i = 0; i < cs->n; i++) {
         const resolved *r = &cs->r[i];
@@ -952,14 +1034,14 @@ static bool under_denied_dir(const compile_state *cs, const char *path)
 static char *home_layer_place(const compile_state *cs, const sb_profile *p, const char **why_not)
 {
     const sb_request *req = cs->req;
-    char canon[PATH_MAX];
+    char canon[PATH_MAX]; /* canonical: no symlink at its end, so lstat() sees what stat() would */
     struct stat st;
     if (p->home_layer == SB_HOME_OFF)
         *why_not = "read-only ([sandbox] home-layer = off)";
     else if (!req->home_layers_dir)
         *why_not = "read-only (corral has no state directory to keep a layer in)";
-    else if (!req->home || req->home[0] != '/' || !realpath(req->home, canon) || stat(canon, &st) < 0 ||
-             !S_ISDIR(st.st_mode))
+    else if (!req->home || req->home[0] != '/' || !memo_realpath(cs, req->home, canon) ||
+             cs_lstat(cs, canon, &st) < 0 || !S_ISDIR(st.st_mode))
         *why_not = "read-only where it is visible ($HOME names no directory)";
     else if (strcmp(canon, "/") == 0)
         *why_not = "read-only (the home directory is /)";
@@ -1215,8 +1297,12 @@ int sb_plan_compile(const sb_profile *p, const sb_request *req, sb_plan *out, ch
     return rc;
 }
 
-static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen)
+/* The compile, with what it learns of the host kept in memo (path_memo):
+ * one memo per compile, freed by the caller. */
+static int compile_in(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen,
+                      path_memo *memo)
 {
+    compile_state cs = {.req = req, .err = err, .errlen = errlen, .memo = memo};
     memset(out, 0, sizeof *out);
     out->profile = sb_strdup(p->name);
     out->unconfined = p->unconfined;
@@ -1232,7 +1318,7 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
     }
     char canon[PATH_MAX];
     const char *ws = req->workspace ? req->workspace : req->cwd;
-    if (!realpath(ws, canon)) {
+    if (!memo_realpath(&cs, ws, canon)) {
         snprintf(err, errlen, "workspace '%s' cannot be used: %s", ws, strerror(errno));
         return -1;
     }
@@ -1246,8 +1332,6 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
         out->ns_flags |= CLONE_NEWNET;
 
     out->placeholder_registry = sb_placeholder_registry(req->runtime_dir);
-    path_memo memo = {0};
-    compile_state cs = {.req = req, .err = err, .errlen = errlen, .memo = &memo};
     sb_request wsreq = *req;
     wsreq.workspace = out->workspace;
     cs.req = &wsreq;
@@ -1292,7 +1376,7 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
         char *link = writable_symlink_on(&cs, way ? way : cs.r[i].path);
         free(way);
         struct stat st;
-        if (!link && !cs.r[i].link && lstat(cs.r[i].path, &st) == 0 && S_ISLNK(st.st_mode))
+        if (!link && !cs.r[i].link && cs_lstat(&cs, cs.r[i].path, &st) == 0 && S_ISLNK(st.st_mode))
             link = sb_strdup(cs.r[i].path);
         if (link) {
             snprintf(err, errlen, "cannot enforce sandbox read-only path %s because it crosses writable "
@@ -1427,7 +1511,7 @@ static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, cha
             for (size_t i = 0; i < cs.n; i++)
                 if (cs.r[i].access == SB_DENY && sb_path_under(home_path, cs.r[i].path))
                     denied = true;
-            if (!denied && lstat(home_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (!denied && cs_lstat(&cs, home_path, &st) == 0 && S_ISDIR(st.st_mode)) {
                 char *src = sb_printf("%s/%s", req->cache_dir, *c);
                 add_mount(out, SB_M_BIND, src, home_path, false, 0, 0, "build-tool cache (corral's copy)");
                 sb_list_push(&out->write_roots, &out->n_write_roots, home_path);
@@ -1453,6 +1537,13 @@ done:
         free(cs.r[i].label);
     }
     free(cs.r);
+    return rc;
+}
+
+static int compile(const sb_profile *p, const sb_request *req, sb_plan *out, char *err, size_t errlen)
+{
+    path_memo memo = {0};
+    int rc = compile_in(p, req, out, err, errlen, &memo);
     path_memo_free(&memo);
     return rc;
 }

@@ -2,7 +2,8 @@
  * relies on (deny beats write beats read, the more specific path wins,
  * symlinked roots resolve, protected .git parts and workspace names, a
  * protected path through a writable symlink fails closed), the environment
- * allowlist, and the plan's round trip to the init. */
+ * allowlist, the plan's round trip to the init, and a compile's lstat
+ * memo, which never changes what it decides. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -40,6 +41,7 @@
 #include "sandbox/plan.h"
 #include "sandbox/profile.h"
 #include "sandbox/sbutil.h"
+#include "sandbox/statmemo.h"
 
 static char root[] = "/tmp/corral-test-plan-XXXXXX";
 static char *ws, *home, *other;
@@ -2379,6 +2381,164 @@ static void agent_search_fails_closed(void **state)
     free(w);
 }
 
+/* ---- the compile's lstat memo ---- */
+
+/* lstat() as the code under test calls it (this definition, in the test
+ * program, is the one the sandbox library's calls reach), counted for one
+ * path: what a compile asked of the host. */
+static const char *lstat_watched;
+static int lstat_calls;
+
+int lstat(const char *restrict path, struct stat *restrict st)
+{
+    if (lstat_watched && strcmp(path, lstat_watched) == 0)
+        lstat_calls++;
+    return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+
+static void statmemo_keeps_each_answer_until_forgotten(void **state)
+{
+    (void)state;
+    char *dir = sb_printf("%s/memo-dir", root);
+    sb_statmemo m = {0};
+    struct stat st;
+    errno = 0;
+    assert_int_equal(sb_statmemo_lstat(&m, dir, &st), -1);
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    /* The first answer stands, a failure's errno with it: one memo is one
+     * moment of the host. */
+    errno = 0;
+    assert_int_equal(sb_statmemo_lstat(&m, dir, &st), -1);
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(sb_statmemo_lstat(NULL, dir, &st), 0); /* no memo: the host */
+    /* What a step changes itself it forgets, and the host answers again. */
+    sb_statmemo_forget(&m, dir);
+    assert_int_equal(sb_statmemo_lstat(&m, dir, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    /* Thousands of paths (a workspace of nested repositories): the table
+     * grows and every answer is still its own path's. */
+    for (int i = 0; i < 3000; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "/nonexistent-corral-memo/%d", i);
+        assert_int_equal(sb_statmemo_lstat(&m, p, &st), -1);
+    }
+    assert_int_equal(sb_statmemo_lstat(&m, dir, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(sb_statmemo_lstat(&m, "/", &st), 0);
+    /* A relative path depends on the working directory: never kept. */
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(root), 0);
+    assert_int_equal(sb_statmemo_lstat(&m, "memo-rel", &st), -1);
+    assert_int_equal(mkdir("memo-rel", 0755), 0);
+    assert_int_equal(sb_statmemo_lstat(&m, "memo-rel", &st), 0);
+    assert_int_equal(chdir(cwd), 0);
+    sb_statmemo_free(&m);
+    free(dir);
+}
+
+/* The whole plan as text: what --print-plan shows, what the init reads,
+ * and the placeholders shared with other sandboxes. */
+static char *plan_text(const sb_plan *plan)
+{
+    char *buf = NULL;
+    size_t size = 0, len = 0;
+    FILE *f = open_memstream(&buf, &size);
+    assert_non_null(f);
+    sb_plan_print(plan, f);
+    char *ser = sb_plan_serialize(plan, &len);
+    assert_non_null(ser);
+    fwrite(ser, 1, len, f);
+    free(ser);
+    for (size_t i = 0; i < plan->n_shared_placeholders; i++)
+        fprintf(f, "shared %s %s\n", plan->shared_placeholders[i].path,
+                plan->shared_placeholders[i].content ? plan->shared_placeholders[i].content : "(dir)");
+    fclose(f);
+    return buf;
+}
+
+static void compile_two_roots(const char *w, const char *sub, sb_plan *plan)
+{
+    sb_profile prof;
+    char err[1024];
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_profile_add(&prof, sub, SB_WRITE);
+    sb_request req = request(NULL);
+    req.cwd = req.workspace = w;
+    int rc = sb_plan_compile(&prof, &req, plan, err, sizeof err);
+    sb_profile_free(&prof);
+    if (rc < 0)
+        fail_msg("%s", err);
+}
+
+/* A compile plans placeholders (an empty .git where the root has none, its
+ * agent directories, a commondir, a modules/, the missing target of an
+ * agent configuration symlink) and looks at those paths again before it
+ * ends: the second writable root's search for the repository around it
+ * meets the first root's missing .git, and the symlink check reads every
+ * protected path.  The compile makes none of them (the launcher does,
+ * after it), so what its memo answered first is what the host says
+ * throughout: the plan is the same, byte for byte, when every lstat is
+ * asked of the host.  And a memo is one compile's: once the placeholder
+ * exists, the next compile sees it. */
+static void a_compile_decides_the_same_without_its_memo(void **state)
+{
+    (void)state;
+    char *w = fresh_ws("memo");
+    make_gitdir(w, "sub/.git", "[core]\n");
+    put(w, "sub/src/main.c", "");
+    put(w, "sub/.codex/config.toml", "");
+    put(w, "deep/x/README", "");
+    mk("%s/.gemini", w); /* empty: looks like another sandbox's placeholder */
+    char *link = sb_printf("%s/deep/.claude", w);
+    assert_int_equal(symlink("claude-later", link), 0); /* points to nothing yet */
+    char *sub = sb_printf("%s/sub", w), *dotgit = sb_printf("%s/.git", w);
+
+    sb_plan with, without;
+    lstat_watched = dotgit;
+    lstat_calls = 0;
+    compile_two_roots(w, sub, &with);
+    int calls_with = lstat_calls;
+    lstat_calls = 0;
+    sb_statmemo_bypass(true);
+    compile_two_roots(w, sub, &without);
+    sb_statmemo_bypass(false);
+    int calls_without = lstat_calls;
+    lstat_watched = NULL;
+
+    assert_string_equal(placeholder(&with, w, ".git"), "dir");
+    assert_string_equal(placeholder(&with, w, ".claude"), "dir");
+    assert_string_equal(placeholder(&with, w, "deep/claude-later"), "dir");
+    assert_non_null(placeholder(&with, w, "sub/.git/commondir"));
+    assert_true(calls_without > 1); /* looked at again in the same compile */
+    assert_int_equal(calls_with, 1); /* and the memo answered */
+    char *a = plan_text(&with), *b = plan_text(&without);
+    assert_string_equal(a, b);
+    assert_non_null(strstr(a, "shared ")); /* .gemini, held as a placeholder */
+    free(a);
+    free(b);
+    sb_plan_free(&with);
+    sb_plan_free(&without);
+
+    /* The launcher makes the placeholder; the next compile, with a memo of
+     * its own, finds an empty .git there (no repository) and holds it. */
+    assert_int_equal(mkdir(dotgit, 0555), 0);
+    sb_plan next;
+    compile_two_roots(w, sub, &next);
+    assert_null(placeholder(&next, w, ".git"));
+    assert_true(mounted(&next, w, ".git", true));
+    bool held = false;
+    for (size_t i = 0; i < next.n_shared_placeholders; i++)
+        held = held || strcmp(next.shared_placeholders[i].path, dotgit) == 0;
+    assert_true(held);
+    sb_plan_free(&next);
+    free(link);
+    free(sub);
+    free(dotgit);
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2429,6 +2589,8 @@ int main(void)
         cmocka_unit_test(planted_agent_symlinks_are_pinned_and_followed),
         cmocka_unit_test(nothing_pinned_writable_inside_agent_configuration),
         cmocka_unit_test(agent_search_fails_closed),
+        cmocka_unit_test(statmemo_keeps_each_answer_until_forgotten),
+        cmocka_unit_test(a_compile_decides_the_same_without_its_memo),
         cmocka_unit_test(watched_listings_see_every_change), /* last: turns the watch on */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
