@@ -282,7 +282,7 @@ static void request_diff(diff_view *d, json_t *command)
                                 json_object_get(d->record, "workspace"), "before", json_object_get(d->record, "before"),
                                 "after", json_object_get(d->record, "after"), "format", "files", "ignore_space",
                                 kept.ignore_space);
-        hosts_request(d->t, req, on_diff, req_new(d));
+        hosts_request_on(d->t, hosts_index_of(d->session), req, on_diff, req_new(d)); /* by ids: its machine's store */
         return;
     }
     json_t *req = json_pack("{s:s, s:i, s:s, s:b}", "cmd", "diff", "session", d->session, "format", "files",
@@ -430,7 +430,7 @@ static void start_revert(diff_view *d, int n)
 {
     d->revert_n = n;
     d->confirming = false;
-    hosts_request(d->t, revert_request(d, n, true), on_revert_plan, req_new(d));
+    hosts_request_on(d->t, hosts_index_of(d->session), revert_request(d, n, true), on_revert_plan, req_new(d));
 }
 
 static void on_reverted(uiconn_t *c, json_t *reply, void *user)
@@ -466,7 +466,8 @@ static void confirm_revert(diff_view *d)
     if (json_array_size(json_object_get(d->plan, "conflicts")) || d->reverting)
         return;
     d->reverting = true;
-    hosts_request(d->t, revert_request(d, d->revert_n, false), on_reverted, req_new(d));
+    hosts_request_on(d->t, hosts_index_of(d->session), revert_request(d, d->revert_n, false), on_reverted,
+                     req_new(d));
 }
 
 /* ---- keys ------------------------------------------------------------------------------ */

@@ -70,7 +70,7 @@ void ended_free(ui_ended *e);
  * list, running or not (its diffs are then asked for by its id; else by
  * the snapshot ids its log recorded). */
 typedef struct ui_review_target {
-    char dir[32];
+    char dir[512];      /* a session directory's name, or a path (another machine's records copied here) */
     int id;
     bool in_server;
     bool running;

@@ -144,8 +144,8 @@ static bool request_to_server(const ui_host *h, json_t *req)
     static const char *const keys[] = {"session", "approval"};
     for (size_t i = 0; i < 2; i++) {
         json_t *v = json_object_get(req, keys[i]);
-        if (!v)
-            continue;
+        if (!v || json_is_string(v))
+            continue; /* none, or a recorded session's name (records): the same there */
         int id = (int)json_integer_value(v);
         if (!json_is_integer(v) || hosts_index_of(id) != h->index)
             return false;

@@ -106,7 +106,7 @@ static void on_tick(uv_timer_t *timer)
     int more = castplay_advance(rv->p, play, FEED_SLICE, err, sizeof err);
     tui_redraw_soon(t);
     if (more < 0) {
-        tui_message(t, true, "replay of session %d stopped: %s", rv->target.id, err);
+        tui_message(t, true, "replay of session %s stopped: %s", hosts_id(t, rv->target.id), err);
         rv->paused = true;
         reanchor(rv, castplay_time(rv->p));
         return;
@@ -169,7 +169,7 @@ static bool seek(tui_t *t, replay_view *rv, size_t i)
 {
     char err[512];
     if (castplay_seek(rv->p, i, err, sizeof err) < 0) {
-        tui_message(t, true, "replay of session %d: %s", rv->target.id, err);
+        tui_message(t, true, "replay of session %s: %s", hosts_id(t, rv->target.id), err);
         return false;
     }
     rv->ended = false;
@@ -202,7 +202,7 @@ void replayview_open(tui_t *t, const ui_review_target *target, int from_command)
     castread_t *r = castread_open(f.cast, on_warning, rv, err, sizeof err);
     sessfiles_free(&f);
     if (!r) {
-        tui_message(t, true, "no replay of session %d: %s", target->id, err);
+        tui_message(t, true, "no replay of session %s: %s", hosts_id(t, target->id), err);
         free(rv);
         return;
     }
@@ -211,7 +211,7 @@ void replayview_open(tui_t *t, const ui_review_target *target, int from_command)
                        .scrollback = t->conf->scrollback};
     castplay_t *p = castplay_new(r, &o, err, sizeof err);
     if (!p || castplay_index(p, err, sizeof err) < 0) {
-        tui_message(t, true, "no replay of session %d: %s", target->id, err);
+        tui_message(t, true, "no replay of session %s: %s", hosts_id(t, target->id), err);
         castplay_free(p);
         free(rv);
         return;
@@ -314,8 +314,8 @@ static void status_row(tui_t *t, replay_view *rv, int y)
     const char *hint = rv->note_until > now_sec() ? rv->note
                        : rv->ended ? "space again  p command  q close"
                                  : "space pause  +/- speed  n/p command  q close";
-    snprintf(text, sizeof text, " replay \xc2\xb7 session %d (%s) \xc2\xb7 %s %s / %s \xc2\xb7 %s%s \xc2\xb7 %s",
-             rv->target.id, rv->target.name, state, now, total, speed, where, hint);
+    snprintf(text, sizeof text, " replay \xc2\xb7 session %s (%s) \xc2\xb7 %s %s / %s \xc2\xb7 %s%s \xc2\xb7 %s",
+             hosts_id(t, rv->target.id), rv->target.name, state, now, total, speed, where, hint);
     paint_set(TH_BORDER_FOCUS, TH_BORDER_FOCUS);
     paint_fill(y, r.x, r.w);
     paint_text(y, r.x, r.w, text);

@@ -241,7 +241,7 @@ void timelineview_open(tui_t *t, const ui_review_target *target)
     load(t, tv);
     if (!tv->loaded) {
         /* Nothing to show: said where the key was pressed. */
-        tui_message(t, true, "no timeline of session %d: %s", target->id, tv->error);
+        tui_message(t, true, "no timeline of session %s: %s", hosts_id(t, target->id), tv->error);
         close_view(t, &tv->view);
         return;
     }
@@ -320,14 +320,14 @@ void timelineview_last_diff(tui_t *t, const ui_review_target *target)
     timeline_t tl;
     char err[PATH_MAX + 200];
     if (tl_load(&tl, f.events, NULL, err, sizeof err) < 0) {
-        tui_message(t, true, "no diff of session %d: %s", target->id, err);
+        tui_message(t, true, "no diff of session %s: %s", hosts_id(t, target->id), err);
     } else {
         const tl_entry *last = NULL;
         for (size_t i = tl.n; i-- > 0 && !last;)
             if (tl.entries[i].kind == TL_COMMAND)
                 last = &tl.entries[i];
         if (!last) {
-            tui_message(t, true, "session %d ran no command that was recorded", target->id);
+            tui_message(t, true, "session %s ran no command that was recorded", hosts_id(t, target->id));
         } else {
             json_t *rec = tl_entry_json(last);
             diffview_open_command(t, target->id, target->in_server, last->number, rec);
@@ -598,7 +598,7 @@ static void heading(tui_t *t, const timeline_view *tv, int y)
     /* The log's own words, as corral log shows them (quote.h). */
     char *client = tv->tl.client ? quote_text_visible(tv->tl.client, strlen(tv->tl.client)) : NULL;
     char *ws = tv->tl.workspace ? quote_text_visible(tv->tl.workspace, strlen(tv->tl.workspace)) : NULL;
-    snprintf(text, sizeof text, " timeline \xc2\xb7 session %d (%s) \xc2\xb7 %s \xc2\xb7%s%s%s%s%s", tv->target.id,
+    snprintf(text, sizeof text, " timeline \xc2\xb7 session %s (%s) \xc2\xb7 %s \xc2\xb7%s%s%s%s%s", hosts_id(t, tv->target.id),
              tv->target.name, state, client ? " by " : "", client ? client : "", ws ? " in " : "", ws ? ws : "", when);
     free(client);
     free(ws);

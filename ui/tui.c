@@ -28,6 +28,7 @@
 #include "dialog.h"
 #include "diffview.h"
 #include "snapinfo.h"
+#include "remoterec.h"
 #include "replayview.h"
 #include "timelineview.h"
 #include "base/utf8.h"
@@ -306,11 +307,25 @@ static bool acts_on_live(int action)
     }
 }
 
+static void review_open(tui_t *t, const ui_review_target *rt, int action)
+{
+    if (action == KA_TIMELINE)
+        timelineview_open(t, rt);
+    else if (action == KA_REPLAY)
+        replayview_open(t, rt, 0);
+    else /* d on a session the server no longer has: from its log */
+        timelineview_last_diff(t, rt);
+}
+
 static void review_action(tui_t *t, int action)
 {
     ui_review_target rt;
     if (!review_target_selected(t, &rt))
         return;
+    if (hosts_remote_id(rt.id)) { /* its records are on its machine: copied first */
+        remoterec_open(t, &rt, action, review_open);
+        return;
+    }
     if (action == KA_TIMELINE)
         timelineview_open(t, &rt);
     else if (action == KA_REPLAY)
@@ -1143,6 +1158,7 @@ out:
     ended_free(&t->ended);
     endedscreen_free(&t->ended_screen);
     approvals_free(t);
+    remoterec_free(t);
     hosts_free(t);
     confstate_free(t);
     free(t->goodbye);

@@ -8,7 +8,7 @@
  * say when it ended and whether that is proven, its size, and its removal
  * without following a symbolic link anywhere.
  *
- * Included by src/record/ and src/cli/.
+ * Included by src/record/, src/cli/ and ui/ (remoterec.c).
  */
 #ifndef CORRAL_SESSDIR_H
 #define CORRAL_SESSDIR_H

@@ -96,6 +96,11 @@ def up(term):
         raise
 
 
+def records_copies():
+    tmp = os.environ.get("TMPDIR") or "/tmp"
+    return {d for d in os.listdir(tmp) if d.startswith("corral-records-")}
+
+
 def needs_sshd(fn):
     def wrapped(tap):
         if lab.why_not:
@@ -172,8 +177,8 @@ def test_link_lost_and_back(t):
         t.ok(len(before) >= 1, "the screen's link to one is an ssh process", before)
         for pid in before:
             os.kill(pid, signal.SIGKILL)
-        s = term.wait("link lost")
-        t.ok("one: link lost" in s, "the status bar says the link to one is lost, with the time", s)
+        s = term.wait("one: link lost ")  # the status bar, drawn last
+        t.ok(True, "the status bar says the link to one is lost, with the time")
         t.ok(" ~ survivor" in s or "~ survivor" in s, "its session is greyed in the sidebar", s)
         t.ok(any(x["id"] == sid and x["state"] == "running" for x in ls(one)),
              "the session still runs on its machine")
@@ -183,6 +188,34 @@ def test_link_lost_and_back(t):
         s = term.wait_regex("tick [0-9]+")
         t.ok("survivor one:%d" % sid in s, "and the session comes back with its output", s)
     one.corral("kill", str(sid))
+
+
+@needs_sshd
+def test_timeline_and_replay_there(t):
+    sid = new_session(one, "reviewed", "echo recorded-output-$((6*7)); exec sleep 600")
+    before = records_copies()
+    hosts_config()
+    with screen() as term:
+        up(term)
+        select(term, "reviewed")
+        term.wait("recorded-output-42")
+        term.supervisor_ready()
+        term.keys("l")
+        s = term.wait("timeline \u00b7 session one:%d (reviewed)" % sid)
+        t.ok("created" in s or "started" in s, "l on another machine's session: its timeline, from its records", s)
+        term.keys("q")
+        term.wait_absent(" timeline \u00b7 ")
+        term.supervisor_ready()
+        term.keys("r")
+        s = term.wait("replay \u00b7 session one:%d (reviewed)" % sid)
+        s = term.wait("recorded-output-42")
+        t.ok(True, "r: its recording replays here")
+        term.keys("q")
+        term.wait_absent(" replay \u00b7 ")
+        copies = records_copies() - before
+        t.ok(len(copies) == 1, "the records were copied into a private directory", copies)
+    one.corral("kill", str(sid))
+    t.eq(records_copies() - before, set(), "which goes when the screen does")
 
 
 @needs_sshd
@@ -271,7 +304,7 @@ try:
         one.start_server()
         two.start_server()
     run_tests(t, [test_every_machine_on_one_screen, test_a_request_there_answered_here, test_link_lost_and_back,
-                  test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine, test_hostile_machine])
+                  test_timeline_and_replay_there, test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine, test_hostile_machine])
 finally:
     lab.stop()
     for w in (one, two, local):
