@@ -58,7 +58,7 @@ def ls(world):
 
 
 def new_session(world, name, script):
-    r = world.corral("new", "--name", name, "--", "sh", "-c", script)
+    r = world.corral("new", "--name", name, "-C", world.ws, "--", "sh", "-c", script)
     assert r.returncode == 0, r.stderr
     return int(r.stdout.split()[0])
 
@@ -94,6 +94,19 @@ def up(term):
         t.diag(subprocess.run("ps -eo pid,ppid,stat,wchan:20,args | grep -E 'ssh|serve-stdio' | grep -v grep",
                               shell=True, capture_output=True, text=True).stdout)
         raise
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def helper(name):
+    """A file of the tests: beside this one (the unprivileged user's run
+    has them all in one directory), or where the tree keeps it."""
+    for d in (HERE, os.environ.get("CORRAL_VTDRIVE") and os.path.dirname(os.environ["CORRAL_VTDRIVE"]),
+              os.path.join(HERE, "..", "integration")):
+        if d and os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    raise AssertionError("no %s beside %s" % (name, HERE))
 
 
 def records_copies():
@@ -275,8 +288,7 @@ def test_hostile_machine(t):
     """A stand-in server (tests/integration/test_hostile_remote.py --serve)
     that answers the screen's subscribe and watch with terminal take-overs,
     ids of other machines, sizes no terminal has, and 100 KB strings."""
-    serve = "%s %s --serve" % (sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                                            "integration", "test_hostile_remote.py"))
+    serve = "%s %s --serve" % (sys.executable, helper("test_hostile_remote.py"))
     local.write_config("[hosts]\nevil = ssh://me@evil.example\n")
     for mode in ("hostile", "huge", "types", "missing", "badjson", "error-after-hello"):
         with screen(env={"CORRAL_SSH_COMMAND": serve, "CORRAL_TEST_HOSTILE": mode}) as term:
@@ -296,6 +308,21 @@ def test_hostile_machine(t):
             t.eq(term.exit_status(), 1, "%s: the screen survives to detach on a signal, no crash" % mode)
 
 
+def test_as_an_unprivileged_user(t):
+    """The same as the temporary user, with an sshd of its own (root only;
+    the user's run skips this)."""
+    if os.geteuid() != 0 or os.environ.get("CORRAL_AS_USER"):
+        return
+    if lab.why_not:
+        t.skip("the run as an unprivileged user", lab.why_not)
+        return
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    from unprivileged import run_script_as_user
+    run_script_as_user(t, os.path.abspath(__file__), CORRAL, shell="/bin/sh",
+                       helpers=[helper(f) for f in ("tuilib.py", "vtdrive", "harness.py", "sshlab.py",
+                                                    "test_hostile_remote.py", "hostile.py")])
+
+
 try:
     lab.start()
     if lab.why_not:
@@ -304,7 +331,8 @@ try:
         one.start_server()
         two.start_server()
     run_tests(t, [test_every_machine_on_one_screen, test_a_request_there_answered_here, test_link_lost_and_back,
-                  test_timeline_and_replay_there, test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine, test_hostile_machine])
+                  test_timeline_and_replay_there, test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine,
+                  test_hostile_machine, test_as_an_unprivileged_user])
 finally:
     lab.stop()
     for w in (one, two, local):
