@@ -506,7 +506,8 @@ static void details(tui_t *t, const ui_approval *a, dlines *L, int w)
     json_t *r = a->req, *perm = json_object_get(r, "permissions");
     char buf[256];
     remote_line(t, a, L);
-    add_line(L, 0, TH_DIALOG, "Request %s \xc2\xb7 %s \xc2\xb7 from %s", hosts_id(t, a->id), str(r, "kind"), str(r, "client"));
+    add_line(L, 0, TH_DIALOG, "Request %s \xc2\xb7 %s \xc2\xb7 from %s", hosts_id(t, a->id), str(r, "kind"),
+             str(r, "client"));
     if (a->session) {
         const ui_session *s = ui_sessions_find(&t->list, a->session);
         add_line(L, 0, TH_DIALOG, "Session: %s (%s)", s ? s->name : str(r, "session_name"), hosts_id(t, a->session));

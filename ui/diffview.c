@@ -117,7 +117,8 @@ static diff_view *req_current(dv_req *r, json_t *reply)
         if (d->by_ids && !d->reply) {
             /* An ended session's diff the server cannot make: said where
              * the key was pressed, rather than in an empty view. */
-            tui_message(t, true, "no diff of command %d of session %s: %s", d->command, hosts_id(t, d->session), d->error);
+            tui_message(t, true, "no diff of command %d of session %s: %s", d->command, hosts_id(t, d->session),
+                        d->error);
             view_close(t, &d->view);
             return NULL;
         }
@@ -841,8 +842,8 @@ static void draw_diff(tui_t *t, diff_view *d)
     json_t *rec = json_object_get(d->reply, "record");
     char head[1400], counts[160], attr[600];
     const char *line = json_string_value(json_object_get(rec, "line"));
-    snprintf(head, sizeof head, " diff \xc2\xb7 session %s \xc2\xb7 command %d \xc2\xb7 %s", hosts_id(d->t, d->session), d->command,
-             line ? line : "");
+    snprintf(head, sizeof head, " diff \xc2\xb7 session %s \xc2\xb7 command %d \xc2\xb7 %s", hosts_id(d->t, d->session),
+             d->command, line ? line : "");
     line_at(y++, r.x, r.w, TH_BORDER_FOCUS, head);
     counts_text(json_object_get(d->reply, "changes"), counts, sizeof counts);
     attribution_text(rec, attr, sizeof attr);
@@ -914,7 +915,8 @@ static void draw_list(tui_t *t, diff_view *d)
     ui_rect r = t->main;
     int y = r.y;
     char head[300];
-    snprintf(head, sizeof head, " commands \xc2\xb7 session %s \xc2\xb7 Enter diff  u revert  q close", hosts_id(d->t, d->session));
+    snprintf(head, sizeof head, " commands \xc2\xb7 session %s \xc2\xb7 Enter diff  u revert  q close",
+             hosts_id(d->t, d->session));
     line_at(y++, r.x, r.w, TH_BORDER_FOCUS, head);
     int n = list_count(d), rows = r.h - 1;
     if (d->sel < d->list_top)

@@ -157,7 +157,8 @@ void newsession_open(tui_t *t)
     if (!getcwd(fl[1].text, sizeof fl[1].text))
         snprintf(fl[1].text, sizeof fl[1].text, "~");
     snprintf(d->cwd, sizeof d->cwd, "%s", fl[1].text);
-    snprintf(fl[2].text, sizeof fl[2].text, "%s", t->conf->sandbox_profile ? t->conf->sandbox_profile : "workspace-write");
+    snprintf(fl[2].text, sizeof fl[2].text, "%s",
+             t->conf->sandbox_profile ? t->conf->sandbox_profile : "workspace-write");
     f->field = d->first; /* the name, as before; Shift-Tab goes to the machine */
     view_push(t, &d->fd.view);
 }

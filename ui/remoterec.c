@@ -82,7 +82,8 @@ static void on_chunk(uiconn_t *c, json_t *reply, void *user)
     const char *from = h && h->remote ? h->remote->spec : "?";
     char err[1024];
     if (!reply) {
-        snprintf(err, sizeof err, "cannot copy the records of session %s: the link to %s went", hosts_id(t, rr->target.id),
+        snprintf(err, sizeof err, "cannot copy the records of session %s: the link to %s went",
+                 hosts_id(t, rr->target.id),
                  h ? h->name : "?");
         stop(t, err);
         return;

@@ -598,7 +598,8 @@ static void heading(tui_t *t, const timeline_view *tv, int y)
     /* The log's own words, as corral log shows them (quote.h). */
     char *client = tv->tl.client ? quote_text_visible(tv->tl.client, strlen(tv->tl.client)) : NULL;
     char *ws = tv->tl.workspace ? quote_text_visible(tv->tl.workspace, strlen(tv->tl.workspace)) : NULL;
-    snprintf(text, sizeof text, " timeline \xc2\xb7 session %s (%s) \xc2\xb7 %s \xc2\xb7%s%s%s%s%s", hosts_id(t, tv->target.id),
+    snprintf(text, sizeof text, " timeline \xc2\xb7 session %s (%s) \xc2\xb7 %s \xc2\xb7%s%s%s%s%s",
+             hosts_id(t, tv->target.id),
              tv->target.name, state, client ? " by " : "", client ? client : "", ws ? " in " : "", ws ? ws : "", when);
     free(client);
     free(ws);

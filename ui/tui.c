@@ -239,8 +239,11 @@ static void move_selection(tui_t *t, int delta)
 /* Why keys typed into s's pane go nowhere, or NULL when they reach it. */
 static const char *pane_dead(const ui_session *s)
 {
-    return !s ? "the session is gone" : s->lost ? "the link to its machine is down" : !s->running ? "its program has ended"
-           : !s->tty ? "it has no terminal" : NULL;
+    return !s                ? "the session is gone"
+           : s->lost         ? "the link to its machine is down"
+           : !s->running     ? "its program has ended"
+           : !s->tty         ? "it has no terminal"
+                             : NULL;
 }
 
 /* The notice for keys typed into a pane that takes none. */
