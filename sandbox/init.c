@@ -334,37 +334,6 @@ int init_main(int argc, char **argv)
     supervise(argv + i, NULL, cwd, tty, false, &set);
 }
 
-/* Read all of fd. */
-static char *read_all(int fd, size_t *len)
-{
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf)
-            return NULL;
-        if (n == cap) {
-            char *b = realloc(buf, cap *= 2);
-            if (!b) {
-                free(buf);
-                return NULL;
-            }
-            buf = b;
-        }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            free(buf);
-            return NULL;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    *len = n;
-    return buf;
-}
-
 /* Report a setup failure on the status pipe (the launcher shows it). */
 static __attribute__((noreturn)) void setup_failed(const char *what)
 {
@@ -401,7 +370,7 @@ int sandbox_init_main(int argc, char **argv)
     prctl(PR_SET_PDEATHSIG, SIGTERM);
 
     size_t len;
-    char *text = read_all(3, &len);
+    char *text = sb_read_fd(3, &len);
     close(3);
     take_channel(6);
     if (!text)

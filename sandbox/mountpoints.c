@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "mountpoints.h"
+#include "sbutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,41 +39,6 @@ static void unescape(char *s)
         }
     }
     *w = '\0';
-}
-
-/* The whole file from its start; NULL on a read error. */
-static char *read_all(int fd, size_t *len)
-{
-    if (lseek(fd, 0, SEEK_SET) < 0)
-        return NULL;
-    size_t cap = 16384, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    for (;;) {
-        if (cap - n < 4096) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                return NULL;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            free(buf);
-            return NULL;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
 }
 
 /* The fifth field of every line (the mount point), unescaped, packed. */
@@ -138,7 +104,7 @@ char *sb_mountpoints(size_t *len)
             memo.ns = ns;
         }
         size_t n = 0;
-        char *text = memo.fd >= 0 ? read_all(memo.fd, &n) : NULL;
+        char *text = memo.fd >= 0 && lseek(memo.fd, 0, SEEK_SET) == 0 ? sb_read_fd(memo.fd, &n) : NULL;
         if (text)
             memo.points = parse(text, &memo.len);
         free(text);

@@ -5,6 +5,7 @@
 
 #include "sbutil.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -143,4 +144,35 @@ int sb_parent_pid(int pid)
     if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2)
         return -1;
     return ppid;
+}
+
+char *sb_read_fd(int fd, size_t *len)
+{
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf)
+            return NULL;
+        if (cap - n < 2) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                return NULL;
+            }
+            buf = b;
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            free(buf);
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
 }

@@ -28,6 +28,9 @@ bool sb_path_under(const char *path, const char *root);
 int sb_path_depth(const char *path);
 /* "a/b" relative to dir, or an absolute rel as is; no resolution. */
 char *sb_path_join(const char *dir, const char *rel);
+/* Everything fd has from where it is to its end, NUL-terminated (the NUL
+ * not counted in *len); NULL on a read error (errno) or no memory. */
+char *sb_read_fd(int fd, size_t *len);
 
 /* May what was just read of a file be remembered by its times (and reused
  * while they stay the same)?  Only when its last change (ctime) is at least

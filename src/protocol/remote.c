@@ -188,26 +188,41 @@ const remote_host *remote_get(void)
     return current;
 }
 
-int remote_spawn(const remote_host *h, int *fd, pid_t *pid, char *err, size_t errlen)
+/* ssh for h with a socketpair as its stdin and stdout.  errfd NULL: its
+ * stderr is ours, so that its questions and errors reach the user (the
+ * CLI).  Else (the screen): batch mode, a session of its own with no
+ * controlling terminal (neither ssh nor a ProxyCommand can read the
+ * screen's keys or draw on it), and its stderr a pipe, *errfd. */
+static int spawn(const remote_host *h, int *fd, int *errfd, pid_t *pid, char *err, size_t errlen)
 {
-    int sv[2];
+    int sv[2], ep[2] = {-1, -1};
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         snprintf(err, errlen, "cannot create a socket pair: %s", strerror(errno));
         return -1;
     }
-    char **argv = remote_argv(h);
+    if (errfd && pipe2(ep, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    char **argv = errfd ? remote_argv_batch(h) : remote_argv(h);
     pid_t child = fork();
     if (child < 0) {
         snprintf(err, errlen, "cannot fork: %s", strerror(errno));
         strv_free(argv);
         close(sv[0]);
         close(sv[1]);
+        if (errfd) {
+            close(ep[0]);
+            close(ep[1]);
+        }
         return -1;
     }
     if (child == 0) {
-        /* ssh's stdin and stdout are the pair's other end; its stderr is
-         * ours, so that its questions and errors reach the user. */
-        if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0)
+        if (errfd)
+            setsid();
+        if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0 || (errfd && dup2(ep[1], 2) < 0))
             _exit(127);
         signal(SIGPIPE, SIG_DFL);
         sigset_t none;
@@ -220,55 +235,22 @@ int remote_spawn(const remote_host *h, int *fd, pid_t *pid, char *err, size_t er
     strv_free(argv);
     close(sv[1]);
     *fd = sv[0];
+    if (errfd) {
+        close(ep[1]);
+        *errfd = ep[0];
+    }
     *pid = child;
     return 0;
 }
 
+int remote_spawn(const remote_host *h, int *fd, pid_t *pid, char *err, size_t errlen)
+{
+    return spawn(h, fd, NULL, pid, err, errlen);
+}
+
 int remote_spawn_batch(const remote_host *h, int *fd, int *errfd, pid_t *pid, char *err, size_t errlen)
 {
-    int sv[2], ep[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
-        snprintf(err, errlen, "cannot create a socket pair: %s", strerror(errno));
-        return -1;
-    }
-    if (pipe2(ep, O_CLOEXEC) < 0) {
-        snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
-        close(sv[0]);
-        close(sv[1]);
-        return -1;
-    }
-    char **argv = remote_argv_batch(h);
-    pid_t child = fork();
-    if (child < 0) {
-        snprintf(err, errlen, "cannot fork: %s", strerror(errno));
-        strv_free(argv);
-        close(sv[0]);
-        close(sv[1]);
-        close(ep[0]);
-        close(ep[1]);
-        return -1;
-    }
-    if (child == 0) {
-        /* A session of its own: no controlling terminal, so neither ssh
-         * nor a ProxyCommand can read the screen's keys or draw on it. */
-        setsid();
-        if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0 || dup2(ep[1], 2) < 0)
-            _exit(127);
-        signal(SIGPIPE, SIG_DFL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        execvp(argv[0], argv);
-        dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    strv_free(argv);
-    close(sv[1]);
-    close(ep[1]);
-    *fd = sv[0];
-    *errfd = ep[0];
-    *pid = child;
-    return 0;
+    return spawn(h, fd, errfd, pid, err, errlen);
 }
 
 /* How long the ssh child may take to go once our end is closed. */
