@@ -190,7 +190,7 @@ def test_link_lost_and_back(t):
         t.ok(len(before) >= 1, "the screen's link to one is an ssh process", before)
         for pid in before:
             os.kill(pid, signal.SIGKILL)
-        s = term.wait("one: link lost ")  # the status bar, drawn last
+        s = term.wait_regex("one: link lost [0-9]")  # the status bar (the pane's title says "lost at"), drawn last
         t.ok(True, "the status bar says the link to one is lost, with the time")
         t.ok(" ~ survivor" in s or "~ survivor" in s, "its session is greyed in the sidebar", s)
         t.ok(any(x["id"] == sid and x["state"] == "running" for x in ls(one)),
