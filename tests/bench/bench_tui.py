@@ -35,13 +35,11 @@ draw a frame with nothing to change; a key typed in the next 16 ms waits
 for the frame cap, so ~35% of keys took 2..17 ms and p99 was ~16 ms (at a
 100 ms pace, ~3% did)."""
 import os
-import random
 import subprocess
 import sys
-import time
 
-from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, median, now, on_exit, p99, run_cleanups,
-                      sized)
+from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, key_echo_ms, median, now, on_exit, p99,
+                      run_cleanups, sized)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tui"))
@@ -199,22 +197,7 @@ def latency(sys_):
     try:
         t.wait_text(b"READY-6")
         t.drain(0.3)  # the first frames after attaching
-        out = []
-        last = 0.0
-        rnd = random.Random(42)
-        for i in range(KEYS):
-            if i and i % NEWLINE_EVERY == 0:
-                t.write(b"\r")
-                t.drain(0.05)
-            gap = last + rnd.uniform(*PACE_MS) / 1000.0 - now()
-            if gap > 0:
-                time.sleep(gap)  # pacing the typist, not waiting for output
-            letter = bytes([0x61 + i % 26])
-            last = now()
-            t.write(letter)
-            out.append((t.wait_text(letter, timeout=30) - last) * 1000)
-            t.drain(0.005)  # the rest of that frame
-        return out
+        return key_echo_ms(t, KEYS, PACE_MS, NEWLINE_EVERY)
     finally:
         t.close()
         sys_.end_session(sid)

@@ -5,6 +5,7 @@ directly (for key-to-echo latency)."""
 import atexit
 import fcntl
 import os
+import random
 import select
 import shutil
 import signal
@@ -245,3 +246,30 @@ class RawTerm:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             pass
+
+
+def key_echo_ms(t, keys, pace_ms=(30, 70), newline_every=50, newline_quiet=0.05):
+    """Type keys letters (a..z in turn) into a program on RawTerm t that
+    echoes them (cat, through a TUI or not), one at a time, each pace_ms
+    after the one before (uniform, fixed seed: a fast typist's pace that
+    does not lock into step with any timer of the program); a return every
+    newline_every keys keeps the line from wrapping, and its echo is let
+    through (until nothing came for newline_quiet s) before the next key.
+    Returns the milliseconds from each key's write to the master until its
+    letter is in the output (escape sequences stripped)."""
+    out = []
+    last = 0.0
+    rnd = random.Random(42)
+    for i in range(keys):
+        if i and i % newline_every == 0:
+            t.write(b"\r")
+            t.drain(newline_quiet)
+        gap = last + rnd.uniform(*pace_ms) / 1000.0 - now()
+        if gap > 0:
+            time.sleep(gap)  # pacing the typist, not waiting for output
+        letter = bytes([0x61 + i % 26])
+        last = now()
+        t.write(letter)
+        out.append((t.wait_text(letter, timeout=30) - last) * 1000)
+        t.drain(0.005)  # the rest of that frame
+    return out
