@@ -324,7 +324,8 @@ def main():
     print("Link: %s" % link.describe())
     print("  round trip, measured: median %.2f ms (%d samples, %.2f..%.2f; %s)" %
           (median(rtt), len(rtt), min(rtt), max(rtt),
-           "TCP connect to sshd" if link.netem else "one byte through the relay to an echo and back"))
+           "one byte to an echo beside sshd and back" if link.netem else
+           "one byte through the relay to an echo and back"))
     print("Key to echo: %d keys each, key written to the client's PTY until its echo is in the client's output, "
           "keys 30..70 ms apart (or as soon as the last one's echo came), ms" % KEYS)
     ms_line("corral -H HOST attach, cat there", lat["corral"], limit)

@@ -9,8 +9,7 @@ another, joined by a veth pair (tests/integration/netlab.py: B is sshd's,
 A the clients'), and `tc qdisc add dev VETH root netem delay 25ms` on each
 end delays every packet, TCP's handshake and acks included.  The bytes
 over the link are the veth's (/proc/PID/net/dev of A: whole frames, TCP/IP
-headers and acks included, both ways).  The round trip is the time of a
-TCP connect to sshd (SYN to SYN-ACK), from A.
+headers and acks included, both ways).
 
 Where netem cannot be had (not root, no tc, a kernel without sch_netem)
 the benchmark still measures over a delayed link, and says why netem was
@@ -20,8 +19,11 @@ DELAY_MS before writing it on, each way.  That delays what ssh writes, not
 packets (TCP's own acks are not delayed, a chunk is held whole), close
 enough for what the benchmark asks: how many round trips a key, a frame or
 an attach costs.  Without namespaces the bytes are the relay's count of
-the ssh stream (no headers).  The round trip is one byte sent back by an
-echo behind a second listener of the same relay.
+the ssh stream (no headers).
+
+The round trip is measured as one byte sent from the clients' side to an
+echo on the far side and back: an echo beside sshd in its namespace under
+netem, else behind a second listener of the relay.
 """
 import collections
 import os
@@ -45,8 +47,8 @@ class Link:
         self.netem = False
         self.why_not_netem = None
         self.relay = None
+        self.far_echo = None
         self.echo_port = None
-        self.sshd_port = None
         if os.geteuid() != 0:
             self.why_not_netem = "not root (network namespaces and tc need root)"
             return
@@ -94,7 +96,6 @@ class Link:
     def front(self, sshd_port):
         """(host, port) the clients connect to for sshd on sshd_port: sshd
         itself under netem, else the relay started here."""
-        self.sshd_port = sshd_port
         if self.netem:
             return self.server_addr, sshd_port
         self.relay = subprocess.Popen(self.client_wrap + [sys.executable, os.path.abspath(__file__), "relay",
@@ -137,23 +138,30 @@ class Link:
     def rtt_ms(self, n):
         """n round trips over the link, in ms."""
         if self.netem:
-            argv = ["rtt", "connect", self.server_addr, str(self.sshd_port), str(n)]
+            self.far_echo = subprocess.Popen(self.server_wrap + [sys.executable, os.path.abspath(__file__), "echo",
+                                                                 self.server_addr],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            line = self.far_echo.stdout.readline().split()
+            if len(line) != 2 or line[0] != "ready":
+                raise RuntimeError("the echo did not start: %r" % line)
+            host, port = self.server_addr, int(line[1])
         else:
-            argv = ["rtt", "echo", "127.0.0.1", str(self.echo_port), str(n)]
-        r = subprocess.run(self.client_wrap + [sys.executable, os.path.abspath(__file__)] + argv,
-                           capture_output=True, text=True, timeout=60)
+            host, port = "127.0.0.1", self.echo_port
+        r = subprocess.run(self.client_wrap + [sys.executable, os.path.abspath(__file__), "rtt", host, str(port),
+                                               str(n)], capture_output=True, text=True, timeout=60)
         if r.returncode != 0:
             raise RuntimeError("measuring the round trip failed: %s" % r.stderr)
         return [float(x) for x in r.stdout.split()]
 
     def close(self):
-        if self.relay and self.relay.poll() is None:
-            self.relay.stdin.close()  # its end
-            try:
-                self.relay.wait(10)
-            except subprocess.TimeoutExpired:
-                self.relay.kill()
-                self.relay.wait()
+        for p in (self.relay, self.far_echo):
+            if p and p.poll() is None:
+                p.stdin.close()  # its end
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
         if self.ns:
             self.ns.close()  # the namespaces, their veth and qdiscs go with their last process
 
@@ -234,21 +242,47 @@ def _serve(listener, connect, delay, counts, lock):
         _direction(upstream, client, delay, counts, 1, lock, done)
 
 
+def _echo(s):
+    """Send back whatever s gets, until its end."""
+    def run():
+        while True:
+            data = s.recv(1 << 16)
+            if not data:
+                s.close()
+                return
+            s.sendall(data)
+
+    threading.Thread(target=run, daemon=True).start()
+
+
 def _echo_pair():
     """A socket whose peer sends back whatever it gets: the echo behind the
     relay's second listener."""
     a, b = socket.socketpair()
-
-    def echo():
-        while True:
-            data = b.recv(1 << 16)
-            if not data:
-                b.close()
-                return
-            b.sendall(data)
-
-    threading.Thread(target=echo, daemon=True).start()
+    _echo(b)
     return a
+
+
+def _until_stdin_ends():
+    for line in sys.stdin:
+        pass
+
+
+def echo_main(host):
+    """The echo beside sshd: one port on host, each connection sent back."""
+    ls = socket.socket()
+    ls.bind((host, 0))
+    ls.listen(8)
+
+    def serve():
+        while True:
+            c, _ = ls.accept()
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            _echo(c)
+
+    threading.Thread(target=serve, daemon=True).start()
+    print("ready %d" % ls.getsockname()[1], flush=True)
+    _until_stdin_ends()  # the end of stdin ends the echo
 
 
 def relay_main(target_host, target_port, delay_ms):
@@ -271,32 +305,26 @@ def relay_main(target_host, target_port, delay_ms):
                 print("%d %d" % tuple(counts), flush=True)
 
 
-def rtt_main(mode, host, port, n):
+def rtt_main(host, port, n):
     out = []
-    if mode == "connect":
-        for _ in range(n):
-            s = socket.socket()
-            t0 = time.monotonic()
-            s.connect((host, port))
-            out.append((time.monotonic() - t0) * 1000)
-            s.close()
-    else:
-        s = socket.create_connection((host, port))
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        for _ in range(n):
-            t0 = time.monotonic()
-            s.sendall(b"x")
-            if s.recv(1) != b"x":
-                raise SystemExit("the echo did not answer")
-            out.append((time.monotonic() - t0) * 1000)
-        s.close()
+    s = socket.create_connection((host, port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    for _ in range(n):
+        t0 = time.monotonic()
+        s.sendall(b"x")
+        if s.recv(1) != b"x":
+            raise SystemExit("the echo did not answer")
+        out.append((time.monotonic() - t0) * 1000)
+    s.close()
     print(" ".join("%.3f" % x for x in out))
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["relay"]:
         relay_main(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1:2] == ["echo"]:
+        echo_main(sys.argv[2])
     elif sys.argv[1:2] == ["rtt"]:
-        rtt_main(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+        rtt_main(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
-        sys.exit("usage: linklab.py relay TARGET_HOST TARGET_PORT DELAY_MS | rtt connect|echo HOST PORT N")
+        sys.exit("usage: linklab.py relay TARGET_HOST TARGET_PORT DELAY_MS | echo HOST | rtt HOST PORT N")
