@@ -34,19 +34,12 @@ followed ~30 ms later by a `session` event (use/age) that makes the TUI
 draw a frame with nothing to change; a key typed in the next 16 ms waits
 for the frame cap, so ~35% of keys took 2..17 ms and p99 was ~16 ms (at a
 100 ms pace, ~3% did)."""
-import atexit
-import fcntl
 import os
-import random
-import select
-import signal
-import struct
 import subprocess
 import sys
-import termios
-import time
 
-from benchlib import CORRAL, Tmux, World, arg, median, now, p99, sized
+from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, key_echo_ms, median, now, on_exit, p99,
+                      run_cleanups, sized)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tui"))
@@ -65,163 +58,10 @@ FRAME_MS = 16  # ui/tui.c: at most ~60 frames a second
 WAIT = 300  # bound of any one wait, seconds: only a hang reaches it
 TAG = "corral-bench-tui-%d" % os.getpid()
 
+end_on_signals()
+
 THROUGHPUT_SH = "echo READY-$((2*3)); read x; seq 1 %d; echo END-$((6*7)); read y" % N
 LATENCY_SH = "echo READY-$((2*3)); exec cat"
-
-
-# ---- every process ends on every path ---------------------------------------
-
-_cleanups = []
-
-
-def on_exit(fn):
-    """Run fn at exit (and from the finally of main), once, newest first."""
-    _cleanups.append(fn)
-    return fn
-
-
-def _run_cleanups():
-    while _cleanups:
-        fn = _cleanups.pop()
-        try:
-            fn()
-        except Exception as e:  # keep cleaning up the rest
-            sys.stderr.write("bench_tui: cleanup: %s\n" % e)
-
-
-atexit.register(_run_cleanups)
-
-
-def _terminate(sig, frame):
-    raise SystemExit(128 + sig)
-
-
-for _s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-    signal.signal(_s, _terminate)
-
-
-# ---- a program on a PTY whose raw output we read ----------------------------
-
-class Stripper:
-    """The printable text of a terminal stream: escape sequences (CSI, OSC,
-    DCS and other strings, two- and three-byte escapes) and C0 controls
-    removed, across chunk boundaries."""
-
-    def __init__(self):
-        self.state = 0  # 0 text, 1 ESC, 2 CSI, 3 string, 4 string ESC, 5 one more byte
-
-    def feed(self, data):
-        out = bytearray()
-        st = self.state
-        for b in data:
-            if st == 0:
-                if b == 0x1b:
-                    st = 1
-                elif b >= 0x20 and b != 0x7f:
-                    out.append(b)
-            elif st == 1:
-                if b == 0x5b:            # [
-                    st = 2
-                elif b in (0x5d, 0x50, 0x58, 0x5e, 0x5f):  # ] P X ^ _
-                    st = 3
-                elif 0x20 <= b <= 0x2f:  # ( ) * + # % ...: one more byte
-                    st = 5
-                else:
-                    st = 0
-            elif st == 2:
-                if 0x40 <= b <= 0x7e:
-                    st = 0
-            elif st == 3:
-                if b == 0x07:
-                    st = 0
-                elif b == 0x1b:
-                    st = 4
-            elif st == 4:
-                st = 0 if b == 0x5c else 3
-            else:
-                st = 0
-        self.state = st
-        return bytes(out)
-
-
-def _make_ctty():
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-
-class RawTerm:
-    """argv on a new PTY of rows x cols as a session leader; we hold the
-    master and read it ourselves."""
-
-    def __init__(self, argv, rows, cols, env):
-        e = dict(env)
-        e["TERM"] = "xterm-256color"
-        e.pop("LINES", None)
-        e.pop("COLUMNS", None)
-        self.master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=e,
-                                     start_new_session=True, preexec_fn=_make_ctty)
-        os.close(slave)
-        self.pid = self.proc.pid
-        self.strip = Stripper()
-        self.total = 0
-        self.closed = False
-        on_exit(self.close)
-
-    def read(self, timeout):
-        """One chunk of output (b"" on EOF), or None after timeout s."""
-        if not select.select([self.master], [], [], max(timeout, 0))[0]:
-            return None
-        try:
-            data = os.read(self.master, 1 << 16)
-        except OSError:  # EIO: no slave end open any more
-            data = b""
-        self.total += len(data)
-        return data
-
-    def write(self, data):
-        os.write(self.master, data)
-
-    def wait_text(self, text, timeout=WAIT):
-        """Read until text is in the printable output; returns the time it
-        arrived.  The text seen so far is kept across calls (self.seen)."""
-        end = now() + timeout
-        seen = b""
-        while True:
-            data = self.read(end - now())
-            if data is None:
-                raise RuntimeError("timeout waiting for %r; output ends %r" % (text, seen[-300:]))
-            if not data:
-                raise RuntimeError("EOF waiting for %r (%s exited %s); output ends %r"
-                                   % (text, self.proc.args[0], self.proc.poll(), seen[-300:]))
-            seen = (seen + self.strip.feed(data))[-4096:]
-            if text in seen:
-                return now()
-
-    def drain(self, quiet):
-        """Read until nothing has come for quiet seconds."""
-        while True:
-            data = self.read(quiet)
-            if not data:
-                return
-
-    def close(self):
-        if self.closed:
-            return
-        self.closed = True
-        os.close(self.master)  # SIGHUP to the TUI's session
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
-        try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            pass
 
 
 def cpu_s(pid):
@@ -357,22 +197,7 @@ def latency(sys_):
     try:
         t.wait_text(b"READY-6")
         t.drain(0.3)  # the first frames after attaching
-        out = []
-        last = 0.0
-        rnd = random.Random(42)
-        for i in range(KEYS):
-            if i and i % NEWLINE_EVERY == 0:
-                t.write(b"\r")
-                t.drain(0.05)
-            gap = last + rnd.uniform(*PACE_MS) / 1000.0 - now()
-            if gap > 0:
-                time.sleep(gap)  # pacing the typist, not waiting for output
-            letter = bytes([0x61 + i % 26])
-            last = now()
-            t.write(letter)
-            out.append((t.wait_text(letter, timeout=30) - last) * 1000)
-            t.drain(0.005)  # the rest of that frame
-        return out
+        return key_echo_ms(t, KEYS, PACE_MS, NEWLINE_EVERY)
     finally:
         t.close()
         sys_.end_session(sid)
@@ -453,7 +278,7 @@ def main():
         print("target input latency: corral p99 %.2f ms < 10 ms: %s" %
               (p99(xs), "met" if p99(xs) < 10 else "NOT met (median %.2f ms%s)" % (median(xs), why)))
     finally:
-        _run_cleanups()
+        run_cleanups()
 
 
 main()

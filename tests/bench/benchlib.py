@@ -1,10 +1,19 @@
 """Helpers for corral's benchmarks: a private corral world (reusing the
-integration harness) and a private tmux server, plus statistics."""
+integration harness) and a private tmux server, plus statistics, cleanups
+that run on every way out, and a program on a PTY whose raw output is read
+directly (for key-to-echo latency)."""
+import atexit
+import fcntl
 import os
+import random
+import select
 import shutil
+import signal
 import statistics
+import struct
 import subprocess
 import sys
+import termios
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -78,3 +87,189 @@ def make_tree(root, n, per_dir, content, prefix="src"):
             os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "f%05d.txt" % i), "w") as f:
             f.write(content(i))
+
+
+# ---- every process ends on every path ---------------------------------------
+
+_cleanups = []
+
+
+def on_exit(fn):
+    """Run fn at exit (and from the finally of main), once, newest first."""
+    _cleanups.append(fn)
+    return fn
+
+
+def run_cleanups():
+    while _cleanups:
+        fn = _cleanups.pop()
+        try:
+            fn()
+        except Exception as e:  # keep cleaning up the rest
+            sys.stderr.write("%s: cleanup: %s\n" % (os.path.basename(sys.argv[0]), e))
+
+
+atexit.register(run_cleanups)
+
+
+def _terminate(sig, frame):
+    raise SystemExit(128 + sig)
+
+
+def end_on_signals():
+    """SIGTERM, SIGHUP and SIGINT end the benchmark through its cleanups
+    (a timeout of make, a closed terminal) instead of killing it with its
+    servers and sessions left running."""
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(s, _terminate)
+
+
+# ---- a program on a PTY whose raw output we read ----------------------------
+
+class Stripper:
+    """The printable text of a terminal stream: escape sequences (CSI, OSC,
+    DCS and other strings, two- and three-byte escapes) and C0 controls
+    removed, across chunk boundaries."""
+
+    def __init__(self):
+        self.state = 0  # 0 text, 1 ESC, 2 CSI, 3 string, 4 string ESC, 5 one more byte
+
+    def feed(self, data):
+        out = bytearray()
+        st = self.state
+        for b in data:
+            if st == 0:
+                if b == 0x1b:
+                    st = 1
+                elif b >= 0x20 and b != 0x7f:
+                    out.append(b)
+            elif st == 1:
+                if b == 0x5b:            # [
+                    st = 2
+                elif b in (0x5d, 0x50, 0x58, 0x5e, 0x5f):  # ] P X ^ _
+                    st = 3
+                elif 0x20 <= b <= 0x2f:  # ( ) * + # % ...: one more byte
+                    st = 5
+                else:
+                    st = 0
+            elif st == 2:
+                if 0x40 <= b <= 0x7e:
+                    st = 0
+            elif st == 3:
+                if b == 0x07:
+                    st = 0
+                elif b == 0x1b:
+                    st = 4
+            elif st == 4:
+                st = 0 if b == 0x5c else 3
+            else:
+                st = 0
+        self.state = st
+        return bytes(out)
+
+
+def _make_ctty():
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class RawTerm:
+    """argv on a new PTY of rows x cols as a session leader; we hold the
+    master and read it ourselves."""
+
+    def __init__(self, argv, rows, cols, env):
+        e = dict(env)
+        e["TERM"] = "xterm-256color"
+        e.pop("LINES", None)
+        e.pop("COLUMNS", None)
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=e,
+                                     start_new_session=True, preexec_fn=_make_ctty)
+        os.close(slave)
+        self.pid = self.proc.pid
+        self.strip = Stripper()
+        self.total = 0
+        self.closed = False
+        on_exit(self.close)
+
+    def read(self, timeout):
+        """One chunk of output (b"" on EOF), or None after timeout s."""
+        if not select.select([self.master], [], [], max(timeout, 0))[0]:
+            return None
+        try:
+            data = os.read(self.master, 1 << 16)
+        except OSError:  # EIO: no slave end open any more
+            data = b""
+        self.total += len(data)
+        return data
+
+    def write(self, data):
+        os.write(self.master, data)
+
+    def wait_text(self, text, timeout=300):
+        """Read until text is in the printable output read by this call;
+        returns the time it arrived."""
+        end = now() + timeout
+        seen = b""
+        while True:
+            data = self.read(end - now())
+            if data is None:
+                raise RuntimeError("timeout waiting for %r; output ends %r" % (text, seen[-300:]))
+            if not data:
+                raise RuntimeError("EOF waiting for %r (%s exited %s); output ends %r"
+                                   % (text, self.proc.args[0], self.proc.poll(), seen[-300:]))
+            seen = (seen + self.strip.feed(data))[-4096:]
+            if text in seen:
+                return now()
+
+    def drain(self, quiet):
+        """Read until nothing has come for quiet seconds."""
+        while True:
+            data = self.read(quiet)
+            if not data:
+                return
+
+    def close(self):
+        if self.closed:
+            return
+        self.closed = True
+        os.close(self.master)  # SIGHUP to the TUI's session
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def key_echo_ms(t, keys, pace_ms=(30, 70), newline_every=50, newline_quiet=0.05):
+    """Type keys letters (a..z in turn) into a program on RawTerm t that
+    echoes them (cat, through a TUI or not), one at a time, each pace_ms
+    after the one before (uniform, fixed seed: a fast typist's pace that
+    does not lock into step with any timer of the program); a return every
+    newline_every keys keeps the line from wrapping, and its echo is let
+    through (until nothing came for newline_quiet s) before the next key.
+    Returns the milliseconds from each key's write to the master until its
+    letter is in the output (escape sequences stripped)."""
+    out = []
+    last = 0.0
+    rnd = random.Random(42)
+    for i in range(keys):
+        if i and i % newline_every == 0:
+            t.write(b"\r")
+            t.drain(newline_quiet)
+        gap = last + rnd.uniform(*pace_ms) / 1000.0 - now()
+        if gap > 0:
+            time.sleep(gap)  # pacing the typist, not waiting for output
+        letter = bytes([0x61 + i % 26])
+        last = now()
+        t.write(letter)
+        out.append((t.wait_text(letter, timeout=30) - last) * 1000)
+        t.drain(0.005)  # the rest of that frame
+    return out

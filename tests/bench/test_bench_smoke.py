@@ -32,6 +32,7 @@ FIGURES = {
     "bench_review.py": "TUI timeline, l to its first frame drawn",
     "bench_scale.py": "exec_command `true` through corral mcp, by workspace size",
     "bench_vtinstr.py": "corral model, instructions per byte:",
+    "bench_hosts.py": "corral -H HOST attach, cat there",
 }
 
 

@@ -11,6 +11,7 @@ import sys
 import threading
 
 SERVERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "proxyservers.py")
+ADDR_A, ADDR_B = "11.22.33.1", "11.22.33.44"
 
 HOSTS = """127.0.0.1 localhost
 11.22.33.44 pub.corral.test
@@ -35,15 +36,21 @@ class Netns:
             f.write(HOSTS)
         with open(os.path.join(d, "resolv.conf"), "w") as f:
             f.write("nameserver %s\noptions attempts:1 timeout:2\n" % nameserver)
-        self.a = self._holder(["unshare", "-m", "-n", "--propagation", "private", "sh", "-c",
-                               "mount --bind %s/hosts /etc/hosts && mount --bind %s/resolv.conf /etc/resolv.conf && "
-                               "ip link set lo up && echo ready && exec sleep 100000" % (d, d)])
-        self.b = self._holder(["unshare", "-n", "sh", "-c", "ip link set lo up && echo ready && exec sleep 100000"])
-        self.run_in(self.a, ["ip", "link", "add", "va", "type", "veth", "peer", "name", "vb", "netns", str(self.b)])
-        self.run_in(self.a, ["ip", "addr", "add", "11.22.33.1/24", "dev", "va"])
-        self.run_in(self.a, ["ip", "link", "set", "va", "up"])
-        self.run_in(self.b, ["ip", "addr", "add", "11.22.33.44/24", "dev", "vb"])
-        self.run_in(self.b, ["ip", "link", "set", "vb", "up"])
+        try:
+            self.a = self._holder(["unshare", "-m", "-n", "--propagation", "private", "sh", "-c",
+                                   "mount --bind %s/hosts /etc/hosts && mount --bind %s/resolv.conf /etc/resolv.conf && "
+                                   "ip link set lo up && echo ready && exec sleep 100000" % (d, d)])
+            self.b = self._holder(["unshare", "-n", "sh", "-c", "ip link set lo up && echo ready && exec sleep 100000"])
+            self.run_in(self.a, ["ip", "link", "add", "va", "type", "veth", "peer", "name", "vb", "netns", str(self.b)])
+            self.run_in(self.a, ["ip", "addr", "add", "%s/24" % ADDR_A, "dev", "va"])
+            self.run_in(self.a, ["ip", "link", "set", "va", "up"])
+            self.run_in(self.b, ["ip", "addr", "add", "%s/24" % ADDR_B, "dev", "vb"])
+            self.run_in(self.b, ["ip", "link", "set", "vb", "up"])
+        except BaseException:
+            # A caller that goes on without namespaces (a benchmark) must
+            # not keep the holder of the one that was made.
+            self.close()
+            raise
 
     def _holder(self, argv):
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
