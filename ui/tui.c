@@ -949,12 +949,13 @@ static void on_subscribed(tui_t *t, ui_host *h, json_t *reply)
     host_sessions(t, h, false);
     ended_list_changed(t);
     approvals_load_host(t, h->index, reply);
-    bool attach = t->attach_id && h->index == t->attach_host;
+    bool attach = t->attach_id && h->index == t->attach_host && !t->attached;
     if (attach) {
         /* corral attach [-H HOST] ID: that session, zoomed, once its
-         * machine's list is in (and only the first time it is). */
+         * machine's list is in (and only the first time it is; attach_id
+         * stays, so that the kept layout does not unzoom it). */
         int id = h->index * UI_HOST_STRIDE + t->attach_id;
-        t->attach_id = 0;
+        t->attached = true;
         if (!ui_sessions_find(&t->list, id)) {
             char msg[160];
             if (h->index > 0)

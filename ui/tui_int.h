@@ -150,6 +150,7 @@ typedef struct tui {
     char *goodbye;      /* printed after the screen is gone */
     int attach_id;      /* corral attach ID: focus it once the list is in */
     int attach_host;    /* ...of this host (corral attach -H) */
+    bool attached;      /* that was done (a machine that comes back is not attached again) */
     struct remoterec *remoterec; /* another machine's records being copied for review (remoterec.c) */
 } tui_t;
 

@@ -264,7 +264,9 @@ def test_attach_h(t):
     sid = new_session(two, "zoom-me", "echo zoomed on two; exec sleep 600")
     with screen(args=("-H", lab.url("two"), "attach", str(sid)), env=lab.env) as term:
         s = term.wait("zoomed on two")
-        t.ok(" PANE " in term.wait(" PANE "), "corral -H HOST attach ID zooms on that machine's session", s)
+        s = term.wait(" PANE ")
+        t.ok("\u2502" not in s.split("\n")[0] and "zoom-me two:%d" % sid in s.split("\n")[0],
+             "corral -H HOST attach ID zooms on that machine's session, in pane focus", s)
         term.keys("C-]")
     with screen(args=("-H", lab.url("two"), "attach", "99999"), env=lab.env) as term:
         status = term.exit_status()
