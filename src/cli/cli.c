@@ -126,7 +126,11 @@ static int run_here_or_there(const cli_verb *v, const char *host, int argc, char
     int rc = cli_host_prepare(v, host);
     if (rc >= 0)
         return rc;
-    return v ? run_verb(v, argc, argv) : cli_run_tui(o);
+    if (v)
+        return run_verb(v, argc, argv);
+    tui_options screen = *o;
+    cli_screen_host(&screen.host_name, &screen.host); /* corral -H HOST on a terminal */
+    return cli_run_tui(&screen);
 }
 
 int cli_main(int argc, char **argv)

@@ -459,6 +459,7 @@ static int verb_attach(const cli_verb *v, int argc, char **argv)
     if (optind + 1 < argc)
         return cli_usage_error(v, "one session id at most");
     o.attach_id = (int)id;
+    cli_screen_host(&o.host_name, &o.host); /* corral -H HOST attach: that machine too */
     return cli_run_tui(&o);
 }
 

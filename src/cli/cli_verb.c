@@ -393,8 +393,6 @@ int cli_run_tui(const tui_options *opt)
         fprintf(stderr, "corral: this build has no supervisor screen\n");
         return 1;
     }
-    tui_options o = *opt;
-    cli_screen_host(&o.host_name, &o.host);
-    return tui_fn(&o);
+    return tui_fn(opt);
 }
 
