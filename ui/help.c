@@ -109,6 +109,18 @@ static void draw(tui_t *t, ui_view *v)
      * one the file meant. */
     help_lines cl = {h, r, 0, r.y + 1};
     confstate_help(t, config_line, &cl);
+    /* Then the other machines ([hosts]) and why one is not up, in full. */
+    for (size_t i = 1; i < t->hosts.n; i++) {
+        const ui_host *hh = t->hosts.v[i];
+        char text[800];
+        if (i == 1)
+            config_line(&cl, "Machines ([hosts])", true);
+        if (hh->state == HOST_UP)
+            snprintf(text, sizeof text, "%s: up (%s)", hh->name, hh->remote->spec);
+        else
+            hosts_down_text(hh, text, sizeof text);
+        config_line(&cl, text, false);
+    }
     int line = cl.line, y = cl.y;
     for (int m = 0; m < KM_COUNT + 2; m++) {
         int count = m < KM_COUNT ? KA_COUNT : m == KM_COUNT ? (int)(sizeof help_approval / sizeof help_approval[0])

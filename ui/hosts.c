@@ -281,11 +281,11 @@ static char *ssh_last_words(const ui_host *h)
 static void went_down(ui_host *h, const char *why)
 {
     bool was_up = h->state == HOST_UP;
+    /* What ssh (or a login script there) said last is the reason people
+     * can act on ("Permission denied (publickey)"); the connection's own
+     * "closed" only when it said nothing. */
     char *words = ssh_last_words(h);
-    if (words && why)
-        snprintf(h->why, sizeof h->why, "%s; ssh said: %s", why, words);
-    else
-        snprintf(h->why, sizeof h->why, "%s", words ? words : why ? why : "the link ended");
+    snprintf(h->why, sizeof h->why, "%s", words ? words : why ? why : "the link ended");
     free(words);
     h->state = HOST_DOWN;
     if (was_up || !h->lost_at)

@@ -66,6 +66,7 @@ typedef struct ui_host {
     bool ever_up;        /* answered once in this run */
     time_t lost_at;      /* wall clock: when the link was lost (HOST_DOWN after being up) */
     char why[512];       /* why it is not up: ssh's last words, or the server's */
+    char why_said[512];  /* the why the status bar's message said last */
     uv_timer_t retry;
     unsigned retry_ms;   /* the wait before the next attempt */
     double retry_at;     /* ui_now() of the next attempt */

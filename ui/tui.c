@@ -937,6 +937,15 @@ static void on_host_changed(tui_t *t, ui_host *h)
     if (h->index > 0 && h->state == HOST_DOWN) {
         host_sessions(t, h, true);
         approvals_drop_host(t, h->index); /* they wait there, where nobody here can answer */
+        if (strcmp(h->why, h->why_said) != 0) {
+            /* Why, once (each retry may say the same), short enough for
+             * the status bar: ssh's last words after their "host: "
+             * prefix ("Connection refused"); ? shows them whole. */
+            const char *colon = strrchr(h->why, ':');
+            const char *brief = colon && colon[1] == ' ' && colon[2] ? colon + 2 : h->why;
+            tui_message(t, true, "%s: %s (? shows the machines)", h->name, brief);
+            snprintf(h->why_said, sizeof h->why_said, "%s", h->why);
+        }
     }
     t->relayout = true;
     t->full_redraw = true;

@@ -278,8 +278,17 @@ def test_attach_h(t):
 def test_unreachable_machine(t):
     local.write_config("[hosts]\nnowhere = ssh://%s@127.0.0.1:1\nssh-command = ssh -F %s\n" % (ME, lab.config))
     with screen() as term:
+        s = term.wait("nowhere: Connection refused (? shows the machines)")
+        t.ok(True, "why it cannot be reached is said, in ssh's own words")
         term.wait("nowhere: unreachable")
         s = term.wait("SUPERVISOR")
+        term.keys("?")
+        h = term.wait_regex("nowhere: link failed at [0-9:]+ [(]ssh: connect to host 127.0.0.1")
+        h = term.wait("trying again in")  # the wrapped line's end
+        t.ok("Machines ([hosts])" in h and "Connection refused" in h,
+             "? lists the machines, and why one is not up, whole", h)
+        term.keys("q")
+        s = term.wait_absent("Machines ([hosts])")
         t.ok("nowhere: unreachable" in s, "a machine that cannot be reached does not keep the screen from opening", s)
         term.keys("q")
         t.eq(term.exit_status(), 0, "and q leaves as always")
