@@ -17,6 +17,9 @@
 
 #define RETRY_FIRST_MS 1000
 #define RETRY_MAX_MS 30000
+/* The longest a link may take from ssh's start to the session list. */
+#define CONNECT_TIMEOUT_MS 20000
+#define CONNECT_TIMEOUT_TEXT "20 s"
 #define ERR_TEXT_MAX 4096
 /* An ssh child still there this long after its link was closed is ended. */
 #define REAP_GRACE_S 5.0
@@ -62,12 +65,53 @@ static bool object_to_screen(const ui_host *h, json_t *o, bool approval)
     return true;
 }
 
+/* What one machine may put on the screen: a server keeps 64 sessions
+ * (its store) and a handful of requests; one that lists thousands would
+ * make every sort of the sidebar and every frame slow. */
+#define REMOTE_SESSIONS_MAX 256
+#define REMOTE_APPROVALS_MAX 256
+
+/* How many of host's sessions (or requests) the screen has now. */
+static size_t held_by(const ui_host *h, bool approval)
+{
+    const tui_t *t = h->t;
+    size_t n = 0;
+    if (approval) {
+        for (size_t i = 0; i < t->appr.n; i++)
+            n += hosts_index_of(t->appr.v[i].id) == h->index;
+    } else {
+        for (size_t i = 0; i < t->list.n; i++)
+            n += hosts_index_of(t->list.v[i]->id) == h->index;
+    }
+    return n;
+}
+
+/* A new session or request of h, beyond what one machine may have, is
+ * not taken (one the screen has already is: it is an update). */
+static bool room_for(const ui_host *h, json_t *o, bool approval)
+{
+    int id = (int)json_integer_value(json_object_get(o, "id"));
+    const tui_t *t = h->t;
+    bool known = false;
+    if (approval) {
+        for (size_t i = 0; i < t->appr.n && !known; i++)
+            known = t->appr.v[i].id == id;
+    } else {
+        known = ui_sessions_find(&t->list, id) != NULL;
+    }
+    return known || held_by(h, approval) < (approval ? REMOTE_APPROVALS_MAX : REMOTE_SESSIONS_MAX);
+}
+
 /* An array of SESSION or APPROVAL objects (or of ids): each as the
- * screen's; those that cannot be are left out. */
+ * screen's; those that cannot be are left out, and so is what is beyond
+ * what one machine may have. */
 static void array_to_screen(const ui_host *h, json_t *a, bool approval)
 {
     if (!json_is_array(a))
         return;
+    size_t max = approval ? REMOTE_APPROVALS_MAX : REMOTE_SESSIONS_MAX;
+    while (json_array_size(a) > max)
+        json_array_remove(a, json_array_size(a) - 1);
     int base = h->index * UI_HOST_STRIDE;
     for (size_t i = json_array_size(a); i-- > 0;) {
         json_t *e = json_array_get(a, i);
@@ -129,9 +173,11 @@ static bool event_to_screen(const ui_host *h, json_t *ev)
         if (strcmp(name, by_session[i]) == 0)
             return to_screen(ev, "session", base);
     if (strcmp(name, "session") == 0)
-        return object_to_screen(h, json_object_get(ev, "session"), false);
+        return object_to_screen(h, json_object_get(ev, "session"), false) &&
+               room_for(h, json_object_get(ev, "session"), false);
     if (strcmp(name, "approval") == 0)
-        return object_to_screen(h, json_object_get(ev, "approval"), true);
+        return object_to_screen(h, json_object_get(ev, "approval"), true) &&
+               room_for(h, json_object_get(ev, "approval"), true);
     if (strcmp(name, "approval_done") == 0)
         return to_screen(ev, "approval", base);
     return false; /* config, rules, snapshot: that machine's own */
@@ -236,6 +282,7 @@ static void on_term(uiconn_t *c, int session, const char *data, size_t len, void
 }
 
 static void schedule_retry(ui_host *h);
+static void on_retry(uv_timer_t *timer);
 
 /* Close h's link (if any): its connection, ssh's stderr, and ssh itself
  * (reaped later, without blocking). */
@@ -251,12 +298,15 @@ static void drop_link(ui_host *h)
         h->err_open = false;
     }
     if (h->ssh_pid > 0) {
+        /* ssh leads a process group of its own (setsid): the ssh under
+         * CORRAL_SSH_COMMAND's shell and a ProxyCommand go with it. */
+        kill(-h->ssh_pid, SIGTERM);
         ui_hosts *hs = &h->t->hosts;
         if (hs->n_reap < sizeof hs->reap / sizeof *hs->reap) {
             hs->reap[hs->n_reap] = h->ssh_pid;
             hs->reap_since[hs->n_reap++] = ui_now();
         } else {
-            kill(h->ssh_pid, SIGKILL);
+            kill(-h->ssh_pid, SIGKILL);
             waitpid(h->ssh_pid, NULL, 0);
         }
         h->ssh_pid = 0;
@@ -346,6 +396,7 @@ static void on_subscribed(uiconn_t *c, json_t *reply, void *user)
             went_down(h, why);
         return;
     }
+    uv_timer_stop(&h->retry); /* the answer's deadline */
     h->state = HOST_UP;
     h->ever_up = true;
     h->lost_at = 0;
@@ -402,14 +453,23 @@ static void connect_remote(ui_host *h)
     uiconn_request(h->conn,
                    json_pack("{s:s, s:i, s:s}", "cmd", "hello", "protocol", PROTO_VERSION, "client", "user"),
                    on_hello, h);
+    /* Nobody waits for ever on a link that never answers: it is then
+     * down, and tried again, as one that failed. */
+    uv_timer_start(&h->retry, on_retry, CONNECT_TIMEOUT_MS, 0);
     handlers.changed(h->t, h);
 }
 
 static void on_retry(uv_timer_t *timer)
 {
     ui_host *h = timer->data;
-    if (!h->t->quitting)
-        connect_remote(h);
+    if (h->t->quitting)
+        return;
+    if (h->state == HOST_CONNECTING) { /* the timer was the answer's deadline */
+        went_down(h, "no answer within " CONNECT_TIMEOUT_TEXT " (ssh or the server there hangs, or its list was "
+                     "too large to take)");
+        return;
+    }
+    connect_remote(h);
 }
 
 static void schedule_retry(ui_host *h)
@@ -494,7 +554,7 @@ void hosts_tick(tui_t *t)
         if (r == 0 && now - hs->reap_since[i] < REAP_GRACE_S)
             continue;
         if (r == 0) {
-            kill(pid, SIGKILL);
+            kill(-pid, SIGKILL);
             waitpid(pid, NULL, 0);
         }
         hs->reap[i] = hs->reap[--hs->n_reap];
@@ -511,9 +571,12 @@ void hosts_close_all(tui_t *t)
         uv_close((uv_handle_t *)&h->retry, NULL);
         drop_link(h);
     }
-    /* The links are closed: ssh ends; wait for it here (the screen is gone). */
-    for (size_t i = 0; i < hs->n_reap; i++)
+    /* The links are closed: ssh ends; wait for it here (the screen is
+     * gone), and end what of its group is still there. */
+    for (size_t i = 0; i < hs->n_reap; i++) {
         remote_reap(hs->reap[i]);
+        kill(-hs->reap[i], SIGKILL);
+    }
     hs->n_reap = 0;
 }
 

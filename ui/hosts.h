@@ -19,6 +19,9 @@
  * dropped, and a remote host's config and rules events are not taken for
  * this machine's.
  *
+ * A link that does not bring the session list within 20 s is taken for
+ * down (a hung ssh, or a list too large for the protocol).
+ *
  * Links fail, sessions do not: a host whose link drops is shown as lost
  * (its sessions greyed, with the time), its requests leave the queue (they
  * wait there, unanswerable from here), and it is tried again with backoff

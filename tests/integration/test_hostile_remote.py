@@ -156,6 +156,13 @@ def serve(mode):
             fields = records(HUGE if mode == "huge" else PAYLOAD, req)
             if mode == "lies":  # a size it then exceeds, an offset it was not asked for, not base64
                 fields = dict(fields, size=3, offset=req.get("offset", 0) + 5, data_b64="%%%not base64")
+        if mode == "flood" and cmd == "subscribe":
+            # Thousands of sessions and requests: the screen takes what one
+            # machine may have, and stays quick.
+            many = [{"id": 1000 + i, "name": "s%d" % i, "state": "running", "client": "c"} for i in range(3000)]
+            fields = dict(fields, sessions=many,
+                          approvals=[{"id": 1 + i, "kind": "exec", "client": "c", "argv": ["x"]} for i in range(3000)])
+            events = [{"event": "session", "session": dict(x, id=x["id"] + 50000)} for x in many]
         if mode == "error" or (mode == "error-after-hello" and cmd != "hello"):
             events, fields = [], {"error": {"code": PAYLOAD, "message": PAYLOAD + "\n" + PAYLOAD}}
         elif mode == "error-types" and cmd != "hello":

@@ -14,6 +14,7 @@ screen survives.  Every wait is for the screen or a process; when sshd is
 missing or does not start, the tests report SKIP."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -295,13 +296,29 @@ def test_unreachable_machine(t):
     t.eq(ssh_of("nowhere") + ssh_of("127.0.0.1"), [], "no ssh is left behind")
 
 
+def test_a_link_that_never_answers(t):
+    """ssh that starts and never says a word (a hung ProxyCommand, a server
+    there that hangs): the machine is taken for down after 20 s, and its
+    ssh does not outlive the screen."""
+    local.write_config("[hosts]\nmute = ssh://me@mute.example\n")
+    mute = "sleep 7777 #"  # sh -c 'sleep 7777 # "$@"': ssh's arguments are a comment
+    with screen(env={"CORRAL_SSH_COMMAND": mute}) as term:
+        s = term.wait("mute: connecting")
+        t.ok("SUPERVISOR" in s or "KEYS HELD" in s, "the screen opens while it waits", s)
+        s = term.wait("mute: no answer within 20 s", timeout=40)
+        t.ok(True, "after 20 s without an answer the link is taken for down, saying so")
+        term.keys("q")
+        t.eq(term.exit_status(), 0, "and q leaves")
+    t.eq(pids_whose_argv(lambda argv: argv[:2] == [b"sleep", b"7777"]), [], "no ssh of it is left running")
+
+
 def test_hostile_machine(t):
     """A stand-in server (tests/integration/test_hostile_remote.py --serve)
     that answers the screen's subscribe and watch with terminal take-overs,
     ids of other machines, sizes no terminal has, and 100 KB strings."""
     serve = "%s %s --serve" % (sys.executable, helper("test_hostile_remote.py"))
     local.write_config("[hosts]\nevil = ssh://me@evil.example\n")
-    for mode in ("hostile", "huge", "types", "missing", "badjson", "error-after-hello"):
+    for mode in ("hostile", "huge", "types", "missing", "badjson", "error-after-hello", "flood"):
         with screen(env={"CORRAL_SSH_COMMAND": serve, "CORRAL_TEST_HOSTILE": mode}) as term:
             term.wait("SUPERVISOR")
             term.settle(500)
@@ -313,6 +330,13 @@ def test_hostile_machine(t):
             if mode == "hostile":
                 t.ok("On evil, another machine" in s and "\\x1b]52" in s.replace("\n", ""),
                      "its request is in the dialog, named as the other machine's, its text made visible", s)
+            if mode == "flood":
+                s = term.wait_regex("[0-9]+ of [0-9]+")  # the dialog's "1 of N"
+                n = int(re.search("[0-9]+ of ([0-9]+)", s).group(1))
+                live = int(re.search("([0-9]+)/64 live", s).group(1))
+                t.ok(n <= 256 and live <= 256 + 1,
+                     "thousands of sessions and requests: the screen takes what one machine may have (%d, %d)" %
+                     (live, n), s)
             # The dialog of its request, when one came, takes q: a signal
             # detaches, as from any screen.
             term.kill(signal.SIGTERM)
@@ -343,7 +367,7 @@ try:
         two.start_server()
     run_tests(t, [test_every_machine_on_one_screen, test_a_request_there_answered_here, test_link_lost_and_back,
                   test_timeline_and_replay_there, test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine,
-                  test_hostile_machine, test_as_an_unprivileged_user])
+                  test_a_link_that_never_answers, test_hostile_machine, test_as_an_unprivileged_user])
 finally:
     lab.stop()
     for w in (one, two, local):
