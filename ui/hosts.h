@@ -1,8 +1,8 @@
 /*
  * hosts.h - the machines the screen shows: this machine's server and the
- * servers of the hosts named in [hosts] (and by corral attach -H), each
- * reached through its own `ssh HOST corral serve-stdio` (docs/corral.1,
- * "Several machines"), one connection each.
+ * servers of the hosts named in [hosts] (and by corral -H HOST attach),
+ * each reached through its own `ssh HOST corral serve-stdio` (README
+ * "Several machines", corral(1) OTHER MACHINES), one connection each.
  *
  * Ids.  Every server draws its session ids from 1000..99999 and numbers
  * its requests from 1 (docs/protocol.md), so two machines may both have a
@@ -16,7 +16,9 @@
  * What another machine sends is as hostile as what a session writes: it
  * reaches the screen only through the same decoding and sanitising as this
  * machine's server's messages, an id outside the range it may use is
- * dropped, and a remote host's config and rules events are not taken for
+ * dropped (a request numbered 1000000 or more too), terminal sizes outside
+ * 1..1000 are dropped, at most 256 of its sessions and 256 of its requests
+ * are taken, and a remote host's config and rules events are not taken for
  * this machine's.
  *
  * A link that does not bring the session list within 20 s is taken for
