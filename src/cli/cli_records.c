@@ -158,9 +158,7 @@ static int copy(const char *session, const char *file, const char *path, bool op
     }
     if (tty && c.size >= PROGRESS_FROM)
         fputc('\n', stderr);
-    reccopy_close(&c, rc >= 0);
-    if (rc == 1)
-        close(open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)); /* "path is then empty" */
+    reccopy_close(&c, rc >= 0); /* rc 1: kept, empty */
     return rc;
 }
 
