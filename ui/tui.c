@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #define PASTE_TIMEOUT_S 2.0 /* a paste whose end never comes ends after this quiet */
+#define REMOTE_FRAME_MS 40   /* another machine's heavy output: at most 25 frames a second */
 
 static void paste_end(tui_t *t);
 
@@ -64,8 +65,11 @@ static void watch(tui_t *t, ui_session *s)
     s->watched = true;
     s->synced = false;
     int history = t->conf->scrollback;
-    hosts_request(t, json_pack("{s:s, s:i, s:i}", "cmd", "watch", "session", s->id, "history", history),
-                   request_ignore, NULL);
+    json_t *req = json_pack("{s:s, s:i, s:i}", "cmd", "watch", "session", s->id, "history", history);
+    /* Over ssh every byte costs: heavy output comes as frames (watch.c). */
+    if (hosts_remote_id(s->id))
+        json_object_set_new(req, "frame_ms", json_integer(REMOTE_FRAME_MS));
+    hosts_request(t, req, request_ignore, NULL);
 }
 
 static void unwatch(tui_t *t, ui_session *s)
@@ -793,11 +797,17 @@ static void on_sync(tui_t *t, json_t *ev)
     vt_t *vt = vt_new(rows, cols, t->conf->scrollback, NULL, NULL);
     if (!vt)
         return;
+    /* A frame replaces the screen; the history stays, and so does a
+     * pane scrolled back (on_term keeps it on its lines as they grow). */
+    bool frame = json_is_true(json_object_get(ev, "frame")) && s->vt && vt_copy_history(vt, s->vt);
     if (s->vt)
         vt_free(s->vt);
     s->vt = vt;
     s->synced = true;
-    s->scroll = 0;
+    if (!frame)
+        s->scroll = 0;
+    else if (s->scroll > vt_scrollback_len(vt))
+        s->scroll = vt_scrollback_len(vt);
     s->redraw = true;
 }
 

@@ -99,11 +99,13 @@ static void cmd_watch(conn_t *c, json_t *id, json_t *req)
     session_t *s = session_arg(c, id, req, "session");
     if (!s)
         return;
-    if (proto_get_int(req, "history", false, 0, 1000000, &history, &e) < 0) {
+    int64_t frame_ms = 0;
+    if (proto_get_int(req, "history", false, 0, 1000000, &history, &e) < 0 ||
+        proto_get_int(req, "frame_ms", false, 10, 1000, &frame_ms, &e) < 0) {
         bad(c, id, &e);
         return;
     }
-    watch_start(c, id, s, (int)history);
+    watch_start(c, id, s, (int)history, (int)frame_ms);
 }
 
 static void cmd_unwatch(conn_t *c, json_t *id, json_t *req)

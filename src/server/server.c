@@ -139,6 +139,7 @@ static void finish_shutdown(server_t *srv)
     uv_close((uv_handle_t *)&srv->sig_chld, NULL);
     uv_close((uv_handle_t *)&srv->shutdown_timer, NULL);
     uv_close((uv_handle_t *)&srv->notify_timer, NULL);
+    uv_close((uv_handle_t *)&srv->frame_timer, NULL);
     for (const server_module *const *m = srv->modules; *m; m++)
         if ((*m)->shutdown)
             (*m)->shutdown(srv);
@@ -390,6 +391,8 @@ int server_run(int ready_fd, const server_module *const *modules)
     srv->shutdown_timer.data = srv;
     uv_timer_init(srv->loop, &srv->notify_timer);
     srv->notify_timer.data = srv;
+    uv_timer_init(srv->loop, &srv->frame_timer);
+    srv->frame_timer.data = srv;
     prebuilt_pool_init(&srv->prebuilts, srv->loop, srv->conf.sandbox_keep_warm_ms);
     start_modules(srv);
 

@@ -89,6 +89,7 @@ struct server {
     uv_signal_t sig_term, sig_int, sig_chld, sig_hup;
     uv_timer_t shutdown_timer;
     uv_timer_t notify_timer; /* coalesces session events */
+    uv_timer_t frame_timer;  /* ends the periods of watches that hold output (watch.c) */
     policy_settings policy; /* the configured approval policy (server_policy) */
     struct proxy *proxy;   /* the network proxy (made by the network gate), or NULL */
     attach_slots attached; /* what modules keep on the server (server_attach) */

@@ -13,6 +13,19 @@
  * where the size changes.  The client's model therefore stays identical to
  * the server's.
  *
+ * A watch over a slow link (another machine's screen, through ssh) asks
+ * for frames: output is passed on at once while it is light (an echo
+ * costs no wait), but what comes within frame_ms of a period that already
+ * carried FRAME_BUDGET bytes (or a frame's worth, when that is more) is
+ * held, and the period ends with either the held bytes, when they are
+ * few, or a frame: a "sync" marked "frame" that recreates the model as it
+ * is now, with the history lines that scrolled off since the last send
+ * (up to a screenful).  A stream of output then costs a screen per
+ * period, not its every byte (tmux sends only what it redraws, too); the
+ * client keeps the history it had, so what it lacks is only lines that
+ * scrolled past between two frames (the server has them: a fresh watch
+ * brings them).
+ *
  * A client that does not keep up never slows a session down and never
  * makes the server buffer without bound: while the connection has more
  * than WATCH_HIGH_WATER bytes queued, output for its watches is dropped and
@@ -32,6 +45,7 @@
 #define WATCH_HIGH_WATER (4u << 20)
 #define TERM_CHUNK (192u << 10) /* raw bytes per term event: well under the 1 MiB message cap */
 #define NOTIFY_MS 30
+#define FRAME_BUDGET (8u << 10) /* raw bytes a framed watch passes on per period */
 #define BELL_MIN_MS 1000 /* at most one bell event a second per session */
 
 typedef struct watch {
@@ -45,6 +59,16 @@ typedef struct watch {
      * (asked_seq order; 0: never). */
     int rows, cols;
     uint64_t asked;
+    /* Frames (frame_ms > 0): the period that started at period_at has
+     * carried period_bytes; while holding, output waits for its end, in
+     * held (at most the budget) or, past that, as frame_due. */
+    int frame_ms;
+    uint64_t period_at;
+    size_t period_bytes;
+    size_t frame_cost; /* bytes of the last sync or frame: a period may pass on as much raw */
+    bool holding, frame_due;
+    buf_t held;
+    unsigned pushes_sent; /* the model's history pushes when the client's copy was last level */
 } watch_t;
 
 static uint64_t asked_seq;
@@ -78,16 +102,132 @@ static void send_term(conn_t *c, session_t *s, const char *data, size_t len)
     }
 }
 
-static void sync_watch(watch_t *w)
+/* A fresh copy of the model: history lines of it (a frame: the client
+ * keeps the history it has and gets the lines that scrolled since). */
+static void send_sync(watch_t *w, int history, bool frame)
 {
     session_t *s = w->s;
-    w->stale = false;
-    conn_send(w->conn, json_pack("{s:s, s:i, s:i, s:i}", "event", "sync", "session", s->id, "rows",
-                                 vt_rows(s->vt), "cols", vt_cols(s->vt)));
+    json_t *ev = json_pack("{s:s, s:i, s:i, s:i}", "event", "sync", "session", s->id, "rows", vt_rows(s->vt),
+                           "cols", vt_cols(s->vt));
+    if (frame)
+        json_object_set_new(ev, "frame", json_true());
+    conn_send(w->conn, ev);
     size_t len;
-    char *bytes = vt_sync_bytes(s->vt, w->history, &len);
+    char *bytes = vt_sync_bytes(s->vt, history, &len);
     send_term(w->conn, s, bytes, len);
     free(bytes);
+    w->frame_cost = len;
+    w->pushes_sent = vt_history_pushes(s->vt);
+}
+
+static void sync_watch(watch_t *w)
+{
+    w->stale = false;
+    w->holding = w->frame_due = false;
+    buf_reset(&w->held);
+    send_sync(w, w->history, false);
+}
+
+static size_t frame_budget(const watch_t *w)
+{
+    return w->frame_cost > FRAME_BUDGET ? w->frame_cost : FRAME_BUDGET;
+}
+
+/* The end of a period that held output: the held bytes, or a frame. */
+static void end_period(watch_t *w, uint64_t now)
+{
+    session_t *s = w->s;
+    w->period_at = now;
+    if (w->frame_due) {
+        unsigned scrolled = vt_history_pushes(s->vt) - w->pushes_sent;
+        int history = vt_rows(s->vt);
+        if (scrolled < (unsigned)history)
+            history = (int)scrolled;
+        if (history > w->history)
+            history = w->history;
+        send_sync(w, history, true);
+        w->period_bytes = w->frame_cost;
+        /* Output goes on: the next period holds from its start. */
+        w->frame_due = false;
+        buf_reset(&w->held);
+        return;
+    }
+    w->holding = false;
+    w->period_bytes = w->held.len;
+    if (w->held.len)
+        send_term(w->conn, s, w->held.data, w->held.len);
+    buf_reset(&w->held);
+    w->pushes_sent = vt_history_pushes(s->vt);
+}
+
+static void arm_frame_timer(server_t *srv);
+
+static void on_frame_timer(uv_timer_t *t)
+{
+    server_t *srv = t->data;
+    uint64_t now = uv_now(srv->loop);
+    for (link_t *l = watches.next; l != &watches; l = l->next) {
+        watch_t *w = link_entry(l, watch_t, conn_node);
+        if (!w->holding || now < w->period_at + (uint64_t)w->frame_ms)
+            continue;
+        if (w->stale || conn_closing(w->conn)) {
+            w->holding = w->frame_due = false; /* the sync on drain brings it level */
+            buf_reset(&w->held);
+        } else if (!w->frame_due && w->held.len == 0) {
+            w->holding = false; /* a period without output: back to passing it on at once */
+        } else {
+            end_period(w, now);
+        }
+    }
+    arm_frame_timer(srv);
+}
+
+/* The timer runs while a watch holds output, for the earliest period end. */
+static void arm_frame_timer(server_t *srv)
+{
+    uint64_t now = uv_now(srv->loop), next = UINT64_MAX;
+    for (link_t *l = watches.next; l != &watches; l = l->next) {
+        watch_t *w = link_entry(l, watch_t, conn_node);
+        if (w->holding && w->period_at + (uint64_t)w->frame_ms < next)
+            next = w->period_at + (uint64_t)w->frame_ms;
+    }
+    if (uv_is_closing((uv_handle_t *)&srv->frame_timer))
+        return;
+    if (next == UINT64_MAX) {
+        uv_timer_stop(&srv->frame_timer);
+        return;
+    }
+    uv_timer_start(&srv->frame_timer, on_frame_timer, next > now ? next - now : 0, 0);
+}
+
+/* Output for a framed watch: on at once while the period's budget lasts,
+ * else held for the period's end. */
+static void framed_output(watch_t *w, const char *data, size_t len)
+{
+    server_t *srv = srv_session(w->s)->srv;
+    uint64_t now = uv_now(srv->loop);
+    if (!w->holding) {
+        if (now >= w->period_at + (uint64_t)w->frame_ms) {
+            w->period_at = now;
+            w->period_bytes = 0;
+        }
+        if (w->period_bytes + len <= frame_budget(w)) {
+            w->period_bytes += len;
+            send_term(w->conn, w->s, data, len);
+            w->pushes_sent = vt_history_pushes(w->s->vt);
+            return;
+        }
+        w->holding = true;
+        arm_frame_timer(srv);
+    }
+    if (w->frame_due)
+        return;
+    if (w->held.len + len > frame_budget(w)) {
+        w->frame_due = true; /* a frame will cost less than these bytes */
+        buf_reset(&w->held);
+        return;
+    }
+    buf_append(&w->held, data, len);
 }
 
 static watch_t *find_watch(conn_t *c, int session)
@@ -129,6 +269,7 @@ static void drop_watch(watch_t *w, bool give_back)
     link_del(&w->sess_node);
     if (give_back && w->asked)
         give_back_size(w->s, w->asked);
+    buf_free(&w->held);
     free(w);
 }
 
@@ -182,17 +323,19 @@ void watch_subscribe(conn_t *c, json_t *id)
     conn_send(c, r);
 }
 
-void watch_start(conn_t *c, json_t *id, session_t *s, int history)
+void watch_start(conn_t *c, json_t *id, session_t *s, int history, int frame_ms)
 {
     watch_t *w = find_watch(c, s->id);
     if (!w) {
         w = xcalloc(1, sizeof *w);
         w->conn = c;
         w->s = s;
+        buf_init(&w->held);
         link_add(&watches, &w->conn_node);
         link_add(&srv_session(s)->watchers, &w->sess_node);
     }
     w->history = history;
+    w->frame_ms = frame_ms;
     json_t *r = proto_ok(id);
     json_object_set_new(r, "session", json_integer(s->id));
     conn_send(c, r);
@@ -221,7 +364,10 @@ void watch_session_output(session_t *s, const char *data, size_t len)
             w->stale = true; /* the sync on drain replaces what is dropped */
             continue;
         }
-        send_term(w->conn, s, data, len);
+        if (w->frame_ms)
+            framed_output(w, data, len);
+        else
+            send_term(w->conn, s, data, len);
     }
 }
 
@@ -232,8 +378,14 @@ void watch_session_resized(session_t *s)
         watch_t *w = link_entry(l, watch_t, sess_node);
         if (w->stale || conn_closing(w->conn))
             continue;
+        /* Held bytes were written at the old size: they go first.  A
+         * frame due is made at the new size: after the event. */
+        if (w->holding && !w->frame_due && w->held.len)
+            end_period(w, uv_now(srv_session(s)->srv->loop));
         conn_send(w->conn, json_pack("{s:s, s:i, s:i, s:i}", "event", "resized", "session", s->id, "rows",
                                      s->rows, "cols", s->cols));
+        if (w->holding && w->frame_due)
+            end_period(w, uv_now(srv_session(s)->srv->loop));
     }
     watch_session_changed(s);
 }

@@ -20,8 +20,9 @@ typedef struct server server_t;
 /* The ls reply (sessions most recently used first), also subscribe's. */
 json_t *watch_list_reply(server_t *srv, json_t *id);
 void watch_subscribe(conn_t *c, json_t *id);
-/* Follow s: a sync of its model, then its output as it comes. */
-void watch_start(conn_t *c, json_t *id, session_t *s, int history);
+/* Follow s: a sync of its model, then its output as it comes (with
+ * frame_ms > 0, in frames at most that often while output is heavy). */
+void watch_start(conn_t *c, json_t *id, session_t *s, int history, int frame_ms);
 void watch_stop(conn_t *c, json_t *id, int session);
 void watch_session_output(session_t *s, const char *data, size_t len);
 void watch_session_resized(session_t *s);

@@ -638,6 +638,40 @@ int vt_scrollback_len(const vt_t *vt)
     return vt->hist.len;
 }
 
+unsigned vt_history_pushes(const vt_t *vt)
+{
+    return vt->pushes;
+}
+
+bool vt_copy_history(vt_t *dst, const vt_t *src)
+{
+    if (dst->cols != src->cols || dst->hist.len > 0)
+        return false;
+    vt_cell *cells = NULL;
+    for (int k = src->hist.len; k >= 1; k--) {
+        const vt_hist_line *l = vt_history_line(&src->hist, k);
+        cells = xrealloc(cells, (size_t)(l->len ? l->len : 1) * sizeof *cells);
+        if (l->len)
+            memcpy(cells, l->cells, (size_t)l->len * sizeof *cells);
+        /* A cell's marks are an index into its own model's table. */
+        for (int i = 0; i < l->len; i++) {
+            if (!cells[i].comb)
+                continue;
+            const vt_comb_entry *e = vt_comb_get(&src->comb, cells[i].comb);
+            uint32_t marks[VT_COMB_MARKS + 1];
+            int n = e ? e->n : 0;
+            for (int j = 0; j < n; j++)
+                marks[j] = e->cp[j];
+            marks[n] = 0;
+            cells[i].comb = n ? vt_comb_intern(&dst->comb, marks) : 0;
+        }
+        vt_row r = { cells, l->len, l->wrapped };
+        vt_history_push(&dst->hist, &r);
+    }
+    free(cells);
+    return true;
+}
+
 const vt_cell *vt_line(const vt_t *vt, int row, int *len)
 {
     if (row >= 0 && row < vt->rows) {

@@ -148,7 +148,57 @@ def test_slow_client_resyncs(t):
         c.close()
 
 
+def test_frames(t):
+    """A watch over a slow link asks for frames: light output still comes
+    at once, byte for byte; a flood comes as a few frames, not its bytes."""
+    c = w.connect("far")
+    sid = c.call({"cmd": "new", "argv": ["sh"], "cwd": w.ws, "cols": 80, "rows": 24})["session"]["id"]
+    for bad in (5, 5000, "40"):
+        r = c.call({"cmd": "watch", "session": sid, "frame_ms": bad})
+        t.eq(r.get("error", {}).get("code"), "bad_request", "frame_ms %r is refused" % (bad,), r)
+    r = c.call({"cmd": "watch", "session": sid, "frame_ms": 40})
+    t.ok(r.get("ok"), "a watch with frames is accepted", r)
+    c.call({"cmd": "input", "session": sid, "data": "echo hi-$((6*7))\r"})
+    kinds = []
+    data = b""
+    for m in messages(c):
+        if m.get("event") in ("sync", "term"):
+            kinds.append("frame" if m.get("frame") else m["event"])
+        if m.get("event") == "term":
+            data += base64.b64decode(m["data_b64"])
+            if b"hi-42" in data:
+                break
+    t.eq(kinds.count("frame"), 0, "an echo comes as the bytes themselves, not a frame", kinds)
+    # About 2 MB of output, and then a line that says it is over.
+    c.call({"cmd": "input", "session": sid, "data": "seq 1 300000; echo END-$((1+1))\r"})
+    frames = []
+    total = 0
+    data = b""
+    for m in messages(c):
+        if m.get("event") == "sync":
+            frames.append(m)
+            data = b""
+        elif m.get("event") == "term":
+            chunk = base64.b64decode(m["data_b64"])
+            total += len(chunk)
+            data += chunk
+            if b"END-2" in data:
+                break
+    t.ok(len(frames) >= 1, "the flood came as frames (%d)" % len(frames))
+    t.ok(all(f.get("frame") is True and (f["rows"], f["cols"]) == (24, 80) for f in frames),
+         "each a sync marked frame, of the model's size", frames[:3])
+    t.ok(total < 2000000 // 4, "carrying %d bytes for 2 MB of output" % total)
+    t.ok(b"300000" in data, "and the last frame shows the flood's end", data[-300:])
+    # A resize while nothing is held: the event, as for any watch.
+    c.call({"cmd": "resize", "session": sid, "cols": 70, "rows": 20})
+    ev = next_event(c, lambda m: m.get("event") in ("resized", "sync"), "resized event")
+    t.eq((ev["event"], ev["rows"], ev["cols"]), ("resized", 20, 70), "a resize comes as an event")
+    c.call({"cmd": "kill", "session": sid})
+    c.close()
+
+
 try:
-    run_tests(Tap(), [test_subscribe, test_watch_sync_then_live, test_input_errors, test_slow_client_resyncs])
+    run_tests(Tap(), [test_subscribe, test_watch_sync_then_live, test_input_errors, test_slow_client_resyncs,
+                      test_frames])
 finally:
     w.cleanup()

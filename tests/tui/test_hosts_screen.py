@@ -205,6 +205,35 @@ def test_link_lost_and_back(t):
 
 
 @needs_sshd
+def test_a_flood_there_comes_in_frames(t):
+    """Another machine's heavy output comes as frames (server/watch.c):
+    the pane shows its end, and the history it had before stays."""
+    go = os.path.join(one.ws, "go-flood")
+    sid = new_session(one, "flood", "i=1; while [ $i -le 40 ]; do echo pre-$i; i=$((i+1)); done; "
+                      "while [ ! -e go-flood ]; do sleep 0.05; done; seq 1 200000; echo flood-over; exec sleep 600")
+    hosts_config()
+    with screen() as term:
+        up(term)
+        select(term, "flood")
+        term.wait("pre-40")
+        open(go, "w").close()
+        s = term.wait("flood-over", timeout=TIMEOUT)
+        t.ok("200000" in s, "a flood on another machine ends on screen as it ends there", s)
+        term.supervisor_ready()
+        term.send("/")
+        term.wait("Search")
+        term.send("pre-7")
+        term.keys("Enter")
+        s = term.wait("SCROLL")
+        pos = term.find_regex("pre-7$")
+        t.ok(pos is not None and "pre-6" in s and "pre-8" in s,
+             "the lines it showed before the flood are still in its history", s)
+        term.keys("Esc")
+    os.unlink(go)
+    one.corral("kill", str(sid))
+
+
+@needs_sshd
 def test_timeline_and_replay_there(t):
     sid = new_session(one, "reviewed", "echo recorded-output-$((6*7)); exec sleep 600")
     before = records_copies()
@@ -366,7 +395,7 @@ try:
         one.start_server()
         two.start_server()
     run_tests(t, [test_every_machine_on_one_screen, test_a_request_there_answered_here, test_link_lost_and_back,
-                  test_timeline_and_replay_there, test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine,
+                  test_a_flood_there_comes_in_frames, test_timeline_and_replay_there, test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine,
                   test_a_link_that_never_answers, test_hostile_machine, test_as_an_unprivileged_user])
 finally:
     lab.stop()

@@ -1007,6 +1007,76 @@ static void sync_round_trip(vt_t *vt)
     vt_free(copy);
 }
 
+/* The same marks on every history cell (assert_same_history compares
+ * characters and colours; marks are an index into each model's table). */
+static void assert_same_history_marks(vt_t *a, vt_t *b)
+{
+    for (int k = 1; k <= vt_scrollback_len(a); k++) {
+        int la, lb;
+        const vt_cell *x = vt_line(a, -k, &la), *y = vt_line(b, -k, &lb);
+        for (int col = 0; col < la && col < lb; col++) {
+            char ta[VT_CELL_TEXT_MAX], tb[VT_CELL_TEXT_MAX];
+            vt_cell_text(a, &x[col], ta);
+            vt_cell_text(b, &y[col], tb);
+            if (strcmp(ta, tb) != 0)
+                fail_msg("history line -%d cell %d: '%s' / '%s'", k, col, ta, tb);
+        }
+    }
+}
+
+/* A watch in frames (server/watch.c): the client's copy is level with the
+ * server's model, output goes on there unseen, and a frame (a fresh model
+ * given the copy's history, then the sync bytes with the lines that
+ * scrolled since) is level again: history, marks, wraps and screen. */
+static void test_frame_keeps_history(void **state)
+{
+    (void)state;
+    vt_t *server = mk(6, 20, 200);
+    for (int k = 0; k < 15; k++) {
+        char line[64];
+        snprintf(line, sizeof line, "old %d o\xcc\x88 e\xcc\x81\xcc\xa7 \033[3%dmc\033[0m\r\n", k, k % 8);
+        w(server, line);
+    }
+    w(server, "a line long enough to wrap at twenty columns\r\n");
+    size_t len;
+    char *bytes = vt_sync_bytes(server, 200, &len);
+    vt_t *client = vt_new(6, 20, 200, NULL, NULL);
+    vt_write(client, bytes, len);
+    free(bytes);
+    unsigned sent = vt_history_pushes(server);
+    for (int scrolled = 0; scrolled <= 6; scrolled += 3) {
+        for (int k = 0; k < scrolled; k++) {
+            char line[64];
+            snprintf(line, sizeof line, "new %d u\xcc\x88\r\n", k);
+            w(server, line);
+        }
+        w(server, "\033[1mprompt$ \033[0m");
+        assert_int_equal(vt_history_pushes(server) - sent, (unsigned)scrolled);
+        vt_t *frame = vt_new(6, 20, 200, NULL, NULL);
+        /* Marks of its own first: the copy's are entered in its table. */
+        w(frame, "x\xcc\x83\xcc\x84 y\xcc\x8a");
+        assert_true(vt_copy_history(frame, client));
+        assert_false(vt_copy_history(frame, client)); /* only into a fresh model */
+        bytes = vt_sync_bytes(server, scrolled, &len);
+        vt_write(frame, bytes, len);
+        free(bytes);
+        assert_same_history(server, frame);
+        assert_same_history_marks(server, frame);
+        assert_same_screen(server, frame);
+        assert_same_wraps(server, frame);
+        vt_free(client);
+        client = frame;
+        sent = vt_history_pushes(server);
+    }
+    /* A model of another width takes nothing. */
+    vt_t *wide = vt_new(6, 30, 200, NULL, NULL);
+    assert_false(vt_copy_history(wide, client));
+    assert_int_equal(vt_scrollback_len(wide), 0);
+    vt_free(wide);
+    vt_free(client);
+    vt_free(server);
+}
+
 static void test_sync_round_trip(void **state)
 {
     (void)state;
@@ -1172,6 +1242,7 @@ int main(void)
         cmocka_unit_test(test_vt_text),
         cmocka_unit_test(test_redraw_round_trip),
         cmocka_unit_test(test_sync_round_trip),
+        cmocka_unit_test(test_frame_keeps_history),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_garbage),
     };
