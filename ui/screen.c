@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FRAME_MS 16 /* at most ~60 frames a second */
+#define FRAME_MS 16 /* at most ~60 frames a second, on average */
 
 static void on_frame(uv_timer_t *timer)
 {
@@ -32,9 +32,19 @@ void tui_redraw_soon(tui_t *t)
     t->dirty = true;
     if (uv_is_active((uv_handle_t *)&t->frame_timer) || t->quitting)
         return;
-    double since = (ui_now() - t->last_frame) * 1000.0;
-    uint64_t wait = since >= FRAME_MS ? 0 : (uint64_t)(FRAME_MS - since);
-    uv_timer_start(&t->frame_timer, on_frame, wait, 0);
+    /* At most two frames in any 2 * FRAME_MS: a stream of output is drawn
+     * 60 times a second, but a frame just after a lone one (the sidebar
+     * redrawn for a session event, then the echo of a key) is not kept
+     * waiting: the echo would be up to FRAME_MS late. */
+    double now = ui_now();
+    double since = (now - t->last_frame) * 1000.0, since_before = (now - t->frame_before) * 1000.0;
+    double wait = 0;
+    if (since < FRAME_MS && since_before < 2 * FRAME_MS) {
+        wait = FRAME_MS - since;
+        if (2 * FRAME_MS - since_before < wait)
+            wait = 2 * FRAME_MS - since_before;
+    }
+    uv_timer_start(&t->frame_timer, on_frame, (uint64_t)wait, 0);
 }
 
 void tui_redraw_now(tui_t *t)

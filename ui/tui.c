@@ -142,6 +142,7 @@ static void draw_frame(tui_t *t)
     if (t->relayout)
         layout_now(t);
     t->dirty = false;
+    t->frame_before = t->last_frame;
     t->last_frame = ui_now();
     render_frame(t);
 }
@@ -884,7 +885,11 @@ static void on_event(tui_t *t, ui_host *h, json_t *ev)
             t->relayout = true; /* a new session may take a pane */
             ended_list_changed(t); /* and an older one's directory its name's .N */
         } else {
-            t->full_redraw = true; /* order and states in the sidebar */
+            /* The sidebar is drawn whole every frame; of the panes only
+             * this session's title may have changed.  (Every key typed
+             * makes one of these events: a whole screen drawn again for
+             * each would keep the next key's echo waiting.) */
+            s->redraw = true;
         }
         tui_redraw_soon(t);
     } else if (strcmp(name, "session_removed") == 0) {

@@ -142,7 +142,7 @@ typedef struct tui {
     uv_poll_t stdin_poll;
     uv_signal_t sigwinch, sigterm, sighup, sigint;
     uv_timer_t frame_timer, tick_timer;
-    double last_frame;
+    double last_frame, frame_before; /* when the last two frames were drawn (screen.c paces them) */
     void (*frame)(struct tui *t); /* draws a frame: the loop's (tui.c), run by tui_redraw_soon's timer */
     bool dirty;
     bool quitting;

@@ -105,6 +105,11 @@ class SshLab:
                     pub = k.read().strip()
                 f.write('command="%s",no-port-forwarding,no-agent-forwarding,no-X11-forwarding %s\n' % (command, pub))
         with open(os.path.join(self.scratch, "sshd_config"), "w") as f:
+            # SHLVL=1: bash, the user's shell that runs each forced command,
+            # reads ~/.bashrc when sshd starts it at level 1 (Debian builds it
+            # so); what the user's rc file does is not under test, and one
+            # that starts a pyenv costs 0.75 s a login.
+            f.write("SetEnv SHLVL=1\n")
             f.write("Port %d\nListenAddress %s\nHostKey %s/host_key\nUsePAM no\nStrictModes no\n"
                     "PidFile none\nAuthorizedKeysFile %s/authorized_keys\nPasswordAuthentication no\n"
                     "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nAllowUsers %s\nLogLevel INFO\n"
