@@ -102,7 +102,9 @@ void confirm_kill(tui_t *t)
 static void stop_question(tui_t *t, int target, char *out, size_t outlen)
 {
     (void)target;
-    snprintf(out, outlen, "Stop the server and end all %d live sessions?", ui_sessions_live(&t->list));
+    int here, elsewhere;
+    hosts_live(t, &here, &elsewhere); /* the other machines' servers go on */
+    snprintf(out, outlen, "Stop this machine's server and end all %d live sessions here?", here);
 }
 
 static void on_shutdown_reply(uiconn_t *c, json_t *reply, void *user)

@@ -604,6 +604,14 @@ ui_host *hosts_of(const tui_t *t, int id)
     return id > 0 && (size_t)k < t->hosts.n ? t->hosts.v[k] : NULL;
 }
 
+void hosts_live(const tui_t *t, int *here, int *elsewhere)
+{
+    *here = *elsewhere = 0;
+    for (size_t i = 0; i < t->list.n; i++)
+        if (t->list.v[i]->running)
+            ++*(hosts_remote_id(t->list.v[i]->id) ? elsewhere : here);
+}
+
 bool hosts_unreachable(const tui_t *t, int id)
 {
     const ui_host *h = hosts_of(t, id);

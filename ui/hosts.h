@@ -140,6 +140,9 @@ static inline int hosts_server_id(int id)
 {
     return id % UI_HOST_STRIDE;
 }
+/* Live sessions on this machine, and on the others together (a server
+ * keeps its own max: "3/64 live" is this machine's). */
+void hosts_live(const struct tui *t, int *here, int *elsewhere);
 /* Its host's link is down (or not up yet): keys and requests cannot reach it. */
 bool hosts_unreachable(const struct tui *t, int id);
 /* An id as people read it: "48213" here, "box:48213" on host box. */

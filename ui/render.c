@@ -197,9 +197,13 @@ static void draw_status(tui_t *t)
     int x = paint_text(y, 0, t->cols, mode);
     x += approval_status_count(t, y, x, t->cols - x);
     paint_set(TH_STATUS, TH_STATUS);
-    char info[128];
-    snprintf(info, sizeof info, " \xe2\x94\x82 %d/%d live \xe2\x94\x82 %s%s \xe2\x94\x82 ",
-             ui_sessions_live(&t->list), t->list.max, t->zoom ? "zoom" : layout_name(t->layout),
+    char info[160], others[48] = "";
+    int here, elsewhere;
+    hosts_live(t, &here, &elsewhere);
+    if (elsewhere) /* the store's max is this machine's server's */
+        snprintf(others, sizeof others, ", %d remote", elsewhere);
+    snprintf(info, sizeof info, " \xe2\x94\x82 %d/%d live%s \xe2\x94\x82 %s%s \xe2\x94\x82 ", here, t->list.max,
+             others, t->zoom ? "zoom" : layout_name(t->layout),
              t->escape_pending ? " \xe2\x94\x82 C-] again sends it" : "");
     if (!paint_unicode())
         for (char *p = info; (p = strstr(p, "\xe2\x94\x82")); )

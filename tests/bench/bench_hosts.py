@@ -209,7 +209,7 @@ def attach_once(local, link, names):
     try:
         t.wait(" live ")  # the status bar, drawn with every frame
         first = now() - t0
-        s = t.wait_regex(" %d/[0-9]+ live " % len(names))
+        s = t.wait_regex(" [0-9]+/[0-9]+ live, %d remote " % len(names))
         every = now() - t0
         return first, every, [n for n in names if n not in s]
     finally:

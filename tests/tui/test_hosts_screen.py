@@ -134,6 +134,9 @@ def test_every_machine_on_one_screen(t):
     with screen() as term:
         up(term)
         s = term.wait_regex("on-here(.|\n)*on-one(.|\n)*on-two")
+        s = term.wait_regex(" 1/64 live, 2 remote ")
+        t.ok(True, "the status bar counts this machine's live sessions against its server's store, "
+                   "and the other machines' apart")
         t.ok("one: user" in s and "two: user" in s,
              "the sidebar lists this machine's sessions and both other machines', grouped by machine", s)
         lines = s.split("\n")
@@ -362,7 +365,7 @@ def test_hostile_machine(t):
             if mode == "flood":
                 s = term.wait_regex("[0-9]+ of [0-9]+")  # the dialog's "1 of N"
                 n = int(re.search("[0-9]+ of ([0-9]+)", s).group(1))
-                live = int(re.search("([0-9]+)/64 live", s).group(1))
+                live = int(re.search("/64 live, ([0-9]+) remote", s).group(1))
                 t.ok(n <= 256 and live <= 256 + 1,
                      "thousands of sessions and requests: the screen takes what one machine may have (%d, %d)" %
                      (live, n), s)
