@@ -791,7 +791,8 @@ int approval_status_count(tui_t *t, int y, int x, int maxw)
 
 int approval_status_rules(tui_t *t, int y, int x, int maxw)
 {
-    const char *e = t->appr.rules_error;
+    const char *machine;
+    const char *e = hosts_rules_error(t, &machine);
     if (!e || maxw <= 0)
         return 0;
     /* The first error, its file without the directory (the status bar is
@@ -810,7 +811,7 @@ int approval_status_rules(tui_t *t, int y, int x, int maxw)
     char count[48] = "";
     if (more)
         snprintf(count, sizeof count, " (%d errors)", more + 1);
-    snprintf(text, sizeof text, "rules%s: %s", count, shown);
+    snprintf(text, sizeof text, "%s%srules%s: %s", machine ? machine : "", machine ? ": " : "", count, shown);
     paint_set(TH_STATE_EXIT_FAIL, TH_STATUS);
     int used = paint_text(y, x, maxw, text);
     paint_set(TH_STATUS, TH_STATUS);

@@ -120,6 +120,13 @@ static void draw(tui_t *t, ui_view *v)
         else
             hosts_down_text(hh, text, sizeof text);
         config_line(&cl, text, false);
+        /* Its rules files that did not load, each (the status bar shows the first). */
+        for (const char *p = hh->state == HOST_UP ? hh->rules_error : NULL; p && *p;) {
+            size_t n = strcspn(p, "\n");
+            snprintf(text, sizeof text, "  rules: %.*s", (int)(n < 700 ? n : 700), p);
+            config_line(&cl, text, false);
+            p += n + (p[n] == '\n');
+        }
     }
     int line = cl.line, y = cl.y;
     for (int m = 0; m < KM_COUNT + 2; m++) {

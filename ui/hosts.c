@@ -128,8 +128,34 @@ static void array_to_screen(const ui_host *h, json_t *a, bool approval)
     }
 }
 
+#define RULES_ERROR_MAX 4096
+
+/* Another machine's rules files that did not load ("rules_error" of its
+ * subscribe reply, or of its rules event): kept as that machine's, each
+ * line made safe for the screen. */
+static void keep_rules_error(ui_host *h, json_t *v)
+{
+    free(h->rules_error);
+    h->rules_error = NULL;
+    const char *s = json_string_value(v);
+    if (!s || !*s)
+        return;
+    buf_t b;
+    buf_init(&b);
+    for (const char *p = s; *p && b.len < RULES_ERROR_MAX;) {
+        size_t n = strcspn(p, "\n");
+        char *line = sanitize_text(p, n, 1024);
+        if (b.len)
+            buf_putc(&b, '\n');
+        buf_puts(&b, line);
+        free(line);
+        p += n + (p[n] == '\n');
+    }
+    h->rules_error = buf_steal(&b);
+}
+
 /* A reply of another machine, as the screen's. */
-static void reply_to_screen(const ui_host *h, json_t *r)
+static void reply_to_screen(ui_host *h, json_t *r)
 {
     if (h->index == 0 || !json_is_object(r))
         return;
@@ -146,12 +172,15 @@ static void reply_to_screen(const ui_host *h, json_t *r)
     array_to_screen(h, json_object_get(r, "approvals"), true);
     /* Its settings and rules files are that machine's, not this one's. */
     json_object_del(r, "config");
-    json_object_del(r, "rules_error");
+    if (json_object_get(r, "rules_error")) {
+        keep_rules_error(h, json_object_get(r, "rules_error"));
+        json_object_del(r, "rules_error");
+    }
 }
 
 /* An event of another machine, as the screen's; false: not for the
  * screen (malformed, or about that machine's own settings). */
-static bool event_to_screen(const ui_host *h, json_t *ev)
+static bool event_to_screen(ui_host *h, json_t *ev)
 {
     if (h->index == 0)
         return true;
@@ -180,6 +209,10 @@ static bool event_to_screen(const ui_host *h, json_t *ev)
                room_for(h, json_object_get(ev, "approval"), true);
     if (strcmp(name, "approval_done") == 0)
         return to_screen(ev, "approval", base);
+    if (strcmp(name, "rules") == 0) { /* that machine's own: shown as its */
+        keep_rules_error(h, json_object_get(ev, "rules_error"));
+        handlers.changed(h->t, h);
+    }
     return false; /* config, rules, snapshot: that machine's own */
 }
 
@@ -590,6 +623,7 @@ void hosts_free(tui_t *t)
             free(h->remote);
         }
         free(h->name);
+        free(h->rules_error);
         buf_free(&h->err_text);
         free(h);
     }
@@ -602,6 +636,19 @@ ui_host *hosts_of(const tui_t *t, int id)
 {
     int k = hosts_index_of(id);
     return id > 0 && (size_t)k < t->hosts.n ? t->hosts.v[k] : NULL;
+}
+
+const char *hosts_rules_error(const tui_t *t, const char **machine)
+{
+    *machine = NULL;
+    if (t->appr.rules_error)
+        return t->appr.rules_error;
+    for (size_t i = 1; i < t->hosts.n; i++)
+        if (t->hosts.v[i]->rules_error && t->hosts.v[i]->state == HOST_UP) {
+            *machine = t->hosts.v[i]->name;
+            return t->hosts.v[i]->rules_error;
+        }
+    return NULL;
 }
 
 void hosts_live(const tui_t *t, int *here, int *elsewhere)

@@ -79,6 +79,7 @@ typedef struct ui_host {
     uv_pipe_t err_pipe;  /* ssh's stderr */
     bool err_open;
     buf_t err_text;      /* the last of it */
+    char *rules_error;   /* another machine's rules files that did not load (its words, made safe), or NULL */
 } ui_host;
 
 typedef struct ui_hosts {
@@ -140,6 +141,9 @@ static inline int hosts_server_id(int id)
 {
     return id % UI_HOST_STRIDE;
 }
+/* The first rules-file error to show in the status bar: this machine's,
+ * else the first other machine's (*machine set to its name; else NULL). */
+const char *hosts_rules_error(const struct tui *t, const char **machine);
 /* Live sessions on this machine, and on the others together (a server
  * keeps its own max: "3/64 live" is this machine's). */
 void hosts_live(const struct tui *t, int *here, int *elsewhere);

@@ -116,8 +116,10 @@ int snapinfo_sidebar_counts(tui_t *t, const ui_session *s, int y, int right, int
 int snapinfo_status(tui_t *t, int y, int x, int maxw)
 {
     snap_session *d = sess_get(t->selected, false);
+    const char *machine;
     /* A message or a rules error needs the room more. */
-    if (!d || !d->snapshots || maxw < 12 || (t->message[0] && ui_now() < t->message_until) || t->appr.rules_error)
+    if (!d || !d->snapshots || maxw < 12 || (t->message[0] && ui_now() < t->message_until) ||
+        hosts_rules_error(t, &machine))
         return 0;
     const char *phase = json_string_value(json_object_get(d->snapshots, "phase"));
     const char *state = json_string_value(json_object_get(d->snapshots, "state"));

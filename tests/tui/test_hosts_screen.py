@@ -183,6 +183,35 @@ def test_a_request_there_answered_here(t):
 
 
 @needs_sshd
+def test_rules_error_there(t):
+    """Another machine's rules file that does not load: named as that
+    machine's in the status bar, listed under it by ?, gone when fixed."""
+    hosts_config()
+    bad = os.path.join(two.config, "corral", "rules", "zz-bad.rules")
+    os.makedirs(os.path.dirname(bad), exist_ok=True)
+    with screen() as term:
+        up(term)
+        with open(bad, "w") as f:
+            f.write('prefix_rule(pattern=["ls"], decision="maybe")\n')
+        try:
+            two.corral("exec", "-C", two.ws, "--", "true")  # its server reads its rules again
+            bar = term.wait("two: rules: zz-bad.rules:1:").split("\n")[-1]
+            t.ok("invalid decision" in bar, "another machine's broken rules file is named as that machine's", bar)
+            term.supervisor_ready()
+            term.keys("?")
+            h = term.wait("Machines ([hosts])")
+            h = term.wait_regex("rules: /[^ ]*zz-bad")  # the whole path: not the status bar's short form
+            t.ok(-1 < h.find("two: up") < h.find("rules: /"), "? lists it, whole, under that machine", h)
+            term.keys("q")
+            term.wait_absent("Machines ([hosts])")
+        finally:
+            os.unlink(bad)
+        two.corral("exec", "-C", two.ws, "--", "true")
+        term.wait_absent("zz-bad.rules")
+        t.ok(True, "and it goes when that machine's file is fixed")
+
+
+@needs_sshd
 def test_link_lost_and_back(t):
     sid = new_session(one, "survivor", "i=0; while :; do i=$((i+1)); echo tick $i; sleep 0.3; done")
     hosts_config()
@@ -397,7 +426,8 @@ try:
     else:
         one.start_server()
         two.start_server()
-    run_tests(t, [test_every_machine_on_one_screen, test_a_request_there_answered_here, test_link_lost_and_back,
+    run_tests(t, [test_every_machine_on_one_screen, test_a_request_there_answered_here, test_rules_error_there,
+                  test_link_lost_and_back,
                   test_a_flood_there_comes_in_frames, test_timeline_and_replay_there, test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine,
                   test_a_link_that_never_answers, test_hostile_machine, test_as_an_unprivileged_user])
 finally:
