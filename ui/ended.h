@@ -4,8 +4,10 @@
  * not have (it forgets sessions it removed, and every session of a server
  * that stopped), in a group of their own, greyed, newest first.  They are
  * read from their files (sessfiles.h), never asked of the server: only
- * their start and end, for the row.  l, r and d review them; keys that
- * act on a live session say what does work instead.
+ * their start and end, for the row.  Another machine's are asked of its
+ * server (records with glance), whose answer is taken as hostile.  l, r
+ * and d review them; keys that act on a live session say what does work
+ * instead.
  *
  * Also what the review views open on: the selected session, live or
  * ended, as a review target.
@@ -25,7 +27,9 @@ struct sidebar_row;
 #define ENDED_MAX 50
 
 typedef struct ui_ended_session {
-    char dir[32];      /* its directory's name: 7, 7.1 */
+    char dir[32];      /* its directory's name on its machine: 7, 7.1 */
+    char key[48];      /* which row it is: dir here, "HOST/dir" for another machine's */
+    int host;          /* its machine (hosts.h): 0, this one */
     int id;            /* the id it had */
     char *name, *client; /* sanitized for the screen */
     bool exited;       /* its end is in its log (else the server stopped first, or it is cut short) */
@@ -39,9 +43,10 @@ typedef struct ui_ended {
     ui_ended_session *v; /* newest first, at most ENDED_MAX */
     size_t n;
     size_t total;      /* recorded and not in the server's list, before the cap */
-    char selected[32]; /* the selected row's directory; "": none is */
+    char selected[48]; /* the selected row's key; "": none is */
     char heading[64];  /* "ended", or how many of how many are listed */
     double scanned_at; /* ui_now() of the last scan; 0: scan again */
+    struct ended_remote *remote; /* the other machines' lists, as they last answered */
 } ui_ended;
 
 /* E: show them (scanned now) or hide them.  True when the selected one

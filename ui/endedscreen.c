@@ -28,7 +28,13 @@ void endedscreen_free(ui_ended_screen *s)
 static void load(tui_t *t, ui_ended_screen *s, const ui_ended_session *e)
 {
     endedscreen_free(s);
-    snprintf(s->dir, sizeof s->dir, "%s", e->dir);
+    snprintf(s->dir, sizeof s->dir, "%s", e->key);
+    if (e->host) { /* its recording is on its machine: r copies it first */
+        const ui_host *h = t->hosts.v[e->host];
+        snprintf(s->error, sizeof s->error, "its recording is on %s: r copies it here and replays it, l its timeline",
+                 h->name);
+        return;
+    }
     sessfiles f;
     sessfiles_for(e->dir, &f);
     char err[PATH_MAX + 300];
@@ -50,13 +56,13 @@ void endedscreen_draw(tui_t *t, ui_rect r)
     ui_ended_screen *s = &t->ended_screen;
     if (!e || r.h < 2 || r.w < 2)
         return;
-    if (strcmp(s->dir, e->dir) != 0)
+    if (strcmp(s->dir, e->key) != 0)
         load(t, s, e);
     paint_set(TH_BORDER_FOCUS, TH_BORDER_FOCUS);
     paint_fill(r.y, r.x, r.w);
     char title[300];
-    snprintf(title, sizeof title, " %s %d \xc2\xb7 ended \xc2\xb7 its last screen (r replays it, l its timeline, d its "
-             "last diff) ", e->name, e->id);
+    snprintf(title, sizeof title, " %s %s \xc2\xb7 ended \xc2\xb7 its last screen (r replays it, l its timeline, d its "
+             "last diff) ", e->name, hosts_id(t, e->host * UI_HOST_STRIDE + e->id));
     paint_text(r.y, r.x, r.w, title);
     ui_rect body = {r.y + 1, r.x, r.h - 1, r.w};
     if (!s->play) {

@@ -14,7 +14,7 @@ struct tui;
 struct castplay;
 
 typedef struct ui_ended_screen {
-    char dir[32];          /* the session whose screen is loaded; "": none */
+    char dir[48];          /* the row (ui_ended_session.key) whose screen is loaded; "": none */
     struct castplay *play; /* its recording played to the end, or NULL */
     char error[300];       /* why there is none */
 } ui_ended_screen;

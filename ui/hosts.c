@@ -259,12 +259,14 @@ typedef struct routed {
     ui_host *h;
     uiconn_reply_fn fn;
     void *user;
+    bool as_sent; /* records: its "sessions" are that machine's directory names, taken as they are (ended.c) */
 } routed;
 
 static void on_routed_reply(uiconn_t *c, json_t *reply, void *user)
 {
     routed *r = user;
-    reply_to_screen(r->h, reply);
+    if (!r->as_sent)
+        reply_to_screen(r->h, reply);
     if (r->fn)
         r->fn(c, reply, r->user);
     free(r);
@@ -287,6 +289,8 @@ void hosts_request_on(tui_t *t, int index, json_t *req, uiconn_reply_fn fn, void
     r->h = h;
     r->fn = fn;
     r->user = user;
+    const char *cmd = json_string_value(json_object_get(req, "cmd"));
+    r->as_sent = cmd && strcmp(cmd, "records") == 0;
     uiconn_request(h->conn, req, on_routed_reply, r);
 }
 

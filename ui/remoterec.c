@@ -46,6 +46,16 @@ typedef struct chunk_ctx {
 
 static void ask_next(tui_t *t);
 
+/* The session's directory name on its machine: a live one's id there, an
+ * ended one's as its server listed it (7.1: ended.c checked it). */
+static void record_name(const ui_review_target *target, char *out, size_t n)
+{
+    if (target->in_server)
+        snprintf(out, n, "%d", hosts_server_id(target->id));
+    else
+        snprintf(out, n, "%.31s", target->dir);
+}
+
 static void stop(tui_t *t, const char *why)
 {
     remoterec *rr = t->remoterec;
@@ -122,8 +132,8 @@ static void on_chunk(uiconn_t *c, json_t *reply, void *user)
         return;
     }
     /* The log is here; now the recording. */
-    char *path = xasprintf("%s/output.cast", rr->dir), name[16];
-    snprintf(name, sizeof name, "%d", hosts_server_id(rr->target.id));
+    char *path = xasprintf("%s/output.cast", rr->dir), name[32];
+    record_name(&rr->target, name, sizeof name);
     rr->cast = true;
     int rc = reccopy_open(&rr->c, name, "output.cast", path, err, sizeof err);
     free(path);
@@ -162,8 +172,8 @@ void remoterec_open(tui_t *t, const ui_review_target *target, int action, remote
         return;
     }
     /* A fresh copy each time: a live session's records grow. */
-    char name[16], *sessions = xasprintf("%s/corral/sessions", rr->root);
-    snprintf(name, sizeof name, "%d", hosts_server_id(target->id));
+    char name[32], *sessions = xasprintf("%s/corral/sessions", rr->root);
+    record_name(target, name, sizeof name);
     sessdir_remove(sessions, name, err, sizeof err);
     snprintf(rr->dir, sizeof rr->dir, "%s/%s", sessions, name);
     free(sessions);

@@ -247,7 +247,7 @@ static bool is_current(tui_t *t, const sidebar_row *r)
     if (r->kind == SB_SESSION)
         return t->selected && t->list.v[r->index]->id == t->selected;
     if (r->kind == SB_ENDED)
-        return strcmp(t->ended.selected, t->ended.v[r->index].dir) == 0;
+        return strcmp(t->ended.selected, t->ended.v[r->index].key) == 0;
     return r->kind == SB_FOLD && strcmp(t->tiles.fold_selected, r->client) == 0;
 }
 

@@ -23,8 +23,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* {"cmd":"records"}: the sessions recorded, newest first. */
-static void list(conn_t *c, json_t *id)
+#define GLANCE_MAX 100
+
+/* What another machine's screen lists of an ended session (ui/ended.c
+ * reads the same of this machine's from the files): from its log's first
+ * line and its end. */
+static json_t *glance(const char *name)
+{
+    sessfiles f;
+    sessfiles_for(name, &f);
+    timeline_t tl;
+    char err[512];
+    json_t *g = NULL;
+    if (sessfiles_glance(f.events, &tl, err, sizeof err) == 0)
+        g = json_pack("{s:i, s:s?, s:s?, s:b, s:i, s:b}", "id", tl.session, "name", tl.name, "client", tl.client,
+                      "exited", tl.exited, "exit_code", tl.exit_code, "killed", tl.signal != NULL);
+    tl_free(&tl);
+    sessfiles_free(&f);
+    return g;
+}
+
+/* {"cmd":"records", "glance"?:N}: the sessions recorded, newest first;
+ * the newest N with a glance at each. */
+static void list(conn_t *c, json_t *id, int glances)
 {
     sessfiles_rec *recs;
     size_t n;
@@ -34,8 +55,13 @@ static void list(conn_t *c, json_t *id)
         return;
     }
     json_t *sessions = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(sessions, json_pack("{s:s, s:f}", "name", recs[i].name, "mtime", recs[i].mtime));
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_pack("{s:s, s:f}", "name", recs[i].name, "mtime", recs[i].mtime);
+        json_t *g = (int)i < glances ? glance(recs[i].name) : NULL;
+        if (g)
+            json_object_set_new(e, "glance", g);
+        json_array_append_new(sessions, e);
+    }
     free(recs);
     json_t *r = proto_ok(id);
     json_object_set_new(r, "sessions", sessions);
@@ -120,15 +146,17 @@ static void chunk(conn_t *c, json_t *id, json_t *req, const char *file)
 static void cmd_records(conn_t *c, json_t *id, json_t *req)
 {
     const char *file = NULL;
+    int64_t glances = 0;
     proto_err pe;
-    if (proto_get_string(req, "file", false, &file, &pe) < 0) {
+    if (proto_get_string(req, "file", false, &file, &pe) < 0 ||
+        proto_get_int(req, "glance", false, 0, GLANCE_MAX, &glances, &pe) < 0) {
         conn_reply_error(c, id, pe.code, pe.message);
         return;
     }
     if (file)
         chunk(c, id, req, file);
     else
-        list(c, id);
+        list(c, id, (int)glances);
 }
 
 static const server_command commands[] = {{"records", cmd_records}, {NULL, NULL}};

@@ -137,8 +137,12 @@ def records(p, req={}):
     """The records command: sessions whose names would lead out of the
     copy (none of them may name a directory there), and files full of p."""
     if "file" not in req:
-        return {"sessions": [{"name": n, "mtime": 1796515395.5} for n in
-                             ("../../../../tmp/corral-hostile-escape", str(SID) + "/../x", p, "/etc", str(SID))]}
+        # With a glance (the screen's E): ids of no server, and text full of p.
+        glance = {"id": SID, "name": p, "client": p, "exited": True, "exit_code": 3, "killed": p}
+        glances = [glance, dict(glance, id=10 ** 8), dict(glance, id=-1), dict(glance, id=p), p]
+        return {"sessions": [{"name": n, "mtime": 1796515395.5, "glance": g} for n, g in
+                             zip(("../../../../tmp/corral-hostile-escape", str(SID) + "/../x", p, "/etc", str(SID)),
+                                 glances[1:] + [glance])]}
     data = record_files(p).get(req.get("file"), p).encode()
     return {"data_b64": base64.b64encode(data).decode(), "offset": req.get("offset", 0), "size": len(data)}
 
@@ -156,6 +160,11 @@ def serve(mode):
             fields = records(HUGE if mode == "huge" else PAYLOAD, req)
             if mode == "lies":  # a size it then exceeds, an offset it was not asked for, not base64
                 fields = dict(fields, size=3, offset=req.get("offset", 0) + 5, data_b64="%%%not base64")
+        if mode == "ended" and cmd == "subscribe":  # no request: no dialog over the sidebar's ended group
+            fields, events = {"sessions": [], "approvals": [], "live": 0, "stored": 0, "max": 64}, []
+        if mode == "flood" and cmd == "records" and "file" not in req:
+            fields = {"sessions": [{"name": str(i + 1), "mtime": 1796515395.5 - i,
+                                    "glance": {"id": i + 1, "name": "e%d" % i, "client": "c"}} for i in range(3000)]}
         if mode == "flood" and cmd == "subscribe":
             # Thousands of sessions and requests: the screen takes what one
             # machine may have, and stays quick.

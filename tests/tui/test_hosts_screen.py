@@ -266,6 +266,44 @@ def test_a_flood_there_comes_in_frames(t):
 
 
 @needs_sshd
+def test_ended_there(t):
+    """E lists the ended sessions of every machine: another machine's that
+    its server no longer has, named MACHINE:ID; l reviews one from there."""
+    r = one.corral("exec", "-n", "gone-there", "-C", one.ws, "--", "sh", "-c", "echo ended-output-$((6*7))")
+    assert r.returncode == 0, r.stdout + r.stderr
+    sid = [x["id"] for x in ls(one) if x.get("name") == "gone-there"][0]
+    r = one.corral("rm", str(sid))
+    assert r.returncode == 0, r.stderr
+    before = records_copies()
+    hosts_config()
+    with screen() as term:
+        up(term)
+        term.supervisor_ready()
+        term.keys("E")
+        s = term.wait_regex("gone-there +one:%d " % sid)
+        t.ok(s.index("ended") < s.index("gone-there"),
+             "E lists an ended session of another machine, named as that machine's", s)
+        select(term, "gone-there")
+        s = term.wait("its recording is on one")
+        t.ok("gone-there one:%d" % sid in s, "selected, it says its recording is there, and how to see it", s)
+        term.supervisor_ready()
+        term.keys("l")
+        s = term.wait("timeline \u00b7 session one:%d (gone-there)" % sid)
+        t.ok(True, "l: its timeline, from the records copied from there")
+        term.keys("q")
+        term.wait_absent(" timeline \u00b7 ")
+        term.supervisor_ready()
+        term.keys("r")
+        term.wait("replay \u00b7 session one:%d (gone-there)" % sid)
+        term.wait("ended-output-42")
+        t.ok(True, "r: its recording replays here")
+        term.keys("q")
+    # The copy goes with the screen (its exit may come a moment after vtdrive's).
+    t.ok(wait_until(lambda: records_copies() - before == set()), "and the records copied go with the screen",
+         records_copies() - before)
+
+
+@needs_sshd
 def test_timeline_and_replay_there(t):
     sid = new_session(one, "reviewed", "echo recorded-output-$((6*7)); exec sleep 600")
     before = records_copies()
@@ -290,6 +328,7 @@ def test_timeline_and_replay_there(t):
         copies = records_copies() - before
         t.ok(len(copies) == 1, "the records were copied into a private directory", copies)
     one.corral("kill", str(sid))
+    wait_until(lambda: records_copies() - before == set())  # its exit may come a moment after vtdrive's
     t.eq(records_copies() - before, set(), "which goes when the screen does")
 
 
@@ -379,9 +418,10 @@ def test_hostile_machine(t):
     ids of other machines, sizes no terminal has, and 100 KB strings."""
     serve = "%s %s --serve" % (sys.executable, helper("test_hostile_remote.py"))
     local.write_config("[hosts]\nevil = ssh://me@evil.example\n")
-    for mode in ("hostile", "huge", "types", "missing", "badjson", "error-after-hello", "flood"):
+    for mode in ("hostile", "huge", "types", "missing", "badjson", "error-after-hello", "flood", "ended"):
         with screen(env={"CORRAL_SSH_COMMAND": serve, "CORRAL_TEST_HOSTILE": mode}) as term:
             term.wait("SUPERVISOR")
+            term.keys("E")  # and its ended sessions (records with glance)
             term.settle(500)
             info = term.info()
             t.ok("HOSTILE-TITLE" not in (info.get("title") or ""), "%s: the screen's title is its own" % mode,
@@ -391,6 +431,11 @@ def test_hostile_machine(t):
             if mode == "hostile":
                 t.ok("On evil, another machine" in s and "\\x1b]52" in s.replace("\n", ""),
                      "its request is in the dialog, named as the other machine's, its text made visible", s)
+            if mode == "ended":
+                s = term.wait("evil:1000")
+                ended = [l for l in s.split("\n") if "evil:" in l.split("\u2502")[0]]
+                t.ok(len(ended) == 1 and "evil:1000 " in ended[0] + " ",
+                     "E: of its ended sessions only the one with a name and an id a server gives is listed", s)
             if mode == "flood":
                 s = term.wait_regex("[0-9]+ of [0-9]+")  # the dialog's "1 of N"
                 n = int(re.search("[0-9]+ of ([0-9]+)", s).group(1))
@@ -428,7 +473,7 @@ try:
         two.start_server()
     run_tests(t, [test_every_machine_on_one_screen, test_a_request_there_answered_here, test_rules_error_there,
                   test_link_lost_and_back,
-                  test_a_flood_there_comes_in_frames, test_timeline_and_replay_there, test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine,
+                  test_a_flood_there_comes_in_frames, test_ended_there, test_timeline_and_replay_there, test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine,
                   test_a_link_that_never_answers, test_hostile_machine, test_as_an_unprivileged_user])
 finally:
     lab.stop()
