@@ -193,7 +193,7 @@ static void on_remote_list(uiconn_t *c, json_t *reply, void *user)
         s->mtime = json_number_value(mtime);
     }
     if (e->shown && scan(t))
-        sidebar_select_first(t); /* the selected one went */
+        e->reselect = true; /* the selected one went: the next refresh says so */
 }
 
 /* Ask each other machine that is up for its ended sessions (one question
@@ -309,6 +309,10 @@ bool ended_toggle(tui_t *t)
 bool ended_refresh(tui_t *t, bool force)
 {
     ui_ended *e = &t->ended;
+    if (e->reselect) {
+        e->reselect = false;
+        return true;
+    }
     if (e->shown && (force || !e->scanned_at || ui_now() - e->scanned_at >= RESCAN_S)) {
         ask_remote(t);
         return scan(t);

@@ -47,6 +47,7 @@ typedef struct ui_ended {
     char heading[64];  /* "ended", or how many of how many are listed */
     double scanned_at; /* ui_now() of the last scan; 0: scan again */
     struct ended_remote *remote; /* the other machines' lists, as they last answered */
+    bool reselect;     /* an answer of another machine took the selected row away */
 } ui_ended;
 
 /* E: show them (scanned now) or hide them.  True when the selected one
