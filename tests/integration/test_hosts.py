@@ -252,6 +252,43 @@ def test_approvals_there(t):
 
 
 @needs_sshd
+def test_network_host_there(t):
+    """A sandboxed command on the other machine reaching for a new host
+    through its proxy: the question is that machine's, listed and answered
+    with corral -H."""
+    import proxyservers as ps
+    web = ps.WebServer("there")
+    try:
+        watcher = remote.connect("watcher")
+        watcher.call({"cmd": "subscribe"})
+        url = "http://localhost:%d/info" % web.port
+        curl = "curl -sS -o /dev/null -w '%%{http_code}\\n' --max-time %d --noproxy '' -x http://127.0.0.1:3128 " % (
+            TIMEOUT - 5)
+        e = dict(local.env, **ENV)
+        cmd = [CORRAL, "-H", HOST, "exec", "--raw", "-C", remote.ws, "--", "sh", "-c", curl + url]
+        p = subprocess.Popen(cmd, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        a = watcher.next_event(lambda m: m.get("event") == "approval" and m["approval"].get("kind") == "network")
+        a = a["approval"]
+        t.eq((a.get("host"), a.get("port")), ("localhost", web.port), "the host is asked on the other machine")
+        listed = corral_h("approvals")
+        t.ok("network access to: localhost, port %d" % web.port in listed.stdout,
+             "corral -H approvals shows the host request", listed.stdout + listed.stderr)
+        corral_h("approve", str(a["id"]))
+        out, err = p.communicate(timeout=TIMEOUT)
+        t.ok(out.strip().endswith("200") and len(web.requests) == 1, "approved there, the connection goes through",
+             out + err)
+        p = subprocess.Popen(cmd[:-1] + [curl + url.replace("localhost", "127.0.0.1")], env=e,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        a = watcher.next_event(lambda m: m.get("event") == "approval" and m["approval"].get("kind") == "network")
+        corral_h("deny", str(a["approval"]["id"]))
+        out, err = p.communicate(timeout=TIMEOUT)
+        t.ok(out.strip().endswith("403") and len(web.requests) == 1, "denied there, it does not", out + err)
+        watcher.close()
+    finally:
+        web.close()
+
+
+@needs_sshd
 def test_diff_revert_there(t):
     target = os.path.join(remote.ws, "made-there.txt")
     r = corral_h("exec", "-C", remote.ws, "--", "sh", "-c", "echo made-there > made-there.txt")
@@ -428,7 +465,7 @@ def test_as_an_unprivileged_user(t):
     from unprivileged import run_script_as_user
     run_script_as_user(t, os.path.abspath(__file__), CORRAL, shell="/bin/sh",
                        helpers=[os.path.join(here, "harness.py"), os.path.join(here, "mcplib.py"),
-                                os.path.join(here, "sshlab.py")])
+                                os.path.join(here, "sshlab.py"), os.path.join(here, "proxyservers.py")])
 
 
 try:
@@ -437,7 +474,7 @@ try:
         t.diag("the tests through sshd skip: " + why_not)
     run_tests(t, [test_serve_stdio_relays, test_hostile_hosts_refused, test_verbs_refused_there, test_not_the_protocol,
                   test_records_command, test_exec_runs_there, test_send_poll_kill, test_approvals_there,
-                  test_diff_revert_there, test_records_there,
+                  test_network_host_there, test_diff_revert_there, test_records_there,
                   test_mcp_there, test_unreachable_host, test_corral_host_and_names, test_as_an_unprivileged_user])
 finally:
     stop_all()
