@@ -10,7 +10,8 @@ one.  The client's ssh reads a config of its own (CORRAL_SSH_COMMAND="ssh
 -F scratch/ssh_config").  Through that: serve-stdio's relay, exec (the
 session is the remote server's, not the local one's), send and poll,
 kill, an escalation raised there and answered with approvals/approve and
-deny, diff and revert of a remote command, corral mcp with CORRAL_HOST
+deny, a network host asked there (its proxy) and answered the same way,
+diff and revert of a remote command, corral mcp with CORRAL_HOST
 driving a remote exec, a host that cannot be reached (ssh's own message,
 then one line saying what corral ran), hostile hosts refused before any
 ssh runs, CORRAL_HOST, [hosts] names and [hosts] ssh-command, and the
