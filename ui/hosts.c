@@ -281,7 +281,7 @@ void hosts_request_on(tui_t *t, int index, json_t *req, uiconn_reply_fn fn, void
             fn(h ? h->conn : NULL, NULL, user);
         return;
     }
-    if (index == 0) {
+    if (index == 0 || !fn) { /* this machine's ids are the screen's; or no reply is wanted */
         uiconn_request(h->conn, req, fn, user);
         return;
     }

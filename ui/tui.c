@@ -224,8 +224,11 @@ static void send_to_session(tui_t *t, ui_session *s, const char *bytes, size_t l
         return;
     size_t b64n;
     char *b64 = base64_encode(bytes, len, &b64n);
-    hosts_request(t, json_pack("{s:s, s:i, s:s%}", "cmd", "input", "session", s->id, "data_b64", b64, b64n),
-                   request_ignore, NULL);
+    /* quiet: no reply on success.  Over ssh (no terminal, so no
+     * TCP_NODELAY) a reply sent just before the key's echo would make the
+     * echo wait for the reply's ACK (Nagle): up to 40 ms more. */
+    hosts_request(t, json_pack("{s:s, s:i, s:s%, s:b}", "cmd", "input", "session", s->id, "data_b64", b64, b64n,
+                               "quiet", 1), NULL, NULL);
     free(b64);
     if (s->scroll) {
         s->scroll = 0; /* typing shows the live screen, as in tmux */

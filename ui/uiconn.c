@@ -200,12 +200,14 @@ void uiconn_request(uiconn_t *c, json_t *req, uiconn_reply_fn fn, void *user)
     }
     long id = c->next_id++;
     json_object_set_new(req, "id", json_integer(id));
-    uiconn_pending *p = xcalloc(1, sizeof *p);
-    p->id = id;
-    p->fn = fn;
-    p->user = user;
-    p->next = c->pending;
-    c->pending = p;
+    if (fn) {
+        uiconn_pending *p = xcalloc(1, sizeof *p);
+        p->id = id;
+        p->fn = fn;
+        p->user = user;
+        p->next = c->pending;
+        c->pending = p;
+    }
     size_t len;
     char *line = proto_dump(req, &len);
     write_req *w = xmalloc(sizeof *w);

@@ -54,7 +54,8 @@ int uiconn_open(uiconn_t *c, uv_loop_t *loop, uiconn_event_fn on_event, uiconn_t
  * request.  0, or -1 with err (fd closed). */
 int uiconn_open_fd(uiconn_t *c, uv_loop_t *loop, int fd, uiconn_event_fn on_event, uiconn_term_fn on_term,
                    uiconn_closed_fn on_closed, void *user, char *err, size_t errlen);
-/* Send req (stolen); fn (may be NULL) gets the reply. */
+/* Send req (stolen); fn gets the reply.  With fn NULL nothing waits for
+ * one (a reply that comes is dropped). */
 void uiconn_request(uiconn_t *c, json_t *req, uiconn_reply_fn fn, void *user);
 void uiconn_close(uiconn_t *c);
 /* Close c, allocated with malloc, and free it once libuv is done with it

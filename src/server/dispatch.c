@@ -126,11 +126,12 @@ static void cmd_input(conn_t *c, json_t *id, json_t *req)
 {
     proto_err e;
     const char *text = NULL, *b64 = NULL;
+    bool quiet = false;
     session_t *s = session_arg(c, id, req, "session");
     if (!s)
         return;
     if (proto_get_string(req, "data", false, &text, &e) < 0 ||
-        proto_get_string(req, "data_b64", false, &b64, &e) < 0) {
+        proto_get_string(req, "data_b64", false, &b64, &e) < 0 || proto_get_bool(req, "quiet", false, &quiet, &e) < 0) {
         bad(c, id, &e);
         return;
     }
@@ -159,6 +160,8 @@ static void cmd_input(conn_t *c, json_t *id, json_t *req)
     }
     /* Used, but quietly: keystrokes need not tell every list client. */
     server_touch_quiet(conn_server(c), s);
+    if (quiet)
+        return; /* nothing to say but ok; errors are said all the same */
     json_t *ok = proto_ok(id);
     json_object_set_new(ok, "session", json_integer(s->id));
     conn_send(c, ok);

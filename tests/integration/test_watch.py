@@ -76,9 +76,19 @@ def test_watch_sync_then_live(t):
     data = term_bytes_until(c, sid, b"\x1b[?1h")
     t.ok(b"line-1\r\n" in data and b"line-12" in data, "the sync bytes carry history and screen", data[:400])
     t.ok(b"\x1b[0;31mRED-42" in data, "with colours", data[-400:])
-    c.call({"cmd": "input", "session": sid, "data": "echo after-$((6*7))\r"})
-    data = term_bytes_until(c, sid, b"after-42")
+    c.sock.sendall(b'{"id": 777, "cmd": "input", "session": %d, "data": "echo after-$((6*7))\\r", "quiet": true}\n'
+                   % sid)
+    c.sock.sendall(b'{"id": 778, "cmd": "ls"}\n')  # its reply comes after anything sent before it
+    data, replies = b"", []
+    for m in messages(c):
+        if m.get("event") == "term" and m.get("session") == sid:
+            data += base64.b64decode(m["data_b64"])
+        elif "id" in m:
+            replies.append(m["id"])
+        if 778 in replies and b"after-42" in data:
+            break
     t.ok(b"after-42" in data, "then live output follows")
+    t.eq(replies, [778], "a quiet input (the screen's keys) gets no reply when it went in")
     c.call({"cmd": "resize", "session": sid, "cols": 70, "rows": 12})
     ev = next_event(c, lambda m: m.get("event") == "resized", "resized event")
     t.eq((ev["rows"], ev["cols"]), (12, 70), "a resize comes in order with the output")
@@ -106,6 +116,8 @@ def test_input_errors(t):
     t.eq(r.get("error", {}).get("code"), "stdin_closed", "input to a pipes session is stdin_closed")
     r = c.call({"cmd": "input", "session": sid})
     t.eq(r.get("error", {}).get("message"), "give exactly one of 'data' and 'data_b64'", "input needs data")
+    r = c.call({"cmd": "input", "session": sid, "data": "x", "quiet": True})
+    t.eq(r.get("error", {}).get("code"), "stdin_closed", "a quiet input's error is said all the same")
     r = c.call({"cmd": "watch", "session": sid, "history": -1})
     t.eq(r.get("error", {}).get("code"), "bad_request", "a negative history is refused")
     c.call({"cmd": "kill", "session": sid})

@@ -5,7 +5,7 @@ corral's terminal model, against a real server over its socket."""
 import os
 import re
 
-from tuilib import Tap, Term, World, run_tests
+from tuilib import Tap, Term, World, run_tests, wait_until
 
 w = World()
 w.start_server()
@@ -225,6 +225,9 @@ def test_bell_is_a_mark(t):
 
 def test_fullscreen_program(t):
     sid = new_session("pager", "sh", "-c", "seq 1 500 > nums.txt; exec less nums.txt")
+    # less up first: a resize that came while it starts (after it read the
+    # size, before it took SIGWINCH) would be lost to it.
+    wait_until(lambda: "nums.txt" in w.corral("screen", str(sid)).stdout)
     with tui(rows=30, cols=120) as term:
         # Resized to its pane (28 rows): lines 1-27 and less's prompt.
         s = term.wait_regex("│27\n.*│(:|nums)")
