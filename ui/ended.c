@@ -19,13 +19,18 @@
  * session ended elsewhere, a directory was removed by corral gc). */
 #define RESCAN_S 5.0
 
+static void free_rows(ui_ended_session *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].client);
+    }
+    free(v);
+}
+
 static void clear_list(ui_ended *e)
 {
-    for (size_t i = 0; i < e->n; i++) {
-        free(e->v[i].name);
-        free(e->v[i].client);
-    }
-    free(e->v);
+    free_rows(e->v, e->n);
     e->v = NULL;
     e->n = 0;
     e->total = 0;
@@ -41,11 +46,7 @@ typedef struct ended_remote {
 
 static void clear_remote(ended_remote *r)
 {
-    for (size_t i = 0; i < r->n; i++) {
-        free(r->v[i].name);
-        free(r->v[i].client);
-    }
-    free(r->v);
+    free_rows(r->v, r->n);
     r->v = NULL;
     r->n = 0;
 }

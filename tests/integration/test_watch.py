@@ -37,6 +37,22 @@ def term_bytes_until(c, sid, marker):
                 return data
 
 
+def syncs_until(c, sid, marker):
+    """The sync events of sid until its term bytes hold marker: the syncs,
+    the term bytes in all, and those since the last sync."""
+    syncs, total, data = [], 0, b""
+    for m in messages(c):
+        if m.get("event") == "sync" and m.get("session") == sid:
+            syncs.append(m)
+            data = b""
+        elif m.get("event") == "term" and m.get("session") == sid:
+            chunk = base64.b64decode(m["data_b64"])
+            total += len(chunk)
+            data += chunk
+            if marker in data:
+                return syncs, total, data
+
+
 def test_subscribe(t):
     sub = w.connect("tui")
     r = sub.call({"cmd": "subscribe"})
@@ -141,20 +157,8 @@ def test_slow_client_resyncs(t):
          "a session watched by a client that does not read still runs to its end")
     # Now read: a second sync replaced what was dropped, and the copy ends
     # with the true screen.
-    syncs = 0
-    total = 0
-    data = b""
-    for m in messages(slow):
-        if m.get("event") == "sync":
-            syncs += 1
-            data = b""
-        elif m.get("event") == "term":
-            chunk = base64.b64decode(m["data_b64"])
-            total += len(chunk)
-            data += chunk
-            if b"DONE-42" in data:
-                break
-    t.ok(syncs >= 2, "the slow client got a fresh sync after falling behind (%d syncs)" % syncs)
+    syncs, total, _ = syncs_until(slow, sid, b"DONE-42")
+    t.ok(len(syncs) >= 2, "the slow client got a fresh sync after falling behind (%d syncs)" % len(syncs))
     t.ok(total < 40000000, "and was not sent all 40 MB (%d bytes)" % total)
     for c in (slow, sub):
         c.close()
@@ -183,19 +187,7 @@ def test_frames(t):
     t.eq(kinds.count("frame"), 0, "an echo comes as the bytes themselves, not a frame", kinds)
     # About 2 MB of output, and then a line that says it is over.
     c.call({"cmd": "input", "session": sid, "data": "seq 1 300000; echo END-$((1+1))\r"})
-    frames = []
-    total = 0
-    data = b""
-    for m in messages(c):
-        if m.get("event") == "sync":
-            frames.append(m)
-            data = b""
-        elif m.get("event") == "term":
-            chunk = base64.b64decode(m["data_b64"])
-            total += len(chunk)
-            data += chunk
-            if b"END-2" in data:
-                break
+    frames, total, data = syncs_until(c, sid, b"END-2")
     t.ok(len(frames) >= 1, "the flood came as frames (%d)" % len(frames))
     t.ok(all(f.get("frame") is True and (f["rows"], f["cols"]) == (24, 80) for f in frames),
          "each a sync marked frame, of the model's size", frames[:3])
