@@ -34,6 +34,8 @@ typedef struct ui_session {
     bool watched;
     bool synced;
     int scroll;        /* lines scrolled back from the live screen (0: live) */
+    bool gaps;         /* a frame came (another machine's): lines may be missing from its history */
+    bool refilling;    /* a fresh watch for its whole history is asked: its sync keeps the scroll */
     bool redraw;       /* repaint its pane fully */
     bool seen;         /* in the latest list from the server */
     bool lost;         /* its machine's link is down (hosts.h): shown greyed, keys go nowhere */

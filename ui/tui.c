@@ -58,12 +58,8 @@ static void request_ignore(uiconn_t *c, json_t *reply, void *user)
     (void)user;
 }
 
-static void watch(tui_t *t, ui_session *s)
+static void ask_watch(tui_t *t, ui_session *s)
 {
-    if (s->watched || s->lost) /* a lost one keeps its last screen until its machine is back */
-        return;
-    s->watched = true;
-    s->synced = false;
     int history = t->conf->scrollback;
     json_t *req = json_pack("{s:s, s:i, s:i}", "cmd", "watch", "session", s->id, "history", history);
     /* Over ssh every byte costs: heavy output comes as frames (watch.c). */
@@ -72,12 +68,63 @@ static void watch(tui_t *t, ui_session *s)
     hosts_request(t, req, request_ignore, NULL);
 }
 
+static void watch(tui_t *t, ui_session *s)
+{
+    if (s->watched || s->lost) /* a lost one keeps its last screen until its machine is back */
+        return;
+    s->watched = true;
+    s->synced = false;
+    ask_watch(t, s);
+}
+
+/* Scrolling back or searching a pane whose history came in frames: its
+ * whole history is asked for again (a watch again is a fresh sync), so
+ * the lines that scrolled past between frames are there too. */
+typedef struct refill {
+    tui_t *t;
+    int id;
+} refill;
+
+/* The reply to a request sent after the watch: the sync's bytes came
+ * before it, so the history is whole now. */
+static void on_refilled(uiconn_t *c, json_t *reply, void *user)
+{
+    (void)c;
+    (void)reply;
+    refill *r = user;
+    tui_t *t = r->t;
+    ui_session *s = ui_sessions_find(&t->list, r->id);
+    free(r);
+    if (!s)
+        return;
+    s->refilling = false;
+    if (t->search_waits && s->id == t->selected) {
+        t->search_waits = false;
+        tui_message(t, false, "%s", "");
+        tui_search_run(t, 0);
+    }
+}
+
+static void refill_history(tui_t *t, ui_session *s)
+{
+    if (!s || !s->gaps || !s->watched || s->lost || s->refilling)
+        return;
+    s->refilling = true;
+    ask_watch(t, s);
+    refill *r = xcalloc(1, sizeof *r);
+    r->t = t;
+    r->id = s->id;
+    /* Any request will do: its reply comes after the sync's bytes. */
+    hosts_request_on(t, hosts_index_of(s->id), json_pack("{s:s}", "cmd", "layout"), on_refilled, r);
+}
+
 static void unwatch(tui_t *t, ui_session *s)
 {
     if (!s->watched)
         return;
     s->watched = false;
     s->synced = false;
+    s->gaps = s->refilling = false;
     s->scroll = 0;
     if (s->vt) {
         vt_free(s->vt);
@@ -190,6 +237,8 @@ static void scroll_by(tui_t *t, ui_session *s, int lines)
 {
     if (!s || !s->vt)
         return;
+    if (!t->scroll_mode)
+        refill_history(t, s);
     int max = vt_scrollback_len(s->vt) + pane_first_row(s->vt, tui_selected_rows(t));
     int v = s->scroll + lines;
     s->scroll = v < 0 ? 0 : v > max ? max : v;
@@ -207,12 +256,19 @@ static int page(tui_t *t)
 static void run_search(tui_t *t, void *ctx)
 {
     (void)ctx;
+    ui_session *s = tui_selected(t);
+    if (s && s->refilling) { /* its whole history is on its way: searched when here */
+        t->search_waits = true;
+        tui_message(t, false, "searching once the whole history of %s is here...", hosts_id(t, s->id));
+        return;
+    }
     tui_search_run(t, 0);
 }
 
 /* The search prompt over the selected pane's scrollback. */
 static void search_prompt(tui_t *t)
 {
+    refill_history(t, tui_selected(t)); /* there by the time a search is typed */
     prompt_open(t, "Search the scrollback (Enter: find, Esc: cancel)", run_search, NULL);
 }
 
@@ -802,13 +858,17 @@ static void on_sync(tui_t *t, json_t *ev)
     if (!vt)
         return;
     /* A frame replaces the screen; the history stays, and so does a
-     * pane scrolled back (on_term keeps it on its lines as they grow). */
+     * pane scrolled back (on_term keeps it on its lines as they grow).
+     * So does the sync that refills the history: a scroll position counts
+     * from the newest line, which both copies have. */
     bool frame = json_is_true(json_object_get(ev, "frame")) && s->vt && vt_copy_history(vt, s->vt);
+    bool keep = frame || s->refilling;
+    s->gaps = json_is_true(json_object_get(ev, "frame")); /* a refill's sync: whole */
     if (s->vt)
         vt_free(s->vt);
     s->vt = vt;
     s->synced = true;
-    if (!frame)
+    if (!keep)
         s->scroll = 0;
     else if (s->scroll > vt_scrollback_len(vt))
         s->scroll = vt_scrollback_len(vt);
