@@ -65,7 +65,7 @@ typedef struct watch {
     int frame_ms;
     uint64_t period_at;
     size_t period_bytes;
-    size_t frame_cost; /* bytes of the last sync or frame: a period may pass on as much raw */
+    size_t frame_cost; /* bytes of the last frame: a period may pass on as much raw */
     bool holding, frame_due;
     buf_t held;
     unsigned pushes_sent; /* the model's history pushes when the client's copy was last level */
@@ -116,7 +116,8 @@ static void send_sync(watch_t *w, int history, bool frame)
     char *bytes = vt_sync_bytes(s->vt, history, &len);
     send_term(w->conn, s, bytes, len);
     free(bytes);
-    w->frame_cost = len;
+    if (frame) /* a first sync's whole history is no frame's cost */
+        w->frame_cost = len;
     w->pushes_sent = vt_history_pushes(s->vt);
 }
 
@@ -124,6 +125,7 @@ static void sync_watch(watch_t *w)
 {
     w->stale = false;
     w->holding = w->frame_due = false;
+    w->frame_cost = 0;
     buf_reset(&w->held);
     send_sync(w, w->history, false);
 }

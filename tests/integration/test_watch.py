@@ -166,9 +166,15 @@ def test_slow_client_resyncs(t):
 
 def test_frames(t):
     """A watch over a slow link asks for frames: light output still comes
-    at once, byte for byte; a flood comes as a few frames, not its bytes."""
+    at once, byte for byte; a flood comes as a few frames, not its bytes,
+    also after a first sync with a long history."""
     c = w.connect("far")
     sid = c.call({"cmd": "new", "argv": ["sh"], "cwd": w.ws, "cols": 80, "rows": 24})["session"]["id"]
+    # A long history first (about 400 KB): a watch's first sync carries it.
+    c.call({"cmd": "watch", "session": sid})
+    c.call({"cmd": "input", "session": sid, "data": "yes 0123456789012345678901234567890123456789 | head -n 10000; "
+                                                    "echo HIST-$((1+1))\r"})
+    term_bytes_until(c, sid, b"HIST-2")
     for bad in (5, 5000, "40"):
         r = c.call({"cmd": "watch", "session": sid, "frame_ms": bad})
         t.eq(r.get("error", {}).get("code"), "bad_request", "frame_ms %r is refused" % (bad,), r)
