@@ -158,8 +158,12 @@ def test_resize_follows_terminal(t):
 
 def test_detach_and_reattach(t):
     sid = new_session("keep", "sh", "-c", "for i in 1 2 3; do echo kept-line-$i; done; exec sleep 1000")
+    # The pane's screen once the session's terminal has the pane's size (until
+    # then the columns it lacks are dotted): what attaching again shows.
+    settled = "\u00b7\u00b7\u00b7"
     with tui() as term:
-        first = term.wait("kept-line-3")
+        term.wait("kept-line-3")
+        first = term.wait_absent(settled)
         ready(term)
         term.send("q")
         status = term.exit_status()
@@ -167,7 +171,8 @@ def test_detach_and_reattach(t):
         t.ok("keep running" in term.screen(), "and says the sessions keep running", term.screen())
     t.ok(w.corral("ls").stdout.count("running") >= 1, "the session still runs after detach")
     with tui() as term:
-        again = term.wait("kept-line-3")
+        term.wait("kept-line-3")
+        again = term.wait_absent(settled)
         body = lambda s: [l[29:] for l in s.split("\n")[1:5]]
         t.eq(body(again), body(first), "attaching again shows the pane exactly as it was")
     kill(sid)
