@@ -77,9 +77,6 @@ static void watch(tui_t *t, ui_session *s)
     ask_watch(t, s);
 }
 
-/* Scrolling back or searching a pane whose history came in frames: its
- * whole history is asked for again (a watch again is a fresh sync), so
- * the lines that scrolled past between frames are there too. */
 typedef struct refill {
     tui_t *t;
     int id;
@@ -98,13 +95,17 @@ static void on_refilled(uiconn_t *c, json_t *reply, void *user)
     if (!s)
         return;
     s->refilling = false;
-    if (t->search_waits && s->id == t->selected) {
-        t->search_waits = false;
+    if (t->search_waits == s->id) {
+        t->search_waits = 0;
         tui_message(t, false, "%s", "");
-        tui_search_run(t, 0);
+        if (s->id == t->selected) /* still the pane searched */
+            tui_search_run(t, 0);
     }
 }
 
+/* Scrolling back or searching a pane whose history came in frames: its
+ * whole history is asked for again (a watch again is a fresh sync), so
+ * the lines that scrolled past between frames are there too. */
 static void refill_history(tui_t *t, ui_session *s)
 {
     if (!s || !s->gaps || !s->watched || s->lost || s->refilling)
@@ -258,7 +259,7 @@ static void run_search(tui_t *t, void *ctx)
     (void)ctx;
     ui_session *s = tui_selected(t);
     if (s && s->refilling) { /* its whole history is on its way: searched when here */
-        t->search_waits = true;
+        t->search_waits = s->id;
         tui_message(t, false, "searching once the whole history of %s is here...", hosts_id(t, s->id));
         return;
     }
@@ -949,9 +950,8 @@ static void on_event(tui_t *t, ui_host *h, json_t *ev)
             ended_list_changed(t); /* and an older one's directory its name's .N */
         } else {
             /* The sidebar is drawn whole every frame; of the panes only
-             * this session's title may have changed.  (Every key typed
-             * makes one of these events: a whole screen drawn again for
-             * each would keep the next key's echo waiting.) */
+             * this session's title may have changed (a whole screen drawn
+             * again would keep a key's echo that comes next waiting). */
             s->redraw = true;
         }
         tui_redraw_soon(t);

@@ -129,7 +129,7 @@ typedef struct tui {
 
     /* Search in the selected pane. */
     char search[256];
-    bool search_waits; /* run the search once the selected pane's whole history is here (tui.c) */
+    int search_waits; /* the session whose whole history a search waits for (tui.c); 0: none */
     paint_mark marks[SEARCH_MAX_MARKS];
     int nmarks;
     int match_line, match_col; /* the current match; match_line INT_MIN: none */

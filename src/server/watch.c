@@ -16,7 +16,7 @@
  * A watch over a slow link (another machine's screen, through ssh) asks
  * for frames: output is passed on at once while it is light (an echo
  * costs no wait), but what comes within frame_ms of a period that already
- * carried FRAME_BUDGET bytes (or a frame's worth, when that is more) is
+ * carried FRAME_BUDGET bytes (or the last frame's size, when more) is
  * held, and the period ends with either the held bytes, when they are
  * few, or a frame: a "sync" marked "frame" that recreates the model as it
  * is now, with the history lines that scrolled off since the last send
