@@ -43,6 +43,42 @@ static json_t *glance(const char *name)
     return g;
 }
 
+/* The glances made last, by directory and log mtime: a screen showing
+ * another machine's ended sessions asks every few seconds, and an ended
+ * session's log seldom changes (each glance reads up to 64 KiB). */
+typedef struct glance_memo {
+    char name[32];
+    double mtime;
+    json_t *g;
+} glance_memo;
+static glance_memo memo[GLANCE_MAX];
+static size_t memo_next;
+
+static json_t *glance_memoised(const char *name, double mtime)
+{
+    for (size_t i = 0; i < GLANCE_MAX; i++)
+        if (memo[i].g && memo[i].mtime == mtime && strcmp(memo[i].name, name) == 0)
+            return json_incref(memo[i].g);
+    json_t *g = glance(name);
+    if (g && strlen(name) < sizeof memo->name) {
+        glance_memo *m = &memo[memo_next++ % GLANCE_MAX];
+        json_decref(m->g);
+        snprintf(m->name, sizeof m->name, "%s", name);
+        m->mtime = mtime;
+        m->g = json_incref(g);
+    }
+    return g;
+}
+
+static void forget_glances(server_t *srv)
+{
+    (void)srv;
+    for (size_t i = 0; i < GLANCE_MAX; i++) {
+        json_decref(memo[i].g);
+        memo[i].g = NULL;
+    }
+}
+
 /* {"cmd":"records", "glance"?:N}: the sessions recorded, newest first;
  * the newest N with a glance at each. */
 static void list(conn_t *c, json_t *id, int glances)
@@ -57,7 +93,7 @@ static void list(conn_t *c, json_t *id, int glances)
     json_t *sessions = json_array();
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_pack("{s:s, s:f}", "name", recs[i].name, "mtime", recs[i].mtime);
-        json_t *g = (int)i < glances ? glance(recs[i].name) : NULL;
+        json_t *g = (int)i < glances ? glance_memoised(recs[i].name, recs[i].mtime) : NULL;
         if (g)
             json_object_set_new(e, "glance", g);
         json_array_append_new(sessions, e);
@@ -164,4 +200,5 @@ static const server_command commands[] = {{"records", cmd_records}, {NULL, NULL}
 const server_module records_module = {
     .name = "records",
     .commands = commands,
+    .shutdown = forget_glances,
 };

@@ -333,6 +333,17 @@ def test_records_command(t):
     t.ok("error" in r and "root:" not in json.dumps(r), "a record file swapped for a symlink is not followed", r)
     os.unlink(os.path.join(d, "output.cast"))
     os.rename(os.path.join(d, "output.cast.real"), os.path.join(d, "output.cast"))
+    # A glance (another machine's E): what the log says, again when it changed.
+    live = c.call({"cmd": "new", "argv": ["sh", "-c", "read x"], "cwd": local.ws, "name": "glanced"})["session"]["id"]
+
+    def glanced():
+        r = c.call({"cmd": "records", "glance": 100})
+        return [x.get("glance") for x in r.get("sessions", []) if x["name"] == str(live)][0]
+    g = glanced()
+    t.ok(g and (g.get("id"), g.get("name"), g.get("exited")) == (live, "glanced", False),
+         "records with glance: a session's id, name and no end yet", g)
+    c.call({"cmd": "input", "session": live, "data": "\r"})
+    t.ok(wait_until(lambda: (glanced() or {}).get("exited")), "and its end once its log says so", glanced())
     c.close()
 
 
