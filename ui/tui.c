@@ -46,6 +46,7 @@
 
 #define PASTE_TIMEOUT_S 2.0 /* a paste whose end never comes ends after this quiet */
 #define REMOTE_FRAME_MS 40   /* another machine's heavy output: at most 25 frames a second */
+#define LOCAL_FRAME_MS 16    /* this machine's: as often as the screen draws (screen.c) */
 
 static void paste_end(tui_t *t);
 
@@ -62,9 +63,12 @@ static void ask_watch(tui_t *t, ui_session *s)
 {
     int history = t->conf->scrollback;
     json_t *req = json_pack("{s:s, s:i, s:i}", "cmd", "watch", "session", s->id, "history", history);
-    /* Over ssh every byte costs: heavy output comes as frames (watch.c). */
-    if (hosts_remote_id(s->id))
-        json_object_set_new(req, "frame_ms", json_integer(REMOTE_FRAME_MS));
+    /* Heavy output comes as frames (watch.c): over ssh every byte costs,
+     * and here a flood that the screen can show only 60 times a second
+     * would otherwise be parsed twice, by the server and by this model.
+     * The history lines that scroll past between frames come back when
+     * the pane is scrolled or searched (refill_history). */
+    json_object_set_new(req, "frame_ms", json_integer(hosts_remote_id(s->id) ? REMOTE_FRAME_MS : LOCAL_FRAME_MS));
     hosts_request(t, req, request_ignore, NULL);
 }
 
@@ -862,7 +866,7 @@ static void on_sync(tui_t *t, json_t *ev)
      * pane scrolled back (on_term keeps it on its lines as they grow).
      * So does the sync that refills the history: a scroll position counts
      * from the newest line, which both copies have. */
-    bool frame = json_is_true(json_object_get(ev, "frame")) && s->vt && vt_copy_history(vt, s->vt);
+    bool frame = json_is_true(json_object_get(ev, "frame")) && s->vt && vt_take_history(vt, s->vt);
     bool keep = frame || s->refilling;
     s->gaps = json_is_true(json_object_get(ev, "frame")); /* a refill's sync: whole */
     if (s->vt)

@@ -643,32 +643,50 @@ unsigned vt_history_pushes(const vt_t *vt)
     return vt->pushes;
 }
 
-bool vt_copy_history(vt_t *dst, const vt_t *src)
+bool vt_take_history(vt_t *dst, vt_t *src)
 {
-    if (dst->cols != src->cols || dst->hist.len > 0)
+    if (dst == src || dst->cols != src->cols || dst->hist.len > 0)
         return false;
-    vt_cell *cells = NULL;
-    for (int k = src->hist.len; k >= 1; k--) {
-        const vt_hist_line *l = vt_history_line(&src->hist, k);
-        cells = xrealloc(cells, (size_t)(l->len ? l->len : 1) * sizeof *cells);
-        if (l->len)
-            memcpy(cells, l->cells, (size_t)l->len * sizeof *cells);
-        /* A cell's marks are an index into its own model's table. */
+    /* The lines change hands: a frame comes 25 to 60 times a second, and
+     * a copy of a long history each time would cost more than the bytes
+     * the frame saved. */
+    int max = dst->hist.max;
+    vt_history_free(&dst->hist);
+    dst->hist = src->hist;
+    vt_history_init(&src->hist, src->hist.max);
+    while (dst->hist.len > max) { /* dst keeps less (the scrollback setting changed) */
+        vt_hist_line *l = &dst->hist.lines[dst->hist.head];
+        free(l->cells);
+        l->cells = NULL;
+        l->len = 0;
+        dst->hist.head = (dst->hist.head + 1) % dst->hist.cap;
+        dst->hist.len--;
+    }
+    dst->hist.max = max;
+    /* A cell's marks are an index into its own model's table.  A fresh
+     * model has none of its own: it takes src's table whole.  One that
+     * has some enters each line's marks in its own. */
+    if (dst->comb.len == 0) {
+        vt_comb_table empty = dst->comb;
+        dst->comb = src->comb;
+        src->comb = empty;
+        src->last_comb = 0;
+        return true;
+    }
+    for (int k = 0; k < dst->hist.len; k++) {
+        vt_hist_line *l = &dst->hist.lines[(dst->hist.head + k) % dst->hist.cap];
         for (int i = 0; i < l->len; i++) {
-            if (!cells[i].comb)
+            if (!l->cells[i].comb)
                 continue;
-            const vt_comb_entry *e = vt_comb_get(&src->comb, cells[i].comb);
+            const vt_comb_entry *e = vt_comb_get(&src->comb, l->cells[i].comb);
             uint32_t marks[VT_COMB_MARKS + 1];
             int n = e ? e->n : 0;
             for (int j = 0; j < n; j++)
                 marks[j] = e->cp[j];
             marks[n] = 0;
-            cells[i].comb = n ? vt_comb_intern(&dst->comb, marks) : 0;
+            l->cells[i].comb = n ? vt_comb_intern(&dst->comb, marks) : 0;
         }
-        vt_row r = { cells, l->len, l->wrapped };
-        vt_history_push(&dst->hist, &r);
     }
-    free(cells);
     return true;
 }
 

@@ -165,11 +165,12 @@ char *vt_sync_bytes(const vt_t *vt, int max_history, size_t *len);
  * only grows, wrapping at UINT_MAX): how many scrolled off between two
  * moments, for a watch that sends frames instead of every byte. */
 unsigned vt_history_pushes(const vt_t *vt);
-/* Give dst, a fresh model, a copy of src's history (oldest first, with
- * each line's marks and wrapped flag): a client that replaces its model
- * by a frame's keeps the history it had.  Nothing is copied, and false
- * returned, when the widths differ or dst already has history. */
-bool vt_copy_history(vt_t *dst, const vt_t *src);
+/* Move src's history into dst, a model without history (oldest first,
+ * with each line's marks and wrapped flag; src is left without any): a
+ * client that replaces its model by a frame's keeps the history it had,
+ * at no cost per line.  Nothing moves, and false is returned, when the
+ * widths differ or dst already has history. */
+bool vt_take_history(vt_t *dst, vt_t *src);
 /* Damage: one flag per visible row, set by any change to it. */
 bool vt_row_dirty(const vt_t *vt, int row);
 void vt_clear_damage(vt_t *vt);

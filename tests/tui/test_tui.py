@@ -278,6 +278,40 @@ def test_scrollback_and_search(t):
     kill(sid)
 
 
+def test_a_flood_comes_in_frames(t):
+    """A flood is drawn as frames (the screen cannot show more than ~60 a
+    second; server/watch.c): the pane shows its end at once, and scrolling
+    back or searching brings the whole history, so lines that scrolled
+    past between two frames are there, in order."""
+    go = os.path.join(w.ws, "go-flood")
+    sid = new_session("flood", "sh", "-c", "i=1; while [ $i -le 40 ]; do echo pre-$i; i=$((i+1)); done; "
+                      "while [ ! -e go-flood ]; do sleep 0.05; done; seq 1 200000; echo flood-over; exec sleep 1000")
+    with tui() as term:
+        term.wait("pre-40")
+        ready(term)
+        open(go, "w").close()
+        s = term.wait("flood-over", timeout=60)
+        t.ok("200000" in s, "a flood ends on screen as it ends", s)
+        term.send("/")
+        term.wait("Search")
+        term.send("195000")
+        term.keys("Enter")
+        term.wait("SCROLL")
+        s = term.wait_regex("195000$")
+        t.ok("194999" in s and "195001" in s,
+             "a line that scrolled past between frames is in the history when searched", s)
+        term.keys("Esc")
+        term.wait("flood-over")
+        term.keys("PgUp")
+        s = term.wait("SCROLL")
+        nums = [int(x) for x in re.findall(r"\u2502(\d+)\s*$", s, re.M)]
+        t.ok(len(nums) > 10 and all(b == a + 1 for a, b in zip(nums, nums[1:])),
+             "scrolled back, the flood's lines follow one another without a gap", s)
+        term.keys("Esc")
+    os.unlink(go)
+    kill(sid)
+
+
 def test_scroll_mode_keys(t):
     """G stays in scroll mode; the hint shows the search key '/'; the search
     prompt starts with the last query selected (typing replaces it); n past
@@ -582,7 +616,7 @@ if __name__ == "__main__":
     run_tests(Tap(), [test_attach_shows_sessions, test_new_session_and_typing, test_layouts,
                       test_resize_follows_terminal, test_detach_and_reattach, test_two_tuis_live,
                       test_session_escapes_stay_inside, test_bell_is_a_mark, test_fullscreen_program,
-                      test_scrollback_and_search, test_scroll_mode_keys, test_selection_stops_at_the_ends,
+                      test_scrollback_and_search, test_a_flood_comes_in_frames, test_scroll_mode_keys, test_selection_stops_at_the_ends,
                       test_kill_asks_first, test_mouse_click_selects, test_help_lists_keys, test_drawing,
                       test_themes, test_bad_theme_error, test_bad_theme_in_config, test_truecolour, test_demo,
                       # after the demo's restart: the sidebar is short of ended sessions again

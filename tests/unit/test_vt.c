@@ -1026,7 +1026,7 @@ static void assert_same_history_marks(vt_t *a, vt_t *b)
 
 /* A watch in frames (server/watch.c): the client's copy is level with the
  * server's model, output goes on there unseen, and a frame (a fresh model
- * given the copy's history, then the sync bytes with the lines that
+ * that takes the copy's history, then the sync bytes with the lines that
  * scrolled since) is level again: history, marks, wraps and screen. */
 static void test_frame_keeps_history(void **state)
 {
@@ -1053,10 +1053,16 @@ static void test_frame_keeps_history(void **state)
         w(server, "\033[1mprompt$ \033[0m");
         assert_int_equal(vt_history_pushes(server) - sent, (unsigned)scrolled);
         vt_t *frame = vt_new(6, 20, 200, NULL, NULL);
-        /* Marks of its own first: the copy's are entered in its table. */
-        w(frame, "x\xcc\x83\xcc\x84 y\xcc\x8a");
-        assert_true(vt_copy_history(frame, client));
-        assert_false(vt_copy_history(frame, client)); /* only into a fresh model */
+        /* A fresh model takes the copy's table of marks whole; one with
+         * marks of its own (as the screen's never has) enters the
+         * history's in its table. */
+        if (scrolled != 3)
+            w(frame, "x\xcc\x83\xcc\x84 y\xcc\x8a");
+        int had = vt_scrollback_len(client);
+        assert_true(vt_take_history(frame, client));
+        assert_int_equal(vt_scrollback_len(frame), had);
+        assert_int_equal(vt_scrollback_len(client), 0); /* moved, not copied */
+        assert_false(vt_take_history(frame, client)); /* only into a model without history */
         bytes = vt_sync_bytes(server, scrolled, &len);
         vt_write(frame, bytes, len);
         free(bytes);
@@ -1070,9 +1076,28 @@ static void test_frame_keeps_history(void **state)
     }
     /* A model of another width takes nothing. */
     vt_t *wide = vt_new(6, 30, 200, NULL, NULL);
-    assert_false(vt_copy_history(wide, client));
+    int had = vt_scrollback_len(client);
+    assert_false(vt_take_history(wide, client));
     assert_int_equal(vt_scrollback_len(wide), 0);
+    assert_int_equal(vt_scrollback_len(client), had);
     vt_free(wide);
+    /* One that keeps less history (the setting changed) takes the newest
+     * lines, and goes on from there. */
+    vt_t *small = vt_new(6, 20, 5, NULL, NULL);
+    assert_true(had > 5);
+    int len_newest;
+    const vt_cell *newest = vt_line(client, -1, &len_newest);
+    vt_cell keep[64];
+    memcpy(keep, newest, (size_t)len_newest * sizeof *keep);
+    assert_true(vt_take_history(small, client));
+    assert_int_equal(vt_scrollback_len(small), 5);
+    int len_small;
+    const vt_cell *got = vt_line(small, -1, &len_small);
+    assert_int_equal(len_small, len_newest);
+    assert_memory_equal(got, keep, (size_t)len_newest * sizeof *keep);
+    w(small, "\r\n\r\n\r\n\r\n\r\n\r\n\r\nmore\r\n");
+    assert_int_equal(vt_scrollback_len(small), 5);
+    vt_free(small);
     vt_free(client);
     vt_free(server);
 }
