@@ -285,9 +285,8 @@ static void send_to_session(tui_t *t, ui_session *s, const char *bytes, size_t l
         return;
     size_t b64n;
     char *b64 = base64_encode(bytes, len, &b64n);
-    /* quiet: no reply on success.  Over ssh (no terminal, so no
-     * TCP_NODELAY) a reply sent just before the key's echo would make the
-     * echo wait for the reply's ACK (Nagle): up to 40 ms more. */
+    /* quiet: no reply on success.  A reply per key is work for both ends
+     * and, over ssh, a packet per key ahead of the echo on the link. */
     hosts_request(t, json_pack("{s:s, s:i, s:s%, s:b}", "cmd", "input", "session", s->id, "data_b64", b64, b64n,
                                "quiet", 1), NULL, NULL);
     free(b64);

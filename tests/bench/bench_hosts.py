@@ -11,11 +11,12 @@ namespaces as root; where netem cannot be had, a relay of this script's
 that delays the same, the output says why), its round trip measured first.
 
 1. Key to echo: KEYS letters typed one at a time, as bench_tui.py types
-   them (benchlib.key_echo_ms: from the write of a key to the client's PTY
+   them (benchlib.key_echo_ms_each: from the write of a key to the client's PTY
    until the letter is in its output, escape sequences stripped), into
    the screen zoomed on another machine's session running `cat`
    (`corral -H HOST attach ID`, a 200x52 PTY), and into `ssh -t HOST`
-   running `tmux attach` there to a session running `cat` (200x51).
+   running `tmux attach` there to a session running `cat` (200x51), a key
+   to each in turn, so the link's jitter falls on both alike.
    Target: corral's p99 within the link's round trip + 10 ms.
 2. Bytes over the link while a visible 200x50 pane streams `seq 1 N`: the
    session prints READY-6 and waits; once the client's screen shows it, a
@@ -44,7 +45,7 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, key_echo_ms, median, now, on_exit, p99,
+from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, key_echo_ms_each, median, now, on_exit, p99,
                       run_cleanups, sized)
 from linklab import Link
 from sshlab import SshLab
@@ -146,19 +147,28 @@ def tmux_attach_command(tm):
 
 # ---- 1. key to echo -----------------------------------------------------------
 
-def key_echo(sys_, rtt_s):
-    """Milliseconds from each key's write to its letter in the client's output."""
-    sid = sys_.new_session(ECHO_SH)
-    t = RawTerm(sys_.client_argv(sid), sys_.client_rows(), COLS, sys_.env())
+def key_echo(systems, rtt_s):
+    """Milliseconds from each key's write to its letter in each client's
+    output, keys typed into the clients in turn (benchlib.key_echo_ms_each),
+    so the link's jitter and the machine's load fall on both alike."""
+    terms, sids = [], []
     try:
-        t.wait_text(b"READY-6")
-        t.drain(0.3 + 2 * rtt_s)  # the first frames after attaching
+        for sys_ in systems:
+            sid = sys_.new_session(ECHO_SH)
+            sids.append((sys_, sid))
+            t = RawTerm(sys_.client_argv(sid), sys_.client_rows(), COLS, sys_.env())
+            terms.append(t)
+            t.wait_text(b"READY-6")
+            t.drain(0.3 + 2 * rtt_s)  # the first frames after attaching
         # A return's echo, and what the client redraws for it, let through
         # before the next key: a round trip and then some.
-        return key_echo_ms(t, KEYS, newline_quiet=0.05 + 2 * rtt_s)
+        outs = key_echo_ms_each(terms, KEYS, newline_quiet=0.05 + 2 * rtt_s)
+        return {sys_.name: xs for sys_, xs in zip(systems, outs)}
     finally:
-        t.close()
-        sys_.end_session(sid)
+        for t in terms:
+            t.close()
+        for sys_, sid in sids:
+            sys_.end_session(sid)
 
 
 # ---- 2. bytes over the link while a pane streams ------------------------------------
@@ -321,7 +331,7 @@ def main():
     theirs = TmuxThere(tm, lab, link) if tm else None
     systems = [ours] + ([theirs] if theirs else [])
 
-    lat = {s.name: key_echo(s, rtt_s) for s in systems}
+    lat = key_echo(systems, rtt_s)
 
     size = len(subprocess.run(["seq", "1", str(N)], capture_output=True, check=True).stdout)
     flow = {s.name: stream(s, link, use_vtdrive) for s in systems}

@@ -12,7 +12,8 @@ same run.
    terminal model and answers the wait as soon as the screen holds the text
    (CORRAL_VTDRIVE names it; without it, the TUI's raw bytes are searched
    instead).  MB/s are file bytes / seconds.  Target: corral's median at
-   least tmux's.
+   least 1.3 times tmux's (the screen asks for this machine's sessions in
+   frames too, so a flood is parsed once, by the server).
 2. Input latency: 1000 letters (a..z in turn) typed one at a time into a
    session running `cat`, each from the write of the key to the TUI's PTY
    master until the letter is in the TUI's output (escape sequences
@@ -20,7 +21,9 @@ same run.
    key goes 30..70 ms (random, fixed seed) after the one before, a fast
    typist's pace that does not lock into step with any timer of the TUI
    (its 16 ms frame cap, its 1 s tick); a return every 50 keys keeps the
-   line from wrapping.  Target: corral's p99 under 10 ms.
+   line from wrapping.  The keys go to both TUIs in the same run, in turn
+   (benchlib.key_echo_ms_each), so what else the machine does falls on
+   both.  Targets: corral's p99 under 10 ms, and at most tmux's.
 
 No time is asserted (benchmarks are not tests); each target's line says
 whether it is met.  Usage: bench_tui.py [RUNS] [KEYS].
@@ -38,7 +41,7 @@ import os
 import subprocess
 import sys
 
-from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, key_echo_ms, median, now, on_exit, p99,
+from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, key_echo_ms_each, median, now, on_exit, p99,
                       run_cleanups, sized)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -54,7 +57,8 @@ N = sized(7000000, 20000)
 COLS, ROWS = 200, 50
 PACE_MS = (30, 70)  # from one key to the next, uniform
 NEWLINE_EVERY = 50
-FRAME_MS = 16  # ui/tui.c: at most ~60 frames a second
+FRAME_MS = 16  # ui/screen.c: at most ~60 frames a second
+THROUGHPUT_TARGET = 1.3  # corral's median MB/s at least this times tmux's
 WAIT = 300  # bound of any one wait, seconds: only a hang reaches it
 TAG = "corral-bench-tui-%d" % os.getpid()
 
@@ -190,17 +194,25 @@ def throughput_once(sys_, use_vtdrive):
 
 # ---- 2. latency ---------------------------------------------------------------
 
-def latency(sys_):
-    """Milliseconds from each key's write to its letter in the TUI's output."""
-    sid = sys_.new_session(LATENCY_SH)
-    t = RawTerm(sys_.client_argv(sid), sys_.client_rows(), COLS, sys_.env())
+def latency(systems):
+    """Milliseconds from each key's write to its letter in each TUI's
+    output, keys typed into the TUIs in turn (benchlib.key_echo_ms_each)."""
+    terms, sids = [], []
     try:
-        t.wait_text(b"READY-6")
-        t.drain(0.3)  # the first frames after attaching
-        return key_echo_ms(t, KEYS, PACE_MS, NEWLINE_EVERY)
+        for sys_ in systems:
+            sid = sys_.new_session(LATENCY_SH)
+            sids.append((sys_, sid))
+            t = RawTerm(sys_.client_argv(sid), sys_.client_rows(), COLS, sys_.env())
+            terms.append(t)
+            t.wait_text(b"READY-6")
+            t.drain(0.3)  # the first frames after attaching
+        outs = key_echo_ms_each(terms, KEYS, PACE_MS, NEWLINE_EVERY)
+        return {sys_.name: xs for sys_, xs in zip(systems, outs)}
     finally:
-        t.close()
-        sys_.end_session(sid)
+        for t in terms:
+            t.close()
+        for sys_, sid in sids:
+            sys_.end_session(sid)
 
 
 # ---- report -------------------------------------------------------------------
@@ -231,9 +243,7 @@ def main():
                 outb[s.name].append(out / 1e6)
                 cpus[s.name].append(cpu)
 
-        lat = {}
-        for s in systems:
-            lat[s.name] = latency(s)
+        lat = latency(systems)
 
         print("TUI throughput: %d runs each of `seq 1 %d` (%.1f MB) in a visible %dx%d pane, "
               "release to END-42 on the TUI's screen, MB/s of file bytes" % (RUNS, N, size / 1e6, COLS, ROWS))
@@ -258,15 +268,15 @@ def main():
 
         if theirs:
             ratio = median(mbps["corral"]) / median(mbps["tmux"])
-            met = ratio >= 1
+            met = ratio >= THROUGHPUT_TARGET
             why = ""
             if not met:
                 c = cpus["corral"]
                 why = " (CPU s per run: server %.2f, TUI %.2f, in %.2f s of wall time on %d CPUs)" % (
                     median([x[0] for x in c]), median([x[1] for x in c]), size / 1e6 / median(mbps["corral"]),
                     os.cpu_count())
-            print("target throughput: corral/tmux %.2fx, corral's median >= tmux's: %s%s" %
-                  (ratio, "met" if met else "NOT met", why))
+            print("target throughput: corral/tmux %.2fx, corral's median >= %.1fx tmux's: %s%s" %
+                  (ratio, THROUGHPUT_TARGET, "met" if met else "NOT met", why))
         else:
             print("target throughput: tmux not installed, no reference figure: NOT met (unmeasured)")
         xs = lat["corral"]
@@ -277,6 +287,10 @@ def main():
                    "of the TUI's %d ms frame cap" % (len(slow), FRAME_MS + 2, FRAME_MS))
         print("target input latency: corral p99 %.2f ms < 10 ms: %s" %
               (p99(xs), "met" if p99(xs) < 10 else "NOT met (median %.2f ms%s)" % (median(xs), why)))
+        if theirs:
+            ref = p99(lat["tmux"])
+            print("target input latency beside tmux: corral p99 %.2f ms <= tmux's %.2f ms: %s" %
+                  (p99(xs), ref, "met" if p99(xs) <= ref else "NOT met"))
     finally:
         run_cleanups()
 

@@ -257,19 +257,30 @@ def key_echo_ms(t, keys, pace_ms=(30, 70), newline_every=50, newline_quiet=0.05)
     through (until nothing came for newline_quiet s) before the next key.
     Returns the milliseconds from each key's write to the master until its
     letter is in the output (escape sequences stripped)."""
-    out = []
+    return key_echo_ms_each([t], keys, pace_ms, newline_every, newline_quiet)[0]
+
+
+def key_echo_ms_each(terms, keys, pace_ms=(30, 70), newline_every=50, newline_quiet=0.05):
+    """key_echo_ms for several programs in the same run, a key to each in
+    turn (who goes first alternates), so that whatever else the machine
+    does meanwhile falls on all of them alike.  Returns one list of
+    milliseconds per program."""
+    outs = [[] for _ in terms]
     last = 0.0
     rnd = random.Random(42)
     for i in range(keys):
-        if i and i % newline_every == 0:
-            t.write(b"\r")
-            t.drain(newline_quiet)
-        gap = last + rnd.uniform(*pace_ms) / 1000.0 - now()
-        if gap > 0:
-            time.sleep(gap)  # pacing the typist, not waiting for output
-        letter = bytes([0x61 + i % 26])
-        last = now()
-        t.write(letter)
-        out.append((t.wait_text(letter, timeout=30) - last) * 1000)
-        t.drain(0.005)  # the rest of that frame
-    return out
+        order = list(range(len(terms))) if i % 2 == 0 else list(reversed(range(len(terms))))
+        for k in order:
+            t = terms[k]
+            if i and i % newline_every == 0:
+                t.write(b"\r")
+                t.drain(newline_quiet)
+            gap = last + rnd.uniform(*pace_ms) / 1000.0 - now()
+            if gap > 0:
+                time.sleep(gap)  # pacing the typist, not waiting for output
+            letter = bytes([0x61 + i % 26])
+            last = now()
+            t.write(letter)
+            outs[k].append((t.wait_text(letter, timeout=30) - last) * 1000)
+            t.drain(0.005)  # the rest of that frame
+    return outs
