@@ -18,6 +18,10 @@ that delays the same, the output says why), its round trip measured first.
    running `tmux attach` there to a session running `cat` (200x51), a key
    to each in turn, so the link's jitter falls on both alike.
    Target: corral's p99 within the link's round trip + 10 ms.
+   Then the same while the pane beside streams `seq` without end (corral:
+   the supervisor's keys split the screen; tmux: split-window), which is
+   what the target is about: a stream on the same link must not keep the
+   keys waiting.
 2. Bytes over the link while a visible 200x50 pane streams `seq 1 N`: the
    session prints READY-6 and waits; once the client's screen shows it, a
    return typed into the client releases it, and the count runs until
@@ -70,6 +74,8 @@ TAG = "corral-bench-hosts-%d" % os.getpid()
 
 ECHO_SH = "echo READY-$((2*3)); exec cat"
 STREAM_SH = "echo READY-$((2*3)); read x; seq 1 %d; echo END-$((6*7)); read y" % N
+# Digits only, for as long as the keys are typed beside it.
+BUSY_SH = "echo STREAM-$((3*3)); while [ ! -e %s ]; do sleep 0.05; done; while :; do seq 1 100000; done"
 
 end_on_signals()
 
@@ -103,6 +109,20 @@ class CorralThere:
     def env(self):
         return dict(self.local.env, **self.lab.env)
 
+    def busy(self, go):
+        """Two sessions there, the streaming one (waiting for go) made
+        first; the client's argv, and what it is typed to show both: the
+        supervisor's keys (C-]), the list hidden (s: only the panes are
+        drawn), the vertical split (t) and the pane of cat focused
+        (Enter)."""
+        r = self.one.corral("new", "-n", "busy-stream", "-C", self.one.ws, "--size", "%dx%d" % (COLS // 2, ROWS),
+                            "--", "sh", "-c", BUSY_SH % go)
+        if r.returncode != 0:
+            raise RuntimeError("corral new failed: %s%s" % (r.stdout, r.stderr))
+        sid = self.new_session(ECHO_SH)
+        return self.client_argv(sid), [b"\x1d", b"s", b"t", b"\r"], lambda: (self.end_session(sid),
+                                                                              self.end_session(r.stdout.strip()))
+
 
 class TmuxThere:
     """tmux on the far side, attached through `ssh -t`."""
@@ -134,6 +154,14 @@ class TmuxThere:
         e = dict(os.environ)
         e.pop("TMUX", None)
         return e
+
+    def busy(self, go):
+        """The streaming pane and, split beside it and focused, cat."""
+        self.tm.kill()
+        self.tm("new-session", "-d", "-x", str(COLS), "-y", str(ROWS), "sh -c '%s'" % (BUSY_SH % go))
+        self.tm("set", "-g", "status-interval", "0")
+        self.tm("split-window", "-h", "sh -c '%s'" % ECHO_SH)
+        return self.client_argv("0"), [], self.tm.kill
 
 
 def tmux_attach_command(tm):
@@ -169,6 +197,47 @@ def key_echo(systems, rtt_s):
             t.close()
         for sys_, sid in sids:
             sys_.end_session(sid)
+
+
+def key_echo_busy(systems, rtt_s, scratch, keys):
+    """The same while the pane beside streams `seq` without end: what is
+    measured is whether a stream on the same link keeps the keys waiting.
+    The letters are looked for in what the client draws; the streaming
+    pane draws digits only, and nothing else on the screen changes."""
+    go = os.path.join(scratch, "go-busy-%d" % os.getpid())
+    terms, ends = [], []
+    try:
+        for sys_ in systems:
+            argv, keys_in, end = sys_.busy(go)
+            ends.append(end)
+            t = RawTerm(argv, sys_.client_rows(), COLS, sys_.env())
+            terms.append(t)
+            t.wait_text(b"READY-6")
+            seen = b""
+            for k in keys_in:
+                t.write(k)
+                end = now() + 0.2 + 2 * rtt_s
+                while now() < end:
+                    data = t.read(end - now())
+                    if data:
+                        seen += t.strip.feed(data)
+            if keys_in and b"STREAM-9" not in seen:
+                raise RuntimeError("%s: the split did not show the streaming pane; the screen drew %r" %
+                                   (sys_.name, seen[-600:]))
+            t.drain(0.5 + 2 * rtt_s)  # past the keys held after a change of focus
+        open(go, "w").close()
+        for t in terms:
+            t.drain(0.5, most=1.0)  # the stream is on the screen
+        return dict(zip([s.name for s in systems], key_echo_ms_each(terms, keys, newline_quiet=0.05 + 2 * rtt_s)))
+    finally:
+        for t in terms:
+            t.close()
+        for end in ends:
+            end()
+        try:
+            os.unlink(go)
+        except OSError:
+            pass
 
 
 # ---- 2. bytes over the link while a pane streams ------------------------------------
@@ -365,6 +434,7 @@ def main():
             mastered.append(every)
             missing += miss
         end_masters()
+    busy = key_echo_busy(systems, rtt_s, scratch, KEYS)
     logins = [ssh_logins(lab, link, 1) for _ in range(RUNS)]
     logins3 = [ssh_logins(lab, link, len(MACHINES)) for _ in range(RUNS)]
 
@@ -380,6 +450,14 @@ def main():
         ms_line("ssh -t HOST tmux attach, cat there", lat["tmux"], limit)
     else:
         print("  ssh -t HOST tmux attach: not measured (%s)" % no_tmux)
+    print("Key to echo while the pane beside streams `seq` without end (a vertical split, %d keys each), ms" % KEYS)
+    ms_line("corral -H HOST attach, cat there", busy["corral"], limit)
+    if theirs:
+        ms_line("ssh -t HOST tmux attach, cat there", busy["tmux"], limit)
+    early = {n: len([x for x in xs if x < 0.9 * median(rtt)]) for n, xs in busy.items()}
+    if any(early.values()):
+        print("  (keys echoed sooner than a round trip, so something else on the screen was taken for them: %s)" %
+              ", ".join("%s %d" % kv for kv in early.items()))
     print("Streaming pane: `seq 1 %d` (%.1f MB) in a visible %dx%d pane on the far side, release to END-42 on "
           "the client's screen (%s); bytes over the link, both ways" %
           (N, size / 1e6, COLS, ROWS, "vtdrive, screen modelled" if use_vtdrive else "raw output searched"))
@@ -409,6 +487,12 @@ def main():
     if theirs:
         ys = lat["tmux"]
         line += " (tmux's p99 %.2f ms: %s)" % (p99(ys), "met" if p99(ys) <= limit else "NOT met")
+    print(line)
+    xs_b = busy["corral"]
+    line = "target key to echo while a pane streams: corral p99 %.2f ms <= round trip %.2f ms + 10 ms: %s" % (
+        p99(xs_b), rt, "met" if p99(xs_b) <= limit else "NOT met (median %.2f ms)" % median(xs_b))
+    if theirs:
+        line += " (tmux's p99 %.2f ms: %s)" % (p99(busy["tmux"]), "met" if p99(busy["tmux"]) <= limit else "NOT met")
     print(line)
     # The link's own p99 (a relay's or netem's jitter) is under every key's
     # p99: the same target read p99 to p99.

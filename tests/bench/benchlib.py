@@ -221,12 +221,16 @@ class RawTerm:
             seen = (seen + self.strip.feed(data))[-4096:]
             if text in seen:
                 return now()
+            if now() > end:  # a stream that never pauses keeps read() from timing out
+                raise RuntimeError("timeout waiting for %r; output ends %r" % (text, seen[-300:]))
 
-    def drain(self, quiet):
-        """Read until nothing has come for quiet seconds."""
+    def drain(self, quiet, most=None):
+        """Read until nothing has come for quiet seconds, or (beside a
+        stream that never pauses) for at most `most` seconds."""
+        end = now() + most if most is not None else None
         while True:
-            data = self.read(quiet)
-            if not data:
+            data = self.read(quiet if end is None else min(quiet, max(end - now(), 0)))
+            if not data or (end is not None and now() >= end):
                 return
 
     def close(self):
@@ -274,7 +278,7 @@ def key_echo_ms_each(terms, keys, pace_ms=(30, 70), newline_every=50, newline_qu
             t = terms[k]
             if i and i % newline_every == 0:
                 t.write(b"\r")
-                t.drain(newline_quiet)
+                t.drain(newline_quiet, most=10 * newline_quiet)
             gap = last + rnd.uniform(*pace_ms) / 1000.0 - now()
             if gap > 0:
                 time.sleep(gap)  # pacing the typist, not waiting for output
@@ -282,5 +286,5 @@ def key_echo_ms_each(terms, keys, pace_ms=(30, 70), newline_every=50, newline_qu
             last = now()
             t.write(letter)
             outs[k].append((t.wait_text(letter, timeout=30) - last) * 1000)
-            t.drain(0.005)  # the rest of that frame
+            t.drain(0.005, most=0.05)  # the rest of that frame
     return outs
