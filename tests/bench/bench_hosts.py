@@ -49,8 +49,8 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, key_echo_ms_each, median, now, on_exit, p99,
-                      run_cleanups, sized)
+from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, key_echo_ms_each, key_echo_systems, median,
+                      now, on_exit, p99, run_cleanups, sized)
 from linklab import Link
 from sshlab import SshLab
 
@@ -178,25 +178,11 @@ def tmux_attach_command(tm):
 def key_echo(systems, rtt_s):
     """Milliseconds from each key's write to its letter in each client's
     output, keys typed into the clients in turn (benchlib.key_echo_ms_each),
-    so the link's jitter and the machine's load fall on both alike."""
-    terms, sids = [], []
-    try:
-        for sys_ in systems:
-            sid = sys_.new_session(ECHO_SH)
-            sids.append((sys_, sid))
-            t = RawTerm(sys_.client_argv(sid), sys_.client_rows(), COLS, sys_.env())
-            terms.append(t)
-            t.wait_text(b"READY-6")
-            t.drain(0.3 + 2 * rtt_s)  # the first frames after attaching
-        # A return's echo, and what the client redraws for it, let through
-        # before the next key: a round trip and then some.
-        outs = key_echo_ms_each(terms, KEYS, newline_quiet=0.05 + 2 * rtt_s)
-        return {sys_.name: xs for sys_, xs in zip(systems, outs)}
-    finally:
-        for t in terms:
-            t.close()
-        for sys_, sid in sids:
-            sys_.end_session(sid)
+    so the link's jitter and the machine's load fall on both alike.  A
+    return's echo, and what the client redraws for it, is let through
+    before the next key: a round trip and then some."""
+    return key_echo_systems(systems, ECHO_SH, COLS, KEYS, settle=0.3 + 2 * rtt_s,
+                            newline_quiet=0.05 + 2 * rtt_s)
 
 
 def key_echo_busy(systems, rtt_s, scratch, keys):

@@ -52,7 +52,7 @@ import os
 import subprocess
 import sys
 
-from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, key_echo_ms_each, median, now, on_exit, p99,
+from benchlib import (CORRAL, RawTerm, Tmux, World, arg, end_on_signals, key_echo_systems, median, now, on_exit, p99,
                       run_cleanups, sized)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -208,22 +208,7 @@ def throughput_once(sys_, use_vtdrive):
 def latency(systems):
     """Milliseconds from each key's write to its letter in each TUI's
     output, keys typed into the TUIs in turn (benchlib.key_echo_ms_each)."""
-    terms, sids = [], []
-    try:
-        for sys_ in systems:
-            sid = sys_.new_session(LATENCY_SH)
-            sids.append((sys_, sid))
-            t = RawTerm(sys_.client_argv(sid), sys_.client_rows(), COLS, sys_.env())
-            terms.append(t)
-            t.wait_text(b"READY-6")
-            t.drain(0.3)  # the first frames after attaching
-        outs = key_echo_ms_each(terms, KEYS, PACE_MS, NEWLINE_EVERY)
-        return {sys_.name: xs for sys_, xs in zip(systems, outs)}
-    finally:
-        for t in terms:
-            t.close()
-        for sys_, sid in sids:
-            sys_.end_session(sid)
+    return key_echo_systems(systems, LATENCY_SH, COLS, KEYS, pace_ms=PACE_MS, newline_every=NEWLINE_EVERY)
 
 
 # ---- report -------------------------------------------------------------------

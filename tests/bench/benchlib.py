@@ -264,6 +264,30 @@ def key_echo_ms(t, keys, pace_ms=(30, 70), newline_every=50, newline_quiet=0.05)
     return key_echo_ms_each([t], keys, pace_ms, newline_every, newline_quiet)[0]
 
 
+def key_echo_systems(systems, sh, cols, keys, settle=0.3, **kw):
+    """key_echo_ms_each into a session of each system (an object with
+    name, new_session(sh), end_session(id), client_argv(id), client_rows()
+    and env(), as the benchmarks define them) running sh, which prints
+    READY-6 and then echoes; its client on a RawTerm of cols columns, let
+    settle seconds after READY-6 first.  {system's name: milliseconds}."""
+    terms, sids = [], []
+    try:
+        for sys_ in systems:
+            sid = sys_.new_session(sh)
+            sids.append((sys_, sid))
+            t = RawTerm(sys_.client_argv(sid), sys_.client_rows(), cols, sys_.env())
+            terms.append(t)
+            t.wait_text(b"READY-6")
+            t.drain(settle)  # the first frames after attaching
+        outs = key_echo_ms_each(terms, keys, **kw)
+        return {sys_.name: xs for sys_, xs in zip(systems, outs)}
+    finally:
+        for t in terms:
+            t.close()
+        for sys_, sid in sids:
+            sys_.end_session(sid)
+
+
 def key_echo_ms_each(terms, keys, pace_ms=(30, 70), newline_every=50, newline_quiet=0.05):
     """key_echo_ms for several programs in the same run, a key to each in
     turn (who goes first alternates), so that whatever else the machine
