@@ -39,14 +39,14 @@ for the frame cap, so ~35% of keys took 2..17 ms and p99 was ~16 ms (at a
 100 ms pace, ~3% did).
 
 Since the screen watches this machine's sessions in frames too (ui/tui.c),
-a flood is parsed once, by the server: 1.8x tmux's rate, the TUI at ~0.15
+a flood is parsed once, by the server: 1.8x-1.9x tmux's rate, the TUI at ~0.15
 CPU s a run.  The slow keys of both TUIs then took whole multiples of
 ~3 ms (3.1, 6.2, 9.3, 12.4): `perf sched timehist` showed the writer of
 an echo and the kworker its write woke each "running" for 2.9 ms at the
 same moment, a stall of this VM rather than work.  corral's key passes
 one process more than tmux's (the server hands the echo to the screen,
 where tmux's server writes the client's terminal itself), so it meets
-such stalls more often: keys typed in turn, corral's p99 11-12 ms against
+such stalls more often: keys typed in turn, corral's p99 11-13 ms against
 tmux's 4-7 ms, medians 0.8 against 0.4."""
 import os
 import subprocess
