@@ -398,18 +398,40 @@ static void on_saved(uiconn_t *c, json_t *reply, void *user)
                     json_string_value(json_object_get(err, "message")));
 }
 
+/* A kept tile of another machine not put back yet: it stays while its
+ * tile is free (that machine may be down for this whole run). */
+static bool there_pending(tui_t *t, int k)
+{
+    return t->tiles.kept[t->tiles.there[k].tile] == 0;
+}
+
 void tiles_save(tui_t *t)
 {
     t->tiles.changed = true;
-    json_t *kept = json_array(), *expanded = json_array();
-    /* This machine's server keeps this machine's tiles: another machine's
-     * session is not its to name, and may have another number next time. */
-    for (int i = 0; i < LAYOUT_MAX_PANES; i++)
-        json_array_append_new(kept, json_integer(hosts_remote_id(t->tiles.kept[i]) ? 0 : t->tiles.kept[i]));
+    json_t *kept = json_array(), *expanded = json_array(), *there = json_array();
+    /* This machine's server checks this machine's tiles against its store;
+     * another machine's are kept by that machine's name and its server's
+     * id, which the screen finds again next time. */
+    for (int i = 0; i < LAYOUT_MAX_PANES; i++) {
+        int id = t->tiles.kept[i];
+        const ui_host *h = hosts_remote_id(id) ? hosts_of(t, id) : NULL;
+        json_array_append_new(kept, json_integer(hosts_remote_id(id) ? 0 : id));
+        if (h && h->name && strlen(h->name) <= TILES_CLIENT_MAX) /* the server's bound on a name */
+            json_array_append_new(there, json_pack("{s:i, s:s, s:i}", "tile", i, "host", h->name, "session",
+                                                   hosts_server_id(id)));
+    }
+    int n = 0;
+    for (int k = 0; k < t->tiles.nthere; k++)
+        if (there_pending(t, k)) {
+            t->tiles.there[n++] = t->tiles.there[k];
+            json_array_append_new(there, json_pack("{s:i, s:s, s:i}", "tile", t->tiles.there[k].tile, "host",
+                                                   t->tiles.there[k].host, "session", t->tiles.there[k].session));
+        }
+    t->tiles.nthere = n;
     for (int i = 0; i < t->tiles.nexpanded; i++)
         json_array_append_new(expanded, json_string(t->tiles.expanded[i]));
-    json_t *layout = json_pack("{s:s, s:b, s:o, s:o}", "mode", layout_key(t->layout), "zoom", t->zoom, "tiles",
-                               kept, "expanded", expanded);
+    json_t *layout = json_pack("{s:s, s:b, s:o, s:o, s:o}", "mode", layout_key(t->layout), "zoom", t->zoom, "tiles",
+                               kept, "expanded", expanded, "remote_tiles", there);
     hosts_request_on(t, 0, json_pack("{s:s, s:o}", "cmd", "layout", "set", layout), on_saved, t);
 }
 
@@ -436,6 +458,48 @@ static void on_restored(uiconn_t *c, json_t *reply, void *user)
     json_array_foreach(json_object_get(l, "expanded"), i, v)
         if (json_is_string(v))
             set_expanded(t, json_string_value(v), true);
+    t->tiles.nthere = 0;
+    json_array_foreach(json_object_get(l, "remote_tiles"), i, v) {
+        json_int_t tile = json_integer_value(json_object_get(v, "tile"));
+        json_int_t sid = json_integer_value(json_object_get(v, "session"));
+        const char *host = json_string_value(json_object_get(v, "host"));
+        if (t->tiles.nthere >= LAYOUT_MAX_PANES || tile < 0 || tile >= LAYOUT_MAX_PANES || sid <= 0 ||
+            sid >= UI_HOST_STRIDE || !host || strlen(host) > TILES_CLIENT_MAX || t->tiles.kept[tile])
+            continue;
+        int k = t->tiles.nthere++;
+        t->tiles.there[k].tile = (int)tile;
+        t->tiles.there[k].session = (int)sid;
+        snprintf(t->tiles.there[k].host, sizeof t->tiles.there[k].host, "%s", host);
+    }
+    /* Machines already up (the layout may come after their lists). */
+    for (size_t k = 1; k < t->hosts.n && k < UI_HOSTS_MAX; k++)
+        if (t->hosts.v[k]->state == HOST_UP)
+            tiles_restore_there(t, t->hosts.v[k]);
+    t->relayout = true;
+    tui_redraw_soon(t);
+}
+
+void tiles_restore_there(tui_t *t, ui_host *h)
+{
+    if (!h->name || t->tiles.nthere == 0)
+        return;
+    int n = 0;
+    for (int k = 0; k < t->tiles.nthere; k++) {
+        int id = h->index * UI_HOST_STRIDE + t->tiles.there[k].session;
+        if (strcmp(t->tiles.there[k].host, h->name) != 0) {
+            t->tiles.there[n++] = t->tiles.there[k]; /* another machine's: still to come */
+            continue;
+        }
+        /* Listed: back in its tile (unless something was kept there
+         * meanwhile, or it is kept in another already).  Not listed: gone
+         * from that machine, the tile stays free. */
+        bool elsewhere = false;
+        for (int i = 0; i < LAYOUT_MAX_PANES; i++)
+            elsewhere |= t->tiles.kept[i] == id;
+        if (ui_sessions_find(&t->list, id) && there_pending(t, k) && !elsewhere)
+            t->tiles.kept[t->tiles.there[k].tile] = id;
+    }
+    t->tiles.nthere = n;
     t->relayout = true;
     tui_redraw_soon(t);
 }

@@ -18,6 +18,7 @@
 
 struct tui;
 struct sidebar_row;
+struct ui_host;
 
 #define TILES_CLIENT_MAX 64  /* the server's limit on client names */
 #define TILES_EXPANDED_MAX 64
@@ -29,6 +30,15 @@ typedef struct ui_tiles {
     int nexpanded;
     char fold_selected[TILES_CLIENT_MAX + 1]; /* the agent whose folded row is selected; "": none */
     bool changed; /* the user changed the layout before the kept one arrived: it is not applied */
+    /* Another machine's sessions that were kept in tiles, by that
+     * machine's name and its server's id: put back once it is up and
+     * lists them (tiles_restore_there), kept meanwhile while their tiles
+     * stay free. */
+    struct {
+        int tile, session;
+        char host[TILES_CLIENT_MAX + 1];
+    } there[LAYOUT_MAX_PANES];
+    int nthere;
 } ui_tiles;
 
 /* The sessions for the panes of layout lay, by tile (k ids; returns k):
@@ -62,5 +72,8 @@ bool tiles_session_removed(struct tui *t, int id);
  * after every change, and comes back from it on attach. */
 void tiles_save(struct tui *t);
 void tiles_restore(struct tui *t);
+/* Another machine is up and its sessions are listed: the tiles it had
+ * when the layout was kept get them back. */
+void tiles_restore_there(struct tui *t, struct ui_host *h);
 
 #endif

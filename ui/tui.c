@@ -1061,6 +1061,7 @@ static void on_subscribed(tui_t *t, ui_host *h, json_t *reply)
         focus_pane(t);
     }
     if (h->index > 0) { /* another machine came (back) */
+        tiles_restore_there(t, h);
         if (!attach && !t->selected && !tiles_fold_selected(t) && !ended_selected(t))
             sidebar_select_first(t);
         t->relayout = true;

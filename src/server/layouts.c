@@ -77,6 +77,41 @@ static int clean_expanded(json_t *v, json_t *out, proto_err *e)
     return 0;
 }
 
+/* Another machine's sessions kept in tiles: this server cannot tell
+ * whether they exist, so it keeps them as the screen named them (the
+ * screen finds them again when that machine is up). */
+static int clean_remote_tiles(json_t *v, json_t *out, proto_err *e)
+{
+    if (!json_is_array(v) || json_array_size(v) > LAYOUTS_MAX_TILES) {
+        proto_fail(e, PERR_BAD_REQUEST, "the layout's field 'remote_tiles' must be an array of at most %d objects "
+                   "{\"tile\", \"host\", \"session\"}", LAYOUTS_MAX_TILES);
+        return -1;
+    }
+    json_t *named = json_array();
+    size_t i;
+    json_t *r;
+    json_array_foreach(v, i, r) {
+        json_t *tile = json_object_get(r, "tile"), *host = json_object_get(r, "host");
+        json_t *sid = json_object_get(r, "session");
+        const char *h = json_string_value(host);
+        json_int_t n = json_integer_value(tile), id = json_integer_value(sid);
+        if (!json_is_object(r) || !json_is_integer(tile) || n < 0 || n >= LAYOUTS_MAX_TILES || !h || !*h ||
+            json_string_length(host) > CLIENT_NAME_MAX || strlen(h) != json_string_length(host) ||
+            !json_is_integer(sid) || id < STORE_ID_MIN || id >= STORE_ID_END) {
+            json_decref(named);
+            proto_fail(e, PERR_BAD_REQUEST, "the layout's field 'remote_tiles' element %zu must be {\"tile\": 0..%d, "
+                       "\"host\": a name of 1 to %d bytes, \"session\": %d..%d}", i, LAYOUTS_MAX_TILES - 1,
+                       CLIENT_NAME_MAX, STORE_ID_MIN, STORE_ID_END - 1);
+            return -1;
+        }
+        char *clean = sanitize_text(h, strlen(h), CLIENT_NAME_MAX);
+        json_array_append_new(named, json_pack("{s:I, s:s, s:I}", "tile", n, "host", clean, "session", id));
+        free(clean);
+    }
+    json_object_set_new(out, "remote_tiles", named);
+    return 0;
+}
+
 json_t *layouts_clean(json_t *in, bool (*exists)(int id, void *user), void *user, proto_err *e)
 {
     if (!json_is_object(in)) {
@@ -110,6 +145,9 @@ json_t *layouts_clean(json_t *in, bool (*exists)(int id, void *user), void *user
         goto fail;
     v = json_object_get(in, "expanded");
     if (v && clean_expanded(v, out, e) < 0)
+        goto fail;
+    v = json_object_get(in, "remote_tiles");
+    if (v && clean_remote_tiles(v, out, e) < 0)
         goto fail;
     return out;
 fail:

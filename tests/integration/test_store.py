@@ -245,10 +245,42 @@ def test_layout_forgets_removed(t):
     scr.close()
 
 
+def test_layout_remote_tiles(t):
+    # Another machine's sessions kept in tiles: this server cannot check
+    # them, so it keeps them as named, within bounds, names made safe.
+    scr = w.connect(client="screen-there")
+    kept = [{"tile": 1, "host": "box", "session": 1007}, {"tile": 8, "host": "gpu-2", "session": 48213}]
+    r = scr.call({"cmd": "layout", "set": {"mode": "vsplit", "remote_tiles": kept}})
+    t.eq(r.get("layout", {}).get("remote_tiles"), kept, "another machine's kept tiles are kept as named", r)
+    t.eq(scr.call({"cmd": "layout"}).get("layout", {}).get("remote_tiles"), kept, "and come back on attach")
+    r = scr.call({"cmd": "layout", "set": {"remote_tiles": [{"tile": 0, "host": "b\x1b[31mx", "session": 1003}]}})
+    host = r.get("layout", {}).get("remote_tiles", [{}])[0].get("host", "")
+    t.ok("\x1b" not in host and host.startswith("b"), "a name's control characters are taken out", r)
+    bad = [("a tile past the grid's nine", [{"tile": 9, "host": "box", "session": 1007}]),
+           ("a negative tile", [{"tile": -1, "host": "box", "session": 1007}]),
+           ("an empty name", [{"tile": 0, "host": "", "session": 1007}]),
+           ("a name of 65 bytes", [{"tile": 0, "host": "h" * 65, "session": 1007}]),
+                      ("a name that is no string", [{"tile": 0, "host": 5, "session": 1007}]),
+           ("session 0", [{"tile": 0, "host": "box", "session": 0}]),
+           ("a session id past the store's", [{"tile": 0, "host": "box", "session": 100000}]),
+           ("a session id as text", [{"tile": 0, "host": "box", "session": "1007"}]),
+           ("an element that is no object", [7]),
+           ("ten of them", [{"tile": 0, "host": "box", "session": 1007}] * 10),
+           ("no array", {"tile": 0})]
+    for what, v in bad:
+        r = scr.call({"cmd": "layout", "set": {"remote_tiles": v}})
+        t.eq(r.get("error", {}).get("code"), "bad_request", "refused: %s" % what, r)
+    r = scr.call({"cmd": "layout"})
+    t.eq(r.get("layout", {}).get("remote_tiles", [{}])[0].get("session"), 1003,
+         "a refused layout leaves the kept one")
+    scr.close()
+
+
 try:
     run_tests(Tap(), [test_fill_store, test_exited_pruned_first, test_lru_live_pruned_with_its_tree,
                       test_recent_exited_protected, test_rm_exited_keeps_files, test_rm_running_refused,
-                      test_rm_exited_all, test_rm_usage, test_layout_forgets_removed])
+                      test_rm_exited_all, test_rm_usage, test_layout_forgets_removed,
+                      test_layout_remote_tiles])
 finally:
     c.close()
     w.cleanup()

@@ -456,6 +456,40 @@ def test_hostile_machine(t):
             t.eq(term.exit_status(), 1, "%s: the screen survives to detach on a signal, no crash" % mode)
 
 
+@needs_sshd
+def test_kept_tile_there(t):
+    """K keeps another machine's session in its tile; the layout is kept
+    by this machine's server, and the next screen puts the session back
+    in that tile once its machine is up."""
+    a = new_session(one, "kept-there", "echo kept-there-ready; exec sleep 600")
+    hosts_config()
+    with screen() as term:
+        up(term)
+        select(term, "kept-there")
+        term.wait("kept-there-ready")
+        term.send("t")
+        term.wait("vertical split")
+        term.send("K")
+        s = term.wait("kept-there stays in tile")
+        top = s.split("\n")[0]
+        t.ok("kept-there one:%d" % a in top and "[kept]" in top, "K keeps another machine's session in a tile", s)
+        tile = top.index("kept-there")
+    with screen() as term:
+        up(term)
+        s = term.wait_regex("kept-there one:%d [^\n]*\\[kept\\]" % a)
+        top = s.split("\n")[0]
+        t.ok(abs(top.index("kept-there") - tile) < 4,
+             "the next screen puts it back in the same tile once its machine is up", s)
+        # Back as the other tests expect it: nothing kept, one pane.
+        select(term, "kept-there")
+        term.send("K")
+        term.wait("no longer kept")
+        for _ in range(3):
+            term.send("t")
+        term.wait_regex("live[^\n]* single ")
+    one.corral("kill", str(a))
+
+
 def test_as_an_unprivileged_user(t):
     """The same as the temporary user, with an sshd of its own (root only;
     the user's run skips this)."""
@@ -481,7 +515,8 @@ try:
     run_tests(t, [test_every_machine_on_one_screen, test_a_request_there_answered_here, test_rules_error_there,
                   test_link_lost_and_back,
                   test_a_flood_there_comes_in_frames, test_ended_there, test_timeline_and_replay_there, test_n_asks_on_which_machine, test_attach_h, test_unreachable_machine,
-                  test_a_link_that_never_answers, test_hostile_machine, test_as_an_unprivileged_user])
+                  test_a_link_that_never_answers, test_hostile_machine, test_kept_tile_there,
+                  test_as_an_unprivileged_user])
 finally:
     lab.stop()
     for w in (one, two, local):
