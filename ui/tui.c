@@ -99,6 +99,11 @@ static void on_refilled(uiconn_t *c, json_t *reply, void *user)
     if (!s)
         return;
     s->refilling = false;
+    if (s->vt && s->scroll > vt_scrollback_len(s->vt)) {
+        s->scroll = vt_scrollback_len(s->vt);
+        s->redraw = true;
+        tui_redraw_soon(t);
+    }
     if (t->search_waits == s->id) {
         t->search_waits = 0;
         tui_message(t, false, "%s", "");
@@ -874,8 +879,10 @@ static void on_sync(tui_t *t, json_t *ev)
     s->synced = true;
     if (!keep)
         s->scroll = 0;
-    else if (s->scroll > vt_scrollback_len(vt))
+    else if (frame && s->scroll > vt_scrollback_len(vt))
         s->scroll = vt_scrollback_len(vt);
+    /* A refill's history comes in the bytes after this event: the scroll
+     * position is checked against it once they are in (on_refilled). */
     s->redraw = true;
 }
 
@@ -887,8 +894,9 @@ static void on_term(tui_t *t, int session, const char *data, size_t len)
     int before = vt_scrollback_len(s->vt);
     vt_write(s->vt, data, len);
     s->output_at = ui_now();
-    /* A pane scrolled back stays on the lines it shows. */
-    if (s->scroll > 0) {
+    /* A pane scrolled back stays on the lines it shows; a refill's bytes
+     * bring back lines that were there already (counted from the newest). */
+    if (s->scroll > 0 && !s->refilling) {
         int grown = vt_scrollback_len(s->vt) - before;
         if (grown > 0) {
             s->scroll += grown;
