@@ -115,13 +115,18 @@ void sb_settle_ns(long long ns)
     settle_ns = ns;
 }
 
-bool sb_times_settled(const struct stat *st)
+bool sb_time_settled(struct timespec changed)
 {
     struct timespec now;
     if (clock_gettime(CLOCK_REALTIME, &now) < 0)
         return false;
-    long long age = (long long)(now.tv_sec - st->st_ctim.tv_sec) * 1000000000 + (now.tv_nsec - st->st_ctim.tv_nsec);
+    long long age = (long long)(now.tv_sec - changed.tv_sec) * 1000000000 + (now.tv_nsec - changed.tv_nsec);
     return age >= settle_ns;
+}
+
+bool sb_times_settled(const struct stat *st)
+{
+    return sb_time_settled(st->st_ctim);
 }
 
 int sb_parent_pid(int pid)

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 void *sb_alloc(size_t n);
 void *sb_realloc(void *p, size_t n);
@@ -39,6 +40,9 @@ char *sb_read_fd(int fd, size_t *len);
  * The memos of the plan's reads (dents.c, gitindex.c) ask this. */
 struct stat;
 bool sb_times_settled(const struct stat *st);
+/* The same for a file's time of last change as read otherwise (the
+ * server's memo of ended sessions' glances, by their log's mtime). */
+bool sb_time_settled(struct timespec changed);
 /* For tests only: how old the last change must be (0 keeps everything,
  * which a change in the same tick could make stale). */
 void sb_settle_ns(long long ns);

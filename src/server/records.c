@@ -13,6 +13,7 @@
 #include "base/util.h"
 #include "protocol/proto.h"
 #include "record/sessfiles.h"
+#include "sandbox/sbutil.h"
 #include "server/server.h"
 
 #include <errno.h>
@@ -45,7 +46,10 @@ static json_t *glance(const char *name)
 
 /* The glances made last, by directory and log mtime: a screen showing
  * another machine's ended sessions asks every few seconds, and an ended
- * session's log seldom changes (each glance reads up to 64 KiB). */
+ * session's log seldom changes (each glance reads up to 64 KiB).  Only a
+ * log whose mtime is settled is remembered (sb_time_settled): its end
+ * written in the same clock tick as a glance keeps the mtime, and the
+ * session would be listed as running for good. */
 typedef struct glance_memo {
     char name[32];
     double mtime;
@@ -60,7 +64,8 @@ static json_t *glance_memoised(const char *name, double mtime)
         if (memo[i].g && memo[i].mtime == mtime && strcmp(memo[i].name, name) == 0)
             return json_incref(memo[i].g);
     json_t *g = glance(name);
-    if (g && strlen(name) < sizeof memo->name) {
+    struct timespec changed = {(time_t)mtime, (long)((mtime - (double)(time_t)mtime) * 1e9)};
+    if (g && strlen(name) < sizeof memo->name && sb_time_settled(changed)) {
         glance_memo *m = &memo[memo_next++ % GLANCE_MAX];
         json_decref(m->g);
         snprintf(m->name, sizeof m->name, "%s", name);

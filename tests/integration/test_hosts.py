@@ -344,6 +344,17 @@ def test_records_command(t):
          "records with glance: a session's id, name and no end yet", g)
     c.call({"cmd": "input", "session": live, "data": "\r"})
     t.ok(wait_until(lambda: (glanced() or {}).get("exited")), "and its end once its log says so", glanced())
+    # A log whose end is written within the same tick of the clock keeps
+    # its mtime: a glance of a log changed just now is not remembered.
+    live = c.call({"cmd": "new", "argv": ["sh", "-c", "read x"], "cwd": local.ws, "name": "glanced-2"})["session"]["id"]
+    log = os.path.join(local.session_dir(live), "events.jsonl")
+    before = os.stat(log).st_mtime_ns
+    g = glanced()
+    t.ok(g and not g.get("exited"), "a fresh session's glance: no end yet", g)
+    c.call({"cmd": "input", "session": live, "data": "\r"})
+    wait_until(lambda: '"exited"' in open(log).read())
+    os.utime(log, ns=(os.stat(log).st_atime_ns, before))  # as if in the same tick
+    t.ok((glanced() or {}).get("exited"), "its end is glanced though the log's mtime is as it was", glanced())
     c.close()
 
 
