@@ -25,13 +25,31 @@ static kept table[LAYOUTS_MAX_CLIENTS];
 static size_t ntable;
 static unsigned long long clock_;
 
+/* Whether v is an array of at most max elements; if not, the error says
+ * what field should be. */
+static bool array_within(json_t *v, size_t max, const char *field, const char *of, proto_err *e)
+{
+    if (json_is_array(v) && json_array_size(v) <= max)
+        return true;
+    proto_fail(e, PERR_BAD_REQUEST, "the layout's field '%s' must be an array of at most %zu %s", field, max, of);
+    return false;
+}
+
+/* A name of 1 to CLIENT_NAME_MAX bytes (no NUL inside), cleaned as hello
+ * cleans client names, so that they compare; NULL when n is none.  Caller
+ * frees. */
+static char *clean_name(json_t *n)
+{
+    const char *s = json_string_value(n);
+    if (!s || !*s || json_string_length(n) > CLIENT_NAME_MAX || strlen(s) != json_string_length(n))
+        return NULL;
+    return sanitize_text(s, strlen(s), CLIENT_NAME_MAX);
+}
+
 static int clean_tiles(json_t *v, json_t *out, bool (*exists)(int, void *), void *user, proto_err *e)
 {
-    if (!json_is_array(v) || json_array_size(v) > LAYOUTS_MAX_TILES) {
-        proto_fail(e, PERR_BAD_REQUEST, "the layout's field 'tiles' must be an array of at most %d session ids "
-                   "(0: a free tile)", LAYOUTS_MAX_TILES);
+    if (!array_within(v, LAYOUTS_MAX_TILES, "tiles", "session ids (0: a free tile)", e))
         return -1;
-    }
     json_t *tiles = json_array();
     size_t i;
     json_t *t;
@@ -52,24 +70,19 @@ static int clean_tiles(json_t *v, json_t *out, bool (*exists)(int, void *), void
 
 static int clean_expanded(json_t *v, json_t *out, proto_err *e)
 {
-    if (!json_is_array(v) || json_array_size(v) > LAYOUTS_MAX_EXPANDED) {
-        proto_fail(e, PERR_BAD_REQUEST, "the layout's field 'expanded' must be an array of at most %d client names",
-                   LAYOUTS_MAX_EXPANDED);
+    if (!array_within(v, LAYOUTS_MAX_EXPANDED, "expanded", "client names", e))
         return -1;
-    }
     json_t *names = json_array();
     size_t i;
     json_t *n;
     json_array_foreach(v, i, n) {
-        const char *s = json_string_value(n);
-        if (!s || !*s || json_string_length(n) > CLIENT_NAME_MAX || strlen(s) != json_string_length(n)) {
+        char *clean = clean_name(n);
+        if (!clean) {
             json_decref(names);
             proto_fail(e, PERR_BAD_REQUEST, "the layout's field 'expanded' element %zu must be a client name "
                        "(1 to %d bytes)", i, CLIENT_NAME_MAX);
             return -1;
         }
-        /* The same cleaning hello gives client names, so they compare. */
-        char *clean = sanitize_text(s, strlen(s), CLIENT_NAME_MAX);
         json_array_append_new(names, json_string(clean));
         free(clean);
     }
@@ -82,29 +95,24 @@ static int clean_expanded(json_t *v, json_t *out, proto_err *e)
  * screen finds them again when that machine is up). */
 static int clean_remote_tiles(json_t *v, json_t *out, proto_err *e)
 {
-    if (!json_is_array(v) || json_array_size(v) > LAYOUTS_MAX_TILES) {
-        proto_fail(e, PERR_BAD_REQUEST, "the layout's field 'remote_tiles' must be an array of at most %d objects "
-                   "{\"tile\", \"host\", \"session\"}", LAYOUTS_MAX_TILES);
+    if (!array_within(v, LAYOUTS_MAX_TILES, "remote_tiles", "objects {\"tile\", \"host\", \"session\"}", e))
         return -1;
-    }
     json_t *named = json_array();
     size_t i;
     json_t *r;
     json_array_foreach(v, i, r) {
-        json_t *tile = json_object_get(r, "tile"), *host = json_object_get(r, "host");
-        json_t *sid = json_object_get(r, "session");
-        const char *h = json_string_value(host);
+        json_t *tile = json_object_get(r, "tile"), *sid = json_object_get(r, "session");
         json_int_t n = json_integer_value(tile), id = json_integer_value(sid);
-        if (!json_is_object(r) || !json_is_integer(tile) || n < 0 || n >= LAYOUTS_MAX_TILES || !h || !*h ||
-            json_string_length(host) > CLIENT_NAME_MAX || strlen(h) != json_string_length(host) ||
+        char *clean = clean_name(json_object_get(r, "host"));
+        if (!json_is_object(r) || !json_is_integer(tile) || n < 0 || n >= LAYOUTS_MAX_TILES || !clean ||
             !json_is_integer(sid) || id < STORE_ID_MIN || id >= STORE_ID_END) {
+            free(clean);
             json_decref(named);
             proto_fail(e, PERR_BAD_REQUEST, "the layout's field 'remote_tiles' element %zu must be {\"tile\": 0..%d, "
                        "\"host\": a name of 1 to %d bytes, \"session\": %d..%d}", i, LAYOUTS_MAX_TILES - 1,
                        CLIENT_NAME_MAX, STORE_ID_MIN, STORE_ID_END - 1);
             return -1;
         }
-        char *clean = sanitize_text(h, strlen(h), CLIENT_NAME_MAX);
         json_array_append_new(named, json_pack("{s:I, s:s, s:I}", "tile", n, "host", clean, "session", id));
         free(clean);
     }
