@@ -405,6 +405,11 @@ static bool there_pending(tui_t *t, int k)
     return t->tiles.kept[t->tiles.there[k].tile] == 0;
 }
 
+static json_t *there_json(int tile, const char *host, int session)
+{
+    return json_pack("{s:i, s:s, s:i}", "tile", tile, "host", host, "session", session);
+}
+
 void tiles_save(tui_t *t)
 {
     t->tiles.changed = true;
@@ -417,15 +422,14 @@ void tiles_save(tui_t *t)
         const ui_host *h = hosts_remote_id(id) ? hosts_of(t, id) : NULL;
         json_array_append_new(kept, json_integer(hosts_remote_id(id) ? 0 : id));
         if (h && h->name && strlen(h->name) <= TILES_CLIENT_MAX) /* the server's bound on a name */
-            json_array_append_new(there, json_pack("{s:i, s:s, s:i}", "tile", i, "host", h->name, "session",
-                                                   hosts_server_id(id)));
+            json_array_append_new(there, there_json(i, h->name, hosts_server_id(id)));
     }
     int n = 0;
     for (int k = 0; k < t->tiles.nthere; k++)
         if (there_pending(t, k)) {
             t->tiles.there[n++] = t->tiles.there[k];
-            json_array_append_new(there, json_pack("{s:i, s:s, s:i}", "tile", t->tiles.there[k].tile, "host",
-                                                   t->tiles.there[k].host, "session", t->tiles.there[k].session));
+            json_array_append_new(there, there_json(t->tiles.there[k].tile, t->tiles.there[k].host,
+                                                    t->tiles.there[k].session));
         }
     t->tiles.nthere = n;
     for (int i = 0; i < t->tiles.nexpanded; i++)
