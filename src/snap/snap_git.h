@@ -1,6 +1,6 @@
 /*
  * snap_git.h - libgit2 for the snapshot code, loaded when the server first
- * needs it (dlopen of the libgit2 the headers belong to), not linked into
+ * opens a store (dlopen of the libgit2 the headers belong to), not linked into
  * corral: every corral process (each client, each session's init, each
  * shell hook call) would otherwise load libgit2 and what it links (TLS,
  * SSH, Kerberos libraries) at start, several times slower.  The types and
@@ -128,7 +128,10 @@
 SNAP_GIT_FUNCTIONS(SNAP_GIT_DECLARE)
 #undef SNAP_GIT_DECLARE
 
-/* Load libgit2 (once; thread-safe): 0, or -1 with why in err. */
+/* Load libgit2 (once; thread-safe): 0, or -1 with why in err.  The
+ * server calls it when a workspace's store is first opened (a worker
+ * thread), not when it starts: a server with no snapshot to take never
+ * maps libgit2 and what it links. */
 int snap_git_load(char *err, size_t errlen);
 
 #ifndef SNAP_GIT_LOADER

@@ -59,7 +59,6 @@ static struct {
     uv_timer_t maintain;
     reg_entry *reg;
     size_t n_reg;
-    char off_reason[800]; /* snapshots are on in the config, but cannot be */
 } S;
 
 static reg_entry *reg_find(long serial)
@@ -95,7 +94,7 @@ server_t *snap_server(void)
 
 const char *snap_off_reason(void)
 {
-    return S.off_reason[0] ? S.off_reason : NULL;
+    return snap_git_load_failure();
 }
 
 /* ---- commands ---------------------------------------------------------------- */
@@ -1105,12 +1104,8 @@ static void snap_server_start(server_t *srv)
     link_init(&S.sessions);
     if (!server_conf(srv)->snap.enabled)
         return;
-    char err[800];
-    if (snap_git_init(err, sizeof err) < 0) {
-        server_log("workspace snapshots are off: %s", err);
-        snprintf(S.off_reason, sizeof S.off_reason, "%s", err);
-        return;
-    }
+    /* libgit2 is loaded when the first store opens (snap_git.h): a
+     * server with no workspace to snapshot yet starts without it. */
     char *dir = xasprintf("%s/snapshots", server_state_dir(srv));
     snap_queue_start(server_loop(srv), srv, dir, &server_conf(srv)->snap);
     free(dir);

@@ -82,8 +82,8 @@ snap_job *snap_observe(snap_sess *x, snap_job_fn work, snap_job_fn after, void *
 snap_cmd *snap_revert_cmd_begin(snap_sess *x, const char *line, const char *by, snap_go_fn go, void *user);
 void snap_revert_cmd_end(snap_sess *x, snap_cmd *c);
 server_t *snap_server(void);
-/* Why snapshots are off although the config has them on (libgit2 cannot
- * be loaded), or NULL. */
+/* Why snapshots are off although the config has them on (libgit2 could
+ * not be loaded when the first store was opened), or NULL. */
 const char *snap_off_reason(void);
 /* The keys of the sessions still running in ws (maintenance keeps them). */
 char **snap_live_keys(snap_ws *ws, size_t *n);

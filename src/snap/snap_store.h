@@ -73,6 +73,9 @@ typedef enum snap_phase { SNAP_IDLE, SNAP_SCANNING, SNAP_STORING, SNAP_MAINTAINI
 
 /* libgit2, once per process (snap_git.h): 0, or -1 with why in err. */
 int snap_git_init(char *err, size_t errlen);
+/* Why loading it failed, once a load was tried; NULL before that, or when
+ * it worked (any thread; snap_git.c). */
+const char *snap_git_load_failure(void);
 
 /* The store for workspace ws (canonical) under snapdir (made if missing):
  * created on first use, locked against a second server.  conf is copied.

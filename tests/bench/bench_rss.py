@@ -7,8 +7,11 @@ shell, measured in the same run.  Target: corral <= tmux + 64 KiB per session
 Then where the server's memory with one session goes: its resident pages
 by mapping, read from /proc/PID/smaps (shared libraries by name, the heap,
 anonymous maps, thread stacks), largest first, so that a change in the
-total can be traced to what grew."""
+total can be traced to what grew; and how much of it is libgit2 with the
+libraries it links, which the server loads when it opens its first
+snapshot store (a server no session has used yet is measured too)."""
 import os
+import subprocess
 
 from benchlib import Tmux, World, rss_kib, sized, wait_until
 
@@ -32,6 +35,23 @@ def rss_by_mapping(pid):
     return by
 
 
+def libgit2_family(pid):
+    """Base names of the libgit2 the server mapped and of every library it
+    links (ldd), or an empty set when libgit2 is not mapped."""
+    with open("/proc/%d/maps" % pid) as f:
+        paths = {line.split()[-1] for line in f if "/libgit2.so" in line}
+    if not paths:
+        return set()
+    path = sorted(paths)[0]
+    out = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
+    names = {os.path.basename(path)}
+    for line in out.splitlines():
+        target = line.split("=>")[-1].split("(")[0].strip()
+        if target.startswith("/") and "libc.so" not in target and "ld-linux" not in target:
+            names.add(os.path.basename(os.path.realpath(target)))
+    return names
+
+
 def corral_rss(n, breakdown=None):
     w = World()
     w.env["PS1"] = PROMPT
@@ -44,8 +64,11 @@ def corral_rss(n, breakdown=None):
         # environment has no PS1, so any prompt).  The screen shows it.
         for sid in ids:
             wait_until(lambda: c.call({"cmd": "screen", "session": sid})["text"].strip() != "")
+        if n == 0:
+            c.call({"cmd": "list"})  # up and answering
         if breakdown is not None:
             breakdown.update(rss_by_mapping(srv.pid))
+            breakdown["__libgit2__"] = libgit2_family(srv.pid)
         return rss_kib(srv.pid)
     finally:
         w.cleanup()
@@ -72,10 +95,13 @@ def main():
     rows = []
     many = sized(64, 4)
     breakdown = {}
+    unused = corral_rss(0)
     for n in (1, many):
         rows.append((n, corral_rss(n, breakdown if n == 1 else None), tmux_rss(n)))
     print("Server RSS with idle shells at 80x24, KiB:")
     print("  sessions   corral     tmux   allowed (tmux + 64 KiB/session)")
+    print("  %8s %8d %8s    (a corral server no session has used: no snapshot store, no libgit2)" %
+          (0, unused, "-"))
     for n, ours, theirs in rows:
         allowed = theirs + 64 * n if theirs else None
         print("  %8d %8d %8s %8s  %s" % (n, ours, theirs or "-", allowed or "-",
@@ -84,11 +110,14 @@ def main():
     print("  per extra session: corral %.1f KiB, tmux %s KiB" %
           ((a_many - a1) / (many - 1.0), "%.1f" % ((t_many - t1) / (many - 1.0)) if t1 else "-"))
     print("corral server with 1 session, resident KiB by mapping (/proc/PID/smaps), largest first:")
+    family = breakdown.pop("__libgit2__")
     top = sorted(breakdown.items(), key=lambda kv: -kv[1])
     for what, kib in top[:12]:
         print("  %8d  %s" % (kib, what))
     rest = sum(k for _, k in top[12:])
     print("  %8d  the other %d mappings; total %d" % (rest, max(0, len(top) - 12), sum(breakdown.values())))
+    print("  of which libgit2 and the %d libraries it links: %d KiB (loaded with the first snapshot store)" %
+          (max(0, len(family) - 1), sum(kib for what, kib in top if what in family)))
 
 
 main()

@@ -581,9 +581,43 @@ def test_one_shot_commands_find_the_workspace_warm(t):
          "a command after that gets a new reader, and a right record", diff(sid))
 
 
+def test_libgit2_waits_for_the_first_store(t):
+    """A server loads libgit2, and the TLS, SSH and Kerberos libraries it
+    links (4 MiB resident), when it opens its first snapshot store, not
+    when it starts.  And libgit2's global init neither initialises OpenSSL
+    for SSH nor parses the system's trust store, which a snapshot store
+    never uses: those two calls bind to the corral binary's own no-op
+    definitions (src/snap/snap_git.c), as the dynamic linker reports."""
+    lw = World()
+    try:
+        # The report goes to the server's stderr, its log (a file of
+        # LD_DEBUG_OUTPUT's would be a descriptor the server closes).
+        srv = lw.start_server(extra_env={"LD_DEBUG": "bindings"})
+
+        def mapped():
+            with open("/proc/%d/maps" % srv.pid) as f:
+                return "/libgit2.so" in f.read()
+
+        c = lw.connect("lazy")
+        c.call({"cmd": "ls"})
+        t.ok(not mapped(), "a server no session has used has not loaded libgit2")
+        r = c.call({"cmd": "exec", "argv": ["true"], "workdir": lw.ws, "yield_time_ms": 30000})
+        t.eq(r.get("exit_code"), 0, "a command runs in a workspace", r)
+        t.ok(mapped(), "and its snapshots load libgit2")
+        bindings = lw.server_log()
+        for sym in ("libssh2_init", "mbedtls_x509_crt_parse_file"):
+            bound = re.search(r"binding file (\S*/libgit2\.so\S*) \[\d+\] to (\S+) \[\d+\]: normal symbol `%s'" % sym,
+                              bindings)
+            t.ok(bound and os.path.basename(bound.group(2)) == "corral",
+                 "libgit2's call of %s goes to corral's no-op, not to the library" % sym,
+                 bound.group(0) if bound else "no binding of %s reported" % sym)
+    finally:
+        lw.cleanup()
+
+
 run_tests(Tap(), [test_one_shot_commands_find_the_workspace_warm, test_every_change_kind, test_the_before_precedes_the_command,
                   test_the_new_file_cap_is_for_what_a_command_makes, test_patch_undoes_with_git_apply, test_revert,
                   test_revert_never_follows_a_planted_symlink, test_ended_sessions, test_hook_is_risk_marked,
                   test_agent_configuration_is_marked,
                   test_users_git_and_workspace_untouched, test_interactive_shells, test_shared_attribution,
-                  test_protocol_refusals, test_gc])
+                  test_protocol_refusals, test_gc, test_libgit2_waits_for_the_first_store])
