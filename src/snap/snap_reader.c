@@ -57,11 +57,6 @@ int snap_reader_stall_ms(void)
     return stall_ms;
 }
 
-void snap_reader_external_reaper(bool yes)
-{
-    external_reaper = yes;
-}
-
 int snap_reader_fd(const snap_reader *r)
 {
     return r->fd;
@@ -211,6 +206,26 @@ static void destroy_locked(snap_reader *r)
     close(r->fd);
     sb_list_free(r->deny, r->n_deny);
     free(r);
+}
+
+void snap_reader_external_reaper(bool yes)
+{
+    pthread_mutex_lock(&lock);
+    external_reaper = yes;
+    /* No handler reaps for this process any more (the server stopping):
+     * readers let go of and killed, but not reaped yet, are reaped here,
+     * or their sandboxes' cgroups would outlive the server. */
+    for (snap_reader *r = all, *next; !yes && r; r = next) {
+        next = r->next;
+        if (r->stopped && r->pid > 0) {
+            int st;
+            while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
+                ;
+            r->pid = 0;
+            destroy_locked(r);
+        }
+    }
+    pthread_mutex_unlock(&lock);
 }
 
 void snap_reader_stop(snap_reader *r)

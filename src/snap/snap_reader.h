@@ -46,6 +46,8 @@ void snap_reader_stop(snap_reader *r);
  * a reader (released now).  Until snap_reader_external_reaper(true) is
  * called, snap_reader_stop waits for the process itself. */
 bool snap_reader_reaped(pid_t pid, int status);
+/* false again (the server stopping, its handler closed): readers already
+ * stopped but not reaped are reaped now, later ones where they stop. */
 void snap_reader_external_reaper(bool yes);
 
 /* For the conversation (any thread): the socket, and the paths inside the

@@ -1124,6 +1124,9 @@ static void snap_server_shutdown(server_t *srv)
         return;
     uv_close((uv_handle_t *)&S.maintain, NULL);
     snap_hold_release_all();
+    /* The server's SIGCHLD handler is closed by now: readers ended from
+     * here on are reaped where they are stopped. */
+    snap_reader_external_reaper(false);
     snap_queue_shutdown();
     /* What is left of sessions is freed with them (snap_session_freed),
      * which finish_shutdown's session_close brings. */
