@@ -413,6 +413,37 @@ static char *default_name(char *const *argv)
     return sanitize_text(slash ? slash + 1 : a0, strlen(slash ? slash + 1 : a0), 64);
 }
 
+/* The session's directory, event log and recording. */
+static int open_session_files(session_t *s, const char *state_dir, char *err, size_t errlen)
+{
+    s->dir = make_session_dir(state_dir, s->id, err, errlen);
+    if (!s->dir)
+        return -1;
+    char *path = xasprintf("%s/events.jsonl", s->dir);
+    s->events = eventlog_open(path, err, errlen);
+    free(path);
+    if (!s->events)
+        return -1;
+    char *cmdline = quote_argv_display(s->argv);
+    path = xasprintf("%s/output.cast", s->dir);
+    s->cast = cast_open(path, s->cols, s->rows, s->created, cmdline, s->name, s->tty ? "xterm-256color" : "dumb",
+                        err, errlen);
+    free(path);
+    free(cmdline);
+    return s->cast ? 0 : -1;
+}
+
+/* A sandbox launched for a session that cannot be kept: killed (the
+ * signal ends its whole pid namespace) and reaped here, before the
+ * server's SIGCHLD handler could see a pid no session has. */
+static void end_unrecorded(session_t *s)
+{
+    kill(s->pid, SIGKILL);
+    while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    s->pid = -1;
+}
+
 session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, const char *state_dir,
                          const session_hooks *hooks, void *hooks_user, char *err, size_t errlen)
 {
@@ -440,22 +471,6 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
     headtail_init(&s->pending, UEXEC_OUTPUT_MAX_BYTES);
 
     int child_fd = -1, master = -1;
-    char *cmdline = NULL;
-    s->dir = make_session_dir(state_dir, id, err, errlen);
-    if (!s->dir)
-        goto fail;
-    char *path = xasprintf("%s/events.jsonl", s->dir);
-    s->events = eventlog_open(path, err, errlen);
-    free(path);
-    if (!s->events)
-        goto fail;
-    cmdline = quote_argv_display(s->argv);
-    path = xasprintf("%s/output.cast", s->dir);
-    s->cast = cast_open(path, cols, rows, s->created, cmdline, s->name, s->tty ? "xterm-256color" : "dumb",
-                        err, errlen);
-    free(path);
-    if (!s->cast)
-        goto fail;
     s->vt = vt_new(rows, cols, spec->scrollback, &session_vt_cb, s);
     if (!s->vt) {
         snprintf(err, errlen, "cannot create a %dx%d terminal model", cols, rows);
@@ -503,6 +518,14 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
     s->pid = s->child.pid;
     s->fd = master;
     master = -1;
+    /* The session's files are made while the sandbox sets itself up (in
+     * its own processes), not before: the loop's file work is off the
+     * command's path.  Output waits in the terminal until the poll below
+     * starts.  A session that cannot have its files does not run. */
+    if (open_session_files(s, state_dir, err, errlen) < 0) {
+        end_unrecorded(s);
+        goto fail;
+    }
 
     uv_poll_init(loop, &s->poll, s->fd);
     s->poll.data = s;
@@ -529,7 +552,6 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
     if (created && plan->workspace)
         json_object_set_new(created, "workspace", json_string(plan->workspace));
     eventlog_write(s->events, "created", created, false);
-    free(cmdline);
     return s;
 
 fail:
@@ -537,7 +559,6 @@ fail:
         close(child_fd);
     if (master >= 0)
         close(master);
-    free(cmdline);
     s->hooks = NULL;
     session_free(s);
     return NULL;

@@ -8,7 +8,7 @@ import re
 import signal
 import stat
 
-from harness import CORRAL, Tap, World, pid_alive, read_jsonl, run_in_pty, run_tests
+from harness import CORRAL, Tap, World, pid_alive, read_jsonl, reader_pids, run_in_pty, run_tests, wait_until
 
 
 def stop_on_a_terminal(w, answer):
@@ -107,6 +107,44 @@ def test_sigterm_ends_sessions(t):
         w.cleanup()
 
 
+def pids_cgroup_dir(pid):
+    """The cgroup v1 pids directory (or v2 directory) corral made for pid's
+    sandbox, or None when it made none (no writable hierarchy here)."""
+    with open("/proc/%d/cgroup" % pid) as f:
+        for line in f.read().splitlines():
+            _, controllers, path = line.split(":", 2)
+            if os.path.basename(path).startswith("corral-"):
+                if controllers == "":
+                    return "/sys/fs/cgroup/unified" + path if os.path.isdir("/sys/fs/cgroup/unified") \
+                        else "/sys/fs/cgroup" + path
+                if "pids" in controllers.split(","):
+                    return "/sys/fs/cgroup/pids" + path
+    return None
+
+
+def test_sigterm_leaves_no_cgroup(t):
+    """Every sandbox the server ran has its cgroup removed when the server
+    stops, the workspace's snapshot reader's too (it is ended after the
+    server has stopped reaping through its signal handler)."""
+    w = World()
+    try:
+        srv = w.start_server()
+        c = w.connect()
+        r = c.call({"cmd": "exec", "argv": ["true"], "workdir": w.ws, "yield_time_ms": 30000})
+        t.eq(r.get("exit_code"), 0, "a command ran in the workspace (its snapshots start a reader)", r)
+        readers = reader_pids(w.ws)
+        dirs = [d for d in (pids_cgroup_dir(p) for p in readers) if d]
+        c.close()
+        srv.send_signal(signal.SIGTERM)
+        t.eq(srv.wait(30), 0, "SIGTERM: the server exits 0")
+        if not dirs:
+            t.skip("the reader's cgroup is gone with it", "no cgroup is made for sandboxes here (no writable hierarchy)")
+        else:
+            t.eq([d for d in dirs if os.path.isdir(d)], [], "the reader's cgroup is gone with it")
+    finally:
+        w.cleanup()
+
+
 def test_config_error_names_file_and_line(t):
     w = World(config="[limits]\nexec-lifetime = 5m\nsession-lifetme = 1h\n")
     try:
@@ -140,8 +178,63 @@ def test_lifetime_limit(t):
         w.cleanup()
 
 
+def children_of(pid):
+    """The pids whose parent is pid."""
+    kids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % name) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                kids.append(int(name))
+    return kids
+
+
+def test_a_session_without_its_files_does_not_run(t):
+    """The server makes a session's directory, log and recording while its
+    sandbox sets itself up.  When they cannot be made, the request fails
+    naming the path, and the sandbox already started is gone: no command
+    runs unrecorded."""
+    w = World(config="[snapshots]\nenabled = false\n[sandbox]\nkeep-warm = 0\n")
+    try:
+        srv = w.start_server()
+        c = w.connect()
+        sessions = os.path.join(w.state, "corral", "sessions")
+        ok = c.call({"cmd": "new", "argv": ["true"], "cwd": w.ws})
+        t.ok("session" in ok, "a session starts", ok)
+        t.ok(wait_until(lambda: children_of(srv.pid) == []), "and ends", children_of(srv.pid))
+        os.rename(sessions, sessions + ".away")
+        with open(sessions, "w") as f:
+            f.write("not a directory\n")
+        marker = os.path.join(w.ws, "ran")
+        for req in ({"cmd": "new", "argv": ["sh", "-c", "touch %s; exec sleep 1000" % marker], "cwd": w.ws},
+                    {"cmd": "exec", "argv": ["sh", "-c", "touch %s; exec sleep 1000" % marker], "workdir": w.ws,
+                     "yield_time_ms": 250}):
+            r = c.call(req)
+            t.ok("error" in r and sessions in r["error"].get("message", "") and
+                 "Not a directory" in r["error"].get("message", ""),
+                 "%s: refused, naming the path and why" % req["cmd"], r)
+            kids = children_of(srv.pid)
+            t.eq(kids, [], "%s: no sandbox is left running" % req["cmd"],
+                 [open("/proc/%d/cmdline" % k).read().replace("\0", " ") for k in kids])
+        t.ok(not os.path.exists(marker), "and the command never ran")
+        os.unlink(sessions)
+        os.rename(sessions + ".away", sessions)
+        r = c.call({"cmd": "exec", "argv": ["echo", "back"], "workdir": w.ws, "yield_time_ms": 30000})
+        t.eq((r.get("exit_code"), r.get("output", "").strip()), (0, "back"),
+             "once the directory is back, commands run again", r)
+        c.close()
+    finally:
+        w.cleanup()
+
+
 try:
     run_tests(Tap(), [test_autostart_and_single_server, test_stop_says_what_ends, test_sigterm_ends_sessions,
-                      test_config_error_names_file_and_line, test_lifetime_limit])
+                      test_sigterm_leaves_no_cgroup,
+                      test_config_error_names_file_and_line, test_lifetime_limit,
+                      test_a_session_without_its_files_does_not_run])
 finally:
     pass
