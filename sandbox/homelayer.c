@@ -454,6 +454,11 @@ int sb_layer_acquire(const sb_plan *plan, sb_layer_hold *out, char *err, size_t 
     return -1;
 }
 
+bool sb_layer_made_ahead(const sb_plan *plan)
+{
+    return plan->layer_home && plan->layer_dir && plan->layer_mode == SB_HOME_DISCARD;
+}
+
 void sb_layer_release(sb_layer_hold *hold)
 {
     if (hold->fd < 0) {

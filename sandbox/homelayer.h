@@ -41,6 +41,11 @@ typedef struct sb_layer_hold {
  * or -1 with err: the sandbox then keeps a read-only home. */
 int sb_layer_acquire(const sb_plan *plan, sb_layer_hold *out, char *err, size_t errlen);
 
+/* Whether plan's layers are throw-away ones, the same for every command
+ * of the plan: one can then be made before its command comes (a pre-built
+ * sandbox keeps one ready, src/server/prebuilt.c). */
+bool sb_layer_made_ahead(const sb_plan *plan);
+
 /* Let go of the layer once its sandbox has ended (removing a discarded
  * one); harmless on an empty hold. */
 void sb_layer_release(sb_layer_hold *hold);

@@ -718,8 +718,8 @@ void sb_base_release(sb_base *base)
     base->key = NULL;
 }
 
-int sb_launch_from_base(sb_base *base, const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child,
-                        char *err, size_t errlen)
+int sb_launch_from_base(sb_base *base, const sb_plan *plan, sb_layer_hold *layer, const sb_stdio *io, bool wait,
+                        sb_child *child, char *err, size_t errlen)
 {
     memset(child, 0, sizeof *child);
     child->pid = -1;
@@ -728,8 +728,13 @@ int sb_launch_from_base(sb_base *base, const sb_plan *plan, const sb_stdio *io, 
     /* The command's own home layer, which its init mounts over the view's
      * home through the base's door (mounts.h, SB_LAYER_DOOR). */
     char layer_err[512];
-    if (sb_layer_acquire(plan, &child->layer, layer_err, sizeof layer_err) < 0)
+    if (layer && layer->fd >= 0) {
+        child->layer = *layer;
+        layer->fd = -1;
+        layer->path = NULL;
+    } else if (sb_layer_acquire(plan, &child->layer, layer_err, sizeof layer_err) < 0) {
         child->layer.fd = -1;
+    }
     sb_plan for_init = *plan; /* shallow: only layer_path differs */
     for_init.layer_path = child->layer.path;
     size_t len;

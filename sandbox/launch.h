@@ -104,9 +104,12 @@ char *sb_base_key(const sb_plan *plan, size_t *len);
 int sb_base_build(const sb_plan *plan, sb_base *base, char *err, size_t errlen);
 
 /* Start the plan, whose key must be the base's, from the base: as
- * sb_launch, and the init is the caller's child in the same way. */
-int sb_launch_from_base(sb_base *base, const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *child,
-                        char *err, size_t errlen);
+ * sb_launch, and the init is the caller's child in the same way.  layer:
+ * the command's home layer made ahead for this plan (sb_layer_acquire, a
+ * throw-away one), taken over whatever happens; NULL or empty: one is
+ * made now. */
+int sb_launch_from_base(sb_base *base, const sb_plan *plan, sb_layer_hold *layer, const sb_stdio *io, bool wait,
+                        sb_child *child, char *err, size_t errlen);
 
 /* Close the base once no command started from it runs: its holder ends
  * (and is reaped here, unless the caller reaped it already and set

@@ -133,7 +133,7 @@ static int run_reused(const sb_plan *plan, int n, bool parallel)
     int *status = xcalloc((size_t)n, sizeof *status);
     int rc = 0, started = 0;
     for (int i = 0; i < n; i++) {
-        if (sb_launch_from_base(&base, plan, &io, true, &kids[i], err, sizeof err) < 0) {
+        if (sb_launch_from_base(&base, plan, NULL, &io, true, &kids[i], err, sizeof err) < 0) {
             fprintf(stderr, "corral: %s\n", err);
             rc = EXIT_OWN_ERR;
             break;

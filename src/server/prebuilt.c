@@ -9,6 +9,7 @@
 
 #include "server/prebuilt.h"
 #include "server/log.h"
+#include "server/session.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -24,6 +25,7 @@ struct prebuilt {
     char *workspace;
     int users;
     uv_timer_t linger;
+    sb_layer_hold layer; /* made ahead for the next command (fd -1: none) */
 };
 
 void prebuilt_pool_init(prebuilt_pool *pool, uv_loop_t *loop, uint64_t keep_warm_ms)
@@ -44,6 +46,7 @@ static void close_base(prebuilt *p)
     link_del(&p->node);
     p->pool->n--;
     sb_base_release(&p->base);
+    session_release_layer(p->pool->loop, &p->layer);
     free(p->workspace);
     p->linger.data = p;
     uv_close((uv_handle_t *)&p->linger, freed);
@@ -97,6 +100,7 @@ prebuilt *prebuilt_take(prebuilt_pool *pool, const sb_plan *plan)
         }
         found->pool = pool;
         found->workspace = xstrdup(plan->workspace);
+        found->layer.fd = -1;
         uv_timer_init(pool->loop, &found->linger);
         found->linger.data = found;
         pool->n++;
@@ -108,6 +112,22 @@ prebuilt *prebuilt_take(prebuilt_pool *pool, const sb_plan *plan)
     link_add(&pool->warm, &found->node);
     found->users++;
     return found;
+}
+
+void prebuilt_take_layer(prebuilt *p, sb_layer_hold *out)
+{
+    *out = p->layer;
+    p->layer.fd = -1;
+    p->layer.path = NULL;
+}
+
+void prebuilt_make_layer(prebuilt *p, const sb_plan *plan)
+{
+    if (p->layer.fd >= 0 || p->pool->closing || !sb_layer_made_ahead(plan))
+        return;
+    char err[512];
+    if (sb_layer_acquire(plan, &p->layer, err, sizeof err) < 0)
+        p->layer.fd = -1; /* the next launch makes its own, and says why if it cannot */
 }
 
 void prebuilt_put(prebuilt *p)

@@ -36,6 +36,13 @@ void prebuilt_pool_init(prebuilt_pool *pool, uv_loop_t *loop, uint64_t keep_warm
 prebuilt *prebuilt_take(prebuilt_pool *pool, const sb_plan *plan);
 sb_base *prebuilt_base(prebuilt *p);
 
+/* p's home layer made ahead for its next command, moved into out (empty
+ * when there is none: the launch makes one); and, once that command is
+ * launched, the next one made (on the loop, while the command's sandbox
+ * sets itself up in its own processes). */
+void prebuilt_take_layer(prebuilt *p, sb_layer_hold *out);
+void prebuilt_make_layer(prebuilt *p, const sb_plan *plan);
+
 /* A command started from p has ended (its init reaped) or never started. */
 void prebuilt_put(prebuilt *p);
 

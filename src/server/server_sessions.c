@@ -302,14 +302,21 @@ session_t *server_start_session(server_t *srv, const launch_spec *r, const char 
     /* An agent's one-shot command starts from the workspace's pre-built
      * sandbox for this plan; a person's session, long-lived, from nothing. */
     prebuilt *warm = r->agent ? prebuilt_take(&srv->prebuilts, plan) : NULL;
+    sb_layer_hold layer = {.fd = -1};
+    if (warm)
+        prebuilt_take_layer(warm, &layer);
     session_spec spec = {
-        .base = warm ? prebuilt_base(warm) : NULL,
+        .base = warm ? prebuilt_base(warm) : NULL, .layer = &layer,
         .plan = plan, .name = r->name, .client = client, .kind = r->agent ? SESSION_EXEC : SESSION_USER,
         .tty = r->tty, .pinned = r->pinned, .rows = r->rows, .cols = r->cols,
         .lifetime_ms = r->agent ? srv->conf.exec_lifetime_ms : srv->conf.session_lifetime_ms,
         .scrollback = srv->conf.scrollback, .chan_fd = chan_child, .size = sizeof(server_session),
     };
     session_t *s = session_start(srv->loop, id, &spec, srv->state_dir, &server_session_hooks, srv, err, errlen);
+    /* The layer was taken over (a launch without the base released it). */
+    session_release_layer(srv->loop, &layer);
+    if (s && warm)
+        prebuilt_make_layer(warm, plan);
     char *workspace = xstrdup(plan->workspace);
     bool proxy_mode = !plan->unconfined && plan->net == SB_NET_PROXY;
     const char *net_mode = sb_net_name(plan->unconfined ? SB_NET_FULL : plan->net);

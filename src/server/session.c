@@ -506,7 +506,8 @@ session_t *session_start(uv_loop_t *loop, int id, const session_spec *spec, cons
      * status pipe says how the setup went. */
     /* A base whose holder has gone (killed from outside) cannot start
      * the command: it gets a sandbox made from nothing instead. */
-    int launched = spec->base ? sb_launch_from_base(spec->base, plan, &io, false, &s->child, err, errlen) : -1;
+    int launched =
+        spec->base ? sb_launch_from_base(spec->base, plan, spec->layer, &io, false, &s->child, err, errlen) : -1;
     if (launched < 0)
         launched = sb_launch(plan, &io, false, &s->child, err, errlen);
     close(child_fd);

@@ -70,6 +70,9 @@ typedef struct session_spec {
     /* A pre-built sandbox for the plan (launch.h, sb_base) to start the
      * command from, or NULL: its own sandbox from nothing. */
     sb_base *base;
+    /* With base: the command's home layer made ahead (taken over), or
+     * NULL. */
+    sb_layer_hold *layer;
     /* Bytes to allocate for the session: its owner's struct that begins
      * with a session_t (0: just the session_t). */
     size_t size;

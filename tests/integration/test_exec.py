@@ -262,6 +262,21 @@ def test_one_shot_commands_share_a_prebuilt_sandbox(t):
         t.ok("left" not in out.split(), "and a /tmp of its own", out)
         t.ok(not os.path.exists(os.path.expanduser("~/" + marker)), "the real home is not written")
         t.ok(os.path.isdir(os.path.join(v.ws, ".codex")), "the base holds its placeholders while it is warm")
+        layers = os.path.join(v.state, "corral", "home-layers")
+
+        def waiting_layers():
+            return sorted(os.listdir(layers)) if os.path.isdir(layers) else []
+        # Two layers stay while the base is warm: the one that anchors the
+        # layers directory for it, and one made ahead for its next command
+        # while the last one ran (the layers of ended commands are removed
+        # after their replies).
+        t.ok(wait_until(lambda: len(waiting_layers()) == 2, timeout=5),
+             "and, besides its own, one home layer made ahead for its next command", waiting_layers())
+        ahead = set(waiting_layers())
+        out = run("ls -A ~/ | grep -c %s; echo two > ~/%s" % (marker, marker))
+        t.eq(out, "0\n", "the command that takes it finds it empty", out)
+        t.ok(wait_until(lambda: len(waiting_layers()) == 2 and len(ahead - set(waiting_layers())) == 1, timeout=5),
+             "and a new one waits for the next command", (ahead, waiting_layers()))
         out = run("cat secret.txt 2>&1")
         t.ok("first secret" not in out, "a denied file is masked in a command from the base", out)
         with open(secret + ".new", "w") as f:
@@ -272,6 +287,8 @@ def test_one_shot_commands_share_a_prebuilt_sandbox(t):
              "file: a new base masks the new one)", out)
         t.ok(wait_until(lambda: not os.path.exists(os.path.join(v.ws, ".codex")), timeout=TIMEOUT),
              "once keep-warm (2 s here) passes with no command, the base goes, and its placeholders with it")
+        t.ok(wait_until(lambda: waiting_layers() == [], timeout=TIMEOUT),
+             "and the home layer made ahead with them", waiting_layers())
         out = run("echo again")
         t.eq(out, "again\n", "a command after that starts from a new base")
         holders = [p for p in os.listdir("/proc") if p.isdigit() and holder_of(p, v.ws)]
