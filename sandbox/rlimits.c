@@ -12,6 +12,7 @@
 #include "rlimits.h"
 #include "sbutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Our cgroup path in hierarchy "controller" (v1) or the unified one
@@ -293,8 +295,62 @@ static int create_from_memo(pid_t pid, const sb_limits *l, sb_cgroup *out)
     return rc;
 }
 
+/* A cgroup corral made and could not remove: its sandbox's launcher was
+ * killed (SIGKILL, a crash, a machine put to sleep mid-command), so
+ * nobody removed it.  Empty ones older than this are removed by the next
+ * launcher that makes cgroups under the same parent; a younger one may be
+ * another launcher's, made a moment before it moves its init in. */
+#define STALE_CGROUP_SEC 60
+
+/* Remove the stale, empty corral-PID cgroups under parent (rmdir fails
+ * harmlessly on one with processes or children in it). */
+static void sweep_stale(const char *parent)
+{
+    int dfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return;
+    }
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *digits = strncmp(e->d_name, "corral-", 7) == 0 ? e->d_name + 7 : NULL;
+        if (!digits || !*digits || strspn(digits, "0123456789") != strlen(digits))
+            continue;
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+            now - st.st_mtime > STALE_CGROUP_SEC)
+            unlinkat(dfd, e->d_name, AT_REMOVEDIR);
+    }
+    closedir(d);
+}
+
+/* Once per parent and process: the first launcher of a server, or each
+ * corral sandbox, clears what crashed ones left. */
+static void sweep_once(const char *parent)
+{
+    static char *swept[4];
+    if (!parent)
+        return;
+    pthread_mutex_lock(&memo.lock);
+    bool seen = false;
+    size_t i = 0;
+    for (; i < sizeof swept / sizeof swept[0] && swept[i]; i++)
+        seen |= strcmp(swept[i], parent) == 0;
+    if (!seen && i < sizeof swept / sizeof swept[0])
+        swept[i] = sb_strdup(parent);
+    pthread_mutex_unlock(&memo.lock);
+    if (!seen)
+        sweep_stale(parent);
+}
+
 static void memo_keep(const char *v2, bool v2_memory, const char *pids, const char *mem, bool mem_asked)
 {
+    sweep_once(v2);
+    sweep_once(pids);
+    sweep_once(mem);
     pthread_mutex_lock(&memo.lock);
     memo_forget_locked();
     memo.v2 = v2 ? sb_strdup(v2) : NULL;

@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 from harness import CORRAL, Tap, World, run_tests
 
@@ -75,6 +76,46 @@ def test_status_and_stdio(t):
     t.eq(seen.get("SigIgn"), "0000000000000000", "a signal the caller ignores is not ignored in the sandbox",
          r.stdout + r.stderr)
     t.eq(seen.get("SigBlk"), "0000000000000000", "nor is one the caller blocks blocked there", r.stdout + r.stderr)
+
+
+def own_pids_cgroup():
+    """Where corral makes its sandboxes' cgroups when run from here: this
+    process's own cgroup in the v1 pids hierarchy (the v2 directory when
+    there is no v1 one), or None."""
+    with open("/proc/self/cgroup") as f:
+        lines = [line.split(":", 2) for line in f.read().splitlines()]
+    for _, controllers, path in lines:
+        if "pids" in controllers.split(","):
+            return "/sys/fs/cgroup/pids" + (path if path != "/" else "")
+    for _, controllers, path in lines:
+        if controllers == "":
+            root = "/sys/fs/cgroup/unified" if os.path.isdir("/sys/fs/cgroup/unified") else "/sys/fs/cgroup"
+            return root + (path if path != "/" else "")
+    return None
+
+
+def test_stale_cgroups_are_removed(t):
+    """A launcher killed mid-command leaves its sandbox's cgroup behind,
+    empty.  The next launcher that makes cgroups there removes those
+    older than a minute, and only those: a younger one may be another
+    launcher's, about to take its init."""
+    parent = own_pids_cgroup()
+    if not parent or not os.access(parent, os.W_OK):
+        t.skip("stale sandbox cgroups are removed", "no writable cgroup hierarchy here")
+        return
+    old, young = (os.path.join(parent, "corral-%d" % n) for n in (4000001, 4000002))
+    try:
+        os.mkdir(old)
+        os.utime(old, (time.time() - 120, time.time() - 120))
+        os.mkdir(young)
+        r = sandbox("--", "true")
+        t.eq(r.returncode, 0, "a sandbox runs", r.stderr)
+        t.ok(not os.path.exists(old), "an empty corral cgroup two minutes old is removed")
+        t.ok(os.path.isdir(young), "one made a moment ago is left alone")
+    finally:
+        for d in (old, young):
+            if os.path.isdir(d):
+                os.rmdir(d)
 
 
 def test_print_plan(t):
@@ -567,7 +608,7 @@ AS_USER = [test_loopback_inside_the_sandbox, test_home_layer, test_home_layer_wi
 
 try:
     run_tests(Tap(), AS_USER if os.environ.get("CORRAL_AS_USER") else
-              [test_status_and_stdio, test_print_plan, test_loopback_inside_the_sandbox, test_private_tmp_is_explained,
+              [test_status_and_stdio, test_stale_cgroups_are_removed, test_print_plan, test_loopback_inside_the_sandbox, test_private_tmp_is_explained,
                test_home_layer, test_host_rehash_lock_is_not_the_sandboxes,
                test_home_layer_with_state_in_home, test_home_layer_unavailable, test_git_in_the_workspace, test_profiles_from_config,
                test_errors_name_the_fix, test_sessions_are_sandboxed, test_prebuilt_sandbox_keeps_commands_apart,
