@@ -7,6 +7,7 @@ Needs dpkg-dev, debhelper and lintian (./bootstrap installs them): a
 machine without them reports SKIP."""
 import glob
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -64,6 +65,14 @@ def test_package(t):
         r = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
         t.ok(r.returncode == 0 and VERSION in r.stdout, "unpacked into a scratch root, its corral runs", r.stdout +
              r.stderr)
+        dyn = subprocess.run(["readelf", "--dynamic", "--dyn-syms", "--wide", exe], capture_output=True, text=True,
+                             timeout=60).stdout
+        t.ok("BIND_NOW" in dyn, "its symbols are bound at start (each pre-built sandbox's init inherits them bound)",
+             [l for l in dyn.splitlines() if "FLAGS" in l])
+        t.ok(all(re.search(r"\bFUNC\s+GLOBAL\s+DEFAULT\s+\d+ %s$" % sym, dyn, re.M)
+                 for sym in ("libssh2_init", "mbedtls_x509_crt_parse_file")),
+             "and it exports its no-ops for libgit2's SSH and TLS set-up (src/snap/snap_git.c)",
+             [l for l in dyn.splitlines() if "libssh2" in l or "mbedtls" in l])
         r = subprocess.run([exe, "__complete", "--", "corral", "rep"], capture_output=True, text=True, timeout=60)
         t.eq(r.stdout, "replay\n", "and completes verbs for its shell completions", r.stderr)
         r = subprocess.run(["man", "-l", "-P", "cat", os.path.join(root, "usr/share/man/man1/corral.1.gz")],
