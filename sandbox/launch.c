@@ -17,6 +17,7 @@
 #include "sbutil.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -830,6 +831,11 @@ static int place_request_fds(const int *fds, size_t n)
 
 void sb_base_serve(int sock)
 {
+    /* Building the view left the heap with many small free chunks: each
+     * forked init would merge them again at its first large allocation,
+     * touching (and copying) those pages in every command.  Merged once
+     * here, every init inherits a tidy heap. */
+    malloc_trim(0);
     for (;;) {
         base_request req;
         char cbuf[CMSG_SPACE(BASE_FDS_MAX * sizeof(int))];
