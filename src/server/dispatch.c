@@ -266,7 +266,7 @@ static void cmd_kill(conn_t *c, json_t *id, json_t *req)
     session_t *s = session_arg(c, id, req, "session");
     if (!s)
         return;
-    if (s->finished) {
+    if (s->finished && s->reaped) { /* else it answers once nothing of it is left */
         char state[64];
         session_state_text(s, state, sizeof state);
         json_t *r = proto_ok(id);

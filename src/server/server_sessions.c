@@ -79,15 +79,12 @@ typedef struct kill_wait {
 } kill_wait;
 
 
-static void on_session_finished(session_t *s, void *user)
+/* The session has ended and its init is reaped too: nothing of the
+ * sandbox is left, so its pre-built base may go, and a kill answers. */
+static void on_nothing_left(session_t *s)
 {
-    server_t *srv = user;
     server_session *x = srv_session(s);
-    /* Its channel closes, its escalations end, its proxied connections
-     * close, its "after" snapshot is queued, and only then does its waiter
-     * reply and the screens hear of the end (src/cli/server_modules.c). */
-    TELL_MODULES(srv, session_finished, s);
-    if (x->prebuilt) { /* its init is reaped: nothing of it runs */
+    if (x->prebuilt) {
         prebuilt_put(x->prebuilt);
         x->prebuilt = NULL;
     }
@@ -104,12 +101,33 @@ static void on_session_finished(session_t *s, void *user)
         conn_release(k->conn);
         free(k);
     }
+}
+
+static void on_session_finished(session_t *s, void *user)
+{
+    server_t *srv = user;
+    server_session *x = srv_session(s);
+    /* Its channel closes, its escalations end, its proxied connections
+     * close, its "after" snapshot is queued, and only then does its waiter
+     * reply and the screens hear of the end (src/cli/server_modules.c). */
+    TELL_MODULES(srv, session_finished, s);
+    /* Its init, which said how the command ended once it had reaped the
+     * rest, may still be on its way out: then this waits for its reap. */
+    if (s->reaped)
+        on_nothing_left(s);
     /* A pruned session is out of the store: once no request waits on it
      * (a waiter in its post-write settle closes it itself), it goes. */
     if (!x->in_store && !x->waiter)
         session_close(s);
     if (srv->shutting_down)
         server_maybe_finish_shutdown(srv);
+}
+
+static void on_session_reaped(session_t *s, void *user)
+{
+    (void)user;
+    if (s->finished)
+        on_nothing_left(s);
 }
 
 static void on_session_ending(session_t *s, void *user)
@@ -122,6 +140,8 @@ static void on_session_closed(session_t *s, void *user)
 {
     (void)user;
     server_session *x = srv_session(s);
+    /* Let go of right after its end: its init is a moment from its exit. */
+    session_reap_now(s);
     while (!link_empty(&x->kill_waits)) {
         kill_wait *k = link_entry(x->kill_waits.next, kill_wait, node);
         link_del(&k->node);
@@ -143,6 +163,7 @@ static const session_hooks server_session_hooks = {
     .title = on_session_title,
     .bell = on_session_bell,
     .finished = on_session_finished,
+    .reaped = on_session_reaped,
     .ending = on_session_ending,
     .closed = on_session_closed,
 };

@@ -4,9 +4,12 @@
  *
  * Output path, for every read: terminal model (vt), recording (cast), the
  * agent's pending buffer (head/tail), then the owner's output hook.  End of
- * a session: the server reaps the init (session_reaped) and the PTY reports
- * end-of-file; whichever comes second "finishes" the session, with a 100 ms
- * grace for output still in flight (Codex's TRAILING_OUTPUT_GRACE).
+ * a session: the init reports the command's status once the rest of the
+ * tree is gone (or, failing that, the server reaps the init:
+ * session_reaped) and the PTY reports end-of-file; whichever comes second
+ * "finishes" the session, with a 100 ms grace for output still in flight
+ * (Codex's TRAILING_OUTPUT_GRACE).  The sandbox's resources go at the
+ * reap.
  */
 #include "config.h"
 
@@ -387,13 +390,20 @@ static void report_sandbox_error(session_t *s)
     eventlog_write(s->events, "sandbox_failed", json_pack("{s:s}", "message", s->child.error), false);
 }
 
+static void session_ended(session_t *s, int status);
+
 static void on_status(uv_poll_t *h, int status, int events)
 {
     session_t *s = h->data;
     (void)events;
     sb_child_feed(&s->child);
     report_sandbox_error(s);
-    if (status < 0 || s->child.status_eof) {
+    /* The command's end, before its init's own exit (the teardown of its
+     * namespaces) and the server's SIGCHLD: the records and the reply go
+     * sooner. */
+    if (s->child.have_status)
+        session_ended(s, s->child.worker_status); /* its owner may close it: h with it */
+    if ((status < 0 || s->child.status_eof) && !uv_is_closing((uv_handle_t *)h)) {
         uv_poll_stop(h);
         close_handle(s, (uv_handle_t *)h);
     }
@@ -617,12 +627,15 @@ void session_kill(session_t *s, const char *reason)
     uv_timer_start(&s->kill_timer, kill_backstop_cb, KILL_BACKSTOP_MS, 0);
 }
 
-void session_reaped(session_t *s, int status)
+/* The command's tree is gone: its init said how the command ended on the
+ * status pipe (it does once it has reaped every other process of the
+ * sandbox, so nothing of the sandbox can write anywhere any more), or the
+ * init itself was reaped without saying so.  The session ends now; the
+ * sandbox's resources wait for the reap (session_reaped). */
+static void session_ended(session_t *s, int status)
 {
     if (s->state == SESSION_EXITED)
         return;
-    /* A pid 1 exits 128+N for signal N: the status pipe tells the truth. */
-    status = sb_child_status(&s->child, status);
     report_sandbox_error(s);
     s->state = SESSION_EXITED;
     s->ended = wall_sec();
@@ -633,13 +646,6 @@ void session_reaped(session_t *s, int status)
     } else {
         s->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     }
-    /* The sandbox is gone: its cgroups and placeholders go too.  The
-     * status pipe is read to the end first (above) and no longer polled. */
-    if (s->status_poll_open && !uv_is_closing((uv_handle_t *)&s->status_poll)) {
-        uv_poll_stop(&s->status_poll);
-        close_handle(s, (uv_handle_t *)&s->status_poll);
-    }
-    session_release_sandbox(s->grace_timer.loop, &s->child);
     json_t *f = json_pack("{s:i, s:f}", "code", s->exit_code, "duration_seconds", s->ended - s->created);
     if (s->exit_signal)
         json_object_set_new(f, "signal", json_string(signal_name(s->exit_signal, tmp, sizeof tmp)));
@@ -649,6 +655,35 @@ void session_reaped(session_t *s, int status)
     if (!s->output_closed)
         uv_timer_start(&s->grace_timer, grace_cb, UEXEC_TRAILING_OUTPUT_GRACE_MS, 0);
     finish(s);
+}
+
+void session_reaped(session_t *s, int status)
+{
+    if (s->reaped)
+        return;
+    s->reaped = true;
+    /* A pid 1 exits 128+N for signal N: the status pipe tells the truth. */
+    session_ended(s, sb_child_status(&s->child, status));
+    /* The sandbox is gone: its cgroups and placeholders go too.  The
+     * status pipe is read to the end first (above) and no longer polled. */
+    if (s->status_poll_open && !uv_is_closing((uv_handle_t *)&s->status_poll)) {
+        uv_poll_stop(&s->status_poll);
+        close_handle(s, (uv_handle_t *)&s->status_poll);
+    }
+    session_release_sandbox(s->grace_timer.loop, &s->child);
+    if (s->hooks && s->hooks->reaped)
+        s->hooks->reaped(s, s->hooks_user);
+}
+
+void session_reap_now(session_t *s)
+{
+    if (s->state != SESSION_EXITED || s->reaped || s->pid <= 0)
+        return;
+    int st = 0;
+    pid_t p;
+    while ((p = waitpid(s->pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    session_reaped(s, p == s->pid ? st : 0);
 }
 
 typedef struct layer_work {
@@ -784,6 +819,14 @@ void session_free(session_t *s)
 {
     if (!s)
         return;
+    /* Removed between its init's last word and its exit (a client's rm
+     * right after the reply): that exit is a moment away, and the
+     * sandbox's cgroup can only go after it. */
+    if (s->state == SESSION_EXITED && !s->reaped && s->pid > 0) {
+        while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        s->reaped = true;
+    }
     if (s->fd >= 0)
         close(s->fd);
     if (s->cast)

@@ -49,6 +49,9 @@ typedef struct session_hooks {
     /* The process tree exited and its output is fully read (or the grace
      * period ran out): the session's final state is known. */
     void (*finished)(session_t *s, void *user);
+    /* Its init is reaped too (after finished when the init said how the
+     * command ended before its own exit): nothing of the sandbox is left. */
+    void (*reaped)(session_t *s, void *user);
     /* Just before: the recording is about to get its exit marker and
      * close (the last chance for a marker of the owner's). */
     void (*ending)(session_t *s, void *user);
@@ -106,6 +109,7 @@ struct session {
     session_state state;
     bool output_closed;
     bool finished; /* exited and drained: final state known */
+    bool reaped;   /* its init too (exited comes first when the init said so) */
     bool killing;
     char *kill_reason;
     int exit_code;   /* when exited: code, or 128+signal */
@@ -154,8 +158,14 @@ void session_marker(session_t *s, const char *label);
 /* End the whole process tree; reason goes to the event log ("user",
  * "pruned", "lifetime", "shutdown").  No-op once exited. */
 void session_kill(session_t *s, const char *reason);
-/* The server reaped the session's init with this wait status. */
+/* The server reaped the session's init with this wait status: the
+ * session has ended (if its init had not said so already on the status
+ * pipe), and its sandbox's resources go. */
 void session_reaped(session_t *s, int status);
+/* An ended session whose init is not reaped yet (it said how the command
+ * ended and is exiting): wait for it now, for an owner letting the session
+ * go.  Nothing for a running or reaped one. */
+void session_reap_now(session_t *s);
 /* A reaped sandbox's resources go (cgroups, placeholders, and its home
  * layer, which is removed on loop's thread pool). */
 void session_release_sandbox(uv_loop_t *loop, sb_child *child);
