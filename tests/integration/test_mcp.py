@@ -648,12 +648,23 @@ def test_one_server_for_all(t):
          "by one server: no other was started, not even one that found it running and gave up", servers_of(other))
     other.cleanup()
 
-    # A verb right after a server was started by hand, before it listens:
-    # it waits for that server rather than starting a second.
+    # A verb right after a server was started by hand, once it holds its
+    # lock (before that, the server the verb would start races it for the
+    # lock, and on a loaded machine either may win): the verb uses that
+    # server, listening yet or not, rather than starting a second.
     other = World()
     log = open(os.path.join(other.base, "server.log"), "ab")
     by_hand = subprocess.Popen([CORRAL, "server", "--foreground"], env=other.env, stdin=subprocess.DEVNULL,
                                stdout=log, stderr=log)
+    lock = os.path.join(other.runtime, "corral", "default.lock")
+
+    def holds_lock():
+        try:
+            with open(lock) as f:
+                return f.read().strip() == str(by_hand.pid)
+        except OSError:
+            return False
+    t.ok(wait_until(holds_lock, timeout=TIMEOUT), "the server started by hand takes its lock")
     r = other.corral("ls", "--json")
     t.ok(r.returncode == 0 and servers_of(other) == [by_hand.pid],
          "a verb run right after corral server --foreground & uses that server",
