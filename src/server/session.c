@@ -423,6 +423,16 @@ static char *default_name(char *const *argv)
     return sanitize_text(slash ? slash + 1 : a0, strlen(slash ? slash + 1 : a0), 64);
 }
 
+/* Wait for the session's init, which is ending (killed, or past its last
+ * word): its pid, or -1 when it is not this process's child to wait for. */
+static pid_t wait_for_init(pid_t pid, int *status)
+{
+    pid_t p;
+    while ((p = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+        ;
+    return p;
+}
+
 /* The session's directory, event log and recording. */
 static int open_session_files(session_t *s, const char *state_dir, char *err, size_t errlen)
 {
@@ -449,8 +459,7 @@ static int open_session_files(session_t *s, const char *state_dir, char *err, si
 static void end_unrecorded(session_t *s)
 {
     kill(s->pid, SIGKILL);
-    while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
-        ;
+    wait_for_init(s->pid, NULL);
     s->pid = -1;
 }
 
@@ -680,10 +689,7 @@ void session_reap_now(session_t *s)
     if (s->state != SESSION_EXITED || s->reaped || s->pid <= 0)
         return;
     int st = 0;
-    pid_t p;
-    while ((p = waitpid(s->pid, &st, 0)) < 0 && errno == EINTR)
-        ;
-    session_reaped(s, p == s->pid ? st : 0);
+    session_reaped(s, wait_for_init(s->pid, &st) == s->pid ? st : 0);
 }
 
 typedef struct layer_work {
@@ -823,8 +829,7 @@ void session_free(session_t *s)
      * right after the reply): that exit is a moment away, and the
      * sandbox's cgroup can only go after it. */
     if (s->state == SESSION_EXITED && !s->reaped && s->pid > 0) {
-        while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
-            ;
+        wait_for_init(s->pid, NULL);
         s->reaped = true;
     }
     if (s->fd >= 0)
