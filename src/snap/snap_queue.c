@@ -6,6 +6,7 @@
 #include "snap/snap_queue.h"
 
 #include "base/paths.h"
+#include "server/log.h"
 #include "server/server.h"
 #include "snap/snap_gc.h"
 #include "snap/snap_reader.h"
@@ -250,6 +251,10 @@ static void on_done(uv_work_t *req, int status)
         ws->state = WS_REFUSED;
         snprintf(ws->message, sizeof ws->message, "not snapshotted: %s", j->err);
     } else if (!ws->store && ws->state != WS_REFUSED) {
+        /* Said in the server's log too, once: libgit2 that cannot be
+         * loaded shows here, at the first store, since it is loaded then. */
+        if (ws->state != WS_FAILED)
+            server_log("workspace snapshots of %s are off: %s", ws->path, j->err);
         ws->state = WS_FAILED;
         snprintf(ws->message, sizeof ws->message, "%s", j->err);
     } else if (j->snapshot && j->rc == 0) {

@@ -615,9 +615,32 @@ def test_libgit2_waits_for_the_first_store(t):
         lw.cleanup()
 
 
+def test_a_store_that_cannot_open_is_logged(t):
+    """A workspace whose snapshot store cannot be opened (here the stores'
+    directory is a file) still runs its commands; why it has no
+    snapshots is in the session's state and, once, in the server's log,
+    where a libgit2 that cannot be loaded shows too (it is loaded then)."""
+    lw = World()
+    try:
+        os.makedirs(os.path.join(lw.state, "corral"), exist_ok=True)
+        with open(os.path.join(lw.state, "corral", "snapshots"), "w") as f:
+            f.write("not a directory\n")
+        lw.start_server()
+        c = lw.connect("failing")
+        for _ in range(2):
+            r = c.call({"cmd": "exec", "argv": ["true"], "workdir": lw.ws, "yield_time_ms": 30000})
+            t.eq(r.get("exit_code"), 0, "a command runs without snapshots", r)
+        lines = [l for l in lw.server_log().splitlines() if "workspace snapshots of %s are off" % lw.ws in l]
+        t.eq(len(lines), 1, "the server's log says once why the workspace has no snapshots", lw.server_log()[-2000:])
+        t.ok(lines and "snapshots" in lines[0].split(" are off: ", 1)[-1], "naming what failed", lines)
+    finally:
+        lw.cleanup()
+
+
 run_tests(Tap(), [test_one_shot_commands_find_the_workspace_warm, test_every_change_kind, test_the_before_precedes_the_command,
                   test_the_new_file_cap_is_for_what_a_command_makes, test_patch_undoes_with_git_apply, test_revert,
                   test_revert_never_follows_a_planted_symlink, test_ended_sessions, test_hook_is_risk_marked,
                   test_agent_configuration_is_marked,
                   test_users_git_and_workspace_untouched, test_interactive_shells, test_shared_attribution,
-                  test_protocol_refusals, test_gc, test_libgit2_waits_for_the_first_store])
+                  test_protocol_refusals, test_gc, test_libgit2_waits_for_the_first_store,
+                  test_a_store_that_cannot_open_is_logged])
