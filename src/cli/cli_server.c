@@ -16,12 +16,15 @@
 #include "cli/server_modules.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/file.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* ---- server ------------------------------------------------------------------ */
@@ -104,19 +107,36 @@ static int verb_server(const cli_verb *v, int argc, char **argv)
         int lockfd = lock ? open(lock, O_RDONLY | O_CLOEXEC) : -1;
         free(sock);
         free(lock);
+        /* The lock goes when the server closes its files, a moment before
+         * its process has ended: "stopped" waits for that too (the pidfd
+         * turns readable then).  -1 where pidfds are missing. */
+#ifdef SYS_pidfd_open
+        int pidfd = spid > 0 ? (int)syscall(SYS_pidfd_open, (pid_t)spid, 0) : -1;
+#else
+        int pidfd = -1;
+#endif
         json_t *r = cli_call(&c, json_pack("{s:s}", "cmd", "shutdown"));
         if (!r) {
             client_close(&c);
             if (lockfd >= 0)
                 close(lockfd);
+            if (pidfd >= 0)
+                close(pidfd);
             return EXIT_ERR;
         }
         if (lockfd >= 0) {
             alarm(30); /* a server that does not end: give up with SIGALRM */
             flock(lockfd, LOCK_EX);
+            if (pidfd >= 0) {
+                struct pollfd pf = {.fd = pidfd, .events = POLLIN};
+                while (poll(&pf, 1, -1) < 0 && errno == EINTR)
+                    ;
+            }
             alarm(0);
             close(lockfd);
         }
+        if (pidfd >= 0)
+            close(pidfd);
         if (running >= 0)
             printf("corral: server (pid %lld) stopped; %d running session%s ended\n",
                    (long long)json_integer_value(json_object_get(r, "pid")), running, running == 1 ? "" : "s");
