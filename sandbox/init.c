@@ -236,7 +236,11 @@ static __attribute__((noreturn)) void run_worker(char **argv, char **envp, const
 static __attribute__((noreturn)) void supervise(char **argv, char **envp, const char *cwd, bool tty, bool pid1,
                                                 const sigset_t *set)
 {
-    pid_t worker = fork();
+    /* vfork: the worker borrows init's memory until its exec, so no copy
+     * of init's address space is made (and torn down again at the exec)
+     * for every command.  run_worker only makes system calls, assigns
+     * environ (init reads it no more) and never returns. */
+    pid_t worker = vfork();
     if (worker < 0) {
         say(2, "corral: cannot start the command: ", strerror(errno), NULL);
         _exit(126);
