@@ -85,6 +85,25 @@ void snap_gc_session(snap_store *st, const char *key, double start, double end)
     free(path);
 }
 
+/* Whether the session's previous boundary already keeps this commit.  A
+ * command that changed nothing ends on the snapshot it started from: a
+ * second ref to it would keep nothing more, and costs a ref file and its
+ * lock file (two inodes made, one left) on every such command.  A
+ * session's refs only keep its snapshots from gc, and go all together
+ * (drop_session_refs), so a gap in SEQ loses nothing. */
+static bool anchored_before(snap_store *st, const char *key, int seq, const git_oid *id)
+{
+    char name[160];
+    snprintf(name, sizeof name, "refs/snap/s/%s/%d", key, seq - 1);
+    git_reference *prev = NULL;
+    bool same = git_reference_lookup(&prev, st->repo, name) == 0 && git_reference_target(prev) &&
+                git_oid_equal(git_reference_target(prev), id);
+    git_reference_free(prev);
+    if (!same)
+        git_error_clear();
+    return same;
+}
+
 int snap_gc_anchor(snap_store *st, const char *key, int seq, const char *commit, char *err, size_t errlen)
 {
     git_oid id;
@@ -92,6 +111,8 @@ int snap_gc_anchor(snap_store *st, const char *key, int seq, const char *commit,
     snprintf(name, sizeof name, "refs/snap/s/%s/%d", key, seq);
     git_reference *ref = NULL;
     int rc = git_oid_fromstr(&id, commit);
+    if (rc == 0 && seq > 1 && anchored_before(st, key, seq, &id))
+        return 0;
     if (rc == 0)
         rc = git_reference_create(&ref, st->repo, name, &id, 1, NULL);
     git_reference_free(ref);

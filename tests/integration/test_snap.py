@@ -526,12 +526,52 @@ def test_protocol_refusals(t):
     t.ok(r.returncode == 2 and "not a command number" in r.stderr, "corral diff: a bad CMD is a usage error", r.stderr)
 
 
+def session_refs(sid):
+    """The refs that keep session sid's snapshots from gc, in whichever
+    store has them: {ref name: commit}."""
+    stores = os.path.join(w.state, "corral", "snapshots")
+    found = {}
+    for name in os.listdir(stores):
+        r = subprocess.run(["git", "--git-dir", os.path.join(stores, name), "for-each-ref",
+                            "--format=%(refname) %(objectname)", "refs/snap/s/"], capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            ref, commit = line.split()
+            if ref.split("/")[3].split("-")[0] == str(sid):
+                found[ref] = commit
+    return found
+
+
+unchanged = {}
+
+
+def test_a_command_that_changes_nothing_adds_no_ref(t):
+    """A command that changed nothing ends on the snapshot it began with,
+    which the ref of its "before" already keeps from gc: no second ref
+    (a file and its lock file, made on every such command).  One that
+    changed something keeps both."""
+    ws = fresh_ws("unchanged")
+    with open(os.path.join(ws, "kept.txt"), "w") as f:
+        f.write("kept\n")
+    same = run(ws, "true")
+    changed = run(ws, "echo x > x.txt")
+    refs = session_refs(same)
+    t.eq(len(refs), 1, "the command that changed nothing has one ref", refs)
+    refs = session_refs(changed)
+    t.eq(len(set(refs.values())), 2, "the command that changed x.txt has a ref for each of its two snapshots", refs)
+    unchanged.update(same=same, changed=changed)
+
+
 def test_gc(t):
     # Every store this file made is repacked: minutes under the sanitizers
     # on a busy machine, where the CLI's default 30 s ran out.
     r = w.corral("gc", timeout=600)
     t.ok(r.returncode == 0 and os.path.join(w.base, "kinds") in r.stdout, "corral gc maintains every store",
          r.stdout + r.stderr)
+    if unchanged:
+        t.eq({p: f["status"] for p, f in files_of(diff(unchanged["changed"])).items()}, {"x.txt": "A"},
+             "after gc, a command's change still shows: both its snapshots were kept", diff(unchanged["changed"]))
+        t.ok("error" not in diff(unchanged["same"]) and not diff(unchanged["same"]).get("files"),
+             "and so does the command that changed nothing, on its one ref", diff(unchanged["same"]))
     d = w.corral("doctor")
     t.ok("snapshots: on" in d.stdout and os.path.join(w.base, "kinds") in d.stdout,
          "corral doctor lists the stores and their sizes", d.stdout)
@@ -642,5 +682,5 @@ run_tests(Tap(), [test_one_shot_commands_find_the_workspace_warm, test_every_cha
                   test_revert_never_follows_a_planted_symlink, test_ended_sessions, test_hook_is_risk_marked,
                   test_agent_configuration_is_marked,
                   test_users_git_and_workspace_untouched, test_interactive_shells, test_shared_attribution,
-                  test_protocol_refusals, test_gc, test_libgit2_waits_for_the_first_store,
+                  test_protocol_refusals, test_a_command_that_changes_nothing_adds_no_ref, test_gc, test_libgit2_waits_for_the_first_store,
                   test_a_store_that_cannot_open_is_logged])
