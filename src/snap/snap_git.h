@@ -17,6 +17,8 @@
 #define CORRAL_SNAP_GIT_H
 
 #include <git2.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
 #include <stddef.h>
 
@@ -64,11 +66,16 @@
     X(git_index_remove_bypath) \
     X(git_index_write) \
     X(git_index_write_tree) \
+    X(git_index_write_tree_to) \
     X(git_libgit2_init) \
     X(git_libgit2_opts) \
+    X(git_mempack_new) \
+    X(git_odb_add_backend) \
+    X(git_odb_add_disk_alternate) \
     X(git_odb_exists) \
     X(git_odb_free) \
     X(git_odb_hash) \
+    X(git_odb_new) \
     X(git_odb_object_free) \
     X(git_odb_read) \
     X(git_odb_read_header) \
@@ -80,6 +87,7 @@
     X(git_oid_is_zero) \
     X(git_oid_tostr) \
     X(git_packbuilder_free) \
+    X(git_packbuilder_insert) \
     X(git_packbuilder_insert_walk) \
     X(git_packbuilder_name) \
     X(git_packbuilder_new) \
@@ -110,16 +118,19 @@
     X(git_repository_refdb) \
     X(git_repository_set_index) \
     X(git_repository_set_workdir) \
+    X(git_repository_wrap_odb) \
     X(git_revwalk_free) \
     X(git_revwalk_new) \
     X(git_revwalk_push_glob) \
     X(git_signature_free) \
     X(git_signature_now) \
+    X(git_tree_entry_byindex) \
     X(git_tree_entry_bypath) \
     X(git_tree_entry_filemode) \
     X(git_tree_entry_free) \
     X(git_tree_entry_id) \
     X(git_tree_entry_type) \
+    X(git_tree_entrycount) \
     X(git_tree_free) \
     X(git_tree_id) \
     X(git_tree_lookup)
@@ -178,11 +189,16 @@ int snap_git_load(char *err, size_t errlen);
 #define git_index_remove_bypath (*snap_git_git_index_remove_bypath)
 #define git_index_write (*snap_git_git_index_write)
 #define git_index_write_tree (*snap_git_git_index_write_tree)
+#define git_index_write_tree_to (*snap_git_git_index_write_tree_to)
 #define git_libgit2_init (*snap_git_git_libgit2_init)
 #define git_libgit2_opts (*snap_git_git_libgit2_opts)
+#define git_mempack_new (*snap_git_git_mempack_new)
+#define git_odb_add_backend (*snap_git_git_odb_add_backend)
+#define git_odb_add_disk_alternate (*snap_git_git_odb_add_disk_alternate)
 #define git_odb_exists (*snap_git_git_odb_exists)
 #define git_odb_free (*snap_git_git_odb_free)
 #define git_odb_hash (*snap_git_git_odb_hash)
+#define git_odb_new (*snap_git_git_odb_new)
 #define git_odb_object_free (*snap_git_git_odb_object_free)
 #define git_odb_read (*snap_git_git_odb_read)
 #define git_odb_read_header (*snap_git_git_odb_read_header)
@@ -194,6 +210,7 @@ int snap_git_load(char *err, size_t errlen);
 #define git_oid_is_zero (*snap_git_git_oid_is_zero)
 #define git_oid_tostr (*snap_git_git_oid_tostr)
 #define git_packbuilder_free (*snap_git_git_packbuilder_free)
+#define git_packbuilder_insert (*snap_git_git_packbuilder_insert)
 #define git_packbuilder_insert_walk (*snap_git_git_packbuilder_insert_walk)
 #define git_packbuilder_name (*snap_git_git_packbuilder_name)
 #define git_packbuilder_new (*snap_git_git_packbuilder_new)
@@ -224,16 +241,19 @@ int snap_git_load(char *err, size_t errlen);
 #define git_repository_refdb (*snap_git_git_repository_refdb)
 #define git_repository_set_index (*snap_git_git_repository_set_index)
 #define git_repository_set_workdir (*snap_git_git_repository_set_workdir)
+#define git_repository_wrap_odb (*snap_git_git_repository_wrap_odb)
 #define git_revwalk_free (*snap_git_git_revwalk_free)
 #define git_revwalk_new (*snap_git_git_revwalk_new)
 #define git_revwalk_push_glob (*snap_git_git_revwalk_push_glob)
 #define git_signature_free (*snap_git_git_signature_free)
 #define git_signature_now (*snap_git_git_signature_now)
+#define git_tree_entry_byindex (*snap_git_git_tree_entry_byindex)
 #define git_tree_entry_bypath (*snap_git_git_tree_entry_bypath)
 #define git_tree_entry_filemode (*snap_git_git_tree_entry_filemode)
 #define git_tree_entry_free (*snap_git_git_tree_entry_free)
 #define git_tree_entry_id (*snap_git_git_tree_entry_id)
 #define git_tree_entry_type (*snap_git_git_tree_entry_type)
+#define git_tree_entrycount (*snap_git_git_tree_entrycount)
 #define git_tree_free (*snap_git_git_tree_free)
 #define git_tree_id (*snap_git_git_tree_id)
 #define git_tree_lookup (*snap_git_git_tree_lookup)

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "snap/snap_take.h"
+#include "snap/snap_treepack.h"
 
 #include "snap/snap_gitdir.h"
 #include "snap/snap_meta.h"
@@ -45,6 +46,7 @@ typedef struct talk {
     bool seed_bad;  /* a seeded pack failed its check */
     snap_meta *meta;
     snap_pack *pack; /* many files to store and no seed: hashed on threads into one pack */
+    bool packed;     /* a pack was made for this snapshot's files */
     struct later **later; /* what the reader said while the pack is made, in order */
     size_t n_later, cap_later;
 } talk;
@@ -358,6 +360,7 @@ static void maybe_start_pack(talk *k, long total)
     char objects[PATH_MAX], why[400];
     snprintf(objects, sizeof objects, "%s/objects", st->dir);
     k->pack = snap_pack_begin(objects, st->pack_threads, pack_done, k, why, sizeof why);
+    k->packed = k->pack != NULL;
     /* Without it, the files are stored one by one as before. */
     if (!k->pack)
         fprintf(stderr, "corral: %s: %s\n", st->ws, why);
@@ -737,7 +740,20 @@ int snap_take(snap_store *st, bool force, bool allowed, snap_taken *out)
     }
     git_oid tree, commit;
     char *message = NULL;
-    if (rc == 0 && git_index_write_tree(&tree, st->index) < 0) {
+    /* A first snapshot, or one that stored many files, writes many trees
+     * (one per directory): as a pack of their own, not as loose files. */
+    int trees = -1;
+    if (rc == 0 && (first || k.packed) && (long)git_index_entrycount(st->index) >= st->pack_min) {
+        char why[600];
+        trees = snap_treepack_write(st, &tree, why, sizeof why);
+        if (trees == -2) {
+            snprintf(out->error, sizeof out->error, "%s", why);
+            rc = -1;
+        } else if (trees < 0) {
+            fprintf(stderr, "corral: %s\n", why);
+        }
+    }
+    if (rc == 0 && trees < 0 && git_index_write_tree(&tree, st->index) < 0) {
         snprintf(out->error, sizeof out->error, "cannot write the snapshot tree of %s: %s", st->ws,
                  snap_git_error());
         rc = -1;
