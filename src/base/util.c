@@ -260,9 +260,14 @@ uint32_t random_range(uint32_t lo, uint32_t hi)
 
 int mkdir_p(const char *path, unsigned mode)
 {
-    /* Usually it is all there already: one call, not one per component. */
-    if (mkdir(path, mode) == 0 || errno == EEXIST)
+    /* Usually it is all there already: one call, not one per component.
+     * There must be a directory (or a link to one) then: a file of that
+     * name is an error here, where it would be a puzzling one later. */
+    struct stat sb;
+    if (mkdir(path, mode) == 0)
         return 0;
+    if (errno == EEXIST)
+        return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
     if (errno != ENOENT)
         return -errno;
     char *p = xstrdup(path);

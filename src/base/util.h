@@ -59,7 +59,8 @@ void iso_time(char out[32], double wall);
 uint32_t random_range(uint32_t lo, uint32_t hi);
 void random_bytes(void *out, size_t n);
 
-/* mkdir -p with the given mode for every directory it creates. 0 or -errno. */
+/* mkdir -p with the given mode for every directory it creates.  0 or -errno
+ * (-ENOTDIR when path is there but not a directory). */
 int mkdir_p(const char *path, unsigned mode);
 
 /* The value of a hexadecimal digit (0-9, a-f, A-F), or -1. */

@@ -240,7 +240,8 @@ snap_store *snap_store_open(const char *snapdir, const char *ws, const snap_conf
     snap_conf_copy(&st->conf, conf);
     int rc = mkdir_p(snapdir, 0700);
     if (rc < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", snapdir, strerror(-rc));
+        snprintf(err, errlen, "cannot make %s, where snapshot stores go: %s%s", snapdir, strerror(-rc),
+                 rc == -ENOTDIR ? " (a file is in the way: move it)" : "");
         goto fail;
     }
     struct stat sb;

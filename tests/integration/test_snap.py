@@ -673,6 +673,8 @@ def test_a_store_that_cannot_open_is_logged(t):
         lines = [l for l in lw.server_log().splitlines() if "workspace snapshots of %s are off" % lw.ws in l]
         t.eq(len(lines), 1, "the server's log says once why the workspace has no snapshots", lw.server_log()[-2000:])
         t.ok(lines and "snapshots" in lines[0].split(" are off: ", 1)[-1], "naming what failed", lines)
+        t.ok(lines and "Not a directory" in lines[0] and "a file is in the way" in lines[0],
+             "and why: a file where the stores' directory goes", lines)
     finally:
         lw.cleanup()
 
