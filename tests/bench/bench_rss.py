@@ -9,13 +9,16 @@ by mapping, read from /proc/PID/smaps (shared libraries by name, the heap,
 anonymous maps, thread stacks), largest first, so that a change in the
 total can be traced to what grew; and how much of it is libgit2 with the
 libraries it links, which the server loads when it opens its first
-snapshot store (a server no session has used yet is measured too)."""
+snapshot store (a server no session has used yet is measured too).  The
+same sessions with snapshots off show what the server would be with its
+snapshot store, and libgit2, in a process of its own."""
 import os
 import subprocess
 
 from benchlib import Tmux, World, rss_kib, sized, wait_until
 
 SHELL = ["bash", "--norc", "--noprofile", "-i"]
+SNAPSHOTS_OFF = "[snapshots]\nenabled = false\n"
 PROMPT = "$ "
 
 
@@ -52,8 +55,8 @@ def libgit2_family(pid):
     return names
 
 
-def corral_rss(n, breakdown=None):
-    w = World()
+def corral_rss(n, breakdown=None, config=None):
+    w = World(config=config)
     w.env["PS1"] = PROMPT
     try:
         srv = w.start_server(extra_env={"PS1": PROMPT})
@@ -98,6 +101,9 @@ def main():
     unused = corral_rss(0)
     for n in (1, many):
         rows.append((n, corral_rss(n, breakdown if n == 1 else None), tmux_rss(n)))
+    # What the server costs without the snapshot store and libgit2: the
+    # part a snapshot writer of its own would leave in the server.
+    off = [corral_rss(n, config=SNAPSHOTS_OFF) for n in (1, many)]
     print("Server RSS with idle shells at 80x24, KiB:")
     print("  sessions   corral     tmux   allowed (tmux + 64 KiB/session)")
     print("  %8s %8d %8s    (a corral server no session has used: no snapshot store, no libgit2)" %
@@ -106,6 +112,12 @@ def main():
         allowed = theirs + 64 * n if theirs else None
         print("  %8d %8d %8s %8s  %s" % (n, ours, theirs or "-", allowed or "-",
                                          "" if allowed is None else ("met" if ours <= allowed else "NOT met")))
+    print("  %8s %8s %8s    (snapshots off: no store, no libgit2)" % ("", "", ""))
+    for (n, _, theirs), ours in zip(rows, off):
+        allowed = theirs + 64 * n if theirs else None
+        print("  %8d %8d %8s %8s  %s (snapshots off)" % (n, ours, theirs or "-", allowed or "-",
+                                                         "" if allowed is None else ("met" if ours <= allowed else
+                                                                                     "NOT met")))
     (_, a1, t1), (_, a_many, t_many) = rows
     print("  per extra session: corral %.1f KiB, tmux %s KiB" %
           ((a_many - a1) / (many - 1.0), "%.1f" % ((t_many - t1) / (many - 1.0)) if t1 else "-"))
