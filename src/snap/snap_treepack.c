@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Every tree under root that the store lacks (those are in the mempack),
  * into pb.  A stack, not recursion: a workspace may nest deeper than a
@@ -53,6 +52,10 @@ int snap_treepack_write(snap_store *st, git_oid *tree, char *err, size_t errlen)
     git_packbuilder *pb = NULL;
     char *objects = xasprintf("%s/objects", st->dir), *packs = xasprintf("%s/objects/pack", st->dir);
     const char *step = "set up";
+    /* From write_tree on, the index's tree cache may name the new trees:
+     * a failure then must not be retried as loose objects (the cache
+     * would be trusted and nothing written). */
+    bool cache_touched = false;
     /* The mempack takes the writes (the alternate, the store itself, is
      * only read): what write_tree finds already stored is not written. */
     int rc = git_odb_new(&mem_odb);
@@ -68,6 +71,7 @@ int snap_treepack_write(snap_store *st, git_oid *tree, char *err, size_t errlen)
         rc = git_repository_odb(&odb, st->repo);
     if (rc == 0) {
         step = "write";
+        cache_touched = true;
         rc = git_index_write_tree_to(tree, st->index, wrap);
     }
     if (rc == 0) {
@@ -83,7 +87,6 @@ int snap_treepack_write(snap_store *st, git_oid *tree, char *err, size_t errlen)
     /* The store's own database sees the new pack from now on. */
     if (rc == 0)
         rc = git_odb_refresh(odb);
-    bool written = strcmp(step, "set up") != 0;
     if (rc < 0)
         snprintf(err, errlen, "cannot %s the snapshot's trees of %s as a pack: %s", step, st->ws, snap_git_error());
     git_packbuilder_free(pb);
@@ -92,5 +95,5 @@ int snap_treepack_write(snap_store *st, git_oid *tree, char *err, size_t errlen)
     git_odb_free(mem_odb);
     free(objects);
     free(packs);
-    return rc == 0 ? 0 : written ? -2 : -1;
+    return rc == 0 ? 0 : cache_touched ? -2 : -1;
 }
