@@ -423,10 +423,15 @@ static char *default_name(char *const *argv)
     return sanitize_text(slash ? slash + 1 : a0, strlen(slash ? slash + 1 : a0), 64);
 }
 
-/* Wait for the session's init, which is ending (killed, or past its last
- * word): its pid, or -1 when it is not this process's child to wait for. */
+/* End the session's init and wait for it, on the loop: it is killed, or
+ * past its last word (it reported how the command ended once it had
+ * reaped everything else, so nothing of the sandbox is left to lose).
+ * SIGKILL bounds the wait: an init stopped from outside, or slow to tear
+ * down, would otherwise hold the whole server here.  Its pid, or -1 when
+ * it is not this process's child to wait for. */
 static pid_t wait_for_init(pid_t pid, int *status)
 {
+    kill(pid, SIGKILL); /* still our unreaped child: the pid is its own */
     pid_t p;
     while ((p = waitpid(pid, status, 0)) < 0 && errno == EINTR)
         ;
@@ -458,7 +463,6 @@ static int open_session_files(session_t *s, const char *state_dir, char *err, si
  * server's SIGCHLD handler could see a pid no session has. */
 static void end_unrecorded(session_t *s)
 {
-    kill(s->pid, SIGKILL);
     wait_for_init(s->pid, NULL);
     s->pid = -1;
 }
