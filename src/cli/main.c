@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "sandbox/init.h"
+#include "snap/snap_storeproc.h"
 #include "snap/snap_worker.h"
 #include "ui/tui.h"
 
@@ -53,6 +54,10 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "__snapworker") == 0) {
         prctl(PR_SET_NAME, "corral-reader");
         return snap_worker_main(argc - 1, argv + 1);
+    }
+    if (argc >= 2 && strcmp(argv[1], "__snapstore") == 0) {
+        prctl(PR_SET_NAME, "corral-store");
+        return snap_storeproc_main(argc - 1, argv + 1);
     }
     prctl(PR_SET_NAME, "corral");
     /* No setlocale: nothing here depends on the locale, and loading it

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define SNAP_KEYS "enabled, max-file-size, max-new-files, max-files, retention, max-store-size, stall-timeout, keep-open, allow, exclude"
+#define SNAP_KEYS "enabled, max-file-size, max-new-files, max-files, retention, max-store-size, stall-timeout, keep-open, store-idle, allow, exclude"
 
 void snap_conf_defaults(snap_conf *c)
 {
@@ -29,6 +29,10 @@ void snap_conf_defaults(snap_conf *c)
     /* An agent's one-shot commands come seconds apart: each would start a
      * reader and walk the whole tree again without it. */
     c->keep_open_ms = 10ull * 60 * 1000;
+    /* Long enough for an agent's next command after it thought about the
+     * last one's output; short enough that an idle server does not keep
+     * libgit2's memory in the store's process. */
+    c->store_idle_ms = 30ull * 1000;
 }
 
 static void free_list(char **v, size_t n)
@@ -125,6 +129,16 @@ int snap_conf_set(snap_conf *c, const char *key, const char *value, char *err, s
         c->keep_open_ms = ms;
         return 0;
     }
+    if (strcmp(key, "store-idle") == 0) {
+        uint64_t ms;
+        if (conf_parse_duration(value, &ms) < 0 || ms > 24ull * 3600 * 1000) {
+            snprintf(err, errlen, "snapshots.store-idle: '%s' is not a duration up to 1d (e.g. 30s, 5m; 0 ends "
+                                  "the store's process after every job)", value);
+            return -1;
+        }
+        c->store_idle_ms = ms;
+        return 0;
+    }
     if (strcmp(key, "allow") == 0) {
         if (value[0] != '/') {
             snprintf(err, errlen, "snapshots.allow: '%s' is not an absolute path", value);
@@ -185,6 +199,7 @@ bool snap_conf_equal(const snap_conf *a, const snap_conf *b)
            a->max_new_files == b->max_new_files && a->max_files == b->max_files &&
            a->retention_ms == b->retention_ms && a->max_store_size == b->max_store_size &&
            a->stall_ms == b->stall_ms && a->keep_open_ms == b->keep_open_ms &&
+           a->store_idle_ms == b->store_idle_ms &&
            same_list(a->allow, a->n_allow, b->allow, b->n_allow) &&
            same_list(a->exclude, a->n_exclude, b->exclude, b->n_exclude);
 }

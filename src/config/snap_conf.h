@@ -22,6 +22,7 @@ typedef struct snap_conf {
     uint64_t max_store_size;  /* bytes a workspace's store may take before old sessions go */
     uint64_t stall_ms;        /* a snapshot whose reader says nothing this long is given up */
     uint64_t keep_open_ms;    /* a workspace's store and reader stay open this long after its last session (0: close at once) */
+    uint64_t store_idle_ms;   /* a store's process ends after this long without a job (0: after each job) */
     char **allow;             /* opted-in workspaces (canonical paths as written) */
     size_t n_allow;
     char **exclude;           /* extra exclude patterns (gitignore syntax) */

@@ -15,7 +15,7 @@
 #include "snap/snap_gc.h"
 #include "snap/snap_gitdir.h"
 #include "snap/snap_patch.h"
-#include "snap/snap_revert.h"
+#include "snap/snap_remote.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -148,8 +148,21 @@ static void diff_work(snap_job *j)
         d->rc = -1;
         return;
     }
-    d->rc = snap_render(j->ws->store, d->before, d->after, d->fmt, &d->opts, DIFF_TEXT_MAX, &d->text, &d->files,
-                        d->err, sizeof d->err);
+    json_t *p = json_pack("{s:s, s:s, s:i, s:b, s:I}", "before", d->before, "after", d->after, "format", (int)d->fmt,
+                          "ignore_space", d->opts.ignore_space, "max", (json_int_t)DIFF_TEXT_MAX);
+    json_t *a = snap_remote_run(j->ws->remote, "diff", p, &d->text, d->err, sizeof d->err);
+    json_decref(p);
+    if (!a) {
+        d->rc = -1;
+        return;
+    }
+    d->rc = (int)json_integer_value(json_object_get(a, "rc"));
+    const char *e = json_string_value(json_object_get(a, "err"));
+    if (e)
+        snprintf(d->err, sizeof d->err, "%s", e);
+    if (json_is_object(json_object_get(a, "files")))
+        d->files = json_incref(json_object_get(a, "files"));
+    json_decref(a);
 }
 
 /* What corral made inert after the command (its record has it, a fresh
@@ -408,7 +421,7 @@ typedef struct revert_req {
     char before[SNAP_OID_HEX], after[SNAP_OID_HEX]; /* by ids: its record's snapshots */
     snap_cmd *self;     /* the revert as a command (not dry-run; a session the server has) */
     bool dry_run;
-    snap_revert_plan plan;
+    size_t conflicts;   /* files changed again since the command: nothing was done */
     json_t *plan_json;
     int rc;
     char err[700];
@@ -418,7 +431,6 @@ static void revert_req_free(revert_req *r)
 {
     snap_cmd_unref(r->target);
     snap_cmd_unref(r->self);
-    snap_revert_plan_free(&r->plan);
     json_decref(r->plan_json);
     json_decref(r->id);
     conn_release(r->conn);
@@ -471,24 +483,29 @@ static void revert_work(snap_job *j)
         r->rc = -1;
         return;
     }
-    r->rc = snap_revert_plan_make(j->ws->store, r->before, r->after, now, &r->plan, r->err, sizeof r->err);
-    if (r->rc == 0 && !r->dry_run && r->plan.n_conflicts == 0)
-        r->rc = snap_revert_apply(j->ws->store, &r->plan, r->err, sizeof r->err);
-    if (r->rc == 0 || r->plan.n_conflicts)
-        r->plan_json = snap_revert_plan_json(&r->plan);
-    if (r->plan.n_conflicts)
-        snprintf(r->err, sizeof r->err, "%zu file%s changed again after command %d: nothing was reverted",
-                 r->plan.n_conflicts, r->plan.n_conflicts == 1 ? "" : "s", r->n);
-    /* A revert writes files: the next boundary must look. */
-    if (!r->dry_run)
-        j->ws->store->force_next = true;
+    json_t *p = json_pack("{s:s, s:s, s:s, s:b, s:i}", "before", r->before, "after", r->after, "now", now, "dry_run",
+                          r->dry_run, "n", r->n);
+    json_t *a = snap_remote_run(j->ws->remote, "revert", p, NULL, r->err, sizeof r->err);
+    json_decref(p);
+    if (!a) {
+        r->rc = -1;
+        return;
+    }
+    r->rc = (int)json_integer_value(json_object_get(a, "rc"));
+    r->conflicts = (size_t)json_integer_value(json_object_get(a, "conflicts"));
+    const char *e = json_string_value(json_object_get(a, "err"));
+    if (e)
+        snprintf(r->err, sizeof r->err, "%s", e);
+    if (json_is_object(json_object_get(a, "plan")))
+        r->plan_json = json_incref(json_object_get(a, "plan"));
+    json_decref(a);
 }
 
 static void revert_done(snap_job *j)
 {
     revert_req *r = j->data;
     int r_session = r->session;
-    bool reverted = !r->dry_run && r->rc == 0 && r->plan.n_conflicts == 0;
+    bool reverted = !r->dry_run && r->rc == 0 && r->conflicts == 0;
     if (j->rc < 0 && !r->err[0])
         snprintf(r->err, sizeof r->err, "%s", j->err);
     if (j->rc < 0)
@@ -627,10 +644,29 @@ typedef struct gc_one {
 static void gc_work(snap_job *j)
 {
     gc_one *g = j->data;
-    g->forgotten = snap_gc_forget(j->ws->store, g->req->gone, g->req->n_gone);
-    g->rc = snap_gc_run(j->ws->store, g->force || g->forgotten > 0, (const char *const *)g->live, g->n_live,
-                        &g->res);
+    json_t *gone = json_array(), *live = json_array();
+    for (size_t i = 0; i < g->req->n_gone; i++)
+        json_array_append_new(gone, json_pack("[i, f, f]", g->req->gone[i].id, g->req->gone[i].start_lo,
+                                              g->req->gone[i].start_hi));
+    for (size_t i = 0; i < g->n_live; i++)
+        json_array_append_new(live, json_string(g->live[i]));
+    json_t *p = json_pack("{s:o, s:o, s:b}", "gone", gone, "live", live, "force", g->force);
+    json_t *a = snap_remote_run(j->ws->remote, "gc", p, NULL, g->res.error, sizeof g->res.error);
+    json_decref(p);
     j->measure = true;
+    if (!a) {
+        g->rc = -1;
+        return;
+    }
+    g->forgotten = (int)json_integer_value(json_object_get(a, "forgotten"));
+    g->rc = (int)json_integer_value(json_object_get(a, "rc"));
+    g->res.bytes_before = (uint64_t)json_integer_value(json_object_get(a, "bytes_before"));
+    g->res.bytes_after = (uint64_t)json_integer_value(json_object_get(a, "bytes_after"));
+    g->res.sessions_dropped = (int)json_integer_value(json_object_get(a, "sessions_dropped"));
+    g->res.repacked = json_is_true(json_object_get(a, "repacked"));
+    const char *e = json_string_value(json_object_get(a, "error"));
+    snprintf(g->res.error, sizeof g->res.error, "%s", e ? e : "");
+    json_decref(a);
 }
 
 static void gc_finish(gc_req *q)

@@ -10,6 +10,7 @@
 #include "server/server.h"
 #include "snap/snap_gc.h"
 #include "snap/snap_reader.h"
+#include "snap/snap_remote.h"
 #include "base/util.h"
 
 #include <stdio.h>
@@ -67,7 +68,10 @@ static void ws_free(snap_ws *ws)
     link_del(&ws->node);
     if (ws->linger)
         uv_close((uv_handle_t *)ws->linger, free_timer);
-    snap_store_close(ws->store);
+    if (ws->store_idle)
+        uv_close((uv_handle_t *)ws->store_idle, free_timer);
+    snap_remote_close(ws->remote);
+    free(ws->store_dir);
     snap_reader_stop(ws->reader);
     for (size_t i = 0; i < ws->n_deny; i++)
         free(ws->deny[i]);
@@ -138,6 +142,8 @@ snap_ws *snap_ws_get(const char *path)
     link_init(&ws->queue);
     link_init(&ws->active);
     ws->work.data = ws;
+    if (Q.dir)
+        ws->store_dir = snap_store_dir_for(Q.dir, path);
     const char *why = needs_opt_in(path);
     if (why) {
         ws->state = WS_REFUSED;
@@ -173,26 +179,26 @@ static void on_work(uv_work_t *req)
         }
         return;
     }
-    if (!ws->store) {
-        ws->store = snap_store_open(Q.dir, ws->path, &Q.conf, j->err, sizeof j->err);
-        if (!ws->store) {
+    if (ws->remote && snap_remote_dead(ws->remote)) {
+        /* Its process ended (the last job said so): a new one. */
+        snap_remote_close(ws->remote);
+        ws->remote = NULL;
+    }
+    if (!ws->remote) {
+        ws->remote = snap_remote_open(Q.dir, ws->path, &Q.conf, &ws->progress, j->err, sizeof j->err);
+        if (!ws->remote) {
             for (snap_job *k = j->merged; k; k = k->merged)
                 snprintf(k->err, sizeof k->err, "%s", j->err);
             for (snap_job *k = j; k; k = k->merged)
                 k->rc = -1;
             return;
         }
-        ws->store->progress = &ws->progress;
-        snap_gc_sweep(ws->store);
     }
-    if (j->snapshot) {
-        ws->store->reader = ws->reader;
-        if (!ws->reader) {
-            for (snap_job *k = j; k; k = k->merged) {
-                k->rc = -1;
-                snprintf(k->err, sizeof k->err, "snapshot of %.300s incomplete: %.300s", ws->path,
-                         ws->reader_error[0] ? ws->reader_error : "the server is stopping");
-            }
+    if (j->snapshot && !ws->reader) {
+        for (snap_job *k = j; k; k = k->merged) {
+            k->rc = -1;
+            snprintf(k->err, sizeof k->err, "snapshot of %.300s incomplete: %.300s", ws->path,
+                     ws->reader_error[0] ? ws->reader_error : "the server is stopping");
         }
     }
     if (j->snapshot && ws->reader) {
@@ -200,8 +206,8 @@ static void on_work(uv_work_t *req)
         for (snap_job *k = j; k; k = k->merged)
             force |= k->force;
         snap_taken t;
-        ws->store->uncapped_next = !j->may_create;
-        int rc = snap_take(ws->store, force, snap_conf_allows(&Q.conf, ws->path), &t);
+        int rc = snap_remote_take(ws->remote, ws->reader, force, snap_conf_allows(&Q.conf, ws->path), !j->may_create,
+                                  &t);
         for (snap_job *k = j; k; k = k->merged) {
             k->taken = t;
             k->rc = rc;
@@ -214,14 +220,38 @@ static void on_work(uv_work_t *req)
             k->work(k);
     /* The store's size now and then (a walk of its files), for lists. */
     double now = wall_sec();
-    if (ws->store && (j->measure || now - ws->store_bytes_at > STORE_SIZE_EVERY_S)) {
-        j->bytes = snap_disk_usage(ws->store->dir);
+    if (ws->store_dir && (j->measure || now - ws->store_bytes_at > STORE_SIZE_EVERY_S)) {
+        j->bytes = snap_disk_usage(ws->store_dir);
         j->measured = true;
     }
 }
 
 static void dispatch_next(void);
 static void on_progress(uv_timer_t *t);
+
+/* No job for [snapshots] store-idle: the store's process ends, and with
+ * it libgit2's memory; the reader stays, so the next snapshot still knows
+ * what changed without a walk. */
+static void on_store_idle(uv_timer_t *t)
+{
+    snap_ws *ws = t->data;
+    if (ws->running || !link_empty(&ws->queue) || !ws->remote)
+        return;
+    snap_remote_close(ws->remote);
+    ws->remote = NULL;
+}
+
+static void store_idle_later(snap_ws *ws)
+{
+    if (!ws->remote || ws->running || Q.stopping)
+        return;
+    if (!ws->store_idle) {
+        ws->store_idle = xcalloc(1, sizeof *ws->store_idle);
+        uv_timer_init(Q.loop, ws->store_idle);
+        ws->store_idle->data = ws;
+    }
+    uv_timer_start(ws->store_idle, on_store_idle, Q.conf.store_idle_ms, 0);
+}
 
 static void on_done(uv_work_t *req, int status)
 {
@@ -230,8 +260,6 @@ static void on_done(uv_work_t *req, int status)
     snap_job *j = ws->running;
     ws->running = NULL;
     Q.running--;
-    if (ws->store)
-        ws->store->reader = NULL;
     if (ws->reader && snap_reader_failed(ws->reader)) {
         /* Killed now; the next snapshot starts a new one. */
         const char *setup = snap_reader_setup_error(ws->reader);
@@ -250,7 +278,7 @@ static void on_done(uv_work_t *req, int status)
     if (j->snapshot && j->rc < 0 && j->taken.refused) {
         ws->state = WS_REFUSED;
         snprintf(ws->message, sizeof ws->message, "not snapshotted: %s", j->err);
-    } else if (!ws->store && ws->state != WS_REFUSED) {
+    } else if (!ws->remote && ws->state != WS_REFUSED) {
         /* Said in the server's log too, once: libgit2 that cannot be
          * loaded shows here, at the first store, since it is loaded then. */
         if (ws->state != WS_FAILED)
@@ -270,6 +298,9 @@ static void on_done(uv_work_t *req, int status)
     if (Q.srv)
         conn_broadcast(json_pack("{s:s, s:s, s:o}", "event", "snapshot", "workspace", ws->path, "snapshots",
                                           snap_ws_json(ws)));
+    /* Before the next job starts (it stops the wait) or, when the server
+     * stops, every entry is freed. */
+    store_idle_later(ws);
     dispatch_next();
 }
 
@@ -303,6 +334,8 @@ static void start(snap_ws *ws)
     if (j->snapshot)
         ensure_reader(ws);
     ws->running = j;
+    if (ws->store_idle)
+        uv_timer_stop(ws->store_idle);
     ws->started_at = now_sec();
     Q.running++;
     uv_queue_work(Q.loop, &ws->work, on_work, on_done);
@@ -312,9 +345,10 @@ static void start(snap_ws *ws)
 
 static void close_if_idle(snap_ws *ws)
 {
-    if (ws->idle && !ws->lingering && ws->refs == 0 && !ws->running && link_empty(&ws->queue) && ws->store) {
-        snap_store_close(ws->store);
-        ws->store = NULL;
+    if (ws->idle && !ws->lingering && ws->refs == 0 && !ws->running && link_empty(&ws->queue) &&
+        (ws->remote || ws->reader)) {
+        snap_remote_close(ws->remote);
+        ws->remote = NULL;
         snap_reader_stop(ws->reader);
         ws->reader = NULL;
         ws->idle = false;

@@ -36,7 +36,10 @@ typedef enum snap_ws_state {
 typedef struct snap_ws {
     link_t node;
     char *path;              /* canonical */
-    snap_store *store;       /* opened by the first job, on the worker */
+    struct snap_remote *remote; /* its store, in a process of its own: started by a job, on the
+                                 * worker; ended after [snapshots] store-idle without one */
+    char *store_dir;         /* where that store is (its size is measured here) */
+    uv_timer_t *store_idle;  /* that wait (made on first use) */
     /* Its confined reader (snap_reader.h): started on the loop before a
      * snapshot job needs it, replaced when it failed or when a session
      * with deny paths it does not have comes. */
@@ -56,7 +59,7 @@ typedef struct snap_ws {
     uint64_t store_bytes;
     double store_bytes_at;   /* wall time it was measured (0: never) */
     double started_at;       /* monotonic start of the running job */
-    struct snap_progress progress; /* the store's, written by the worker */
+    struct snap_progress progress; /* the store's, copied in by the worker as its process sends it */
     int refs;                /* sessions using it */
     bool idle;               /* its last session went: close the store when the queue is empty */
     bool lingering;          /* and [snapshots] keep-open has not run out since */

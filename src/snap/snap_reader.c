@@ -193,6 +193,27 @@ snap_reader *snap_reader_launch(const snap_reader_spec *spec, char *err, size_t 
     return r;
 }
 
+snap_reader *snap_reader_adopt(int fd, char **deny, size_t n_deny, bool configured)
+{
+    snap_reader *r = xcalloc(1, sizeof *r);
+    r->fd = fd;
+    sw_inbox_init(&r->inbox, fd);
+    r->deny = deny;
+    r->n_deny = n_deny;
+    r->configured = configured;
+    return r;
+}
+
+void snap_reader_disown(snap_reader *r)
+{
+    if (!r)
+        return;
+    sw_inbox_free(&r->inbox);
+    close(r->fd);
+    sb_list_free(r->deny, r->n_deny);
+    free(r);
+}
+
 /* Unlink r from the list and free it (the lock held). */
 static void destroy_locked(snap_reader *r)
 {

@@ -39,6 +39,13 @@ typedef struct snap_reader_spec {
  * taken unconfined. */
 snap_reader *snap_reader_launch(const snap_reader_spec *spec, char *err, size_t errlen);
 
+/* In the store's process (snap_storeproc.c): the reader the server
+ * started, known by its socket (fd, taken), its deny paths (taken) and
+ * whether its configuration was sent.  No process of its own here:
+ * snap_reader_disown closes and frees it. */
+snap_reader *snap_reader_adopt(int fd, char **deny, size_t n_deny, bool configured);
+void snap_reader_disown(snap_reader *r);
+
 /* End it: killed, and freed once reaped.  NULL is fine. */
 void snap_reader_stop(snap_reader *r);
 

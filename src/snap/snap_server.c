@@ -15,11 +15,9 @@
 #include "config/sbconf.h"
 #include "base/quote.h"
 #include "protocol/uexec.h"
-#include "snap/snap_diff.h"
-#include "snap/snap_gc.h"
 #include "snap/snap_hold.h"
-#include "snap/snap_quarantine.h"
 #include "snap/snap_reader.h"
+#include "snap/snap_remote.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -94,7 +92,7 @@ server_t *snap_server(void)
 
 const char *snap_off_reason(void)
 {
-    return snap_git_load_failure();
+    return snap_remote_load_failure();
 }
 
 /* ---- commands ---------------------------------------------------------------- */
@@ -262,47 +260,51 @@ static void boundary_free(boundary *b)
     free(b);
 }
 
+/* The keys of live sessions, for the store's maintenance. */
+static json_t *keys_json(char **keys, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(keys[i]));
+    return a;
+}
+
+/* Worker: the boundary's work on the store (snap_ops.c), once its
+ * snapshot is taken. */
 static void boundary_work(snap_job *j)
 {
     boundary *b = j->data;
-    snap_store *st = j->ws->store;
-    char err[600];
-    if (b->key[0] && snap_gc_anchor(st, b->key, b->seq, j->taken.commit, err, sizeof err) < 0)
-        snprintf(b->err, sizeof b->err, "%s", err);
-    if (b->session_start)
-        snap_gc_session(st, b->key, b->created, 0);
+    json_t *p = json_pack("{s:s, s:i, s:s, s:b, s:f, s:b, s:f, s:I, s:o}", "key", b->key, "seq", b->seq, "commit",
+                          j->taken.commit, "session_start", b->session_start, "created", b->created, "session_end",
+                          b->session_end, "ended", b->ended, "stored", (json_int_t)j->taken.stored, "live",
+                          keys_json(b->live, b->n_live));
     if (b->end) {
         /* Its "before" was set on the loop when the job that took it
          * finished, before this job was queued to the pool. */
         const char *before = b->end->before;
-        snap_changes c;
-        if (!before[0])
+        char stamp[64];
+        snprintf(stamp, sizeof stamp, "s%d-c%d", b->end->session, b->end->n);
+        if (before[0])
+            json_object_set_new(p, "end", json_pack("{s:s, s:s}", "before", before, "stamp", stamp));
+        else
             snprintf(b->err, sizeof b->err, "%s", b->end->error ? b->end->error : "no snapshot was taken before it");
-        else if (snap_changes_compute(st, before, j->taken.commit, &c, b->err, sizeof b->err) == 0) {
-            b->changes = snap_changes_json(&c, false);
-            snap_changes_free(&c);
-            /* A repository the command made or changed is made inert
-             * before its record says it is done. */
-            gq_result q;
-            memset(&q, 0, sizeof q);
-            char stamp[64], qerr[300];
-            snprintf(stamp, sizeof stamp, "s%d-c%d", b->end->session, b->end->n);
-            if (snap_quarantine_after(st, before, j->taken.commit, stamp, &q, qerr, sizeof qerr) == 0)
-                snap_quarantine_record(b->changes, &q);
-            gq_result_free(&q);
-        }
     }
-    /* A first snapshot stores thousands of loose objects: packed soon,
-     * in a job of its own behind the commands waiting now. */
-    b->gc_due = j->taken.stored > 1000 && snap_gc_due(st);
-    if (b->session_end) {
-        snap_gc_session(st, b->key, b->created, b->ended);
-        if (snap_gc_due(st)) {
-            snap_gc_result r;
-            snap_gc_run(st, false, (const char *const *)b->live, b->n_live, &r);
-            j->measure = true;
-        }
+    char err[600];
+    json_t *a = snap_remote_run(j->ws->remote, "boundary", p, NULL, err, sizeof err);
+    json_decref(p);
+    if (!a) {
+        snprintf(b->err, sizeof b->err, "%s", err);
+        return;
     }
+    const char *e = json_string_value(json_object_get(a, "err"));
+    if (e)
+        snprintf(b->err, sizeof b->err, "%s", e);
+    if (json_is_object(json_object_get(a, "changes")))
+        b->changes = json_incref(json_object_get(a, "changes"));
+    b->gc_due = json_is_true(json_object_get(a, "gc_due"));
+    if (json_is_true(json_object_get(a, "measure")))
+        j->measure = true;
+    json_decref(a);
 }
 
 /* Commands that ran at the same time, in an interval whose snapshot shows
@@ -330,10 +332,15 @@ typedef struct anchor_req {
 static void anchor_work(snap_job *j)
 {
     anchor_req *a = j->data;
+    json_t *p = json_pack("{s:s, s:i, s:s, s:f}", "key", a->key, "seq", a->seq, "commit", a->commit, "created",
+                          a->created);
     char err[600];
-    if (snap_gc_anchor(j->ws->store, a->key, a->seq, a->commit, err, sizeof err) < 0)
-        server_log("%s", err);
-    snap_gc_session(j->ws->store, a->key, a->created, 0);
+    json_t *answer = snap_remote_run(j->ws->remote, "anchor", p, NULL, err, sizeof err);
+    json_decref(p);
+    const char *e = answer ? json_string_value(json_object_get(answer, "err")) : err;
+    if (e)
+        server_log("%s", e);
+    json_decref(answer);
 }
 
 static void anchor_after(snap_job *j)
@@ -460,8 +467,13 @@ typedef struct maintain_req {
 static void maintain_work(snap_job *j)
 {
     maintain_req *m = j->data;
-    snap_gc_result r;
-    snap_gc_run(j->ws->store, false, (const char *const *)m->live, m->n_live, &r);
+    json_t *p = json_pack("{s:o}", "live", keys_json(m->live, m->n_live));
+    char err[600];
+    json_t *a = snap_remote_run(j->ws->remote, "maintain", p, NULL, err, sizeof err);
+    json_decref(p);
+    if (!a)
+        server_log("maintenance of the snapshot store of %s: %s", j->ws->path, err);
+    json_decref(a);
     j->measure = true;
 }
 
@@ -1135,7 +1147,7 @@ static void snap_server_shutdown(server_t *srv)
 static bool snap_reaped(server_t *srv, pid_t pid, int status)
 {
     (void)srv;
-    return snap_reader_reaped(pid, status);
+    return snap_reader_reaped(pid, status) || snap_remote_reaped(pid, status);
 }
 
 const server_module snap_module = {

@@ -234,6 +234,16 @@ int sw_recv(snap_wire_inbox *ib, snap_wire_in *in, int timeout_ms)
     return 1;
 }
 
+int sw_take_fd(snap_wire_inbox *ib)
+{
+    if (ib->n_fds == 0)
+        return -1;
+    int fd = ib->fds[0];
+    memmove(ib->fds, ib->fds + 1, (size_t)(ib->n_fds - 1) * sizeof ib->fds[0]);
+    ib->n_fds--;
+    return fd;
+}
+
 void sw_in_free(snap_wire_in *in)
 {
     for (int i = 0; i < in->n_fds; i++)

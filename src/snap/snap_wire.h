@@ -114,6 +114,9 @@ void sw_inbox_free(snap_wire_inbox *ib);
  * another -errno.  An SW_PACK frame gets the descriptors that came with
  * it. */
 int sw_recv(snap_wire_inbox *ib, snap_wire_in *in, int timeout_ms);
+/* The oldest descriptor that came along and no frame took (the caller's
+ * now), or -1. */
+int sw_take_fd(snap_wire_inbox *ib);
 void sw_in_free(snap_wire_in *in);
 bool sw_get_u8(snap_wire_in *in, uint8_t *v);
 bool sw_get_u32(snap_wire_in *in, uint32_t *v);

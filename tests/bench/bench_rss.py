@@ -8,14 +8,17 @@ Then where the server's memory with one session goes: its resident pages
 by mapping, read from /proc/PID/smaps (shared libraries by name, the heap,
 anonymous maps, thread stacks), largest first, so that a change in the
 total can be traced to what grew; and how much of it is libgit2 with the
-libraries it links, which the server loads when it opens its first
-snapshot store (a server no session has used yet is measured too).  The
-same sessions with snapshots off show what the server would be with its
-snapshot store, and libgit2, in a process of its own."""
+libraries it links, which only a workspace's store process loads (corral
+__snapstore, docs/snapshots.md): the server should have none of it.  That
+process is measured too, while it runs: it ends once the store has had no
+job for [snapshots] store-idle (30 s), and then an idle server has no
+libgit2 memory anywhere.  A server no session has used yet, and the same
+sessions with snapshots off, are measured beside."""
 import os
 import subprocess
 
 from benchlib import Tmux, World, rss_kib, sized, wait_until
+from harness import store_pids
 
 SHELL = ["bash", "--norc", "--noprofile", "-i"]
 SNAPSHOTS_OFF = "[snapshots]\nenabled = false\n"
@@ -55,7 +58,7 @@ def libgit2_family(pid):
     return names
 
 
-def corral_rss(n, breakdown=None, config=None):
+def corral_rss(n, breakdown=None, config=None, store=None):
     w = World(config=config)
     w.env["PS1"] = PROMPT
     try:
@@ -72,6 +75,10 @@ def corral_rss(n, breakdown=None, config=None):
         if breakdown is not None:
             breakdown.update(rss_by_mapping(srv.pid))
             breakdown["__libgit2__"] = libgit2_family(srv.pid)
+        if store is not None:
+            # The sessions' first snapshot done: its process has the store.
+            wait_until(lambda: store_pids(w.ws))
+            store.extend(rss_kib(pid) for pid in store_pids(w.ws))
         return rss_kib(srv.pid)
     finally:
         w.cleanup()
@@ -101,9 +108,9 @@ def main():
     unused = corral_rss(0)
     for n in (1, many):
         rows.append((n, corral_rss(n, breakdown if n == 1 else None), tmux_rss(n)))
-    # What the server costs without the snapshot store and libgit2: the
-    # part a snapshot writer of its own would leave in the server.
     off = [corral_rss(n, config=SNAPSHOTS_OFF) for n in (1, many)]
+    store = []
+    corral_rss(1, store=store)
     print("Server RSS with idle shells at 80x24, KiB:")
     print("  sessions   corral     tmux   allowed (tmux + 64 KiB/session)")
     print("  %8s %8d %8s    (a corral server no session has used: no snapshot store, no libgit2)" %
@@ -112,7 +119,7 @@ def main():
         allowed = theirs + 64 * n if theirs else None
         print("  %8d %8d %8s %8s  %s" % (n, ours, theirs or "-", allowed or "-",
                                          "" if allowed is None else ("met" if ours <= allowed else "NOT met")))
-    print("  %8s %8s %8s    (snapshots off: no store, no libgit2)" % ("", "", ""))
+    print("  %8s %8s %8s    (snapshots off: no store process)" % ("", "", ""))
     for (n, _, theirs), ours in zip(rows, off):
         allowed = theirs + 64 * n if theirs else None
         print("  %8d %8d %8s %8s  %s (snapshots off)" % (n, ours, theirs or "-", allowed or "-",
@@ -128,8 +135,11 @@ def main():
         print("  %8d  %s" % (kib, what))
     rest = sum(k for _, k in top[12:])
     print("  %8d  the other %d mappings; total %d" % (rest, max(0, len(top) - 12), sum(breakdown.values())))
-    print("  of which libgit2 and the %d libraries it links: %d KiB (loaded with the first snapshot store)" %
-          (max(0, len(family) - 1), sum(kib for what, kib in top if what in family)))
-
+    in_server = sum(kib for what, kib in top if what in family)
+    print("  of which libgit2 and the libraries it links: %d KiB (%s)" %
+          (in_server, "none: the store's process loads it" if not family else "loaded into the server"))
+    print("the workspace's store process (corral __snapstore, libgit2 loaded), while it runs: %s KiB;" %
+          ("+".join(str(k) for k in store) or "not found"))
+    print("  it ends after [snapshots] store-idle (30 s) without a job, and the next job starts another")
 
 main()

@@ -359,6 +359,11 @@ def reader_pids(ws):
     return pids_whose_argv(lambda argv: b"__snapworker" in argv and ws.encode() in argv)
 
 
+def store_pids(ws):
+    """The snapshot store processes of workspace ws (corral __snapstore WS)."""
+    return pids_whose_argv(lambda argv: argv[1:3] == [b"__snapstore", ws.encode()])
+
+
 def descendants(root):
     """Every live process whose parent chain leads to root."""
     parents = {}

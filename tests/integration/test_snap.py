@@ -13,10 +13,12 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 
-from harness import CORRAL, TIMEOUT, Tap, World, read_jsonl, reader_pids, run_tests, wait_until
+from harness import (CORRAL, TIMEOUT, Tap, World, parent_of, read_jsonl, reader_pids, run_tests, store_pids,
+                     wait_until)
 
 w = World(config="[snapshots]\nmax-file-size = 1M\nmax-new-files = 1000\nkeep-open = 3s\n[sandbox]\nkeep-warm = 1s\n")
 w.start_server()
@@ -621,36 +623,89 @@ def test_one_shot_commands_find_the_workspace_warm(t):
          "a command after that gets a new reader, and a right record", diff(sid))
 
 
-def test_libgit2_waits_for_the_first_store(t):
-    """A server loads libgit2, and the TLS, SSH and Kerberos libraries it
-    links (4 MiB resident), when it opens its first snapshot store, not
-    when it starts.  And libgit2's global init neither initialises OpenSSL
-    for SSH nor parses the system's trust store, which a snapshot store
-    never uses: those two calls bind to the corral binary's own no-op
+def libgit2_mapped(pid):
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return "/libgit2.so" in f.read()
+    except OSError:
+        return False
+
+
+def test_libgit2_stays_out_of_the_server(t):
+    """The server never loads libgit2, and the TLS, SSH and Kerberos
+    libraries it links (4 MiB resident): a workspace's snapshot store is
+    opened in a process of its own, `corral __snapstore WORKSPACE`, which
+    alone loads them.  And libgit2's global init there neither initialises
+    OpenSSL for SSH nor parses the system's trust store, which a snapshot
+    store never uses: those two calls bind to the corral binary's own no-op
     definitions (src/snap/snap_git.c), as the dynamic linker reports."""
     lw = World()
     try:
-        # The report goes to the server's stderr, its log (a file of
-        # LD_DEBUG_OUTPUT's would be a descriptor the server closes).
+        # The report goes to the server's stderr, its log, which the
+        # store's process shares (a file of LD_DEBUG_OUTPUT's would be a
+        # descriptor the server closes).
         srv = lw.start_server(extra_env={"LD_DEBUG": "bindings"})
-
-        def mapped():
-            with open("/proc/%d/maps" % srv.pid) as f:
-                return "/libgit2.so" in f.read()
-
         c = lw.connect("lazy")
         c.call({"cmd": "ls"})
-        t.ok(not mapped(), "a server no session has used has not loaded libgit2")
+        t.ok(not libgit2_mapped(srv.pid), "a server no session has used has not loaded libgit2")
         r = c.call({"cmd": "exec", "argv": ["true"], "workdir": lw.ws, "yield_time_ms": 30000})
         t.eq(r.get("exit_code"), 0, "a command runs in a workspace", r)
-        t.ok(mapped(), "and its snapshots load libgit2")
+        t.ok(not libgit2_mapped(srv.pid), "its snapshots do not load libgit2 into the server either")
+        stores = store_pids(lw.ws)
+        t.ok(len(stores) == 1 and parent_of(stores[0]) == srv.pid,
+             "a store process of the server's own has the workspace's store", stores)
+        t.ok(stores and libgit2_mapped(stores[0]), "and it has loaded libgit2")
         bindings = lw.server_log()
         for sym in ("libssh2_init", "mbedtls_x509_crt_parse_file"):
             bound = re.search(r"binding file (\S*/libgit2\.so\S*) \[\d+\] to (\S+) \[\d+\]: normal symbol `%s'" % sym,
                               bindings)
-            t.ok(bound and os.path.basename(bound.group(2)) == "corral",
+            # The store's process is the corral binary, named corral-store.
+            t.ok(bound and os.path.basename(bound.group(2)) in ("corral", "corral-store"),
                  "libgit2's call of %s goes to corral's no-op, not to the library" % sym,
                  bound.group(0) if bound else "no binding of %s reported" % sym)
+    finally:
+        lw.cleanup()
+
+
+def test_the_store_process_comes_and_goes(t):
+    """The store's process ends once the store has had no job for
+    [snapshots] store-idle (1 s here), while the workspace's reader stays;
+    the next command starts a new one and its record is right.  A store
+    process killed from outside costs no record either: the next job
+    starts another."""
+    lw = World(config="[snapshots]\nstore-idle = 1s\n")
+    try:
+        srv = lw.start_server()
+        c = lw.connect("idle")
+
+        def run_in(line):
+            r = c.call({"cmd": "exec", "argv": ["/bin/sh", "-c", line], "workdir": lw.ws, "yield_time_ms": 30000})
+            t.eq(r.get("exit_code"), 0, "%s runs" % line, r)
+            return r.get("session")
+
+        def changes(sid):
+            r = c.call({"cmd": "diff", "session": sid, "command": "last", "format": "files"})
+            return {f["path"]: f["status"] for f in r.get("files", [])}, r
+
+        sid = run_in("echo one > one.txt")
+        t.eq(changes(sid)[0], {"one.txt": "A"}, "the first command's record", changes(sid)[1])
+        first = store_pids(lw.ws)
+        readers = reader_pids(lw.ws)
+        t.ok(len(first) == 1, "a store process serves the workspace", first)
+        t.ok(wait_until(lambda: not store_pids(lw.ws), timeout=TIMEOUT),
+             "with no job for store-idle, it ends", store_pids(lw.ws))
+        t.eq(reader_pids(lw.ws), readers, "the workspace's reader stays (its watch still knows what changed)")
+        sid = run_in("echo two > two.txt; rm one.txt")
+        t.eq(changes(sid)[0], {"two.txt": "A", "one.txt": "D"}, "the next command starts a new one: a right record",
+             changes(sid)[1])
+        second = store_pids(lw.ws)
+        t.ok(len(second) == 1 and second != first, "from a new store process", (first, second))
+        for pid in second:
+            os.kill(pid, signal.SIGKILL)
+        t.ok(wait_until(lambda: not store_pids(lw.ws), timeout=TIMEOUT), "a store process killed from outside ends")
+        sid = run_in("echo three > three.txt")
+        t.eq(changes(sid)[0], {"three.txt": "A"}, "the next command's record is still right", changes(sid)[1])
+        t.ok(srv.poll() is None, "and the server runs on")
     finally:
         lw.cleanup()
 
@@ -684,5 +739,6 @@ run_tests(Tap(), [test_one_shot_commands_find_the_workspace_warm, test_every_cha
                   test_revert_never_follows_a_planted_symlink, test_ended_sessions, test_hook_is_risk_marked,
                   test_agent_configuration_is_marked,
                   test_users_git_and_workspace_untouched, test_interactive_shells, test_shared_attribution,
-                  test_protocol_refusals, test_a_command_that_changes_nothing_adds_no_ref, test_gc, test_libgit2_waits_for_the_first_store,
+                  test_protocol_refusals, test_a_command_that_changes_nothing_adds_no_ref, test_gc, test_libgit2_stays_out_of_the_server,
+                  test_the_store_process_comes_and_goes,
                   test_a_store_that_cannot_open_is_logged])

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +35,7 @@
 #include "snap/snap_patch.h"
 #include "snap/snap_revert.h"
 #include "snap/snap_store.h"
+#include "snap/snap_storewire.h"
 #include "snap/snap_take.h"
 #include "snap/snap_watch.h"
 #include "base/util.h"
@@ -906,9 +909,118 @@ static void settings_are_checked(void **state)
     assert_int_equal(c.keep_open_ms, 0);
     assert_int_equal(snap_conf_set(&c, "keep-open", "2d", err, sizeof err), -1);
     assert_non_null(strstr(err, "snapshots.keep-open: '2d' is not a duration up to 1d"));
+    assert_int_equal(c.store_idle_ms, 30000); /* the default: an agent's next command finds the store warm */
+    assert_int_equal(snap_conf_set(&c, "store-idle", "5m", err, sizeof err), 0);
+    assert_int_equal(c.store_idle_ms, 5u * 60 * 1000);
+    assert_int_equal(snap_conf_set(&c, "store-idle", "2d", err, sizeof err), -1);
+    assert_non_null(strstr(err, "snapshots.store-idle: '2d' is not a duration up to 1d"));
+    /* As the store's process gets them. */
+    snap_conf_set(&c, "exclude", "*.log", err, sizeof err);
+    json_t *j = ssw_conf_json(&c);
+    snap_conf back;
+    assert_int_equal(ssw_conf_from_json(j, &back), 0);
+    assert_true(snap_conf_equal(&c, &back));
+    snap_conf_free(&back);
+    json_object_del(j, "allow");
+    assert_int_equal(ssw_conf_from_json(j, &back), -1);
+    json_decref(j);
     assert_int_equal(snap_conf_set(&c, "frob", "1", err, sizeof err), -1);
     assert_non_null(strstr(err, "unknown key 'frob' in [snapshots]"));
     snap_conf_free(&c);
+}
+
+/* ---- the store process's messages ---------------------------------------------- */
+
+typedef struct big_msg {
+    int fd;
+    buf_t text;
+    json_t *j;
+} big_msg;
+
+static void *send_big(void *arg)
+{
+    big_msg *m = arg;
+    snap_wire_out o;
+    buf_init(&o.b);
+    for (int i = 1; i <= 3; i++) { /* progress first, as a running job sends it */
+        sw_begin(&o, SSW_PROGRESS);
+        sw_u64(&o, (uint64_t)i);
+        sw_u64(&o, 3);
+        sw_u8(&o, SNAP_STORING);
+        sw_send(m->fd, &o);
+    }
+    sw_out_free(&o);
+    ssw_send(m->fd, SSW_ANSWER, m->j, &m->text, -1);
+    return NULL;
+}
+
+static int progress_seen;
+
+static void count_progress(void *user, uint64_t done, uint64_t total, int phase)
+{
+    (void)user;
+    assert_int_equal(total, 3);
+    assert_int_equal(phase, SNAP_STORING);
+    progress_seen = (int)done;
+}
+
+static void the_store_wire_carries_messages_larger_than_a_frame(void **state)
+{
+    (void)state;
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    big_msg m = {.fd = sv[0]};
+    buf_init(&m.text);
+    /* A diff's text of 3 frames and a bit, with every byte value; a JSON
+     * answer of 2 frames and a bit. */
+    for (size_t i = 0; i < 3 * SNAP_WIRE_CHUNK + 17; i++) {
+        char c = (char)(i * 7 % 256);
+        buf_append(&m.text, &c, 1);
+    }
+    char *big = xmalloc(2 * SNAP_WIRE_CHUNK + 5);
+    memset(big, 'a', 2 * SNAP_WIRE_CHUNK + 4);
+    big[2 * SNAP_WIRE_CHUNK + 4] = '\0';
+    m.j = json_pack("{s:s, s:i}", "files", big, "rc", 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, send_big, &m), 0);
+    snap_wire_inbox ib;
+    sw_inbox_init(&ib, sv[1]);
+    int type = 0;
+    json_t *got = NULL;
+    buf_t text;
+    buf_init(&text);
+    assert_int_equal(ssw_recv(&ib, 10000, &type, &got, &text, count_progress, NULL), 1);
+    pthread_join(th, NULL);
+    assert_int_equal(type, SSW_ANSWER);
+    assert_int_equal(progress_seen, 3);
+    assert_true(json_equal(got, m.j));
+    assert_int_equal(text.len, m.text.len);
+    assert_memory_equal(text.data, m.text.data, text.len);
+    json_decref(got);
+    buf_free(&text);
+    /* Malformed: a progress frame cut short, an answer that is not a JSON
+     * object. */
+    snap_wire_out o;
+    buf_init(&o.b);
+    sw_begin(&o, SSW_PROGRESS);
+    sw_u64(&o, 1);
+    sw_send(sv[0], &o);
+    got = NULL;
+    assert_int_equal(ssw_recv(&ib, 10000, &type, &got, NULL, NULL, NULL), -EPROTO);
+    sw_begin(&o, SSW_ANSWER);
+    sw_bytes(&o, "[1]", 3);
+    sw_send(sv[0], &o);
+    assert_int_equal(ssw_recv(&ib, 10000, &type, &got, NULL, NULL, NULL), -EPROTO);
+    assert_null(got);
+    sw_out_free(&o);
+    /* The peer gone between messages: 0. */
+    close(sv[0]);
+    assert_int_equal(ssw_recv(&ib, 10000, &type, &got, NULL, NULL, NULL), 0);
+    sw_inbox_free(&ib);
+    close(sv[1]);
+    json_decref(m.j);
+    buf_free(&m.text);
+    free(big);
 }
 
 int main(void)
@@ -935,6 +1047,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(gc_is_due_with_many_loose_objects, setup, teardown),
         cmocka_unit_test_setup_teardown(gc_drops_expired_sessions_and_keeps_the_rest, setup, teardown),
         cmocka_unit_test(settings_are_checked),
+        cmocka_unit_test(the_store_wire_carries_messages_larger_than_a_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
