@@ -10,6 +10,7 @@
 #include "snap/snap_patch.h"
 #include "snap/snap_quarantine.h"
 #include "snap/snap_revert.h"
+#include "snap/snap_storewire.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,7 @@ static json_t *op_boundary(snap_store *st, json_t *p)
     int seq = (int)json_integer_value(json_object_get(p, "seq"));
     double created = json_number_value(json_object_get(p, "created"));
     if (key[0] && snap_gc_anchor(st, key, seq, commit, err, sizeof err) < 0)
-        json_object_set_new(out, "err", json_string(err));
+        json_object_set_new(out, "err", ssw_str(err));
     if (json_is_true(json_object_get(p, "session_start")))
         snap_gc_session(st, key, created, 0);
     json_t *end = json_object_get(p, "end");
@@ -70,7 +71,7 @@ static json_t *op_boundary(snap_store *st, json_t *p)
             gq_result_free(&q);
             json_object_set_new(out, "changes", changes);
         } else {
-            json_object_set_new(out, "err", json_string(err));
+            json_object_set_new(out, "err", ssw_str(err));
         }
     }
     /* A first snapshot stores thousands of loose objects: packed soon, in
@@ -100,7 +101,7 @@ static json_t *op_anchor(snap_store *st, json_t *p)
     const char *key = str_or_empty(p, "key");
     if (snap_gc_anchor(st, key, (int)json_integer_value(json_object_get(p, "seq")), str_or_empty(p, "commit"), err,
                        sizeof err) < 0)
-        json_object_set_new(out, "err", json_string(err));
+        json_object_set_new(out, "err", ssw_str(err));
     snap_gc_session(st, key, json_number_value(json_object_get(p, "created")), 0);
     return out;
 }
@@ -123,7 +124,7 @@ static json_t *op_diff(snap_store *st, json_t *p, buf_t *text)
     json_int_t max = json_integer_value(json_object_get(p, "max"));
     if (fmt < SNAP_FMT_PATCH || fmt > SNAP_FMT_FILES || max <= 0) {
         json_object_set_new(out, "rc", json_integer(-1));
-        json_object_set_new(out, "err", json_string("a diff with a bad format or size"));
+        json_object_set_new(out, "err", ssw_str("a diff with a bad format or size"));
         return out;
     }
     json_t *files = NULL;
@@ -132,7 +133,7 @@ static json_t *op_diff(snap_store *st, json_t *p, buf_t *text)
                          (size_t)max, text, &files, err, sizeof err);
     json_object_set_new(out, "rc", json_integer(rc));
     if (rc < 0)
-        json_object_set_new(out, "err", json_string(err));
+        json_object_set_new(out, "err", ssw_str(err));
     if (files)
         json_object_set_new(out, "files", files);
     return out;
@@ -158,7 +159,7 @@ static json_t *op_revert(snap_store *st, json_t *p)
     json_object_set_new(out, "rc", json_integer(rc));
     json_object_set_new(out, "conflicts", json_integer((json_int_t)plan.n_conflicts));
     if (err[0])
-        json_object_set_new(out, "err", json_string(err));
+        json_object_set_new(out, "err", ssw_str(err));
     snap_revert_plan_free(&plan);
     /* A revert writes files: the next boundary must look. */
     if (!dry_run)
@@ -186,9 +187,9 @@ static json_t *op_gc(snap_store *st, json_t *p)
     int rc = snap_gc_run(st, json_is_true(json_object_get(p, "force")) || forgotten > 0, (const char *const *)live,
                          n_live, &r);
     free_strings(live, n_live);
-    return json_pack("{s:i, s:i, s:I, s:I, s:i, s:b, s:s}", "forgotten", forgotten, "rc", rc, "bytes_before",
+    return json_pack("{s:i, s:i, s:I, s:I, s:i, s:b, s:o}", "forgotten", forgotten, "rc", rc, "bytes_before",
                      (json_int_t)r.bytes_before, "bytes_after", (json_int_t)r.bytes_after, "sessions_dropped",
-                     r.sessions_dropped, "repacked", r.repacked, "error", r.error);
+                     r.sessions_dropped, "repacked", r.repacked, "error", ssw_str(r.error));
 }
 
 json_t *snap_op_run(snap_store *st, const char *kind, json_t *params, buf_t *text, char *err, size_t errlen)

@@ -16,6 +16,7 @@
 #include "snap/snap_gitdir.h"
 #include "snap/snap_patch.h"
 #include "snap/snap_remote.h"
+#include "snap/snap_storewire.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -157,9 +158,8 @@ static void diff_work(snap_job *j)
         return;
     }
     d->rc = (int)json_integer_value(json_object_get(a, "rc"));
-    const char *e = json_string_value(json_object_get(a, "err"));
-    if (e)
-        snprintf(d->err, sizeof d->err, "%s", e);
+    if (json_object_get(a, "err"))
+        ssw_str_copy(json_object_get(a, "err"), d->err, sizeof d->err);
     if (json_is_object(json_object_get(a, "files")))
         d->files = json_incref(json_object_get(a, "files"));
     json_decref(a);
@@ -493,9 +493,8 @@ static void revert_work(snap_job *j)
     }
     r->rc = (int)json_integer_value(json_object_get(a, "rc"));
     r->conflicts = (size_t)json_integer_value(json_object_get(a, "conflicts"));
-    const char *e = json_string_value(json_object_get(a, "err"));
-    if (e)
-        snprintf(r->err, sizeof r->err, "%s", e);
+    if (json_object_get(a, "err"))
+        ssw_str_copy(json_object_get(a, "err"), r->err, sizeof r->err);
     if (json_is_object(json_object_get(a, "plan")))
         r->plan_json = json_incref(json_object_get(a, "plan"));
     json_decref(a);
@@ -664,8 +663,7 @@ static void gc_work(snap_job *j)
     g->res.bytes_after = (uint64_t)json_integer_value(json_object_get(a, "bytes_after"));
     g->res.sessions_dropped = (int)json_integer_value(json_object_get(a, "sessions_dropped"));
     g->res.repacked = json_is_true(json_object_get(a, "repacked"));
-    const char *e = json_string_value(json_object_get(a, "error"));
-    snprintf(g->res.error, sizeof g->res.error, "%s", e ? e : "");
+    ssw_str_copy(json_object_get(a, "error"), g->res.error, sizeof g->res.error);
     json_decref(a);
 }
 

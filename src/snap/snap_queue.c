@@ -336,6 +336,10 @@ static void start(snap_ws *ws)
     ws->running = j;
     if (ws->store_idle)
         uv_timer_stop(ws->store_idle);
+    /* Not the last job's figures until the store's process sends its own. */
+    atomic_store(&ws->progress.done, 0);
+    atomic_store(&ws->progress.total, 0);
+    atomic_store(&ws->progress.phase, SNAP_IDLE);
     ws->started_at = now_sec();
     Q.running++;
     uv_queue_work(Q.loop, &ws->work, on_work, on_done);

@@ -80,12 +80,6 @@ static void gone(snap_remote *r, const char *fmt, ...)
     kill(r->pid, SIGKILL);
 }
 
-static const char *str_of(json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
 bool snap_remote_dead(snap_remote *r)
 {
     /* Between requests it says nothing: a socket with something to read,
@@ -190,9 +184,8 @@ static json_t *call(snap_remote *r, int type, json_t *req, int pass_fd, buf_t *t
         snprintf(err, errlen, "%s", r->why);
         return NULL;
     }
-    const char *e = json_string_value(json_object_get(a, "failure"));
-    if (e) {
-        snprintf(err, errlen, "%s", e);
+    if (json_object_get(a, "failure")) {
+        ssw_str_copy(json_object_get(a, "failure"), err, errlen);
         json_decref(a);
         return NULL;
     }
@@ -209,7 +202,8 @@ snap_remote *snap_remote_open(const char *snapdir, const char *ws, const snap_co
         free(r);
         return NULL;
     }
-    json_t *req = json_pack("{s:s, s:s, s:o}", "dir", snapdir, "ws", ws, "conf", ssw_conf_json(conf));
+    json_t *req = json_pack("{s:o, s:o, s:o}", "dir", ssw_str(snapdir), "ws", ssw_str(ws), "conf",
+                            ssw_conf_json(conf));
     json_t *a = NULL;
     if (!r->dead) {
         int rc = ssw_send(r->fd, SSW_OPEN, req, NULL, -1);
@@ -221,12 +215,15 @@ snap_remote *snap_remote_open(const char *snapdir, const char *ws, const snap_co
                     "may say why)", (int)r->pid);
     }
     json_decref(req);
-    const char *e = a ? json_string_value(json_object_get(a, "failure")) : NULL;
+    json_t *e = a ? json_object_get(a, "failure") : NULL;
     if (r->dead || e) {
-        snprintf(err, errlen, "%s", r->dead ? r->why : e);
-        const char *off = a ? json_string_value(json_object_get(a, "off")) : NULL;
+        if (r->dead)
+            snprintf(err, errlen, "%s", r->why);
+        else
+            ssw_str_copy(e, err, errlen);
+        json_t *off = a ? json_object_get(a, "off") : NULL;
         if (off && !atomic_load(&load_failed)) {
-            snprintf(load_failure, sizeof load_failure, "%s", off);
+            ssw_str_copy(off, load_failure, sizeof load_failure);
             atomic_store(&load_failed, true);
         }
         json_decref(a);
@@ -245,7 +242,7 @@ int snap_remote_take(snap_remote *r, snap_reader *reader, bool force, bool allow
     char *const *deny = snap_reader_deny(reader, &n_deny);
     json_t *deny_a = json_array();
     for (size_t i = 0; i < n_deny; i++)
-        json_array_append_new(deny_a, json_string(deny[i]));
+        json_array_append_new(deny_a, ssw_str(deny[i]));
     json_t *req = json_pack("{s:b, s:b, s:b, s:b, s:o}", "force", force, "allowed", allowed, "uncapped", uncapped,
                             "configured", snap_reader_configured(reader), "deny", deny_a);
     json_t *a = call(r, SSW_TAKE, req, snap_reader_fd(reader), NULL, out->error, sizeof out->error);
@@ -256,9 +253,9 @@ int snap_remote_take(snap_remote *r, snap_reader *reader, bool force, bool allow
         return -1;
     }
     json_t *t = json_object_get(a, "taken");
-    snprintf(out->commit, sizeof out->commit, "%s", str_of(t, "commit"));
-    snprintf(out->tree, sizeof out->tree, "%s", str_of(t, "tree"));
-    snprintf(out->error, sizeof out->error, "%s", str_of(t, "error"));
+    ssw_str_copy(json_object_get(t, "commit"), out->commit, sizeof out->commit);
+    ssw_str_copy(json_object_get(t, "tree"), out->tree, sizeof out->tree);
+    ssw_str_copy(json_object_get(t, "error"), out->error, sizeof out->error);
     out->reused = json_is_true(json_object_get(t, "reused"));
     out->seeded = json_is_true(json_object_get(t, "seeded"));
     out->refused = json_is_true(json_object_get(t, "refused"));
@@ -268,9 +265,11 @@ int snap_remote_take(snap_remote *r, snap_reader *reader, bool force, bool allow
     int rc = (int)json_integer_value(json_object_get(t, "rc"));
     if (json_is_true(json_object_get(a, "configured")))
         snap_reader_set_configured(reader);
-    const char *failed = json_string_value(json_object_get(a, "reader_failed"));
-    if (failed)
-        snap_reader_fail(reader, failed);
+    if (json_object_get(a, "reader_failed")) {
+        char why[400];
+        ssw_str_copy(json_object_get(a, "reader_failed"), why, sizeof why);
+        snap_reader_fail(reader, why);
+    }
     json_decref(a);
     if (rc < 0 && !out->error[0])
         snprintf(out->error, sizeof out->error, "the snapshot failed");

@@ -18,6 +18,7 @@
 #include "snap/snap_hold.h"
 #include "snap/snap_reader.h"
 #include "snap/snap_remote.h"
+#include "snap/snap_storewire.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -296,9 +297,8 @@ static void boundary_work(snap_job *j)
         snprintf(b->err, sizeof b->err, "%s", err);
         return;
     }
-    const char *e = json_string_value(json_object_get(a, "err"));
-    if (e)
-        snprintf(b->err, sizeof b->err, "%s", e);
+    if (json_object_get(a, "err"))
+        ssw_str_copy(json_object_get(a, "err"), b->err, sizeof b->err);
     if (json_is_object(json_object_get(a, "changes")))
         b->changes = json_incref(json_object_get(a, "changes"));
     b->gc_due = json_is_true(json_object_get(a, "gc_due"));
@@ -337,9 +337,10 @@ static void anchor_work(snap_job *j)
     char err[600];
     json_t *answer = snap_remote_run(j->ws->remote, "anchor", p, NULL, err, sizeof err);
     json_decref(p);
-    const char *e = answer ? json_string_value(json_object_get(answer, "err")) : err;
-    if (e)
-        server_log("%s", e);
+    if (answer && json_object_get(answer, "err"))
+        ssw_str_copy(json_object_get(answer, "err"), err, sizeof err);
+    if (!answer || json_object_get(answer, "err"))
+        server_log("%s", err);
     json_decref(answer);
 }
 

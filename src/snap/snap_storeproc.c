@@ -10,6 +10,7 @@
 #include "snap/snap_reader.h"
 #include "snap/snap_storewire.h"
 #include "snap/snap_take.h"
+#include "sandbox/sbutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,27 +86,31 @@ static void *progress_main(void *arg)
 /* A request the store could not carry out ("failure" is no op's key). */
 static json_t *error_answer(const char *why)
 {
-    return json_pack("{s:s}", "failure", why);
+    return json_pack("{s:o}", "failure", ssw_str(why));
 }
 
 static json_t *do_open(snap_store **st, json_t *req)
 {
     if (*st)
         return error_answer("the store is open already");
-    const char *dir = json_string_value(json_object_get(req, "dir"));
-    const char *ws = json_string_value(json_object_get(req, "ws"));
+    char *dir = ssw_str_dup(json_object_get(req, "dir")), *ws = ssw_str_dup(json_object_get(req, "ws"));
     snap_conf conf;
-    if (!dir || !ws || ssw_conf_from_json(json_object_get(req, "conf"), &conf) < 0)
+    if (!dir || !ws || ssw_conf_from_json(json_object_get(req, "conf"), &conf) < 0) {
+        free(dir);
+        free(ws);
         return error_answer("a malformed request to open the store");
+    }
     snap_reader_set_stall_ms((int)conf.stall_ms);
     char err[700];
     *st = snap_store_open(dir, ws, &conf, err, sizeof err);
     snap_conf_free(&conf);
+    free(dir);
+    free(ws);
     if (!*st) {
         json_t *a = error_answer(err);
         /* libgit2 that cannot be loaded: snapshots are off, and why. */
         if (snap_git_load_failure())
-            json_object_set_new(a, "off", json_string(snap_git_load_failure()));
+            json_object_set_new(a, "off", ssw_str(snap_git_load_failure()));
         return a;
     }
     /* Leftovers of an interrupted repack or snapshot. */
@@ -115,9 +120,9 @@ static json_t *do_open(snap_store **st, json_t *req)
 
 static json_t *taken_json(const snap_taken *t, int rc)
 {
-    return json_pack("{s:i, s:s, s:s, s:b, s:b, s:I, s:I, s:f, s:b, s:s}", "rc", rc, "commit", t->commit, "tree",
+    return json_pack("{s:i, s:s, s:s, s:b, s:b, s:I, s:I, s:f, s:b, s:o}", "rc", rc, "commit", t->commit, "tree",
                      t->tree, "reused", t->reused, "seeded", t->seeded, "files", (json_int_t)t->files, "stored",
-                     (json_int_t)t->stored, "seconds", t->seconds, "refused", t->refused, "error", t->error);
+                     (json_int_t)t->stored, "seconds", t->seconds, "refused", t->refused, "error", ssw_str(t->error));
 }
 
 static json_t *do_take(snap_store *st, json_t *req, int reader_fd)
@@ -131,8 +136,12 @@ static json_t *do_take(snap_store *st, json_t *req, int reader_fd)
     size_t n_deny = json_array_size(deny_a);
     char **deny = xcalloc(n_deny + 1, sizeof *deny);
     for (size_t i = 0; i < n_deny; i++) {
-        const char *d = json_string_value(json_array_get(deny_a, i));
-        deny[i] = xstrdup(d ? d : "");
+        deny[i] = ssw_str_dup(json_array_get(deny_a, i));
+        if (!deny[i]) {
+            sb_list_free(deny, i);
+            close(reader_fd);
+            return error_answer("a malformed deny path");
+        }
     }
     snap_reader *r = snap_reader_adopt(reader_fd, deny, n_deny, json_is_true(json_object_get(req, "configured")));
     st->reader = r;
@@ -147,7 +156,7 @@ static json_t *do_take(snap_store *st, json_t *req, int reader_fd)
     st->reader = NULL;
     json_t *a = json_pack("{s:o, s:b}", "taken", taken_json(&t, rc), "configured", snap_reader_configured(r));
     if (snap_reader_failed(r))
-        json_object_set_new(a, "reader_failed", json_string(snap_reader_why(r)));
+        json_object_set_new(a, "reader_failed", ssw_str(snap_reader_why(r)));
     snap_reader_disown(r);
     return a;
 }

@@ -5,6 +5,9 @@
 
 #include "snap/snap_storewire.h"
 
+#include "base/utf8.h"
+#include "protocol/proto.h"
+
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,11 +102,54 @@ int ssw_recv(snap_wire_inbox *ib, int timeout_ms, int *type, json_t **j, buf_t *
     return rc;
 }
 
+json_t *ssw_str(const char *s)
+{
+    size_t len = strlen(s);
+    if (utf8_valid_prefix(s, len) == len)
+        return json_stringn(s, len);
+    size_t n;
+    char *b64 = base64_encode(s, len, &n);
+    json_t *o = json_pack("{s:s%}", "b64", b64, n);
+    free(b64);
+    return o;
+}
+
+char *ssw_str_dup(json_t *v)
+{
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        return strlen(s) == json_string_length(v) ? xstrdup(s) : NULL;
+    }
+    json_t *b = json_object_get(v, "b64");
+    if (!json_is_string(b))
+        return NULL;
+    size_t n;
+    char *raw = base64_decode(json_string_value(b), json_string_length(b), &n);
+    if (!raw)
+        return NULL;
+    if (memchr(raw, '\0', n)) {
+        free(raw);
+        return NULL;
+    }
+    char *out = xmalloc(n + 1);
+    memcpy(out, raw, n);
+    out[n] = '\0';
+    free(raw);
+    return out;
+}
+
+void ssw_str_copy(json_t *v, char *out, size_t size)
+{
+    char *s = ssw_str_dup(v);
+    snprintf(out, size, "%s", s ? s : "");
+    free(s);
+}
+
 static json_t *strings_json(char **v, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_string(v[i]));
+        json_array_append_new(a, ssw_str(v[i]));
     return a;
 }
 
@@ -124,10 +170,10 @@ static int strings_from(json_t *a, char ***v, size_t *n)
     *n = 0;
     *v = xcalloc(json_array_size(a) + 1, sizeof **v);
     for (size_t i = 0; i < json_array_size(a); i++) {
-        const char *s = json_string_value(json_array_get(a, i));
+        char *s = ssw_str_dup(json_array_get(a, i));
         if (!s)
             return -1;
-        (*v)[(*n)++] = xstrdup(s);
+        (*v)[(*n)++] = s;
     }
     return 0;
 }

@@ -50,6 +50,15 @@ typedef void (*ssw_progress_fn)(void *user, uint64_t done, uint64_t total, int p
 int ssw_recv(snap_wire_inbox *ib, int timeout_ms, int *type, json_t **j, buf_t *text, ssw_progress_fn progress,
              void *user);
 
+/* A string of any bytes as JSON (a path, a message naming one: a session
+ * may have named a file with bytes that are not UTF-8, which a JSON string
+ * cannot hold): itself when it is valid UTF-8, else {"b64": ...}. */
+json_t *ssw_str(const char *s);
+/* Back: a new copy, or NULL when v is neither form (or holds a NUL). */
+char *ssw_str_dup(json_t *v);
+/* The same into a buffer, "" for anything else. */
+void ssw_str_copy(json_t *v, char *out, size_t size);
+
 /* [snapshots] as JSON, and back (0, or -1 for a malformed object). */
 json_t *ssw_conf_json(const snap_conf *c);
 int ssw_conf_from_json(json_t *o, snap_conf *c);

@@ -1013,6 +1013,24 @@ static void the_store_wire_carries_messages_larger_than_a_frame(void **state)
     assert_int_equal(ssw_recv(&ib, 10000, &type, &got, NULL, NULL, NULL), -EPROTO);
     assert_null(got);
     sw_out_free(&o);
+    /* Any bytes a session named a file with survive, as JSON can carry
+     * them; a NUL inside is refused. */
+    const char *names[] = {"plain.txt", "caf\xc3\xa9", "bad\xff\xfe name", "\x80"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        json_t *v = ssw_str(names[i]);
+        char *dumped = json_dumps(v, JSON_ENCODE_ANY), *back = NULL;
+        json_t *parsed = json_loads(dumped, JSON_DECODE_ANY, NULL);
+        back = ssw_str_dup(parsed);
+        assert_non_null(back);
+        assert_string_equal(back, names[i]);
+        free(back);
+        free(dumped);
+        json_decref(parsed);
+        json_decref(v);
+    }
+    json_t *with_nul = json_pack("{s:s}", "b64", "YQBi"); /* "a\0b" */
+    assert_null(ssw_str_dup(with_nul));
+    json_decref(with_nul);
     /* The peer gone between messages: 0. */
     close(sv[0]);
     assert_int_equal(ssw_recv(&ib, 10000, &type, &got, NULL, NULL, NULL), 0);
