@@ -42,6 +42,14 @@ static const char *str_or_empty(json_t *o, const char *key)
     return s ? s : "";
 }
 
+/* A snapshot id of the parameters; "" stands for the snapshot the job's
+ * request just took ("taken", added by the store's process). */
+static const char *commit_or_taken(json_t *p, const char *key)
+{
+    const char *s = str_or_empty(p, key);
+    return s[0] ? s : str_or_empty(json_object_get(p, "taken"), "commit");
+}
+
 /* A command's boundary: its snapshot kept for its session, and at its end
  * the changes since its "before", with the repositories it made or changed
  * made inert before its record says it is done. */
@@ -49,7 +57,7 @@ static json_t *op_boundary(snap_store *st, json_t *p)
 {
     json_t *out = json_object();
     char err[600] = "";
-    const char *key = str_or_empty(p, "key"), *commit = str_or_empty(p, "commit");
+    const char *key = str_or_empty(p, "key"), *commit = commit_or_taken(p, "commit");
     int seq = (int)json_integer_value(json_object_get(p, "seq"));
     double created = json_number_value(json_object_get(p, "created"));
     if (key[0] && snap_gc_anchor(st, key, seq, commit, err, sizeof err) < 0)
@@ -77,7 +85,8 @@ static json_t *op_boundary(snap_store *st, json_t *p)
     /* A first snapshot stores thousands of loose objects: packed soon, in
      * a job of its own behind the commands waiting now. */
     json_object_set_new(out, "gc_due",
-                        json_boolean(json_integer_value(json_object_get(p, "stored")) > 1000 && snap_gc_due(st)));
+                        json_boolean(json_integer_value(json_object_get(json_object_get(p, "taken"), "stored")) > 1000 &&
+                                     snap_gc_due(st)));
     if (json_is_true(json_object_get(p, "session_end"))) {
         snap_gc_session(st, key, created, json_number_value(json_object_get(p, "ended")));
         if (snap_gc_due(st)) {
@@ -129,9 +138,10 @@ static json_t *op_diff(snap_store *st, json_t *p, buf_t *text)
     }
     json_t *files = NULL;
     char err[700] = "";
-    int rc = snap_render(st, str_or_empty(p, "before"), str_or_empty(p, "after"), (snap_format)fmt, &opts,
-                         (size_t)max, text, &files, err, sizeof err);
+    const char *before = str_or_empty(p, "before"), *after = commit_or_taken(p, "after");
+    int rc = snap_render(st, before, after, (snap_format)fmt, &opts, (size_t)max, text, &files, err, sizeof err);
     json_object_set_new(out, "rc", json_integer(rc));
+    json_object_set_new(out, "after", json_string(after));
     if (rc < 0)
         json_object_set_new(out, "err", ssw_str(err));
     if (files)
@@ -147,8 +157,10 @@ static json_t *op_revert(snap_store *st, json_t *p)
     bool dry_run = json_is_true(json_object_get(p, "dry_run"));
     snap_revert_plan plan;
     memset(&plan, 0, sizeof plan);
-    int rc = snap_revert_plan_make(st, str_or_empty(p, "before"), str_or_empty(p, "after"), str_or_empty(p, "now"),
-                                   &plan, err, sizeof err);
+    const char *now = commit_or_taken(p, "now");
+    int rc = now[0] ? snap_revert_plan_make(st, str_or_empty(p, "before"), str_or_empty(p, "after"), now, &plan, err,
+                                            sizeof err)
+                    : (snprintf(err, sizeof err, "no snapshot of the workspace could be taken now"), -1);
     if (rc == 0 && !dry_run && plan.n_conflicts == 0)
         rc = snap_revert_apply(st, &plan, err, sizeof err);
     if (rc == 0 || plan.n_conflicts)

@@ -132,38 +132,47 @@ static void diff_req_free(diff_req *d)
 }
 
 /* Worker: the two snapshots are known now (a command's "after" is set
- * once its end's job is done, which ran before this one). */
-static void diff_work(snap_job *j)
+ * once its end's job is done, which ran before this one); an "after" not
+ * known yet is the snapshot this job takes (the store's process fills it
+ * in, and says which it was). */
+static json_t *diff_params(snap_job *j)
 {
     diff_req *d = j->data;
     if (d->since_start) {
         snprintf(d->before, sizeof d->before, "%s", d->start);
-        snprintf(d->after, sizeof d->after, "%s", d->end[0] ? d->end : j->taken.commit);
+        snprintf(d->after, sizeof d->after, "%s", d->end);
     } else {
         snprintf(d->before, sizeof d->before, "%s", d->from->before);
-        snprintf(d->after, sizeof d->after, "%s", d->to->after[0] ? d->to->after : j->taken.commit);
+        snprintf(d->after, sizeof d->after, "%s", d->to->after);
     }
     if (!d->before[0]) {
         snprintf(d->err, sizeof d->err, "%s",
                  d->from && d->from->error ? d->from->error : "there is no snapshot from before it");
         d->rc = -1;
-        return;
+        return NULL;
     }
-    json_t *p = json_pack("{s:s, s:s, s:i, s:b, s:I}", "before", d->before, "after", d->after, "format", (int)d->fmt,
-                          "ignore_space", d->opts.ignore_space, "max", (json_int_t)DIFF_TEXT_MAX);
-    json_t *a = snap_remote_run(j->ws->remote, "diff", p, &d->text, d->err, sizeof d->err);
-    json_decref(p);
+    return json_pack("{s:s, s:s, s:i, s:b, s:I}", "before", d->before, "after", d->after, "format", (int)d->fmt,
+                     "ignore_space", d->opts.ignore_space, "max", (json_int_t)DIFF_TEXT_MAX);
+}
+
+static void diff_answer(snap_job *j, json_t *a, const char *text, size_t text_len, const char *err)
+{
+    diff_req *d = j->data;
     if (!a) {
+        snprintf(d->err, sizeof d->err, "%s", err);
         d->rc = -1;
         return;
     }
     d->rc = (int)json_integer_value(json_object_get(a, "rc"));
     if (json_object_get(a, "err"))
         ssw_str_copy(json_object_get(a, "err"), d->err, sizeof d->err);
+    ssw_str_copy(json_object_get(a, "after"), d->after, sizeof d->after);
     if (json_is_object(json_object_get(a, "files")))
         d->files = json_incref(json_object_get(a, "files"));
-    json_decref(a);
+    buf_append(&d->text, text, text_len);
 }
+
+static const snap_op diff_op = {"diff", diff_params, diff_answer};
 
 /* What corral made inert after the command (its record has it, a fresh
  * diff of its snapshots cannot): first among the risk marks shown. */
@@ -330,7 +339,7 @@ static void diff_ids(conn_t *c, json_t *id, json_t *req)
     snprintf(d->end, sizeof d->end, "%s", after);
     d->conn = conn_ref(c);
     d->id = json_incref(id);
-    snap_job_submit(snap_job_new(snap_ws_get(ws_path), false, diff_work, diff_ids_after, d));
+    snap_job_submit(snap_job_new(snap_ws_get(ws_path), false, &diff_op, diff_ids_after, d));
 }
 
 static void cmd_snap_diff(conn_t *c, json_t *id, json_t *req)
@@ -407,7 +416,7 @@ static void cmd_snap_diff(conn_t *c, json_t *id, json_t *req)
         d->to->refs++;
     d->conn = conn_ref(c);
     d->id = json_incref(id);
-    snap_job_submit(snap_observe(x, diff_work, diff_after, d));
+    snap_job_submit(snap_observe(x, &diff_op, diff_after, d));
 }
 
 /* ---- revert --------------------------------------------------------------------- */
@@ -461,12 +470,12 @@ static void revert_reply(revert_req *r, bool reverted)
     conn_send(r->conn, o);
 }
 
-/* Worker: plan against "now" (the snapshot of this job, or the revert's
- * own "before"), and carry it out unless it is a dry run. */
-static void revert_work(snap_job *j)
+/* Worker: plan against "now" (the revert's own "before", or the snapshot
+ * this job takes, which the store's process fills in), and carry it out
+ * unless it is a dry run. */
+static json_t *revert_params(snap_job *j)
 {
     revert_req *r = j->data;
-    const char *now = r->self ? r->self->before : j->taken.commit;
     if (r->target) {
         snprintf(r->before, sizeof r->before, "%s", r->target->before);
         snprintf(r->after, sizeof r->after, "%s", r->target->after);
@@ -476,18 +485,19 @@ static void revert_work(snap_job *j)
         snprintf(r->err, sizeof r->err, "command %d has no snapshots to revert from%s%s", r->n, why ? ": " : "",
                  why ? why : "");
         r->rc = -1;
-        return;
+        return NULL;
     }
-    if (!now[0]) {
-        snprintf(r->err, sizeof r->err, "no snapshot of the workspace could be taken now");
-        r->rc = -1;
-        return;
-    }
-    json_t *p = json_pack("{s:s, s:s, s:s, s:b, s:i}", "before", r->before, "after", r->after, "now", now, "dry_run",
-                          r->dry_run, "n", r->n);
-    json_t *a = snap_remote_run(j->ws->remote, "revert", p, NULL, r->err, sizeof r->err);
-    json_decref(p);
+    return json_pack("{s:s, s:s, s:s, s:b, s:i}", "before", r->before, "after", r->after, "now",
+                     r->self ? r->self->before : "", "dry_run", r->dry_run, "n", r->n);
+}
+
+static void revert_answer(snap_job *j, json_t *a, const char *text, size_t text_len, const char *err)
+{
+    (void)text;
+    (void)text_len;
+    revert_req *r = j->data;
     if (!a) {
+        snprintf(r->err, sizeof r->err, "%s", err);
         r->rc = -1;
         return;
     }
@@ -497,8 +507,9 @@ static void revert_work(snap_job *j)
         ssw_str_copy(json_object_get(a, "err"), r->err, sizeof r->err);
     if (json_is_object(json_object_get(a, "plan")))
         r->plan_json = json_incref(json_object_get(a, "plan"));
-    json_decref(a);
 }
+
+static const snap_op revert_op = {"revert", revert_params, revert_answer};
 
 static void revert_done(snap_job *j)
 {
@@ -534,7 +545,7 @@ static void revert_go(void *user, snap_cmd *c, bool stopping)
         revert_req_free(r);
         return;
     }
-    snap_job_submit(snap_job_new(x->ws, false, revert_work, revert_done, r));
+    snap_job_submit(snap_job_new(x->ws, false, &revert_op, revert_done, r));
 }
 
 /* revert {workspace, before, after}: the command of a session the server
@@ -565,7 +576,7 @@ static void revert_ids(conn_t *c, json_t *id, json_t *req)
     snprintf(r->before, sizeof r->before, "%s", before);
     snprintf(r->after, sizeof r->after, "%s", after);
     r->dry_run = dry_run;
-    snap_job *j = snap_job_new(snap_ws_get(ws_path), true, revert_work, revert_done, r);
+    snap_job *j = snap_job_new(snap_ws_get(ws_path), true, &revert_op, revert_done, r);
     j->force = true; /* "now" is what is on disk, whatever the watch says */
     snap_job_submit(j);
 }
@@ -610,7 +621,7 @@ static void cmd_snap_revert(conn_t *c, json_t *id, json_t *req)
     target->refs++;
     r->dry_run = dry_run;
     if (dry_run) {
-        snap_job_submit(snap_observe(x, revert_work, revert_done, r));
+        snap_job_submit(snap_observe(x, &revert_op, revert_done, r));
         return;
     }
     char line[64];
@@ -640,7 +651,7 @@ typedef struct gc_one {
     int rc;
 } gc_one;
 
-static void gc_work(snap_job *j)
+static json_t *gc_params(snap_job *j)
 {
     gc_one *g = j->data;
     json_t *gone = json_array(), *live = json_array();
@@ -649,11 +660,18 @@ static void gc_work(snap_job *j)
                                               g->req->gone[i].start_hi));
     for (size_t i = 0; i < g->n_live; i++)
         json_array_append_new(live, json_string(g->live[i]));
-    json_t *p = json_pack("{s:o, s:o, s:b}", "gone", gone, "live", live, "force", g->force);
-    json_t *a = snap_remote_run(j->ws->remote, "gc", p, NULL, g->res.error, sizeof g->res.error);
-    json_decref(p);
     j->measure = true;
+    return json_pack("{s:o, s:o, s:b}", "gone", gone, "live", live, "force", g->force);
+}
+
+static void gc_answer(snap_job *j, json_t *a, const char *text, size_t text_len, const char *err)
+{
+    (void)j;
+    (void)text;
+    (void)text_len;
+    gc_one *g = j->data;
     if (!a) {
+        snprintf(g->res.error, sizeof g->res.error, "%s", err);
         g->rc = -1;
         return;
     }
@@ -664,8 +682,9 @@ static void gc_work(snap_job *j)
     g->res.sessions_dropped = (int)json_integer_value(json_object_get(a, "sessions_dropped"));
     g->res.repacked = json_is_true(json_object_get(a, "repacked"));
     ssw_str_copy(json_object_get(a, "error"), g->res.error, sizeof g->res.error);
-    json_decref(a);
 }
+
+static const snap_op gc_op = {"gc", gc_params, gc_answer};
 
 static void gc_finish(gc_req *q)
 {
@@ -741,7 +760,7 @@ void snap_gc_all(const snap_gc_gone *gone, size_t n_gone, bool force, snap_gc_do
         g->force = force;
         g->live = snap_live_keys(ws, &g->n_live); /* running sessions keep everything */
         q->pending++;
-        snap_job_submit(snap_job_new(ws, false, gc_work, gc_done, g));
+        snap_job_submit(snap_job_new(ws, false, &gc_op, gc_done, g));
     }
     if (--q->pending == 0)
         gc_finish(q);

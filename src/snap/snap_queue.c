@@ -154,13 +154,13 @@ snap_ws *snap_ws_get(const char *path)
     return ws;
 }
 
-snap_job *snap_job_new(snap_ws *ws, bool snapshot, snap_job_fn work, snap_job_fn after, void *data)
+snap_job *snap_job_new(snap_ws *ws, bool snapshot, const snap_op *op, snap_job_fn after, void *data)
 {
     snap_job *j = xcalloc(1, sizeof *j);
     link_init(&j->node);
     j->ws = ws;
     j->snapshot = snapshot;
-    j->work = work;
+    j->op = op;
     j->after = after;
     j->data = data;
     return j;
@@ -201,23 +201,57 @@ static void on_work(uv_work_t *req)
                      ws->reader_error[0] ? ws->reader_error : "the server is stopping");
         }
     }
+    /* Every job's op, in one request with the snapshot. */
+    json_t *ops = json_array();
+    size_t n_with = 0;
+    snap_job **with = NULL;
+    for (snap_job *k = j; k; k = k->merged) {
+        json_t *p = k->op && (k->rc == 0 || !k->snapshot) ? k->op->params(k) : NULL;
+        if (!p)
+            continue;
+        json_array_append_new(ops, json_pack("{s:s, s:o}", "kind", k->op->kind, "params", p));
+        with = xrealloc(with, (n_with + 1) * sizeof *with);
+        with[n_with++] = k;
+    }
+    json_t *answers = NULL;
+    buf_t text;
+    buf_init(&text);
+    char err[700] = "";
     if (j->snapshot && ws->reader) {
         bool force = false;
         for (snap_job *k = j; k; k = k->merged)
             force |= k->force;
         snap_taken t;
         int rc = snap_remote_take(ws->remote, ws->reader, force, snap_conf_allows(&Q.conf, ws->path), !j->may_create,
-                                  &t);
+                                  ops, &t, &answers, &text);
         for (snap_job *k = j; k; k = k->merged) {
             k->taken = t;
             k->rc = rc;
             if (rc < 0)
                 snprintf(k->err, sizeof k->err, "%s", t.error);
         }
+        if (rc < 0)
+            n_with = 0; /* no op runs after a failed snapshot */
+        else if (!answers)
+            snprintf(err, sizeof err, "%s", t.error);
+    } else if (!j->snapshot && n_with) {
+        answers = snap_remote_run(ws->remote, ops, &text, err, sizeof err);
     }
-    for (snap_job *k = j; k; k = k->merged)
-        if (k->work && (k->rc == 0 || !k->snapshot))
-            k->work(k);
+    json_decref(ops);
+    /* Each op's answer, and its part of the bytes that came along. */
+    size_t at = 0;
+    for (size_t i = 0; i < n_with; i++) {
+        json_t *a = json_array_get(answers, i);
+        size_t len = (size_t)json_integer_value(json_object_get(a, "text_len"));
+        if (len > text.len - at)
+            len = text.len - at;
+        with[i]->op->answer(with[i], a, text.data ? text.data + at : "", len,
+                            a ? NULL : err[0] ? err : "the store's process did not answer this job");
+        at += len;
+    }
+    free(with);
+    json_decref(answers);
+    buf_free(&text);
     /* The store's size now and then (a walk of its files), for lists. */
     double now = wall_sec();
     if (ws->store_dir && (j->measure || now - ws->store_bytes_at > STORE_SIZE_EVERY_S)) {

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <uv.h>
 
 #include "base/list.h"
@@ -69,12 +70,26 @@ typedef struct snap_ws {
 typedef struct snap_job snap_job;
 typedef void (*snap_job_fn)(snap_job *j);
 
+/* A job's work on the store (snap_ops.h), done by the workspace's store
+ * process in the same request as the job's snapshot (one round trip a
+ * job).  On the worker: params gives the op's parameters once the jobs
+ * before it are done (NULL: nothing to do; what only the snapshot knows,
+ * the store's process adds as "taken"); answer gets the op's answer and
+ * the bytes that came with it (a diff's text), or a NULL answer and why
+ * the store could not run it.  A snapshot job whose snapshot failed runs
+ * no op: its after sees rc < 0. */
+typedef struct snap_op {
+    const char *kind;
+    json_t *(*params)(snap_job *j);
+    void (*answer)(snap_job *j, json_t *a, const char *text, size_t text_len, const char *err);
+} snap_op;
+
 struct snap_job {
     link_t node;
     snap_ws *ws;
     bool snapshot;      /* take a boundary snapshot first (merged with the next ones) */
     bool force;         /* walk even when the dirty bit says nothing changed */
-    snap_job_fn work;   /* on the worker (after the snapshot), may be NULL */
+    const snap_op *op;  /* its work on the store, or NULL */
     snap_job_fn after;  /* on the loop, always called once (cancelled: the server stops) */
     void *data;
     snap_taken taken;   /* the snapshot, when snapshot */
@@ -117,7 +132,7 @@ void snap_ws_add_deny(snap_ws *ws, char *const *deny, size_t n);
 link_t *snap_ws_all(void);
 
 /* A new job for ws (zeroed); queue it with snap_job_submit. */
-snap_job *snap_job_new(snap_ws *ws, bool snapshot, snap_job_fn work, snap_job_fn after, void *data);
+snap_job *snap_job_new(snap_ws *ws, bool snapshot, const snap_op *op, snap_job_fn after, void *data);
 void snap_job_submit(snap_job *j);
 
 /* "scanning", "storing", "maintaining" or "idle" and the counts, for

@@ -234,18 +234,19 @@ snap_remote *snap_remote_open(const char *snapdir, const char *ws, const snap_co
     return r;
 }
 
-int snap_remote_take(snap_remote *r, snap_reader *reader, bool force, bool allowed, bool uncapped,
-                     snap_taken *out)
+int snap_remote_take(snap_remote *r, snap_reader *reader, bool force, bool allowed, bool uncapped, json_t *ops,
+                     snap_taken *out, json_t **answers, buf_t *text)
 {
     memset(out, 0, sizeof *out);
+    *answers = NULL;
     size_t n_deny;
     char *const *deny = snap_reader_deny(reader, &n_deny);
     json_t *deny_a = json_array();
     for (size_t i = 0; i < n_deny; i++)
         json_array_append_new(deny_a, ssw_str(deny[i]));
-    json_t *req = json_pack("{s:b, s:b, s:b, s:b, s:o}", "force", force, "allowed", allowed, "uncapped", uncapped,
-                            "configured", snap_reader_configured(reader), "deny", deny_a);
-    json_t *a = call(r, SSW_TAKE, req, snap_reader_fd(reader), NULL, out->error, sizeof out->error);
+    json_t *req = json_pack("{s:b, s:b, s:b, s:b, s:o, s:O}", "force", force, "allowed", allowed, "uncapped",
+                            uncapped, "configured", snap_reader_configured(reader), "deny", deny_a, "ops", ops);
+    json_t *a = call(r, SSW_TAKE, req, snap_reader_fd(reader), text, out->error, sizeof out->error);
     json_decref(req);
     if (!a) {
         /* Where the conversation stopped is unknown: a new reader. */
@@ -270,18 +271,22 @@ int snap_remote_take(snap_remote *r, snap_reader *reader, bool force, bool allow
         ssw_str_copy(json_object_get(a, "reader_failed"), why, sizeof why);
         snap_reader_fail(reader, why);
     }
+    if (rc == 0)
+        *answers = json_incref(json_object_get(a, "answers"));
     json_decref(a);
     if (rc < 0 && !out->error[0])
         snprintf(out->error, sizeof out->error, "the snapshot failed");
     return rc < 0 ? -1 : 0;
 }
 
-json_t *snap_remote_run(snap_remote *r, const char *kind, json_t *params, buf_t *text, char *err, size_t errlen)
+json_t *snap_remote_run(snap_remote *r, json_t *ops, buf_t *text, char *err, size_t errlen)
 {
-    json_t *req = json_pack("{s:s, s:O}", "kind", kind, "params", params);
+    json_t *req = json_pack("{s:O}", "ops", ops);
     json_t *a = call(r, SSW_RUN, req, -1, text, err, errlen);
     json_decref(req);
-    return a;
+    json_t *answers = a ? json_incref(json_object_get(a, "answers")) : NULL;
+    json_decref(a);
+    return answers;
 }
 
 void snap_remote_close(snap_remote *r)

@@ -31,14 +31,18 @@ typedef struct snap_remote snap_remote;
 snap_remote *snap_remote_open(const char *snapdir, const char *ws, const snap_conf *conf,
                               struct snap_progress *progress, char *err, size_t errlen);
 
-/* Take a snapshot through reader (snap_take.h).  A reader the store found
- * failing is failed here too (snap_reader_fail), for the loop to replace. */
-int snap_remote_take(snap_remote *r, snap_reader *reader, bool force, bool allowed, bool uncapped,
-                     snap_taken *out);
+/* Take a snapshot through reader (snap_take.h), then run ops on the store
+ * (an array of {kind, params}, snap_ops.h; may be empty): *answers is a
+ * new array of their answers, and text the bytes that came with them,
+ * once the snapshot is taken (NULL when the store could not answer: why
+ * is out->error).  A reader the store found failing is failed here too
+ * (snap_reader_fail), for the loop to replace. */
+int snap_remote_take(snap_remote *r, snap_reader *reader, bool force, bool allowed, bool uncapped, json_t *ops,
+                     snap_taken *out, json_t **answers, buf_t *text);
 
-/* A job's work on the store (snap_ops.h): its answer (new), or NULL with
- * err when the store could not run it.  text: a diff's bytes. */
-json_t *snap_remote_run(snap_remote *r, const char *kind, json_t *params, buf_t *text, char *err, size_t errlen);
+/* Run ops without a snapshot: their answers (a new array), or NULL with
+ * err when the store could not run them. */
+json_t *snap_remote_run(snap_remote *r, json_t *ops, buf_t *text, char *err, size_t errlen);
 
 /* Whether its process is gone (the next job needs a new one): a call
  * failed, or it ended since.  Worker, between calls. */

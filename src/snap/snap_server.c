@@ -270,29 +270,32 @@ static json_t *keys_json(char **keys, size_t n)
     return a;
 }
 
-/* Worker: the boundary's work on the store (snap_ops.c), once its
- * snapshot is taken. */
-static void boundary_work(snap_job *j)
+/* Worker: the boundary's work on the store (snap_ops.c), done once its
+ * snapshot is taken, which gives the commit it keeps. */
+static json_t *boundary_params(snap_job *j)
 {
     boundary *b = j->data;
-    json_t *p = json_pack("{s:s, s:i, s:s, s:b, s:f, s:b, s:f, s:I, s:o}", "key", b->key, "seq", b->seq, "commit",
-                          j->taken.commit, "session_start", b->session_start, "created", b->created, "session_end",
-                          b->session_end, "ended", b->ended, "stored", (json_int_t)j->taken.stored, "live",
-                          keys_json(b->live, b->n_live));
-    if (b->end) {
+    bool end_known = b->end && b->end->before[0];
+    if (b->end && !end_known)
+        snprintf(b->err, sizeof b->err, "%s", b->end->error ? b->end->error : "no snapshot was taken before it");
+    json_t *p = json_pack("{s:s, s:i, s:b, s:f, s:b, s:f, s:o}", "key", b->key, "seq", b->seq, "session_start",
+                          b->session_start, "created", b->created, "session_end", b->session_end, "ended", b->ended,
+                          "live", keys_json(b->live, b->n_live));
+    if (end_known) {
         /* Its "before" was set on the loop when the job that took it
          * finished, before this job was queued to the pool. */
-        const char *before = b->end->before;
         char stamp[64];
         snprintf(stamp, sizeof stamp, "s%d-c%d", b->end->session, b->end->n);
-        if (before[0])
-            json_object_set_new(p, "end", json_pack("{s:s, s:s}", "before", before, "stamp", stamp));
-        else
-            snprintf(b->err, sizeof b->err, "%s", b->end->error ? b->end->error : "no snapshot was taken before it");
+        json_object_set_new(p, "end", json_pack("{s:s, s:s}", "before", b->end->before, "stamp", stamp));
     }
-    char err[600];
-    json_t *a = snap_remote_run(j->ws->remote, "boundary", p, NULL, err, sizeof err);
-    json_decref(p);
+    return p;
+}
+
+static void boundary_answer(snap_job *j, json_t *a, const char *text, size_t text_len, const char *err)
+{
+    (void)text;
+    (void)text_len;
+    boundary *b = j->data;
     if (!a) {
         snprintf(b->err, sizeof b->err, "%s", err);
         return;
@@ -304,8 +307,9 @@ static void boundary_work(snap_job *j)
     b->gc_due = json_is_true(json_object_get(a, "gc_due"));
     if (json_is_true(json_object_get(a, "measure")))
         j->measure = true;
-    json_decref(a);
 }
+
+static const snap_op boundary_op = {"boundary", boundary_params, boundary_answer};
 
 /* Commands that ran at the same time, in an interval whose snapshot shows
  * changed files, share them. */
@@ -322,27 +326,35 @@ static void advance(snap_ws *ws, const char *tree)
 
 /* Keeping a snapshot taken before its session existed (an exec's
  * "before"): a job that only anchors it, no snapshot of its own (one
- * taken now would be a boundary where there is none). */
+ * taken now would be a boundary where there is none).  It runs while the
+ * command does, not in the way of its end. */
 typedef struct anchor_req {
     char key[64], commit[SNAP_OID_HEX];
     int seq;
     double created;
 } anchor_req;
 
-static void anchor_work(snap_job *j)
+static json_t *anchor_params(snap_job *j)
 {
     anchor_req *a = j->data;
-    json_t *p = json_pack("{s:s, s:i, s:s, s:f}", "key", a->key, "seq", a->seq, "commit", a->commit, "created",
-                          a->created);
-    char err[600];
-    json_t *answer = snap_remote_run(j->ws->remote, "anchor", p, NULL, err, sizeof err);
-    json_decref(p);
-    if (answer && json_object_get(answer, "err"))
-        ssw_str_copy(json_object_get(answer, "err"), err, sizeof err);
-    if (!answer || json_object_get(answer, "err"))
-        server_log("%s", err);
-    json_decref(answer);
+    return json_pack("{s:s, s:i, s:s, s:f}", "key", a->key, "seq", a->seq, "commit", a->commit, "created",
+                     a->created);
 }
+
+static void anchor_answer(snap_job *j, json_t *a, const char *text, size_t text_len, const char *err)
+{
+    (void)j;
+    (void)text;
+    (void)text_len;
+    char why[600];
+    snprintf(why, sizeof why, "%s", err ? err : "");
+    if (a && json_object_get(a, "err"))
+        ssw_str_copy(json_object_get(a, "err"), why, sizeof why);
+    if (why[0])
+        server_log("%s", why);
+}
+
+static const snap_op anchor_op = {"anchor", anchor_params, anchor_answer};
 
 static void anchor_after(snap_job *j)
 {
@@ -356,7 +368,7 @@ static void anchor_later(snap_sess *x, const char *commit)
     snprintf(a->commit, sizeof a->commit, "%s", commit);
     a->seq = ++x->seq;
     a->created = x->created;
-    snap_job_submit(snap_job_new(x->ws, false, anchor_work, anchor_after, a));
+    snap_job_submit(snap_job_new(x->ws, false, &anchor_op, anchor_after, a));
 }
 
 static boundary *boundary_new(snap_sess *x);
@@ -465,18 +477,23 @@ typedef struct maintain_req {
     size_t n_live;
 } maintain_req;
 
-static void maintain_work(snap_job *j)
+static json_t *maintain_params(snap_job *j)
 {
     maintain_req *m = j->data;
-    json_t *p = json_pack("{s:o}", "live", keys_json(m->live, m->n_live));
-    char err[600];
-    json_t *a = snap_remote_run(j->ws->remote, "maintain", p, NULL, err, sizeof err);
-    json_decref(p);
-    if (!a)
-        server_log("maintenance of the snapshot store of %s: %s", j->ws->path, err);
-    json_decref(a);
     j->measure = true;
+    return json_pack("{s:o}", "live", keys_json(m->live, m->n_live));
 }
+
+static void maintain_answer(snap_job *j, json_t *a, const char *text, size_t text_len, const char *err)
+{
+    (void)a;
+    (void)text;
+    (void)text_len;
+    if (err)
+        server_log("maintenance of the snapshot store of %s: %s", j->ws->path, err);
+}
+
+static const snap_op maintain_op = {"maintain", maintain_params, maintain_answer};
 
 static void maintain_after(snap_job *j)
 {
@@ -492,7 +509,7 @@ static void maintain(snap_ws *ws)
 {
     maintain_req *m = xcalloc(1, sizeof *m);
     m->live = snap_live_keys(ws, &m->n_live);
-    snap_job_submit(snap_job_new(ws, false, maintain_work, maintain_after, m));
+    snap_job_submit(snap_job_new(ws, false, &maintain_op, maintain_after, m));
 }
 
 static void boundary_after(snap_job *j)
@@ -530,7 +547,7 @@ static boundary *boundary_new(snap_sess *x)
 
 static void submit(snap_ws *ws, boundary *b)
 {
-    snap_job *j = snap_job_new(ws, true, boundary_work, boundary_after, b);
+    snap_job *j = snap_job_new(ws, true, &boundary_op, boundary_after, b);
     j->boundary = true;
     j->starts_cmd = b->start ? b->start->serial : 0;
     j->ends_cmd = b->end ? b->end->serial : 0;
@@ -1028,9 +1045,9 @@ void snap_hook_mark(server_t *srv, session_t *s, const chan_msg *m, int reply_fd
 
 /* ---- for the protocol (snap_proto.c) ------------------------------------------------------ */
 
-snap_job *snap_observe(snap_sess *x, snap_job_fn work, snap_job_fn after, void *data)
+snap_job *snap_observe(snap_sess *x, const snap_op *op, snap_job_fn after, void *data)
 {
-    snap_job *j = snap_job_new(x->ws, true, work, after, data);
+    snap_job *j = snap_job_new(x->ws, true, op, after, data);
     j->force = false;
     return j;
 }

@@ -77,7 +77,7 @@ void snap_cmd_unref(snap_cmd *c);
 json_t *snap_cmd_json(const snap_cmd *c);
 /* A snapshot job for session x's workspace that observes (no boundary):
  * after(job) runs with the commit in job->taken. */
-snap_job *snap_observe(snap_sess *x, snap_job_fn work, snap_job_fn after, void *data);
+snap_job *snap_observe(snap_sess *x, const snap_op *op, snap_job_fn after, void *data);
 /* The revert of command cmd as a command of its own (snap_proto.c). */
 snap_cmd *snap_revert_cmd_begin(snap_sess *x, const char *line, const char *by, snap_go_fn go, void *user);
 void snap_revert_cmd_end(snap_sess *x, snap_cmd *c);

@@ -125,7 +125,32 @@ static json_t *taken_json(const snap_taken *t, int rc)
                      (json_int_t)t->stored, "seconds", t->seconds, "refused", t->refused, "error", ssw_str(t->error));
 }
 
-static json_t *do_take(snap_store *st, json_t *req, int reader_fd)
+/* Run every op of ops, each with taken (the snapshot this request took,
+ * or NULL) added to its parameters; their texts go into text one after
+ * the other, each answer saying how much is its. */
+static json_t *run_ops(snap_store *st, json_t *ops, json_t *taken, buf_t *text)
+{
+    json_t *answers = json_array();
+    atomic_store(&P.running, st->progress);
+    for (size_t i = 0; i < json_array_size(ops); i++) {
+        json_t *op = json_array_get(ops, i), *params = json_object_get(op, "params");
+        const char *kind = json_string_value(json_object_get(op, "kind"));
+        if (taken && json_is_object(params))
+            json_object_set(params, "taken", taken);
+        size_t before = text->len;
+        char err[300];
+        json_t *a = kind ? snap_op_run(st, kind, params, text, err, sizeof err) : NULL;
+        if (!a)
+            a = error_answer(kind ? err : "a job without a kind");
+        if (text->len > before)
+            json_object_set_new(a, "text_len", json_integer((json_int_t)(text->len - before)));
+        json_array_append_new(answers, a);
+    }
+    atomic_store(&P.running, NULL);
+    return answers;
+}
+
+static json_t *do_take(snap_store *st, json_t *req, int reader_fd, buf_t *text)
 {
     if (!st || reader_fd < 0) {
         if (reader_fd >= 0)
@@ -158,6 +183,12 @@ static json_t *do_take(snap_store *st, json_t *req, int reader_fd)
     if (snap_reader_failed(r))
         json_object_set_new(a, "reader_failed", ssw_str(snap_reader_why(r)));
     snap_reader_disown(r);
+    if (rc == 0) {
+        /* The jobs' work on this snapshot, in the same answer. */
+        json_t *taken = json_pack("{s:s, s:I}", "commit", t.commit, "stored", (json_int_t)t.stored);
+        json_object_set_new(a, "answers", run_ops(st, json_object_get(req, "ops"), taken, text));
+        json_decref(taken);
+    }
     return a;
 }
 
@@ -165,12 +196,7 @@ static json_t *do_run(snap_store *st, json_t *req, buf_t *text)
 {
     if (!st)
         return error_answer("the store is not open");
-    const char *kind = json_string_value(json_object_get(req, "kind"));
-    char err[300];
-    atomic_store(&P.running, st->progress);
-    json_t *a = kind ? snap_op_run(st, kind, json_object_get(req, "params"), text, err, sizeof err) : NULL;
-    atomic_store(&P.running, NULL);
-    return a ? a : error_answer(kind ? err : "a request without a kind");
+    return json_pack("{s:o}", "answers", run_ops(st, json_object_get(req, "ops"), NULL, text));
 }
 
 int snap_storeproc_main(int argc, char **argv)
@@ -215,7 +241,7 @@ int snap_storeproc_main(int argc, char **argv)
         if (type == SSW_OPEN)
             a = do_open(&st, req);
         else if (type == SSW_TAKE)
-            a = do_take(st, req, sw_take_fd(&ib));
+            a = do_take(st, req, sw_take_fd(&ib), &text);
         else if (type == SSW_RUN)
             a = do_run(st, req, &text);
         else
