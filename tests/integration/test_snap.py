@@ -706,6 +706,12 @@ def test_the_store_process_comes_and_goes(t):
         sid = run_in("echo three > three.txt")
         t.eq(changes(sid)[0], {"three.txt": "A"}, "the next command's record is still right", changes(sid)[1])
         t.ok(srv.poll() is None, "and the server runs on")
+        left = store_pids(lw.ws)
+        t.ok(len(left) == 1, "a store process runs again", left)
+        srv.send_signal(signal.SIGKILL)
+        srv.wait(TIMEOUT)
+        t.ok(wait_until(lambda: not store_pids(lw.ws), timeout=TIMEOUT),
+             "a server killed outright leaves no store process behind", store_pids(lw.ws))
     finally:
         lw.cleanup()
 
