@@ -40,7 +40,7 @@
 #include "privs.h"
 #include "filter.h"
 
-static const char *self_exe(void)
+const char *sb_self_exe(void)
 {
     const char *exe = getenv("CORRAL_EXE");
     return exe && exe[0] == '/' ? exe : "/proc/self/exe";
@@ -149,7 +149,7 @@ static int launch_unconfined(const sb_plan *plan, const sb_stdio *io, sb_child *
     posix_spawnattr_setsigdefault(&attr, &all);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     pid_t pid;
-    const char *exe = self_exe();
+    const char *exe = sb_self_exe();
     int rc = posix_spawn(&pid, exe, &fa, &attr, (char *const *)args, plan->envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
@@ -417,7 +417,7 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
     }
     static char *const argv_plain[] = {"corral-init", "__sandbox-init", NULL};
     static char *const argv_tty[] = {"corral-init", "__sandbox-init", "--tty", NULL};
-    child_args a = {.exe = self_exe(), .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
+    child_args a = {.exe = sb_self_exe(), .sync_fd = sync[0], .ready_fd = ready[1], .plan_fd = plan_fd,
                     .in = io->in, .out = io->out, .err = io->err, .chan_fd = io->chan,
                     .inner_root = plan->uid == 0, .ignored = ignored_signals()};
     snprintf(a.uid_map, sizeof a.uid_map, "%u %u 1\n", (unsigned)plan->uid, (unsigned)getuid());

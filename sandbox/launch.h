@@ -59,6 +59,10 @@ typedef struct sb_child {
     sb_layer_hold layer;               /* its home layer's directory */
 } sb_child;
 
+/* corral's own binary, to start again as another of its parts: CORRAL_EXE
+ * when it is an absolute path, else /proc/self/exe. */
+const char *sb_self_exe(void);
+
 /* Start the plan.  With wait, returns once the sandbox is set up (or has
  * failed); without, as soon as it is started (the status pipe then tells).
  * 0 with child filled, or -1 with err. */

@@ -6,8 +6,8 @@
  * that is not part of a valid character is reported as such, never guessed
  * at.
  *
- * Included by src/base/, src/protocol/, src/policy/, src/record/, ui/ and
- * src/cli/.
+ * Included by src/base/, src/protocol/, src/policy/, src/record/, src/snap/,
+ * ui/ and src/cli/.
  */
 #ifndef CORRAL_UTF8_H
 #define CORRAL_UTF8_H

@@ -23,8 +23,8 @@ static char **strings_of(json_t *a, size_t *n)
     *n = json_array_size(a);
     char **v = xcalloc(*n ? *n : 1, sizeof *v);
     for (size_t i = 0; i < *n; i++) {
-        const char *s = json_string_value(json_array_get(a, i));
-        v[i] = xstrdup(s ? s : "");
+        char *s = ssw_str_dup(json_array_get(a, i));
+        v[i] = s ? s : xstrdup("");
     }
     return v;
 }

@@ -654,14 +654,12 @@ typedef struct gc_one {
 static json_t *gc_params(snap_job *j)
 {
     gc_one *g = j->data;
-    json_t *gone = json_array(), *live = json_array();
+    json_t *gone = json_array();
     for (size_t i = 0; i < g->req->n_gone; i++)
         json_array_append_new(gone, json_pack("[i, f, f]", g->req->gone[i].id, g->req->gone[i].start_lo,
                                               g->req->gone[i].start_hi));
-    for (size_t i = 0; i < g->n_live; i++)
-        json_array_append_new(live, json_string(g->live[i]));
     j->measure = true;
-    return json_pack("{s:o, s:o, s:b}", "gone", gone, "live", live, "force", g->force);
+    return json_pack("{s:o, s:o, s:b}", "gone", gone, "live", ssw_strings(g->live, g->n_live), "force", g->force);
 }
 
 static void gc_answer(snap_job *j, json_t *a, const char *text, size_t text_len, const char *err)

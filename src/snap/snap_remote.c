@@ -5,6 +5,7 @@
 
 #include "snap/snap_remote.h"
 
+#include "sandbox/launch.h"
 #include "snap/snap_storeproc.h"
 #include "snap/snap_storewire.h"
 
@@ -99,19 +100,6 @@ static void on_progress(void *user, uint64_t done, uint64_t total, int phase)
     atomic_store(&r->progress->phase, phase);
 }
 
-/* corral's own executable, as the reader finds it. */
-static void self_exe(char *exe, size_t size)
-{
-    const char *env_exe = getenv("CORRAL_EXE");
-    ssize_t n = readlink("/proc/self/exe", exe, size - 1);
-    if (env_exe && env_exe[0] == '/')
-        snprintf(exe, size, "%s", env_exe);
-    else if (n > 0)
-        exe[n] = '\0';
-    else
-        snprintf(exe, size, "/proc/self/exe");
-}
-
 static int spawn(snap_remote *r, const char *ws, char *err, size_t errlen)
 {
     int sv[2];
@@ -125,14 +113,15 @@ static int spawn(snap_remote *r, const char *ws, char *err, size_t errlen)
         close(sv[1]);
         sv[1] = moved;
     }
-    char exe[4096];
-    self_exe(exe, sizeof exe);
+    const char *exe = sb_self_exe();
     /* The workspace is in its argv for ps (the request says it again). */
     char *argv[] = {"corral-store", "__snapstore", (char *)ws, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, sv[1], SNAP_STORE_FD);
+    /* Nothing else of the server's: its sessions' descriptors above all. */
+    posix_spawn_file_actions_addclosefrom_np(&fa, SNAP_STORE_FD + 1);
     posix_spawnattr_init(&at);
     /* Not the worker thread's mask and handlers: a process of its own. */
     sigset_t none, all;

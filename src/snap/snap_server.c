@@ -261,15 +261,6 @@ static void boundary_free(boundary *b)
     free(b);
 }
 
-/* The keys of live sessions, for the store's maintenance. */
-static json_t *keys_json(char **keys, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_string(keys[i]));
-    return a;
-}
-
 /* Worker: the boundary's work on the store (snap_ops.c), done once its
  * snapshot is taken, which gives the commit it keeps. */
 static json_t *boundary_params(snap_job *j)
@@ -280,7 +271,7 @@ static json_t *boundary_params(snap_job *j)
         snprintf(b->err, sizeof b->err, "%s", b->end->error ? b->end->error : "no snapshot was taken before it");
     json_t *p = json_pack("{s:s, s:i, s:b, s:f, s:b, s:f, s:o}", "key", b->key, "seq", b->seq, "session_start",
                           b->session_start, "created", b->created, "session_end", b->session_end, "ended", b->ended,
-                          "live", keys_json(b->live, b->n_live));
+                          "live", ssw_strings(b->live, b->n_live));
     if (end_known) {
         /* Its "before" was set on the loop when the job that took it
          * finished, before this job was queued to the pool. */
@@ -481,7 +472,7 @@ static json_t *maintain_params(snap_job *j)
 {
     maintain_req *m = j->data;
     j->measure = true;
-    return json_pack("{s:o}", "live", keys_json(m->live, m->n_live));
+    return json_pack("{s:o}", "live", ssw_strings(m->live, m->n_live));
 }
 
 static void maintain_answer(snap_job *j, json_t *a, const char *text, size_t text_len, const char *err)

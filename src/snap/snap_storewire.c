@@ -145,7 +145,7 @@ void ssw_str_copy(json_t *v, char *out, size_t size)
     free(s);
 }
 
-static json_t *strings_json(char **v, size_t n)
+json_t *ssw_strings(char *const *v, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
@@ -160,7 +160,7 @@ json_t *ssw_conf_json(const snap_conf *c)
                      c->max_files, "retention_ms", (json_int_t)c->retention_ms, "max_store_size",
                      (json_int_t)c->max_store_size, "stall_ms", (json_int_t)c->stall_ms, "keep_open_ms",
                      (json_int_t)c->keep_open_ms, "store_idle_ms", (json_int_t)c->store_idle_ms, "allow",
-                     strings_json(c->allow, c->n_allow), "exclude", strings_json(c->exclude, c->n_exclude));
+                     ssw_strings(c->allow, c->n_allow), "exclude", ssw_strings(c->exclude, c->n_exclude));
 }
 
 static int strings_from(json_t *a, char ***v, size_t *n)

@@ -59,6 +59,9 @@ char *ssw_str_dup(json_t *v);
 /* The same into a buffer, "" for anything else. */
 void ssw_str_copy(json_t *v, char *out, size_t size);
 
+/* A list of such strings as a JSON array. */
+json_t *ssw_strings(char *const *v, size_t n);
+
 /* [snapshots] as JSON, and back (0, or -1 for a malformed object). */
 json_t *ssw_conf_json(const snap_conf *c);
 int ssw_conf_from_json(json_t *o, snap_conf *c);
