@@ -716,6 +716,41 @@ def test_the_store_process_comes_and_goes(t):
         lw.cleanup()
 
 
+def test_a_long_snapshot_shows_its_progress(t):
+    """A first snapshot of a large workspace takes seconds: subscribed
+    clients (the screen's status bar) see its progress as it goes, now
+    that it comes from the store's process: what is scanned, then stored,
+    of how many, and then the workspace ready."""
+    lw = World()
+    try:
+        for d in range(250):
+            sub = os.path.join(lw.ws, "d%03d" % d)
+            os.makedirs(sub)
+            for i in range(200):
+                with open(os.path.join(sub, "f%03d.txt" % i), "w") as f:
+                    f.write("file %d of %d, with some words to store\n" % (i, d) * 20)
+        lw.start_server()
+        mon = lw.connect("watcher")
+        mon.call({"cmd": "subscribe"})
+        c = lw.connect("agent")
+        r = c.call({"cmd": "exec", "argv": ["true"], "workdir": lw.ws, "yield_time_ms": 60000}, timeout=120)
+        t.eq(r.get("exit_code"), 0, "a command runs while the first snapshot of 50000 files is taken", r)
+        seen = []
+
+        def ready(m):
+            if m.get("event") != "snapshot" or m.get("workspace") != lw.ws:
+                return False
+            seen.append(m["snapshots"])
+            return m["snapshots"].get("state") == "ready" and m["snapshots"].get("phase") == "idle"
+        mon.next_event(ready)
+        moving = [s for s in seen if s.get("phase") in ("scanning", "storing")]
+        t.ok(moving, "while it is taken, its progress comes as events", seen[:5])
+        t.ok(all(0 <= s["done"] <= s["total"] for s in moving if s["phase"] == "storing") and
+             any(s["total"] > 0 for s in moving), "with files done of a total", moving[:5])
+    finally:
+        lw.cleanup()
+
+
 def test_a_store_that_cannot_open_is_logged(t):
     """A workspace whose snapshot store cannot be opened (here the stores'
     directory is a file) still runs its commands; why it has no
@@ -746,5 +781,5 @@ run_tests(Tap(), [test_one_shot_commands_find_the_workspace_warm, test_every_cha
                   test_agent_configuration_is_marked,
                   test_users_git_and_workspace_untouched, test_interactive_shells, test_shared_attribution,
                   test_protocol_refusals, test_a_command_that_changes_nothing_adds_no_ref, test_gc, test_libgit2_stays_out_of_the_server,
-                  test_the_store_process_comes_and_goes,
+                  test_the_store_process_comes_and_goes, test_a_long_snapshot_shows_its_progress,
                   test_a_store_that_cannot_open_is_logged])
