@@ -288,16 +288,24 @@ def test_stop_does_not_wait_for_a_stalled_reader(t):
     if not pids:
         return
     os.kill(pids[0], signal.SIGSTOP)
-    # A command whose "before" snapshot now waits on the stopped reader.
-    p = subprocess.Popen([CORRAL, "exec", "-C", ws, "--", "sh", "-c", "echo x > x.txt"], env=w.env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # A command whose "before" snapshot now waits on the stopped reader:
+    # sent on a connection of its own (the CLI would start a new server
+    # if it came after the stop, with a new reader), and seen waiting (a
+    # snapshot job that runs for a second is announced) before the stop.
+    mon = w.connect("stop-watcher")
+    mon.call({"cmd": "subscribe"})
+    c = w.connect("stop-exec")
+    c.send({"cmd": "exec", "id": 1, "argv": ["sh", "-c", "echo x > x.txt"], "workdir": ws, "yield_time_ms": 30000})
+    mon.next_event(lambda m: m.get("event") == "snapshot" and m.get("workspace") == os.path.realpath(ws) and
+                   m["snapshots"].get("phase") != "idle")
     started = time.monotonic()
     r = w.corral("server", "--stop")
     stopped = wait_until(lambda: w.server.poll() is not None)
     took = time.monotonic() - started
     t.ok(stopped, "the server stops while a snapshot waits on a stopped reader", r.stdout + r.stderr)
     t.diag("corral server --stop took %.2f s" % took)
-    p.communicate(timeout=TIMEOUT)
+    c.close()
+    mon.close()
     t.ok(wait_until(lambda: not reader_pids(ws)), "and its readers are gone", reader_pids(ws))
 
 
