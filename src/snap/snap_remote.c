@@ -162,7 +162,8 @@ static json_t *call(snap_remote *r, int type, json_t *req, int pass_fd, buf_t *t
     int t = 0;
     if (!r->dead) {
         int rc = ssw_recv(&r->ib, -1, &t, &a, text, on_progress, r);
-        if (rc == 0)
+        /* A process that dies with the request unread resets the socket. */
+        if (rc == 0 || rc == -ECONNRESET)
             gone(r, "the snapshot store's process (pid %d) ended before it answered (the server's log may say why)",
                  (int)r->pid);
         else if (rc < 0 || t != SSW_ANSWER)

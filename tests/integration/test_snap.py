@@ -702,7 +702,10 @@ def test_the_store_process_comes_and_goes(t):
         t.ok(len(second) == 1 and second != first, "from a new store process", (first, second))
         for pid in second:
             os.kill(pid, signal.SIGKILL)
-        t.ok(wait_until(lambda: not store_pids(lw.ws), timeout=TIMEOUT), "a store process killed from outside ends")
+        # Gone from /proc: reaped, so its exit (its socket closed) is
+        # complete; a dying process loses its argv before its descriptors.
+        t.ok(wait_until(lambda: not any(os.path.exists("/proc/%d" % pid) for pid in second), timeout=TIMEOUT),
+             "a store process killed from outside ends")
         sid = run_in("echo three > three.txt")
         t.eq(changes(sid)[0], {"three.txt": "A"}, "the next command's record is still right", changes(sid)[1])
         t.ok(srv.poll() is None, "and the server runs on")
