@@ -10,8 +10,9 @@
  *
  * Lifecycle (the server's loop): snap_reader_launch starts one for a
  * workspace; it lives as long as the workspace's store is open.  The
- * conversation itself (snap_take.c) runs on a snapshot worker thread with
- * a deadline on every message: a reader that says nothing for the stall
+ * conversation itself (snap_take.c) runs in the store's process, on the
+ * socket the server passes it with each snapshot (snap_reader_adopt),
+ * with a deadline on every message: a reader that says nothing for the stall
  * timeout is given up (snap_reader_fail), killed by the loop and started
  * afresh for the next snapshot.  The server's SIGCHLD handler hands its
  * exits to snap_reader_reaped; a program without one (the tests, the

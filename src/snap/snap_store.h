@@ -1,7 +1,8 @@
 /*
  * snap_store.h - one workspace's snapshot store (docs/snapshots.md): a bare
  * git repository that corral owns under $XDG_STATE_HOME/corral/snapshots/,
- * one per workspace real path, used in-process through libgit2.  libgit2
+ * one per workspace real path, used through libgit2 in the store's own
+ * process (snap_storeproc.h; the server never loads libgit2).  libgit2
  * never touches the workspace: its files are read by the workspace's
  * confined reader (snap_reader.h) and their bytes hashed into the store
  * here, so nothing is ever written into the workspace or into the user's
@@ -10,9 +11,9 @@
  * unchanged tree a walk of stat calls.  The store's info/attributes says
  * "* -text -filter -ident" (exact bytes when a patch is made).
  *
- * Every function here runs on a snapshot worker thread (the libuv thread
- * pool), never on the server's loop, and one store is used by one job at
- * a time (the workspace's queue, snap_queue.c).
+ * In the server's case every function here runs in that process, one
+ * request at a time (the workspace's queue, snap_queue.c, sends them);
+ * the CLI's verbs and the tests open a store in their own process.
  *
  * Included by src/snap/ and src/cli/.
  */

@@ -1,6 +1,6 @@
 /*
  * snap_take.h - taking one snapshot of a workspace (docs/snapshots.md,
- * "What a snapshot holds"), on a snapshot worker thread:
+ * "What a snapshot holds"), in the store's process (snap_storeproc.h):
  *
  *  1. nothing changed since the latest snapshot (the inotify dirty bit
  *     says so): that one again, at the cost of one read(2);
