@@ -48,15 +48,51 @@ struct sb_placeholder_hold {
     size_t n;
 };
 
-char *sb_placeholder_registry(const char *runtime_dir)
+/* The caller's uid as the user namespace above sees it (/proc/self/uid_map):
+ * corral run inside `unshare -r` (uid 0 there) is still the same user as
+ * outside, and its placeholders are the same directories: it must find the
+ * same registry, not the real root's.  Its uid itself where the map says
+ * nothing more (the initial namespace maps every uid to itself). */
+static unsigned registry_uid(void)
 {
-    /* The same directory as the server's runtime directory (src/base/paths.c):
-     * a sandbox sees neither $XDG_RUNTIME_DIR (denied) nor the host's /tmp
-     * (it has a private one). */
+    unsigned uid = (unsigned)geteuid();
+    FILE *f = fopen("/proc/self/uid_map", "re");
+    if (!f)
+        return uid;
+    unsigned long inside, outside, count;
+    unsigned found = uid;
+    while (fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3) {
+        if (uid >= inside && uid - inside < count) {
+            found = (unsigned)(outside + (uid - inside));
+            break;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+char *sb_placeholder_home(void)
+{
+    /* Not $XDG_RUNTIME_DIR: a desktop shell has it, an ssh session, cron or
+     * a service may not, and two launchers of one user that keep their
+     * entries apart do not see each other's holds (placeholders.h). */
     struct stat st;
-    if (runtime_dir && runtime_dir[0] == '/' && stat(runtime_dir, &st) == 0 && S_ISDIR(st.st_mode))
-        return sb_printf("%s/corral/placeholders", runtime_dir);
-    return sb_printf("/tmp/corral-%u/placeholders", (unsigned)geteuid());
+    bool shm = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 01777) == 01777;
+    char *dir = sb_printf("%s/corral-%u", shm ? "/dev/shm" : "/tmp", registry_uid());
+    /* Made now, before any plan is compiled, so that the deny list always
+     * finds it there to mask (a missing path is not masked, and a sandbox
+     * given /dev/shm could make it first).  Its checks are open_private_dir's,
+     * when a launcher opens it. */
+    (void)mkdir(dir, 0700); /* a failure is the launch's to report, which needs it */
+    return dir;
+}
+
+char *sb_placeholder_registry(void)
+{
+    char *home = sb_placeholder_home();
+    char *reg = sb_printf("%s/placeholders", home);
+    free(home);
+    return reg;
 }
 
 /* mkdir (if missing) and open a directory of ours, private: not a symlink,
@@ -77,8 +113,9 @@ static int open_private_dir(const char *path, char *err, size_t errlen)
         return -1;
     }
     if (st.st_uid != geteuid()) {
-        snprintf(err, errlen, "%s is owned by uid %u, not by you (uid %u); remove it or set XDG_RUNTIME_DIR", path,
-                 (unsigned)st.st_uid, (unsigned)geteuid());
+        snprintf(err, errlen, "%s is owned by uid %u, not by you (uid %u): corral keeps the registry of its "
+                 "placeholders there; remove it (another user may have made it)", path, (unsigned)st.st_uid,
+                 (unsigned)geteuid());
         close(fd);
         return -1;
     }
@@ -90,7 +127,7 @@ static int open_private_dir(const char *path, char *err, size_t errlen)
     return fd;
 }
 
-/* The registry, its parent (corral's runtime directory) made first. */
+/* The registry, its parent (sb_placeholder_home) made first. */
 static int open_registry(const char *registry, char *err, size_t errlen)
 {
     char *parent = sb_strdup(registry);
@@ -367,7 +404,7 @@ void sb_placeholders_release(sb_placeholder_hold *hold)
     if (!hold)
         return;
     char err[256];
-    /* Without the lock (it cannot be taken: the runtime directory is
+    /* Without the lock (it cannot be taken: the registry's directory is
      * gone, say) the flocks are still dropped below; the placeholders then
      * stay, empty, for the next sandbox to adopt. */
     bool locked = lock_registry(hold->registry_fd, err, sizeof err) == 0;

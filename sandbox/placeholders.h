@@ -4,14 +4,24 @@
  * a commondir saying "." ...), shared by every sandbox that uses them and
  * removed when the last of those ends.
  *
- * Sharing: a registry directory inside corral's runtime directory (which no
- * sandbox can see) holds one entry per placeholder corral made, recording
+ * Sharing: a registry directory (one per user and machine, which no sandbox
+ * can see: it is on the default deny list) holds one entry per placeholder
+ * corral made, recording
  * the inode it made; each launcher using the placeholder holds a shared
  * flock on that entry.  Making, adopting and removing placeholders happen
  * under one exclusive lock in the registry, so a sandbox being set up never
  * meets a placeholder half removed by one that ends, and a placeholder is
  * removed only by the last launcher holding it, only if it is still the
  * inode corral made (and still empty, or still the content corral wrote).
+ *
+ * Every launcher of the user must use the same registry, whatever its
+ * environment: one that finds a placeholder with no entry takes it for the
+ * user's own and holds nothing, so the launcher that made it removes it at
+ * its end while the other's sandbox still stands on it, and the kernel
+ * then detaches that sandbox's read-only mount over it (a directory
+ * removed on the host takes the mounts on it in other namespaces with it):
+ * the sandbox could make the name after all.  So the registry's place
+ * depends on no environment variable (it once was $XDG_RUNTIME_DIR).
  *
  * Every placeholder is made and removed relative to a descriptor of its
  * parent directory, opened with openat2(RESOLVE_NO_SYMLINKS): a path
@@ -31,11 +41,17 @@
 /* What a launcher holds for its sandbox's lifetime. */
 typedef struct sb_placeholder_hold sb_placeholder_hold;
 
-/* The registry directory for a caller whose $XDG_RUNTIME_DIR is runtime_dir
- * (NULL when unset): <corral's runtime directory>/placeholders, where the
- * runtime directory is $XDG_RUNTIME_DIR/corral, or /tmp/corral-UID without
- * one (the server's socket lives there too).  Caller frees. */
-char *sb_placeholder_registry(const char *runtime_dir);
+/* The directory the registry is in, one per user and machine whatever the
+ * caller's environment: /dev/shm/corral-UID (UID as the user namespace
+ * above sees the caller's, so corral in `unshare -r` is still the user it
+ * is outside; a tmpfs: entries cost no disk
+ * work), or /tmp/corral-UID where /dev/shm is not a world-writable sticky
+ * directory.  Made (mode 0700) if missing, so that the deny list, which
+ * masks it in every sandbox, finds it.  Caller frees. */
+char *sb_placeholder_home(void);
+
+/* The registry: sb_placeholder_home()/placeholders.  Caller frees. */
+char *sb_placeholder_registry(void);
 
 /* Make the missing ones of ph (n entries) and hold every one that is a
  * placeholder corral made (made now, or by another sandbox), under the

@@ -345,6 +345,8 @@ static char *expand(const char *path, const sb_request *req)
         return req->corral_state ? sb_strdup(req->corral_state) : NULL;
     if (strcmp(path, ":corral-config") == 0)
         return req->corral_config ? sb_strdup(req->corral_config) : NULL;
+    if (strcmp(path, ":corral-registry") == 0)
+        return sb_placeholder_home();
     if (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
         return sb_printf("%s%s", req->home, path + 1);
     return sb_strdup(path);
@@ -1029,6 +1031,23 @@ static bool under_denied_dir(const compile_state *cs, const char *path)
     return up && up->access == SB_DENY;
 }
 
+/* Is path in the sandbox's own /dev, with nothing of the host's there
+ * (its nearest entry above is not a root bound at or below /dev)?  Every
+ * sandbox has a /dev of its own (a fresh tmpfs: the plan's "dev" mount),
+ * so a denied path there needs no mask: the host's is out of sight
+ * (corral's placeholder registry in /dev/shm, say, unless /dev/shm is
+ * made a root). */
+static bool out_of_sight_in_dev(const compile_state *cs, const char *path)
+{
+    if (!sb_path_under(path, "/dev") || strcmp(path, "/dev") == 0)
+        return false;
+    const char *slash = strrchr(path, '/');
+    char *parent = sb_printf("%.*s", (int)(slash - path), path);
+    const resolved *up = entry_for(cs, parent);
+    free(parent);
+    return !up || !sb_path_under(up->path, "/dev");
+}
+
 /* Where the home layer goes: the canonical home directory when the
  * sandbox would see it read-only, else NULL with *why_not. */
 static char *home_layer_place(const compile_state *cs, const sb_profile *p, const char **why_not)
@@ -1331,7 +1350,7 @@ static int compile_in(const sb_profile *p, const sb_request *req, sb_plan *out, 
     if (p->net != SB_NET_FULL)
         out->ns_flags |= CLONE_NEWNET;
 
-    out->placeholder_registry = sb_placeholder_registry(req->runtime_dir);
+    out->placeholder_registry = sb_placeholder_registry();
     sb_request wsreq = *req;
     wsreq.workspace = out->workspace;
     cs.req = &wsreq;
@@ -1466,7 +1485,7 @@ static int compile_in(const sb_profile *p, const sb_request *req, sb_plan *out, 
             continue;
         }
         if (x->access == SB_DENY) {
-            if (under_denied_dir(&cs, x->path))
+            if (under_denied_dir(&cs, x->path) || out_of_sight_in_dev(&cs, x->path))
                 continue;
             char *why = sb_printf("deny%s", x->builtin ? " (default)" : "");
             /* Masks are mode 000, except one the session's tools sit in

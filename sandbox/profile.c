@@ -21,8 +21,9 @@ const char *const sb_default_deny[] = {
     "~/.mysql_history", "~/.sqlite_history", "~/.lesshst", "~/.viminfo", "~/.local/share/fish/fish_history",
     /* host socket directories (agents, D-Bus, docker, systemd...) */
     "/run", "/var/run", ":runtime",
-    /* corral's own state, config and runtime directories */
-    ":corral-state", ":corral-config",
+    /* corral's own state, config and runtime directories, and its
+     * placeholders' registry (placeholders.h: /dev/shm/corral-UID) */
+    ":corral-state", ":corral-config", ":corral-registry",
     NULL,
 };
 

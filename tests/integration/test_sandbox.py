@@ -406,6 +406,44 @@ def test_home_layer_unavailable(t):
     t.eq(tree_digest(home), before, "the real home is not written")
 
 
+def test_placeholders_shared_whatever_the_environment(t):
+    """Two sandboxes in one workspace started from different environments
+    (one with $XDG_RUNTIME_DIR, one without, as a desktop shell and an ssh
+    session or cron would): the one that made the workspace's placeholders
+    ends first, and the other's sandbox still cannot make those names.  (A
+    placeholder removed on the host takes the other sandbox's read-only
+    mount over it with it.)"""
+    ws = tempfile.mkdtemp(prefix="ph-env-", dir=w.scratch_home())
+    rt = tempfile.mkdtemp(prefix="rt-", dir=w.scratch_home())
+    env_a = dict(w.env, XDG_RUNTIME_DIR=rt)
+    env_b = dict(w.env)
+    env_b.pop("XDG_RUNTIME_DIR", None)
+    a = subprocess.Popen([CORRAL, "sandbox", "--", "sh", "-c", "echo up; read x"], cwd=ws, env=env_a,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    b = None
+    try:
+        t.eq(a.stdout.readline(), b"up\n", "the first sandbox runs")
+        t.ok(os.path.isdir(os.path.join(ws, ".codex")), "and its placeholder .codex is in the workspace")
+        b = subprocess.Popen([CORRAL, "sandbox", "--", "sh", "-c",
+                              "echo up; read x; mkdir -p .codex/x 2>/dev/null && echo planted > .codex/x/config.toml "
+                              "&& echo PLANTED; echo done"], cwd=ws, env=env_b,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        t.eq(b.stdout.readline(), b"up\n", "a second one, without $XDG_RUNTIME_DIR, runs beside it")
+        out_a, err_a = a.communicate(b"\n", timeout=60)
+        t.eq(a.returncode, 0, "the first ends (its launcher lets go of the placeholder)", err_a)
+        t.ok(os.path.isdir(os.path.join(ws, ".codex")), "the placeholder stays: the second sandbox holds it")
+        out_b, err_b = b.communicate(b"\n", timeout=60)
+        t.ok(b"PLANTED" not in out_b and b"done" in out_b, "the second sandbox still cannot make .codex/x",
+             out_b + err_b)
+        t.ok(not os.path.exists(os.path.join(ws, ".codex", "x")), "nothing was planted on the host")
+        t.ok(not os.path.exists(os.path.join(ws, ".codex")), "the last sandbox to end removes the placeholder")
+    finally:
+        for p in (a, b):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 def git(*args, cwd):
     return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com"] + list(args), cwd=cwd,
                           capture_output=True, text=True, timeout=60)
@@ -604,7 +642,8 @@ def test_as_an_unprivileged_user(t):
 # As the temporary user, the tests of what the sandbox lets an ordinary
 # user do; the rest needs nothing of root.
 AS_USER = [test_loopback_inside_the_sandbox, test_home_layer, test_home_layer_with_state_in_home,
-           test_home_layer_unavailable, test_prebuilt_sandbox_keeps_commands_apart]
+           test_home_layer_unavailable, test_prebuilt_sandbox_keeps_commands_apart,
+           test_placeholders_shared_whatever_the_environment]
 
 try:
     run_tests(Tap(), AS_USER if os.environ.get("CORRAL_AS_USER") else
@@ -612,7 +651,7 @@ try:
                test_home_layer, test_host_rehash_lock_is_not_the_sandboxes,
                test_home_layer_with_state_in_home, test_home_layer_unavailable, test_git_in_the_workspace, test_profiles_from_config,
                test_errors_name_the_fix, test_sessions_are_sandboxed, test_prebuilt_sandbox_keeps_commands_apart,
-               test_as_an_unprivileged_user])
+               test_placeholders_shared_whatever_the_environment, test_as_an_unprivileged_user])
 finally:
     for h in homes:
         remove_layers(h)

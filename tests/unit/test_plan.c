@@ -1003,7 +1003,7 @@ static void placeholders_are_shared_and_counted(void **state)
     mk("%s", base);
     snprintf(run, sizeof run, "%s/run", base);
     mkdir(run, 0700);
-    char *reg = sb_placeholder_registry(run);
+    char *reg = sb_printf("%s/placeholders", run); /* a registry of the test's own */
     snprintf(path, sizeof path, "%s/.codex", base);
     snprintf(mine, sizeof mine, "%s/.agents", base);
     mk("%s/.agents", base); /* the user's own empty directory */
@@ -1188,6 +1188,60 @@ static void writable_root_keeps_default_deny_list(void **state)
     assert_non_null(strstr(err, link));
     unlink(link);
     sb_profile_free(&prof);
+}
+
+/* Every launcher of the user finds the same placeholder registry, whatever
+ * its environment says: one that kept its entries elsewhere would take
+ * another's placeholder for the user's own and hold nothing, and the
+ * other's end would remove it under its sandbox.  No sandbox sees the
+ * registry: it is out of sight in the sandbox's own /dev, and masked when
+ * a root brings the host's /dev/shm in. */
+static void placeholder_registry_is_one_per_user(void **state)
+{
+    (void)state;
+    const char *saved = getenv("XDG_RUNTIME_DIR");
+    char *keep = saved ? strdup(saved) : NULL;
+    setenv("XDG_RUNTIME_DIR", root, 1);
+    char *a = sb_placeholder_registry();
+    unsetenv("XDG_RUNTIME_DIR");
+    char *b = sb_placeholder_registry();
+    if (keep)
+        setenv("XDG_RUNTIME_DIR", keep, 1);
+    free(keep);
+    assert_string_equal(a, b);
+    struct stat st;
+    char want[64];
+    bool shm = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 01777) == 01777;
+    snprintf(want, sizeof want, "%s/corral-%u/placeholders", shm ? "/dev/shm" : "/tmp", (unsigned)geteuid());
+    assert_string_equal(a, want);
+    char *home_dir = sb_placeholder_home();
+    assert_int_equal(stat(home_dir, &st), 0); /* made at once: the deny list finds it */
+    assert_true(S_ISDIR(st.st_mode));
+    free(a);
+    free(b);
+
+    sb_profile prof;
+    char err[1024];
+    sb_plan plan;
+    assert_int_equal(sb_profile_builtin(&prof, "workspace-write", err, sizeof err), 0);
+    sb_request req = request(NULL);
+    if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+        fail_msg("workspace-write does not compile: %s", err);
+    if (shm)
+        assert_null(mount_at(&plan, home_dir)); /* the sandbox's /dev is its own: nothing to mask */
+    sb_plan_free(&plan);
+    if (shm) {
+        sb_profile_add(&prof, "/dev/shm", SB_WRITE);
+        if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
+            fail_msg("workspace-write + write /dev/shm does not compile: %s", err);
+        const sb_mount *m = mount_at(&plan, home_dir);
+        assert_non_null(m);
+        assert_int_equal(m->kind, SB_M_TMPFS); /* masked: an empty directory nobody can read */
+        assert_true(m->rdonly);
+        sb_plan_free(&plan);
+    }
+    sb_profile_free(&prof);
+    free(home_dir);
 }
 
 /* ---- git: what the user's git would run later -------------------------- */
@@ -2566,6 +2620,7 @@ int main(void)
         cmocka_unit_test(write_roots_never_open_protected_paths),
         cmocka_unit_test(write_root_inside_a_gitdir_keeps_hooks_readonly),
         cmocka_unit_test(writable_root_keeps_default_deny_list),
+        cmocka_unit_test(placeholder_registry_is_one_per_user),
         cmocka_unit_test(hooks_path_targets_are_protected),
         cmocka_unit_test(global_config_kept_in_the_workspace_is_protected),
         cmocka_unit_test(hooks_path_of_the_workspace_itself_fails_closed),
