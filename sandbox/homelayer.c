@@ -27,7 +27,9 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -408,12 +410,24 @@ static int take_layer(int pfd, const char *canon, const sb_plan *plan, sb_layer_
     return 0;
 }
 
+bool sb_layer_in_memory(void)
+{
+    static int known = -1; /* a server asks for every plan: the kernel stays */
+    if (known < 0) {
+        struct utsname u;
+        unsigned major = 0, minor = 0;
+        known = uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+                (major > 6 || (major == 6 && minor >= 6));
+    }
+    return known == 1;
+}
+
 int sb_layer_acquire(const sb_plan *plan, sb_layer_hold *out, char *err, size_t errlen)
 {
     out->fd = -1;
     out->path = NULL;
     out->discard = false;
-    if (!plan->layer_home || !plan->layer_dir)
+    if (!plan->layer_home || !plan->layer_dir || plan->layer_in_memory)
         return 0;
     /* A release may remove the layers directory while this waits for its
      * lock: then start again. */
@@ -456,7 +470,7 @@ int sb_layer_acquire(const sb_plan *plan, sb_layer_hold *out, char *err, size_t 
 
 bool sb_layer_made_ahead(const sb_plan *plan)
 {
-    return plan->layer_home && plan->layer_dir && plan->layer_mode == SB_HOME_DISCARD;
+    return plan->layer_home && plan->layer_dir && plan->layer_mode == SB_HOME_DISCARD && !plan->layer_in_memory;
 }
 
 void sb_layer_release(sb_layer_hold *hold)
@@ -500,12 +514,68 @@ static int write_file(const char *path, const char *text)
     return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
+/* The probe's child for a layer in memory, as the init makes it: a tmpfs
+ * (here over the home itself, in the child's own mount namespace) that
+ * takes user extended attributes, upper/ and work/ in it, an overlay with
+ * the home (opened before) below.  Returns the exit status. */
+static int probe_memory_child(const char *home)
+{
+    int l = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (l < 0 || mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=1m") < 0)
+        return errno ? errno : 1;
+    char *upper = sb_printf("%s/upper", home), *work = sb_printf("%s/work", home),
+         *merged = sb_printf("%s/merged", home);
+    if (mkdir(upper, 0700) < 0 || mkdir(work, 0700) < 0 || mkdir(merged, 0700) < 0)
+        return errno ? errno : 1;
+    if (setxattr(upper, "user.corral-probe", "1", 1, 0) < 0)
+        return errno ? errno : 1;
+    char opts[256];
+    snprintf(opts, sizeof opts, "lowerdir=/proc/self/fd/%d,upperdir=%s,workdir=%s,userxattr", l, upper, work);
+    if (strlen(opts) + 1 >= sizeof opts || mount("overlay", merged, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+        return errno ? errno : 1;
+    int fd = open(merged, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int f = fd < 0 ? -1 : openat(fd, ".corral-layer-probe", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    return f < 0 ? (errno ? errno : 1) : 0;
+}
+
+static bool probe_memory(const sb_plan *plan, char *why, size_t len)
+{
+    char uid_map[64], gid_map[64];
+    snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
+    snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
+    /* Only the calling thread of a command-line tool probes (doctor,
+     * --print-plan): the child may use the C library. */
+    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD, NULL, NULL, NULL, NULL);
+    if (pid == 0) {
+        if (write_file("/proc/self/setgroups", "deny") < 0 || write_file("/proc/self/uid_map", uid_map) < 0 ||
+            write_file("/proc/self/gid_map", gid_map) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+            _exit(errno ? errno : 1);
+        _exit(probe_memory_child(plan->layer_home));
+    }
+    if (pid < 0) {
+        snprintf(why, len, "cannot try it: new namespaces refused (%s)", strerror(errno));
+        return false;
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return true;
+    snprintf(why, len, "the kernel refuses a home layer in memory (%s; it needs a tmpfs with user extended "
+             "attributes, Linux 6.6 or newer built with CONFIG_TMPFS_XATTR): set [sandbox] home-layer-in = disk "
+             "to keep the layer on disk",
+             WIFEXITED(st) ? strerror(WEXITSTATUS(st)) : "the probe crashed");
+    return false;
+}
+
 bool sb_layer_probe(const sb_plan *plan, char *why, size_t len)
 {
     if (!plan->layer_home) {
         snprintf(why, len, "no home layer in this plan");
         return false;
     }
+    if (plan->layer_in_memory)
+        return probe_memory(plan, why, len);
     sb_plan scratch = *plan; /* a throw-away layer, whatever the plan keeps */
     scratch.layer_mode = SB_HOME_DISCARD;
     sb_layer_hold hold;

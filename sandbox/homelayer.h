@@ -7,6 +7,8 @@
  * In corral's state directory, which no sandbox can see (it is denied):
  *
  *     home-layers/s-PID-RANDOM/{upper,work}   one sandbox's layer, removed at its end
+ *                                             (only where it cannot be kept in memory,
+ *                                             plan->layer_in_memory, or is not to be)
  *     home-layers/w-WORKSPACE/{upper,work}    the layer kept for a workspace
  *
  * Each layer directory is locked (flock) by its launcher for as long as
@@ -37,8 +39,14 @@ typedef struct sb_layer_hold {
     bool discard; /* removed at release */
 } sb_layer_hold;
 
-/* Make or take the layer for plan (nothing when the plan has none).  0,
- * or -1 with err: the sandbox then keeps a read-only home. */
+/* Whether this kernel can keep a throw-away layer in memory: overlayfs in
+ * a user namespace stores what it needs in user extended attributes, which
+ * tmpfs takes from Linux 6.6.  Older kernels get the layer on disk. */
+bool sb_layer_in_memory(void);
+
+/* Make or take the layer for plan (nothing when the plan has none, or
+ * keeps it in memory: the init mounts that itself).  0, or -1 with err:
+ * the sandbox then keeps a read-only home. */
 int sb_layer_acquire(const sb_plan *plan, sb_layer_hold *out, char *err, size_t errlen);
 
 /* Whether plan's layers are throw-away ones, the same for every command

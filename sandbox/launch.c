@@ -522,10 +522,14 @@ void sb_print_enforcement(const sb_plan *plan, FILE *f)
                     plan->layer_mode == SB_HOME_KEEP
                         ? "kept for this workspace ([sandbox] home-layer = keep), less the shells' startup files "
                           "and git's config"
+                    : plan->layer_in_memory
+                        ? "in memory, a tmpfs of the sandbox's own, gone when the sandbox ends ([sandbox] "
+                          "home-layer = discard, home-layer-in = memory)"
                         : "removed when the sandbox ends ([sandbox] home-layer = discard)");
         else
             fprintf(f, "home:       %s: read-only: %s\n", plan->layer_home, why);
-        fprintf(f, "            layers live in %s (corral's state: no sandbox sees it)\n", plan->layer_dir);
+        if (!plan->layer_in_memory)
+            fprintf(f, "            layers live in %s (corral's state: no sandbox sees it)\n", plan->layer_dir);
     } else {
         fprintf(f, "home:       %s\n", plan->layer_why_not ? plan->layer_why_not : "no home layer");
     }

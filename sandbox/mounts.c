@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #ifndef OVERLAYFS_SUPER_MAGIC
@@ -34,6 +35,9 @@
 #define BASE "/tmp"
 #define NEWROOT "/newroot"
 #define OLDROOT "/oldroot"
+/* In the staging root: where a home layer kept in memory is made before
+ * its overlay is mounted (then unmounted: the overlay keeps it). */
+#define LAYERTMP "/layer"
 
 static int fail(char *err, size_t errlen, const char *what, const char *path, int e)
 {
@@ -404,23 +408,64 @@ static void hide_host_locks(int root)
         hide_file(root, *l);
 }
 
+/* A throw-away home layer in memory (plan->layer_in_memory): a tmpfs of
+ * this sandbox's own at at (a directory nothing else uses), as big as
+ * /tmp may grow, with upper/ (mode: the home's, as upper/ is the home's
+ * root in the sandbox) and work/ in it.  Nothing of it is on the host: it
+ * goes with the sandbox's last mount.  0; or -1 with nothing left mounted,
+ * when the kernel's tmpfs takes no user extended attributes (overlayfs in
+ * a user namespace keeps the marks of hidden files and opaque directories
+ * in them; Linux 6.6 has them): the home then stays read-only, as for any
+ * layer the kernel refuses (`corral doctor` names the fix). */
+static int mount_memory_layer(const char *at, const sb_plan *plan, mode_t home_mode)
+{
+    char opts[64];
+    if (plan->limits.tmp_size)
+        snprintf(opts, sizeof opts, "mode=0700,size=%llu", (unsigned long long)plan->limits.tmp_size);
+    else
+        snprintf(opts, sizeof opts, "mode=0700");
+    if (mount("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+        return -1;
+    char *upper = sb_printf("%s/upper", at), *work = sb_printf("%s/work", at);
+    bool ok = mkdir(upper, 0700) == 0 && mkdir(work, 0700) == 0 && chmod(upper, home_mode & 07777) == 0 &&
+              setxattr(upper, "user.corral-layer", "1", 1, 0) == 0 && removexattr(upper, "user.corral-layer") == 0;
+    free(upper);
+    free(work);
+    if (!ok)
+        umount2(at, MNT_DETACH);
+    return ok ? 0 : -1;
+}
+
 /* The home layer: an overlay at the home's place in the view, the real
  * home (through the old root) read-only below, the layer the launcher
- * made above.  The kernel may refuse it (no overlayfs in user namespaces
+ * made above (or one in memory, made here).  The kernel may refuse it (no overlayfs in user namespaces
  * before Linux 5.11, an upper filesystem it cannot use): the home then
  * stays as the view shows it, read-only, and its denied files masked.  -1
  * only for what must stop the setup. */
 static int overlay_home(int oldroot, sb_plan *plan, const sb_mount *m, char *err, size_t errlen)
 {
-    if (!plan->layer_path || !plan->layer_home || strcmp(plan->layer_home, m->dst) != 0)
+    if (!(plan->layer_path || plan->layer_in_memory) || !plan->layer_home || strcmp(plan->layer_home, m->dst) != 0)
         return 0;
     if (make_mountpoint(m->dst, true, false, err, errlen) < 0)
         return -1;
-    char *upper_path = sb_printf("%s/upper", plan->layer_path), *work_path = sb_printf("%s/work", plan->layer_path);
-    int lower = open_nofollow(oldroot, m->src), upper = open_nofollow(oldroot, upper_path),
-        work = open_nofollow(oldroot, work_path), dst = open_dst(m->dst);
-    free(upper_path);
-    free(work_path);
+    int lower = open_nofollow(oldroot, m->src), upper = -1, work = -1, dst = open_dst(m->dst);
+    bool in_memory = false;
+    if (plan->layer_in_memory) {
+        struct stat st;
+        in_memory = lower >= 0 && fstat(lower, &st) == 0 && (mkdir(LAYERTMP, 0700) == 0 || errno == EEXIST) &&
+                    mount_memory_layer(LAYERTMP, plan, st.st_mode) == 0;
+        if (in_memory) {
+            upper = open(LAYERTMP "/upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            work = open(LAYERTMP "/work", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
+    } else {
+        char *upper_path = sb_printf("%s/upper", plan->layer_path),
+             *work_path = sb_printf("%s/work", plan->layer_path);
+        upper = open_nofollow(oldroot, upper_path);
+        work = open_nofollow(oldroot, work_path);
+        free(upper_path);
+        free(work_path);
+    }
     if (lower >= 0 && upper >= 0 && work >= 0 && dst >= 0) {
         char l[64], u[64], w[64], d[64];
         fd_path(lower, l, sizeof l);
@@ -434,7 +479,8 @@ static int overlay_home(int oldroot, sb_plan *plan, const sb_mount *m, char *err
          * kept layer must survive a crash, so it syncs.  Kernels before
          * 5.10 know no volatile: the layer is then mounted as before. */
         char *opts = sb_printf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", l, u, w);
-        if (plan->layer_mode == SB_HOME_DISCARD) {
+        /* (A layer in memory has nothing to sync: volatile changes nothing.) */
+        if (plan->layer_mode == SB_HOME_DISCARD && !in_memory) {
             char *fast = sb_printf("%s,volatile", opts);
             plan->layer_mounted = mount("overlay", d, "overlay", MS_NOSUID | MS_NODEV, fast) == 0;
             free(fast);
@@ -447,6 +493,10 @@ static int overlay_home(int oldroot, sb_plan *plan, const sb_mount *m, char *err
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (fds[i] >= 0)
             close(fds[i]);
+    /* The overlay holds the layer's tmpfs (a private copy of its mount):
+     * the staging root's copy goes. */
+    if (in_memory)
+        umount2(LAYERTMP, MNT_DETACH);
     if (!plan->layer_mounted)
         return 0;
     /* Denied files in the home: hidden in the layer where they can be, so
@@ -491,11 +541,15 @@ static int protect_proc(const char *proc, char *err, size_t errlen)
 }
 
 /* A base's door to the home layers (mounts.h): the layers directory bound
- * where each command's init finds its layer and then unmounts it. */
+ * where each command's init finds its layer and then unmounts it.  For
+ * layers kept in memory only the empty directory: each command's init
+ * mounts its own layer's tmpfs there. */
 static int open_layer_door(int oldroot, const sb_plan *plan, char *err, size_t errlen)
 {
     if (make_mountpoint(SB_LAYER_DOOR, true, false, err, errlen) < 0)
         return -1;
+    if (plan->layer_in_memory)
+        return 0;
     int src = open_nofollow(oldroot, plan->layer_dir), dst = open_dst(SB_LAYER_DOOR);
     int rc = 0;
     if (src < 0 || dst < 0)
@@ -565,8 +619,8 @@ int sb_mounts_apply(sb_plan *plan, bool base, char *err, size_t errlen)
         case SB_M_MASK_FILE:
             rc = m->skip ? 0 : mask_file(m->dst, err, errlen);
             break;
-        case SB_M_OVERLAY:
-            rc = overlay_home(oldroot, plan, m, err, errlen);
+        case SB_M_OVERLAY: /* a base's view has none: each command mounts its own */
+            rc = base ? 0 : overlay_home(oldroot, plan, m, err, errlen);
             break;
         }
     }
@@ -752,16 +806,29 @@ static int renew_tmpfs(const sb_plan *plan, size_t at, char *err, size_t errlen)
 static int renew_home(sb_plan *plan, size_t at, char *err, size_t errlen)
 {
     const sb_mount *m = &plan->mounts[at];
-    const char *name = strrchr(plan->layer_path, '/');
-    if (!name || name[1] == '\0' || strcmp(name + 1, "..") == 0 || strcmp(name + 1, ".") == 0)
+    /* A layer in memory is made at the door (an empty directory then),
+     * one on disk is found through it by name. */
+    const char *name = plan->layer_path ? strrchr(plan->layer_path, '/') : NULL;
+    if (!plan->layer_in_memory &&
+        (!name || name[1] == '\0' || strcmp(name + 1, "..") == 0 || strcmp(name + 1, ".") == 0))
         return fail(err, errlen, "not a home layer's directory:", plan->layer_path, EINVAL);
     carried c;
     int rc = carry_take(plan, at, &c, err, errlen);
     if (rc < 0)
         return carry_back(plan, &c, NULL, rc, err, errlen);
-    char *opts = sb_printf("lowerdir=%s,upperdir=%s%s/upper,workdir=%s%s/work,userxattr", m->dst, SB_LAYER_DOOR, name,
-                           SB_LAYER_DOOR, name);
-    if (plan->layer_mode == SB_HOME_DISCARD) { /* volatile: as overlay_home says */
+    struct stat st;
+    bool in_memory = plan->layer_in_memory && stat(m->dst, &st) == 0 &&
+                     mount_memory_layer(SB_LAYER_DOOR, plan, st.st_mode) == 0;
+    if (plan->layer_in_memory && !in_memory) { /* the home stays the view's, read-only */
+        for (size_t i = 0; i < c.n; i++)
+            close(c.fds[i]);
+        c.n = 0;
+        return carry_back(plan, &c, NULL, 0, err, errlen);
+    }
+    const char *sub = in_memory ? "" : name;
+    char *opts = sb_printf("lowerdir=%s,upperdir=%s%s/upper,workdir=%s%s/work,userxattr", m->dst, SB_LAYER_DOOR, sub,
+                           SB_LAYER_DOOR, sub);
+    if (plan->layer_mode == SB_HOME_DISCARD && !in_memory) { /* volatile: as overlay_home says */
         char *fast = sb_printf("%s,volatile", opts);
         plan->layer_mounted = mount("overlay", m->dst, "overlay", MS_NOSUID | MS_NODEV, fast) == 0;
         free(fast);
@@ -849,12 +916,15 @@ int sb_mounts_renew(sb_plan *plan, char *err, size_t errlen)
     int rc = 0;
     /* The home layer first, through the door, which then closes: nothing
      * of the command runs before. */
-    for (size_t i = 0; i < plan->n_mounts && rc == 0 && plan->layer_path; i++) {
+    for (size_t i = 0; i < plan->n_mounts && rc == 0 && (plan->layer_path || plan->layer_in_memory); i++) {
         const sb_mount *m = &plan->mounts[i];
         if (m->kind == SB_M_OVERLAY && plan->layer_home && strcmp(plan->layer_home, m->dst) == 0)
             rc = renew_home(plan, i, err, errlen);
     }
-    if (rc == 0 && plan->layer_home && plan->layer_dir && umount2(SB_LAYER_DOOR, MNT_DETACH) < 0)
+    /* (A door for layers in memory has nothing mounted on it when the
+     * kernel refused the layer: then there is nothing to close.) */
+    if (rc == 0 && plan->layer_home && plan->layer_dir && umount2(SB_LAYER_DOOR, MNT_DETACH) < 0 &&
+        !(plan->layer_in_memory && errno == EINVAL))
         rc = fail(err, errlen, "cannot close the pre-built sandbox's door to the home layers,", SB_LAYER_DOOR,
                   errno);
     for (size_t i = 0; i < plan->n_mounts && rc == 0; i++) {

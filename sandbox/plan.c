@@ -33,6 +33,7 @@
 #include "dents.h"
 #include "gitdir_enclosing.h"
 #include "gitprotect.h"
+#include "homelayer.h"
 #include "mountpoints.h"
 #include "placeholders.h"
 #include "sbutil.h"
@@ -1417,6 +1418,7 @@ static int compile_in(const sb_profile *p, const sb_request *req, sb_plan *out, 
         out->layer_home = layer_home;
         out->layer_dir = sb_strdup(req->home_layers_dir);
         out->layer_key = req->workspace_key ? sb_strdup(req->workspace_key) : NULL;
+        out->layer_in_memory = p->home_layer == SB_HOME_DISCARD && !p->home_layer_on_disk && sb_layer_in_memory();
     } else {
         out->layer_why_not = sb_strdup(why_not);
     }

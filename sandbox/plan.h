@@ -127,6 +127,10 @@ typedef struct sb_plan {
     char *layer_dir;     /* where layers live: the launcher makes one there */
     char *layer_key;     /* keep: the workspace's layer, by name */
     char *layer_why_not;
+    /* A throw-away layer kept in memory: a tmpfs of the sandbox's own,
+     * mounted by its init, with nothing on the host to make or remove
+     * (sb_layer_in_memory says where it can be).  layer_path stays NULL. */
+    bool layer_in_memory;
     /* Set by the launcher for the init: the layer directory in use (its
      * upper/ and work/), or NULL when none could be made (the home then
      * stays read-only). */

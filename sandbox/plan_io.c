@@ -147,7 +147,7 @@ char *sb_plan_serialize(const sb_plan *plan, size_t *len)
         put_field(f, plan->layer_home);
         put_field(f, plan->layer_path);
         put_field(f, plan->layer_dir);
-        fputc('\n', f);
+        fprintf(f, "\t%d\n", plan->layer_in_memory);
     }
     for (size_t i = 0; i < plan->n_write_roots; i++) {
         fputc('R', f);
@@ -256,13 +256,14 @@ int sb_plan_parse(const char *text, size_t len, sb_plan *out, char *err, size_t 
             bool needs_src = m->kind == SB_M_BIND || m->kind == SB_M_OVERLAY;
             if (m->kind > SB_M_OVERLAY || m->dst[0] != '/' || (needs_src && (!m->src || m->src[0] != '/')))
                 goto bad;
-        } else if (tag == 'H' && nf == 5 && !out->layer_home) {
+        } else if (tag == 'H' && nf == 6 && !out->layer_home) {
             if (num(fl[1]) > SB_HOME_OFF)
                 goto bad;
             out->layer_mode = (sb_home_layer)num(fl[1]);
             out->layer_home = sb_strdup(fl[2]);
             out->layer_path = fl[3][0] ? sb_strdup(fl[3]) : NULL;
             out->layer_dir = fl[4][0] ? sb_strdup(fl[4]) : NULL;
+            out->layer_in_memory = num(fl[5]) != 0;
             if (out->layer_home[0] != '/' || (out->layer_path && out->layer_path[0] != '/') ||
                 (out->layer_dir && out->layer_dir[0] != '/'))
                 goto bad;

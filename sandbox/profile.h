@@ -50,6 +50,8 @@ typedef struct sb_profile {
     size_t n_entries, cap_entries;
     sb_net net;
     sb_home_layer home_layer;
+    bool home_layer_on_disk; /* [sandbox] home-layer-in = disk: a throw-away layer
+                                on disk even where one in memory is possible */
     sb_limits limits;
     char **env_keep; /* names or globs (a secret-looking name only by exact name) */
     size_t n_keep;

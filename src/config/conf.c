@@ -46,6 +46,7 @@ static void sandbox_init(conf_sandbox *sb)
     memset(sb, 0, sizeof *sb);
     sb->net = -1;
     sb->home_layer = -1;
+    sb->home_layer_in = -1;
     sb->core = UINT64_MAX;
 }
 
@@ -221,6 +222,14 @@ static int sandbox_key(conf_sandbox *sb, const char *section, const char *key, c
         sb->home_layer = h;
         return 1;
     }
+    if (strcmp(key, "home-layer-in") == 0) {
+        if (strcmp(value, "memory") != 0 && strcmp(value, "disk") != 0) {
+            snprintf(err, errlen, "%s.home-layer-in: '%s' is not memory or disk", section, value);
+            return -1;
+        }
+        sb->home_layer_in = strcmp(value, "disk") == 0;
+        return 1;
+    }
     if (strcmp(key, "base") == 0 && sb->name) {
         free(sb->base);
         sb->base = xstrdup(value);
@@ -386,7 +395,7 @@ static conf_sandbox *find_profile(conf_t *c, const char *name)
     return sb;
 }
 
-static const char SANDBOX_KEYS[] = "write, read, deny, net, home-layer, nofile, fsize, core, nproc, tmp-size, "
+static const char SANDBOX_KEYS[] = "write, read, deny, net, home-layer, home-layer-in, nofile, fsize, core, nproc, tmp-size, "
                                    "pids-max, memory-max";
 
 static int conf_set(void *user, const char *section, const char *subsection, const char *key,

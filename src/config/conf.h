@@ -26,6 +26,7 @@ typedef struct conf_sandbox {
     size_t n_write, n_read, n_deny;
     int net;         /* -1: unset, else sb_net */
     int home_layer;  /* -1: unset, else sb_home_layer */
+    int home_layer_in; /* -1: unset, 0: memory, 1: disk */
     /* limits; 0 = unset (core uses UINT64_MAX for unset) */
     uint64_t nofile, fsize, core, nproc, tmp_size, pids_max, memory_max;
 } conf_sandbox;

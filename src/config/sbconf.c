@@ -24,6 +24,8 @@ static void apply_extras(sb_profile *p, const conf_sandbox *sb)
         p->net = (sb_net)sb->net;
     if (sb->home_layer >= 0)
         p->home_layer = (sb_home_layer)sb->home_layer;
+    if (sb->home_layer_in >= 0)
+        p->home_layer_on_disk = sb->home_layer_in == 1;
     if (sb->nofile)
         p->limits.nofile = sb->nofile;
     if (sb->fsize)

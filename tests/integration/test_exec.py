@@ -236,17 +236,47 @@ def holder_of(pid, ws):
         return False
 
 
+def test_one_shot_commands_share_a_prebuilt_sandbox_layers_in_memory(t):
+    """Commands from one base, each with a home layer of its own in memory
+    (the default): nothing of any layer on disk, none made ahead."""
+    v = World()
+    v.write_config("[sandbox]\n    keep-warm = 1m\n")
+    v.start_server()
+    marker = "corral-warm-mem-%d" % os.getpid()
+    layers = os.path.join(v.state, "corral", "home-layers")
+    try:
+        c = v.connect()
+
+        def run(cmd):
+            r = c.call({"cmd": "exec", "argv": ["sh", "-c", cmd], "workdir": v.ws})
+            return r.get("output", "")
+        seen = []
+        for i in range(3):
+            out = run("cat ~/%s 2>&1 >/dev/null || echo absent; echo %d > ~/%s; cat ~/%s" % (marker, i, marker, marker))
+            seen.append(out)
+            seen.append(os.path.isdir(layers))
+        t.eq(seen, ["absent\n0\n", False, "absent\n1\n", False, "absent\n2\n", False],
+             "memory: each command from the base writes to a home layer of its own, and none is on disk, while it "
+             "runs or waiting for the next")
+        holders = [p for p in os.listdir("/proc") if p.isdigit() and holder_of(p, v.ws)]
+        t.eq(len(holders), 1, "memory: the commands came from one base", holders)
+        t.ok(not os.path.exists(os.path.expanduser("~/" + marker)), "memory: the real home is not written")
+        c.close()
+    finally:
+        v.cleanup()
+
+
 def test_one_shot_commands_share_a_prebuilt_sandbox(t):
     """An agent's one-shot commands in one workspace start from one
     pre-built sandbox ([sandbox] keep-warm), each with its own /tmp and
-    home layer; the base (and the placeholders it holds) goes once
-    keep-warm passes with no command, and a changed plan gets a base of its
-    own."""
+    home layer (here on disk: made ahead by the server); the base (and the
+    placeholders it holds) goes once keep-warm passes with no command, and
+    a changed plan gets a base of its own."""
     v = World()
     secret = os.path.join(v.ws, "secret.txt")
     with open(secret, "w") as f:
         f.write("first secret\n")
-    v.write_config("[sandbox]\n    keep-warm = 2s\n    deny = %s\n" % secret)
+    v.write_config("[sandbox]\n    keep-warm = 2s\n    deny = %s\n    home-layer-in = disk\n" % secret)
     v.start_server()
     marker = "corral-warm-%d" % os.getpid()
     try:
@@ -322,7 +352,8 @@ def test_one_shot_commands_share_a_prebuilt_sandbox(t):
 
 
 try:
-    run_tests(Tap(), [test_one_shot_commands_share_a_prebuilt_sandbox, test_echo_envelope, test_socket_exit_code, test_shell_command, test_raw,
+    run_tests(Tap(), [test_one_shot_commands_share_a_prebuilt_sandbox_layers_in_memory,
+                      test_one_shot_commands_share_a_prebuilt_sandbox, test_echo_envelope, test_socket_exit_code, test_shell_command, test_raw,
                       test_missing_command, test_bad_workdir, test_early_return, test_running_then_poll,
                       test_tty_cat_echo, test_stdin_closed, test_truncation, test_escapes_visible_on_a_terminal,
                       test_escapes_visible_from_send_and_poll])

@@ -259,32 +259,77 @@ def test_private_tmp_is_explained(t):
         os.rmdir(left)
 
 
+def layer_while_running(env):
+    """The names in corral's home-layers directory while a sandbox runs
+    (None: no such directory)."""
+    e = dict(w.env)
+    e.update(env)
+    p = subprocess.Popen([CORRAL, "sandbox", "--", "sh", "-c", "echo up; read x"], cwd=w.ws, env=e,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        up = p.stdout.readline()
+        layers = os.path.join(w.state, "corral", "home-layers")
+        names = sorted(os.listdir(layers)) if os.path.isdir(layers) else None
+    finally:
+        p.communicate(b"\n", timeout=60)
+    return up, names
+
+
+def check_discarded_layer(t, where, home, env):
+    """A throw-away layer (discard, the default), kept where says
+    ([sandbox] home-layer-in): memory or disk."""
+    layers = os.path.join(w.state, "corral", "home-layers")
+    w.write_config("[sandbox]\n  home-layer-in = %s\n" % where)
+    before = tree_digest(home)
+    r = sandbox("--", "sh", "-c", HOME_TOOLS, env=env)
+    out = r.stdout.split()
+    if "NO-VIM" in out:
+        t.skip("%s: vim writes its viminfo in the sandbox" % where, "vim is not installed")
+    else:
+        t.ok("VIMINFO-OK" in out, "%s: vim writes its viminfo in the sandbox (no E138), a new one: the real one "
+             "stays hidden" % where, r.stdout + r.stderr)
+    t.ok("REHASH-OK" in out, "%s: a pyenv-style rehash (lock file, shims) works in ~/.pyenv/shims" % where,
+         r.stdout + r.stderr)
+    t.ok("BASHRC-WRITTEN" in out, "%s: the home takes writes" % where, r.stdout + r.stderr)
+    t.ok("SSH-HIDDEN" in out, "%s: ~/.ssh stays hidden over the layer" % where, r.stdout)
+    t.eq(tree_digest(home), before, "%s: the real home is not written (every file, mode and inode the same)" % where)
+    t.ok(not os.path.exists(layers), "%s: the layer is gone when the sandbox ends (discard, the default)" % where)
+    up, names = layer_while_running(env)
+    if where == "memory":
+        t.ok(up == b"up\n" and names is None, "memory: nothing of the layer is on disk while its sandbox runs",
+             (up, names))
+    else:
+        t.ok(up == b"up\n" and names is not None and len(names) == 1 and names[0].startswith("s-"),
+             "disk: the layer is a directory in corral's state while its sandbox runs", (up, names))
+    r = sandbox("--", "sh", "-c", 'grep -F " $HOME " /proc/self/mountinfo', env=env)
+    if where == "disk":
+        t.ok(" overlay " in r.stdout and "volatile" in r.stdout, "disk: a discarded layer is volatile: its end "
+             "never syncs the file system it is on", r.stdout + r.stderr)
+    else:
+        t.ok(" overlay " in r.stdout, "memory: the home is an overlay", r.stdout + r.stderr)
+    r = sandbox("--", "sh", "-c", 'cat "$HOME/.bashrc"; ls "$HOME/.pyenv/shims"', env=env)
+    t.eq(r.stdout, "# the real bashrc\npython\n", "%s: a later sandbox of the workspace sees the real home, "
+         "nothing planted" % where, r.stderr)
+    r = sandbox("--print-plan", "--", "true", env=env)
+    says = "in memory, a tmpfs of the sandbox's own" if where == "memory" else "removed when the sandbox ends"
+    t.ok(("overlay   %s  (home layer" % home) in r.stdout and says in r.stdout,
+         "%s: the plan shows the layer over the home and what becomes of it" % where, r.stdout)
+    if where == "memory":
+        # Writes to a layer in memory count against tmp-size, as /tmp's do.
+        w.write_config("[sandbox]\n  home-layer-in = memory\n  tmp-size = 1M\n")
+        r = sandbox("--", "sh", "-c", 'head -c 2000000 /dev/zero > "$HOME/big" && echo WROTE', env=env)
+        t.ok("WROTE" not in r.stdout and "No space left on device" in r.stderr,
+             "memory: the layer is as big as tmp-size lets /tmp grow, no more", r.stdout + r.stderr)
+        t.eq(tree_digest(home), before, "memory: and the real home is still not written")
+
+
 def test_home_layer(t):
     home = make_home("layer")
     layers = os.path.join(w.state, "corral", "home-layers")
     env = {"HOME": home, "XDG_CACHE_HOME": os.path.join(w.base, "cache")}
     before = tree_digest(home)
-    r = sandbox("--", "sh", "-c", HOME_TOOLS, env=env)
-    out = r.stdout.split()
-    if "NO-VIM" in out:
-        t.skip("vim writes its viminfo in the sandbox", "vim is not installed")
-    else:
-        t.ok("VIMINFO-OK" in out, "vim writes its viminfo in the sandbox (no E138), a new one: the real one stays "
-             "hidden", r.stdout + r.stderr)
-    t.ok("REHASH-OK" in out, "a pyenv-style rehash (lock file, shims) works in ~/.pyenv/shims", r.stdout + r.stderr)
-    t.ok("BASHRC-WRITTEN" in out, "the home takes writes", r.stdout + r.stderr)
-    t.ok("SSH-HIDDEN" in out, "~/.ssh stays hidden over the layer", r.stdout)
-    t.eq(tree_digest(home), before, "the real home is not written (every file, mode and inode the same)")
-    t.ok(not os.path.exists(layers), "the layer is gone when the sandbox ends (discard, the default)")
-    r = sandbox("--", "sh", "-c", 'grep -F " $HOME " /proc/self/mountinfo', env=env)
-    t.ok(" overlay " in r.stdout and "volatile" in r.stdout, "a discarded layer is volatile: its end never syncs the "
-         "file system it is on", r.stdout + r.stderr)
-    r = sandbox("--", "sh", "-c", 'cat "$HOME/.bashrc"; ls "$HOME/.pyenv/shims"', env=env)
-    t.eq(r.stdout, "# the real bashrc\npython\n", "a later sandbox of the workspace sees the real home, nothing "
-         "planted", r.stderr)
-    r = sandbox("--print-plan", "--", "true", env=env)
-    t.ok(("overlay   %s  (home layer" % home) in r.stdout and "removed when the sandbox ends" in r.stdout,
-         "the plan shows the layer over the home and what becomes of it", r.stdout)
+    for where in ("memory", "disk"):
+        check_discarded_layer(t, where, home, env)
 
     w.write_config("[sandbox]\n  home-layer = keep\n")
     r = sandbox("--", "sh", "-c", 'echo kept > "$HOME/kept.txt"; echo "echo planted" >> "$HOME/.bashrc"; '
@@ -385,6 +430,7 @@ def test_home_layer_unavailable(t):
     for d in ("lower", "upper", "work", "state"):
         os.makedirs(os.path.join(base, d))
     before = tree_digest(home)
+    w.write_config("[sandbox]\n  home-layer-in = disk\n")  # a layer in memory needs no state to write
     script = ('mount -t overlay overlay -o lowerdir={b}/lower,upperdir={b}/upper,workdir={b}/work,userxattr '
               '{b}/state || exit 99; '
               '"$0" sandbox -- sh -c \'echo x >> "$HOME/.bashrc" || echo HOME-RO; cat "$HOME/.ssh/id_test" '
@@ -395,6 +441,7 @@ def test_home_layer_unavailable(t):
     r = subprocess.run(["unshare", "-U", "-r", "-m", "sh", "-c", script, CORRAL], cwd=w.ws, capture_output=True,
                        text=True, timeout=120, env=env)
     if r.returncode == 99:
+        w.write_config("")
         t.skip("a sandbox without its layer keeps a read-only home", "cannot mount an overlay here: " + r.stderr)
         return
     t.ok("HOME-RO" in r.stdout and "Read-only file system" in r.stderr and "SSH-HIDDEN" in r.stdout,
@@ -404,6 +451,7 @@ def test_home_layer_unavailable(t):
     t.ok("NO   home layer (overlayfs)" in r.stdout and "a read-only home (overlayfs cannot be used here)" in r.stdout,
          "corral doctor says so too", r.stdout)
     t.eq(tree_digest(home), before, "the real home is not written")
+    w.write_config("")
 
 
 def test_placeholders_shared_whatever_the_environment(t):

@@ -328,7 +328,7 @@ static void sandbox_sections(void **state)
     char err[512];
     const char *p = write_file("sb", "[sandbox]\n  profile = review\n  write = ~/cache\n  write = /data\n"
                                      "  memory-max = 4G\n[profile \"review\"]\n  base = read-only\n"
-                                     "  deny = ~/secrets\n  net = full\n[env]\n  keep = EDITOR GOPATH\n"
+                                     "  deny = ~/secrets\n  net = full\n  home-layer-in = disk\n[env]\n  keep = EDITOR GOPATH\n"
                                      "  set = A=b\n");
     assert_int_equal(conf_load(&c, p, err, sizeof err), 0);
     assert_string_equal(c.sandbox_profile, "review");
@@ -340,6 +340,8 @@ static void sandbox_sections(void **state)
     assert_string_equal(c.profiles[0].name, "review");
     assert_string_equal(c.profiles[0].base, "read-only");
     assert_int_equal(c.profiles[0].net, 2);
+    assert_int_equal(c.profiles[0].home_layer_in, 1); /* disk, for this profile only */
+    assert_int_equal(c.sandbox.home_layer_in, -1);
     assert_int_equal(c.n_env_keep, 2);
     assert_string_equal(c.env_set[0], "A=b");
     conf_free(&c);
@@ -350,12 +352,15 @@ static void sandbox_errors(void **state)
     (void)state;
     expect_conf_error("[sandbox]\nwrte = /x\n",
                       "2: unknown key 'wrte' in [sandbox] (known: profile, keep-warm, write, read, deny, net, home-layer, "
-                      "nofile, fsize, core, nproc, tmp-size, pids-max, memory-max)");
+                      "home-layer-in, nofile, fsize, core, nproc, tmp-size, pids-max, memory-max)");
     expect_conf_error("[sandbox]\nwrite = relative/path\n",
                       "2: sandbox.write: 'relative/path' is not an absolute path (or ~/..., :workspace, :tmp)");
     expect_conf_error("[sandbox]\nnet = sometimes\n", "2: sandbox.net: 'sometimes' is not off, proxy or full");
     expect_conf_error("[sandbox]\nhome-layer = always\n",
                       "2: sandbox.home-layer: 'always' is not discard, keep or off");
+    expect_conf_error("[sandbox]\nhome-layer-in = ram\n", "2: sandbox.home-layer-in: 'ram' is not memory or disk");
+    expect_conf_error("[profile \"big\"]\nhome-layer-in = tmpfs\n",
+                      "2: profile.home-layer-in: 'tmpfs' is not memory or disk");
     expect_conf_error("[sandbox]\nkeep-warm = 2d\n",
                       "2: sandbox.keep-warm: '2d' is not a duration up to 1d (e.g. 10m, 30s; 0 makes every "
                       "command's sandbox afresh)");

@@ -671,6 +671,8 @@ static void home_layer_over_a_read_only_home(void **state)
     assert_string_equal(plan.layer_home, vhome);
     assert_string_equal(plan.layer_dir, vlayers);
     assert_string_equal(plan.layer_key, "proj-1");
+    /* A throw-away layer is in memory where the kernel's tmpfs can hold one. */
+    assert_int_equal(plan.layer_in_memory, sb_layer_in_memory());
     snprintf(path, sizeof path, "%s/.netrc", vhome);
     assert_true(index_of(&plan, vhome) < index_of(&plan, path));
     assert_true(index_of(&plan, vhome) < index_of(&plan, vws));
@@ -689,14 +691,28 @@ static void home_layer_over_a_read_only_home(void **state)
     assert_string_equal(back.layer_home, vhome);
     assert_string_equal(back.layer_path, "/var/tmp/some-layer");
     assert_int_equal(back.layer_mode, SB_HOME_DISCARD);
+    assert_int_equal(back.layer_in_memory, plan.layer_in_memory);
     snprintf(path, sizeof path, "%s/.netrc", vhome);
     assert_true(mount_at(&back, path)->hide_in_layer);
     assert_int_equal(mount_at(&back, vhome)->kind, SB_M_OVERLAY);
     sb_plan_free(&back);
     free(text);
-    const char *bad_layer = "V\t1\nH\t0\trelative\t\n";
+    const char *bad_layer = "V\t1\nH\t0\trelative\t\t\t0\n";
     assert_int_equal(sb_plan_parse(bad_layer, strlen(bad_layer), &back, err, sizeof err), -1);
     sb_plan_free(&plan);
+
+    /* [sandbox] home-layer-in = disk, and a kept layer: on disk. */
+    prof.home_layer_on_disk = true;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_string_equal(plan.layer_home, vhome);
+    assert_false(plan.layer_in_memory);
+    sb_plan_free(&plan);
+    prof.home_layer_on_disk = false;
+    prof.home_layer = SB_HOME_KEEP;
+    assert_int_equal(sb_plan_compile(&prof, &req, &plan, err, sizeof err), 0);
+    assert_false(plan.layer_in_memory);
+    sb_plan_free(&plan);
+    prof.home_layer = SB_HOME_DISCARD;
 
     /* home-layer = off: the home read-only as before, the plan says why. */
     prof.home_layer = SB_HOME_OFF;
@@ -953,8 +969,7 @@ static void placeholders_never_follow_a_swapped_symlink(void **state)
     mk("%s/outside2/.agents", base); /* an empty directory of the user's, outside */
     snprintf(run, sizeof run, "%s/run", base);
     mkdir(run, 0700);
-    char *registry = sb_placeholder_registry(run);
-    snprintf(reg, sizeof reg, "%s", registry);
+    snprintf(reg, sizeof reg, "%s/placeholders", run); /* a registry of the test's own */
 
     /* Creation: ws/sub is planned, then becomes a symlink to outside. */
     char path[700];
@@ -989,7 +1004,6 @@ static void placeholders_never_follow_a_swapped_symlink(void **state)
     sb_placeholders_release(hold);
     assert_true(exists("%s/outside2/.agents", base));       /* the user's, outside: untouched */
     assert_false(exists("%s/ws/sub2.moved/.agents", base)); /* ours, where it went: removed */
-    free(registry);
 }
 
 /* Several sandboxes share a placeholder: it stays while any of them holds
