@@ -383,6 +383,40 @@ def descendants(root):
     return {p for p in found if pid_alive(p)}
 
 
+def placeholder_registry():
+    """corral's registry of the placeholders it made, one per user
+    (sandbox/placeholders.h): /dev/shm/corral-UID/placeholders, or /tmp's
+    where /dev/shm is not a world-writable sticky directory."""
+    try:
+        st = os.stat("/dev/shm")
+        shm = (st.st_mode & 0o1777) == 0o1777
+    except OSError:
+        shm = False
+    return os.path.join("/dev/shm" if shm else "/tmp", "corral-%d" % os.geteuid(), "placeholders")
+
+
+def placeholders_held(ws, depth=3):
+    """The registry's entries for placeholders in ws or its directories
+    (to depth levels below it): an entry is named after its parent
+    directory's device and inode and its own name.  Other tests' entries
+    (the registry is shared by every launcher of the user) are left out."""
+    parents = set()
+    for d, dirs, _ in os.walk(ws):
+        try:
+            st = os.stat(d)
+        except OSError:
+            continue
+        parents.add("%x.%x." % (st.st_dev, st.st_ino))
+        if d[len(ws):].count(os.sep) >= depth:
+            dirs[:] = []
+    reg = placeholder_registry()
+    try:
+        names = os.listdir(reg)
+    except OSError:
+        return []
+    return sorted(n for n in names if any(n.startswith(p) for p in parents))
+
+
 def wait_until(pred, timeout=TIMEOUT, interval=0.02):
     """Poll pred until true: for conditions no event announces (a process
     disappearing from /proc); returns the final value."""

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import threading
 
-from harness import CORRAL, TIMEOUT, Tap, World, run_tests, wait_until
+from harness import CORRAL, TIMEOUT, Tap, World, placeholders_held, run_tests, wait_until
 
 # An agent's commands start from the workspace's pre-built sandbox, which
 # holds its placeholders until keep-warm has passed after the last command
@@ -88,8 +88,7 @@ def leftovers(ws):
 
 
 def registry_entries():
-    d = os.path.join(w.runtime, "corral", "placeholders")
-    return sorted(n for n in os.listdir(d) if n != "lock") if os.path.isdir(d) else []
+    return placeholders_held(w.base)
 
 
 def test_parallel_corral_sandbox(t):

@@ -252,7 +252,7 @@ def test_one_shot_commands_share_a_prebuilt_sandbox_layers_in_memory(t):
             return r.get("output", "")
         seen = []
         for i in range(3):
-            out = run("cat ~/%s 2>&1 >/dev/null || echo absent; echo %d > ~/%s; cat ~/%s" % (marker, i, marker, marker))
+            out = run("cat ~/%s >/dev/null 2>&1 || echo absent; echo %d > ~/%s; cat ~/%s" % (marker, i, marker, marker))
             seen.append(out)
             seen.append(os.path.isdir(layers))
         t.eq(seen, ["absent\n0\n", False, "absent\n1\n", False, "absent\n2\n", False],

@@ -17,8 +17,8 @@ import signal
 import subprocess
 import time
 
-from harness import (CORRAL, TIMEOUT, Tap, World, parent_of, read_jsonl, reader_pids, run_tests, store_pids,
-                     wait_until)
+from harness import (CORRAL, TIMEOUT, Tap, World, parent_of, placeholders_held, read_jsonl, reader_pids, run_tests,
+                     store_pids, wait_until)
 
 w = World(config="[snapshots]\nmax-file-size = 1M\nmax-new-files = 1000\nkeep-open = 3s\n[sandbox]\nkeep-warm = 1s\n")
 w.start_server()
@@ -81,8 +81,7 @@ def cooled():
     workspace until keep-warm (1 s here) has passed after the last command
     (docs/sandbox.md, "Pre-built sandboxes").  What is compared after it is
     the workspace as the user finds it then."""
-    registry = os.path.join(w.runtime, "corral", "placeholders")
-    return wait_until(lambda: not os.path.isdir(registry) or not os.listdir(registry), timeout=TIMEOUT)
+    return wait_until(lambda: not placeholders_held(w.base), timeout=TIMEOUT)
 
 
 def digest(root):

@@ -432,9 +432,6 @@ class Battery:
         self.runtime = os.path.join(scratch, "xdg-runtime")
         os.makedirs(self.runtime, mode=0o700)
         os.makedirs(os.path.join(self.runtime, "corral"), mode=0o700)
-        # corral's placeholder registry (empty at rest): made up front, so
-        # that the runtime directory compares equal before and after.
-        os.makedirs(os.path.join(self.runtime, "corral", "placeholders"), mode=0o700)
         write(os.path.join(self.runtime, "corral", "session-token"), "%s-runtime\n" % SECRET_PREFIX, 0o600)
         # The inherited descriptors the sandbox must not see: fd 7, a
         # directory above every world (a fchdir() way out), and fd 255, a

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # id: F20
-# tries: see and touch the host's /tmp and /dev/shm: look for canaries the runner made there, write files into both
+# tries: see and touch the host's /tmp and /dev/shm (where corral keeps its placeholder registry): look for canaries the runner made there, write files into both
 # expect: the host canaries are invisible (ENOENT); files written here never appear on the host (runner checks)
 # neighbour: /tmp and /dev/shm are writable inside
 # needs: -
