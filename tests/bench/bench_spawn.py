@@ -9,6 +9,8 @@ Also one command started from a pre-built sandbox (docs/sandbox.md,
 base, so (time of --reuse 1+K - time of --reuse 1) / K is what each further
 command costs, the base's own build left out.  Target (issue 19): at most
 1.0x bwrap's spawn.
+Beside it the same spawn with its throw-away home layer on disk ([sandbox]
+home-layer-in = disk), as it was before the layer moved into memory.
 Then the system calls of one spawn, counted with `strace -f -c` (issue
 19, item 3: fewer than bwrap for the same plan): the total, the failing
 ones and the five most called, for corral, bwrap's bare line, and bwrap
@@ -27,6 +29,7 @@ from benchlib import CORRAL, arg, median, now, sized
 
 RUNS = arg(1, 200, 3)
 SAME = "bwrap, corral's mounts"
+DISK = "  home layer on disk"
 
 
 def timed(argv, cwd, env):
@@ -114,7 +117,7 @@ def report_syscalls(cases, ws, env, work):
     print("System calls of one spawn (strace -f -c):")
     counted = {}
     for name, argv in cases:
-        if name.startswith("corral sandbox") or name.startswith("bwrap"):
+        if name.startswith("corral sandbox") or name.startswith("bwrap"):  # (not DISK: the same calls but a few)
             got = syscalls(argv, ws, env, work)
             if isinstance(got, str):
                 print("  not counted: %s" % got)
@@ -139,7 +142,15 @@ def main():
     env = dict(os.environ, XDG_STATE_HOME=os.path.join(base, "state"), XDG_CACHE_HOME=os.path.join(base, "cache"),
                XDG_CONFIG_HOME=os.path.join(base, "config"))
     extra = 10
+    # The same command with its throw-away home layer on disk (as before
+    # the layer moved into memory): what the layer in memory saves.
+    disk_config = os.path.join(base, "config-disk")
+    os.makedirs(os.path.join(disk_config, "corral"))
+    with open(os.path.join(disk_config, "corral", "config"), "w") as f:
+        f.write("[sandbox]\n  home-layer-in = disk\n")
+    case_env = {DISK: dict(env, XDG_CONFIG_HOME=disk_config)}
     cases = [("corral sandbox -- true", [CORRAL, "sandbox", "--", "/bin/true"]),
+             (DISK, [CORRAL, "sandbox", "--", "/bin/true"]),
              ("--reuse 1", [CORRAL, "sandbox", "--reuse", "1", "--", "/bin/true"]),
              ("--reuse %d" % (1 + extra), [CORRAL, "sandbox", "--reuse", str(1 + extra), "--", "/bin/true"])]
     bwrap = shutil.which("bwrap")
@@ -159,11 +170,11 @@ def main():
     times = {name: [] for name, _ in cases}
     try:
         for _ in range(sized(10, 1)):
-            for _, argv in cases:
-                timed(argv, ws, env)
+            for name, argv in cases:
+                timed(argv, ws, case_env.get(name, env))
         for _ in range(RUNS):  # interleaved: drift affects every case alike
             for name, argv in cases:
-                times[name].append(timed(argv, ws, env))
+                times[name].append(timed(argv, ws, case_env.get(name, env)))
         report_syscalls(cases, ws, env, base)
     finally:
         shutil.rmtree(base, ignore_errors=True)
