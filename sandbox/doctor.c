@@ -136,7 +136,10 @@ bool sb_doctor(FILE *f, const sb_plan *plan)
     char why[512];
     bool layer = plan->layer_home && sb_layer_probe(plan, why, sizeof why);
     line(f, layer, "home layer (overlayfs)",
-         layer ? "an overlay on the home in a user namespace: writes to the home land in a layer"
+         layer ? (plan->layer_in_memory
+                      ? "an overlay on the home in a user namespace: writes to the home land in a layer in memory "
+                        "(a tmpfs of the sandbox's own)"
+                      : "an overlay on the home in a user namespace: writes to the home land in a layer")
          : plan->layer_home ? why : plan->layer_why_not ? plan->layer_why_not : "no home layer");
     int tiocsti = read_int("/proc/sys/dev/tty/legacy_tiocsti", -1);
     line(f, tiocsti != 1, "TIOCSTI disabled",
