@@ -1023,6 +1023,17 @@ static void host_sessions(tui_t *t, const ui_host *h, bool lost)
 
 static void on_host_changed(tui_t *t, ui_host *h)
 {
+    if (h->index > 0 && h->state == HOST_DOWN && t->attach_id && h->index == t->attach_host && !t->attached) {
+        /* corral -H HOST attach ID, and HOST cannot be reached: the one
+         * session asked for is not to be had, so say why and end, as an id
+         * the machine does not have does (not a screen left waiting on a
+         * link that retries). */
+        char msg[1400]; /* the name and why whole: they are the message */
+        snprintf(msg, sizeof msg, "corral: cannot attach to session %d on %s: %s (corral -H %s ls tries it again)",
+                 t->attach_id, h->name, h->why[0] ? h->why : "unreachable", h->name);
+        tui_quit(t, 1, msg);
+        return;
+    }
     if (h->index > 0 && h->state == HOST_DOWN) {
         host_sessions(t, h, true);
         approvals_drop_host(t, h->index); /* they wait there, where nobody here can answer */

@@ -395,6 +395,12 @@ def test_unreachable_machine(t):
         t.ok("nowhere: unreachable" in s, "a machine that cannot be reached does not keep the screen from opening", s)
         term.keys("q")
         t.eq(term.exit_status(), 0, "and q leaves as always")
+    with screen(args=("-H", "nowhere", "attach", "5")) as term:
+        status = term.exit_status()
+        s = term.screen()
+        t.ok(status == 1 and "cannot attach to session 5 on nowhere" in s and "Connection refused" in s,
+             "corral -H HOST attach ID with HOST unreachable ends the screen, saying why, instead of waiting",
+             (status, s))
     t.eq(ssh_of("nowhere") + ssh_of("127.0.0.1"), [], "no ssh is left behind")
 
 
