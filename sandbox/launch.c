@@ -494,6 +494,23 @@ int sb_launch(const sb_plan *plan, const sb_stdio *io, bool wait, sb_child *chil
     return launch_confined(plan, io, wait, false, child, err, errlen);
 }
 
+bool sb_child_release_at_status(sb_child *child)
+{
+    if (child->status_fd < 0)
+        return false;
+    int fl = fcntl(child->status_fd, F_GETFL);
+    fcntl(child->status_fd, F_SETFL, fl & ~O_NONBLOCK);
+    while (!child->have_status && !child->status_eof)
+        sb_child_feed(child); /* blocking reads, EINTR retried */
+    fcntl(child->status_fd, F_SETFL, fl);
+    if (!child->have_status)
+        return false;
+    sb_placeholders_release(child->placeholders);
+    child->placeholders = NULL;
+    sb_layer_release(&child->layer);
+    return true;
+}
+
 void sb_child_release(sb_child *child)
 {
     sb_cgroup_remove(&child->cgroup);

@@ -80,6 +80,16 @@ int sb_child_status(sb_child *child, int init_status);
  * kept; call after reaping. */
 void sb_child_release(sb_child *child);
 
+/* Wait (blocking) until the init reports the command's status ("S"),
+ * which it does only once it has killed and reaped every other process of
+ * the sandbox, then let go of the placeholders and the home layer at once:
+ * nothing of the sandbox but its init, which is ending, still stands on
+ * them, and the kernel's teardown of the namespaces (a millisecond or
+ * more) goes on meanwhile.  true then; false (nothing released) when the
+ * pipe ended without a status (an init killed from outside: its processes
+ * may still live until it is reaped).  sb_child_release does the rest. */
+bool sb_child_release_at_status(sb_child *child);
+
 /* A pre-built sandbox (docs/sandbox.md, "Pre-built sandboxes"): a plan's
  * view (without its home layer, with a door to the home layers), built
  * once by a holder init in new user and mount namespaces that then stays,

@@ -289,6 +289,13 @@ static int verb_sandbox(const cli_verb *v, int argc, char **argv)
         goto out;
     }
     child_pid = child.pid;
+    /* The command's status comes before the init is reaped: what the
+     * sandbox held on the host is let go of while the kernel tears its
+     * namespaces down (and the git guard, which needs no sandbox process
+     * alive, looks meanwhile). */
+    bool early = sb_child_release_at_status(&child);
+    if (early)
+        guard_end(&guard);
     int status;
     while (waitpid(child.pid, &status, 0) < 0) {
         if (errno != EINTR) {
@@ -301,7 +308,8 @@ static int verb_sandbox(const cli_verb *v, int argc, char **argv)
     status = sb_child_status(&child, status);
     sb_child_release(&child);
     /* The sandbox and every process of it are gone: nothing races this. */
-    guard_end(&guard);
+    if (!early)
+        guard_end(&guard);
     guard_free(&guard);
     rc = exit_for(status);
 out:

@@ -492,6 +492,27 @@ def test_placeholders_shared_whatever_the_environment(t):
                 p.wait()
 
 
+def test_a_process_left_behind_never_sees_the_placeholders_go(t):
+    """`corral sandbox` lets go of its placeholders as soon as the init
+    reports the command's status, while the kernel still tears the sandbox
+    down: the init reports only once every other process of the sandbox is
+    killed and reaped.  A process the command leaves behind, trying all the
+    while to make .codex/x (possible only once the placeholder is gone from
+    under its read-only mount), never gets there."""
+    ws = tempfile.mkdtemp(prefix="ph-left-", dir=w.scratch_home())
+    script = ("(setsid sh -c 'while :; do mkdir -p .codex/x 2>/dev/null && echo planted > .codex/x/config.toml "
+              "&& exit 0; done' &); echo started")
+    for _ in range(5):
+        r = subprocess.run([CORRAL, "sandbox", "--", "sh", "-c", script], cwd=ws, env=w.env, capture_output=True,
+                           timeout=60)
+        if r.returncode != 0 or b"started" not in r.stdout or os.path.exists(os.path.join(ws, ".codex")):
+            break
+    t.ok(r.returncode == 0 and b"started" in r.stdout, "the command leaves a process trying to plant behind",
+         r.stdout + r.stderr)
+    t.ok(not os.path.exists(os.path.join(ws, ".codex")), "it never plants: the placeholder goes after it (5 runs)",
+         os.listdir(ws))
+
+
 def git(*args, cwd):
     return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com"] + list(args), cwd=cwd,
                           capture_output=True, text=True, timeout=60)
@@ -699,7 +720,8 @@ try:
                test_home_layer, test_host_rehash_lock_is_not_the_sandboxes,
                test_home_layer_with_state_in_home, test_home_layer_unavailable, test_git_in_the_workspace, test_profiles_from_config,
                test_errors_name_the_fix, test_sessions_are_sandboxed, test_prebuilt_sandbox_keeps_commands_apart,
-               test_placeholders_shared_whatever_the_environment, test_as_an_unprivileged_user])
+               test_placeholders_shared_whatever_the_environment,
+               test_a_process_left_behind_never_sees_the_placeholders_go, test_as_an_unprivileged_user])
 finally:
     for h in homes:
         remove_layers(h)
