@@ -514,12 +514,45 @@ static int write_file(const char *path, const char *text)
     return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* The probe's child for a layer in memory, as the init makes it: a tmpfs
- * (here over the home itself, in the child's own mount namespace) that
- * takes user extended attributes, upper/ and work/ in it, an overlay with
- * the home (opened before) below.  Returns the exit status. */
-static int probe_memory_child(const char *home)
+/* Run probe(arg) in a child of its own user and mount namespaces (the
+ * caller's uid and gid mapped, mounts private), as the init builds a view:
+ * overlayfs takes layers only from the namespace it is mounted in.  The
+ * child's exit status (probe's return: 0, or an errno), -1 with errno when
+ * no such child could be made.  Only the calling thread of a command-line
+ * tool probes (doctor, --print-plan): the child may use the C library. */
+static int in_own_namespaces(int (*probe)(const void *arg), const void *arg)
 {
+    char uid_map[64], gid_map[64];
+    snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
+    snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
+    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD, NULL, NULL, NULL, NULL);
+    if (pid == 0) {
+        if (write_file("/proc/self/setgroups", "deny") < 0 || write_file("/proc/self/uid_map", uid_map) < 0 ||
+            write_file("/proc/self/gid_map", gid_map) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+            _exit(errno ? errno : 1);
+        _exit(probe(arg));
+    }
+    if (pid < 0)
+        return -1;
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* What a probe's status says, for why. */
+static const char *probe_said(int status)
+{
+    return status > 0 && status < 128 ? strerror(status) : "the probe crashed";
+}
+
+/* A layer in memory, as the init makes it: a tmpfs (here over the home
+ * itself, in the probe's own mount namespace) that takes user extended
+ * attributes, upper/ and work/ in it, an overlay with the home (opened
+ * before) below, written once. */
+static int probe_memory_layer(const void *arg)
+{
+    const char *home = arg;
     int l = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (l < 0 || mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=1m") < 0)
         return errno ? errno : 1;
@@ -538,34 +571,27 @@ static int probe_memory_child(const char *home)
     return f < 0 ? (errno ? errno : 1) : 0;
 }
 
-static bool probe_memory(const sb_plan *plan, char *why, size_t len)
+/* A layer on disk: the directories a launcher made (upper, work, and a
+ * place to mount it) under the home, written once. */
+typedef struct disk_probe {
+    const char *home, *upper, *work, *merged;
+} disk_probe;
+
+static int probe_disk_layer(const void *arg)
 {
-    char uid_map[64], gid_map[64];
-    snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
-    snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
-    /* Only the calling thread of a command-line tool probes (doctor,
-     * --print-plan): the child may use the C library. */
-    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD, NULL, NULL, NULL, NULL);
-    if (pid == 0) {
-        if (write_file("/proc/self/setgroups", "deny") < 0 || write_file("/proc/self/uid_map", uid_map) < 0 ||
-            write_file("/proc/self/gid_map", gid_map) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-            _exit(errno ? errno : 1);
-        _exit(probe_memory_child(plan->layer_home));
-    }
-    if (pid < 0) {
-        snprintf(why, len, "cannot try it: new namespaces refused (%s)", strerror(errno));
-        return false;
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-        return true;
-    snprintf(why, len, "the kernel refuses a home layer in memory (%s; it needs a tmpfs with user extended "
-             "attributes, Linux 6.6 or newer built with CONFIG_TMPFS_XATTR): set [sandbox] home-layer-in = disk "
-             "to keep the layer on disk",
-             WIFEXITED(st) ? strerror(WEXITSTATUS(st)) : "the probe crashed");
-    return false;
+    const disk_probe *p = arg;
+    int l = open(p->home, O_PATH | O_DIRECTORY | O_CLOEXEC), u = open(p->upper, O_PATH | O_CLOEXEC),
+        w = open(p->work, O_PATH | O_CLOEXEC);
+    if (l < 0 || u < 0 || w < 0)
+        return errno ? errno : 1;
+    char opts[256];
+    snprintf(opts, sizeof opts, "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d,"
+             "userxattr", l, u, w);
+    if (mount("overlay", p->merged, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+        return errno ? errno : 1;
+    int fd = open(p->merged, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int f = fd < 0 ? -1 : openat(fd, ".corral-layer-probe", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    return f < 0 ? (errno ? errno : 1) : 0;
 }
 
 bool sb_layer_probe(const sb_plan *plan, char *why, size_t len)
@@ -574,8 +600,16 @@ bool sb_layer_probe(const sb_plan *plan, char *why, size_t len)
         snprintf(why, len, "no home layer in this plan");
         return false;
     }
-    if (plan->layer_in_memory)
-        return probe_memory(plan, why, len);
+    if (plan->layer_in_memory) {
+        int st = in_own_namespaces(probe_memory_layer, plan->layer_home);
+        if (st < 0)
+            snprintf(why, len, "cannot try it: new namespaces refused (%s)", strerror(errno));
+        else if (st > 0)
+            snprintf(why, len, "the kernel refuses a home layer in memory (%s; it needs a tmpfs with user extended "
+                     "attributes, Linux 6.6 or newer built with CONFIG_TMPFS_XATTR): set [sandbox] home-layer-in = "
+                     "disk to keep the layer on disk", probe_said(st));
+        return st == 0;
+    }
     sb_plan scratch = *plan; /* a throw-away layer, whatever the plan keeps */
     scratch.layer_mode = SB_HOME_DISCARD;
     sb_layer_hold hold;
@@ -585,50 +619,20 @@ bool sb_layer_probe(const sb_plan *plan, char *why, size_t len)
         sb_layer_release(&hold);
         return false;
     }
-    bool ok = false;
     mkdirat(hold.fd, "probe", 0700);
-    char uid_map[64], gid_map[64];
-    snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
-    snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
     char *upper = sb_printf("%s/upper", hold.path), *work = sb_printf("%s/work", hold.path),
          *merged = sb_printf("%s/probe", hold.path);
-    /* Only the calling thread of a command-line tool probes (doctor,
-     * --print-plan): the child may use the C library.  The layers are
-     * opened in its own mount namespace, as the init does: overlayfs takes
-     * layers only from the namespace it is mounted in. */
-    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD, NULL, NULL, NULL, NULL);
-    if (pid == 0) {
-        if (write_file("/proc/self/setgroups", "deny") < 0 || write_file("/proc/self/uid_map", uid_map) < 0 ||
-            write_file("/proc/self/gid_map", gid_map) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-            _exit(errno ? errno : 1);
-        int l = open(plan->layer_home, O_PATH | O_DIRECTORY | O_CLOEXEC), u = open(upper, O_PATH | O_CLOEXEC),
-            w = open(work, O_PATH | O_CLOEXEC);
-        if (l < 0 || u < 0 || w < 0)
-            _exit(errno ? errno : 1);
-        char opts[256];
-        snprintf(opts, sizeof opts, "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d,"
-                 "userxattr", l, u, w);
-        if (mount("overlay", merged, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
-            _exit(errno ? errno : 1);
-        int fd = open(merged, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        int f = fd < 0 ? -1 : openat(fd, ".corral-layer-probe", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        _exit(f < 0 ? (errno ? errno : 1) : 0);
-    }
-    int st = 0;
-    if (pid < 0) {
+    disk_probe p = {.home = plan->layer_home, .upper = upper, .work = work, .merged = merged};
+    int st = in_own_namespaces(probe_disk_layer, &p);
+    if (st < 0)
         snprintf(why, len, "cannot try it: new namespaces refused (%s)", strerror(errno));
-    } else {
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-            ;
-        ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-        if (!ok)
-            snprintf(why, len, "the kernel refuses an overlay of the home in a user namespace (%s; it needs Linux "
-                     "5.11 or newer, and a filesystem under %s that overlayfs can write to)",
-                     WIFEXITED(st) ? strerror(WEXITSTATUS(st)) : "the probe crashed", plan->layer_dir);
-    }
+    else if (st > 0)
+        snprintf(why, len, "the kernel refuses an overlay of the home in a user namespace (%s; it needs Linux "
+                 "5.11 or newer, and a filesystem under %s that overlayfs can write to)", probe_said(st),
+                 plan->layer_dir);
     free(upper);
     free(work);
     free(merged);
     sb_layer_release(&hold);
-    return ok;
+    return st == 0;
 }
