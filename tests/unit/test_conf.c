@@ -153,6 +153,7 @@ static void expect_conf_error(const char *text, const char *expected_suffix)
     char want[1100];
     snprintf(want, sizeof want, "%s:%s", p, expected_suffix);
     assert_string_equal(err, want);
+    conf_free(&c); /* what was read before the error (a profile's section, say) */
 }
 
 /* [ui] sidebar-width: auto follows the terminal, N% is a share of it, N is
