@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
@@ -498,11 +499,14 @@ bool sb_child_release_at_status(sb_child *child)
 {
     if (child->status_fd < 0)
         return false;
-    int fl = fcntl(child->status_fd, F_GETFL);
-    fcntl(child->status_fd, F_SETFL, fl & ~O_NONBLOCK);
-    while (!child->have_status && !child->status_eof)
-        sb_child_feed(child); /* blocking reads, EINTR retried */
-    fcntl(child->status_fd, F_SETFL, fl);
+    /* The pipe stays non-blocking: a read that waited for more after the
+     * status would wait for the init's exit, the very teardown this saves. */
+    while (!child->have_status && !child->status_eof) {
+        struct pollfd p = {.fd = child->status_fd, .events = POLLIN};
+        if (poll(&p, 1, -1) < 0 && errno != EINTR)
+            break;
+        sb_child_feed(child);
+    }
     if (!child->have_status)
         return false;
     sb_placeholders_release(child->placeholders);
