@@ -438,10 +438,10 @@ static int mount_memory_layer(const char *at, const sb_plan *plan, mode_t home_m
 
 /* The home layer: an overlay at the home's place in the view, the real
  * home (through the old root) read-only below, the layer the launcher
- * made above (or one in memory, made here).  The kernel may refuse it (no overlayfs in user namespaces
- * before Linux 5.11, an upper filesystem it cannot use): the home then
- * stays as the view shows it, read-only, and its denied files masked.  -1
- * only for what must stop the setup. */
+ * made above (or one in memory, made here).  The kernel may refuse it (no
+ * overlayfs in user namespaces before Linux 5.11, an upper filesystem it
+ * cannot use): the home then stays as the view shows it, read-only, and
+ * its denied files masked.  -1 only for what must stop the setup. */
 static int overlay_home(int oldroot, sb_plan *plan, const sb_mount *m, char *err, size_t errlen)
 {
     if (!(plan->layer_path || plan->layer_in_memory) || !plan->layer_home || strcmp(plan->layer_home, m->dst) != 0)
