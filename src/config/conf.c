@@ -448,14 +448,16 @@ static int conf_set(void *user, const char *section, const char *subsection, con
             }
         }
         conf_sandbox *sb = subsection ? find_profile(c, subsection) : &c->sandbox;
-        int r = sandbox_key(sb, subsection ? "profile" : "sandbox", key, value, err, errlen);
-        if (r < 0)
-            return -1;
-        if (r == 0) {
-            snprintf(err, errlen, "unknown key '%s' in [%s] (known: %s%s)", key, section,
+        /* Errors name the section as written: [profile "review"], not
+         * just a profile (a file may hold several). */
+        char *label = subsection ? xasprintf("profile \"%s\"", subsection) : xstrdup("sandbox");
+        int r = sandbox_key(sb, label, key, value, err, errlen);
+        if (r == 0)
+            snprintf(err, errlen, "unknown key '%s' in [%s] (known: %s%s)", key, label,
                      subsection ? "base, " : "profile, keep-warm, ", SANDBOX_KEYS);
+        free(label);
+        if (r <= 0)
             return -1;
-        }
         return 0;
     }
     if (strcmp(section, "notify") == 0) {

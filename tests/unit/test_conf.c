@@ -361,7 +361,10 @@ static void sandbox_errors(void **state)
                       "2: sandbox.home-layer: 'always' is not discard, keep or off");
     expect_conf_error("[sandbox]\nhome-layer-in = ram\n", "2: sandbox.home-layer-in: 'ram' is not memory or disk");
     expect_conf_error("[profile \"big\"]\nhome-layer-in = tmpfs\n",
-                      "2: profile.home-layer-in: 'tmpfs' is not memory or disk");
+                      "2: profile \"big\".home-layer-in: 'tmpfs' is not memory or disk");
+    expect_conf_error("[profile \"big\"]\nwrte = /x\n",
+                      "2: unknown key 'wrte' in [profile \"big\"] (known: base, write, read, deny, net, home-layer, "
+                      "home-layer-in, nofile, fsize, core, nproc, tmp-size, pids-max, memory-max)");
     expect_conf_error("[sandbox]\nkeep-warm = 2d\n",
                       "2: sandbox.keep-warm: '2d' is not a duration up to 1d (e.g. 10m, 30s; 0 makes every "
                       "command's sandbox afresh)");
