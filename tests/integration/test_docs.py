@@ -143,7 +143,8 @@ def known_config():
         keys = {}
         for s in sections:
             head = '[profile "p"]' if s == "profile" else "[%s]" % s
-            m = re.search(r"unknown (?:key|action) 'zzz' in \[%s\] \(known: ([^)]*)\)" % s, errors(head + "\nzzz = 1\n"))
+            m = re.search(r"unknown (?:key|action) 'zzz' in %s \(known: ([^)]*)\)" % re.escape(head),
+                          errors(head + "\nzzz = 1\n"))
             keys[s] = m.group(1).split(", ") if m else None
         return keys
     finally:
