@@ -462,10 +462,20 @@ static bool placeholder_kind(const compile_state *cs, const char *path, bool is_
 {
     *content = NULL;
     struct stat st;
+    /* A directory gone since it was seen (another sandbox's placeholder,
+     * removed by its last user while this plan was made) is one too: the
+     * plan still binds it, so the launch must make it again (or adopt it,
+     * if a third sandbox made it first).  Left out, the bind found nothing
+     * and the launch failed ("cannot open .../.git"), or, made by another
+     * sandbox in between and held by nobody here, it could be removed
+     * under this sandbox's mount. */
     if (cs_lstat(cs, path, &st) < 0)
-        return false;
-    if (is_dir)
-        return S_ISDIR(st.st_mode) && sb_dir_empty(path);
+        return is_dir && errno == ENOENT;
+    if (is_dir) {
+        if (!S_ISDIR(st.st_mode))
+            return false;
+        return sb_dir_empty(path) || errno == ENOENT;
+    }
     if (!S_ISREG(st.st_mode))
         return false;
     if (st.st_size == 0) {
