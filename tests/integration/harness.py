@@ -396,10 +396,11 @@ def placeholder_registry():
 
 
 def placeholders_held(ws, depth=3):
-    """The registry's entries for placeholders in ws or its directories
-    (to depth levels below it): an entry is named after its parent
-    directory's device and inode and its own name.  Other tests' entries
-    (the registry is shared by every launcher of the user) are left out."""
+    """The registry's entries that a launcher holds for placeholders in ws
+    or its directories (to depth levels below it): an entry is named after
+    its parent directory's device and inode and its own name.  Other tests'
+    entries (the registry is shared by every launcher of the user) are left
+    out."""
     parents = set()
     for d, dirs, _ in os.walk(ws):
         try:
@@ -414,7 +415,30 @@ def placeholders_held(ws, depth=3):
         names = os.listdir(reg)
     except OSError:
         return []
-    return sorted(n for n in names if any(n.startswith(p) for p in parents))
+    # Held: some launcher has a lock on the entry (/proc/locks, read
+    # without taking one: a lock of ours would stop a launcher's removal).
+    # An entry nobody holds is stale (a launcher killed outright leaves its
+    # own), and it may name a directory whose inode a new one reuses.
+    locked = set()
+    try:
+        with open("/proc/locks") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) > 5 and fields[1] == "FLOCK":
+                    locked.add(fields[5])  # MAJ:MIN:INODE, the first two in hex
+    except OSError:
+        pass
+    held = []
+    for n in names:
+        if not any(n.startswith(p) for p in parents):
+            continue
+        try:
+            st = os.stat(os.path.join(reg, n))
+        except OSError:
+            continue
+        if "%02x:%02x:%d" % (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) in locked:
+            held.append(n)
+    return sorted(held)
 
 
 def wait_until(pred, timeout=TIMEOUT, interval=0.02):
