@@ -87,12 +87,9 @@ char *sb_placeholder_home(void)
     return dir;
 }
 
-char *sb_placeholder_registry(void)
+char *sb_placeholder_registry(const char *home)
 {
-    char *home = sb_placeholder_home();
-    char *reg = sb_printf("%s/placeholders", home);
-    free(home);
-    return reg;
+    return sb_printf("%s/placeholders", home);
 }
 
 /* mkdir (if missing) and open a directory of ours, private: not a symlink,

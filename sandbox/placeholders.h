@@ -50,8 +50,9 @@ typedef struct sb_placeholder_hold sb_placeholder_hold;
  * masks it in every sandbox, finds it.  Caller frees. */
 char *sb_placeholder_home(void);
 
-/* The registry: sb_placeholder_home()/placeholders.  Caller frees. */
-char *sb_placeholder_registry(void);
+/* The registry in home (what sb_placeholder_home returned):
+ * home/placeholders.  Caller frees. */
+char *sb_placeholder_registry(const char *home);
 
 /* Make the missing ones of ph (n entries) and hold every one that is a
  * placeholder corral made (made now, or by another sandbox), under the

@@ -144,6 +144,7 @@ typedef struct compile_state {
     char *err;
     size_t errlen;
     path_memo *memo;
+    char *registry_home; /* sb_placeholder_home(), looked up once per compile */
 } compile_state;
 
 static void path_memo_free(path_memo *m)
@@ -336,7 +337,7 @@ static void add_resolved(compile_state *cs, const char *path, sb_access access, 
 
 /* Expand "~", ":workspace" and the other special names; NULL if the
  * special path does not apply (no runtime dir, say). */
-static char *expand(const char *path, const sb_request *req)
+static char *expand(const compile_state *cs, const char *path, const sb_request *req)
 {
     if (strcmp(path, ":workspace") == 0)
         return sb_strdup(req->workspace ? req->workspace : req->cwd);
@@ -347,7 +348,7 @@ static char *expand(const char *path, const sb_request *req)
     if (strcmp(path, ":corral-config") == 0)
         return req->corral_config ? sb_strdup(req->corral_config) : NULL;
     if (strcmp(path, ":corral-registry") == 0)
-        return sb_placeholder_home();
+        return sb_strdup(cs->registry_home);
     if (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
         return sb_printf("%s%s", req->home, path + 1);
     return sb_strdup(path);
@@ -404,7 +405,7 @@ static int resolve_entry(compile_state *cs, const sb_entry *e)
         }
         return 0;
     }
-    char *path = expand(e->path, cs->req);
+    char *path = expand(cs, e->path, cs->req);
     if (!path)
         return 0;
     if (path[0] != '/') {
@@ -502,6 +503,10 @@ typedef struct protect_ctx {
      * gitprotect.c says about paths inside them is moot. */
     char **whole;
     size_t n_whole;
+    /* The last directory sandbox_could_create asked about, and its answer:
+     * a repository's placeholders are siblings, so one access() serves. */
+    char *could_dir;
+    bool could;
 } protect_ctx;
 
 static bool inside_whole(const protect_ctx *c, const char *path)
@@ -578,7 +583,7 @@ static void sink_warn(void *u, const char *message)
  * writable by the user nor owned by them (an owner could chmod it): the
  * sandbox runs as that user without capabilities, so a placeholder would
  * protect nothing, and making it would fail. */
-static bool sandbox_could_create(const char *path)
+static bool sandbox_could_create(protect_ctx *c, const char *path)
 {
     char *dir = sb_strdup(path);
     char *slash = strrchr(dir, '/');
@@ -586,16 +591,22 @@ static bool sandbox_could_create(const char *path)
         slash[1] = '\0';
     else if (slash)
         *slash = '\0';
+    if (c->could_dir && strcmp(c->could_dir, dir) == 0) {
+        free(dir);
+        return c->could;
+    }
     struct stat st;
     bool could = access(dir, W_OK) == 0 || (errno != EROFS && stat(dir, &st) == 0 && st.st_uid == geteuid());
-    free(dir);
+    free(c->could_dir);
+    c->could_dir = dir;
+    c->could = could;
     return could;
 }
 
 static void sink_placeholder(void *u, const char *path, const char *content, const char *why)
 {
     protect_ctx *c = u;
-    if (inside_whole(c, path) || !sandbox_could_create(path))
+    if (inside_whole(c, path) || !sandbox_could_create(c, path))
         return;
     push_placeholder(&c->plan->placeholders, &c->plan->n_placeholders, path, content);
     add_resolved(c->cs, path, SB_READ, true, true, content == NULL, why);
@@ -931,7 +942,7 @@ static int cmp_index_depth(const void *a, const void *b, void *arg)
  * shallower one is seen to be inside it. */
 static int protect_writable_roots(compile_state *cs, sb_plan *plan)
 {
-    protect_ctx ctx = {cs, plan, NULL, 0};
+    protect_ctx ctx = {.cs = cs, .plan = plan};
     sb_protect_sink sink = {.user = &ctx, .pin = sink_pin, .readonly = sink_readonly,
                             .placeholder = sink_placeholder, .writable = sink_writable,
                             .pin_link = sink_pin_link, .warn = sink_warn, .stats = &cs->memo->lstats};
@@ -956,6 +967,7 @@ static int protect_writable_roots(compile_state *cs, sb_plan *plan)
         free(w);
     }
     free(order);
+    free(ctx.could_dir);
     sb_list_free(ctx.whole, ctx.n_whole);
     return rc;
 }
@@ -1361,7 +1373,8 @@ static int compile_in(const sb_profile *p, const sb_request *req, sb_plan *out, 
     if (p->net != SB_NET_FULL)
         out->ns_flags |= CLONE_NEWNET;
 
-    out->placeholder_registry = sb_placeholder_registry();
+    cs.registry_home = sb_placeholder_home();
+    out->placeholder_registry = sb_placeholder_registry(cs.registry_home);
     sb_request wsreq = *req;
     wsreq.workspace = out->workspace;
     cs.req = &wsreq;
@@ -1386,7 +1399,7 @@ static int compile_in(const sb_profile *p, const sb_request *req, sb_plan *out, 
          * could re-point it would mask the wrong thing. */
         if (e->access != SB_DENY || e->path[0] == ':' || e->builtin)
             continue;
-        char *logical = expand(e->path, &wsreq);
+        char *logical = expand(&cs, e->path, &wsreq);
         char *link = logical ? writable_symlink_on(&cs, logical) : NULL;
         if (link) {
             snprintf(err, errlen, "cannot enforce deny path %s because it crosses writable symlink %s "
@@ -1568,6 +1581,7 @@ done:
         free(cs.r[i].label);
     }
     free(cs.r);
+    free(cs.registry_home);
     return rc;
 }
 

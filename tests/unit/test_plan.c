@@ -1216,23 +1216,23 @@ static void placeholder_registry_is_one_per_user(void **state)
     const char *saved = getenv("XDG_RUNTIME_DIR");
     char *keep = saved ? strdup(saved) : NULL;
     setenv("XDG_RUNTIME_DIR", root, 1);
-    char *a = sb_placeholder_registry();
+    char *home_a = sb_placeholder_home();
     unsetenv("XDG_RUNTIME_DIR");
-    char *b = sb_placeholder_registry();
+    char *home_dir = sb_placeholder_home();
     if (keep)
         setenv("XDG_RUNTIME_DIR", keep, 1);
     free(keep);
-    assert_string_equal(a, b);
+    assert_string_equal(home_a, home_dir);
+    char *a = sb_placeholder_registry(home_dir);
     struct stat st;
     char want[64];
     bool shm = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 01777) == 01777;
     snprintf(want, sizeof want, "%s/corral-%u/placeholders", shm ? "/dev/shm" : "/tmp", (unsigned)geteuid());
     assert_string_equal(a, want);
-    char *home_dir = sb_placeholder_home();
     assert_int_equal(stat(home_dir, &st), 0); /* made at once: the deny list finds it */
     assert_true(S_ISDIR(st.st_mode));
     free(a);
-    free(b);
+    free(home_a);
 
     sb_profile prof;
     char err[1024];
@@ -1241,6 +1241,7 @@ static void placeholder_registry_is_one_per_user(void **state)
     sb_request req = request(NULL);
     if (sb_plan_compile(&prof, &req, &plan, err, sizeof err) < 0)
         fail_msg("workspace-write does not compile: %s", err);
+    assert_string_equal(plan.placeholder_registry, want);
     if (shm)
         assert_null(mount_at(&plan, home_dir)); /* the sandbox's /dev is its own: nothing to mask */
     sb_plan_free(&plan);
