@@ -62,6 +62,14 @@ def test_package(t):
         root = os.path.join(tmp, "root")
         subprocess.run(["dpkg-deb", "-x", deb, root], check=True, timeout=120)
         exe = os.path.join(root, "usr", "bin", "corral")
+        # libuv, libvterm and jansson are linked in (configure.ac: corral
+        # starts twice per command); ncurses is the shared library, as
+        # Debian's policy asks (debian/rules).
+        needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^]]+)\]",
+                            subprocess.run(["readelf", "--dynamic", exe], capture_output=True, text=True).stdout)
+        t.ok("libncursesw.so.6" in needed and not any(n.startswith(("libuv", "libvterm", "libjansson"))
+                                                      for n in needed),
+             "its binary loads ncurses as the shared library, and not libuv, libvterm or jansson", needed)
         r = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
         t.ok(r.returncode == 0 and VERSION in r.stdout, "unpacked into a scratch root, its corral runs", r.stdout +
              r.stderr)
