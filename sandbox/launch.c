@@ -475,6 +475,7 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
     sb_cgroup_create(pid, &plan->limits, &child->cgroup);
     ssize_t w = write(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
     (void)w;
+    close(sync[1]); /* the init reads one byte; a server launches many */
     if (wait && wait_ready(child, err, errlen) < 0) {
         sb_child_release(child);
         return -1;
