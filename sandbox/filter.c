@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "filter.h"
+#include "sbutil.h"
 
 #include <errno.h>
 #include <linux/filter.h>
@@ -251,12 +252,10 @@ void sb_seccomp_describe(sb_net net, char *buf, size_t len)
              sb_seccomp_rule_count(net), sockets);
 }
 
-/* A filter compiled ahead (sb_seccomp_precompile): its program, and the
- * network mode it is for. */
-static struct sock_fprog precompiled;
-static sb_net precompiled_net;
-
-int sb_seccomp_precompile(sb_net net, char *err, size_t errlen)
+/* The filter for net as a BPF program, as libseccomp would load it; its
+ * instructions in *prog (malloc'd) and their count in *n.  0, or -1 with
+ * err. */
+static int compile_program(sb_net net, struct sock_filter **prog, unsigned short *n, char *err, size_t errlen)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx) {
@@ -270,15 +269,13 @@ int sb_seccomp_precompile(sb_net net, char *err, size_t errlen)
     if (build(&b, net) == 0 && fd >= 0 && seccomp_export_bpf(ctx, fd) == 0 && fstat(fd, &st) == 0 &&
         st.st_size > 0 && st.st_size % (off_t)sizeof(struct sock_filter) == 0 &&
         st.st_size / (off_t)sizeof(struct sock_filter) <= BPF_MAXINSNS) {
-        struct sock_filter *prog = malloc((size_t)st.st_size);
-        if (prog && pread(fd, prog, (size_t)st.st_size, 0) == st.st_size) {
-            free(precompiled.filter);
-            precompiled.filter = prog;
-            precompiled.len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
-            precompiled_net = net;
+        struct sock_filter *p = malloc((size_t)st.st_size);
+        if (p && pread(fd, p, (size_t)st.st_size, 0) == st.st_size) {
+            *prog = p;
+            *n = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
             rc = 0;
         } else
-            free(prog);
+            free(p);
     }
     if (rc < 0 && !err[0])
         snprintf(err, errlen, "cannot compile the seccomp filter ahead");
@@ -288,11 +285,73 @@ int sb_seccomp_precompile(sb_net net, char *err, size_t errlen)
     return rc;
 }
 
+/* A filter compiled ahead (sb_seccomp_precompile, or received from the
+ * launcher): its program, and the network mode it is for. */
+static struct sock_fprog precompiled;
+static sb_net precompiled_net;
+
+static void adopt(sb_net net, struct sock_filter *prog, unsigned short n)
+{
+    free(precompiled.filter);
+    precompiled.filter = prog;
+    precompiled.len = n;
+    precompiled_net = net;
+}
+
+int sb_seccomp_precompile(sb_net net, char *err, size_t errlen)
+{
+    struct sock_filter *prog;
+    unsigned short n;
+    if (compile_program(net, &prog, &n, err, errlen) < 0)
+        return -1;
+    adopt(net, prog, n);
+    return 0;
+}
+
+bool sb_seccomp_have_precompiled(sb_net net)
+{
+    return precompiled.filter && precompiled_net == net;
+}
+
+/* The launcher's programs, one per network mode, compiled at the first
+ * launch that needs each: a server launches many sandboxes. */
+static struct sock_fprog sent[SB_NET_FULL + 1];
+
+void sb_seccomp_send(int fd, sb_net net)
+{
+    uint32_t n = 0;
+    if ((unsigned)net <= SB_NET_FULL) {
+        char err[256] = "";
+        if (!sent[net].filter && compile_program(net, &sent[net].filter, &sent[net].len, err, sizeof err) < 0)
+            sent[net].filter = NULL;
+        if (sent[net].filter)
+            n = sent[net].len;
+    }
+    /* A count of 0 says "none": the init compiles its own. */
+    if (sb_write_all(fd, &n, sizeof n) == 0 && n)
+        sb_write_all(fd, sent[net].filter, n * sizeof(struct sock_filter));
+}
+
+void sb_seccomp_receive(int fd, sb_net net)
+{
+    uint32_t n;
+    if (sb_read_all(fd, &n, sizeof n) < 0 || n == 0 || n > BPF_MAXINSNS)
+        return;
+    struct sock_filter *prog = malloc(n * sizeof *prog);
+    if (!prog)
+        return;
+    if (sb_read_all(fd, prog, n * sizeof *prog) < 0) {
+        free(prog);
+        return;
+    }
+    adopt(net, prog, (unsigned short)n);
+}
+
 int sb_seccomp_install(sb_net net, char *err, size_t errlen)
 {
-    /* A pre-built sandbox's holder compiled it once for all its commands
-     * (the same program libseccomp would load: no_new_privs is already
-     * set by then). */
+    /* Compiled ahead: by the launcher while this init started, or by a
+     * pre-built sandbox's holder once for all its commands (the same
+     * program libseccomp would load: no_new_privs is already set by then). */
     if (precompiled.filter && precompiled_net == net) {
         if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &precompiled) == 0)
             return 0;

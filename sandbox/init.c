@@ -384,11 +384,13 @@ int sandbox_init_main(int argc, char **argv)
     if (sb_plan_parse(text, len, &plan, err, sizeof err) < 0)
         setup_failed(err);
     free(text);
-    /* The launcher's go: mount points and cgroup are ready. */
+    /* The launcher's go: mount points and cgroup are ready.  The filter
+     * it compiles meanwhile follows on the same pipe (sb_seccomp_send),
+     * read when it is needed; a command from a pre-built sandbox has its
+     * holder's. */
     char go = 0;
     while (read(5, &go, 1) < 0 && errno == EINTR)
         ;
-    close(5);
     if (go != 'G' && go != 'g')
         _exit(126);
     bool cgroup_pids = go == 'G';
@@ -398,7 +400,9 @@ int sandbox_init_main(int argc, char **argv)
             setup_failed(err);
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* its SIGTERM is blocked */
         prctl(PR_SET_DUMPABLE, 0);
-        if (sb_seccomp_precompile(plan.net, err, sizeof err) < 0)
+        sb_seccomp_receive(5, plan.net);
+        close(5);
+        if (!sb_seccomp_have_precompiled(plan.net) && sb_seccomp_precompile(plan.net, err, sizeof err) < 0)
             setup_failed(err);
         say(4, "R", NULL, NULL);
         close(4);
@@ -445,6 +449,9 @@ int sandbox_init_main(int argc, char **argv)
         setup_failed(err);
     if (sb_landlock_apply(&plan, err, sizeof err) < 0)
         setup_failed(err);
+    if (!sb_seccomp_have_precompiled(plan.net))
+        sb_seccomp_receive(5, plan.net);
+    close(5);
     if (sb_seccomp_install(plan.net, err, sizeof err) < 0)
         setup_failed(err);
     prctl(PR_SET_DUMPABLE, 0);

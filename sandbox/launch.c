@@ -463,8 +463,7 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
                      : 0;
     free(ph); /* a shallow copy: the strings stay the plan's */
     if (ph_rc < 0) {
-        ssize_t x = write(sync[1], "X", 1);
-        (void)x;
+        sb_write_all(sync[1], "X", 1);
         close(sync[1]);
         int st;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -473,9 +472,11 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
         return -1;
     }
     sb_cgroup_create(pid, &plan->limits, &child->cgroup);
-    ssize_t w = write(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
-    (void)w;
-    close(sync[1]); /* the init reads one byte; a server launches many */
+    sb_write_all(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
+    /* The filter, compiled here while the init execs and builds its view
+     * (this process has nothing else to do meanwhile). */
+    sb_seccomp_send(sync[1], plan->net);
+    close(sync[1]); /* a server launches many */
     if (wait && wait_ready(child, err, errlen) < 0) {
         sb_child_release(child);
         return -1;
@@ -812,8 +813,8 @@ int sb_launch_from_base(sb_base *base, const sb_plan *plan, sb_layer_hold *layer
     child->status_fd = ready[0];
     ready[0] = -1;
     sb_cgroup_create(child->pid, &plan->limits, &child->cgroup);
-    ssize_t w = write(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
-    (void)w;
+    /* No filter follows: the holder compiled it for all its commands. */
+    sb_write_all(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
     rc = 0;
     if (wait && wait_ready(child, err, errlen) < 0) {
         sb_child_release(child);

@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +151,58 @@ int sb_parent_pid(int pid)
     if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2)
         return -1;
     return ppid;
+}
+
+int sb_read_all(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len) {
+        ssize_t r = read(fd, p, len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += r;
+        len -= (size_t)r;
+    }
+    return 0;
+}
+
+int sb_write_all(int fd, const void *buf, size_t len)
+{
+    /* SIGPIPE blocked on this thread for the write; one the write raised
+     * is taken back before the mask is restored (unless one was already
+     * pending, which is then the caller's as before). */
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    const char *p = buf;
+    int rc = 0;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            rc = -1;
+            break;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    int e = errno;
+    if (rc < 0 && e == EPIPE && !was_pending) {
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return rc;
 }
 
 char *sb_read_fd(int fd, size_t *len)

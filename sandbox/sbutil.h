@@ -33,6 +33,15 @@ char *sb_path_join(const char *dir, const char *rel);
  * not counted in *len); NULL on a read error (errno) or no memory. */
 char *sb_read_fd(int fd, size_t *len);
 
+/* Exactly len bytes read from fd, across short reads and EINTR: 0, or -1
+ * (errno; EIO for an end of file before them). */
+int sb_read_all(int fd, void *buf, size_t len);
+/* All of buf written to fd, across short writes and EINTR: 0, or -1
+ * (errno).  A reader that is gone is EPIPE, never SIGPIPE: a launcher
+ * writing to the init it started (which may have failed and ended) must
+ * live to report why. */
+int sb_write_all(int fd, const void *buf, size_t len);
+
 /* May what was just read of a file be remembered by its times (and reused
  * while they stay the same)?  Only when its last change (ctime) is at least
  * two seconds old: a change in the same tick of the kernel's clock, or an

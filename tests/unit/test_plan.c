@@ -22,6 +22,7 @@
 #include <linux/capability.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -605,6 +606,96 @@ static void filter_lets_loopback_in_and_nothing_out(void **state)
     sb_seccomp_describe(SB_NET_FULL, text, sizeof text);
     assert_null(strstr(text, "loopback"));
     assert_true(sb_seccomp_rule_count(SB_NET_OFF) > sb_seccomp_rule_count(SB_NET_FULL));
+}
+
+/* The launcher compiles the filter while its init starts and hands it over
+ * on the go pipe (sb_seccomp_send); the init loads what it received.  What
+ * it loads must refuse what the filter refuses, and anything else on the
+ * pipe (an end, a count past the kernel's limit) leaves the init to
+ * compile its own. */
+static void filter_handed_over_is_the_filter(void **state)
+{
+    (void)state;
+    int out[2];
+    assert_int_equal(pipe(out), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(out[0]);
+        char verdict[8] = "-------";
+        int p[2];
+        /* An end before any count: nothing adopted. */
+        if (pipe(p) < 0)
+            _exit(100);
+        close(p[1]);
+        sb_seccomp_receive(p[0], SB_NET_OFF);
+        close(p[0]);
+        verdict[0] = sb_seccomp_have_precompiled(SB_NET_OFF) ? 'n' : 'y';
+        /* A count past BPF_MAXINSNS: nothing adopted. */
+        uint32_t huge = 5000;
+        if (pipe(p) < 0 || write(p[1], &huge, sizeof huge) != sizeof huge)
+            _exit(100);
+        close(p[1]);
+        sb_seccomp_receive(p[0], SB_NET_OFF);
+        close(p[0]);
+        verdict[1] = sb_seccomp_have_precompiled(SB_NET_OFF) ? 'n' : 'y';
+        /* The launcher's program: adopted, for its network mode only. */
+        if (pipe(p) < 0)
+            _exit(100);
+        sb_seccomp_send(p[1], SB_NET_OFF);
+        close(p[1]);
+        sb_seccomp_receive(p[0], SB_NET_OFF);
+        close(p[0]);
+        verdict[2] = sb_seccomp_have_precompiled(SB_NET_OFF) ? 'y' : 'n';
+        verdict[3] = sb_seccomp_have_precompiled(SB_NET_FULL) ? 'n' : 'y';
+        char err[256];
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sb_seccomp_install(SB_NET_OFF, err, sizeof err) < 0)
+            _exit(101);
+        /* Loaded: ptrace, a namespace and AF_VSOCK refused; TCP allowed. */
+        verdict[4] = syscall(SYS_ptrace, 0 /* PTRACE_TRACEME */, 0, 0, 0) < 0 && errno == EPERM ? 'y' : 'n';
+        verdict[5] = unshare(CLONE_NEWUSER) < 0 && errno == EPERM ? 'y' : 'n';
+        long fd = syscall(SYS_socket, 40 /* AF_VSOCK */, SOCK_STREAM, 0);
+        long tcp = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
+        verdict[6] = fd < 0 && errno == EPERM && tcp >= 0 ? 'y' : 'n';
+        if (write(out[1], verdict, 7) != 7)
+            _exit(102);
+        _exit(0);
+    }
+    close(out[1]);
+    char got[8] = {0};
+    ssize_t n;
+    while ((n = read(out[0], got, 7)) < 0 && errno == EINTR)
+        ;
+    close(out[0]);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fail_msg("the child that loads the handed-over filter ended with wait status %d", st);
+    assert_int_equal(n, 7);
+    static const char *const what[] = {"an empty pipe adopts nothing", "a count past the limit adopts nothing",
+                                       "the launcher's program is adopted", "for its own network mode only",
+                                       "loaded, it refuses ptrace", "and new namespaces",
+                                       "and AF_VSOCK, and allows TCP"};
+    for (int i = 0; i < 7; i++)
+        if (got[i] != 'y')
+            fail_msg("handed-over filter: not so: %s", what[i]);
+}
+
+/* A launcher writing to an init that has already failed and ended gets
+ * EPIPE, and lives to report the init's error (SIGPIPE would end it). */
+static void write_to_a_gone_reader_is_epipe(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    close(p[0]);
+    errno = 0;
+    assert_int_equal(sb_write_all(p[1], "G", 1), -1);
+    assert_int_equal(errno, EPIPE);
+    close(p[1]);
+    sigset_t pending;
+    assert_int_equal(sigpending(&pending), 0);
+    assert_false(sigismember(&pending, SIGPIPE)); /* taken back, not left for later */
 }
 
 /* ---- the home layer ------------------------------------------------------ */
@@ -2660,6 +2751,8 @@ int main(void)
         cmocka_unit_test(nothing_pinned_writable_inside_agent_configuration),
         cmocka_unit_test(agent_search_fails_closed),
         cmocka_unit_test(statmemo_keeps_each_answer_until_forgotten),
+        cmocka_unit_test(filter_handed_over_is_the_filter),
+        cmocka_unit_test(write_to_a_gone_reader_is_epipe),
         cmocka_unit_test(a_compile_decides_the_same_without_its_memo),
         cmocka_unit_test(watched_listings_see_every_change), /* last: turns the watch on */
     };
