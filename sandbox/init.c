@@ -347,6 +347,15 @@ static __attribute__((noreturn)) void setup_failed(const char *what)
 
 static int start_from_base(void);
 
+/* The launcher's next go byte on fd 5; 0 when it ended without one. */
+static char go_byte(void)
+{
+    char go = 0;
+    while (read(5, &go, 1) < 0 && errno == EINTR)
+        ;
+    return go;
+}
+
 int sandbox_init_main(int argc, char **argv)
 {
     /* --base: build the view and hold it (launch.h, sb_base); --from-base:
@@ -384,20 +393,20 @@ int sandbox_init_main(int argc, char **argv)
     if (sb_plan_parse(text, len, &plan, err, sizeof err) < 0)
         setup_failed(err);
     free(text);
-    /* The launcher's go: mount points and cgroup are ready.  The filter
-     * it compiles meanwhile follows on the same pipe (sb_seccomp_send),
-     * read when it is needed; a command from a pre-built sandbox has its
-     * holder's. */
-    char go = 0;
-    while (read(5, &go, 1) < 0 && errno == EINTR)
-        ;
-    if (go != 'G' && go != 'g')
+    /* The launcher's go, in steps on one pipe (launch.c): 'P' once the
+     * mount points are made (the view may be built); 'G' or 'g' once this
+     * process is in its cgroup (it may fork); then the filter it compiled
+     * meanwhile (sb_seccomp_send), read when it is needed (a command from
+     * a pre-built sandbox has its holder's). */
+    if (go_byte() != 'P')
         _exit(126);
-    bool cgroup_pids = go == 'G';
     if (base) {
         /* Only the view: the commands started from it make the rest. */
         if (sb_mounts_apply(&plan, true, err, sizeof err) < 0)
             setup_failed(err);
+        char cgroup_go = go_byte();
+        if (cgroup_go != 'G' && cgroup_go != 'g')
+            _exit(126);
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* its SIGTERM is blocked */
         prctl(PR_SET_DUMPABLE, 0);
         sb_seccomp_receive(5, plan.net);
@@ -413,13 +422,19 @@ int sandbox_init_main(int argc, char **argv)
         sb_base_serve(sock); /* a command's child comes back here */
         return start_from_base();
     }
-    if ((plan.ns_flags & CLONE_NEWCGROUP) && unshare(CLONE_NEWCGROUP) < 0)
-        setup_failed("cannot create the cgroup namespace");
     if (from_base) {
         if (sb_mounts_renew(&plan, err, sizeof err) < 0)
             setup_failed(err);
     } else if (sb_mounts_apply(&plan, false, err, sizeof err) < 0)
         setup_failed(err);
+    /* In its cgroup before anything forks, and the cgroup namespace rooted
+     * there. */
+    char cgroup_go = go_byte();
+    if (cgroup_go != 'G' && cgroup_go != 'g')
+        _exit(126);
+    bool cgroup_pids = cgroup_go == 'G';
+    if ((plan.ns_flags & CLONE_NEWCGROUP) && unshare(CLONE_NEWCGROUP) < 0)
+        setup_failed("cannot create the cgroup namespace");
     /* Without its layer the home stays read-only: Landlock too. */
     for (size_t i = 0; plan.layer_home && !plan.layer_mounted && i < plan.n_write_roots; i++) {
         if (strcmp(plan.write_roots[i], plan.layer_home) == 0) {

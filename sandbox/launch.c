@@ -449,9 +449,10 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
     }
     child->pid = pid;
     child->status_fd = ready[0];
-    /* While the init execs: the host-side mount points and the cgroup.
-     * Then go: 'G' when the cgroup took pids.max (else the init sets
-     * RLIMIT_NPROC), 'X' to give up. */
+    /* While the init execs: the host-side mount points, then 'P' (build
+     * the view) or 'X' (give up); the cgroup while it builds the view,
+     * then 'G' when the cgroup took pids.max (else the init sets
+     * RLIMIT_NPROC) or 'g'; then the filter. */
     size_t n_ph = plan->n_placeholders + plan->n_shared_placeholders;
     sb_placeholder *ph = sb_alloc((n_ph + 1) * sizeof *ph);
     if (plan->n_placeholders)
@@ -471,10 +472,11 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
         sb_child_release(child);
         return -1;
     }
+    sb_write_all(sync[1], "P", 1);
     sb_cgroup_create(pid, &plan->limits, &child->cgroup);
     sb_write_all(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
-    /* The filter, compiled here while the init execs and builds its view
-     * (this process has nothing else to do meanwhile). */
+    /* The filter, compiled here while the init builds its view (this
+     * process has nothing else to do meanwhile). */
     sb_seccomp_send(sync[1], plan->net);
     close(sync[1]); /* a server launches many */
     if (wait && wait_ready(child, err, errlen) < 0) {
@@ -812,8 +814,11 @@ int sb_launch_from_base(sb_base *base, const sb_plan *plan, sb_layer_hold *layer
     child->pid = v;
     child->status_fd = ready[0];
     ready[0] = -1;
+    /* Its mounts are the base's: it renews its own while the cgroup is
+     * made.  No filter follows: the holder compiled it for all its
+     * commands. */
+    sb_write_all(sync[1], "P", 1);
     sb_cgroup_create(child->pid, &plan->limits, &child->cgroup);
-    /* No filter follows: the holder compiled it for all its commands. */
     sb_write_all(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
     rc = 0;
     if (wait && wait_ready(child, err, errlen) < 0) {
