@@ -13,6 +13,7 @@
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <seccomp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -314,22 +315,27 @@ bool sb_seccomp_have_precompiled(sb_net net)
 }
 
 /* The launcher's programs, one per network mode, compiled at the first
- * launch that needs each: a server launches many sandboxes. */
+ * launch that needs each (a server launches many sandboxes, and a store
+ * process's readers start on worker threads); never freed. */
 static struct sock_fprog sent[SB_NET_FULL + 1];
+static pthread_mutex_t sent_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void sb_seccomp_send(int fd, sb_net net)
 {
     uint32_t n = 0;
+    const struct sock_filter *prog = NULL;
     if ((unsigned)net <= SB_NET_FULL) {
+        pthread_mutex_lock(&sent_lock);
         char err[256] = "";
         if (!sent[net].filter && compile_program(net, &sent[net].filter, &sent[net].len, err, sizeof err) < 0)
             sent[net].filter = NULL;
-        if (sent[net].filter)
-            n = sent[net].len;
+        prog = sent[net].filter;
+        n = prog ? sent[net].len : 0;
+        pthread_mutex_unlock(&sent_lock);
     }
     /* A count of 0 says "none": the init compiles its own. */
     if (sb_write_all(fd, &n, sizeof n) == 0 && n)
-        sb_write_all(fd, sent[net].filter, n * sizeof(struct sock_filter));
+        sb_write_all(fd, prog, n * sizeof *prog);
 }
 
 void sb_seccomp_receive(int fd, sb_net net)
