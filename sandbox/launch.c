@@ -169,7 +169,7 @@ static int launch_unconfined(const sb_plan *plan, const sb_stdio *io, sb_child *
 typedef struct child_args {
     const char *exe;
     char *const *argv;
-    int sync_fd;  /* for the init: the launcher's go byte */
+    int sync_fd;  /* for the init: the launcher's go bytes, then the filter */
     int ready_fd; /* write: error text, or closed when the init is ready */
     int plan_fd;
     int in, out, err;
