@@ -333,9 +333,15 @@ void sb_seccomp_send(int fd, sb_net net)
         n = prog ? sent[net].len : 0;
         pthread_mutex_unlock(&sent_lock);
     }
-    /* A count of 0 says "none": the init compiles its own. */
-    if (sb_write_all(fd, &n, sizeof n) == 0 && n)
-        sb_write_all(fd, prog, n * sizeof *prog);
+    /* One write: the count (0 says "none": the init compiles its own),
+     * then the instructions. */
+    size_t bytes = n * sizeof *prog;
+    char *frame = sb_alloc(sizeof n + bytes);
+    memcpy(frame, &n, sizeof n);
+    if (n)
+        memcpy(frame + sizeof n, prog, bytes);
+    sb_write_all(fd, frame, sizeof n + bytes);
+    free(frame);
 }
 
 void sb_seccomp_receive(int fd, sb_net net)
@@ -358,7 +364,7 @@ int sb_seccomp_install(sb_net net, char *err, size_t errlen)
     /* Compiled ahead: by the launcher while this init started, or by a
      * pre-built sandbox's holder once for all its commands (the same
      * program libseccomp would load: no_new_privs is already set by then). */
-    if (precompiled.filter && precompiled_net == net) {
+    if (sb_seccomp_have_precompiled(net)) {
         if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &precompiled) == 0)
             return 0;
         snprintf(err, errlen, "cannot load the seccomp filter: %s (the kernel needs CONFIG_SECCOMP_FILTER)",

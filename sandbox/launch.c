@@ -463,9 +463,12 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
                                                errlen)
                      : 0;
     free(ph); /* a shallow copy: the strings stay the plan's */
+    sb_sigpipe_guard guard;
+    sb_sigpipe_hold(&guard);
     if (ph_rc < 0) {
         sb_write_all(sync[1], "X", 1);
         close(sync[1]);
+        sb_sigpipe_release(&guard);
         int st;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
@@ -479,6 +482,7 @@ static int launch_confined(const sb_plan *plan, const sb_stdio *io, bool wait, b
      * process has nothing else to do meanwhile). */
     sb_seccomp_send(sync[1], plan->net);
     close(sync[1]); /* a server launches many */
+    sb_sigpipe_release(&guard);
     if (wait && wait_ready(child, err, errlen) < 0) {
         sb_child_release(child);
         return -1;
@@ -817,9 +821,14 @@ int sb_launch_from_base(sb_base *base, const sb_plan *plan, sb_layer_hold *layer
     /* Its mounts are the base's: it renews its own while the cgroup is
      * made.  No filter follows: the holder compiled it for all its
      * commands. */
+    sb_sigpipe_guard guard;
+    sb_sigpipe_hold(&guard);
     sb_write_all(sync[1], "P", 1);
     sb_cgroup_create(child->pid, &plan->limits, &child->cgroup);
     sb_write_all(sync[1], child->cgroup.pids_applied ? "G" : "g", 1);
+    close(sync[1]); /* all it reads: an init waiting for more sees the end */
+    sync[1] = -1;
+    sb_sigpipe_release(&guard);
     rc = 0;
     if (wait && wait_ready(child, err, errlen) < 0) {
         sb_child_release(child);

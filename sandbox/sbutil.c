@@ -173,36 +173,43 @@ int sb_read_all(int fd, void *buf, size_t len)
 
 int sb_write_all(int fd, const void *buf, size_t len)
 {
-    /* SIGPIPE blocked on this thread for the write; one the write raised
-     * is taken back before the mask is restored (unless one was already
-     * pending, which is then the caller's as before). */
-    sigset_t pipe_only, old, pending;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
-    bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
     const char *p = buf;
-    int rc = 0;
     while (len) {
         ssize_t w = write(fd, p, len);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w < 0) {
-            rc = -1;
-            break;
-        }
+        if (w < 0)
+            return -1;
         p += w;
         len -= (size_t)w;
     }
+    return 0;
+}
+
+void sb_sigpipe_hold(sb_sigpipe_guard *g)
+{
+    sigset_t pipe_only, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &g->old);
+    g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+}
+
+void sb_sigpipe_release(const sb_sigpipe_guard *g)
+{
+    /* A SIGPIPE raised while held is taken back; one that was pending
+     * before stays the caller's, as it was. */
+    sigset_t pipe_only, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
     int e = errno;
-    if (rc < 0 && e == EPIPE && !was_pending) {
+    if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
         struct timespec zero = {0, 0};
         while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
             ;
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
     errno = e;
-    return rc;
 }
 
 char *sb_read_fd(int fd, size_t *len)

@@ -7,6 +7,7 @@
 #ifndef CORRAL_SBUTIL_H
 #define CORRAL_SBUTIL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
@@ -37,10 +38,19 @@ char *sb_read_fd(int fd, size_t *len);
  * (errno; EIO for an end of file before them). */
 int sb_read_all(int fd, void *buf, size_t len);
 /* All of buf written to fd, across short writes and EINTR: 0, or -1
- * (errno).  A reader that is gone is EPIPE, never SIGPIPE: a launcher
- * writing to the init it started (which may have failed and ended) must
- * live to report why. */
+ * (errno).  To a pipe whose reader is gone, under sb_sigpipe_hold, EPIPE. */
 int sb_write_all(int fd, const void *buf, size_t len);
+
+/* SIGPIPE held off on this thread between hold and release, so that a
+ * write to a reader that is gone fails with EPIPE instead: a launcher
+ * writing to the init it started (which may have failed and ended) must
+ * live to report why.  One hold around all of a launch's writes. */
+typedef struct sb_sigpipe_guard {
+    sigset_t old;
+    bool was_pending;
+} sb_sigpipe_guard;
+void sb_sigpipe_hold(sb_sigpipe_guard *g);
+void sb_sigpipe_release(const sb_sigpipe_guard *g);
 
 /* May what was just read of a file be remembered by its times (and reused
  * while they stay the same)?  Only when its last change (ctime) is at least
