@@ -545,16 +545,45 @@ static const sock_case net_off_sockets[] = {
     {false, 200, SOCK_STREAM, 0, false, "a family past the kernel's"},
 };
 
+/* A child that reports on a pipe: its pid; *report is the pipe's write
+ * end in the child, its read end here.  For what must run in a process of
+ * its own (a filter, once loaded, stays). */
+static pid_t fork_reporting(int *report)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    close(pid == 0 ? p[0] : p[1]);
+    *report = pid == 0 ? p[1] : p[0];
+    return pid;
+}
+
+/* Up to cap bytes of the child's report (until it closes it), then the
+ * child reaped, failing unless it exited 0; the bytes read. */
+static size_t child_report(pid_t pid, int report, char *got, size_t cap, const char *who)
+{
+    size_t have = 0;
+    for (ssize_t r; have < cap && (r = read(report, got + have, cap - have)) != 0;)
+        if (r > 0)
+            have += (size_t)r;
+        else if (errno != EINTR)
+            break;
+    close(report);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fail_msg("%s ended with wait status %d", who, st);
+    return have;
+}
+
 static void filter_lets_loopback_in_and_nothing_out(void **state)
 {
     (void)state;
     size_t n = sizeof net_off_sockets / sizeof net_off_sockets[0];
-    int pipefd[2];
-    assert_int_equal(pipe(pipefd), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    int report;
+    pid_t pid = fork_reporting(&report);
     if (pid == 0) {
-        close(pipefd[0]);
         char err[256];
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sb_seccomp_install(SB_NET_OFF, err, sizeof err) < 0)
             _exit(100);
@@ -567,7 +596,7 @@ static void filter_lets_loopback_in_and_nothing_out(void **state)
              * (EAFNOSUPPORT, EPROTONOSUPPORT) of an allowed call mean the
              * filter let it through. */
             char r = rc >= 0 ? 'y' : errno == EPERM ? 'n' : 'k';
-            if (write(pipefd[1], &r, 1) != 1)
+            if (write(report, &r, 1) != 1)
                 _exit(101);
             if (rc >= 0)
                 close(c->pair ? fds[0] : (int)rc);
@@ -576,19 +605,8 @@ static void filter_lets_loopback_in_and_nothing_out(void **state)
         }
         _exit(0);
     }
-    close(pipefd[1]);
     char got[64] = {0};
-    size_t have = 0;
-    for (ssize_t r; have < sizeof got && (r = read(pipefd[0], got + have, sizeof got - have)) != 0;)
-        if (r > 0)
-            have += (size_t)r;
-        else if (errno != EINTR)
-            break;
-    close(pipefd[0]);
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        fail_msg("the child that loads the filter ended with wait status %d", st);
+    size_t have = child_report(pid, report, got, sizeof got, "the child that loads the filter");
     assert_int_equal(have, n);
     for (size_t i = 0; i < n; i++) {
         const sock_case *c = &net_off_sockets[i];
@@ -616,12 +634,9 @@ static void filter_lets_loopback_in_and_nothing_out(void **state)
 static void filter_handed_over_is_the_filter(void **state)
 {
     (void)state;
-    int out[2];
-    assert_int_equal(pipe(out), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    int report;
+    pid_t pid = fork_reporting(&report);
     if (pid == 0) {
-        close(out[0]);
         char verdict[8] = "-------";
         int p[2];
         /* An end before any count: nothing adopted. */
@@ -657,21 +672,12 @@ static void filter_handed_over_is_the_filter(void **state)
         long fd = syscall(SYS_socket, 40 /* AF_VSOCK */, SOCK_STREAM, 0);
         long tcp = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
         verdict[6] = fd < 0 && errno == EPERM && tcp >= 0 ? 'y' : 'n';
-        if (write(out[1], verdict, 7) != 7)
+        if (write(report, verdict, 7) != 7)
             _exit(102);
         _exit(0);
     }
-    close(out[1]);
     char got[8] = {0};
-    ssize_t n;
-    while ((n = read(out[0], got, 7)) < 0 && errno == EINTR)
-        ;
-    close(out[0]);
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        fail_msg("the child that loads the handed-over filter ended with wait status %d", st);
-    assert_int_equal(n, 7);
+    assert_int_equal(child_report(pid, report, got, 7, "the child that loads the handed-over filter"), 7);
     static const char *const what[] = {"an empty pipe adopts nothing", "a count past the limit adopts nothing",
                                        "the launcher's program is adopted", "for its own network mode only",
                                        "loaded, it refuses ptrace", "and new namespaces",
